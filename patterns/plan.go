@@ -1,0 +1,275 @@
+package patterns
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// OpKind names one HDF5-level operation.
+type OpKind int
+
+// The operations a plan can contain.
+const (
+	CreateFile OpKind = iota + 1
+	OpenFile
+	FlushFile
+	CloseFile
+	CreateGroup
+	OpenGroup
+	CloseGroup
+	CreateDataset
+	OpenDataset
+	CloseDataset
+	WriteAttribute
+	Write
+	Read
+)
+
+var opNames = map[OpKind]string{
+	CreateFile: "create-file", OpenFile: "open-file", FlushFile: "flush-file", CloseFile: "close-file",
+	CreateGroup: "create-group", OpenGroup: "open-group", CloseGroup: "close-group",
+	CreateDataset: "create-dataset", OpenDataset: "open-dataset", CloseDataset: "close-dataset",
+	WriteAttribute: "write-attribute", Write: "write", Read: "read",
+}
+
+// String returns the kebab-case name of the operation.
+func (k OpKind) String() string {
+	if s, ok := opNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("op(%d)", int(k))
+}
+
+// Category is the metric bucket an operation's time is charged to, as h5bench splits it.
+type Category int
+
+// Metric categories.
+const (
+	CatFile     Category = iota + 1 // file create/open/flush/close
+	CatMetadata                     // group, dataset and attribute operations
+	CatRaw                          // dataset reads and writes
+)
+
+// String returns file, metadata or raw.
+func (c Category) String() string {
+	switch c {
+	case CatFile:
+		return "file"
+	case CatMetadata:
+		return "metadata"
+	case CatRaw:
+		return "raw"
+	}
+	return fmt.Sprintf("category(%d)", int(c))
+}
+
+// Category returns the metric category of an operation kind.
+func (k OpKind) Category() Category {
+	switch k {
+	case CreateFile, OpenFile, FlushFile, CloseFile:
+		return CatFile
+	case Write, Read:
+		return CatRaw
+	}
+	return CatMetadata
+}
+
+// FileSpec holds the file-access settings of a create or open.
+type FileSpec struct {
+	// Parallel opens the file through MPI-IO on the session communicator; false means each
+	// rank opens its own file with the default (sec2) driver.
+	Parallel bool
+	// ReadOnly applies to opens.
+	ReadOnly bool
+	// CollMetadataOps and CollMetadataWrite map to H5Pset_all_coll_metadata_ops and
+	// H5Pset_coll_metadata_write.
+	CollMetadataOps, CollMetadataWrite bool
+	// AlignThreshold and AlignLen map to H5Pset_alignment when AlignLen > 0.
+	AlignThreshold, AlignLen uint64
+	// MDCInitialSize, when > 0, sets the metadata cache initial size with evictions and
+	// automatic resizing off (h5bench's hard-coded cache configuration).
+	MDCInitialSize uint64
+	// MetaBlockSize, when > 0, maps to H5Pset_meta_block_size.
+	MetaBlockSize uint64
+	// FlushLocal flushes with H5F_SCOPE_LOCAL (h5bench) rather than GLOBAL.
+	FlushLocal bool
+}
+
+// DatasetSpec describes a dataset's creation properties.
+type DatasetSpec struct {
+	Type     Type
+	Shape    []uint64
+	MaxShape []uint64 // nil: same as Shape; MaxUnlimited entries are H5S_UNLIMITED
+	Chunk    []uint64 // nil: contiguous
+	Deflate  int      // 0: no filter; 1..9: H5Pset_deflate level
+	// FillNever sets H5D_FILL_TIME_NEVER.
+	FillNever bool
+}
+
+// MaxUnlimited marks an unlimited maximum extent.
+const MaxUnlimited = ^uint64(0)
+
+// AttributeSpec is an attribute write: a 1-D (or scalar, when Shape is nil) attribute of
+// the given type whose bytes are Value.
+type AttributeSpec struct {
+	Name  string
+	Type  Type
+	Shape []uint64
+	Value []byte
+}
+
+// Transfer is a dataset read or write: the selection in the file dataspace, the memory
+// type and shape (the whole memory space is selected) and the buffer that holds the data.
+type Transfer struct {
+	// Variable names the data when MemType is atomic; compound members name themselves.
+	Variable string
+	// Buffer names the memory buffer. Writes of one step that name the same buffer share it
+	// (and must select the same file elements).
+	Buffer    string
+	MemType   Type
+	MemShape  []uint64
+	FileShape []uint64
+	Selection Selection
+}
+
+// Bytes is the number of bytes moved between memory and file: selected points times the
+// memory element size.
+func (t *Transfer) Bytes() uint64 { return t.Selection.NPoints(t.FileShape) * uint64(t.MemType.Size) }
+
+// Op is one operation of a plan.
+type Op struct {
+	Kind OpKind
+	// Path is the file path for file operations, else the object's absolute path in the file.
+	Path       string
+	Collective bool
+	Step       int
+	File       *FileSpec
+	Dataset    *DatasetSpec
+	Attribute  *AttributeSpec
+	Transfer   *Transfer
+}
+
+// Plan is the ordered list of operations one rank issues for one phase step.
+type Plan struct {
+	Ops []Op
+}
+
+// Add appends operations.
+func (p *Plan) Add(ops ...Op) { p.Ops = append(p.Ops, ops...) }
+
+// RawBytes sums the bytes of all reads and writes.
+func (p *Plan) RawBytes() uint64 {
+	var n uint64
+	for i := range p.Ops {
+		if t := p.Ops[i].Transfer; t != nil {
+			n += t.Bytes()
+		}
+	}
+	return n
+}
+
+// Print writes a human-readable listing, one operation per line.
+func (p *Plan) Print(w io.Writer) error {
+	for i := range p.Ops {
+		if _, err := fmt.Fprintln(w, p.Ops[i].String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// String renders one operation on one line.
+func (o Op) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-15s %s", o.Kind, o.Path)
+	if o.Collective {
+		b.WriteString(" [collective]")
+	}
+	if d := o.Dataset; d != nil {
+		fmt.Fprintf(&b, " type=%s shape=%v", d.Type, d.Shape)
+		if d.Chunk != nil {
+			fmt.Fprintf(&b, " chunk=%v", d.Chunk)
+		}
+		if d.Deflate > 0 {
+			fmt.Fprintf(&b, " deflate=%d", d.Deflate)
+		}
+	}
+	if a := o.Attribute; a != nil {
+		fmt.Fprintf(&b, " @%s type=%s shape=%v", a.Name, a.Type, a.Shape)
+	}
+	if t := o.Transfer; t != nil {
+		fmt.Fprintf(&b, " mem=%s%v buffer=%s", t.MemType, t.MemShape, t.Buffer)
+		if t.Selection.IsNone() {
+			b.WriteString(" select=none")
+		}
+		for _, h := range t.Selection.Blocks {
+			fmt.Fprintf(&b, " start=%v stride=%v count=%v block=%v", h.Start, h.Stride, h.Count, h.Block)
+		}
+	}
+	return b.String()
+}
+
+// Validate checks the internal consistency of every operation: datatypes, shapes,
+// selections inside datasets, memory sizes matching selections.
+func (p *Plan) Validate() error {
+	for i := range p.Ops {
+		o := &p.Ops[i]
+		if err := o.validate(); err != nil {
+			return fmt.Errorf("plan op %d (%s %s): %w", i, o.Kind, o.Path, err)
+		}
+	}
+	return nil
+}
+
+func (o *Op) validate() error {
+	switch o.Kind {
+	case CreateFile, OpenFile:
+		if o.File == nil {
+			return fmt.Errorf("missing file spec")
+		}
+	case CreateDataset:
+		d := o.Dataset
+		if d == nil {
+			return fmt.Errorf("missing dataset spec")
+		}
+		if err := d.Type.Validate(); err != nil {
+			return err
+		}
+		if d.MaxShape != nil && len(d.MaxShape) != len(d.Shape) {
+			return fmt.Errorf("max shape rank %d != shape rank %d", len(d.MaxShape), len(d.Shape))
+		}
+		if d.Chunk != nil && len(d.Chunk) != len(d.Shape) {
+			return fmt.Errorf("chunk rank %d != shape rank %d", len(d.Chunk), len(d.Shape))
+		}
+		if d.Deflate < 0 || d.Deflate > 9 {
+			return fmt.Errorf("deflate level %d outside 0..9", d.Deflate)
+		}
+	case WriteAttribute:
+		a := o.Attribute
+		if a == nil {
+			return fmt.Errorf("missing attribute spec")
+		}
+		if err := a.Type.Validate(); err != nil {
+			return err
+		}
+		if want := Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want {
+			return fmt.Errorf("attribute %s value has %d bytes, want %d", a.Name, len(a.Value), want)
+		}
+	case Write, Read:
+		t := o.Transfer
+		if t == nil {
+			return fmt.Errorf("missing transfer")
+		}
+		if err := t.MemType.Validate(); err != nil {
+			return err
+		}
+		if err := t.Selection.Validate(t.FileShape); err != nil {
+			return err
+		}
+		if n, m := t.Selection.NPoints(t.FileShape), Product(t.MemShape); n != m && !(t.Selection.IsNone() && n == 0) {
+			return fmt.Errorf("file selection has %d points, memory space %v has %d", n, t.MemShape, m)
+		}
+	}
+	return nil
+}

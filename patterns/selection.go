@@ -1,0 +1,215 @@
+package patterns
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Hyperslab is one H5Sselect_hyperslab call: Count blocks of Block elements per dimension,
+// block starts Stride apart (HDF5's stride is the distance between block starts).
+type Hyperslab struct {
+	Start, Stride, Count, Block []uint64
+}
+
+// Block returns the hyperslab of a single block of the given extent at start.
+func Block(start, extent []uint64) Hyperslab {
+	n := len(start)
+	return Hyperslab{Start: start, Stride: ones(n), Count: ones(n), Block: extent}
+}
+
+func ones(n int) []uint64 {
+	s := make([]uint64, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
+}
+
+// NPoints is the number of elements the hyperslab covers (blocks must not overlap).
+func (h Hyperslab) NPoints() uint64 {
+	n := uint64(1)
+	for d := range h.Start {
+		n *= h.Count[d] * h.Block[d]
+	}
+	return n
+}
+
+// Selection is a union (H5S_SELECT_OR) of hyperslabs in a dataspace. No blocks means
+// H5Sselect_none: the rank takes part in a collective call but transfers nothing.
+type Selection struct {
+	Blocks []Hyperslab
+}
+
+// All returns the selection of a whole dataspace of the given shape.
+func All(shape []uint64) Selection {
+	return Selection{Blocks: []Hyperslab{Block(make([]uint64, len(shape)), append([]uint64(nil), shape...))}}
+}
+
+// None is the empty selection.
+func None() Selection { return Selection{} }
+
+// IsNone reports whether nothing is selected.
+func (s Selection) IsNone() bool { return len(s.Blocks) == 0 }
+
+// Validate checks ranks, non-zero counts and that every block lies inside shape.
+func (s Selection) Validate(shape []uint64) error {
+	for i, h := range s.Blocks {
+		if len(h.Start) != len(shape) || len(h.Stride) != len(shape) || len(h.Count) != len(shape) || len(h.Block) != len(shape) {
+			return fmt.Errorf("hyperslab %d has rank %d, dataspace rank %d", i, len(h.Start), len(shape))
+		}
+		for d := range shape {
+			if h.Count[d] == 0 || h.Block[d] == 0 {
+				return fmt.Errorf("hyperslab %d dim %d: count %d block %d must be >= 1", i, d, h.Count[d], h.Block[d])
+			}
+			if h.Count[d] > 1 && h.Stride[d] < h.Block[d] {
+				return fmt.Errorf("hyperslab %d dim %d: stride %d < block %d", i, d, h.Stride[d], h.Block[d])
+			}
+			end := h.Start[d] + (h.Count[d]-1)*h.Stride[d] + h.Block[d]
+			if end > shape[d] {
+				return fmt.Errorf("hyperslab %d dim %d: ends at %d beyond extent %d", i, d, end, shape[d])
+			}
+		}
+	}
+	return nil
+}
+
+// Run is a contiguous range of Len elements starting at linear (row-major) index Start
+// of the dataspace.
+type Run struct {
+	Start, Len uint64
+}
+
+// NPoints is the number of distinct elements selected.
+func (s Selection) NPoints(shape []uint64) uint64 {
+	var n uint64
+	for _, r := range s.Runs(shape) {
+		n += r.Len
+	}
+	return n
+}
+
+// Runs returns the selected elements as maximal contiguous runs in row-major order, the
+// order in which HDF5 pairs the elements of a file selection with those of a memory
+// selection. Overlapping blocks are counted once.
+func (s Selection) Runs(shape []uint64) []Run {
+	if s.IsNone() {
+		return nil
+	}
+	var boxes []box
+	for _, h := range s.Blocks {
+		boxes = h.expand(boxes, 0, make([]uint64, len(shape)))
+	}
+	if len(shape) == 0 {
+		return []Run{{0, 1}}
+	}
+	strides := make([]uint64, len(shape)) // elements per unit step of each dim
+	strides[len(shape)-1] = 1
+	for d := len(shape) - 2; d >= 0; d-- {
+		strides[d] = strides[d+1] * shape[d+1]
+	}
+	var out []Run
+	emit := func(start, n uint64) {
+		if k := len(out) - 1; k >= 0 && out[k].Start+out[k].Len == start {
+			out[k].Len += n
+			return
+		}
+		out = append(out, Run{start, n})
+	}
+	runsOf(boxes, 0, 0, strides, emit)
+	return out
+}
+
+// box is one block of a hyperslab: [lo, hi) per dimension.
+type box struct{ lo, hi []uint64 }
+
+func (h Hyperslab) expand(acc []box, d int, idx []uint64) []box {
+	if d == len(h.Start) {
+		b := box{lo: make([]uint64, d), hi: make([]uint64, d)}
+		for k := range idx {
+			b.lo[k] = h.Start[k] + idx[k]*h.Stride[k]
+			b.hi[k] = b.lo[k] + h.Block[k]
+		}
+		return append(acc, b)
+	}
+	// Adjacent blocks along one dim (stride == block) are one box: keeps big strided-free
+	// selections cheap.
+	if h.Stride[d] == h.Block[d] || h.Count[d] == 1 {
+		hs := h
+		hs.Block = append([]uint64(nil), h.Block...)
+		hs.Block[d] = h.Block[d] * h.Count[d]
+		hs.Count = append([]uint64(nil), h.Count...)
+		hs.Count[d] = 1
+		idx[d] = 0
+		return hs.expand(acc, d+1, idx)
+	}
+	for i := uint64(0); i < h.Count[d]; i++ {
+		idx[d] = i
+		acc = h.expand(acc, d+1, idx)
+	}
+	return acc
+}
+
+// runsOf emits, for the boxes active at this depth, the runs of dims d.. in row-major
+// order. base is the linear offset contributed by the dims before d.
+func runsOf(boxes []box, d int, base uint64, strides []uint64, emit func(uint64, uint64)) {
+	last := len(strides) - 1
+	if d == last {
+		iv := make([][2]uint64, len(boxes))
+		for i, b := range boxes {
+			iv[i] = [2]uint64{b.lo[d], b.hi[d]}
+		}
+		sort.Slice(iv, func(i, j int) bool { return iv[i][0] < iv[j][0] })
+		cur := iv[0]
+		for _, x := range iv[1:] {
+			if x[0] <= cur[1] {
+				if x[1] > cur[1] {
+					cur[1] = x[1]
+				}
+				continue
+			}
+			emit(base+cur[0], cur[1]-cur[0])
+			cur = x
+		}
+		emit(base+cur[0], cur[1]-cur[0])
+		return
+	}
+	// Split dim d into elementary segments over which the set of covering boxes is constant.
+	var cuts []uint64
+	for _, b := range boxes {
+		cuts = append(cuts, b.lo[d], b.hi[d])
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
+	for i := 0; i+1 < len(cuts); i++ {
+		lo, hi := cuts[i], cuts[i+1]
+		if lo == hi {
+			continue
+		}
+		var active []box
+		for _, b := range boxes {
+			if b.lo[d] <= lo && hi <= b.hi[d] {
+				active = append(active, b)
+			}
+		}
+		if len(active) == 0 {
+			continue
+		}
+		// The runs below are the same for every index of the segment: compute once, shift.
+		var sub []Run
+		runsOf(active, d+1, 0, strides, func(s, n uint64) { sub = append(sub, Run{s, n}) })
+		for x := lo; x < hi; x++ {
+			off := base + x*strides[d]
+			for _, r := range sub {
+				emit(off+r.Start, r.Len)
+			}
+		}
+	}
+}
+
+// Product returns the product of the extents (1 for a scalar).
+func Product(shape []uint64) uint64 {
+	n := uint64(1)
+	for _, v := range shape {
+		n *= v
+	}
+	return n
+}

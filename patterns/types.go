@@ -1,0 +1,154 @@
+package patterns
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Class is the kind of an HDF5 datatype described as data.
+type Class int
+
+// The datatype classes a pattern can describe.
+const (
+	Float32  Class = iota + 1 // H5T_NATIVE_FLOAT
+	Float64                   // H5T_NATIVE_DOUBLE
+	Int32                     // H5T_NATIVE_INT
+	Int64                     // H5T_NATIVE_LLONG
+	Uint64                    // H5T_NATIVE_ULLONG
+	Uint8                     // H5T_NATIVE_UCHAR
+	String                    // fixed-length H5T_C_S1, NULLTERM, ASCII
+	Compound                  // H5T_COMPOUND with named members at byte offsets
+)
+
+var classNames = map[Class]string{
+	Float32: "f32", Float64: "f64", Int32: "i32", Int64: "i64", Uint64: "u64", Uint8: "u8",
+	String: "str", Compound: "compound",
+}
+
+// String returns the short notation used in layouts.md (f32, i32, str, compound, ...).
+func (c Class) String() string {
+	if s, ok := classNames[c]; ok {
+		return s
+	}
+	return fmt.Sprintf("class(%d)", int(c))
+}
+
+// Type describes an HDF5 datatype without holding any HDF5 handle.
+type Type struct {
+	Class   Class
+	Size    int      // bytes per element; for String the fixed length, for Compound the struct size
+	Name    string   // optional name (the C struct name of a compound), for printing only
+	Members []Member // Compound only, in insertion order
+}
+
+// Member is one named field of a compound type.
+type Member struct {
+	Name   string
+	Offset int
+	Type   Type
+}
+
+// Atomic types used by the patterns.
+var (
+	F32 = Type{Class: Float32, Size: 4}
+	F64 = Type{Class: Float64, Size: 8}
+	I32 = Type{Class: Int32, Size: 4}
+	I64 = Type{Class: Int64, Size: 8}
+	U64 = Type{Class: Uint64, Size: 8}
+	U8  = Type{Class: Uint8, Size: 1}
+)
+
+// Str returns a fixed-length string type of n bytes.
+func Str(n int) Type { return Type{Class: String, Size: n} }
+
+// Struct returns a compound type of the given total size.
+func Struct(name string, size int, members ...Member) Type {
+	return Type{Class: Compound, Size: size, Name: name, Members: members}
+}
+
+// Field is shorthand for a compound member.
+func Field(name string, offset int, t Type) Member { return Member{Name: name, Offset: offset, Type: t} }
+
+// Validate checks sizes and that compound members fit and do not overlap.
+func (t Type) Validate() error {
+	switch t.Class {
+	case Float32, Int32:
+		if t.Size != 4 {
+			return fmt.Errorf("type %s: size %d, want 4", t.Class, t.Size)
+		}
+	case Float64, Int64, Uint64:
+		if t.Size != 8 {
+			return fmt.Errorf("type %s: size %d, want 8", t.Class, t.Size)
+		}
+	case Uint8:
+		if t.Size != 1 {
+			return fmt.Errorf("type u8: size %d, want 1", t.Size)
+		}
+	case String:
+		if t.Size < 1 {
+			return fmt.Errorf("type str: length %d, want >= 1", t.Size)
+		}
+	case Compound:
+		if len(t.Members) == 0 {
+			return fmt.Errorf("compound %q has no members", t.Name)
+		}
+		used := make([]bool, t.Size)
+		for _, m := range t.Members {
+			if err := m.Type.Validate(); err != nil {
+				return fmt.Errorf("compound %q member %q: %w", t.Name, m.Name, err)
+			}
+			if m.Offset < 0 || m.Offset+m.Type.Size > t.Size {
+				return fmt.Errorf("compound %q member %q at offset %d size %d exceeds struct size %d",
+					t.Name, m.Name, m.Offset, m.Type.Size, t.Size)
+			}
+			for b := m.Offset; b < m.Offset+m.Type.Size; b++ {
+				if used[b] {
+					return fmt.Errorf("compound %q member %q overlaps another member", t.Name, m.Name)
+				}
+				used[b] = true
+			}
+		}
+	default:
+		return fmt.Errorf("unknown datatype class %d", int(t.Class))
+	}
+	return nil
+}
+
+// Fields returns the atomic leaves of the type with their byte offsets: the members of a
+// compound, or the type itself under the given name.
+func (t Type) Fields(name string) []Member {
+	if t.Class != Compound {
+		return []Member{{Name: name, Offset: 0, Type: t}}
+	}
+	return t.Members
+}
+
+// String renders the type in layouts.md notation, e.g. f32, str(12), particle{x:f32@0,...}.
+func (t Type) String() string {
+	switch t.Class {
+	case String:
+		return fmt.Sprintf("str(%d)", t.Size)
+	case Compound:
+		parts := make([]string, len(t.Members))
+		for i, m := range t.Members {
+			parts[i] = fmt.Sprintf("%s:%s@%d", m.Name, m.Type, m.Offset)
+		}
+		return fmt.Sprintf("%s{%s}[%dB]", t.Name, strings.Join(parts, ","), t.Size)
+	default:
+		return t.Class.String()
+	}
+}
+
+// Equal reports whether two types describe the same layout (names of compounds ignored).
+func (t Type) Equal(o Type) bool {
+	if t.Class != o.Class || t.Size != o.Size || len(t.Members) != len(o.Members) {
+		return false
+	}
+	for i := range t.Members {
+		a, b := t.Members[i], o.Members[i]
+		if a.Name != b.Name || a.Offset != b.Offset || !a.Type.Equal(b.Type) {
+			return false
+		}
+	}
+	return true
+}
