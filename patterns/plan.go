@@ -126,16 +126,35 @@ type Transfer struct {
 	Variable string
 	// Buffer names the memory buffer. Writes of one step that name the same buffer share it
 	// (and must select the same file elements).
-	Buffer    string
-	MemType   Type
-	MemShape  []uint64
+	Buffer   string
+	MemType  Type
+	MemShape []uint64
+	// FileType is the dataset's datatype; with compound types HDF5 converts the members
+	// present in both, by name.
+	FileType  Type
 	FileShape []uint64
 	Selection Selection
 }
 
-// Bytes is the number of bytes moved between memory and file: selected points times the
-// memory element size.
-func (t *Transfer) Bytes() uint64 { return t.Selection.NPoints(t.FileShape) * uint64(t.MemType.Size) }
+// ElemBytes is the number of bytes moved per selected element: the members common to the
+// memory and file compound types, or the element size.
+func (t *Transfer) ElemBytes() uint64 {
+	if t.MemType.Class != Compound || t.FileType.Class != Compound {
+		return uint64(t.MemType.Size)
+	}
+	var n uint64
+	for _, m := range t.MemType.Members {
+		for _, f := range t.FileType.Members {
+			if f.Name == m.Name {
+				n += uint64(m.Type.Size)
+			}
+		}
+	}
+	return n
+}
+
+// Bytes is the number of bytes moved between memory and file.
+func (t *Transfer) Bytes() uint64 { return t.Selection.NPoints(t.FileShape) * t.ElemBytes() }
 
 // Op is one operation of a plan.
 type Op struct {
@@ -241,6 +260,15 @@ func (o *Op) validate() error {
 		}
 		if d.Chunk != nil && len(d.Chunk) != len(d.Shape) {
 			return fmt.Errorf("chunk rank %d != shape rank %d", len(d.Chunk), len(d.Shape))
+		}
+		for i, c := range d.Chunk {
+			max := d.Shape[i]
+			if d.MaxShape != nil {
+				max = d.MaxShape[i]
+			}
+			if c == 0 || (max != MaxUnlimited && c > max) {
+				return fmt.Errorf("chunk %v does not fit max shape: dim %d chunk %d, extent %d", d.Chunk, i, c, max)
+			}
 		}
 		if d.Deflate < 0 || d.Deflate > 9 {
 			return fmt.Errorf("deflate level %d outside 0..9", d.Deflate)

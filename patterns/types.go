@@ -67,7 +67,9 @@ func Struct(name string, size int, members ...Member) Type {
 }
 
 // Field is shorthand for a compound member.
-func Field(name string, offset int, t Type) Member { return Member{Name: name, Offset: offset, Type: t} }
+func Field(name string, offset int, t Type) Member {
+	return Member{Name: name, Offset: offset, Type: t}
+}
 
 // Validate checks sizes and that compound members fit and do not overlap.
 func (t Type) Validate() error {

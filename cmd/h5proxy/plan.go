@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/options"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy"
+)
+
+func cmdPlan(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("plan", "plan [flags] PATTERN [KEY=VALUE ...]", stderr)
+	rank := fs.Int("rank", 0, "rank whose plan to print")
+	size := fs.Int("size", 1, "number of ranks")
+	phase := fs.String("phase", "write", "phase: write or read")
+	async := fs.Bool("async", false, "plan as under a background mode (h5bench's delayed close applies)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 {
+		return usageError{fmt.Errorf("missing PATTERN (available: %v)", patterns.Names())}
+	}
+	if *size < 1 || *rank < 0 || *rank >= *size {
+		return usageError{fmt.Errorf("-rank %d -size %d: need 0 <= rank < size", *rank, *size)}
+	}
+	text, err := splitKV(fs.Args()[1:])
+	if err != nil {
+		return err
+	}
+	kvs, err := proxy.ParseKV(text)
+	if err != nil {
+		return err
+	}
+	cfg, err := proxy.ParseOptions(fs.Arg(0), append(kvs, defaultFile(kvs)...))
+	if err != nil {
+		return err
+	}
+	phases, err := proxy.ParsePhases([]string{*phase})
+	if err != nil {
+		return err
+	}
+	pat, err := cfg.NewPattern()
+	if err != nil {
+		return err
+	}
+	env := patterns.Env{Rank: *rank, Size: *size, Path: cfg.File, Async: *async}
+	env.Shape, err = writtenShapes(pat, env)
+	if err != nil {
+		return err
+	}
+	all, err := planAll(pat, phases[0], env)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "# %s %s plan of rank %d of %d, file %s\n", pat.Name(), phases[0], *rank, *size, cfg.File)
+	if err := all.Print(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "# %d operations, %d bytes\n", len(all.Ops), all.RawBytes())
+	return nil
+}
+
+// defaultFile supplies a file name when the arguments give none: a plan needs a path.
+func defaultFile(kvs []options.KV) []options.KV {
+	for _, kv := range kvs {
+		if strings.EqualFold(kv.Key, "file") {
+			return nil
+		}
+	}
+	return []options.KV{{Key: "file", Value: "out.h5"}}
+}
+
+// planAll concatenates Begin, every Step and End.
+func planAll(pat patterns.Pattern, ph patterns.Phase, env patterns.Env) (patterns.Plan, error) {
+	var all patterns.Plan
+	p, err := pat.Begin(ph, env)
+	if err != nil {
+		return all, err
+	}
+	all.Add(p.Ops...)
+	for s := 0; s < pat.Steps(); s++ {
+		if p, err = pat.Step(ph, s, env); err != nil {
+			return all, err
+		}
+		all.Add(p.Ops...)
+	}
+	if p, err = pat.End(ph, pat.Steps(), env); err != nil {
+		return all, err
+	}
+	all.Add(p.Ops...)
+	return all, nil
+}
+
+// writtenShapes answers read plans' shape questions from the write plan of the same
+// configuration, so a read plan can be printed without a file.
+func writtenShapes(pat patterns.Pattern, env patterns.Env) (func(string) ([]uint64, error), error) {
+	shapes := map[string][]uint64{}
+	can := false
+	for _, ph := range pat.Phases() {
+		can = can || ph == patterns.PhaseWrite
+	}
+	if can {
+		w, err := planAll(pat, patterns.PhaseWrite, env)
+		if err != nil {
+			return nil, err
+		}
+		for _, op := range w.Ops {
+			if op.Dataset != nil {
+				shapes[op.Path] = op.Dataset.Shape
+			}
+		}
+	}
+	return func(path string) ([]uint64, error) {
+		if s, ok := shapes[path]; ok {
+			return s, nil
+		}
+		return nil, fmt.Errorf("no dataset %s in the write plan", path)
+	}, nil
+}

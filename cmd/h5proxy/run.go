@@ -1,0 +1,202 @@
+package main
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+
+	"go.uber.org/automaxprocs/maxprocs"
+
+	"github.com/h5proxy/h5proxy/h5bench"
+	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/proxy"
+)
+
+//go:embed demo.json
+var demoConfig []byte
+
+// job is what a configuration file asks for: sessions to run in order, on some ranks.
+type job struct {
+	ranks    int
+	mpi      h5bench.MPI
+	dir      string
+	runs     []h5bench.Run
+	warnings []string
+}
+
+// loadJob reads an h5bench or native configuration; nil data means the embedded demo.
+func loadJob(path string) (*job, error) {
+	data := demoConfig
+	if path != "" {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			return nil, err
+		}
+	}
+	if h5bench.IsH5bench(data) {
+		f, err := h5bench.Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		return &job{ranks: f.MPI.Ranks, mpi: f.MPI, dir: f.Directory, runs: f.Runs, warnings: f.Warnings}, nil
+	}
+	cfg, err := proxy.DecodeConfig(data)
+	if err != nil {
+		return nil, err
+	}
+	return &job{ranks: 1, mpi: h5bench.MPI{Command: "mpirun", Ranks: 1}, dir: filepath.Dir(cfg.File),
+		runs: []h5bench.Run{{Benchmark: cfg.Pattern, Config: cfg}}}, nil
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", "run [flags] [CONFIG.json]", stderr)
+	np := fs.Int("np", 0, "number of ranks to launch (default: the configuration's mpi.ranks)")
+	noLaunch := fs.Bool("no-launch", false, "run in this process even outside an MPI launcher (one rank)")
+	report := fs.String("report", "", "write the JSON report of each benchmark to this file (suffixed by its index when there are several)")
+	quiet := fs.Bool("quiet", false, "do not print the performance summary")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usageError{fmt.Errorf("one configuration file at most, got %q", fs.Args())}
+	}
+	j, err := loadJob(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *np > 0 {
+		j.ranks = *np
+		j.mpi.Args = nil
+	}
+	if !underLauncher() && !*noLaunch {
+		return relaunch(j, args, stdout, stderr)
+	}
+	return runJob(j, *report, *quiet, stdout, stderr)
+}
+
+// underLauncher reports whether this process was started by an MPI launcher.
+func underLauncher() bool {
+	for _, k := range []string{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"} {
+		if os.Getenv(k) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// relaunch starts this executable under the launcher with the same arguments, as
+// h5bench's runner does with its mpi section.
+func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
+	argv, env, err := launch.Launcher(j.ranks)
+	if err != nil {
+		return err
+	}
+	if os.Getenv(launch.EnvLauncher) == "" && (j.mpi.Command != "" || len(j.mpi.Args) > 0) {
+		argv = []string{j.mpi.Command}
+		if len(j.mpi.Args) > 0 {
+			argv = append(argv, j.mpi.Args...)
+		} else {
+			argv = append(argv, "-np", strconv.Itoa(j.ranks))
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	argv = append(argv, self, "run")
+	argv = append(argv, args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = stdout, stderr, nil
+	fmt.Fprintf(stderr, "h5proxy: launching %d ranks: %s\n", j.ranks, shellJoin(argv))
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return fmt.Errorf("launched run failed (%v)", ee)
+		}
+		return fmt.Errorf("launching %s: %w", argv[0], err)
+	}
+	return nil
+}
+
+func shellJoin(argv []string) string {
+	s := ""
+	for i, a := range argv {
+		if i > 0 {
+			s += " "
+		}
+		s += strconv.Quote(a)
+	}
+	return s
+}
+
+// runJob runs every session of the job in this MPI process.
+func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
+	_ = proxy.SetDefaultLogLevel("info")
+	finalize, err := proxy.InitMPI()
+	if err != nil {
+		return err
+	}
+	defer finalize()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
+	world := proxy.World()
+	rank := world.Rank()
+	if j.ranks != world.Size() && rank == 0 {
+		fmt.Fprintf(stderr, "h5proxy: warning: configuration asks for %d ranks, running on %d\n", j.ranks, world.Size())
+	}
+	if rank == 0 {
+		for _, w := range j.warnings {
+			fmt.Fprintf(stderr, "h5proxy: warning: %s\n", w)
+		}
+	}
+	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+		return err
+	}
+	written := map[string]uint64{} // files written with seeded fills by earlier entries
+	for i, r := range j.runs {
+		cfg := r.Config
+		if report != "" {
+			cfg.ReportFile = report
+			if len(j.runs) > 1 {
+				cfg.ReportFile = fmt.Sprintf("%s.%d", report, i)
+			}
+		}
+		if seed, ok := written[cfg.File]; ok && cfg.Verify == proxy.VerifyAuto && seed == cfg.Seed {
+			cfg.Verify = proxy.VerifyYes
+		}
+		out := stdout
+		if quiet || rank != 0 {
+			out = nil
+		}
+		if err := runOne(world, r.Benchmark, cfg, out); err != nil {
+			return fmt.Errorf("benchmark %d (%s): %w", i, r.Benchmark, err)
+		}
+		if cfg.Fill.String() == "seeded" {
+			written[cfg.File] = cfg.Seed
+		}
+	}
+	return nil
+}
+
+func runOne(world proxy.Comm, name string, cfg proxy.Config, out io.Writer) error {
+	s, err := proxy.NewSession(world, cfg)
+	if err != nil {
+		return err
+	}
+	err = s.Run()
+	if err == nil {
+		_, err = s.WriteReports(out)
+	}
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

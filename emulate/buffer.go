@@ -1,0 +1,92 @@
+package emulate
+
+import (
+	"fmt"
+	"syscall"
+)
+
+// Buffer is a byte buffer in anonymous mmap memory, outside the Go heap.
+type Buffer struct {
+	mem []byte
+	n   int
+}
+
+// Alloc maps a zero-filled buffer of n bytes.
+func Alloc(n int) (*Buffer, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("emulate: negative buffer size %d", n)
+	}
+	size := n
+	if size == 0 {
+		size = 1 // mmap refuses zero length; a zero-length view of one byte is still valid
+	}
+	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, fmt.Errorf("emulate: mmap %d bytes: %w", size, err)
+	}
+	return &Buffer{mem: mem, n: n}, nil
+}
+
+// Bytes returns the buffer's n bytes.
+func (b *Buffer) Bytes() []byte { return b.mem[:b.n] }
+
+// Len returns the buffer length.
+func (b *Buffer) Len() int { return b.n }
+
+// Free unmaps the buffer; it must not be used afterwards. Free on nil is a no-op.
+func (b *Buffer) Free() error {
+	if b == nil || b.mem == nil {
+		return nil
+	}
+	err := syscall.Munmap(b.mem)
+	b.mem, b.n = nil, 0
+	return err
+}
+
+// Pool keeps named buffers alive across steps so that each step reuses the memory the
+// previous one touched (fresh pages are several times slower to fault in).
+type Pool struct {
+	bufs map[string]*Buffer
+}
+
+// Get returns the named buffer resized to n bytes, reallocating only when it must grow.
+func (p *Pool) Get(name string, n int) ([]byte, error) {
+	if p.bufs == nil {
+		p.bufs = map[string]*Buffer{}
+	}
+	b := p.bufs[name]
+	if b != nil && cap(b.mem) >= n {
+		b.n = n
+		return b.Bytes(), nil
+	}
+	if err := b.Free(); err != nil {
+		return nil, err
+	}
+	b, err := Alloc(n)
+	if err != nil {
+		return nil, err
+	}
+	p.bufs[name] = b
+	return b.Bytes(), nil
+}
+
+// Bytes returns the total mapped size.
+func (p *Pool) Bytes() int {
+	t := 0
+	for _, b := range p.bufs {
+		t += cap(b.mem)
+	}
+	return t
+}
+
+// Free unmaps every buffer.
+func (p *Pool) Free() error {
+	var first error
+	for k, b := range p.bufs {
+		if err := b.Free(); err != nil && first == nil {
+			first = err
+		}
+		delete(p.bufs, k)
+	}
+	return first
+}

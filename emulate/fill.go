@@ -1,0 +1,272 @@
+package emulate
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// FillKind selects how write buffers are filled.
+type FillKind int
+
+// Fill kinds.
+const (
+	// Seeded values are a pure function of (seed, variable, step, global index): verifiable.
+	Seeded FillKind = iota + 1
+	// Random values are uniform pseudo-random, like h5bench's; not verifiable.
+	Random
+	// Zero leaves buffers as allocated (zeros) or as the previous step left them.
+	Zero
+)
+
+// FillKinds lists the accepted names.
+var FillKinds = []string{"seeded", "random", "zero"}
+
+// ParseFillKind maps a name to a kind, case-insensitively.
+func ParseFillKind(s string) (FillKind, error) {
+	for i, n := range FillKinds {
+		if strings.EqualFold(n, s) {
+			return FillKind(i + 1), nil
+		}
+	}
+	return 0, fmt.Errorf("fill %q: allowed %s", s, strings.Join(FillKinds, ", "))
+}
+
+// String returns the kind's name.
+func (k FillKind) String() string {
+	if k >= Seeded && k <= Zero {
+		return FillKinds[k-1]
+	}
+	return fmt.Sprintf("fill(%d)", int(k))
+}
+
+// mix64 is the SplitMix64 finalizer: a cheap bijective scrambler.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// varKey hashes a variable name.
+func varKey(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64()
+}
+
+// stream is the per-(seed, variable, step) base from which element values derive.
+func stream(seed uint64, variable string, step int) uint64 {
+	return mix64(mix64(seed^varKey(variable)) + uint64(step)*0x9e3779b97f4a7c15)
+}
+
+// Bits returns the raw 64 pseudo-random bits of element g of a variable at a step.
+func Bits(seed uint64, variable string, step int, g uint64) uint64 {
+	return mix64(stream(seed, variable, step) + g)
+}
+
+// encode stores the value derived from bits h as class c at b. Floats take only as many
+// bits as their mantissa holds so the values are exact integers: no rounding anywhere.
+func encode(c patterns.Class, b []byte, h uint64) {
+	ne := binary.NativeEndian
+	switch c {
+	case patterns.Float32:
+		ne.PutUint32(b, math.Float32bits(float32(h>>40)))
+	case patterns.Float64:
+		ne.PutUint64(b, math.Float64bits(float64(h>>11)))
+	case patterns.Int32:
+		ne.PutUint32(b, uint32(h>>33)) // non-negative int32
+	case patterns.Int64:
+		ne.PutUint64(b, h>>1)
+	case patterns.Uint64:
+		ne.PutUint64(b, h)
+	case patterns.Uint8:
+		b[0] = byte(h >> 56)
+	case patterns.String:
+		for i := range b {
+			b[i] = 'a' + byte((h>>(uint(i)%8*8))%26)
+		}
+	}
+}
+
+// Field is one atomic field of a buffer element: the variable it carries and where.
+type Field struct {
+	Variable string
+	Offset   int
+	Class    patterns.Class
+	Size     int
+}
+
+// Fields lists the atomic fields of memory type t; an atomic type carries variable name.
+func Fields(t patterns.Type, name string) []Field {
+	ms := t.Fields(name)
+	f := make([]Field, len(ms))
+	for i, m := range ms {
+		f[i] = Field{Variable: m.Name, Offset: m.Offset, Class: m.Type.Class, Size: m.Type.Size}
+	}
+	return f
+}
+
+// Layout describes how a buffer maps to a file selection: element e of the buffer (elem
+// bytes each) holds global index g, the e-th index of the runs in order.
+type Layout struct {
+	Elem   int
+	Fields []Field
+	Runs   []patterns.Run
+}
+
+// Points is the number of buffer elements the layout covers.
+func (l *Layout) Points() uint64 {
+	var n uint64
+	for _, r := range l.Runs {
+		n += r.Len
+	}
+	return n
+}
+
+func (l *Layout) check(buf []byte) error {
+	if need := l.Points() * uint64(l.Elem); uint64(len(buf)) < need {
+		return fmt.Errorf("emulate: buffer has %d bytes, layout needs %d", len(buf), need)
+	}
+	return nil
+}
+
+// Fill writes the step's values into buf according to kind. rank only perturbs Random.
+func Fill(kind FillKind, buf []byte, l *Layout, seed uint64, step, rank int) error {
+	if err := l.check(buf); err != nil {
+		return err
+	}
+	switch kind {
+	case Zero:
+		return nil
+	case Random:
+		r := rand.New(rand.NewPCG(seed, uint64(rank)<<32|uint64(step)))
+		for _, f := range l.Fields {
+			var e uint64
+			for _, run := range l.Runs {
+				for k := uint64(0); k < run.Len; k++ {
+					encode(f.Class, buf[e*uint64(l.Elem)+uint64(f.Offset):][:f.Size], r.Uint64())
+					e++
+				}
+			}
+		}
+		return nil
+	case Seeded:
+		for _, f := range l.Fields {
+			base := stream(seed, f.Variable, step)
+			var e uint64
+			for _, run := range l.Runs {
+				fillRun(f, buf, l.Elem, e, base, run)
+				e += run.Len
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("emulate: unknown fill kind %d", int(kind))
+}
+
+// fillRun is the hot loop: specialised for the two common classes.
+func fillRun(f Field, buf []byte, elem int, e0, base uint64, run patterns.Run) {
+	ne := binary.NativeEndian
+	off := int(e0)*elem + f.Offset
+	switch f.Class {
+	case patterns.Float32:
+		for k := uint64(0); k < run.Len; k++ {
+			ne.PutUint32(buf[off:], math.Float32bits(float32(mix64(base+run.Start+k)>>40)))
+			off += elem
+		}
+	case patterns.Int32:
+		for k := uint64(0); k < run.Len; k++ {
+			ne.PutUint32(buf[off:], uint32(mix64(base+run.Start+k)>>33))
+			off += elem
+		}
+	default:
+		for k := uint64(0); k < run.Len; k++ {
+			encode(f.Class, buf[off:off+f.Size], mix64(base+run.Start+k))
+			off += elem
+		}
+	}
+}
+
+// Mismatch describes the first element that failed verification.
+type Mismatch struct {
+	Variable string
+	Index    uint64 // global (row-major) index in the dataset
+	Got      string
+	Want     string
+}
+
+func (m Mismatch) String() string {
+	return fmt.Sprintf("%s[%d] = %s, want %s", m.Variable, m.Index, m.Got, m.Want)
+}
+
+// Verify compares buf against the seeded values of the step and returns the number of
+// mismatching elements (per field) and the first mismatch.
+func Verify(buf []byte, l *Layout, seed uint64, step int) (uint64, *Mismatch, error) {
+	if err := l.check(buf); err != nil {
+		return 0, nil, err
+	}
+	var bad uint64
+	var first *Mismatch
+	for _, f := range l.Fields {
+		base := stream(seed, f.Variable, step)
+		off := f.Offset
+		// One scratch element per field: strings may be longer than 8 bytes, and encode
+		// overwrites every byte of w, so it can be reused across elements.
+		w := make([]byte, f.Size)
+		for _, run := range l.Runs {
+			for k := uint64(0); k < run.Len; k++ {
+				g := run.Start + k
+				encode(f.Class, w, mix64(base+g))
+				got := buf[off : off+f.Size]
+				if string(got) != string(w) {
+					bad++
+					if first == nil {
+						first = &Mismatch{Variable: f.Variable, Index: g, Got: format(f.Class, got), Want: format(f.Class, w)}
+					}
+				}
+				off += l.Elem
+			}
+		}
+	}
+	return bad, first, nil
+}
+
+// Value returns the seeded value of one element as class c would encode it, decoded to
+// float64 (for checks in other languages and in tests).
+func Value(c patterns.Class, seed uint64, variable string, step int, g uint64) float64 {
+	b := make([]byte, 8)
+	encode(c, b, Bits(seed, variable, step, g))
+	return decode(c, b)
+}
+
+func decode(c patterns.Class, b []byte) float64 {
+	ne := binary.NativeEndian
+	switch c {
+	case patterns.Float32:
+		return float64(math.Float32frombits(ne.Uint32(b)))
+	case patterns.Float64:
+		return math.Float64frombits(ne.Uint64(b))
+	case patterns.Int32:
+		return float64(int32(ne.Uint32(b)))
+	case patterns.Int64:
+		return float64(int64(ne.Uint64(b)))
+	case patterns.Uint64:
+		return float64(ne.Uint64(b))
+	case patterns.Uint8:
+		return float64(b[0])
+	}
+	return math.NaN()
+}
+
+func format(c patterns.Class, b []byte) string {
+	if c == patterns.String {
+		return fmt.Sprintf("%q", b)
+	}
+	return fmt.Sprintf("%v", decode(c, b))
+}

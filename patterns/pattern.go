@@ -1,0 +1,94 @@
+package patterns
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/options"
+)
+
+// Phase is the direction of a pattern's I/O.
+type Phase int
+
+// Phases.
+const (
+	PhaseWrite Phase = iota + 1
+	PhaseRead
+)
+
+// String returns write or read.
+func (p Phase) String() string {
+	switch p {
+	case PhaseWrite:
+		return "write"
+	case PhaseRead:
+		return "read"
+	}
+	return fmt.Sprintf("phase(%d)", int(p))
+}
+
+// Env is what a pattern may know about the run when it plans.
+type Env struct {
+	Rank, Size int
+	// Path is the file (or file prefix) the phase works on.
+	Path string
+	// Async is true under a background mode: h5bench changes its close schedule then.
+	Async bool
+	// Shape returns the extent of an existing dataset; read plans use it after Begin's
+	// operations ran (h5bench's reader takes its dimensions from the file).
+	Shape func(path string) ([]uint64, error)
+}
+
+// Pattern produces the plans of one application's I/O. Begin runs once before the first
+// step, Step once per step, End once after the last executed step (steps = how many ran).
+// Implementations are pure: the same inputs give the same plan.
+type Pattern interface {
+	Name() string
+	// Steps is the configured number of steps.
+	Steps() int
+	// Phases lists the phases the pattern supports.
+	Phases() []Phase
+	Begin(ph Phase, env Env) (Plan, error)
+	Step(ph Phase, step int, env Env) (Plan, error)
+	End(ph Phase, steps int, env Env) (Plan, error)
+}
+
+// Factory builds a pattern from its parsed option values.
+type Factory struct {
+	Name    string
+	Summary string
+	Options *options.Table
+	New     func(v *options.Values) (Pattern, error)
+}
+
+var registry = map[string]Factory{}
+
+// Register adds a pattern factory under its lowercase name; registering a name twice
+// panics (a programming error caught by any test).
+func Register(f Factory) {
+	name := strings.ToLower(f.Name)
+	if _, dup := registry[name]; dup {
+		panic("patterns: duplicate registration of " + name)
+	}
+	registry[name] = f
+}
+
+// Lookup returns the factory of a registered pattern.
+func Lookup(name string) (Factory, error) {
+	f, ok := registry[strings.ToLower(name)]
+	if !ok {
+		return Factory{}, fmt.Errorf("unknown pattern %q; available: %s", name, strings.Join(Names(), ", "))
+	}
+	return f, nil
+}
+
+// Names lists registered patterns, sorted.
+func Names() []string {
+	n := make([]string, 0, len(registry))
+	for k := range registry {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}

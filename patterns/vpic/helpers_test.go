@@ -1,0 +1,318 @@
+package vpic
+
+import (
+	"fmt"
+	"path"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// The expected values below are written from layouts.md section 1, independently of the
+// package's own tables.
+
+// writeOrder and readOrderWant are the dataset orders of layouts.md 1.2.
+var (
+	writeOrder    = []string{"x", "y", "z", "px", "py", "pz", "id_1", "id_2"}
+	readOrderWant = []string{"x", "y", "z", "id_1", "id_2", "px", "py", "pz"}
+)
+
+// particleWant is the 32-byte `particle` compound of layouts.md 1.2.
+var particleWant = patterns.Struct("particle", 32,
+	patterns.Field("x", 0, patterns.F32), patterns.Field("y", 4, patterns.F32), patterns.Field("z", 8, patterns.F32),
+	patterns.Field("px", 12, patterns.F32), patterns.Field("py", 16, patterns.F32), patterns.Field("pz", 20, patterns.F32),
+	patterns.Field("id_1", 24, patterns.I32), patterns.Field("id_2", 28, patterns.F32))
+
+func varWant(name string) patterns.Type {
+	if name == "id_1" {
+		return patterns.I32
+	}
+	return patterns.F32
+}
+
+// singleWant is the 4-byte single-member compound {<name>: f32|i32}.
+func singleWant(name string) patterns.Type {
+	return patterns.Struct(name, 4, patterns.Field(name, 0, varWant(name)))
+}
+
+func u(v ...uint64) []uint64 { return v }
+
+func slab(start, stride, count, block []uint64) patterns.Selection {
+	return patterns.Selection{Blocks: []patterns.Hyperslab{{Start: start, Stride: stride, Count: count, Block: block}}}
+}
+
+func ones(n int) []uint64 {
+	s := make([]uint64, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
+}
+
+// one is a single-block selection (stride and count 1 in every dimension).
+func one(start, block []uint64) patterns.Selection {
+	return slab(start, ones(len(start)), ones(len(start)), block)
+}
+
+// kv turns "KEY=VALUE" strings into options pairs.
+func kv(pairs ...string) []options.KV {
+	out := make([]options.KV, len(pairs))
+	for i, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			panic("bad pair " + p)
+		}
+		out[i] = options.KV{Key: k, Value: v}
+	}
+	return out
+}
+
+// build parses the pairs and builds the pattern.
+func build(pairs ...string) (*Pattern, error) {
+	v, err := Options.Parse(kv(pairs...))
+	if err != nil {
+		return nil, err
+	}
+	p, err := New(v)
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Pattern), nil
+}
+
+func mustBuild(t *testing.T, pairs ...string) *Pattern {
+	t.Helper()
+	p, err := build(pairs...)
+	if err != nil {
+		t.Fatalf("build %v: %v", pairs, err)
+	}
+	return p
+}
+
+const testPath = "/data/run/test.h5"
+
+func env(rank, size int) patterns.Env {
+	return patterns.Env{Rank: rank, Size: size, Path: testPath}
+}
+
+// compareOps compares two op lists field by field. Types are compared with Type.Equal
+// (layout, member names and offsets). The collective flag of group/dataset closes is not
+// part of the contract and is not compared.
+func compareOps(got, want []patterns.Op) error {
+	var errs []string
+	n := max(len(got), len(want))
+	for i := 0; i < n; i++ {
+		if i >= len(got) {
+			errs = append(errs, fmt.Sprintf("op %d missing: want %s", i, want[i]))
+			continue
+		}
+		if i >= len(want) {
+			errs = append(errs, fmt.Sprintf("op %d extra: %s", i, got[i]))
+			continue
+		}
+		if err := compareOp(got[i], want[i]); err != nil {
+			errs = append(errs, fmt.Sprintf("op %d (%s %s): %v", i, want[i].Kind, want[i].Path, err))
+		}
+		if len(errs) > 6 {
+			break
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+func compareOp(g, w patterns.Op) error {
+	if g.Kind != w.Kind || g.Path != w.Path {
+		return fmt.Errorf("got %s %s", g.Kind, g.Path)
+	}
+	if g.Step != w.Step {
+		return fmt.Errorf("step %d, want %d", g.Step, w.Step)
+	}
+	if w.Kind != patterns.CloseDataset && w.Kind != patterns.CloseGroup && g.Collective != w.Collective {
+		return fmt.Errorf("collective %v, want %v", g.Collective, w.Collective)
+	}
+	if !reflect.DeepEqual(g.File, w.File) {
+		return fmt.Errorf("file spec %+v, want %+v", g.File, w.File)
+	}
+	if (g.Dataset == nil) != (w.Dataset == nil) {
+		return fmt.Errorf("dataset spec %v, want %v", g.Dataset, w.Dataset)
+	}
+	if d, e := g.Dataset, w.Dataset; d != nil {
+		switch {
+		case !d.Type.Equal(e.Type):
+			return fmt.Errorf("dataset type %s, want %s", d.Type, e.Type)
+		case !reflect.DeepEqual(d.Shape, e.Shape):
+			return fmt.Errorf("dataset shape %v, want %v", d.Shape, e.Shape)
+		case !reflect.DeepEqual(d.MaxShape, e.MaxShape):
+			return fmt.Errorf("dataset max shape %v, want %v", d.MaxShape, e.MaxShape)
+		case !reflect.DeepEqual(d.Chunk, e.Chunk):
+			return fmt.Errorf("chunk %v, want %v", d.Chunk, e.Chunk)
+		case d.Deflate != e.Deflate:
+			return fmt.Errorf("deflate %d, want %d", d.Deflate, e.Deflate)
+		case d.FillNever != e.FillNever:
+			return fmt.Errorf("fill never %v, want %v", d.FillNever, e.FillNever)
+		}
+	}
+	if g.Attribute != nil {
+		return fmt.Errorf("unexpected attribute %+v", g.Attribute)
+	}
+	if (g.Transfer == nil) != (w.Transfer == nil) {
+		return fmt.Errorf("transfer %v, want %v", g.Transfer, w.Transfer)
+	}
+	if t, e := g.Transfer, w.Transfer; t != nil {
+		switch {
+		case t.Variable != e.Variable:
+			return fmt.Errorf("variable %q, want %q", t.Variable, e.Variable)
+		case t.Buffer != e.Buffer:
+			return fmt.Errorf("buffer %q, want %q", t.Buffer, e.Buffer)
+		case !t.MemType.Equal(e.MemType):
+			return fmt.Errorf("memory type %s, want %s", t.MemType, e.MemType)
+		case !t.FileType.Equal(e.FileType):
+			return fmt.Errorf("file type %s, want %s", t.FileType, e.FileType)
+		case !reflect.DeepEqual(t.MemShape, e.MemShape):
+			return fmt.Errorf("memory shape %v, want %v", t.MemShape, e.MemShape)
+		case !reflect.DeepEqual(t.FileShape, e.FileShape):
+			return fmt.Errorf("file shape %v, want %v", t.FileShape, e.FileShape)
+		case !reflect.DeepEqual(t.Selection, e.Selection):
+			return fmt.Errorf("selection %+v, want %+v", t.Selection.Blocks, e.Selection.Blocks)
+		}
+	}
+	return nil
+}
+
+// checkLifecycle replays the plans of one phase (Begin, the steps, End) and checks that
+// every file, group and dataset is created (write) or opened (read) once, closed exactly
+// once, closed only while open, that transfers touch open datasets, that objects live in
+// an open parent group, and that nothing is open at file close or afterwards.
+func checkLifecycle(ph patterns.Phase, plans []patterns.Plan) error {
+	open := map[string]patterns.OpKind{}
+	file := ""
+	closedFiles := 0
+	isGroup := func(k patterns.OpKind) bool { return k == patterns.CreateGroup || k == patterns.OpenGroup }
+	isDataset := func(k patterns.OpKind) bool { return k == patterns.CreateDataset || k == patterns.OpenDataset }
+	for pi, plan := range plans {
+		for oi, op := range plan.Ops {
+			where := fmt.Sprintf("plan %d op %d (%s %s)", pi, oi, op.Kind, op.Path)
+			if ph == patterns.PhaseWrite && (op.Kind == patterns.OpenFile || op.Kind == patterns.OpenGroup || op.Kind == patterns.OpenDataset || op.Kind == patterns.Read) {
+				return fmt.Errorf("%s: open/read in a write phase", where)
+			}
+			if ph == patterns.PhaseRead && (op.Kind == patterns.CreateFile || op.Kind == patterns.CreateGroup || op.Kind == patterns.CreateDataset || op.Kind == patterns.Write || op.Kind == patterns.FlushFile) {
+				return fmt.Errorf("%s: create/write in a read phase", where)
+			}
+			switch op.Kind {
+			case patterns.CreateFile, patterns.OpenFile:
+				if file != "" || closedFiles > 0 {
+					return fmt.Errorf("%s: file opened twice", where)
+				}
+				file = op.Path
+			case patterns.FlushFile:
+				if file != op.Path {
+					return fmt.Errorf("%s: flush of a file that is not open (%q)", where, file)
+				}
+			case patterns.CloseFile:
+				if file != op.Path {
+					return fmt.Errorf("%s: close of a file that is not open (%q)", where, file)
+				}
+				if len(open) > 0 {
+					return fmt.Errorf("%s: objects still open at file close: %v", where, open)
+				}
+				file = ""
+				closedFiles++
+			case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
+				if file == "" {
+					return fmt.Errorf("%s: no open file", where)
+				}
+				if _, dup := open[op.Path]; dup {
+					return fmt.Errorf("%s: already open", where)
+				}
+				if parent := path.Dir(op.Path); parent != "/" && !isGroup(open[parent]) {
+					return fmt.Errorf("%s: parent group %s not open", where, parent)
+				}
+				open[op.Path] = op.Kind
+			case patterns.CloseGroup:
+				if !isGroup(open[op.Path]) {
+					return fmt.Errorf("%s: group not open", where)
+				}
+				for p := range open {
+					if strings.HasPrefix(p, op.Path+"/") {
+						return fmt.Errorf("%s: child %s still open", where, p)
+					}
+				}
+				delete(open, op.Path)
+			case patterns.CloseDataset:
+				if !isDataset(open[op.Path]) {
+					return fmt.Errorf("%s: dataset not open", where)
+				}
+				delete(open, op.Path)
+			case patterns.Write, patterns.Read:
+				if !isDataset(open[op.Path]) {
+					return fmt.Errorf("%s: dataset not open", where)
+				}
+			default:
+				return fmt.Errorf("%s: unexpected operation", where)
+			}
+		}
+	}
+	if file != "" || len(open) > 0 || closedFiles != 1 {
+		return fmt.Errorf("after End: file %q open, objects %v open, %d file closes", file, open, closedFiles)
+	}
+	return nil
+}
+
+// runPhase plans Begin, steps 0..steps-1 and End.
+func runPhase(p *Pattern, ph patterns.Phase, steps int, e patterns.Env) ([]patterns.Plan, error) {
+	var plans []patterns.Plan
+	b, err := p.Begin(ph, e)
+	if err != nil {
+		return nil, fmt.Errorf("Begin: %w", err)
+	}
+	plans = append(plans, b)
+	for s := 0; s < steps; s++ {
+		st, err := p.Step(ph, s, e)
+		if err != nil {
+			return nil, fmt.Errorf("Step %d: %w", s, err)
+		}
+		plans = append(plans, st)
+	}
+	end, err := p.End(ph, steps, e)
+	if err != nil {
+		return nil, fmt.Errorf("End: %w", err)
+	}
+	return append(plans, end), nil
+}
+
+// closedSteps lists the timesteps whose group a plan closes, in order, after checking that
+// each group close is preceded by the closes of all its datasets in the given order.
+func closedSteps(t *testing.T, plan patterns.Plan, names []string) []int {
+	t.Helper()
+	var steps []int
+	var pending []string
+	for _, op := range plan.Ops {
+		switch op.Kind {
+		case patterns.CloseDataset:
+			pending = append(pending, path.Base(op.Path))
+		case patterns.CloseGroup:
+			var s int
+			if _, err := fmt.Sscanf(op.Path, "/Timestep_%d", &s); err != nil {
+				t.Fatalf("close-group %q: %v", op.Path, err)
+			}
+			if op.Step != s {
+				t.Errorf("close-group %s has Step %d", op.Path, op.Step)
+			}
+			if !reflect.DeepEqual(pending, names) {
+				t.Errorf("closing %s: datasets closed %v, want %v", op.Path, pending, names)
+			}
+			pending = nil
+			steps = append(steps, s)
+		}
+	}
+	if len(pending) > 0 {
+		t.Errorf("dataset closes %v without their group", pending)
+	}
+	return steps
+}

@@ -1,0 +1,46 @@
+package proxy
+
+import (
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+)
+
+// Comm is an MPI communicator of the host application. The library never initializes or
+// finalizes MPI on its own: it works on the communicator it is given.
+type Comm struct{ c mpi.Comm }
+
+// World returns MPI_COMM_WORLD (MPI must be initialized).
+func World() Comm { return Comm{mpi.World()} }
+
+// CommFromFortran converts a Fortran communicator handle (MPI_Comm_c2f of a C one).
+func CommFromFortran(handle int) (Comm, error) {
+	c, err := mpi.FromFortran(handle)
+	return Comm{c}, err
+}
+
+// Rank returns the calling process's rank in the communicator.
+func (c Comm) Rank() int { return c.c.Rank() }
+
+// Size returns the number of ranks.
+func (c Comm) Size() int { return c.c.Size() }
+
+// Fortran returns the communicator's Fortran handle.
+func (c Comm) Fortran() int { return c.c.Fortran() }
+
+// InitMPI initializes MPI for a Go program, asking for MPI_THREAD_MULTIPLE, unless the
+// host did already. The returned function finalizes MPI if (and only if) this call
+// initialized it; call it once at exit.
+func InitMPI() (finalize func() error, err error) {
+	_, owned, err := mpi.Init()
+	if err != nil {
+		return func() error { return nil }, err
+	}
+	return func() error {
+		if owned && !mpi.Finalized() {
+			return mpi.Finalize()
+		}
+		return nil
+	}, nil
+}
+
+// MPIInitialized reports whether MPI is initialized and not finalized.
+func MPIInitialized() bool { return mpi.Initialized() }

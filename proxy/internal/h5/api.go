@@ -1,0 +1,91 @@
+package h5
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// This file holds the declarations shared by the cgo build and the !cgo stub.
+
+// ID is an HDF5 identifier (hid_t) of a file, group or dataset. Valid identifiers are > 0.
+type ID int64
+
+// ErrInvalidID is wrapped by the errors for identifiers that are not > 0, no longer valid
+// (closed) or of the wrong kind.
+var ErrInvalidID = errors.New("invalid identifier")
+
+// ErrNoCgo is returned by every call of a build without cgo.
+var ErrNoCgo = errors.New("h5: built without cgo")
+
+// Error is a failed HDF5 call together with the library's error stack.
+type Error struct {
+	// Op names the failing call and its object, e.g. "H5Dcreate2 /Timestep_0/x".
+	Op string
+	// Stack holds the HDF5 error stack from the API function down to the innermost function
+	// where the error was detected (H5E_WALK_DOWNWARD), one "func(): description
+	// (major/minor)" per entry. Empty when HDF5 failed without pushing an error.
+	Stack []string
+
+	causes []string // "description (major/minor)" per entry, in Stack's order
+}
+
+// Error renders the operation followed by the stack innermost first, the innermost entry
+// being the most specific: "h5: H5Fopen /x.h5: unable to open file: ... (File accessibility/
+// Unable to open file); ...".
+func (e *Error) Error() string {
+	msgs := e.causes
+	if len(msgs) != len(e.Stack) {
+		msgs = e.Stack
+	}
+	var b strings.Builder
+	b.WriteString("h5: ")
+	b.WriteString(e.Op)
+	if len(msgs) == 0 {
+		b.WriteString(": failed (empty HDF5 error stack)")
+		return b.String()
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if i == len(msgs)-1 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(msgs[i])
+	}
+	return b.String()
+}
+
+// Access holds the file-access settings of CreateFile and OpenFile.
+type Access struct {
+	// Comm is the Fortran handle of the MPI communicator (MPI_Comm_f2c is applied in C);
+	// used only when Parallel is set.
+	Comm int
+	// Info holds MPI_Info hints passed to H5Pset_fapl_mpio (ignored unless Parallel).
+	Info map[string]string
+	// FileSpec holds Parallel, ReadOnly (opens only), collective metadata, alignment,
+	// metadata cache and meta block settings. FlushLocal is not used here: pass it to
+	// FlushFile.
+	patterns.FileSpec
+	// Core opens a file serially with the core driver: the whole file is read into memory
+	// and the backing store is off, so it is accepted only by OpenFile with ReadOnly and
+	// without Parallel.
+	Core bool
+}
+
+// Info describes an existing dataset.
+type Info struct {
+	// Type is the dataset's datatype (compound names are not stored in files and are empty).
+	Type patterns.Type
+	// Shape is the current extent; empty for a scalar dataset.
+	Shape []uint64
+	// MaxShape is the maximum extent; patterns.MaxUnlimited marks H5S_UNLIMITED.
+	MaxShape []uint64
+	// Chunk is the chunk shape, nil unless the layout is chunked.
+	Chunk []uint64
+	// Deflate is the deflate (gzip) level, 0 without that filter.
+	Deflate int
+	// FillNever reports H5D_FILL_TIME_NEVER.
+	FillNever bool
+}

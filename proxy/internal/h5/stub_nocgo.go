@@ -1,0 +1,67 @@
+//go:build !cgo
+
+package h5
+
+import "github.com/h5proxy/h5proxy/patterns"
+
+// Version returns "" in a build without cgo.
+func Version() string { return "" }
+
+// CreateFile returns ErrNoCgo in a build without cgo.
+func CreateFile(path string, a Access) (ID, error) { return 0, ErrNoCgo }
+
+// OpenFile returns ErrNoCgo in a build without cgo.
+func OpenFile(path string, a Access) (ID, error) { return 0, ErrNoCgo }
+
+// FlushFile returns ErrNoCgo in a build without cgo.
+func FlushFile(f ID, local bool) error { return ErrNoCgo }
+
+// CloseFile returns ErrNoCgo in a build without cgo.
+func CloseFile(f ID) error { return ErrNoCgo }
+
+// ObjectCount returns ErrNoCgo in a build without cgo.
+func ObjectCount(f ID) (int, error) { return 0, ErrNoCgo }
+
+// CreateGroup returns ErrNoCgo in a build without cgo.
+func CreateGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
+
+// OpenGroup returns ErrNoCgo in a build without cgo.
+func OpenGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
+
+// CloseGroup returns ErrNoCgo in a build without cgo.
+func CloseGroup(g ID) error { return ErrNoCgo }
+
+// CreateDataset returns ErrNoCgo in a build without cgo.
+func CreateDataset(loc ID, path string, d patterns.DatasetSpec) (ID, error) { return 0, ErrNoCgo }
+
+// OpenDataset returns ErrNoCgo in a build without cgo.
+func OpenDataset(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
+
+// CloseDataset returns ErrNoCgo in a build without cgo.
+func CloseDataset(d ID) error { return ErrNoCgo }
+
+// DatasetInfo returns ErrNoCgo in a build without cgo.
+func DatasetInfo(d ID) (Info, error) { return Info{}, ErrNoCgo }
+
+// DatasetShape returns ErrNoCgo in a build without cgo.
+func DatasetShape(d ID) ([]uint64, error) { return nil, ErrNoCgo }
+
+// WriteAttribute returns ErrNoCgo in a build without cgo.
+func WriteAttribute(loc ID, a patterns.AttributeSpec) error { return ErrNoCgo }
+
+// ReadAttribute returns ErrNoCgo in a build without cgo.
+func ReadAttribute(loc ID, name string) (patterns.AttributeSpec, error) {
+	return patterns.AttributeSpec{}, ErrNoCgo
+}
+
+// Write returns ErrNoCgo in a build without cgo.
+func Write(d ID, t *patterns.Transfer, collective bool, buf []byte) error { return ErrNoCgo }
+
+// Read returns ErrNoCgo in a build without cgo.
+func Read(d ID, t *patterns.Transfer, collective bool, buf []byte) error { return ErrNoCgo }
+
+// Exists returns ErrNoCgo in a build without cgo.
+func Exists(loc ID, path string) (bool, error) { return false, ErrNoCgo }
+
+// ReleaseTypeCache does nothing in a build without cgo.
+func ReleaseTypeCache() {}

@@ -1,0 +1,255 @@
+package h5
+
+/*
+#cgo pkg-config: hdf5-openmpi
+#include <hdf5.h>
+
+static hid_t h5p_dxpl_class(void) { return H5P_DATASET_XFER; }
+static hid_t h5p_mpio_driver(void) { return H5FD_MPIO; }
+
+// h5p_empty returns the buffer handed to HDF5 for transfers that select nothing: H5Dwrite
+// and H5Dread reject a NULL buffer unless the file selection is known to be empty.
+static void *h5p_empty(void) {
+	static char b[8];
+	return b;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// Transfer caches, guarded by the gate.
+var (
+	// mpioCache records, per open dataset, whether its file uses the MPI-IO driver; filled
+	// on the dataset's first transfer, dropped by CloseDataset.
+	mpioCache = map[ID]bool{}
+	// dxplColl and dxplIndep are the MPI-IO transfer property lists (0 until built).
+	dxplColl, dxplIndep C.hid_t
+)
+
+// releaseTransferCache closes the cached transfer property lists. Called inside the gate.
+func releaseTransferCache() {
+	for _, p := range []*C.hid_t{&dxplColl, &dxplIndep} {
+		if *p > 0 {
+			C.H5Pclose(*p)
+			*p = 0
+		}
+	}
+}
+
+// objName returns the path of an object for error messages, or "#id" if it has none.
+// It clears the error stack, so call it after stackError.
+func objName(id ID) string {
+	n := C.H5Iget_name(C.hid_t(id), nil, 0)
+	if n > 0 {
+		buf := make([]byte, n+1)
+		if C.H5Iget_name(C.hid_t(id), (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf))) > 0 {
+			return string(buf[:n])
+		}
+	}
+	C.H5Eclear2(C.H5E_DEFAULT)
+	return fmt.Sprintf("#%d", id)
+}
+
+// opError collects the error stack of the failed call and names the dataset in Op.
+func opError(call string, d ID) error {
+	err := stackError(call)
+	err.(*Error).Op = call + " " + objName(d)
+	return err
+}
+
+// isMPIO reports whether d's file was opened through the MPI-IO driver, cached per dataset.
+func isMPIO(d ID) (bool, error) {
+	if v, ok := mpioCache[d]; ok {
+		return v, nil
+	}
+	// H5Iget_file_id hands out another reference to the file identifier, released below.
+	fid := C.H5Iget_file_id(C.hid_t(d))
+	if fid < 0 {
+		return false, opError("H5Iget_file_id", d)
+	}
+	defer C.H5Fclose(fid)
+	fapl := C.H5Fget_access_plist(fid)
+	if fapl < 0 {
+		return false, opError("H5Fget_access_plist", d)
+	}
+	defer C.H5Pclose(fapl)
+	drv := C.H5Pget_driver(fapl)
+	if drv < 0 {
+		return false, opError("H5Pget_driver", d)
+	}
+	v := drv == C.h5p_mpio_driver()
+	mpioCache[d] = v
+	return v, nil
+}
+
+// transferList returns the transfer property list for d: a cached MPI-IO list in the
+// requested mode for MPI-IO files, H5P_DEFAULT for serial files (HDF5 refuses collective
+// transfers on non-MPI drivers).
+func transferList(d ID, collective bool) (C.hid_t, error) {
+	mpio, err := isMPIO(d)
+	if err != nil || !mpio {
+		return C.H5P_DEFAULT, err
+	}
+	p, mode := &dxplIndep, C.H5FD_mpio_xfer_t(C.H5FD_MPIO_INDEPENDENT)
+	if collective {
+		p, mode = &dxplColl, C.H5FD_MPIO_COLLECTIVE
+	}
+	if *p > 0 {
+		return *p, nil
+	}
+	dxpl := C.H5Pcreate(C.h5p_dxpl_class())
+	if dxpl < 0 {
+		return -1, stackError("H5Pcreate(H5P_DATASET_XFER)")
+	}
+	if C.H5Pset_dxpl_mpio(dxpl, mode) < 0 {
+		err := stackError("H5Pset_dxpl_mpio")
+		C.H5Pclose(dxpl)
+		return -1, err
+	}
+	*p = dxpl
+	return dxpl, nil
+}
+
+// Write writes buf, laid out as t.MemShape elements of t.MemType (the whole memory space),
+// to the elements of dataset d selected by t.Selection (the union of its hyperslabs, or
+// nothing). collective selects an MPI-IO collective transfer on parallel files; every rank
+// of the file's communicator must then call Write, ranks with nothing to write passing an
+// empty selection. len(buf) must cover the memory space.
+func Write(d ID, t *patterns.Transfer, collective bool, buf []byte) error {
+	enter()
+	defer leave()
+	return transfer(d, t, collective, buf, true)
+}
+
+// Read reads the elements of dataset d selected by t.Selection into buf, laid out as
+// t.MemShape elements of t.MemType. See Write for collective and the buffer size.
+func Read(d ID, t *patterns.Transfer, collective bool, buf []byte) error {
+	enter()
+	defer leave()
+	return transfer(d, t, collective, buf, false)
+}
+
+// transfer implements Write and Read inside the gate.
+func transfer(d ID, t *patterns.Transfer, collective bool, buf []byte, write bool) error {
+	call := "H5Dread"
+	if write {
+		call = "H5Dwrite"
+	}
+	if err := checkID(call, d, C.H5I_DATASET); err != nil {
+		return err
+	}
+	if t == nil {
+		return fmt.Errorf("h5: %s %s: nil transfer", call, objName(d))
+	}
+	mt, err := memType(t.MemType)
+	if err != nil {
+		return fmt.Errorf("%w (%s %s)", err, call, objName(d))
+	}
+	fs := C.H5Dget_space(C.hid_t(d))
+	if fs < 0 {
+		return opError("H5Dget_space", d)
+	}
+	defer C.H5Sclose(fs)
+
+	none := t.Selection.IsNone()
+	memShape := t.MemShape
+	if none && len(memShape) == 0 {
+		memShape = []uint64{1}
+	}
+	ms, err := simpleSpace(call+" memory space", memShape, nil)
+	if err != nil {
+		return err
+	}
+	defer C.H5Sclose(ms)
+
+	var need uint64
+	if none {
+		if C.H5Sselect_none(fs) < 0 {
+			return opError("H5Sselect_none", d)
+		}
+		if C.H5Sselect_none(ms) < 0 {
+			return opError("H5Sselect_none memory space for", d)
+		}
+	} else {
+		if err := selectBlocks(call, d, fs, t.Selection); err != nil {
+			return err
+		}
+		need = patterns.Product(memShape) * uint64(t.MemType.Size)
+	}
+	if uint64(len(buf)) < need {
+		return fmt.Errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
+			call, objName(d), len(buf), memShape, t.MemType, need)
+	}
+
+	dxpl, err := transferList(d, collective)
+	if err != nil {
+		return err
+	}
+	ptr := C.h5p_empty()
+	if len(buf) > 0 {
+		ptr = unsafe.Pointer(&buf[0]) // valid for the call only; HDF5 keeps no reference
+	}
+	var rc C.herr_t
+	if write {
+		rc = C.H5Dwrite(C.hid_t(d), mt, ms, fs, dxpl, ptr)
+	} else {
+		rc = C.H5Dread(C.hid_t(d), mt, ms, fs, dxpl, ptr)
+	}
+	if rc < 0 {
+		return opError(call, d)
+	}
+	return nil
+}
+
+// selectBlocks selects the union of sel's hyperslabs in the file space fs (SET for the
+// first, OR for the rest). Array lengths are checked against the dataspace rank before HDF5
+// reads them; nil Stride or Block mean all ones.
+func selectBlocks(call string, d ID, fs C.hid_t, sel patterns.Selection) error {
+	rank := int(C.H5Sget_simple_extent_ndims(fs))
+	if rank < 0 {
+		return opError("H5Sget_simple_extent_ndims", d)
+	}
+	if rank == 0 {
+		// A scalar dataspace has no hyperslabs: rank-0 blocks (patterns.All(nil)) select
+		// its single element, the rank check below rejects anything else.
+		if err := checkRanks(call, d, sel, 0); err != nil {
+			return err
+		}
+		if C.H5Sselect_all(fs) < 0 {
+			return opError("H5Sselect_all", d)
+		}
+		return nil
+	}
+	if err := checkRanks(call, d, sel, rank); err != nil {
+		return err
+	}
+	for i, h := range sel.Blocks {
+		op := C.H5S_seloper_t(C.H5S_SELECT_OR)
+		if i == 0 {
+			op = C.H5S_SELECT_SET
+		}
+		if C.H5Sselect_hyperslab(fs, op, hsizes(h.Start), hsizes(h.Stride), hsizes(h.Count), hsizes(h.Block)) < 0 {
+			return opError(fmt.Sprintf("H5Sselect_hyperslab %d (start %v stride %v count %v block %v) in", i, h.Start, h.Stride, h.Count, h.Block), d)
+		}
+	}
+	return nil
+}
+
+// checkRanks verifies every hyperslab's arrays have the dataspace rank (nil Stride and Block
+// allowed), so that HDF5 never reads past a Go slice.
+func checkRanks(call string, d ID, sel patterns.Selection, rank int) error {
+	for i, h := range sel.Blocks {
+		if len(h.Start) != rank || len(h.Count) != rank ||
+			(h.Stride != nil && len(h.Stride) != rank) || (h.Block != nil && len(h.Block) != rank) {
+			return fmt.Errorf("h5: %s %s: hyperslab %d has start/stride/count/block ranks %d/%d/%d/%d, dataspace rank %d",
+				call, objName(d), i, len(h.Start), len(h.Stride), len(h.Count), len(h.Block), rank)
+		}
+	}
+	return nil
+}

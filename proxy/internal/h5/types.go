@@ -1,0 +1,218 @@
+package h5
+
+/*
+#cgo pkg-config: hdf5-openmpi
+#include <hdf5.h>
+
+// The H5T_NATIVE_* names are macros calling H5open(): cgo cannot use them directly.
+static hid_t h5p_native(int c) {
+	switch (c) {
+	case 1: return H5T_NATIVE_FLOAT;
+	case 2: return H5T_NATIVE_DOUBLE;
+	case 3: return H5T_NATIVE_INT;
+	case 4: return H5T_NATIVE_LLONG;
+	case 5: return H5T_NATIVE_ULLONG;
+	case 6: return H5T_NATIVE_UCHAR;
+	}
+	return H5I_INVALID_HID;
+}
+
+static hid_t h5p_c_s1(void) { return H5T_C_S1; }
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// natives maps the atomic classes to h5p_native's selector.
+var natives = map[patterns.Class]C.int{
+	patterns.Float32: 1, patterns.Float64: 2, patterns.Int32: 3,
+	patterns.Int64: 4, patterns.Uint64: 5, patterns.Uint8: 6,
+}
+
+// typeCache holds the string and compound datatypes built so far, keyed by Type.String(),
+// so that repeated writes do not rebuild them. Guarded by the gate. The predefined native
+// types are not cached: they belong to the library and must not be closed.
+var typeCache = map[string]C.hid_t{}
+
+// memType returns the HDF5 datatype of t. The result is owned by the package (native or
+// cached): callers must not close it. Called inside the gate.
+func memType(t patterns.Type) (C.hid_t, error) {
+	if err := t.Validate(); err != nil {
+		return -1, fmt.Errorf("h5: datatype: %w", err)
+	}
+	return convType(t)
+}
+
+func convType(t patterns.Type) (C.hid_t, error) {
+	if sel, ok := natives[t.Class]; ok {
+		return C.h5p_native(sel), nil
+	}
+	key := t.String()
+	if h, ok := typeCache[key]; ok {
+		return h, nil
+	}
+	var h C.hid_t
+	var err error
+	switch t.Class {
+	case patterns.String:
+		h, err = stringType(t.Size)
+	case patterns.Compound:
+		h, err = compoundType(t)
+	default:
+		return -1, fmt.Errorf("h5: datatype: unknown class %v", t.Class)
+	}
+	if err != nil {
+		return -1, err
+	}
+	typeCache[key] = h
+	return h, nil
+}
+
+// stringType builds a fixed-length, NUL-terminated ASCII string type of n bytes.
+func stringType(n int) (h C.hid_t, err error) {
+	op := fmt.Sprintf("string datatype str(%d)", n)
+	if h = C.H5Tcopy(C.h5p_c_s1()); h < 0 {
+		return -1, stackError("H5Tcopy " + op)
+	}
+	defer func() {
+		if err != nil {
+			C.H5Tclose(h)
+		}
+	}()
+	if C.H5Tset_size(h, C.size_t(n)) < 0 {
+		return -1, stackError("H5Tset_size " + op)
+	}
+	if C.H5Tset_strpad(h, C.H5T_STR_NULLTERM) < 0 {
+		return -1, stackError("H5Tset_strpad " + op)
+	}
+	if C.H5Tset_cset(h, C.H5T_CSET_ASCII) < 0 {
+		return -1, stackError("H5Tset_cset " + op)
+	}
+	return h, nil
+}
+
+// compoundType builds a compound type, converting (and caching) its members' types.
+func compoundType(t patterns.Type) (h C.hid_t, err error) {
+	op := "compound datatype " + t.String()
+	if h = C.H5Tcreate(C.H5T_COMPOUND, C.size_t(t.Size)); h < 0 {
+		return -1, stackError("H5Tcreate " + op)
+	}
+	defer func() {
+		if err != nil {
+			C.H5Tclose(h)
+		}
+	}()
+	for _, m := range t.Members {
+		mt, err := convType(m.Type)
+		if err != nil {
+			return -1, err
+		}
+		name := cstr(m.Name)
+		rc := C.H5Tinsert(h, name, C.size_t(m.Offset), mt)
+		free(name)
+		if rc < 0 {
+			return -1, stackError(fmt.Sprintf("H5Tinsert %s member %s", op, m.Name))
+		}
+	}
+	return h, nil
+}
+
+// ReleaseTypeCache closes the cached string and compound datatypes and the cached transfer
+// property lists. Call it before closing HDF5 or finalizing MPI to leave no open handles;
+// later calls rebuild what they need.
+func ReleaseTypeCache() {
+	enter()
+	defer leave()
+	for k, h := range typeCache {
+		C.H5Tclose(h)
+		delete(typeCache, k)
+	}
+	releaseTransferCache()
+	C.H5Eclear2(C.H5E_DEFAULT)
+}
+
+// typeOf describes an HDF5 datatype as a patterns.Type. Called inside the gate; h stays
+// owned by the caller.
+func typeOf(h C.hid_t) (patterns.Type, error) {
+	size := int(C.H5Tget_size(h))
+	if size == 0 {
+		return patterns.Type{}, stackError("H5Tget_size")
+	}
+	switch cls := C.H5Tget_class(h); cls {
+	case C.H5T_FLOAT:
+		switch size {
+		case 4:
+			return patterns.F32, nil
+		case 8:
+			return patterns.F64, nil
+		}
+		return patterns.Type{}, fmt.Errorf("h5: unsupported datatype: float of %d bytes", size)
+	case C.H5T_INTEGER:
+		sign := C.H5Tget_sign(h)
+		if sign < 0 {
+			return patterns.Type{}, stackError("H5Tget_sign")
+		}
+		signed := sign == C.H5T_SGN_2
+		switch {
+		case signed && size == 4:
+			return patterns.I32, nil
+		case signed && size == 8:
+			return patterns.I64, nil
+		case !signed && size == 8:
+			return patterns.U64, nil
+		case !signed && size == 1:
+			return patterns.U8, nil
+		}
+		sn := "unsigned"
+		if signed {
+			sn = "signed"
+		}
+		return patterns.Type{}, fmt.Errorf("h5: unsupported datatype: %s integer of %d bytes", sn, size)
+	case C.H5T_STRING:
+		v := C.H5Tis_variable_str(h)
+		if v < 0 {
+			return patterns.Type{}, stackError("H5Tis_variable_str")
+		}
+		if v > 0 {
+			return patterns.Type{}, fmt.Errorf("h5: unsupported datatype: variable-length string")
+		}
+		return patterns.Str(size), nil
+	case C.H5T_COMPOUND:
+		return compoundOf(h, size)
+	default:
+		return patterns.Type{}, fmt.Errorf("h5: unsupported datatype: class %d of %d bytes", int(cls), size)
+	}
+}
+
+func compoundOf(h C.hid_t, size int) (patterns.Type, error) {
+	n := int(C.H5Tget_nmembers(h))
+	if n < 0 {
+		return patterns.Type{}, stackError("H5Tget_nmembers")
+	}
+	t := patterns.Struct("", size)
+	for i := 0; i < n; i++ {
+		cname := C.H5Tget_member_name(h, C.uint(i))
+		if cname == nil {
+			return patterns.Type{}, stackError(fmt.Sprintf("H5Tget_member_name %d", i))
+		}
+		name := C.GoString(cname)
+		C.H5free_memory(unsafe.Pointer(cname))
+		off := int(C.H5Tget_member_offset(h, C.uint(i)))
+		mh := C.H5Tget_member_type(h, C.uint(i))
+		if mh < 0 {
+			return patterns.Type{}, stackError("H5Tget_member_type " + name)
+		}
+		mt, err := typeOf(mh)
+		C.H5Tclose(mh)
+		if err != nil {
+			return patterns.Type{}, fmt.Errorf("compound member %s: %w", name, err)
+		}
+		t.Members = append(t.Members, patterns.Field(name, off, mt))
+	}
+	return t, nil
+}

@@ -1,0 +1,467 @@
+//go:build cgo
+
+package mpi
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/internal/mpitest"
+)
+
+// nps are the rank counts of every multi-rank test; 4 ranks oversubscribe 2 cores.
+var nps = []int{1, 2, 4}
+
+// startMPI initializes MPI in a launched child and finalizes it when the test ends. A failed
+// rank exits without MPI_Finalize, which would wait for ranks stuck in a collective; mpirun
+// then takes the job down and the parent reports it.
+func startMPI(t *testing.T) Comm {
+	t.Helper()
+	if _, _, err := Init(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			if err := Finalize(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	return World()
+}
+
+// withMaxCount lowers the per-call count limit for the duration of f, to exercise the
+// chunked and derived-datatype paths with small buffers.
+func withMaxCount(n int, f func()) {
+	old := maxCount
+	maxCount = n
+	defer func() { maxCount = old }()
+	f()
+}
+
+// nilDeref dereferences a nil pointer and returns the recovered panic.
+func nilDeref() (r any) {
+	defer func() { r = recover() }()
+	var p *int
+	return *p
+}
+
+func TestInitFinalize(t *testing.T) {
+	if mpitest.Run(t, nps...) {
+		return
+	}
+	if Initialized() || Finalized() {
+		t.Fatal("MPI is initialized before Init")
+	}
+	if r := World().Rank(); r != -1 {
+		t.Errorf("World().Rank() before Init = %d, want -1", r)
+	}
+	if _, err := FromFortran(0); !errors.Is(err, ErrNotActive) {
+		t.Errorf("FromFortran before Init: err = %v, want ErrNotActive", err)
+	}
+	if err := World().Barrier(); !errors.Is(err, ErrNotActive) {
+		t.Errorf("Barrier before Init: err = %v, want ErrNotActive", err)
+	}
+	if !strings.Contains(LibraryVersion(), "Open MPI") {
+		t.Errorf("LibraryVersion() = %q, want Open MPI's", LibraryVersion())
+	}
+
+	os.Unsetenv("OMPI_MCA_opal_signal")
+	provided, owned, err := Init()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if provided != ThreadMultiple || !owned {
+		t.Errorf("Init() = %v, owned %v; want %v, owned", provided, owned, ThreadMultiple)
+	}
+	if v, ok := os.LookupEnv("OMPI_MCA_opal_signal"); !ok || v != "" {
+		t.Errorf("OMPI_MCA_opal_signal = %q (set %v), want set and empty", v, ok)
+	}
+	// An MPI signal handler in place of the Go runtime's would turn this into an abort.
+	if r := nilDeref(); r == nil || !strings.Contains(r.(error).Error(), "nil pointer dereference") {
+		t.Errorf("recovered %v, want a nil pointer dereference panic", r)
+	}
+	if !Initialized() {
+		t.Error("Initialized() = false after Init")
+	}
+	if again, owned, err := Init(); err != nil || owned || again != provided {
+		t.Errorf("second Init() = %v, owned %v, %v; want %v, not owned", again, owned, err, provided)
+	}
+	if l, err := QueryThread(); err != nil || l != ThreadMultiple {
+		t.Errorf("QueryThread() = %v, %v", l, err)
+	}
+	if ProcessorName() == "" {
+		t.Error("ProcessorName() is empty")
+	}
+	if t0, t1 := Wtime(), Wtime(); t1 < t0 {
+		t.Errorf("Wtime went back from %v to %v", t0, t1)
+	}
+
+	if err := Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	if Initialized() || !Finalized() {
+		t.Errorf("after Finalize: Initialized %v, Finalized %v", Initialized(), Finalized())
+	}
+	if err := Finalize(); !errors.Is(err, ErrNotActive) {
+		t.Errorf("second Finalize: err = %v, want ErrNotActive", err)
+	}
+	if _, _, err := Init(); err == nil {
+		t.Error("Init after Finalize succeeded")
+	}
+}
+
+func TestCollectives(t *testing.T) {
+	if mpitest.Run(t, nps...) {
+		return
+	}
+	w := startMPI(t)
+	rank, size := w.Rank(), w.Size()
+	if want, _ := strconv.Atoi(os.Getenv("OMPI_COMM_WORLD_SIZE")); size != want {
+		t.Fatalf("Size() = %d, launched %d", size, want)
+	}
+	if want, _ := strconv.Atoi(os.Getenv("OMPI_COMM_WORLD_RANK")); rank != want {
+		t.Fatalf("Rank() = %d, launcher says %d", rank, want)
+	}
+	n := int64(size)
+
+	t.Run("allgather", func(t *testing.T) {
+		got, err := w.AllgatherFloat64([]float64{float64(rank), float64(rank * rank)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2*size {
+			t.Fatalf("%d values, want %d", len(got), 2*size)
+		}
+		for r := range size {
+			if got[2*r] != float64(r) || got[2*r+1] != float64(r*r) {
+				t.Errorf("rank %d's values = %v, want [%d %d]", r, got[2*r:2*r+2], r, r*r)
+			}
+		}
+	})
+
+	t.Run("allreduce int64", func(t *testing.T) {
+		in := []int64{int64(rank), -int64(rank), 1<<40 + int64(rank)}
+		tri := n * (n - 1) / 2
+		want := map[Op][]int64{
+			OpMin: {0, -(n - 1), 1 << 40},
+			OpMax: {n - 1, 0, 1<<40 + n - 1},
+			OpSum: {tri, -tri, n<<40 + tri},
+		}
+		for _, op := range []Op{OpMin, OpMax, OpSum} {
+			got, err := w.AllreduceInt64(in, op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want[op]) {
+				t.Errorf("%v = %v, want %v", op, got, want[op])
+			}
+		}
+	})
+
+	t.Run("allreduce float64", func(t *testing.T) {
+		in := []float64{float64(rank) + 0.5, -float64(rank) * 0.25}
+		f := float64(n)
+		want := map[Op][]float64{
+			OpMin: {0.5, -(f - 1) * 0.25},
+			OpMax: {f - 0.5, 0},
+			OpSum: {f*(f-1)/2 + f*0.5, -f * (f - 1) / 2 * 0.25},
+		}
+		for _, op := range []Op{OpMin, OpMax, OpSum} {
+			got, err := w.AllreduceFloat64(in, op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want[op]) {
+				t.Errorf("%v = %v, want %v", op, got, want[op])
+			}
+		}
+	})
+
+	t.Run("empty", func(t *testing.T) {
+		if got, err := w.AllreduceInt64(nil, OpSum); err != nil || len(got) != 0 {
+			t.Errorf("AllreduceInt64(nil) = %v, %v", got, err)
+		}
+		if got, err := w.AllgatherFloat64(nil); err != nil || len(got) != 0 {
+			t.Errorf("AllgatherFloat64(nil) = %v, %v", got, err)
+		}
+		if _, err := w.AllreduceInt64([]int64{1}, Op(7)); err == nil {
+			t.Error("Allreduce with an unknown Op succeeded")
+		}
+	})
+
+	t.Run("bcast", func(t *testing.T) {
+		root := size - 1
+		msg := func(n int) []byte {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(i*7 + root)
+			}
+			return b
+		}
+		for _, tc := range []struct {
+			name string
+			len  int
+			max  int
+		}{{"one call", 1000 + root, maxCount}, {"pieces", 100, 7}, {"empty", 0, maxCount}} {
+			var buf []byte
+			if rank == root {
+				buf = msg(tc.len)
+			}
+			var got []byte
+			var err error
+			withMaxCount(tc.max, func() { got, err = w.BcastBytes(buf, root) })
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if !bytes.Equal(got, msg(tc.len)) {
+				t.Errorf("%s: rank %d got %d bytes, not root %d's %d", tc.name, rank, len(got), root, tc.len)
+			}
+		}
+		if _, err := w.BcastBytes(nil, size); err == nil {
+			t.Errorf("BcastBytes with root %d of %d succeeded", size, size)
+		}
+	})
+
+	if err := w.Barrier(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCommunicators(t *testing.T) {
+	if mpitest.Run(t, nps...) {
+		return
+	}
+	w := startMPI(t)
+	rank, size := w.Rank(), w.Size()
+
+	t.Run("fortran", func(t *testing.T) {
+		c, err := FromFortran(w.Fortran())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Fortran() != w.Fortran() || c.Rank() != rank || c.Size() != size {
+			t.Errorf("round trip of handle %d gave handle %d, rank %d of %d", w.Fortran(), c.Fortran(), c.Rank(), c.Size())
+		}
+		for _, bogus := range []int{123456, -5, (Comm{}).Fortran()} {
+			_, err := FromFortran(bogus)
+			if want := "invalid communicator handle " + strconv.Itoa(bogus); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("FromFortran(%d): err = %v, want %q", bogus, err, want)
+			}
+		}
+	})
+
+	t.Run("split parity", func(t *testing.T) {
+		half, err := w.Split(rank%2, rank)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := (size + 1 - rank%2) / 2 // evens get the extra rank of an odd size
+		if half.Size() != want || half.Rank() != rank/2 {
+			t.Errorf("rank %d: half rank %d of %d, want %d of %d", rank, half.Rank(), half.Size(), rank/2, want)
+		}
+		members, err := half.AllgatherFloat64([]float64{float64(rank)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range members {
+			if int(m) != 2*i+rank%2 {
+				t.Errorf("rank %d: half members %v", rank, members)
+				break
+			}
+		}
+		if err := half.Free(); err != nil {
+			t.Error(err)
+		}
+	})
+
+	t.Run("split undefined", func(t *testing.T) {
+		color := 0
+		if rank%2 == 1 {
+			color = -1
+		}
+		evens, err := w.Split(color, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rank%2 == 1 {
+			if !evens.IsNull() || evens.Rank() != -1 {
+				t.Errorf("odd rank %d: got a communicator of size %d", rank, evens.Size())
+			}
+			if err := evens.Barrier(); !errors.Is(err, ErrNullComm) {
+				t.Errorf("Barrier on null: err = %v, want ErrNullComm", err)
+			}
+			return
+		}
+		if evens.IsNull() || evens.Size() != (size+1)/2 {
+			t.Errorf("even rank %d: size %d, want %d", rank, evens.Size(), (size+1)/2)
+		}
+		if err := evens.Free(); err != nil {
+			t.Error(err)
+		}
+	})
+
+	t.Run("node", func(t *testing.T) {
+		node, err := w.SplitNode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if node.Size() != size || node.Rank() != rank {
+			t.Errorf("node rank %d of %d, want %d of %d on one node", node.Rank(), node.Size(), rank, size)
+		}
+		if err := node.Free(); err != nil {
+			t.Error(err)
+		}
+		if got, err := w.NodeCount(); err != nil || got != 1 {
+			t.Errorf("NodeCount() = %d, %v; want 1", got, err)
+		}
+	})
+
+	t.Run("dup", func(t *testing.T) {
+		d, err := w.Dup()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Rank() != rank || d.Size() != size || d.Fortran() == w.Fortran() {
+			t.Errorf("dup: rank %d of %d handle %d; world: rank %d of %d handle %d",
+				d.Rank(), d.Size(), d.Fortran(), rank, size, w.Fortran())
+		}
+		if err := d.Barrier(); err != nil {
+			t.Error(err)
+		}
+		if err := d.Free(); err != nil {
+			t.Error(err)
+		}
+		if err := w.Free(); err == nil {
+			t.Error("freeing MPI_COMM_WORLD succeeded")
+		}
+	})
+}
+
+func TestFile(t *testing.T) {
+	if mpitest.Run(t, nps...) {
+		return
+	}
+	w := startMPI(t)
+	rank, size := w.Rank(), w.Size()
+	var dir []byte
+	if rank == 0 {
+		dir = []byte(t.TempDir())
+	}
+	dir, err := w.BcastBytes(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(string(dir), "baseline.dat")
+
+	// Rank r writes a block of blockLen(r) bytes (rank 1 none) in each of two collective
+	// regions, the second through the derived-datatype path, then 10 bytes of its own.
+	blockLen := func(r int) int {
+		if r == 1 {
+			return 0
+		}
+		return 1000 + 37*r
+	}
+	fill := func(region, r, n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(region*101 + r*31 + i*7)
+		}
+		return b
+	}
+	offsets := make([]int64, size+1)
+	for r := range size {
+		offsets[r+1] = offsets[r] + int64(blockLen(r))
+	}
+	region := offsets[size]
+	want := make([]byte, 0, 2*region+10*int64(size))
+	for reg := range 2 {
+		for r := range size {
+			want = append(want, fill(reg, r, blockLen(r))...)
+		}
+	}
+	for r := range size {
+		want = append(want, fill(2, r, 10)...)
+	}
+
+	f, err := OpenFile(w, path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteAtAll(offsets[rank], fill(0, rank, blockLen(rank))); err != nil {
+		t.Fatal(err)
+	}
+	withMaxCount(64, func() { err = f.WriteAtAll(region+offsets[rank], fill(1, rank, blockLen(rank))) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteAt(2*region+10*int64(rank), fill(2, rank, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err == nil {
+		t.Error("second Close succeeded")
+	}
+	if err := f.WriteAt(0, []byte{1}); err == nil {
+		t.Error("WriteAt on a closed file succeeded")
+	}
+
+	// Every rank reads the whole file back, collectively and through the OS.
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("os.ReadFile: %d bytes (%v), want %d matching bytes", len(got), err, len(want))
+	}
+	r, err := OpenFile(w, path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []int{maxCount, 64} {
+		got := make([]byte, len(want))
+		withMaxCount(max, func() { err = r.ReadAtAll(0, got) })
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("ReadAtAll (count limit %d): %v, data match %v", max, err, bytes.Equal(got, want))
+		}
+	}
+	if err := r.ReadAtAll(int64(len(want))-5, make([]byte, 10)); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("ReadAtAll past the end: err = %v, want io.ErrUnexpectedEOF", err)
+	}
+	if err := r.WriteAtAll(0, []byte{1}); err == nil {
+		t.Error("writing a read-only file succeeded")
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = OpenFile(w, filepath.Join(string(dir), "missing.dat"), false)
+	var merr *Error
+	if !errors.As(err, &merr) || merr.Msg == "" || !strings.Contains(err.Error(), "missing.dat") {
+		t.Errorf("opening a missing file: err = %#v, want an *Error naming the file", err)
+	}
+	if err := w.Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	if rank == 0 {
+		if err := DeleteFile(path); err != nil {
+			t.Error(err)
+		}
+		if err := DeleteFile(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("deleting a deleted file: err = %v, want fs.ErrNotExist", err)
+		}
+	}
+	// Rank 0's temporary directory goes when its test ends: nobody may still use it.
+	if err := w.Barrier(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,84 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ThreadLevel is an MPI thread support level; the constants follow MPI's order, so levels
+// compare with < and >.
+type ThreadLevel int
+
+// Thread support levels, from the least to the most permissive.
+const (
+	ThreadSingle     ThreadLevel = iota // MPI_THREAD_SINGLE: only one thread exists.
+	ThreadFunneled                      // MPI_THREAD_FUNNELED: only the initializing thread calls MPI.
+	ThreadSerialized                    // MPI_THREAD_SERIALIZED: any thread, one call at a time.
+	ThreadMultiple                      // MPI_THREAD_MULTIPLE: any thread, concurrently.
+)
+
+// String returns the MPI name of the level, such as "MPI_THREAD_MULTIPLE".
+func (l ThreadLevel) String() string {
+	switch l {
+	case ThreadSingle:
+		return "MPI_THREAD_SINGLE"
+	case ThreadFunneled:
+		return "MPI_THREAD_FUNNELED"
+	case ThreadSerialized:
+		return "MPI_THREAD_SERIALIZED"
+	case ThreadMultiple:
+		return "MPI_THREAD_MULTIPLE"
+	}
+	return fmt.Sprintf("ThreadLevel(%d)", int(l))
+}
+
+// Op is a reduction operation of the Allreduce calls.
+type Op int
+
+// Reduction operations.
+const (
+	OpMin Op = iota // MPI_MIN
+	OpMax           // MPI_MAX
+	OpSum           // MPI_SUM
+)
+
+// String returns the MPI name of the operation, such as "MPI_SUM".
+func (o Op) String() string {
+	switch o {
+	case OpMin:
+		return "MPI_MIN"
+	case OpMax:
+		return "MPI_MAX"
+	case OpSum:
+		return "MPI_SUM"
+	}
+	return fmt.Sprintf("Op(%d)", int(o))
+}
+
+// Errors returned without reaching MPI.
+var (
+	// ErrNotActive is returned by calls made before MPI is initialized or after it is
+	// finalized, where MPI itself would abort the process.
+	ErrNotActive = errors.New("mpi: MPI is not initialized or already finalized")
+	// ErrNullComm is returned by calls on a null communicator (the zero Comm, or the
+	// result of Split for a rank that opted out).
+	ErrNullComm = errors.New("mpi: null communicator")
+	// ErrNoCgo is returned by every call of a build without cgo.
+	ErrNoCgo = errors.New("mpi: built without cgo")
+)
+
+// Error is a failed MPI call: which call, MPI's error code and class, and MPI's message.
+type Error struct {
+	Op    string // the MPI function and its subject, e.g. "MPI_File_open /scratch/out.dat"
+	Code  int    // the MPI error code
+	Class int    // the MPI error class of Code
+	Msg   string // MPI_Error_string of Code
+	err   error  // the matching standard error (fs.ErrNotExist), for errors.Is
+}
+
+// Error returns "mpi: <op>: <MPI message>".
+func (e *Error) Error() string { return "mpi: " + e.Op + ": " + e.Msg }
+
+// Unwrap returns the standard error matching the MPI error class, if any: fs.ErrNotExist
+// for MPI_ERR_NO_SUCH_FILE.
+func (e *Error) Unwrap() error { return e.err }

@@ -1,0 +1,230 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+)
+
+// nativeLayout writes the canonical layout of the real code: one HDF5 file (shared through
+// MPI-IO, or per rank when the plan says so) with the plan's groups and datasets.
+type nativeLayout struct {
+	env   layoutEnv
+	files []*openFile // stack: object operations apply to the innermost open file
+}
+
+type openFile struct {
+	path     string
+	id       h5.ID
+	parallel bool
+	objs     map[string]h5.ID
+	kinds    map[string]patterns.OpKind // how each object was opened, to close it right
+}
+
+func init() {
+	registerLayout("native", func(env layoutEnv) (Layout, error) { return &nativeLayout{env: env}, nil })
+}
+
+func (l *nativeLayout) current() (*openFile, error) {
+	if len(l.files) == 0 {
+		return nil, errors.New("no file is open")
+	}
+	return l.files[len(l.files)-1], nil
+}
+
+func (l *nativeLayout) access(fs *patterns.FileSpec) h5.Access {
+	a := h5.Access{FileSpec: *fs}
+	if fs.Parallel {
+		a.Comm = l.env.comm.Fortran()
+		a.Info = l.env.mpiInfo
+	}
+	return a
+}
+
+// Exec performs one plan operation through the HDF5 C library.
+func (l *nativeLayout) Exec(op *patterns.Op, buf []byte) error {
+	switch op.Kind {
+	case patterns.CreateFile, patterns.OpenFile:
+		open := h5.OpenFile
+		if op.Kind == patterns.CreateFile {
+			open = h5.CreateFile
+		}
+		id, err := open(op.Path, l.access(op.File))
+		if err != nil {
+			return err
+		}
+		l.files = append(l.files, &openFile{path: op.Path, id: id, parallel: op.File.Parallel,
+			objs: map[string]h5.ID{}, kinds: map[string]patterns.OpKind{}})
+		return nil
+	}
+	f, err := l.current()
+	if err != nil {
+		return err
+	}
+	switch op.Kind {
+	case patterns.FlushFile:
+		local := op.File != nil && op.File.FlushLocal
+		return h5.FlushFile(f.id, local)
+	case patterns.CloseFile:
+		return l.closeFile(f)
+	case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
+		if _, dup := f.objs[op.Path]; dup {
+			return fmt.Errorf("%s is already open", op.Path)
+		}
+		var id h5.ID
+		switch op.Kind {
+		case patterns.CreateGroup:
+			id, err = h5.CreateGroup(f.id, op.Path)
+		case patterns.OpenGroup:
+			id, err = h5.OpenGroup(f.id, op.Path)
+		case patterns.CreateDataset:
+			id, err = h5.CreateDataset(f.id, op.Path, *op.Dataset)
+		default:
+			id, err = h5.OpenDataset(f.id, op.Path)
+		}
+		if err != nil {
+			return err
+		}
+		f.objs[op.Path], f.kinds[op.Path] = id, op.Kind
+		return nil
+	case patterns.CloseGroup, patterns.CloseDataset:
+		id, ok := f.objs[op.Path]
+		if !ok {
+			return fmt.Errorf("%s is not open", op.Path)
+		}
+		delete(f.objs, op.Path)
+		if op.Kind == patterns.CloseGroup {
+			return h5.CloseGroup(id)
+		}
+		return h5.CloseDataset(id)
+	case patterns.WriteAttribute:
+		loc := f.id // an attribute on "/" goes on the root group through the file id
+		if op.Path != "/" {
+			id, ok := f.objs[op.Path]
+			if !ok {
+				return fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
+			}
+			loc = id
+		}
+		return h5.WriteAttribute(loc, *op.Attribute)
+	case patterns.Write, patterns.Read:
+		id, ok := f.objs[op.Path]
+		if !ok {
+			return fmt.Errorf("dataset %s is not open", op.Path)
+		}
+		// Serial (per-rank) files have no MPI-IO transfer mode to set.
+		coll := op.Collective && f.parallel
+		if op.Kind == patterns.Write {
+			return h5.Write(id, op.Transfer, coll, buf)
+		}
+		return h5.Read(id, op.Transfer, coll, buf)
+	}
+	return fmt.Errorf("native layout: unsupported operation %s", op.Kind)
+}
+
+// closeFile closes the file; objects the plan left open are closed first and reported,
+// because a plan that leaks handles is a bug that would change HDF5's close behaviour.
+func (l *nativeLayout) closeFile(f *openFile) error {
+	var leaked []string
+	for p := range f.objs {
+		leaked = append(leaked, p)
+	}
+	sort.Strings(leaked)
+	l.closeObjects(f)
+	l.files = l.files[:len(l.files)-1]
+	if err := h5.CloseFile(f.id); err != nil {
+		return err
+	}
+	if len(leaked) > 0 {
+		return fmt.Errorf("plan left objects open at file close: %v", leaked)
+	}
+	return nil
+}
+
+func (l *nativeLayout) closeObjects(f *openFile) {
+	for p, id := range f.objs {
+		switch f.kinds[p] {
+		case patterns.CreateGroup, patterns.OpenGroup:
+			_ = h5.CloseGroup(id)
+		default:
+			_ = h5.CloseDataset(id)
+		}
+		delete(f.objs, p)
+	}
+}
+
+// Shape returns a dataset's current extent, opening it briefly if the plan has not.
+func (l *nativeLayout) Shape(path string) ([]uint64, error) {
+	f, err := l.current()
+	if err != nil {
+		return nil, err
+	}
+	if id, ok := f.objs[path]; ok && (f.kinds[path] == patterns.CreateDataset || f.kinds[path] == patterns.OpenDataset) {
+		return h5.DatasetShape(id)
+	}
+	id, err := h5.OpenDataset(f.id, path)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := h5.DatasetShape(id)
+	if cerr := h5.CloseDataset(id); err == nil {
+		err = cerr
+	}
+	return shape, err
+}
+
+// Abort closes everything still open, innermost file first.
+func (l *nativeLayout) Abort() error {
+	var first error
+	for len(l.files) > 0 {
+		f := l.files[len(l.files)-1]
+		l.closeObjects(f)
+		l.files = l.files[:len(l.files)-1]
+		if err := h5.CloseFile(f.id); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// nullLayout performs no I/O: it measures the proxy's own overhead (like ADIOS2's null
+// engine and IOR's DUMMY backend). It remembers dataset shapes so read plans can be made.
+type nullLayout struct {
+	open   int
+	shapes map[string][]uint64
+}
+
+func init() {
+	registerLayout("null", func(layoutEnv) (Layout, error) { return &nullLayout{shapes: nullShapes}, nil })
+}
+
+// nullShapes outlives one phase so a read after a write in the same process finds shapes.
+var nullShapes = map[string][]uint64{}
+
+func (l *nullLayout) Exec(op *patterns.Op, buf []byte) error {
+	switch op.Kind {
+	case patterns.CreateFile, patterns.OpenFile:
+		l.open++
+	case patterns.CloseFile:
+		l.open--
+	case patterns.CreateDataset:
+		l.shapes[op.Path] = op.Dataset.Shape
+	case patterns.Write, patterns.Read:
+		if need := op.Transfer.Selection.NPoints(op.Transfer.FileShape) * uint64(op.Transfer.MemType.Size); uint64(len(buf)) < need {
+			return fmt.Errorf("null layout: buffer of %d bytes, transfer needs %d", len(buf), need)
+		}
+	}
+	return nil
+}
+
+func (l *nullLayout) Shape(path string) ([]uint64, error) {
+	if s, ok := l.shapes[path]; ok {
+		return s, nil
+	}
+	return nil, fmt.Errorf("null layout: no dataset %s was written in this process", path)
+}
+
+func (l *nullLayout) Abort() error { l.open = 0; return nil }

@@ -1,0 +1,69 @@
+package proxy
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+var (
+	logMu        sync.Mutex
+	defaultLevel = zerolog.WarnLevel // embedded in an application: quiet unless asked
+)
+
+// SetDefaultLogLevel sets the level used when H5PROXY_LOG_LEVEL is not set (the CLI
+// uses info; embedded use defaults to warn).
+func SetDefaultLogLevel(level string) error {
+	l, err := zerolog.ParseLevel(level)
+	if err != nil {
+		return err
+	}
+	logMu.Lock()
+	defaultLevel = l
+	logMu.Unlock()
+	return nil
+}
+
+// newLogger returns the structured stderr logger of a rank. Only the ranks listed in
+// H5PROXY_LOG_RANKS ("0" by default, "all", or a comma list) log; the level comes from
+// H5PROXY_LOG_LEVEL (trace, debug, info, warn, error); H5PROXY_LOG_FORMAT=json switches
+// from the console format to JSON lines.
+func newLogger(rank int) zerolog.Logger {
+	logMu.Lock()
+	level := defaultLevel
+	logMu.Unlock()
+	if v := os.Getenv("H5PROXY_LOG_LEVEL"); v != "" {
+		if l, err := zerolog.ParseLevel(strings.ToLower(v)); err == nil {
+			level = l
+		}
+	}
+	if !logsRank(rank, os.Getenv("H5PROXY_LOG_RANKS")) {
+		level = zerolog.Disabled
+	}
+	var w = zerolog.ConsoleWriter{Out: os.Stderr, NoColor: true, TimeFormat: "15:04:05.000"}
+	zerolog.TimeFieldFormat = time.RFC3339Nano
+	base := zerolog.New(w)
+	if os.Getenv("H5PROXY_LOG_FORMAT") == "json" {
+		base = zerolog.New(os.Stderr)
+	}
+	return base.Level(level).With().Timestamp().Int("rank", rank).Logger()
+}
+
+func logsRank(rank int, spec string) bool {
+	if spec == "" {
+		return rank == 0
+	}
+	if spec == "all" {
+		return true
+	}
+	for _, f := range strings.Split(spec, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n == rank {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,98 @@
+package proxy
+
+import (
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+)
+
+// metric indexes one per-rank measurement. Times are seconds, sizes bytes (SI base units).
+type metric int
+
+const (
+	mRaw       metric = iota // time inside dataset reads/writes
+	mMetadata                // group/dataset/attribute create, open, close
+	mFileOpen                // H5Fcreate or H5Fopen
+	mFileFlush               // H5Fflush
+	mFileClose               // H5Fclose
+	mPrep                    // filling write buffers
+	mVerify                  // checking read buffers
+	mCompute                 // emulated compute
+	mWait                    // waiting for background I/O
+	mBytes                   // bytes read or written
+	mMismatch                // elements that failed verification
+	mStart                   // wall-clock start (Unix seconds)
+	mEnd                     // wall-clock end (Unix seconds)
+	nMetrics
+)
+
+var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time", "file_flush_time",
+	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end"}
+
+// sample is one rank's measurements of one step (or of a phase's begin/end).
+type sample [nMetrics]float64
+
+// charge books an operation's duration to its metric.
+func (s *sample) charge(k patterns.OpKind, seconds float64) {
+	switch k {
+	case patterns.Write, patterns.Read:
+		s[mRaw] += seconds
+	case patterns.CreateFile, patterns.OpenFile:
+		s[mFileOpen] += seconds
+	case patterns.FlushFile:
+		s[mFileFlush] += seconds
+	case patterns.CloseFile:
+		s[mFileClose] += seconds
+	default:
+		s[mMetadata] += seconds
+	}
+}
+
+func (s *sample) add(o *sample) {
+	for i := range s {
+		if metric(i) != mStart && metric(i) != mEnd {
+			s[i] += o[i]
+		}
+	}
+}
+
+// Stat is a value reduced over ranks.
+type Stat struct {
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+	Sum  float64 `json:"sum"`
+}
+
+// reduced is the cross-rank reduction of a list of samples.
+type reduced struct {
+	stats []([nMetrics]Stat)
+}
+
+// reduceSamples reduces every sample over the communicator with three allreduces.
+func reduceSamples(c mpi.Comm, samples []sample) (reduced, error) {
+	flat := make([]float64, 0, len(samples)*int(nMetrics))
+	for i := range samples {
+		flat = append(flat, samples[i][:]...)
+	}
+	mins, err := c.AllreduceFloat64(flat, mpi.OpMin)
+	if err != nil {
+		return reduced{}, err
+	}
+	maxs, err := c.AllreduceFloat64(flat, mpi.OpMax)
+	if err != nil {
+		return reduced{}, err
+	}
+	sums, err := c.AllreduceFloat64(flat, mpi.OpSum)
+	if err != nil {
+		return reduced{}, err
+	}
+	n := float64(c.Size())
+	r := reduced{stats: make([][nMetrics]Stat, len(samples))}
+	for i := range samples {
+		for m := 0; m < int(nMetrics); m++ {
+			k := i*int(nMetrics) + m
+			r.stats[i][m] = Stat{Min: mins[k], Max: maxs[k], Sum: sums[k], Mean: sums[k] / n}
+		}
+	}
+	return r, nil
+}

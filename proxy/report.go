@@ -1,0 +1,348 @@
+package proxy
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+)
+
+// Version is the h5proxy version.
+const Version = "0.1.0"
+
+// SchemaVersion is the version of the JSON report's structure.
+const SchemaVersion = 1
+
+// Report is the reduced measurement of every phase a session ran: the same on every rank.
+type Report struct {
+	SchemaVersion  int               `json:"schema_version"`
+	H5proxyVersion string            `json:"h5proxy_version"`
+	GitRevision    string            `json:"git_revision,omitempty"`
+	HDF5Version    string            `json:"hdf5_version"`
+	MPIVersion     string            `json:"mpi_version"`
+	Ranks          int               `json:"ranks"`
+	Nodes          int               `json:"nodes"`
+	JobID          string            `json:"job_id,omitempty"`
+	Host           string            `json:"host"`
+	Pattern        string            `json:"pattern"`
+	ModeRequested  string            `json:"mode_requested"`
+	ModeEffective  string            `json:"mode_effective"`
+	Layout         string            `json:"layout"`
+	Config         map[string]string `json:"config"`
+	Warnings       []string          `json:"warnings,omitempty"`
+	Phases         []PhaseReport     `json:"phases"`
+}
+
+// PhaseReport holds one phase's metrics, named and defined as h5bench defines them but
+// reduced honestly: bytes summed over ranks, the observed window from the earliest start
+// to the latest end, times as the slowest rank's (max) with the per-rank spread.
+type PhaseReport struct {
+	Phase string `json:"phase"`
+	File  string `json:"file"`
+	Steps int    `json:"steps"`
+	// Bytes moved by all ranks.
+	Bytes float64 `json:"bytes"`
+	// ObservedTime is from before the file create/open to after the close and a barrier,
+	// compute included (seconds).
+	ObservedTime float64 `json:"observed_time"`
+	// RawRate is Bytes / max raw time; ObservedRate is Bytes / (ObservedTime - max compute).
+	RawRate      float64 `json:"raw_rate"`
+	ObservedRate float64 `json:"observed_rate"`
+	// Per-rank spreads (seconds).
+	RawTime      Stat `json:"raw_time"`
+	MetadataTime Stat `json:"metadata_time"`
+	FileOpenTime Stat `json:"file_open_time"`
+	FlushTime    Stat `json:"file_flush_time"`
+	CloseTime    Stat `json:"file_close_time"`
+	ComputeTime  Stat `json:"compute_time"`
+	PrepTime     Stat `json:"prep_time"`
+	VerifyTime   Stat `json:"verify_time"`
+	WaitTime     Stat `json:"wait_time"`
+	RankBytes    Stat `json:"rank_bytes"`
+	// Verified is true when every element read was checked; Mismatches counts failures.
+	Verified   bool         `json:"verified"`
+	Mismatches float64      `json:"mismatches"`
+	PerStep    []StepReport `json:"per_step"`
+}
+
+// StepReport holds one step's reduced metrics.
+type StepReport struct {
+	Step         int     `json:"step"`
+	Bytes        float64 `json:"bytes"`
+	ObservedTime float64 `json:"observed_time"`
+	RawTime      Stat    `json:"raw_time"`
+	MetadataTime Stat    `json:"metadata_time"`
+	ComputeTime  Stat    `json:"compute_time"`
+	PrepTime     Stat    `json:"prep_time"`
+}
+
+// Report reduces the measurements of every finished phase over the ranks. Collective.
+func (s *Session) Report() (*Report, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if s.phase != nil {
+		return nil, fmt.Errorf("%w: Report called during the %s phase; end it first", ErrState, s.phase.ph)
+	}
+	nodes, err := s.comm.NodeCount()
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	r := &Report{SchemaVersion: SchemaVersion, H5proxyVersion: Version, GitRevision: gitRevision(),
+		HDF5Version: h5.Version(), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
+		JobID: jobID(), Host: host, Pattern: s.pat.Name(), ModeRequested: s.cfg.Mode, ModeEffective: s.cfg.Mode,
+		Layout: s.cfg.Layout, Config: s.cfg.Effective(), Warnings: s.cfg.Warnings}
+	for _, p := range s.done {
+		pr, err := s.reducePhase(p)
+		if err != nil {
+			return nil, err
+		}
+		r.Phases = append(r.Phases, pr)
+	}
+	return r, nil
+}
+
+func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
+	// Samples: begin, steps..., end, then the total of all of them.
+	all := append([]sample{p.begin}, p.steps...)
+	all = append(all, p.end)
+	var total sample
+	for i := range all {
+		total.add(&all[i])
+	}
+	total[mStart], total[mEnd] = p.begin[mStart], p.end[mEnd]
+	all = append(all, total)
+	red, err := reduceSamples(s.comm, all)
+	if err != nil {
+		return PhaseReport{}, err
+	}
+	t := red.stats[len(all)-1]
+	pr := PhaseReport{Phase: p.ph.String(), File: s.cfg.File, Steps: p.stepsDone,
+		Bytes: t[mBytes].Sum, ObservedTime: t[mEnd].Max - t[mStart].Min,
+		RawTime: t[mRaw], MetadataTime: t[mMetadata], FileOpenTime: t[mFileOpen], FlushTime: t[mFileFlush],
+		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], VerifyTime: t[mVerify],
+		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify, Mismatches: t[mMismatch].Sum}
+	pr.RawRate = rate(pr.Bytes, pr.RawTime.Max)
+	pr.ObservedRate = rate(pr.Bytes, pr.ObservedTime-pr.ComputeTime.Max)
+	for i := range p.steps {
+		st := red.stats[i+1]
+		pr.PerStep = append(pr.PerStep, StepReport{Step: i, Bytes: st[mBytes].Sum, ObservedTime: st[mEnd].Max - st[mStart].Min,
+			RawTime: st[mRaw], MetadataTime: st[mMetadata], ComputeTime: st[mCompute], PrepTime: st[mPrep]})
+	}
+	return pr, nil
+}
+
+func rate(bytes, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return bytes / seconds
+}
+
+// human formats a byte count or rate with h5bench's binary units (K, M, G, T = 1024^n).
+func human(v float64) (float64, string) {
+	units := []string{"", "K", "M", "G", "T", "P"}
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return v, units[i]
+}
+
+// WriteSummary prints h5bench's performance summary for every phase, with the "Mode:"
+// line h5bench's --validate-mode looks for.
+func (r *Report) WriteSummary(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	mode := strings.ToUpper(r.ModeEffective)
+	for _, p := range r.Phases {
+		op := p.Phase
+		fmt.Fprintf(bw, "\n=================== Performance Results ==================\n")
+		fmt.Fprintf(bw, "Pattern: %s (%s phase), layout %s, file %s\n", r.Pattern, op, r.Layout, p.File)
+		fmt.Fprintf(bw, "Mode: %s\n", mode)
+		fmt.Fprintf(bw, "Total number of ranks: %d\n", r.Ranks)
+		fmt.Fprintf(bw, "Total emulated compute time: %.3f s\n", p.ComputeTime.Max)
+		v, u := human(p.Bytes)
+		fmt.Fprintf(bw, "Total %s size: %.3f %sB\n", op, v, u)
+		fmt.Fprintf(bw, "Raw %s time: %.3f s (ranks: min %.3f, mean %.3f)\n", op, p.RawTime.Max, p.RawTime.Min, p.RawTime.Mean)
+		fmt.Fprintf(bw, "Metadata time: %.3f s\n", p.MetadataTime.Max)
+		open := "H5Fcreate()"
+		if op == "read" {
+			open = "H5Fopen()"
+		}
+		fmt.Fprintf(bw, "%s time: %.3f s\n", open, p.FileOpenTime.Max)
+		if op == "write" {
+			fmt.Fprintf(bw, "H5Fflush() time: %.3f s\n", p.FlushTime.Max)
+		}
+		fmt.Fprintf(bw, "H5Fclose() time: %.3f s\n", p.CloseTime.Max)
+		fmt.Fprintf(bw, "Observed completion time: %.3f s\n", p.ObservedTime)
+		v, u = human(p.RawRate)
+		fmt.Fprintf(bw, "%s Raw %s rate: %.3f %sB/s\n", mode, op, v, u)
+		v, u = human(p.ObservedRate)
+		fmt.Fprintf(bw, "%s Observed %s rate: %.3f %sB/s\n", mode, op, v, u)
+		fmt.Fprintf(bw, "Data preparation time: %.3f s (not in raw or observed rates' numerators)\n", p.PrepTime.Max)
+		if p.Verified {
+			status := "OK"
+			if p.Mismatches > 0 {
+				status = fmt.Sprintf("FAILED, %.0f mismatching elements", p.Mismatches)
+			}
+			fmt.Fprintf(bw, "Verification: %s (%.3f s)\n", status, p.VerifyTime.Max)
+		}
+		fmt.Fprintf(bw, "===========================================================\n")
+	}
+	return bw.Flush()
+}
+
+// WriteCSV writes h5bench's CSV (metric, value, unit) for one phase, preceded by the
+// environment metadata block when envFile names variables.
+func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
+	if phase < 0 || phase >= len(r.Phases) {
+		return fmt.Errorf("report: no phase %d (have %d)", phase, len(r.Phases))
+	}
+	p := r.Phases[phase]
+	bw := bufio.NewWriter(w)
+	if envFile != "" {
+		names, err := os.ReadFile(envFile)
+		if err != nil {
+			return fmt.Errorf("report: ENV_METADATA_FILE: %w", err)
+		}
+		fmt.Fprintln(bw, "=== Metadata ===")
+		for _, n := range strings.Fields(string(names)) {
+			fmt.Fprintf(bw, "%s = %s\n", n, os.Getenv(n))
+		}
+		fmt.Fprintln(bw, "=== Metadata end ===")
+	}
+	yn := func(key string) string {
+		if v, ok := r.Config[key]; ok {
+			if strings.EqualFold(v, "yes") || strings.EqualFold(v, "true") || v == "1" {
+				return "YES"
+			}
+		}
+		return "NO"
+	}
+	fmt.Fprintln(bw, "metric, value, unit")
+	fmt.Fprintf(bw, "operation, %s, \n", p.Phase)
+	fmt.Fprintf(bw, "ranks, %d, \n", r.Ranks)
+	fmt.Fprintf(bw, "collective data, %s, \n", yn("COLLECTIVE_DATA"))
+	fmt.Fprintf(bw, "collective meta, %s, \n", yn("COLLECTIVE_METADATA"))
+	fmt.Fprintf(bw, "subfiling, %s, \n", map[bool]string{true: "YES", false: "NO"}[r.Layout == "subfiling"])
+	fmt.Fprintf(bw, "total compute time, %.3f, seconds\n", p.ComputeTime.Max)
+	v, u := human(p.Bytes)
+	fmt.Fprintf(bw, "total size, %.3f, %sB\n", v, u)
+	fmt.Fprintf(bw, "raw time, %.3f, seconds\n", p.RawTime.Max)
+	v, u = human(p.RawRate)
+	fmt.Fprintf(bw, "raw rate, %.3f, %sB/s\n", v, u)
+	fmt.Fprintf(bw, "metadata time, %.3f, seconds\n", p.MetadataTime.Max)
+	v, u = human(p.ObservedRate)
+	fmt.Fprintf(bw, "observed rate, %.3f, %sB/s\n", v, u)
+	fmt.Fprintf(bw, "observed time, %.3f, seconds\n", p.ObservedTime)
+	return bw.Flush()
+}
+
+// WriteJSON writes the full report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteReports writes the configured outputs on rank 0: the summary to w (nil: none),
+// the CSV of the last phase to CSVFile and the JSON report to ReportFile. Collective (the
+// reduction), and every rank returns the same error status.
+func (s *Session) WriteReports(w io.Writer) (*Report, error) {
+	r, err := s.Report()
+	if err != nil {
+		return nil, err
+	}
+	var werr error
+	if s.Rank() == 0 {
+		werr = r.writeOutputs(w, s.cfg)
+	}
+	// Everyone learns whether rank 0's files were written.
+	flag := []float64{b2f(werr != nil)}
+	if res, err := s.comm.AllreduceFloat64(flag, mpi.OpMax); err != nil {
+		return r, err
+	} else if res[0] > 0 && werr == nil {
+		werr = fmt.Errorf("h5proxy: rank 0 failed to write the reports")
+	}
+	return r, werr
+}
+
+func (r *Report) writeOutputs(w io.Writer, cfg Config) error {
+	if w != nil {
+		if err := r.WriteSummary(w); err != nil {
+			return err
+		}
+	}
+	if cfg.CSVFile != "" && len(r.Phases) > 0 {
+		if err := writeFile(cfg.CSVFile, func(f io.Writer) error { return r.WriteCSV(f, len(r.Phases)-1, cfg.EnvMetadataFile) }); err != nil {
+			return err
+		}
+	}
+	if cfg.ReportFile != "" {
+		return writeFile(cfg.ReportFile, r.WriteJSON)
+	}
+	return nil
+}
+
+// writeFile writes through a temporary file and renames it, so a failed report never
+// leaves a half-written file behind.
+func writeFile(path string, write func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+func gitRevision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return s.Value
+		}
+	}
+	return ""
+}
+
+func jobID() string {
+	for _, k := range []string{"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "COBALT_JOBID", "FLUX_JOB_ID"} {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// SortedConfig returns the report's configuration as sorted KEY=VALUE lines.
+func (r *Report) SortedConfig() []string {
+	var out []string
+	for k, v := range r.Config {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HDF5Version returns the version of the HDF5 library linked in.
+func HDF5Version() string { return h5.Version() }

@@ -1,0 +1,451 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/h5proxy/h5proxy/emulate"
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+)
+
+// Session is what an application holds: a communicator (a duplicate of the host's, so the
+// session's collectives never interleave with the host's), a validated configuration, the
+// I/O stack (mode over layout), the buffers and the measurements of the phases it ran.
+//
+// A Session is used from one goroutine; Go callers should runtime.LockOSThread while
+// using it (HDF5 and MPI calls are issued on the caller's thread in sync mode). Every
+// method marked collective must be called by all ranks of the communicator in the same
+// order.
+type Session struct {
+	cfg     Config
+	pat     patterns.Pattern
+	comm    mpi.Comm
+	stack   Mode
+	pool    emulate.Pool
+	log     zerolog.Logger
+	phase   *phaseRun
+	done    []*phaseRun
+	written map[string]uint64 // files this session wrote with seeded fills -> seed
+	closed  bool
+	// pendingCompute is compute done outside a phase, charged to the next phase.
+	pendingCompute float64
+}
+
+// phaseRun is the state and measurements of one phase.
+type phaseRun struct {
+	ph        patterns.Phase
+	env       patterns.Env
+	verify    bool
+	begin     sample
+	end       sample
+	steps     []sample
+	stepsDone int
+	filled    map[string]int // write buffer -> step it holds data of
+	mismatch  *emulate.Mismatch
+	failed    error
+}
+
+// ErrClosed is returned by every method of a closed session.
+var ErrClosed = errors.New("h5proxy: session is closed")
+
+// ErrState is wrapped by errors of calls made out of order (a step outside a phase, ...).
+var ErrState = errors.New("h5proxy: call out of order")
+
+// ErrVerify is wrapped by read-verification failures.
+var ErrVerify = errors.New("h5proxy: verification failed")
+
+// NewSession validates cfg and creates a session on comm. Collective.
+func NewSession(comm Comm, cfg Config) (*Session, error) {
+	if !mpi.Initialized() {
+		return nil, errors.New("h5proxy: MPI is not initialized (call MPI_Init in the host, or proxy.InitMPI from Go)")
+	}
+	if len(cfg.Phases) == 0 {
+		cfg.Phases, _ = ParsePhases(nil)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	pat, err := cfg.NewPattern()
+	if err != nil {
+		return nil, err
+	}
+	dup, err := comm.c.Dup()
+	if err != nil {
+		return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
+	}
+	s := &Session{cfg: cfg, pat: pat, comm: dup, written: map[string]uint64{}}
+	s.log = newLogger(dup.Rank())
+	layoutNew, _ := lookupLayout(cfg.Layout)
+	modeNew, _ := lookupMode(cfg.Mode)
+	under, err := layoutNew(layoutEnv{comm: Comm{dup}, mpiInfo: cfg.MPIInfo})
+	if err == nil {
+		s.stack, err = modeNew(under)
+	}
+	if err != nil {
+		_ = dup.Free()
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		s.log.Warn().Msg(w)
+	}
+	return s, nil
+}
+
+// Config returns the session's effective configuration.
+func (s *Session) Config() Config { return s.cfg }
+
+// Pattern returns the session's pattern.
+func (s *Session) Pattern() patterns.Pattern { return s.pat }
+
+// Rank returns the calling rank in the session's communicator.
+func (s *Session) Rank() int { return s.comm.Rank() }
+
+// Size returns the number of ranks of the session.
+func (s *Session) Size() int { return s.comm.Size() }
+
+// Steps returns the configured number of steps of the pattern.
+func (s *Session) Steps() int { return s.pat.Steps() }
+
+func (s *Session) check() error {
+	if s == nil || s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Run runs every configured phase: each step's I/O with emulated compute between steps
+// (h5bench computes after every step but the last). Collective.
+func (s *Session) Run() error {
+	for _, ph := range s.cfg.Phases {
+		if err := s.RunPhase(ph); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunPhase runs one phase from begin to end. Collective.
+func (s *Session) RunPhase(ph patterns.Phase) error {
+	if err := s.BeginPhase(ph); err != nil {
+		return err
+	}
+	for step := 0; step < s.pat.Steps(); step++ {
+		if err := s.Step(step); err != nil {
+			return err
+		}
+		if step < s.pat.Steps()-1 {
+			s.Compute(s.cfg.ComputePerStep)
+		}
+	}
+	return s.EndPhase()
+}
+
+// BeginPhase starts a phase: checks the file system, then creates or opens the file as the
+// pattern plans. Collective.
+func (s *Session) BeginPhase(ph patterns.Phase) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if s.phase != nil {
+		return fmt.Errorf("%w: phase %s is still running; end it before beginning %s", ErrState, s.phase.ph, ph)
+	}
+	supported := false
+	for _, p := range s.pat.Phases() {
+		supported = supported || p == ph
+	}
+	if !supported {
+		return fmt.Errorf("%w: pattern %s has no %s phase", ErrState, s.pat.Name(), ph)
+	}
+	if err := s.preflight(ph); err != nil {
+		return err
+	}
+	verify := false
+	if ph == patterns.PhaseRead && s.cfg.Layout != "null" {
+		seed, wrote := s.written[s.cfg.File]
+		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && seed == s.cfg.Seed && s.cfg.Fill == emulate.Seeded)
+	}
+	p := &phaseRun{ph: ph, verify: verify, steps: make([]sample, s.pat.Steps()), filled: map[string]int{}}
+	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Shape: s.stack.Shape}
+	p.begin[mCompute] = s.pendingCompute
+	s.pendingCompute = 0
+	if err := s.comm.Barrier(); err != nil {
+		return err
+	}
+	p.begin[mStart] = now()
+	s.phase = p
+	plan, err := s.pat.Begin(ph, p.env)
+	if err != nil {
+		return s.fail(err)
+	}
+	if err := s.execute(&plan, &p.begin); err != nil {
+		return s.fail(err)
+	}
+	p.begin[mEnd] = now()
+	s.log.Info().Str("phase", ph.String()).Str("file", s.cfg.File).Bool("verify", verify).Msg("phase begun")
+	return nil
+}
+
+// preflight catches what would otherwise fail deep inside HDF5 on every rank: a missing
+// output directory, a missing input file.
+func (s *Session) preflight(ph patterns.Phase) error {
+	if s.cfg.Layout == "null" {
+		return nil
+	}
+	switch ph {
+	case patterns.PhaseWrite:
+		dir := filepath.Dir(s.cfg.File)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("h5proxy: output directory %q of file %q does not exist", dir, s.cfg.File)
+		}
+	case patterns.PhaseRead:
+		if _, err := os.Stat(s.cfg.File); err != nil && !s.perRankFiles() {
+			return fmt.Errorf("h5proxy: input file %q: %w", s.cfg.File, err)
+		}
+	}
+	return nil
+}
+
+// perRankFiles reports whether the pattern writes one file per rank (not at the
+// configured path itself).
+func (s *Session) perRankFiles() bool {
+	type perRank interface{ FilePath(patterns.Env) string }
+	if p, ok := s.pat.(perRank); ok {
+		return p.FilePath(patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File}) != s.cfg.File
+	}
+	return false
+}
+
+// Step runs the I/O of one step of the current phase. Collective.
+func (s *Session) Step(step int) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	p := s.phase
+	if p == nil {
+		return fmt.Errorf("%w: step %d called outside a phase (call BeginPhase first)", ErrState, step)
+	}
+	if step != p.stepsDone {
+		return fmt.Errorf("%w: step %d called, next step of the %s phase is %d", ErrState, step, p.ph, p.stepsDone)
+	}
+	smp := &p.steps[step]
+	smp[mStart] = now()
+	plan, err := s.pat.Step(p.ph, step, p.env)
+	if err != nil {
+		return s.fail(err)
+	}
+	if err := s.execute(&plan, smp); err != nil {
+		return s.fail(fmt.Errorf("step %d: %w", step, err))
+	}
+	smp[mEnd] = now()
+	p.stepsDone++
+	s.log.Info().Str("phase", p.ph.String()).Int("step", step).Int("of", len(p.steps)).
+		Float64("bytes", smp[mBytes]).Float64("raw_s", smp[mRaw]).Msg("step done")
+	return nil
+}
+
+// Compute emulates application compute for d (sleep or spin, as configured) and charges
+// it to the phase's last step, or to the next phase when none is running. Local.
+func (s *Session) Compute(d time.Duration) time.Duration {
+	if s.check() != nil || d <= 0 {
+		return 0
+	}
+	took := emulate.Compute(s.cfg.ComputeKind, d)
+	switch p := s.phase; {
+	case p == nil:
+		s.pendingCompute += took.Seconds()
+	case p.stepsDone == 0:
+		p.begin[mCompute] += took.Seconds()
+	default:
+		p.steps[p.stepsDone-1][mCompute] += took.Seconds()
+		p.steps[p.stepsDone-1][mEnd] = now()
+	}
+	return took
+}
+
+// EndPhase closes what the phase left open and the file, waits for pending I/O and, for
+// verified reads, fails if any rank found a mismatch. Collective.
+func (s *Session) EndPhase() error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	p := s.phase
+	if p == nil {
+		return fmt.Errorf("%w: EndPhase called with no phase running", ErrState)
+	}
+	p.end[mStart] = now()
+	plan, err := s.pat.End(p.ph, p.stepsDone, p.env)
+	if err != nil {
+		return s.fail(err)
+	}
+	if err := s.execute(&plan, &p.end); err != nil {
+		return s.fail(err)
+	}
+	t := time.Now()
+	werr := s.stack.Wait()
+	p.end[mWait] += time.Since(t).Seconds()
+	if werr != nil {
+		return s.fail(werr)
+	}
+	if err := s.comm.Barrier(); err != nil {
+		return s.fail(err)
+	}
+	p.end[mEnd] = now()
+	p.steps = p.steps[:p.stepsDone]
+	s.done = append(s.done, p)
+	s.phase = nil
+	if p.ph == patterns.PhaseWrite && s.cfg.Fill == emulate.Seeded && p.stepsDone > 0 {
+		s.written[s.cfg.File] = s.cfg.Seed
+	}
+	if p.verify {
+		return s.verdict(p)
+	}
+	return nil
+}
+
+// verdict turns the ranks' mismatch counts into one error, the same on every rank.
+func (s *Session) verdict(p *phaseRun) error {
+	var local float64
+	for i := range p.steps {
+		local += p.steps[i][mMismatch]
+	}
+	counts, err := s.comm.AllreduceFloat64([]float64{local, b2f(local > 0)}, mpi.OpSum)
+	if err != nil {
+		return err
+	}
+	if counts[0] == 0 {
+		return nil
+	}
+	detail := ""
+	if p.mismatch != nil {
+		detail = fmt.Sprintf("; first on rank %d: %s", s.Rank(), p.mismatch)
+	}
+	return fmt.Errorf("%w: %s phase of %s: %.0f mismatching elements on %.0f of %d ranks%s",
+		ErrVerify, p.ph, s.cfg.File, counts[0], counts[1], s.Size(), detail)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fail aborts the running phase: every open object and file is closed so nothing leaks
+// and the host can go on; the error is returned as is.
+func (s *Session) fail(err error) error {
+	if s.phase != nil {
+		s.phase.failed = err
+		s.phase = nil
+	}
+	if aerr := s.stack.Abort(); aerr != nil {
+		s.log.Warn().Err(aerr).Msg("closing files after a failure")
+	}
+	s.log.Error().Err(err).Msg("phase failed")
+	return err
+}
+
+// execute runs a plan's operations, charging time and bytes to smp.
+func (s *Session) execute(plan *patterns.Plan, smp *sample) error {
+	for i := range plan.Ops {
+		op := &plan.Ops[i]
+		var buf []byte
+		if op.Transfer != nil {
+			var err error
+			if buf, err = s.buffer(op, smp); err != nil {
+				return err
+			}
+		}
+		t0 := time.Now()
+		err := s.stack.Exec(op, buf)
+		smp.charge(op.Kind, time.Since(t0).Seconds())
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
+		}
+		if op.Transfer == nil {
+			continue
+		}
+		smp[mBytes] += float64(op.Transfer.Bytes())
+		if op.Kind == patterns.Read && s.phase != nil && s.phase.verify {
+			if err := s.check1(op, buf, smp); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bufLayout maps a transfer's memory buffer to global element indices.
+func bufLayout(t *patterns.Transfer) *emulate.Layout {
+	return &emulate.Layout{Elem: t.MemType.Size, Fields: emulate.Fields(t.MemType, t.Variable), Runs: t.Selection.Runs(t.FileShape)}
+}
+
+// buffer returns the transfer's memory, filled with this step's data for writes (once
+// per buffer and step: writes that share an interleaved buffer fill it once).
+func (s *Session) buffer(op *patterns.Op, smp *sample) ([]byte, error) {
+	t := op.Transfer
+	buf, err := s.pool.Get(t.Buffer, int(patterns.Product(t.MemShape))*t.MemType.Size)
+	if err != nil {
+		return nil, err
+	}
+	if op.Kind != patterns.Write || s.phase == nil {
+		return buf, nil
+	}
+	if step, ok := s.phase.filled[t.Buffer]; ok && step == op.Step {
+		return buf, nil
+	}
+	t0 := time.Now()
+	err = emulate.Fill(s.cfg.Fill, buf, bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
+	smp[mPrep] += time.Since(t0).Seconds()
+	s.phase.filled[t.Buffer] = op.Step
+	return buf, err
+}
+
+// check1 verifies one read buffer against the seeded values.
+func (s *Session) check1(op *patterns.Op, buf []byte, smp *sample) error {
+	t0 := time.Now()
+	bad, first, err := emulate.Verify(buf, bufLayout(op.Transfer), s.cfg.Seed, op.Step)
+	smp[mVerify] += time.Since(t0).Seconds()
+	if err != nil {
+		return err
+	}
+	smp[mMismatch] += float64(bad)
+	if first != nil && s.phase.mismatch == nil {
+		m := *first
+		m.Variable = op.Path + " " + m.Variable
+		s.phase.mismatch = &m
+	}
+	return nil
+}
+
+// Close ends the session: an unfinished phase is aborted (its files closed), buffers are
+// released and the communicator duplicate freed. Collective. Closing twice returns
+// ErrClosed.
+func (s *Session) Close() error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	var first error
+	if s.phase != nil {
+		first = fmt.Errorf("%w: session closed during the %s phase; its files were closed unfinished", ErrState, s.phase.ph)
+		s.phase = nil
+		if err := s.stack.Abort(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := s.pool.Free(); err != nil && first == nil {
+		first = err
+	}
+	if err := s.comm.Free(); err != nil && first == nil {
+		first = err
+	}
+	s.closed = true
+	return first
+}
+
+func now() float64 { return float64(time.Now().UnixNano()) / 1e9 }

@@ -1,0 +1,103 @@
+package proxy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// Layout is a terminal of the I/O stack: it carries out plan operations on storage, the
+// way an HDF5 terminal VOL connector does. Implementations are not safe for concurrent use.
+type Layout interface {
+	// Exec performs one operation. buf holds the transfer's memory for reads and writes.
+	Exec(op *patterns.Op, buf []byte) error
+	// Shape returns the extent of a dataset of the current file.
+	Shape(path string) ([]uint64, error)
+	// Abort releases every open object and file after a failure, best effort.
+	Abort() error
+}
+
+// Mode is a passthrough above a layout (sync, later async and cache), the way an HDF5
+// passthrough VOL connector stacks on a terminal one.
+type Mode interface {
+	Layout
+	// Wait blocks until every operation issued so far has completed and returns the first
+	// error of a background operation.
+	Wait() error
+}
+
+// layoutEnv is what a layout needs from the session.
+type layoutEnv struct {
+	comm    Comm
+	mpiInfo map[string]string
+}
+
+type layoutFactory func(env layoutEnv) (Layout, error)
+type modeFactory func(under Layout) (Mode, error)
+
+var (
+	layouts = map[string]layoutFactory{}
+	modes   = map[string]modeFactory{}
+	// unavailable names strategies that are declared but not built, with the reason.
+	unavailable = map[string]string{
+		"mode async":       "the async mode is not part of this build yet (issue: async and cache modes); use mode=sync",
+		"mode cache":       "the cache mode is not part of this build yet (issue: async and cache modes); use mode=sync",
+		"layout log":       "the log layout is not part of this build yet (issue: log and subfiling layouts); use layout=native",
+		"layout subfiling": "the subfiling layout is not part of this build yet (issue: log and subfiling layouts); HDF5 1.10.8 has no subfiling VFD; use layout=native",
+	}
+)
+
+func registerLayout(name string, f layoutFactory) { layouts[name] = f }
+func registerMode(name string, f modeFactory)     { modes[name] = f }
+
+func lookupLayout(name string) (layoutFactory, error) {
+	if f, ok := layouts[name]; ok {
+		return f, nil
+	}
+	return nil, unknown("layout", name, layouts)
+}
+
+func lookupMode(name string) (modeFactory, error) {
+	if f, ok := modes[name]; ok {
+		return f, nil
+	}
+	return nil, unknown("mode", name, modes)
+}
+
+func unknown[T any](kind, name string, m map[string]T) error {
+	var names []string
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if why := unavailable[kind+" "+name]; why != "" {
+		return fmt.Errorf("config: key %q value %q: %s", kind, name, why)
+	}
+	return fmt.Errorf("config: key %q value %q: unknown %s; available: %s", kind, name, kind, strings.Join(names, ", "))
+}
+
+// Layouts lists the registered layout names.
+func Layouts() []string { return keys(layouts) }
+
+// Modes lists the registered mode names.
+func Modes() []string { return keys(modes) }
+
+func keys[T any](m map[string]T) []string {
+	var k []string
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}
+
+// syncMode issues every operation inline on the caller's thread.
+type syncMode struct{ Layout }
+
+func (syncMode) Wait() error { return nil }
+
+func init() {
+	registerMode("sync", func(under Layout) (Mode, error) { return syncMode{under}, nil })
+}
