@@ -34,7 +34,7 @@ test: build vet
 	$(GO) test -count=1 -timeout 20m ./...
 
 bench: build
-	$(GO) run ./bench/mpiio -np 2
+	$(GO) run ./bench -np 2 -reps 9
 
 clean:
 	rm -rf $(BIN) build $(DEMO_DIR)

@@ -69,7 +69,7 @@ const DefaultSeed = 20240601
 var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
 	{Key: "file", Kind: options.String, Help: "HDF5 file path the phases write and read"},
 	{Key: "mode", Aliases: []string{"MODE"}, Kind: options.Enum, Default: "sync", Allowed: []string{"sync", "async", "cache", "log"}, Help: "I/O mode (h5bench MODE: SYNC, ASYNC, LOG)"},
-	{Key: "layout", Kind: options.Enum, Default: "native", Allowed: []string{"native", "null", "log", "subfiling"}, Help: "terminal layout: native shared HDF5 file, or null (no I/O, for overhead measurements)"},
+	{Key: "layout", Kind: options.Enum, Default: "native", Allowed: []string{"native", "mpiio", "null", "log", "subfiling"}, Help: "terminal layout: native (the real HDF5 file), mpiio (same bytes through plain MPI-IO, no HDF5), null (no I/O)"},
 	{Key: "compute_time", Aliases: []string{"EMULATED_COMPUTE_TIME_PER_TIMESTEP"}, Kind: options.Duration, Default: "0s", Help: "emulated compute between steps"},
 	{Key: "compute_kind", Kind: options.Enum, Default: "sleep", Allowed: emulate.ComputeKinds, Help: "how compute is emulated: sleep (h5bench) or spin (busy core)"},
 	{Key: "fill", Kind: options.Enum, Default: "seeded", Allowed: emulate.FillKinds, Help: "write data: seeded (verifiable), random (h5bench-like) or zero"},

@@ -14,6 +14,10 @@
 // The library is initialized lazily on the first call, never at package init, so a host that
 // initializes MPI before its first HDF5 call gets HDF5's MPI_Finalize cleanup hook.
 //
+// On a parallel file the usual parallel HDF5 rules apply: file create/open/close, group,
+// dataset and attribute creation are collective (every rank calls them with the same
+// arguments); Write and Read with collective set are collective too.
+//
 // # Errors
 //
 // Automatic error printing is turned off on first use. A failing HDF5 call yields an *Error

@@ -26,7 +26,8 @@ static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals) {
 	MPI_Comm c = MPI_Comm_f2c((MPI_Fint)comm);
 	MPI_Info info = MPI_INFO_NULL;
 	int i, rc = 0;
-	if (c == MPI_COMM_NULL) return -2;
+	// OpenMPI returns NULL (not MPI_COMM_NULL) for a handle outside its table.
+	if (c == NULL || c == MPI_COMM_NULL) return -2;
 	if (n > 0) {
 		if (MPI_Info_create(&info) != MPI_SUCCESS) return -3;
 		for (i = 0; i < n; i++) {
@@ -74,13 +75,15 @@ const coreIncrement = 64 << 20
 
 // fileAccess builds the file access property list of a; the caller closes it. Called inside
 // the gate.
-func fileAccess(op string, a Access) (fapl C.hid_t, err error) {
+func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 	if a.Core && a.Parallel {
 		return -1, fmt.Errorf("h5: %s: Core and Parallel are exclusive", op)
 	}
-	if fapl = C.H5Pcreate(C.h5p_fapl_class()); fapl < 0 {
+	fapl := C.H5Pcreate(C.h5p_fapl_class())
+	if fapl < 0 {
 		return -1, stackError("H5Pcreate(H5P_FILE_ACCESS) for " + op)
 	}
+	// fapl, not the named result (set to -1 by the error returns), is closed on failure.
 	defer func() {
 		if err != nil {
 			C.H5Pclose(fapl)

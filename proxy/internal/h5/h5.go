@@ -78,8 +78,8 @@ import (
 )
 
 // The gate: HDF5 is built without thread safety, so every sequence of HDF5 calls runs while
-// holding gate, on a locked OS thread. ready, version and every cache below are guarded by
-// gate too.
+// holding gate, on a locked OS thread. ready, version and the package's caches (typeCache,
+// mpioCache, the transfer property lists) are guarded by the gate too.
 var (
 	gate    sync.Mutex
 	ready   bool
@@ -122,7 +122,7 @@ func Version() string {
 // stackError collects and clears the HDF5 error stack of a call that just failed. It must
 // run before any other HDF5 call (each API call clears the stack on entry), which is why
 // cleanup is deferred: return values are evaluated before deferred closes run.
-func stackError(op string) error {
+func stackError(op string) *Error {
 	e := &Error{Op: op}
 	p := C.h5p_error_stack()
 	if p == nil {

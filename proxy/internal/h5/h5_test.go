@@ -104,6 +104,7 @@ func checkNoLeaks(t *testing.T, f ID, mark idMark) {
 	open, created := leakedSince(mark, newIDMark())
 	if len(open) > 0 {
 		t.Errorf("%d of %d dataspaces, property lists and datatypes created are still open: %v", len(open), created, open)
+		return
 	}
 	if created == 0 {
 		t.Errorf("leak check is vacuous: no handle created")
@@ -642,5 +643,49 @@ func TestTypeCache(t *testing.T) {
 		if open, _ := leakedSince(before, newIDMark()); len(open) != 0 {
 			t.Errorf("ReleaseTypeCache left %v open", open)
 		}
+	}
+}
+
+// TestNoLeaks runs every call successfully inside a window and checks that each dataspace,
+// property list and datatype created in it is closed afterwards.
+func TestNoLeaks(t *testing.T) {
+	ReleaseTypeCache()
+	mark := newIDMark()
+	path := filepath.Join(t.TempDir(), "leak.h5")
+	spec := patterns.FileSpec{AlignLen: 512, MDCInitialSize: 4 << 20, MetaBlockSize: 4096, CollMetadataOps: true}
+	f := must(CreateFile(path, Access{FileSpec: spec}))
+	g := must(CreateGroup(f, "/g"))
+	shape := []uint64{4, 6}
+	ds := patterns.DatasetSpec{Type: particle, Shape: shape, MaxShape: []uint64{patterns.MaxUnlimited, 6}, Chunk: []uint64{2, 3}, Deflate: 1, FillNever: true}
+	d := must(CreateDataset(g, "p", ds))
+	sel := patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{0, 0}, []uint64{2, 2}), patterns.Block([]uint64{1, 3}, []uint64{3, 3})}}
+	n := sel.NPoints(shape)
+	tr := &patterns.Transfer{MemType: particle, MemShape: []uint64{n}, FileShape: shape, Selection: sel}
+	buf := randBytes(5, n*32)
+	ok(t, Write(d, tr, false, buf))
+	ok(t, Read(d, tr, true, buf))
+	none := &patterns.Transfer{MemType: particle, Selection: patterns.None()}
+	ok(t, Write(d, none, true, nil))
+	must(DatasetInfo(d))
+	must(DatasetShape(d))
+	ok(t, WriteAttribute(d, patterns.AttributeSpec{Name: "s", Type: patterns.Str(5), Value: []byte("abcd\x00")}))
+	ok(t, WriteAttribute(g, patterns.AttributeSpec{Name: "v", Type: patterns.F64, Shape: []uint64{2}, Value: make([]byte, 16)}))
+	must(ReadAttribute(d, "s"))
+	must(ReadAttribute(g, "v"))
+	must(Exists(f, "/g/p"))
+	ok(t, FlushFile(f, true))
+	ok(t, CloseDataset(d))
+	ok(t, CloseGroup(g))
+	must(ObjectCount(f))
+	ok(t, CloseFile(f))
+	f = must(OpenFile(path, Access{Core: true, FileSpec: patterns.FileSpec{ReadOnly: true}}))
+	d = must(OpenDataset(f, "/g/p"))
+	ok(t, Read(d, tr, false, buf))
+	ok(t, CloseDataset(d))
+	ok(t, CloseFile(f))
+	ReleaseTypeCache()
+	open, created := leakedSince(mark, newIDMark())
+	if len(open) > 0 || created < 10 {
+		t.Errorf("%d of %d handles created are still open: %v", len(open), created, open)
 	}
 }

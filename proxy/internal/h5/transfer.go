@@ -59,7 +59,7 @@ func objName(id ID) string {
 // opError collects the error stack of the failed call and names the dataset in Op.
 func opError(call string, d ID) error {
 	err := stackError(call)
-	err.(*Error).Op = call + " " + objName(d)
+	err.Op = call + " " + objName(d)
 	return err
 }
 

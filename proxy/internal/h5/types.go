@@ -42,6 +42,11 @@ var typeCache = map[string]C.hid_t{}
 // memType returns the HDF5 datatype of t. The result is owned by the package (native or
 // cached): callers must not close it. Called inside the gate.
 func memType(t patterns.Type) (C.hid_t, error) {
+	if t.Class == patterns.String || t.Class == patterns.Compound {
+		if h, ok := typeCache[t.String()]; ok {
+			return h, nil // validated when cached: skip the per-write check
+		}
+	}
 	if err := t.Validate(); err != nil {
 		return -1, fmt.Errorf("h5: datatype: %w", err)
 	}
@@ -74,9 +79,10 @@ func convType(t patterns.Type) (C.hid_t, error) {
 }
 
 // stringType builds a fixed-length, NUL-terminated ASCII string type of n bytes.
-func stringType(n int) (h C.hid_t, err error) {
+func stringType(n int) (_ C.hid_t, err error) {
 	op := fmt.Sprintf("string datatype str(%d)", n)
-	if h = C.H5Tcopy(C.h5p_c_s1()); h < 0 {
+	h := C.H5Tcopy(C.h5p_c_s1())
+	if h < 0 {
 		return -1, stackError("H5Tcopy " + op)
 	}
 	defer func() {
@@ -97,9 +103,10 @@ func stringType(n int) (h C.hid_t, err error) {
 }
 
 // compoundType builds a compound type, converting (and caching) its members' types.
-func compoundType(t patterns.Type) (h C.hid_t, err error) {
+func compoundType(t patterns.Type) (_ C.hid_t, err error) {
 	op := "compound datatype " + t.String()
-	if h = C.H5Tcreate(C.H5T_COMPOUND, C.size_t(t.Size)); h < 0 {
+	h := C.H5Tcreate(C.H5T_COMPOUND, C.size_t(t.Size))
+	if h < 0 {
 		return -1, stackError("H5Tcreate " + op)
 	}
 	defer func() {

@@ -21,7 +21,7 @@ static int h5p_file_open(MPI_Comm c, const char *path, int create, MPI_File *fh)
 
 static int h5p_file_delete(const char *path) { return MPI_File_delete(path, MPI_INFO_NULL); }
 
-enum { h5p_write_at_all, h5p_write_at, h5p_read_at_all };
+enum { h5p_write_at_all, h5p_write_at, h5p_read_at_all, h5p_read_at };
 
 // h5p_file_io moves n bytes at off with exactly one MPI call, so that a collective call
 // stays one call on every rank whatever each rank's n. Beyond maxcount bytes (MPI counts are
@@ -53,6 +53,7 @@ static int h5p_file_io(int kind, MPI_File fh, MPI_Offset off, void *buf, MPI_Cou
 	case h5p_write_at_all: rc = MPI_File_write_at_all(fh, off, buf, count, dt, &st); break;
 	case h5p_write_at: rc = MPI_File_write_at(fh, off, buf, count, dt, &st); break;
 	case h5p_read_at_all: rc = MPI_File_read_at_all(fh, off, buf, count, dt, &st); break;
+	case h5p_read_at: rc = MPI_File_read_at(fh, off, buf, count, dt, &st); break;
 	}
 	// Reads stop short at the end of the file without an error: count what arrived. A call
 	// that moves nothing may leave the status unset.
@@ -61,7 +62,7 @@ static int h5p_file_io(int kind, MPI_File fh, MPI_Offset off, void *buf, MPI_Cou
 	if (dt != MPI_BYTE) MPI_Type_free(&dt);
 	// Collective reads report the requested count even past the end of the file (ROMIO's
 	// two-phase reads and OMPIO's vulcan both do), so bound it by the file size.
-	if (rc == MPI_SUCCESS && kind == h5p_read_at_all && n > 0) {
+	if (rc == MPI_SUCCESS && (kind == h5p_read_at_all || kind == h5p_read_at) && n > 0) {
 		MPI_Offset size;
 		rc = MPI_File_get_size(fh, &size);
 		if (rc == MPI_SUCCESS && *done > size - off) *done = size > off ? size - off : 0;
@@ -118,7 +119,7 @@ func (f *File) io(kind C.int, op string, offset int64, buf []byte) error {
 		return fmt.Errorf("mpi: %s %s: %w", op, f.path, ErrNotActive)
 	}
 	// Checked here because OMPIO's collective writes lose the error of a read-only file.
-	if write := kind != C.h5p_read_at_all; write != f.writable {
+	if write := kind != C.h5p_read_at_all && kind != C.h5p_read_at; write != f.writable {
 		mode := "read-only"
 		if f.writable {
 			mode = "write-only"
@@ -143,7 +144,7 @@ func (f *File) io(kind C.int, op string, offset int64, buf []byte) error {
 	}
 	if int64(done) != int64(len(buf)) {
 		short := io.ErrShortWrite
-		if kind == C.h5p_read_at_all {
+		if kind == C.h5p_read_at_all || kind == C.h5p_read_at {
 			short = io.ErrUnexpectedEOF
 		}
 		return fmt.Errorf("mpi: %s %s: %d of %d bytes at offset %d: %w", op, f.path, int64(done), len(buf), offset, short)
@@ -166,6 +167,12 @@ func (f *File) WriteAt(offset int64, buf []byte) error {
 // full is an error wrapping io.ErrUnexpectedEOF.
 func (f *File) ReadAtAll(offset int64, buf []byte) error {
 	return f.io(C.h5p_read_at_all, "MPI_File_read_at_all", offset, buf)
+}
+
+// ReadAt fills buf from offset independently of the other ranks; a short read is an error
+// wrapping io.ErrUnexpectedEOF.
+func (f *File) ReadAt(offset int64, buf []byte) error {
+	return f.io(C.h5p_read_at, "MPI_File_read_at", offset, buf)
 }
 
 // Sync flushes the file's written data to storage (collective).

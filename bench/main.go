@@ -1,0 +1,146 @@
+// Command bench compares h5proxy's sync HDF5 writes with plain MPI-IO writes of the same
+// bytes, in one MPI run: the VPIC 1-D contiguous collective write pattern through the
+// native layout (HDF5 over MPI-IO) and through the mpiio layout (the same selections with
+// MPI_File_write_at_all, no HDF5), interleaved A B A B so that drifts of the page cache and
+// of memory handed back to the host hit both alike. It prints every run, the medians and
+// the ratio of the medians.
+//
+//	go run ./bench -np 2 -reps 7        # or: make bench
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+
+	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+	_ "github.com/h5proxy/h5proxy/patterns/vpic"
+	"github.com/h5proxy/h5proxy/proxy"
+)
+
+func main() {
+	np := flag.Int("np", 2, "ranks")
+	reps := flag.Int("reps", 7, "runs per layout (medians are reported)")
+	dim1 := flag.String("dim1", "2097152", "particles per rank (DIM_1)")
+	steps := flag.Int("steps", 4, "timesteps per run")
+	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
+	flag.Parse()
+	if os.Getenv("OMPI_COMM_WORLD_SIZE") == "" && os.Getenv("PMIX_RANK") == "" {
+		os.Exit(relaunch(*np, *dir))
+	}
+	if err := run(*reps, *dim1, *steps, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// relaunch starts this program under mpirun with the same flags and a shared directory.
+func relaunch(np int, dir string) int {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "h5proxy-bench-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	argv, env, err := launch.Launcher(np)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	self, _ := os.Executable()
+	args := append(argv[1:], self)
+	args = append(args, os.Args[1:]...)
+	args = append(args, "-dir", dir)
+	cmd := exec.Command(argv[0], args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	return 0
+}
+
+type result struct{ raw, observed float64 }
+
+func run(reps int, dim1 string, steps int, dir string) error {
+	finalize, err := proxy.InitMPI()
+	if err != nil {
+		return err
+	}
+	defer finalize()
+	runtime.LockOSThread()
+	world := proxy.World()
+	layouts := []string{"native", "mpiio"}
+	res := map[string][]result{}
+	if world.Rank() == 0 {
+		fmt.Printf("VPIC 1-D CONTIG/CONTIG collective write, %d ranks, DIM_1=%s, %d timesteps, %d runs per layout (interleaved)\n",
+			world.Size(), dim1, steps, reps)
+		fmt.Printf("%-4s %-7s %14s %14s\n", "run", "layout", "raw MiB/s", "observed MiB/s")
+	}
+	for i := 0; i < reps; i++ {
+		for _, layout := range layouts {
+			file := filepath.Join(dir, fmt.Sprintf("bench-%s.h5", layout))
+			cfg, err := proxy.ParseOptions("vpic", []options.KV{
+				{Key: "file", Value: file}, {Key: "layout", Value: layout},
+				{Key: "MEM_PATTERN", Value: "CONTIG"}, {Key: "FILE_PATTERN", Value: "CONTIG"},
+				{Key: "NUM_DIMS", Value: "1"}, {Key: "DIM_1", Value: dim1}, {Key: "TIMESTEPS", Value: strconv.Itoa(steps)},
+				{Key: "COLLECTIVE_DATA", Value: "YES"},
+			})
+			if err != nil {
+				return err
+			}
+			cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
+			s, err := proxy.NewSession(world, cfg)
+			if err != nil {
+				return err
+			}
+			err = s.Run()
+			var rep *proxy.Report
+			if err == nil {
+				rep, err = s.Report()
+			}
+			s.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", layout, err)
+			}
+			p := rep.Phases[0]
+			r := result{raw: p.RawRate / (1 << 20), observed: p.ObservedRate / (1 << 20)}
+			res[layout] = append(res[layout], r)
+			if world.Rank() == 0 {
+				fmt.Printf("%-4d %-7s %14.1f %14.1f\n", i, layout, r.raw, r.observed)
+			}
+			if world.Rank() == 0 {
+				os.Remove(file)
+			}
+		}
+	}
+	if world.Rank() != 0 {
+		return nil
+	}
+	med := func(l string, f func(result) float64) float64 {
+		var v []float64
+		for _, r := range res[l] {
+			v = append(v, f(r))
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	raw := func(r result) float64 { return r.raw }
+	obs := func(r result) float64 { return r.observed }
+	fmt.Printf("\nmedian raw rate:      h5proxy native %.1f MiB/s, MPI-IO %.1f MiB/s, ratio %.3f\n",
+		med("native", raw), med("mpiio", raw), med("native", raw)/med("mpiio", raw))
+	fmt.Printf("median observed rate: h5proxy native %.1f MiB/s, MPI-IO %.1f MiB/s, ratio %.3f\n",
+		med("native", obs), med("mpiio", obs), med("native", obs)/med("mpiio", obs))
+	return nil
+}
