@@ -346,3 +346,46 @@ func (r *Report) SortedConfig() []string {
 
 // HDF5Version returns the version of the HDF5 library linked in.
 func HDF5Version() string { return h5.Version() }
+
+// Metrics lists the names Metric accepts.
+var Metrics = []string{"bytes", "observed_time", "raw_rate", "observed_rate", "raw_time", "metadata_time",
+	"file_open_time", "file_flush_time", "file_close_time", "compute_time", "prep_time", "verify_time",
+	"wait_time", "mismatches", "steps"}
+
+// Metric returns a phase metric by its JSON name: the reduced value (times are the
+// slowest rank's; bytes and mismatches are sums over ranks).
+func (p PhaseReport) Metric(name string) (float64, bool) {
+	switch name {
+	case "bytes":
+		return p.Bytes, true
+	case "observed_time":
+		return p.ObservedTime, true
+	case "raw_rate":
+		return p.RawRate, true
+	case "observed_rate":
+		return p.ObservedRate, true
+	case "raw_time":
+		return p.RawTime.Max, true
+	case "metadata_time":
+		return p.MetadataTime.Max, true
+	case "file_open_time":
+		return p.FileOpenTime.Max, true
+	case "file_flush_time":
+		return p.FlushTime.Max, true
+	case "file_close_time":
+		return p.CloseTime.Max, true
+	case "compute_time":
+		return p.ComputeTime.Max, true
+	case "prep_time":
+		return p.PrepTime.Max, true
+	case "verify_time":
+		return p.VerifyTime.Max, true
+	case "wait_time":
+		return p.WaitTime.Max, true
+	case "mismatches":
+		return p.Mismatches, true
+	case "steps":
+		return float64(p.Steps), true
+	}
+	return 0, false
+}

@@ -449,3 +449,12 @@ func (s *Session) Close() error {
 }
 
 func now() float64 { return float64(time.Now().UnixNano()) / 1e9 }
+
+// Wait blocks until every operation issued so far has completed and returns the first
+// error of a background operation (sync mode completes everything inline). Local.
+func (s *Session) Wait() error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	return s.stack.Wait()
+}
