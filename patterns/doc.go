@@ -9,5 +9,5 @@
 // their row-major runs), Op and Plan.
 //
 //	sel := patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{4}, []uint64{4})}}
-//	sel.NPoints() // 4
+//	sel.NPoints([]uint64{8}) // 4
 package patterns

@@ -342,7 +342,7 @@ func (p *Pattern) readSelection(dims []uint64, env patterns.Env) (patterns.Selec
 	}
 	if c.NumDims == 1 {
 		n := c.Particles()
-		if c.ReadOption == "PARTIAL" && c.ToRead > 0 {
+		if c.ToRead > 0 { // h5bench applies it whatever READ_OPTION says
 			n = c.ToRead
 		}
 		if n > perRank {
