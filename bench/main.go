@@ -15,8 +15,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/options"
@@ -31,11 +33,12 @@ func main() {
 	dim1 := flag.String("dim1", "2097152", "particles per rank (DIM_1)")
 	steps := flag.Int("steps", 4, "timesteps per run")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
+	extra := flag.String("opts", "", "extra KEY=VALUE;... options for both layouts (e.g. ALIGN=YES;ALIGN_THRESHOLD=0;ALIGN_LEN=1M)")
 	flag.Parse()
 	if os.Getenv("OMPI_COMM_WORLD_SIZE") == "" && os.Getenv("PMIX_RANK") == "" {
 		os.Exit(relaunch(*np, *dir))
 	}
-	if err := run(*reps, *dim1, *steps, *dir); err != nil {
+	if err := run(*reps, *dim1, *steps, *dir, *extra); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -73,7 +76,9 @@ func relaunch(np int, dir string) int {
 
 type result struct{ raw, observed float64 }
 
-func run(reps int, dim1 string, steps int, dir string) error {
+// run keeps one session per layout for the whole benchmark so both reuse their buffers
+// (fresh memory is slow to touch here), and alternates their write phases.
+func run(reps int, dim1 string, steps int, dir, extra string) error {
 	finalize, err := proxy.InitMPI()
 	if err != nil {
 		return err
@@ -82,51 +87,62 @@ func run(reps int, dim1 string, steps int, dir string) error {
 	runtime.LockOSThread()
 	world := proxy.World()
 	layouts := []string{"native", "mpiio"}
-	res := map[string][]result{}
+	sessions := map[string]*proxy.Session{}
+	for _, layout := range layouts {
+		more, err := proxy.ParseKV(extra)
+		if err != nil {
+			return err
+		}
+		base := []options.KV{
+			{Key: "file", Value: filepath.Join(dir, "bench-"+layout+".h5")}, {Key: "layout", Value: layout},
+			{Key: "MEM_PATTERN", Value: "CONTIG"}, {Key: "FILE_PATTERN", Value: "CONTIG"},
+			{Key: "NUM_DIMS", Value: "1"}, {Key: "DIM_1", Value: dim1}, {Key: "TIMESTEPS", Value: strconv.Itoa(steps)},
+			{Key: "COLLECTIVE_DATA", Value: "YES"},
+		}
+		// -opts replaces base keys of the same name.
+		base = slices.DeleteFunc(base, func(b options.KV) bool {
+			return slices.ContainsFunc(more, func(m options.KV) bool { return strings.EqualFold(m.Key, b.Key) })
+		})
+		cfg, err := proxy.ParseOptions("vpic", append(base, more...))
+		if err != nil {
+			return err
+		}
+		s, err := proxy.NewSession(world, cfg)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		sessions[layout] = s
+	}
 	if world.Rank() == 0 {
 		fmt.Printf("VPIC 1-D CONTIG/CONTIG collective write, %d ranks, DIM_1=%s, %d timesteps, %d runs per layout (interleaved)\n",
 			world.Size(), dim1, steps, reps)
-		fmt.Printf("%-4s %-7s %14s %14s\n", "run", "layout", "raw MiB/s", "observed MiB/s")
 	}
 	for i := 0; i < reps; i++ {
 		for _, layout := range layouts {
-			file := filepath.Join(dir, fmt.Sprintf("bench-%s.h5", layout))
-			cfg, err := proxy.ParseOptions("vpic", []options.KV{
-				{Key: "file", Value: file}, {Key: "layout", Value: layout},
-				{Key: "MEM_PATTERN", Value: "CONTIG"}, {Key: "FILE_PATTERN", Value: "CONTIG"},
-				{Key: "NUM_DIMS", Value: "1"}, {Key: "DIM_1", Value: dim1}, {Key: "TIMESTEPS", Value: strconv.Itoa(steps)},
-				{Key: "COLLECTIVE_DATA", Value: "YES"},
-			})
-			if err != nil {
-				return err
-			}
-			cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
-			s, err := proxy.NewSession(world, cfg)
-			if err != nil {
-				return err
-			}
-			err = s.Run()
-			var rep *proxy.Report
-			if err == nil {
-				rep, err = s.Report()
-			}
-			s.Close()
-			if err != nil {
+			if err := sessions[layout].RunPhase(patterns.PhaseWrite); err != nil {
 				return fmt.Errorf("%s: %w", layout, err)
 			}
-			p := rep.Phases[0]
-			r := result{raw: p.RawRate / (1 << 20), observed: p.ObservedRate / (1 << 20)}
-			res[layout] = append(res[layout], r)
-			if world.Rank() == 0 {
-				fmt.Printf("%-4d %-7s %14.1f %14.1f\n", i, layout, r.raw, r.observed)
-			}
-			if world.Rank() == 0 {
-				os.Remove(file)
-			}
+		}
+	}
+	res := map[string][]result{}
+	for _, layout := range layouts {
+		rep, err := sessions[layout].Report()
+		if err != nil {
+			return err
+		}
+		for _, p := range rep.Phases {
+			res[layout] = append(res[layout], result{raw: p.RawRate / (1 << 20), observed: p.ObservedRate / (1 << 20)})
 		}
 	}
 	if world.Rank() != 0 {
 		return nil
+	}
+	fmt.Printf("%-4s %-7s %14s %14s\n", "run", "layout", "raw MiB/s", "observed MiB/s")
+	for i := 0; i < reps; i++ {
+		for _, l := range layouts {
+			fmt.Printf("%-4d %-7s %14.1f %14.1f\n", i, l, res[l][i].raw, res[l][i].observed)
+		}
 	}
 	med := func(l string, f func(result) float64) float64 {
 		var v []float64
