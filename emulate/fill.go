@@ -75,12 +75,10 @@ func Bits(seed uint64, variable string, step int, g uint64) uint64 {
 func encode(c patterns.Class, b []byte, h uint64) {
 	ne := binary.NativeEndian
 	switch c {
-	case patterns.Float32:
-		ne.PutUint32(b, math.Float32bits(float32(h>>40)))
+	case patterns.Float32, patterns.Int32:
+		ne.PutUint32(b, word32(c, h))
 	case patterns.Float64:
 		ne.PutUint64(b, math.Float64bits(float64(h>>11)))
-	case patterns.Int32:
-		ne.PutUint32(b, uint32(h>>33)) // non-negative int32
 	case patterns.Int64:
 		ne.PutUint64(b, h>>1)
 	case patterns.Uint64:
@@ -92,6 +90,15 @@ func encode(c patterns.Class, b []byte, h uint64) {
 			b[i] = 'a' + byte((h>>(uint(i)%8*8))%26)
 		}
 	}
+}
+
+// word32 encodes bits h as a 4-byte class: a float32 holding a 24-bit integer (exact),
+// or a non-negative int32.
+func word32(c patterns.Class, h uint64) uint32 {
+	if c == patterns.Float32 {
+		return math.Float32bits(float32(h >> 40))
+	}
+	return uint32(h >> 33)
 }
 
 // Field is one atomic field of a buffer element: the variable it carries and where.
@@ -175,14 +182,9 @@ func fillRun(f Field, buf []byte, elem int, e0, base uint64, run patterns.Run) {
 	ne := binary.NativeEndian
 	off := int(e0)*elem + f.Offset
 	switch f.Class {
-	case patterns.Float32:
+	case patterns.Float32, patterns.Int32:
 		for k := uint64(0); k < run.Len; k++ {
-			ne.PutUint32(buf[off:], math.Float32bits(float32(mix64(base+run.Start+k)>>40)))
-			off += elem
-		}
-	case patterns.Int32:
-		for k := uint64(0); k < run.Len; k++ {
-			ne.PutUint32(buf[off:], uint32(mix64(base+run.Start+k)>>33))
+			ne.PutUint32(buf[off:], word32(f.Class, mix64(base+run.Start+k)))
 			off += elem
 		}
 	default:
@@ -220,6 +222,13 @@ func Verify(buf []byte, l *Layout, seed uint64, step int) (uint64, *Mismatch, er
 		// overwrites every byte of w, so it can be reused across elements.
 		w := make([]byte, f.Size)
 		for _, run := range l.Runs {
+			if f.Size == 4 && f.Class != patterns.String {
+				// Hot path: compare words; fall through to the generic loop on a mismatch.
+				if n := match32(f, buf[off:], l.Elem, base, run); n == run.Len {
+					off += int(run.Len) * l.Elem
+					continue
+				}
+			}
 			for k := uint64(0); k < run.Len; k++ {
 				g := run.Start + k
 				encode(f.Class, w, mix64(base+g))
@@ -235,6 +244,19 @@ func Verify(buf []byte, l *Layout, seed uint64, step int) (uint64, *Mismatch, er
 		}
 	}
 	return bad, first, nil
+}
+
+// match32 returns how many leading elements of the run hold their expected 4-byte value.
+func match32(f Field, buf []byte, elem int, base uint64, run patterns.Run) uint64 {
+	ne := binary.NativeEndian
+	off := 0
+	for k := uint64(0); k < run.Len; k++ {
+		if ne.Uint32(buf[off:]) != word32(f.Class, mix64(base+run.Start+k)) {
+			return k
+		}
+		off += elem
+	}
+	return run.Len
 }
 
 // Value returns the seeded value of one element as class c would encode it, decoded to
