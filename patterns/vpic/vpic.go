@@ -116,12 +116,14 @@ func (p *Pattern) datasets() []string {
 	return Variables
 }
 
-// closeStep closes a timestep's datasets then its group, as h5bench does.
+// closeStep closes a timestep's datasets then its group, as h5bench does (collective on a
+// shared file, like every object close in parallel HDF5).
 func (p *Pattern) closeStep(plan *patterns.Plan, step int, names []string) {
+	coll := p.parallel()
 	for _, n := range names {
-		plan.Add(patterns.Op{Kind: patterns.CloseDataset, Path: group(step) + "/" + n, Step: step})
+		plan.Add(patterns.Op{Kind: patterns.CloseDataset, Path: group(step) + "/" + n, Collective: coll, Step: step})
 	}
-	plan.Add(patterns.Op{Kind: patterns.CloseGroup, Path: group(step), Step: step})
+	plan.Add(patterns.Op{Kind: patterns.CloseGroup, Path: group(step), Collective: coll, Step: step})
 }
 
 // Step plans one timestep.

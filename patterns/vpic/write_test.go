@@ -557,15 +557,15 @@ func ExamplePattern_Step() {
 	// write           /Timestep_0/pz [collective] mem=f32[4] buffer=pz start=[4] stride=[1] count=[1] block=[4]
 	// write           /Timestep_0/id_1 [collective] mem=i32[4] buffer=id_1 start=[4] stride=[1] count=[1] block=[4]
 	// write           /Timestep_0/id_2 [collective] mem=f32[4] buffer=id_2 start=[4] stride=[1] count=[1] block=[4]
-	// close-dataset   /Timestep_0/x
-	// close-dataset   /Timestep_0/y
-	// close-dataset   /Timestep_0/z
-	// close-dataset   /Timestep_0/px
-	// close-dataset   /Timestep_0/py
-	// close-dataset   /Timestep_0/pz
-	// close-dataset   /Timestep_0/id_1
-	// close-dataset   /Timestep_0/id_2
-	// close-group     /Timestep_0
+	// close-dataset   /Timestep_0/x [collective]
+	// close-dataset   /Timestep_0/y [collective]
+	// close-dataset   /Timestep_0/z [collective]
+	// close-dataset   /Timestep_0/px [collective]
+	// close-dataset   /Timestep_0/py [collective]
+	// close-dataset   /Timestep_0/pz [collective]
+	// close-dataset   /Timestep_0/id_1 [collective]
+	// close-dataset   /Timestep_0/id_2 [collective]
+	// close-group     /Timestep_0 [collective]
 	// flush-file      test.h5 [collective]
 	// close-file      test.h5 [collective]
 	// bytes: 128
