@@ -14,6 +14,7 @@ package options
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -381,4 +382,36 @@ func (t *Table) WriteHelp(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Key, s.Kind, def, help)
 	}
 	return tw.Flush()
+}
+
+// SchemaProperties describes every key (aliases included) as JSON Schema properties: the
+// value may be a string (h5bench writes every value as a string), a number or a boolean;
+// enums list their allowed spellings.
+func (t *Table) SchemaProperties() map[string]any {
+	props := map[string]any{}
+	for _, s := range t.Specs {
+		p := map[string]any{"description": s.Help + " (" + s.Kind.String() + ")"}
+		switch s.Kind {
+		case Enum:
+			var allowed []string
+			for _, a := range s.Allowed {
+				allowed = append(allowed, a, strings.ToLower(a), strings.ToUpper(a))
+			}
+			slices.Sort(allowed)
+			p["enum"] = slices.Compact(allowed)
+		case Bool:
+			p["type"] = []string{"string", "boolean"}
+		case Int, Size, Float, Duration:
+			p["type"] = []string{"string", "number"}
+		default:
+			p["type"] = "string"
+		}
+		if s.Default != "" {
+			p["default"] = s.Default
+		}
+		for _, k := range append([]string{s.Key}, s.Aliases...) {
+			props[k] = p
+		}
+	}
+	return props
 }

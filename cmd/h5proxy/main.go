@@ -5,6 +5,7 @@
 //	h5proxy plan [flags] PATTERN [KEY=VALUE ...]
 //	h5proxy help [TOPIC]                commands, or the keys of a pattern or the session
 //	h5proxy inspect FILE.h5             list groups and datasets (independent reader)
+//	h5proxy schema                      JSON Schema of the h5bench files accepted
 //	h5proxy version
 package main
 
@@ -27,6 +28,7 @@ Usage:
   h5proxy plan [flags] PATTERN [KEY=VALUE...] print the operations one rank issues
   h5proxy help [session|PATTERN]              list configuration keys
   h5proxy inspect FILE.h5                     list a file's groups and datasets
+  h5proxy schema                              print the JSON Schema of accepted h5bench files
   h5proxy version                             print versions
 
 Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
@@ -57,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdHelp(args[1:], stdout)
 	case "inspect":
 		err = cmdInspect(args[1:], stdout, stderr)
+	case "schema":
+		err = cmdSchema(args[1:], stdout, stderr)
 	case "version", "--version":
 		err = cmdVersion(stdout)
 	default:
