@@ -56,6 +56,8 @@ type Config struct {
 	EnvMetadataFile string `json:"env_metadata_file,omitempty"`
 	// ReportFile, when set, receives the JSON report (rank 0 only).
 	ReportFile string `json:"report_file,omitempty"`
+	// MPIIOFileView selects the mpiio layout's file-view write path.
+	MPIIOFileView bool `json:"-"`
 	// MPIInfo are MPI-IO hints passed to H5Pset_fapl_mpio.
 	MPIInfo map[string]string `json:"mpi_info,omitempty"`
 	// Warnings collects accepted-but-ignored settings; they are logged and reported.
@@ -78,6 +80,7 @@ var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
 	{Key: "csv_file", Aliases: []string{"CSV_FILE"}, Kind: options.String, Help: "h5bench-style CSV output (rank 0 only)"},
 	{Key: "env_metadata_file", Aliases: []string{"ENV_METADATA_FILE"}, Kind: options.String, Help: "file listing environment variable names to record in the CSV"},
 	{Key: "report_file", Kind: options.String, Help: "JSON report output (rank 0 only)"},
+	{Key: "mpiio.file_view", Kind: options.Bool, Default: "NO", Help: "mpiio layout: collective writes through a file view (set_view + write_at_all + reset), the MPI call sequence of HDF5's MPI-IO driver, instead of explicit offsets"},
 	{Key: "SUBFILING", Kind: options.Bool, Default: "NO", Help: "h5bench SUBFILING=YES selects the subfiling layout"},
 	{Key: "IO_MEM_LIMIT", Kind: options.Size, Help: "h5bench async memory limit; no effect in sync mode", Ignored: true},
 }}
@@ -133,7 +136,7 @@ func (c *Config) sessionKVs() []options.KV {
 	kv := []options.KV{
 		{Key: "mode", Value: c.Mode}, {Key: "layout", Value: c.Layout},
 		{Key: "compute_time", Value: c.ComputePerStep.String()}, {Key: "compute_kind", Value: c.ComputeKind.String()},
-		{Key: "fill", Value: c.Fill.String()}, {Key: "seed", Value: fmt.Sprint(c.Seed)}, {Key: "verify", Value: string(c.Verify)},
+		{Key: "fill", Value: c.Fill.String()}, {Key: "mpiio.file_view", Value: fmt.Sprint(c.MPIIOFileView)}, {Key: "seed", Value: fmt.Sprint(c.Seed)}, {Key: "verify", Value: string(c.Verify)},
 	}
 	for _, p := range []struct{ k, v string }{{"file", c.File}, {"csv_file", c.CSVFile}, {"env_metadata_file", c.EnvMetadataFile}, {"report_file", c.ReportFile}} {
 		if p.v != "" {
@@ -155,6 +158,8 @@ func (c *Config) apply(key string, v *options.Values) {
 		}
 	case "layout":
 		c.Layout = v.String(key)
+	case "mpiio.file_view":
+		c.MPIIOFileView = v.Bool(key)
 	case "SUBFILING":
 		if v.Bool(key) {
 			c.Layout = "subfiling"

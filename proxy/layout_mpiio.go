@@ -106,6 +106,9 @@ func (l *mpiioLayout) transfer(f *mpi.File, op *patterns.Op, buf []byte) error {
 		if len(runs) == 1 {
 			off, n = r.offset+int64(runs[0].Start)*es, int64(runs[0].Len)*es
 		}
+		if write && l.env.fileView {
+			return f.WriteViewAll(off, buf[:n])
+		}
 		if write {
 			return f.WriteAtAll(off, buf[:n])
 		}

@@ -83,7 +83,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	s.log = newLogger(dup.Rank())
 	layoutNew, _ := lookupLayout(cfg.Layout)
 	modeNew, _ := lookupMode(cfg.Mode)
-	under, err := layoutNew(layoutEnv{comm: Comm{dup}, mpiInfo: cfg.MPIInfo})
+	under, err := layoutNew(layoutEnv{comm: Comm{dup}, mpiInfo: cfg.MPIInfo, fileView: cfg.MPIIOFileView})
 	if err == nil {
 		s.stack, err = modeNew(under)
 	}

@@ -32,6 +32,8 @@ type Mode interface {
 type layoutEnv struct {
 	comm    Comm
 	mpiInfo map[string]string
+	// fileView makes the mpiio layout write through file views, as HDF5 does.
+	fileView bool
 }
 
 type layoutFactory func(env layoutEnv) (Layout, error)

@@ -19,6 +19,24 @@ static int h5p_file_open(MPI_Comm c, const char *path, int create, MPI_File *fh)
 	return rc;
 }
 
+// h5p_write_view_all writes n bytes at off the way HDF5's MPI-IO driver issues a
+// collective write: a file view of n bytes at off, a write at view offset 0, then the view
+// reset to bytes. Used as the "same MPI calls as HDF5" baseline.
+static int h5p_write_view_all(MPI_File fh, MPI_Offset off, void *buf, int n) {
+	MPI_Datatype ft;
+	MPI_Status st;
+	int rc = MPI_Type_contiguous(n > 0 ? n : 1, MPI_BYTE, &ft);
+	if (rc != MPI_SUCCESS) return rc;
+	if ((rc = MPI_Type_commit(&ft)) == MPI_SUCCESS &&
+	    (rc = MPI_File_set_view(fh, off, MPI_BYTE, ft, "native", MPI_INFO_NULL)) == MPI_SUCCESS) {
+		rc = MPI_File_write_at_all(fh, 0, buf, n, MPI_BYTE, &st);
+		int rc2 = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+		if (rc == MPI_SUCCESS) rc = rc2;
+	}
+	MPI_Type_free(&ft);
+	return rc;
+}
+
 static int h5p_file_delete(const char *path) { return MPI_File_delete(path, MPI_INFO_NULL); }
 
 enum { h5p_write_at_all, h5p_write_at, h5p_read_at_all, h5p_read_at };
@@ -167,6 +185,23 @@ func (f *File) WriteAt(offset int64, buf []byte) error {
 // full is an error wrapping io.ErrUnexpectedEOF.
 func (f *File) ReadAtAll(offset int64, buf []byte) error {
 	return f.io(C.h5p_read_at_all, "MPI_File_read_at_all", offset, buf)
+}
+
+// WriteViewAll writes buf at offset collectively through a file view, the call sequence
+// HDF5's MPI-IO driver uses (set_view, write_at_all at 0, reset view); len(buf) must fit a
+// C int.
+func (f *File) WriteViewAll(offset int64, buf []byte) error {
+	if f == nil || f.fh == fileNull || !f.writable {
+		return fmt.Errorf("mpi: MPI_File_set_view+write_at_all: file is not open for writing")
+	}
+	if len(buf) > math.MaxInt32 {
+		return fmt.Errorf("mpi: MPI_File_write_at_all %s: %d bytes exceed a C int", f.path, len(buf))
+	}
+	var p unsafe.Pointer
+	if len(buf) > 0 {
+		p = unsafe.Pointer(&buf[0])
+	}
+	return mpiErr("MPI_File_set_view+write_at_all "+f.path, C.h5p_write_view_all(f.fh, C.MPI_Offset(offset), p, C.int(len(buf))))
 }
 
 // ReadAt fills buf from offset independently of the other ranks; a short read is an error

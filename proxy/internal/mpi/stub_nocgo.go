@@ -103,6 +103,9 @@ func (f *File) WriteAtAll(offset int64, buf []byte) error { return ErrNoCgo }
 // WriteAt returns ErrNoCgo.
 func (f *File) WriteAt(offset int64, buf []byte) error { return ErrNoCgo }
 
+// WriteViewAll returns ErrNoCgo.
+func (f *File) WriteViewAll(offset int64, buf []byte) error { return ErrNoCgo }
+
 // ReadAt returns ErrNoCgo.
 func (f *File) ReadAt(offset int64, buf []byte) error { return ErrNoCgo }
 
