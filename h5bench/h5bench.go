@@ -3,7 +3,7 @@
 // each benchmark's configuration keys (sizes like "16 M", durations like "1 s") and
 // h5bench's MODE key.
 //
-//	f, err := h5bench.Load("samples/sync-write-1d-contig-contig.json")
+//	f, err := h5bench.Load("samples/sync-write-read-1d-contig.json")
 //	for _, run := range f.Runs { ... proxy.NewSession(comm, run.Config) ... }
 //
 // Benchmarks h5proxy does not model yet are an error before any I/O, naming the benchmark
@@ -11,19 +11,19 @@
 package h5bench
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	_ "github.com/h5proxy/h5proxy/patterns/vpic" // the pattern of the write and read benchmarks
 	"github.com/h5proxy/h5proxy/proxy"
 )
 
@@ -103,13 +103,24 @@ func IsH5bench(data []byte) bool {
 	return ok
 }
 
+// topLevel lists the top-level keys of an h5bench configuration.
+var topLevel = []string{"mpi", "vol", "file-system", "directory", "benchmarks"}
+
 // Parse validates h5bench configuration bytes.
 func Parse(data []byte) (*File, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("h5bench: %w", err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(probe)) {
+		if !slices.Contains(topLevel, k) {
+			return nil, fmt.Errorf("h5bench: %w", &options.Error{Key: k, Value: rawText(probe[k]), Reason: "unknown key",
+				Allowed: strings.Join(topLevel, ", ")})
+		}
+	}
 	var raw rawFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("h5bench: %w (top-level keys: mpi, vol, file-system, directory, benchmarks)", err)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("h5bench: %w (top-level keys: %s)", err, strings.Join(topLevel, ", "))
 	}
 	f := &File{Directory: raw.Directory}
 	if f.Directory == "" {
@@ -117,15 +128,16 @@ func Parse(data []byte) (*File, error) {
 	}
 	var err error
 	if f.MPI, err = parseMPI(raw.MPI); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("h5bench: %w", err)
 	}
-	for k, v := range raw.Vol {
-		if s := proxy.Scalar(v); s != "" {
+	// Sorted, so that the warnings (and the reports that carry them) are reproducible.
+	for _, k := range slices.Sorted(maps.Keys(raw.Vol)) {
+		if s := proxy.Scalar(raw.Vol[k]); s != "" {
 			f.Warnings = append(f.Warnings, fmt.Sprintf("vol.%s=%q ignored: HDF5 1.10 has no VOL connectors; select strategies with MODE", k, s))
 		}
 	}
-	for k, v := range raw.FileSystem {
-		f.Warnings = append(f.Warnings, fmt.Sprintf("file-system.%s=%q ignored (no Lustre striping here)", k, proxy.Scalar(v)))
+	for _, k := range slices.Sorted(maps.Keys(raw.FileSystem)) {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("file-system.%s=%q ignored (no Lustre striping here)", k, proxy.Scalar(raw.FileSystem[k])))
 	}
 	if len(raw.Benchmarks) == 0 {
 		return nil, fmt.Errorf("h5bench: key %q: no benchmarks to run", "benchmarks")
@@ -140,13 +152,90 @@ func Parse(data []byte) (*File, error) {
 	return f, nil
 }
 
-var rankFlag = regexp.MustCompile(`(?:^|\s)(?:-n|-np|--np|--n|-c)\s+(\d+)`)
+// rawText renders a JSON value for an error message, shortened when long.
+func rawText(m json.RawMessage) string {
+	var v any
+	if json.Unmarshal(m, &v) != nil {
+		return string(m)
+	}
+	s := proxy.Scalar(v)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// rankOptions are the launcher options that give the rank count: mpirun/mpiexec (OpenMPI,
+// MPICH), srun (-n, --ntasks) and h5bench's own `--cpu_bind=cores -n <ranks>` for srun.
+var rankOptions = []string{"-n", "-np", "--np", "--n", "--ntasks"}
+
+// openMPICommands are the launchers for which -c is a synonym of -np; for srun -c is
+// --cpus-per-task and must not be read as a rank count.
+var openMPICommands = []string{"mpirun", "mpiexec", "orterun"}
+
+// ranksFromArgs finds the rank count in a launcher's options ("-np 4", "-n=4",
+// "--ntasks=4", "-n4"). found is false when no option gives it; options that disagree
+// are an error.
+func ranksFromArgs(command string, args []string) (n int, option string, found bool, err error) {
+	names := rankOptions
+	if slices.Contains(openMPICommands, filepath.Base(command)) {
+		names = append(slices.Clone(names), "-c")
+	}
+	for i := 0; i < len(args); i++ {
+		text, val, ok := args[i], "", false
+		for _, name := range names {
+			a := args[i]
+			switch {
+			case a == name && i+1 == len(args):
+				ok = true // no count follows: reported below
+			case a == name:
+				text, val, ok = a+" "+args[i+1], args[i+1], true
+				i++
+			case strings.HasPrefix(a, name+"="):
+				val, ok = strings.TrimPrefix(a, name+"="), true
+			case len(name) == 2 && len(a) > 2 && strings.HasPrefix(a, name) && isDigits(a[2:]):
+				val, ok = a[2:], true // srun's -n4
+			}
+			if ok {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		m, cerr := strconv.Atoi(val)
+		if cerr != nil || m < 1 {
+			return 0, "", false, &options.Error{Table: "mpi", Key: "configuration", Value: strings.Join(args, " "),
+				Reason: fmt.Sprintf("%q is not a rank count", text), Allowed: "an integer >= 1"}
+		}
+		if found && m != n {
+			return 0, "", false, &options.Error{Table: "mpi", Key: "configuration", Value: strings.Join(args, " "),
+				Reason: fmt.Sprintf("%q contradicts %q", text, option)}
+		}
+		if !found {
+			n, option, found = m, text, true
+		}
+	}
+	return n, option, found, nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 func parseMPI(m map[string]any) (MPI, error) {
 	out := MPI{Command: "mpirun", Ranks: 1}
 	ranksSet := false
-	for k, v := range m {
-		s := proxy.Scalar(v)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		s := proxy.Scalar(m[k])
 		switch k {
 		case "command":
 			out.Command = s
@@ -162,11 +251,14 @@ func parseMPI(m map[string]any) (MPI, error) {
 			return out, &options.Error{Table: "mpi", Key: k, Value: s, Reason: "unknown key", Allowed: "command, ranks, configuration"}
 		}
 	}
-	if mm := rankFlag.FindStringSubmatch(strings.Join(out.Args, " ")); mm != nil {
-		n, _ := strconv.Atoi(mm[1])
+	n, opt, found, err := ranksFromArgs(out.Command, out.Args)
+	if err != nil {
+		return out, err
+	}
+	if found {
 		if ranksSet && n != out.Ranks {
 			return out, &options.Error{Table: "mpi", Key: "ranks", Value: strconv.Itoa(out.Ranks),
-				Reason: fmt.Sprintf("contradicts %q in mpi.configuration", strings.TrimSpace(mm[0]))}
+				Reason: fmt.Sprintf("contradicts %q in mpi.configuration", opt), Allowed: strconv.Itoa(n) + " (as mpi.configuration says), or drop one of them"}
 		}
 		out.Ranks = n
 	}
@@ -217,9 +309,27 @@ func parseBenchmark(dir string, b map[string]any) (Run, error) {
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return Run{}, err
+		return Run{}, withAliases(err)
 	}
 	return Run{Benchmark: name, Config: cfg}, nil
+}
+
+// withAliases completes the allowed set of an unknown-key error with the h5bench
+// spellings of the session keys (MODE, EMULATED_COMPUTE_TIME_PER_TIMESTEP, CSV_FILE, ...):
+// those are the names an h5bench user writes and mistypes.
+func withAliases(err error) error {
+	var oe *options.Error
+	if !errors.As(err, &oe) || oe.Reason != "unknown key" {
+		return err
+	}
+	var aliases []string
+	for _, s := range proxy.SessionOptions().Specs {
+		aliases = append(aliases, s.Aliases...)
+	}
+	if len(aliases) > 0 {
+		oe.Allowed += "; h5bench spellings of session keys: " + strings.Join(aliases, ", ")
+	}
+	return err
 }
 
 // joinDir places a relative path in the run directory, as h5bench's runner does.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/h5proxy/h5proxy/h5bench"
 	"github.com/h5proxy/h5proxy/internal/inspect"
@@ -22,19 +23,53 @@ func cmdHelp(args []string, stdout io.Writer) error {
 	}
 	if args[0] == "session" {
 		fmt.Fprintln(stdout, "Session keys (shared by every pattern; h5bench spellings accepted as aliases):")
-		return proxy.SessionOptions().WriteHelp(stdout)
+		if err := proxy.SessionOptions().WriteHelp(stdout); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nh5bench spellings: %s\n", strings.Join(sessionAliases(), ", "))
+		return nil
 	}
 	f, err := patterns.Lookup(args[0])
 	if err != nil {
-		return usageError{err}
+		return usageError{fmt.Errorf("%w; or: session", err)}
 	}
 	fmt.Fprintf(stdout, "%s: %s\n\n", f.Name, f.Summary)
-	return f.Options.WriteHelp(stdout)
+	if err := f.Options.WriteHelp(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nSession keys are accepted too (h5proxy help session): %s\n", strings.Join(sessionKeys(), ", "))
+	return nil
+}
+
+// sessionAliases lists the h5bench spellings of the session keys as "ALIAS (key)": the
+// help table shows only the native names, and h5bench files use these.
+func sessionAliases() []string {
+	var out []string
+	for _, s := range proxy.SessionOptions().Specs {
+		for _, a := range s.Aliases {
+			out = append(out, fmt.Sprintf("%s (%s)", a, s.Key))
+		}
+	}
+	return out
+}
+
+// sessionKeys lists every session key with its h5bench spellings: "compute_time
+// (EMULATED_COMPUTE_TIME_PER_TIMESTEP)".
+func sessionKeys() []string {
+	var out []string
+	for _, s := range proxy.SessionOptions().Specs {
+		k := s.Key
+		if len(s.Aliases) > 0 {
+			k += " (" + strings.Join(s.Aliases, ", ") + ")"
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("inspect", "inspect FILE.h5", stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

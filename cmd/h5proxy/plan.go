@@ -17,7 +17,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	size := fs.Int("size", 1, "number of ranks")
 	phase := fs.String("phase", "write", "phase: write or read")
 	async := fs.Bool("async", false, "plan as under a background mode (h5bench's delayed close applies)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() < 1 {
@@ -25,6 +25,14 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if *size < 1 || *rank < 0 || *rank >= *size {
 		return usageError{fmt.Errorf("-rank %d -size %d: need 0 <= rank < size", *rank, *size)}
+	}
+	// Go's flag package stops at the first non-flag argument: a flag after PATTERN would
+	// otherwise be reported as a malformed KEY=VALUE.
+	for _, a := range fs.Args()[1:] {
+		if strings.HasPrefix(a, "-") {
+			return usageError{fmt.Errorf("flag %s after PATTERN %s: flags go before the pattern, as in: h5proxy plan -rank 1 -size 2 %s KEY=VALUE ...",
+				a, fs.Arg(0), fs.Arg(0))}
+		}
 	}
 	text, err := splitKV(fs.Args()[1:])
 	if err != nil {
@@ -40,7 +48,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	phases, err := proxy.ParsePhases([]string{*phase})
 	if err != nil {
-		return err
+		return usageError{fmt.Errorf("-phase %q: want write or read", *phase)}
 	}
 	pat, err := cfg.NewPattern()
 	if err != nil {

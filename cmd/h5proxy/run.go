@@ -3,6 +3,7 @@ package main
 import (
 	_ "embed"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -60,7 +61,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	noLaunch := fs.Bool("no-launch", false, "run in this process even outside an MPI launcher (one rank)")
 	report := fs.String("report", "", "write the JSON report of each benchmark to this file (suffixed by its index when there are several)")
 	quiet := fs.Bool("quiet", false, "do not print the performance summary")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
@@ -78,6 +79,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return relaunch(j, args, stdout, stderr)
 	}
 	return runJob(j, *report, *quiet, stdout, stderr)
+}
+
+// parseFlags parses a command's flags. A bad flag is a usage error (exit status 2, as for
+// every Go command; the flag package has already printed it with the command's flags);
+// -h and --help return flag.ErrHelp (exit status 0).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return usageError{err}
+	}
+	return err
 }
 
 // underLauncher reports whether this process was started by an MPI launcher.
