@@ -22,11 +22,12 @@ const (
 	mMismatch                // elements that failed verification
 	mStart                   // wall-clock start (Unix seconds)
 	mEnd                     // wall-clock end (Unix seconds)
+	mExcluded                // compute + preparation + verification: outside the observed rate
 	nMetrics
 )
 
 var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time", "file_flush_time",
-	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end"}
+	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time"}
 
 // sample is one rank's measurements of one step (or of a phase's begin/end).
 type sample [nMetrics]float64

@@ -52,9 +52,11 @@ type PhaseReport struct {
 	// ObservedTime is from before the file create/open to after the close and a barrier,
 	// compute included (seconds).
 	ObservedTime float64 `json:"observed_time"`
-	// RawRate is Bytes / max raw time; ObservedRate is Bytes / (ObservedTime - max compute
-	// - max data preparation): h5bench fills its buffers before its timed loop, h5proxy
-	// fills per step inside it, so preparation is taken out to keep the rates comparable.
+	// RawRate is Bytes / max raw time; ObservedRate is Bytes / (ObservedTime - the least
+	// time any rank spent on compute, data preparation and verification): h5bench fills
+	// its buffers before its timed loop, h5proxy fills per step inside it, so preparation is
+	// taken out to keep the rates comparable. The least rank's share keeps the window at
+	// least as long as the slowest rank's I/O.
 	RawRate      float64 `json:"raw_rate"`
 	ObservedRate float64 `json:"observed_rate"`
 	// Per-rank spreads (seconds).
@@ -121,6 +123,7 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 		total.add(&all[i])
 	}
 	total[mStart], total[mEnd] = p.begin[mStart], p.end[mEnd]
+	total[mExcluded] = total[mCompute] + total[mPrep] + total[mVerify]
 	all = append(all, total)
 	red, err := reduceSamples(s.comm, all)
 	if err != nil {
@@ -133,7 +136,7 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], VerifyTime: t[mVerify],
 		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify, Mismatches: t[mMismatch].Sum}
 	pr.RawRate = rate(pr.Bytes, pr.RawTime.Max)
-	pr.ObservedRate = rate(pr.Bytes, pr.ObservedTime-pr.ComputeTime.Max-pr.PrepTime.Max-pr.VerifyTime.Max)
+	pr.ObservedRate = rate(pr.Bytes, pr.ObservedTime-t[mExcluded].Min)
 	for i := range p.steps {
 		st := red.stats[i+1]
 		pr.PerStep = append(pr.PerStep, StepReport{Step: i, Bytes: st[mBytes].Sum, ObservedTime: st[mEnd].Max - st[mStart].Min,
