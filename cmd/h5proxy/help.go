@@ -31,7 +31,7 @@ func cmdHelp(args []string, stdout io.Writer) error {
 	}
 	f, err := patterns.Lookup(args[0])
 	if err != nil {
-		return usageError{fmt.Errorf("%w; or: session", err)}
+		return usageError{error: fmt.Errorf("%w; or: session", err)}
 	}
 	fmt.Fprintf(stdout, "%s: %s\n\n", f.Name, f.Summary)
 	if err := f.Options.WriteHelp(stdout); err != nil {
@@ -73,7 +73,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usageError{fmt.Errorf("need exactly one file")}
+		return usageError{error: fmt.Errorf("need exactly one file")}
 	}
 	nodes, err := inspect.Tree(fs.Arg(0))
 	if err != nil {

@@ -73,7 +73,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "h5proxy %s: %v\n", args[0], err)
+			if !ue.printed {
+				fmt.Fprintf(stderr, "h5proxy %s: %v\n", args[0], err)
+			}
 			return 2
 		}
 		fmt.Fprintf(stderr, "h5proxy: %v\n", err)
@@ -83,7 +85,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // usageError marks errors in the command line itself (exit status 2).
-type usageError struct{ error }
+type usageError struct {
+	error
+	printed bool // already reported (by the flag package)
+}
 
 func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -99,7 +104,7 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 func splitKV(args []string) (string, error) {
 	for _, a := range args {
 		if !strings.Contains(a, "=") {
-			return "", usageError{fmt.Errorf("argument %q is not KEY=VALUE", a)}
+			return "", usageError{error: fmt.Errorf("argument %q is not KEY=VALUE", a)}
 		}
 	}
 	return strings.Join(args, "\n"), nil

@@ -21,16 +21,16 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() < 1 {
-		return usageError{fmt.Errorf("missing PATTERN (available: %v)", patterns.Names())}
+		return usageError{error: fmt.Errorf("missing PATTERN (available: %v)", patterns.Names())}
 	}
 	if *size < 1 || *rank < 0 || *rank >= *size {
-		return usageError{fmt.Errorf("-rank %d -size %d: need 0 <= rank < size", *rank, *size)}
+		return usageError{error: fmt.Errorf("-rank %d -size %d: need 0 <= rank < size", *rank, *size)}
 	}
 	// Go's flag package stops at the first non-flag argument: a flag after PATTERN would
 	// otherwise be reported as a malformed KEY=VALUE.
 	for _, a := range fs.Args()[1:] {
 		if strings.HasPrefix(a, "-") {
-			return usageError{fmt.Errorf("flag %s after PATTERN %s: flags go before the pattern, as in: h5proxy plan -rank 1 -size 2 %s KEY=VALUE ...",
+			return usageError{error: fmt.Errorf("flag %s after PATTERN %s: flags go before the pattern, as in: h5proxy plan -rank 1 -size 2 %s KEY=VALUE ...",
 				a, fs.Arg(0), fs.Arg(0))}
 		}
 	}
@@ -48,7 +48,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	phases, err := proxy.ParsePhases([]string{*phase})
 	if err != nil {
-		return usageError{fmt.Errorf("-phase %q: want write or read", *phase)}
+		return usageError{error: fmt.Errorf("-phase %q: want write or read", *phase)}
 	}
 	pat, err := cfg.NewPattern()
 	if err != nil {

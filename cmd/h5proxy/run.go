@@ -65,7 +65,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 1 {
-		return usageError{fmt.Errorf("one configuration file at most, got %q", fs.Args())}
+		return usageError{error: fmt.Errorf("one configuration file at most, got %q", fs.Args())}
 	}
 	j, err := loadJob(fs.Arg(0))
 	if err != nil {
@@ -87,7 +87,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		return usageError{err}
+		return usageError{error: err, printed: true} // the flag package printed it with the usage
 	}
 	return err
 }

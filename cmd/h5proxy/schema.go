@@ -54,7 +54,7 @@ func schema() (map[string]any, error) {
 
 func cmdSchema(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("schema", "schema", stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	s, err := schema()

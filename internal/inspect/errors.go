@@ -1,6 +1,11 @@
 package inspect
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
 
 // ErrUnavailable is returned when the package was built without gonum.org/v1/hdf5 (build
 // tag `gonum` and cgo flags for the parallel HDF5, as the Makefile sets).
@@ -8,3 +13,20 @@ var ErrUnavailable = errors.New("inspect: built without the gonum tag: use `make
 
 // Available reports whether the independent reader is compiled in.
 func Available() bool { return available }
+
+// Node is one group or dataset.
+type Node struct {
+	Path     string
+	Dataset  bool
+	Type     patterns.Type // datasets only
+	Shape    []uint64      // datasets only
+	MaxShape []uint64      // datasets only; patterns.MaxUnlimited for unlimited
+}
+
+// String renders the node on one line.
+func (n Node) String() string {
+	if !n.Dataset {
+		return n.Path + " group"
+	}
+	return fmt.Sprintf("%s dataset %s %v", n.Path, n.Type, n.Shape)
+}

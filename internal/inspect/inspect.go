@@ -25,23 +25,6 @@ import (
 
 const available = true
 
-// Node is one group or dataset.
-type Node struct {
-	Path     string
-	Dataset  bool
-	Type     patterns.Type // datasets only
-	Shape    []uint64      // datasets only
-	MaxShape []uint64      // datasets only; patterns.MaxUnlimited for unlimited
-}
-
-// String renders the node on one line.
-func (n Node) String() string {
-	if !n.Dataset {
-		return n.Path + " group"
-	}
-	return fmt.Sprintf("%s dataset %s %v", n.Path, n.Type, n.Shape)
-}
-
 // Tree lists every group and dataset below the root, sorted by path.
 func Tree(path string) ([]Node, error) {
 	f, err := hdf5.OpenFile(path, hdf5.F_ACC_RDONLY)

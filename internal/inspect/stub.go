@@ -2,18 +2,7 @@
 
 package inspect
 
-import "github.com/h5proxy/h5proxy/patterns"
-
 const available = false
-
-// Node is one group or dataset.
-type Node struct {
-	Path     string
-	Dataset  bool
-	Type     patterns.Type
-	Shape    []uint64
-	MaxShape []uint64
-}
 
 // Tree is unavailable in this build.
 func Tree(path string) ([]Node, error) { return nil, ErrUnavailable }
