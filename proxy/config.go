@@ -56,6 +56,13 @@ type Config struct {
 	EnvMetadataFile string `json:"env_metadata_file,omitempty"`
 	// ReportFile, when set, receives the JSON report (rank 0 only).
 	ReportFile string `json:"report_file,omitempty"`
+	// StagingBytes bounds the async mode's staging memory; MemLimit is h5bench's
+	// IO_MEM_LIMIT.
+	StagingBytes int    `json:"-"`
+	MemLimit     uint64 `json:"-"`
+	// ComputeJitter and ComputeTrace vary the compute per step.
+	ComputeJitter float64 `json:"-"`
+	ComputeTrace  string  `json:"-"`
 	// MPIIOFileView selects the mpiio layout's file-view write path.
 	MPIIOFileView bool `json:"-"`
 	// MPIInfo are MPI-IO hints passed to H5Pset_fapl_mpio.
@@ -82,7 +89,10 @@ var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
 	{Key: "report_file", Kind: options.String, Help: "JSON report output (rank 0 only)"},
 	{Key: "mpiio.file_view", Kind: options.Bool, Default: "NO", Help: "mpiio layout: collective writes through a file view (set_view + write_at_all + reset), the MPI call sequence of HDF5's MPI-IO driver, instead of explicit offsets"},
 	{Key: "SUBFILING", Kind: options.Bool, Default: "NO", Help: "h5bench SUBFILING=YES selects the subfiling layout"},
-	{Key: "IO_MEM_LIMIT", Kind: options.Size, Help: "h5bench async memory limit; no effect in sync mode", Ignored: true},
+	{Key: "async.staging_bytes", Kind: options.Size, Default: "512MiB", Min: options.Bound(1), Help: "async mode: memory for copies of write buffers in flight; when full the caller waits (backpressure, measured)"},
+	{Key: "async.mem_limit", Aliases: []string{"IO_MEM_LIMIT"}, Kind: options.Size, Default: "0", Help: "background modes: at each step start, if staged bytes in flight >= this, wait for earlier steps' I/O (h5bench IO_MEM_LIMIT; 0: always)"},
+	{Key: "compute_jitter", Kind: options.Float, Default: "0", Help: "relative jitter of each compute period: d*(1+j*u), u uniform in [-1,1], seeded per rank and step"},
+	{Key: "compute_trace", Kind: options.String, Help: "file of per-step compute durations (one per line, e.g. 1.5s or '250 ms'); overrides compute_time"},
 }}
 
 // SessionOptions returns the table of session-level keys (for help and schema output).
@@ -136,9 +146,11 @@ func (c *Config) sessionKVs() []options.KV {
 	kv := []options.KV{
 		{Key: "mode", Value: c.Mode}, {Key: "layout", Value: c.Layout},
 		{Key: "compute_time", Value: c.ComputePerStep.String()}, {Key: "compute_kind", Value: c.ComputeKind.String()},
-		{Key: "fill", Value: c.Fill.String()}, {Key: "mpiio.file_view", Value: fmt.Sprint(c.MPIIOFileView)}, {Key: "seed", Value: fmt.Sprint(c.Seed)}, {Key: "verify", Value: string(c.Verify)},
+		{Key: "fill", Value: c.Fill.String()}, {Key: "mpiio.file_view", Value: fmt.Sprint(c.MPIIOFileView)},
+		{Key: "async.staging_bytes", Value: fmt.Sprint(c.StagingBytes)}, {Key: "async.mem_limit", Value: fmt.Sprint(c.MemLimit)},
+		{Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter)}, {Key: "seed", Value: fmt.Sprint(c.Seed)}, {Key: "verify", Value: string(c.Verify)},
 	}
-	for _, p := range []struct{ k, v string }{{"file", c.File}, {"csv_file", c.CSVFile}, {"env_metadata_file", c.EnvMetadataFile}, {"report_file", c.ReportFile}} {
+	for _, p := range []struct{ k, v string }{{"file", c.File}, {"compute_trace", c.ComputeTrace}, {"csv_file", c.CSVFile}, {"env_metadata_file", c.EnvMetadataFile}, {"report_file", c.ReportFile}} {
 		if p.v != "" {
 			kv = append(kv, options.KV{Key: p.k, Value: p.v})
 		}
@@ -158,6 +170,14 @@ func (c *Config) apply(key string, v *options.Values) {
 		}
 	case "layout":
 		c.Layout = v.String(key)
+	case "async.staging_bytes":
+		c.StagingBytes = int(v.Int(key))
+	case "async.mem_limit":
+		c.MemLimit = v.Uint(key)
+	case "compute_jitter":
+		c.ComputeJitter = v.Float(key)
+	case "compute_trace":
+		c.ComputeTrace = v.String(key)
 	case "mpiio.file_view":
 		c.MPIIOFileView = v.Bool(key)
 	case "SUBFILING":
@@ -199,6 +219,14 @@ func (c *Config) Validate() error {
 	}
 	if c.Layout == "null" && c.Verify == VerifyYes {
 		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: "the null layout stores nothing to verify"}
+	}
+	if c.ComputeJitter < 0 || c.ComputeJitter > 1 {
+		return &options.Error{Table: "session", Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter), Reason: "out of range", Allowed: "0..1"}
+	}
+	if c.ComputeTrace != "" {
+		if _, err := emulate.LoadTrace(c.ComputeTrace); err != nil {
+			return &options.Error{Table: "session", Key: "compute_trace", Value: c.ComputeTrace, Reason: err.Error()}
+		}
 	}
 	if c.Fill != emulate.Seeded && c.Verify == VerifyYes {
 		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("only seeded fills can be verified (fill=%s)", c.Fill)}

@@ -9,25 +9,29 @@ import (
 type metric int
 
 const (
-	mRaw       metric = iota // time inside dataset reads/writes
-	mMetadata                // group/dataset/attribute create, open, close
-	mFileOpen                // H5Fcreate or H5Fopen
-	mFileFlush               // H5Fflush
-	mFileClose               // H5Fclose
-	mPrep                    // filling write buffers
-	mVerify                  // checking read buffers
-	mCompute                 // emulated compute
-	mWait                    // waiting for background I/O
-	mBytes                   // bytes read or written
-	mMismatch                // elements that failed verification
-	mStart                   // wall-clock start (Unix seconds)
-	mEnd                     // wall-clock end (Unix seconds)
-	mExcluded                // compute + preparation + verification: outside the observed rate
+	mRaw        metric = iota // time inside dataset reads/writes
+	mMetadata                 // group/dataset/attribute create, open, close
+	mFileOpen                 // H5Fcreate or H5Fopen
+	mFileFlush                // H5Fflush
+	mFileClose                // H5Fclose
+	mPrep                     // filling write buffers
+	mVerify                   // checking read buffers
+	mCompute                  // emulated compute
+	mWait                     // waiting for background I/O
+	mBytes                    // bytes read or written
+	mMismatch                 // elements that failed verification
+	mStart                    // wall-clock start (Unix seconds)
+	mEnd                      // wall-clock end (Unix seconds)
+	mExcluded                 // compute + preparation + verification: outside the observed rate
+	mBackground               // background I/O time (async, cache)
+	mStaged                   // staging bytes high-water mark
+	mBlocked                  // time the caller waited for staging room
+	mCallerIO                 // time the caller spent in I/O calls and waits (derived)
 	nMetrics
 )
 
 var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time", "file_flush_time",
-	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time"}
+	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time", "background_time", "staging_high_water", "staging_blocked_time", "caller_io_time"}
 
 // sample is one rank's measurements of one step (or of a phase's begin/end).
 type sample [nMetrics]float64
@@ -50,7 +54,11 @@ func (s *sample) charge(k patterns.OpKind, seconds float64) {
 
 func (s *sample) add(o *sample) {
 	for i := range s {
-		if metric(i) != mStart && metric(i) != mEnd {
+		switch metric(i) {
+		case mStart, mEnd:
+		case mStaged:
+			s[i] = max(s[i], o[i])
+		default:
 			s[i] += o[i]
 		}
 	}

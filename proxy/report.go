@@ -70,6 +70,17 @@ type PhaseReport struct {
 	VerifyTime   Stat `json:"verify_time"`
 	WaitTime     Stat `json:"wait_time"`
 	RankBytes    Stat `json:"rank_bytes"`
+	// Background modes: time the background spent in I/O; the caller's own time in I/O
+	// calls and waits (what it was blocked by I/O); the drain at phase end; the staging
+	// high-water mark (bytes) and the time callers waited for staging room.
+	BackgroundTime Stat `json:"background_time"`
+	CallerIOTime   Stat `json:"caller_io_time"`
+	DrainTime      Stat `json:"drain_time"`
+	StagingHigh    Stat `json:"staging_high_water"`
+	StagingBlocked Stat `json:"staging_blocked_time"`
+	// HiddenFraction is 1 - caller I/O time / background I/O time (slowest ranks), clamped
+	// to 0..1: the share of the I/O the caller did not wait for.
+	HiddenFraction float64 `json:"hidden_fraction"`
 	// Verified is true when every element read was checked; Mismatches counts failures.
 	Verified   bool         `json:"verified"`
 	Mismatches float64      `json:"mismatches"`
@@ -85,6 +96,8 @@ type StepReport struct {
 	MetadataTime Stat    `json:"metadata_time"`
 	ComputeTime  Stat    `json:"compute_time"`
 	PrepTime     Stat    `json:"prep_time"`
+	WaitTime     Stat    `json:"wait_time"`
+	Background   Stat    `json:"background_time"`
 }
 
 // Report reduces the measurements of every finished phase over the ranks. Collective.
@@ -124,6 +137,7 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 	}
 	total[mStart], total[mEnd] = p.begin[mStart], p.end[mEnd]
 	total[mExcluded] = total[mCompute] + total[mPrep] + total[mVerify]
+	total[mCallerIO] = total[mRaw] + total[mMetadata] + total[mFileOpen] + total[mFileFlush] + total[mFileClose] + total[mWait]
 	all = append(all, total)
 	red, err := reduceSamples(s.comm, all)
 	if err != nil {
@@ -134,13 +148,19 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 		Bytes: t[mBytes].Sum, ObservedTime: t[mEnd].Max - t[mStart].Min,
 		RawTime: t[mRaw], MetadataTime: t[mMetadata], FileOpenTime: t[mFileOpen], FlushTime: t[mFileFlush],
 		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], VerifyTime: t[mVerify],
-		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify, Mismatches: t[mMismatch].Sum}
+		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify, Mismatches: t[mMismatch].Sum,
+		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
+		DrainTime: red.stats[len(all)-2][mWait]}
+	if b := pr.BackgroundTime.Max; b > 0 {
+		pr.HiddenFraction = min(1, max(0, 1-pr.CallerIOTime.Max/b))
+	}
 	pr.RawRate = rate(pr.Bytes, pr.RawTime.Max)
 	pr.ObservedRate = rate(pr.Bytes, pr.ObservedTime-t[mExcluded].Min)
 	for i := range p.steps {
 		st := red.stats[i+1]
 		pr.PerStep = append(pr.PerStep, StepReport{Step: i, Bytes: st[mBytes].Sum, ObservedTime: st[mEnd].Max - st[mStart].Min,
-			RawTime: st[mRaw], MetadataTime: st[mMetadata], ComputeTime: st[mCompute], PrepTime: st[mPrep]})
+			RawTime: st[mRaw], MetadataTime: st[mMetadata], ComputeTime: st[mCompute], PrepTime: st[mPrep],
+			WaitTime: st[mWait], Background: st[mBackground]})
 	}
 	return pr, nil
 }
@@ -194,6 +214,13 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		v, u = human(p.ObservedRate)
 		fmt.Fprintf(bw, "%s Observed %s rate: %.3f %sB/s\n", mode, op, v, u)
 		fmt.Fprintf(bw, "Data preparation time: %.3f s (excluded from both rates)\n", p.PrepTime.Max)
+		if p.BackgroundTime.Max > 0 {
+			fmt.Fprintf(bw, "Background I/O time: %.3f s; caller blocked by I/O: %.3f s; hidden fraction: %.3f\n",
+				p.BackgroundTime.Max, p.CallerIOTime.Max, p.HiddenFraction)
+			v, u = human(p.StagingHigh.Max)
+			fmt.Fprintf(bw, "Staging high-water: %.3f %sB; waiting for staging room: %.3f s; drain at close: %.3f s\n",
+				v, u, p.StagingBlocked.Max, p.DrainTime.Max)
+		}
 		if p.Verified {
 			status := "OK"
 			if p.Mismatches > 0 {
@@ -355,7 +382,8 @@ func HDF5Version() string { return h5.Version() }
 // Metrics lists the names Metric accepts.
 var Metrics = []string{"bytes", "observed_time", "raw_rate", "observed_rate", "raw_time", "metadata_time",
 	"file_open_time", "file_flush_time", "file_close_time", "compute_time", "prep_time", "verify_time",
-	"wait_time", "mismatches", "steps"}
+	"wait_time", "mismatches", "steps", "background_time", "caller_io_time", "drain_time", "staging_high_water",
+	"hidden_fraction"}
 
 // Metric returns a phase metric by its JSON name: the reduced value (times are the
 // slowest rank's; bytes and mismatches are sums over ranks).
@@ -391,6 +419,16 @@ func (p PhaseReport) Metric(name string) (float64, bool) {
 		return p.Mismatches, true
 	case "steps":
 		return float64(p.Steps), true
+	case "background_time":
+		return p.BackgroundTime.Max, true
+	case "caller_io_time":
+		return p.CallerIOTime.Max, true
+	case "drain_time":
+		return p.DrainTime.Max, true
+	case "staging_high_water":
+		return p.StagingHigh.Max, true
+	case "hidden_fraction":
+		return p.HiddenFraction, true
 	}
 	return 0, false
 }

@@ -26,6 +26,8 @@ type Session struct {
 	cfg     Config
 	pat     patterns.Pattern
 	comm    mpi.Comm
+	ioComm  mpi.Comm // the layout's: comm itself in sync mode, a duplicate in background modes
+	trace   []time.Duration
 	stack   Mode
 	pool    emulate.Pool
 	log     zerolog.Logger
@@ -49,6 +51,7 @@ type phaseRun struct {
 	filled    map[string]int // write buffer -> step it holds data of
 	mismatch  *emulate.Mismatch
 	failed    error
+	ahead     *patterns.Plan // next step's plan, submitted ahead (background reads)
 }
 
 // ErrClosed is returned by every method of a closed session.
@@ -75,20 +78,41 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	var trace []time.Duration
+	if cfg.ComputeTrace != "" {
+		if trace, err = emulate.LoadTrace(cfg.ComputeTrace); err != nil {
+			return nil, err
+		}
+	}
+	background := cfg.Mode != "sync"
+	if background {
+		if err := requireThreadMultiple(cfg.Mode); err != nil {
+			return nil, err
+		}
+	}
 	dup, err := comm.c.Dup()
 	if err != nil {
 		return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
 	}
-	s := &Session{cfg: cfg, pat: pat, comm: dup, written: map[string]uint64{}}
+	// The layout gets a communicator of its own in background modes: its collectives run on
+	// the executor's thread while the session's run on the caller's.
+	ioComm := dup
+	if background {
+		if ioComm, err = dup.Dup(); err != nil {
+			_ = dup.Free()
+			return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
+		}
+	}
+	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, trace: trace, written: map[string]uint64{}}
 	s.log = newLogger(dup.Rank())
 	layoutNew, _ := lookupLayout(cfg.Layout)
 	modeNew, _ := lookupMode(cfg.Mode)
-	under, err := layoutNew(layoutEnv{comm: Comm{dup}, mpiInfo: cfg.MPIInfo, fileView: cfg.MPIIOFileView})
+	under, err := layoutNew(layoutEnv{comm: Comm{ioComm}, mpiInfo: cfg.MPIInfo, fileView: cfg.MPIIOFileView})
 	if err == nil {
-		s.stack, err = modeNew(under)
+		s.stack, err = modeNew(under, &cfg)
 	}
 	if err != nil {
-		_ = dup.Free()
+		s.freeComms()
 		return nil, err
 	}
 	for _, w := range cfg.Warnings {
@@ -140,7 +164,7 @@ func (s *Session) RunPhase(ph patterns.Phase) error {
 			return err
 		}
 		if step < s.pat.Steps()-1 {
-			s.Compute(s.cfg.ComputePerStep)
+			s.ComputeStep()
 		}
 	}
 	return s.EndPhase()
@@ -171,7 +195,8 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && seed == s.cfg.Seed && s.cfg.Fill == emulate.Seeded)
 	}
 	p := &phaseRun{ph: ph, verify: verify, steps: make([]sample, s.pat.Steps()), filled: map[string]int{}}
-	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Shape: s.stack.Shape}
+	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.stack.Background(), Shape: s.stack.Shape}
+	s.stack.TakeStats() // start the phase's background statistics afresh
 	p.begin[mCompute] = s.pendingCompute
 	s.pendingCompute = 0
 	if err := s.comm.Barrier(); err != nil {
@@ -235,18 +260,66 @@ func (s *Session) Step(step int) error {
 	}
 	smp := &p.steps[step]
 	smp[mStart] = now()
-	plan, err := s.pat.Step(p.ph, step, p.env)
+	if p.ph == patterns.PhaseWrite && s.stack.Background() && uint64(s.stack.InFlight()) >= s.cfg.MemLimit {
+		// h5bench's IO_MEM_LIMIT: wait for the earlier steps' I/O before issuing more.
+		t := time.Now()
+		err := s.stack.Wait()
+		smp[mWait] += time.Since(t).Seconds()
+		if err != nil {
+			return s.fail(fmt.Errorf("step %d: %w", step, err))
+		}
+	}
+	plan, err := s.planStep(p, step)
 	if err != nil {
 		return s.fail(err)
 	}
 	if err := s.execute(&plan, smp); err != nil {
 		return s.fail(fmt.Errorf("step %d: %w", step, err))
 	}
+	// Background modes read the next step ahead while the caller computes.
+	if p.ph == patterns.PhaseRead && s.stack.Background() && step+1 < len(p.steps) {
+		next, err := s.pat.Step(p.ph, step+1, p.env)
+		if err == nil {
+			err = s.stack.Prefetch(&next)
+		}
+		if err != nil {
+			return s.fail(fmt.Errorf("step %d read-ahead: %w", step+1, err))
+		}
+		p.ahead = &next
+	}
 	smp[mEnd] = now()
 	p.stepsDone++
 	s.log.Info().Str("phase", p.ph.String()).Int("step", step).Int("of", len(p.steps)).
 		Float64("bytes", smp[mBytes]).Float64("raw_s", smp[mRaw]).Msg("step done")
 	return nil
+}
+
+// planStep returns the plan of a step: the one already submitted ahead, or a new one.
+func (s *Session) planStep(p *phaseRun, step int) (patterns.Plan, error) {
+	if p.ahead != nil {
+		plan := *p.ahead
+		p.ahead = nil
+		return plan, nil
+	}
+	return s.pat.Step(p.ph, step, p.env)
+}
+
+// ComputeStep emulates the configured compute after the current step: compute_time, or
+// the trace's duration for this step (the trace repeats when shorter than the run), with
+// compute_jitter applied. Local.
+func (s *Session) ComputeStep() time.Duration {
+	if s.check() != nil {
+		return 0
+	}
+	step := 0
+	if s.phase != nil {
+		step = s.phase.stepsDone
+	}
+	d := s.cfg.ComputePerStep
+	if len(s.trace) > 0 {
+		d = s.trace[step%len(s.trace)]
+	}
+	return s.Compute(emulate.Jitter(d, s.cfg.ComputeJitter, s.cfg.Seed, s.Rank(), step))
 }
 
 // Compute emulates application compute for d (sleep or spin, as configured) and charges
@@ -287,8 +360,9 @@ func (s *Session) EndPhase() error {
 		return s.fail(err)
 	}
 	t := time.Now()
-	werr := s.stack.Wait()
+	werr := s.stack.Wait() // the drain at close
 	p.end[mWait] += time.Since(t).Seconds()
+	s.collectStats(p)
 	if werr != nil {
 		return s.fail(werr)
 	}
@@ -438,10 +512,13 @@ func (s *Session) Close() error {
 			first = err
 		}
 	}
+	if err := s.stack.Close(); err != nil && first == nil {
+		first = err
+	}
 	if err := s.pool.Free(); err != nil && first == nil {
 		first = err
 	}
-	if err := s.comm.Free(); err != nil && first == nil {
+	if err := s.freeComms(); err != nil && first == nil {
 		first = err
 	}
 	s.closed = true
@@ -458,3 +535,51 @@ func (s *Session) Wait() error {
 	}
 	return s.stack.Wait()
 }
+
+// freeComms frees the session's communicator duplicates.
+func (s *Session) freeComms() error {
+	var first error
+	if s.ioComm != s.comm {
+		first = s.ioComm.Free()
+	}
+	if err := s.comm.Free(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+// collectStats books the background mode's measurements of the phase: background time per
+// step, the staging high-water mark and the time callers waited for staging room.
+func (s *Session) collectStats(p *phaseRun) {
+	st := s.stack.TakeStats()
+	for step, sec := range st.busy {
+		if step >= 0 && step < len(p.steps) {
+			p.steps[step][mBackground] += sec
+		} else {
+			p.end[mBackground] += sec
+		}
+	}
+	p.end[mStaged] = float64(st.stagingHigh)
+	p.end[mBlocked] += st.blocked
+}
+
+// requireThreadMultiple refuses background modes unless MPI provides
+// MPI_THREAD_MULTIPLE: their HDF5 (and so MPI-IO) calls run on a second thread.
+func requireThreadMultiple(mode string) error {
+	level, err := mpi.QueryThread()
+	if err != nil {
+		return err
+	}
+	return checkThreadLevel(mode, level)
+}
+
+func checkThreadLevel(mode string, level mpi.ThreadLevel) error {
+	if level >= mpi.ThreadMultiple {
+		return nil
+	}
+	return fmt.Errorf("%w: mode %s issues HDF5 and MPI-IO calls from a background thread and needs MPI_THREAD_MULTIPLE, but MPI provides %s; initialize MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) (Go: proxy.InitMPI does), or use mode=sync",
+		ErrUnsupported, mode, level)
+}
+
+// ErrUnsupported is wrapped by errors for features the environment cannot support.
+var ErrUnsupported = errors.New("h5proxy: unsupported")

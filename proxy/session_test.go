@@ -51,6 +51,10 @@ var combos = []combo{
 
 const timesteps = 2
 
+// modes are the I/O modes every end-to-end test runs under: they must write identical
+// files.
+var modes = []string{"sync", "async"}
+
 // testDir returns a directory shared by the parent test and its launched ranks.
 func testDir(t *testing.T) string {
 	t.Helper()
@@ -133,48 +137,60 @@ func TestWriteReadVerify(t *testing.T) {
 	dir := testDir(t)
 	if mpitest.Run(t, rankCounts...) {
 		for _, np := range rankCounts {
-			for _, c := range combos {
-				checkIndependently(t, c, np, fileOf(dir, c.name, np))
+			for _, mode := range modes {
+				for _, c := range combos {
+					checkIndependently(t, c, np, fileOf(dir, c.name+"-"+mode, np))
+				}
 			}
 		}
 		return
 	}
 	size := world(t).Size()
-	for _, c := range combos {
-		file := fileOf(dir, c.name, size)
-		cfg := config(t, c.kv, file)
-		cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
-		if c.read {
-			cfg.Phases = append(cfg.Phases, patterns.PhaseRead)
+	for _, mode := range modes {
+		for _, c := range combos {
+			writeReadVerify(t, c, mode, fileOf(dir, c.name+"-"+mode, size), size)
 		}
-		cfg.ReportFile = file + ".json"
-		s := session(t, cfg)
-		if err := s.Run(); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+	}
+}
+
+// writeReadVerify runs one combination under one mode and checks the report.
+func writeReadVerify(t *testing.T, c combo, mode, file string, size int) {
+	t.Helper()
+	cfg := config(t, c.kv+";mode="+mode, file)
+	cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
+	if c.read {
+		cfg.Phases = append(cfg.Phases, patterns.PhaseRead)
+	}
+	cfg.ReportFile = file + ".json"
+	s := session(t, cfg)
+	if err := s.Run(); err != nil {
+		t.Fatalf("%s %s: %v", c.name, mode, err)
+	}
+	rep, err := s.WriteReports(nil)
+	if err != nil {
+		t.Fatalf("%s %s: %v", c.name, mode, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pat, _ := cfg.NewPattern()
+	want := float64(bytesPerStep(pat.(*vpic.Pattern), size) * timesteps)
+	for _, p := range rep.Phases {
+		if p.Bytes != want {
+			t.Errorf("%s %s: report bytes %v, want %v", c.name, p.Phase, p.Bytes, want)
 		}
-		rep, err := s.WriteReports(nil)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+		if p.Phase == "read" && (!p.Verified || p.Mismatches != 0) {
+			t.Errorf("%s read: verified=%v mismatches=%v", c.name, p.Verified, p.Mismatches)
 		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
+		if len(p.PerStep) != timesteps {
+			t.Errorf("%s %s: %d per-step entries", c.name, p.Phase, len(p.PerStep))
 		}
-		pat, _ := cfg.NewPattern()
-		want := float64(bytesPerStep(pat.(*vpic.Pattern), size) * timesteps)
-		for _, p := range rep.Phases {
-			if p.Bytes != want {
-				t.Errorf("%s %s: report bytes %v, want %v", c.name, p.Phase, p.Bytes, want)
-			}
-			if p.Phase == "read" && (!p.Verified || p.Mismatches != 0) {
-				t.Errorf("%s read: verified=%v mismatches=%v", c.name, p.Verified, p.Mismatches)
-			}
-			if len(p.PerStep) != timesteps {
-				t.Errorf("%s %s: %d per-step entries", c.name, p.Phase, len(p.PerStep))
-			}
-		}
-		if world(t).Rank() == 0 {
-			checkJSONReport(t, cfg.ReportFile, rep)
-		}
+	}
+	if world(t).Rank() == 0 {
+		checkJSONReport(t, cfg.ReportFile, rep)
+	}
+	if mode != "sync" && (rep.Phases[0].BackgroundTime.Max <= 0 || rep.ModeEffective != mode) {
+		t.Errorf("%s %s: background time %v, mode %s", c.name, mode, rep.Phases[0].BackgroundTime, rep.ModeEffective)
 	}
 }
 
@@ -573,7 +589,9 @@ func TestConfigErrors(t *testing.T) {
 	cases := []struct{ kv, want string }{
 		{"DIM_1=abc", `key "DIM_1" value "abc"`},
 		{"NOT_A_KEY=1", `unknown key; allowed: ALIGN`},
-		{"mode=async", `async mode is not part of this build`},
+		{"async.staging_bytes=0", `key "async.staging_bytes" value "0": out of range`},
+		{"compute_jitter=2", `key "compute_jitter" value "2": out of range`},
+		{"compute_trace=/no/such/trace", `key "compute_trace" value "/no/such/trace"`},
 		{"MODE=turbo", `key "MODE" value "turbo": not an allowed value`},
 		{"SUBFILING=YES", `subfiling layout is not part of this build`},
 		{"verify=yes;fill=random", `only seeded fills can be verified`},

@@ -19,13 +19,30 @@ type Layout interface {
 	Abort() error
 }
 
-// Mode is a passthrough above a layout (sync, later async and cache), the way an HDF5
-// passthrough VOL connector stacks on a terminal one.
+// Mode is a passthrough above a layout (sync, async, cache), the way an HDF5 passthrough
+// VOL connector stacks on a terminal one.
 type Mode interface {
 	Layout
 	// Wait blocks until every operation issued so far has completed and returns the first
-	// error of a background operation.
+	// error of a background operation (then cleared: event-set semantics).
 	Wait() error
+	// Background reports whether operations complete on another thread.
+	Background() bool
+	// Prefetch starts a plan's operations that the caller will Exec later (read-ahead).
+	Prefetch(plan *patterns.Plan) error
+	// InFlight is the number of staged bytes not yet written.
+	InFlight() int
+	// TakeStats returns and resets the background statistics of the phase.
+	TakeStats() modeStats
+	// Close stops background work after draining it.
+	Close() error
+}
+
+// modeStats are a background mode's measurements of one phase.
+type modeStats struct {
+	busy        map[int]float64 // background execution seconds per step (-1: begin, >= steps: end)
+	stagingHigh int             // staging bytes high-water mark
+	blocked     float64         // seconds callers waited for staging room
 }
 
 // layoutEnv is what a layout needs from the session.
@@ -37,15 +54,13 @@ type layoutEnv struct {
 }
 
 type layoutFactory func(env layoutEnv) (Layout, error)
-type modeFactory func(under Layout) (Mode, error)
+type modeFactory func(under Layout, cfg *Config) (Mode, error)
 
 var (
 	layouts = map[string]layoutFactory{}
 	modes   = map[string]modeFactory{}
 	// unavailable names strategies that are declared but not built, with the reason.
 	unavailable = map[string]string{
-		"mode async":       "the async mode is not part of this build yet (issue: async and cache modes); use mode=sync",
-		"mode cache":       "the cache mode is not part of this build yet (issue: async and cache modes); use mode=sync",
 		"layout log":       "the log layout is not part of this build yet (issue: log and subfiling layouts); use layout=native",
 		"layout subfiling": "the subfiling layout is not part of this build yet (issue: log and subfiling layouts); HDF5 1.10.8 has no subfiling VFD; use layout=native",
 	}
@@ -98,8 +113,13 @@ func keys[T any](m map[string]T) []string {
 // syncMode issues every operation inline on the caller's thread.
 type syncMode struct{ Layout }
 
-func (syncMode) Wait() error { return nil }
+func (syncMode) Wait() error                   { return nil }
+func (syncMode) Background() bool              { return false }
+func (syncMode) Prefetch(*patterns.Plan) error { return nil }
+func (syncMode) InFlight() int                 { return 0 }
+func (syncMode) TakeStats() modeStats          { return modeStats{} }
+func (syncMode) Close() error                  { return nil }
 
 func init() {
-	registerMode("sync", func(under Layout) (Mode, error) { return syncMode{under}, nil })
+	registerMode("sync", func(under Layout, _ *Config) (Mode, error) { return syncMode{under}, nil })
 }

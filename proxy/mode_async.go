@@ -1,0 +1,187 @@
+package proxy
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// asyncMode is modelled on the Async VOL with its write-memcpy build: a write's buffer is
+// copied into a bounded staging pool and the call returns; a background executor on its
+// own OS thread issues the HDF5 calls in order while the caller computes. Wait and phase
+// end drain it; a background failure is sticky and surfaces at the next wait or phase end
+// naming the step, operation and object. Reads run in order (the caller waits for its
+// data); read-ahead (Prefetch) lets the next step's reads run during the caller's compute.
+// A write larger than the whole pool drains the queue and runs synchronously.
+type asyncMode struct {
+	under Layout
+	ex    *executor
+	pool  *stagingPool
+	// ahead holds prefetched operations, by identity, until the caller Execs them.
+	ahead map[opKey]prefetched
+	// shapes caches dataset shapes per file: asking the layout would drain the queue.
+	shapes map[string][]uint64
+	// inFlight counts staged bytes submitted and not yet written.
+	inFlight *atomic.Int64
+}
+
+// prefetched is an operation submitted ahead; release returns its staging memory after
+// the caller has copied the data out.
+type prefetched struct {
+	t       *task
+	release func()
+}
+
+type opKey struct {
+	kind patterns.OpKind
+	path string
+	step int
+}
+
+func keyOf(op *patterns.Op) opKey { return opKey{op.Kind, op.Path, op.Step} }
+
+func init() {
+	registerMode("async", func(under Layout, cfg *Config) (Mode, error) {
+		return newAsyncMode(under, cfg.StagingBytes), nil
+	})
+}
+
+func newAsyncMode(under Layout, staging int) *asyncMode {
+	return &asyncMode{under: under, ex: newExecutor(under), pool: newStagingPool(staging),
+		ahead: map[opKey]prefetched{}, shapes: map[string][]uint64{}, inFlight: &atomic.Int64{}}
+}
+
+func (m *asyncMode) Background() bool { return true }
+
+// Exec submits op; writes return once their data is staged.
+func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
+	if err := m.ex.sticky(); err != nil {
+		return err
+	}
+	if p, ok := m.ahead[keyOf(op)]; ok {
+		delete(m.ahead, keyOf(op))
+		<-p.t.finished
+		if op.Kind == patterns.Read && p.t.err == nil {
+			copy(buf, p.t.buf)
+		}
+		if p.release != nil {
+			p.release()
+		}
+		return p.t.err
+	}
+	switch op.Kind {
+	case patterns.CreateFile, patterns.OpenFile, patterns.CloseFile:
+		clear(m.shapes)
+	}
+	switch op.Kind {
+	case patterns.Write:
+		stage, release, err := m.pool.get(len(buf))
+		if err == errTooBig {
+			if err := m.ex.wait(); err != nil {
+				return err
+			}
+			return m.under.Exec(op, buf)
+		}
+		if err != nil {
+			return err
+		}
+		copy(stage, buf)
+		n := int64(len(buf))
+		m.inFlight.Add(n)
+		m.ex.submit(op, stage, func() { release(); m.inFlight.Add(-n) })
+		return nil
+	case patterns.Read:
+		t := m.ex.submit(op, buf, nil)
+		<-t.finished
+		return t.err
+	}
+	m.ex.submit(op, nil, nil)
+	return nil
+}
+
+// Prefetch submits a plan's operations now; reads land in staging memory and are copied
+// out when the caller Execs the same operation.
+func (m *asyncMode) Prefetch(plan *patterns.Plan) error {
+	for i := range plan.Ops {
+		op := &plan.Ops[i]
+		var buf []byte
+		var release func()
+		if op.Kind == patterns.Write {
+			return fmt.Errorf("async prefetch: %s %s: only reads and metadata can run ahead", op.Kind, op.Path)
+		}
+		if op.Kind == patterns.Read {
+			var err error
+			n := int(patterns.Product(op.Transfer.MemShape)) * op.Transfer.MemType.Size
+			if buf, release, err = m.pool.get(n); err != nil {
+				return err // too big to stage: the step reads synchronously instead
+			}
+		}
+		m.ahead[keyOf(op)] = prefetched{t: m.ex.submit(op, buf, nil), release: release}
+	}
+	return nil
+}
+
+// Shape answers from the cache, or drains the queue and asks the layout.
+func (m *asyncMode) Shape(path string) ([]uint64, error) {
+	if s, ok := m.shapes[path]; ok {
+		return s, nil
+	}
+	if err := m.ex.wait(); err != nil {
+		return nil, err
+	}
+	s, err := m.under.Shape(path)
+	if err == nil {
+		m.shapes[path] = s
+	}
+	return s, err
+}
+
+// Wait drains the queue and reports (then clears) the first background failure.
+func (m *asyncMode) Wait() error {
+	err := m.ex.wait()
+	if err != nil {
+		m.ex.reset()
+	}
+	return err
+}
+
+func (m *asyncMode) InFlight() int { return int(m.inFlight.Load()) }
+
+func (m *asyncMode) TakeStats() modeStats {
+	high, blocked := m.pool.takeStats()
+	m.ex.mu.Lock()
+	busy := m.ex.busy
+	m.ex.busy = map[int]float64{}
+	m.ex.mu.Unlock()
+	return modeStats{busy: busy, stagingHigh: high, blocked: blocked.Seconds()}
+}
+
+// Abort cancels what is queued, waits for the background to stop, then closes whatever
+// the layout still has open.
+func (m *asyncMode) Abort() error {
+	m.ex.mu.Lock()
+	if m.ex.err == nil {
+		m.ex.err = errCancelled
+	}
+	m.ex.mu.Unlock()
+	m.ex.wait()
+	for k, p := range m.ahead {
+		<-p.t.finished
+		if p.release != nil {
+			p.release()
+		}
+		delete(m.ahead, k)
+	}
+	m.ex.reset()
+	clear(m.shapes)
+	return m.under.Abort()
+}
+
+// Close drains and stops the background goroutine and releases staging memory.
+func (m *asyncMode) Close() error {
+	err := m.ex.wait()
+	m.ex.stop()
+	m.pool.release()
+	return err
+}

@@ -1,0 +1,200 @@
+package proxy
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+)
+
+// fakeLayout records the operations it executes; gate, when set, blocks every write until
+// a value arrives; failAt makes one operation fail.
+type fakeLayout struct {
+	mu      sync.Mutex
+	ops     []string
+	data    map[string][]byte
+	gate    chan struct{}
+	failAt  string
+	aborted bool
+}
+
+func (f *fakeLayout) Exec(op *patterns.Op, buf []byte) error {
+	if op.Kind == patterns.Write && f.gate != nil {
+		<-f.gate
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	name := op.Kind.String() + " " + op.Path
+	f.ops = append(f.ops, name)
+	if name == f.failAt {
+		return errors.New("No space left on device")
+	}
+	switch op.Kind {
+	case patterns.Write:
+		f.data[op.Path] = append([]byte(nil), buf...)
+	case patterns.Read:
+		copy(buf, f.data[op.Path])
+	}
+	return nil
+}
+
+func (f *fakeLayout) Shape(string) ([]uint64, error) { return []uint64{4}, nil }
+func (f *fakeLayout) Abort() error                   { f.aborted = true; return nil }
+
+func (f *fakeLayout) executed() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.ops...)
+}
+
+func writeOp(path string, step, n int) *patterns.Op {
+	return &patterns.Op{Kind: patterns.Write, Path: path, Step: step, Transfer: &patterns.Transfer{
+		MemType: patterns.U8, MemShape: []uint64{uint64(n)}, FileShape: []uint64{uint64(n)}, Selection: patterns.All([]uint64{uint64(n)})}}
+}
+
+// TestAsyncCopiesAndOrders: a write returns before it is executed, the caller may reuse
+// its buffer at once, and operations run in submission order.
+func TestAsyncCopiesAndOrders(t *testing.T) {
+	f := &fakeLayout{data: map[string][]byte{}, gate: make(chan struct{})}
+	m := newAsyncMode(f, 1<<20)
+	defer m.Close()
+	buf := []byte("abcd")
+	if err := m.Exec(&patterns.Op{Kind: patterns.CreateGroup, Path: "/g"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Exec(writeOp("/g/a", 0, 4), buf); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, "zzzz") // the caller reuses its buffer before the write ran
+	if got := m.InFlight(); got != 4 {
+		t.Errorf("in flight %d bytes, want 4", got)
+	}
+	f.gate <- struct{}{}
+	if err := m.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(f.data["/g/a"]); got != "abcd" {
+		t.Errorf("written %q, want the bytes at submission time", got)
+	}
+	if got := strings.Join(f.executed(), ","); got != "create-group /g,write /g/a" {
+		t.Errorf("order %s", got)
+	}
+	if m.InFlight() != 0 {
+		t.Errorf("in flight %d after wait", m.InFlight())
+	}
+}
+
+// TestAsyncBackpressure: with room for one write, the second waits until the first ran,
+// the wait is measured, and the high-water mark stays within the limit.
+func TestAsyncBackpressure(t *testing.T) {
+	f := &fakeLayout{data: map[string][]byte{}, gate: make(chan struct{})}
+	m := newAsyncMode(f, 4)
+	defer m.Close()
+	if err := m.Exec(writeOp("/a", 0, 4), []byte("1111")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- m.Exec(writeOp("/b", 0, 4), []byte("2222")) }()
+	select {
+	case <-done:
+		t.Fatal("second write returned while the staging pool was full")
+	case <-time.After(50 * time.Millisecond):
+	}
+	f.gate <- struct{}{} // first write runs, frees its staging
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f.gate <- struct{}{}
+	if err := m.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	st := m.TakeStats()
+	if st.stagingHigh != 4 || st.blocked < 0.04 {
+		t.Errorf("high-water %d (want 4), blocked %.3fs (want >= 0.04)", st.stagingHigh, st.blocked)
+	}
+	if string(f.data["/b"]) != "2222" {
+		t.Errorf("second write lost: %q", f.data["/b"])
+	}
+	// A write larger than the whole pool runs synchronously instead of deadlocking.
+	f.gate = nil
+	if err := m.Exec(writeOp("/big", 1, 8), []byte("bigwrite")); err != nil {
+		t.Fatal(err)
+	}
+	if string(f.data["/big"]) != "bigwrite" {
+		t.Errorf("oversized write not executed synchronously")
+	}
+}
+
+// TestAsyncStickyFailure: a background failure surfaces at the next Exec and Wait with the
+// step, operation, object and message; later operations are cancelled but closes run.
+func TestAsyncStickyFailure(t *testing.T) {
+	f := &fakeLayout{data: map[string][]byte{}, failAt: "write /Timestep_2/y"}
+	m := newAsyncMode(f, 1<<20)
+	defer m.Close()
+	for _, op := range []*patterns.Op{writeOp("/Timestep_2/x", 2, 4), writeOp("/Timestep_2/y", 2, 4), writeOp("/Timestep_2/z", 2, 4),
+		{Kind: patterns.CloseGroup, Path: "/Timestep_2", Step: 2}} {
+		_ = m.Exec(op, []byte("data"))
+	}
+	err := m.Wait()
+	var be *BackgroundError
+	if !errors.As(err, &be) || be.Step != 2 || be.Path != "/Timestep_2/y" || !strings.Contains(err.Error(), "No space left on device") {
+		t.Fatalf("Wait: %v", err)
+	}
+	if got := strings.Join(f.executed(), ","); got != "write /Timestep_2/x,write /Timestep_2/y,close-group /Timestep_2" {
+		t.Errorf("executed %s: z must be cancelled, the close must run", got)
+	}
+	if err := m.Wait(); err != nil {
+		t.Errorf("error not cleared after being reported: %v", err)
+	}
+}
+
+// TestAsyncPrefetch: a prefetched read runs before the caller asks and is served from
+// staging when the caller Execs the same operation.
+func TestAsyncPrefetch(t *testing.T) {
+	f := &fakeLayout{data: map[string][]byte{"/d": []byte("wxyz")}}
+	m := newAsyncMode(f, 1<<20)
+	defer m.Close()
+	read := patterns.Op{Kind: patterns.Read, Path: "/d", Step: 1, Transfer: writeOp("/d", 1, 4).Transfer}
+	plan := patterns.Plan{Ops: []patterns.Op{{Kind: patterns.OpenDataset, Path: "/d", Step: 1}, read}}
+	if err := m.Prefetch(&plan); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for len(f.executed()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if len(f.executed()) != 2 {
+		t.Fatalf("prefetch did not run ahead: %v", f.executed())
+	}
+	buf := make([]byte, 4)
+	if err := m.Exec(&plan.Ops[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Exec(&plan.Ops[1], buf); err != nil {
+		t.Fatal(err)
+	}
+	if string(buf) != "wxyz" || len(f.executed()) != 2 {
+		t.Errorf("read %q after %v: want the prefetched data and no second execution", buf, f.executed())
+	}
+	if err := m.Prefetch(&patterns.Plan{Ops: []patterns.Op{*writeOp("/w", 0, 1)}}); err == nil {
+		t.Error("prefetching a write must be refused")
+	}
+}
+
+// TestThreadLevelRefusal: background modes refuse anything below MPI_THREAD_MULTIPLE and
+// say how to fix it.
+func TestThreadLevelRefusal(t *testing.T) {
+	for _, lvl := range []mpi.ThreadLevel{mpi.ThreadSingle, mpi.ThreadFunneled, mpi.ThreadSerialized} {
+		err := checkThreadLevel("async", lvl)
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "MPI_THREAD_MULTIPLE") || !strings.Contains(err.Error(), lvl.String()) {
+			t.Errorf("level %s: %v", lvl, err)
+		}
+	}
+	if err := checkThreadLevel("async", mpi.ThreadMultiple); err != nil {
+		t.Errorf("MPI_THREAD_MULTIPLE refused: %v", err)
+	}
+}
