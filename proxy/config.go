@@ -60,6 +60,9 @@ type Config struct {
 	// IO_MEM_LIMIT.
 	StagingBytes int    `json:"-"`
 	MemLimit     uint64 `json:"-"`
+	// CachePath and CacheCapacity configure the cache mode's node-local storage.
+	CachePath     string `json:"-"`
+	CacheCapacity int    `json:"-"`
 	// ComputeJitter and ComputeTrace vary the compute per step.
 	ComputeJitter float64 `json:"-"`
 	ComputeTrace  string  `json:"-"`
@@ -91,6 +94,10 @@ var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
 	{Key: "SUBFILING", Kind: options.Bool, Default: "NO", Help: "h5bench SUBFILING=YES selects the subfiling layout"},
 	{Key: "async.staging_bytes", Kind: options.Size, Default: "512MiB", Min: options.Bound(1), Help: "async mode: memory for copies of write buffers in flight; when full the caller waits (backpressure, measured)"},
 	{Key: "async.mem_limit", Aliases: []string{"IO_MEM_LIMIT"}, Kind: options.Size, Default: "0", Help: "background modes: at each step start, if staged bytes in flight >= this, wait for earlier steps' I/O (h5bench IO_MEM_LIMIT; 0: always)"},
+	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
+	{Key: "cache.capacity", Aliases: []string{"HDF5_CACHE_STORAGE_SIZE"}, Kind: options.Size, Default: "1GiB", Min: options.Bound(4096), Help: "cache mode: bytes of node-local storage per rank; full of unmigrated data, writers wait"},
+	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
+	{Key: "cache.capacity", Aliases: []string{"HDF5_CACHE_STORAGE_SIZE"}, Kind: options.Size, Default: "1GiB", Min: options.Bound(4096), Help: "cache mode: bytes of node-local storage per rank; full of unmigrated data, writers wait"},
 	{Key: "compute_jitter", Kind: options.Float, Default: "0", Help: "relative jitter of each compute period: d*(1+j*u), u uniform in [-1,1], seeded per rank and step"},
 	{Key: "compute_trace", Kind: options.String, Help: "file of per-step compute durations (one per line, e.g. 1.5s or '250 ms'); overrides compute_time"},
 }}
@@ -148,9 +155,10 @@ func (c *Config) sessionKVs() []options.KV {
 		{Key: "compute_time", Value: c.ComputePerStep.String()}, {Key: "compute_kind", Value: c.ComputeKind.String()},
 		{Key: "fill", Value: c.Fill.String()}, {Key: "mpiio.file_view", Value: fmt.Sprint(c.MPIIOFileView)},
 		{Key: "async.staging_bytes", Value: fmt.Sprint(c.StagingBytes)}, {Key: "async.mem_limit", Value: fmt.Sprint(c.MemLimit)},
-		{Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter)}, {Key: "seed", Value: fmt.Sprint(c.Seed)}, {Key: "verify", Value: string(c.Verify)},
+		{Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter)}, {Key: "cache.capacity", Value: fmt.Sprint(c.CacheCapacity)},
+		{Key: "seed", Value: fmt.Sprint(c.Seed)}, {Key: "verify", Value: string(c.Verify)},
 	}
-	for _, p := range []struct{ k, v string }{{"file", c.File}, {"compute_trace", c.ComputeTrace}, {"csv_file", c.CSVFile}, {"env_metadata_file", c.EnvMetadataFile}, {"report_file", c.ReportFile}} {
+	for _, p := range []struct{ k, v string }{{"file", c.File}, {"compute_trace", c.ComputeTrace}, {"cache.path", c.CachePath}, {"csv_file", c.CSVFile}, {"env_metadata_file", c.EnvMetadataFile}, {"report_file", c.ReportFile}} {
 		if p.v != "" {
 			kv = append(kv, options.KV{Key: p.k, Value: p.v})
 		}
@@ -174,6 +182,10 @@ func (c *Config) apply(key string, v *options.Values) {
 		c.StagingBytes = int(v.Int(key))
 	case "async.mem_limit":
 		c.MemLimit = v.Uint(key)
+	case "cache.path":
+		c.CachePath = v.String(key)
+	case "cache.capacity":
+		c.CacheCapacity = int(v.Int(key))
 	case "compute_jitter":
 		c.ComputeJitter = v.Float(key)
 	case "compute_trace":

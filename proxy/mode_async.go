@@ -3,6 +3,7 @@ package proxy
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/h5proxy/h5proxy/patterns"
 )
@@ -14,16 +15,25 @@ import (
 // naming the step, operation and object. Reads run in order (the caller waits for its
 // data); read-ahead (Prefetch) lets the next step's reads run during the caller's compute.
 // A write larger than the whole pool drains the queue and runs synchronously.
+//
+// The cache mode is the same machinery with another stager (node-local storage instead of
+// memory) and a local read path.
 type asyncMode struct {
-	under Layout
-	ex    *executor
-	pool  *stagingPool
+	under  Layout
+	ex     *executor
+	stager stager
+	// pool stages read-ahead data; nil disables read-ahead.
+	pool *stagingPool
+	// local, when set, may serve a read without the layout (cache mode).
+	local func(op *patterns.Op, buf []byte) (bool, error)
 	// ahead holds prefetched operations, by identity, until the caller Execs them.
 	ahead map[opKey]prefetched
 	// shapes caches dataset shapes per file: asking the layout would drain the queue.
 	shapes map[string][]uint64
 	// inFlight counts staged bytes submitted and not yet written.
 	inFlight *atomic.Int64
+	// hits counts reads served by local.
+	hits atomic.Int64
 }
 
 // prefetched is an operation submitted ahead; release returns its staging memory after
@@ -42,14 +52,30 @@ type opKey struct {
 func keyOf(op *patterns.Op) opKey { return opKey{op.Kind, op.Path, op.Step} }
 
 func init() {
-	registerMode("async", func(under Layout, cfg *Config) (Mode, error) {
-		return newAsyncMode(under, cfg.StagingBytes), nil
+	registerMode("async", func(under Layout, env modeEnv) (Mode, error) {
+		return newAsyncMode(under, env.cfg.StagingBytes), nil
 	})
 }
 
 func newAsyncMode(under Layout, staging int) *asyncMode {
-	return &asyncMode{under: under, ex: newExecutor(under), pool: newStagingPool(staging),
+	pool := newStagingPool(staging)
+	return newBackground(under, pool, pool)
+}
+
+func newBackground(under Layout, st stager, pool *stagingPool) *asyncMode {
+	return &asyncMode{under: under, ex: newExecutor(under), stager: st, pool: pool,
 		ahead: map[opKey]prefetched{}, shapes: map[string][]uint64{}, inFlight: &atomic.Int64{}}
+}
+
+// stager holds the copies of write buffers until the background has written them.
+type stager interface {
+	// stage returns room for op's n bytes and the function to call once the write ran;
+	// errTooBig when n can never fit.
+	stage(op *patterns.Op, n int) ([]byte, func(), error)
+	// takeStats returns and resets the high-water mark and the time callers waited.
+	takeStats() (high int, blocked time.Duration)
+	// release frees what the stager holds.
+	release()
 }
 
 func (m *asyncMode) Background() bool { return true }
@@ -76,7 +102,7 @@ func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
 	}
 	switch op.Kind {
 	case patterns.Write:
-		stage, release, err := m.pool.get(len(buf))
+		stage, release, err := m.stager.stage(op, len(buf))
 		if err == errTooBig {
 			if err := m.ex.wait(); err != nil {
 				return err
@@ -92,6 +118,11 @@ func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
 		m.ex.submit(op, stage, func() { release(); m.inFlight.Add(-n) })
 		return nil
 	case patterns.Read:
+		if m.local != nil {
+			if ok, err := m.local(op, buf); ok || err != nil {
+				return err
+			}
+		}
 		t := m.ex.submit(op, buf, nil)
 		<-t.finished
 		return t.err
@@ -103,6 +134,9 @@ func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
 // Prefetch submits a plan's operations now; reads land in staging memory and are copied
 // out when the caller Execs the same operation.
 func (m *asyncMode) Prefetch(plan *patterns.Plan) error {
+	if m.pool == nil {
+		return nil
+	}
 	for i := range plan.Ops {
 		op := &plan.Ops[i]
 		var buf []byte
@@ -149,12 +183,12 @@ func (m *asyncMode) Wait() error {
 func (m *asyncMode) InFlight() int { return int(m.inFlight.Load()) }
 
 func (m *asyncMode) TakeStats() modeStats {
-	high, blocked := m.pool.takeStats()
+	high, blocked := m.stager.takeStats()
 	m.ex.mu.Lock()
 	busy := m.ex.busy
 	m.ex.busy = map[int]float64{}
 	m.ex.mu.Unlock()
-	return modeStats{busy: busy, stagingHigh: high, blocked: blocked.Seconds()}
+	return modeStats{busy: busy, stagingHigh: high, blocked: blocked.Seconds(), localReads: int(m.hits.Swap(0))}
 }
 
 // Abort cancels what is queued, waits for the background to stop, then closes whatever
@@ -182,6 +216,9 @@ func (m *asyncMode) Abort() error {
 func (m *asyncMode) Close() error {
 	err := m.ex.wait()
 	m.ex.stop()
-	m.pool.release()
+	m.stager.release()
+	if m.pool != nil && m.pool != m.stager {
+		m.pool.release()
+	}
 	return err
 }

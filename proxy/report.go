@@ -81,6 +81,8 @@ type PhaseReport struct {
 	// HiddenFraction is 1 - caller I/O time / background I/O time (slowest ranks), clamped
 	// to 0..1: the share of the I/O the caller did not wait for.
 	HiddenFraction float64 `json:"hidden_fraction"`
+	// CacheReadHits counts reads served from node-local storage, summed over ranks.
+	CacheReadHits float64 `json:"cache_read_hits"`
 	// Verified is true when every element read was checked; Mismatches counts failures.
 	Verified   bool         `json:"verified"`
 	Mismatches float64      `json:"mismatches"`
@@ -150,7 +152,7 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], VerifyTime: t[mVerify],
 		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify, Mismatches: t[mMismatch].Sum,
 		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
-		DrainTime: red.stats[len(all)-2][mWait]}
+		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum}
 	if b := pr.BackgroundTime.Max; b > 0 {
 		pr.HiddenFraction = min(1, max(0, 1-pr.CallerIOTime.Max/b))
 	}
@@ -220,6 +222,9 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			v, u = human(p.StagingHigh.Max)
 			fmt.Fprintf(bw, "Staging high-water: %.3f %sB; waiting for staging room: %.3f s; drain at close: %.3f s\n",
 				v, u, p.StagingBlocked.Max, p.DrainTime.Max)
+		}
+		if p.CacheReadHits > 0 {
+			fmt.Fprintf(bw, "Reads served from the node-local cache: %.0f\n", p.CacheReadHits)
 		}
 		if p.Verified {
 			status := "OK"
@@ -383,7 +388,7 @@ func HDF5Version() string { return h5.Version() }
 var Metrics = []string{"bytes", "observed_time", "raw_rate", "observed_rate", "raw_time", "metadata_time",
 	"file_open_time", "file_flush_time", "file_close_time", "compute_time", "prep_time", "verify_time",
 	"wait_time", "mismatches", "steps", "background_time", "caller_io_time", "drain_time", "staging_high_water",
-	"hidden_fraction"}
+	"hidden_fraction", "cache_read_hits"}
 
 // Metric returns a phase metric by its JSON name: the reduced value (times are the
 // slowest rank's; bytes and mismatches are sums over ranks).
@@ -429,6 +434,8 @@ func (p PhaseReport) Metric(name string) (float64, bool) {
 		return p.StagingHigh.Max, true
 	case "hidden_fraction":
 		return p.HiddenFraction, true
+	case "cache_read_hits":
+		return p.CacheReadHits, true
 	}
 	return 0, false
 }

@@ -109,7 +109,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	modeNew, _ := lookupMode(cfg.Mode)
 	under, err := layoutNew(layoutEnv{comm: Comm{ioComm}, mpiInfo: cfg.MPIInfo, fileView: cfg.MPIIOFileView})
 	if err == nil {
-		s.stack, err = modeNew(under, &cfg)
+		s.stack, err = modeNew(under, modeEnv{cfg: &cfg, comm: dup})
 	}
 	if err != nil {
 		s.freeComms()
@@ -561,6 +561,7 @@ func (s *Session) collectStats(p *phaseRun) {
 	}
 	p.end[mStaged] = float64(st.stagingHigh)
 	p.end[mBlocked] += st.blocked
+	p.end[mLocalReads] += float64(st.localReads)
 }
 
 // requireThreadMultiple refuses background modes unless MPI provides

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/emulate"
@@ -53,7 +54,7 @@ const timesteps = 2
 
 // modes are the I/O modes every end-to-end test runs under: they must write identical
 // files.
-var modes = []string{"sync", "async"}
+var modes = []string{"sync", "async", "cache"}
 
 // testDir returns a directory shared by the parent test and its launched ranks.
 func testDir(t *testing.T) string {
@@ -77,7 +78,10 @@ func fileOf(dir, name string, size int) string {
 
 func config(t *testing.T, kv, file string) proxy.Config {
 	t.Helper()
-	kvs, err := proxy.ParseKV(kv + fmt.Sprintf(";TIMESTEPS=%d;file=%s", timesteps, file))
+	if !strings.Contains(kv, "TIMESTEPS=") {
+		kv += fmt.Sprintf(";TIMESTEPS=%d", timesteps)
+	}
+	kvs, err := proxy.ParseKV(kv + ";file=" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -639,5 +643,75 @@ func TestNativeJSON(t *testing.T) {
 	}
 	if _, err := proxy.DecodeConfig([]byte(`{"pattern":"vpic","session":{"fil":"x"}}`)); err == nil || !strings.Contains(err.Error(), `"fil"`) {
 		t.Errorf("unknown session key: %v", err)
+	}
+}
+
+// TestBackgroundFailure injects a full-disk failure into step 2's write of y under each
+// background mode: the error surfaces at the next wait (at the latest the phase end)
+// naming the step, operation and dataset; the earlier steps stay intact and readable.
+func TestBackgroundFailure(t *testing.T) {
+	dir := testDir(t)
+	bg := []string{"async", "cache"}
+	if mpitest.Run(t, 1, 2) {
+		for _, np := range []int{1, 2} {
+			for _, mode := range bg {
+				file := fileOf(dir, "faulty-"+mode, np)
+				for step := 0; step < 2; step++ {
+					for _, v := range []string{"x", "id_1"} {
+						n, err := inspect.Points(file, fmt.Sprintf("/Timestep_%d/%s", step, v))
+						if err != nil {
+							t.Fatalf("%s: step %d unreadable after the failure: %v", file, step, err)
+						}
+						values := readAll(t, file, inspect.Node{Path: fmt.Sprintf("/Timestep_%d/%s", step, v), Type: vpic.VarType(v)}, n)
+						for g := 0; g < n; g++ {
+							if want := emulate.Value(vpic.VarType(v).Class, proxy.DefaultSeed, v, step, uint64(g)); values(g, v) != want {
+								t.Fatalf("%s step %d %s[%d] = %v, want %v", file, step, v, g, values(g, v), want)
+							}
+						}
+					}
+				}
+			}
+		}
+		return
+	}
+	proxy.RegisterFaultyLayout("write /Timestep_2/y")
+	size := world(t).Size()
+	for _, mode := range bg {
+		cfg := config(t, "DIM_1=512;TIMESTEPS=4;COLLECTIVE_DATA=YES;mode="+mode, fileOf(dir, "faulty-"+mode, size))
+		cfg.Layout = "faulty"
+		cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
+		s := session(t, cfg)
+		err := s.Run()
+		var be *proxy.BackgroundError
+		if !errors.As(err, &be) || be.Step != 2 || be.Path != "/Timestep_2/y" || !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("%s: err = %v, want a background error for step 2 /Timestep_2/y wrapping ENOSPC", mode, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("%s: close after the failure: %v", mode, err)
+		}
+	}
+}
+
+// TestCacheServesReads writes and reads in one cache-mode session: every read is served
+// from node-local storage and verifies.
+func TestCacheServesReads(t *testing.T) {
+	dir := testDir(t)
+	if mpitest.Run(t, 2) {
+		return
+	}
+	size := world(t).Size()
+	cfg := config(t, "DIM_1=1000;COLLECTIVE_DATA=YES;mode=cache;verify=yes;cache.path="+dir, fileOf(dir, "cached", size))
+	s := session(t, cfg)
+	defer s.Close()
+	if err := s.Run(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := rep.Phases[1]
+	if want := float64(8 * timesteps * size); read.CacheReadHits != want || !read.Verified || read.Mismatches != 0 {
+		t.Errorf("cache hits %v (want %v), verified %v, mismatches %v", read.CacheReadHits, want, read.Verified, read.Mismatches)
 	}
 }

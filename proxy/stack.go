@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
 // Layout is a terminal of the I/O stack: it carries out plan operations on storage, the
@@ -43,6 +44,7 @@ type modeStats struct {
 	busy        map[int]float64 // background execution seconds per step (-1: begin, >= steps: end)
 	stagingHigh int             // staging bytes high-water mark
 	blocked     float64         // seconds callers waited for staging room
+	localReads  int             // reads served from node-local storage (cache mode)
 }
 
 // layoutEnv is what a layout needs from the session.
@@ -54,7 +56,14 @@ type layoutEnv struct {
 }
 
 type layoutFactory func(env layoutEnv) (Layout, error)
-type modeFactory func(under Layout, cfg *Config) (Mode, error)
+type modeFactory func(under Layout, env modeEnv) (Mode, error)
+
+// modeEnv is what a mode needs from the session: the configuration and the session's
+// communicator (for agreement between ranks; the layout has its own).
+type modeEnv struct {
+	cfg  *Config
+	comm mpi.Comm
+}
 
 var (
 	layouts = map[string]layoutFactory{}
@@ -121,5 +130,5 @@ func (syncMode) TakeStats() modeStats          { return modeStats{} }
 func (syncMode) Close() error                  { return nil }
 
 func init() {
-	registerMode("sync", func(under Layout, _ *Config) (Mode, error) { return syncMode{under}, nil })
+	registerMode("sync", func(under Layout, _ modeEnv) (Mode, error) { return syncMode{under}, nil })
 }
