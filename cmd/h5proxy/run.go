@@ -75,7 +75,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		j.ranks = *np
 		j.mpi.Args = nil
 	}
-	if !underLauncher() && !*noLaunch {
+	if !launch.Underneath() && !*noLaunch {
 		return relaunch(j, args, stdout, stderr)
 	}
 	return runJob(j, *report, *quiet, stdout, stderr)
@@ -90,16 +90,6 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{error: err, printed: true} // the flag package printed it with the usage
 	}
 	return err
-}
-
-// underLauncher reports whether this process was started by an MPI launcher.
-func underLauncher() bool {
-	for _, k := range []string{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"} {
-		if os.Getenv(k) != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // relaunch starts this executable under the launcher with the same arguments, as

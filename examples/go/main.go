@@ -14,11 +14,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -37,7 +35,7 @@ func main() {
 	dim1 := flag.String("dim1", "262144", "particles per rank (DIM_1; units like \"256 K\" accepted)")
 	compute := flag.Duration("compute", 50*time.Millisecond, "emulated compute before each timestep but the first")
 	flag.Parse()
-	if !underLauncher() {
+	if !launch.Underneath() {
 		os.Exit(relaunch(*np, *dir))
 	}
 	if *dir == "" {
@@ -48,16 +46,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "simulation:", err)
 		os.Exit(1)
 	}
-}
-
-// underLauncher reports whether an MPI launcher started this process.
-func underLauncher() bool {
-	for _, k := range []string{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"} {
-		if os.Getenv(k) != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // relaunch starts this program on np ranks with the same flags and a directory every
@@ -72,31 +60,11 @@ func relaunch(np int, dir string) int {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	argv, env, err := launch.Launcher(np)
+	code, err := launch.Self(np, append(os.Args[1:], "-dir", dir)...) // the last -dir wins
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "simulation:", err)
-		return 1
 	}
-	self, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "simulation:", err)
-		return 1
-	}
-	args := append(argv[1:], self)
-	args = append(args, os.Args[1:]...)
-	args = append(args, "-dir", dir) // the last -dir wins
-	cmd := exec.Command(argv[0], args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return max(ee.ExitCode(), 1)
-		}
-		fmt.Fprintln(os.Stderr, "simulation:", err)
-		return 1
-	}
-	return 0
+	return code
 }
 
 // simulate is the application: MPI is the program's own, h5proxy works on its

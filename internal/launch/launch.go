@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,4 +34,39 @@ func Launcher(n int) (argv []string, env []string, err error) {
 		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 	}
 	return argv, env, nil
+}
+
+// Underneath reports whether this process was started by an MPI launcher (OpenMPI, PMIx,
+// MPICH/Hydra or MVAPICH set these).
+func Underneath() bool {
+	for _, k := range []string{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"} {
+		if os.Getenv(k) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Self runs this executable on n ranks under the launcher with args, sharing stdout and
+// stderr, and returns the launched job's exit code (1 when it could not start).
+func Self(n int, args ...string) (int, error) {
+	argv, env, err := Launcher(n)
+	if err != nil {
+		return 1, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return 1, err
+	}
+	cmd := exec.Command(argv[0], append(append(argv[1:], self), args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return max(ee.ExitCode(), 1), nil
+		}
+		return 1, err
+	}
+	return 0, nil
 }

@@ -5,14 +5,13 @@
 // of memory handed back to the host hit both alike. It prints every run, the medians and
 // the ratio of the medians.
 //
-//	go run ./bench -np 2 -reps 7        # or: make bench
+//	go run ./bench/mpiio -np 2 -reps 7        # or: make bench
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -35,7 +34,7 @@ func main() {
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	extra := flag.String("opts", "", "extra KEY=VALUE;... options for both layouts (e.g. ALIGN=YES;ALIGN_THRESHOLD=0;ALIGN_LEN=1M)")
 	flag.Parse()
-	if os.Getenv("OMPI_COMM_WORLD_SIZE") == "" && os.Getenv("PMIX_RANK") == "" {
+	if !launch.Underneath() {
 		os.Exit(relaunch(*np, *dir))
 	}
 	if err := run(*reps, *dim1, *steps, *dir, *extra); err != nil {
@@ -55,23 +54,11 @@ func relaunch(np int, dir string) int {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	argv, env, err := launch.Launcher(np)
+	code, err := launch.Self(np, append(os.Args[1:], "-dir", dir)...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 1
 	}
-	self, _ := os.Executable()
-	args := append(argv[1:], self)
-	args = append(args, os.Args[1:]...)
-	args = append(args, "-dir", dir)
-	cmd := exec.Command(argv[0], args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 1
-	}
-	return 0
+	return code
 }
 
 type result struct{ raw, observed float64 }
