@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -79,7 +80,7 @@ func configStatus(cfg proxy.Config, err error) status {
 		return c
 	}
 	var oe *options.Error
-	if !asOptionsError(err, &oe) {
+	if !errors.As(err, &oe) {
 		if cfg.Mode != "" && !slices.Contains(proxy.Modes(), cfg.Mode) ||
 			cfg.Layout != "" && !slices.Contains(proxy.Layouts(), cfg.Layout) {
 			return errUnsupported

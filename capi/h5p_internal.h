@@ -24,7 +24,5 @@ const char *h5p_strerror(int code);
 MPI_Fint h5p_comm_c2f(MPI_Comm comm, int *is_null);
 /* h5p_stdout_write writes n bytes to C stdio's stdout and flushes it; returns 0 or -1. */
 int h5p_stdout_write(const char *text, size_t n);
-/* h5p_stdout_flush flushes C stdio's stdout. */
-void h5p_stdout_flush(void);
 
 #endif

@@ -96,5 +96,3 @@ HIDDEN int h5p_stdout_write(const char *text, size_t n) {
     if (n > 0 && fwrite(text, 1, n, stdout) != n) return -1;
     return fflush(stdout) == 0 ? 0 : -1;
 }
-
-HIDDEN void h5p_stdout_flush(void) { fflush(stdout); }

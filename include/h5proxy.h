@@ -365,8 +365,8 @@ int h5proxy_phase_begin(h5proxy_session_t session, int phase);
  *
  * @param step the step number, 0 <= step < h5proxy_session_steps().
  * @return ::H5PROXY_OK, ::H5PROXY_ERR_INVALID_HANDLE, ::H5PROXY_ERR_INVALID_ARGUMENT
- *         (negative step), ::H5PROXY_ERR_STATE (no phase running, or @p step is not the
- *         next step), ::H5PROXY_ERR_HDF5, ::H5PROXY_ERR_MPI, ::H5PROXY_ERR_PANIC.
+ *         (@p step < 0 or >= the number of steps), ::H5PROXY_ERR_STATE (no phase
+ *         running, or @p step is not the next step), ::H5PROXY_ERR_HDF5, ::H5PROXY_ERR_MPI, ::H5PROXY_ERR_PANIC.
  */
 int h5proxy_phase_step(h5proxy_session_t session, int step);
 
@@ -387,8 +387,8 @@ int h5proxy_phase_end(h5proxy_session_t session);
  *        it to the running phase's last step, or to the next phase when none is running.
  *
  * Local.
- * @param seconds duration; a negative value means the configured compute_time per step;
- *                0 returns at once.
+ * @param seconds duration; a negative (finite) value means the configured compute_time
+ *                per step; 0 returns at once.
  * @return ::H5PROXY_OK, ::H5PROXY_ERR_INVALID_HANDLE, ::H5PROXY_ERR_INVALID_ARGUMENT
  *         (NaN, infinite, or longer than 10^6 s).
  */
@@ -406,8 +406,8 @@ int h5proxy_compute(h5proxy_session_t session, double seconds);
  *        @p print_summary is non-zero (it includes the "Mode:" line), the CSV of the last
  *        phase to csv_file and the JSON report to report_file when configured.
  *
- * Collective. The summary goes through C stdio (stdout is flushed before and after), so
- * it stays in order with the host's printf output. Every rank returns the same status.
+ * Collective. The summary is written to C stdio's stdout and flushed, so it stays in
+ * order with the host's printf output. Every rank returns the same status.
  *
  * @return ::H5PROXY_OK, ::H5PROXY_ERR_INVALID_HANDLE, ::H5PROXY_ERR_STATE (a phase is
  *         running), ::H5PROXY_ERR_IO (rank 0 could not write a report file),

@@ -1,0 +1,117 @@
+# ctest tests of the C ABI, the Fortran module and the installed package. Every MPI test
+# runs through FindMPI's launcher:
+#   MPIEXEC_EXECUTABLE MPIEXEC_NUMPROC_FLAG <n> MPIEXEC_PREFLAGS MPIEXEC_EXTRA_FLAGS <exe> MPIEXEC_POSTFLAGS <args>
+# with PROCESSORS <n> and LABELS mpi, and through cmake/RunChecked.cmake, which requires
+# exit status 0 and the result lines each program prints after checking its results.
+
+set(_h5proxy_default_extra --oversubscribe)
+execute_process(COMMAND id -u OUTPUT_VARIABLE _h5proxy_uid OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(_h5proxy_uid STREQUAL "0")
+  list(APPEND _h5proxy_default_extra --allow-run-as-root)
+endif()
+string(REPLACE ";" " " _h5proxy_default_extra "${_h5proxy_default_extra}")
+set(MPIEXEC_EXTRA_FLAGS "${_h5proxy_default_extra}" CACHE STRING
+  "Extra launcher flags for the tests (default: oversubscribe; run as root only when root)")
+separate_arguments(_h5proxy_extra UNIX_COMMAND "${MPIEXEC_EXTRA_FLAGS}")
+set(H5PROXY_RANK_COUNTS 1 2 4 CACHE STRING "Rank counts of the MPI tests")
+set(H5PROXY_TEST_DIR ${PROJECT_BINARY_DIR}/test-output)
+
+find_program(H5DIFF_EXECUTABLE h5diff REQUIRED DOC "h5diff (hdf5-tools), for the C/Fortran/Go comparison")
+find_program(H5DUMP_EXECUTABLE h5dump REQUIRED DOC "h5dump (hdf5-tools)")
+find_program(PKG_CONFIG_EXECUTABLE_FOR_TESTS NAMES pkg-config pkgconf REQUIRED)
+
+# The Go counterpart of the C simulation, for the comparison test.
+set(H5PROXY_GO_SIMULATION ${PROJECT_BINARY_DIR}/simulation_go)
+h5proxy_go_build(OUTPUT ${H5PROXY_GO_SIMULATION} BUILDMODE exe PACKAGE ./examples/go/simulation
+  DEPENDS ${H5PROXY_GO_SOURCES})
+add_custom_target(h5proxy_go_simulation ALL DEPENDS ${H5PROXY_GO_SIMULATION})
+
+# _h5proxy_launch(<var> <np>): the launcher prefix for np ranks, '|'-joined for -D.
+function(_h5proxy_launch var np)
+  set(l ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS} ${_h5proxy_extra})
+  string(REPLACE ";" "|" l "${l}")
+  set(${var} "${l}" PARENT_SCOPE)
+endfunction()
+
+# h5proxy_add_mpi_test(NAME <name> NP <n> COMMAND <exe> [args...] EXPECT <regex>...
+#                      [SCRATCH <dir>])
+# Adds test <name>_np<n>. SCRATCH is emptied and created before the run.
+function(h5proxy_add_mpi_test)
+  cmake_parse_arguments(T "" "NAME;NP;SCRATCH" "COMMAND;EXPECT" ${ARGN})
+  _h5proxy_launch(launch ${T_NP})
+  list(GET T_COMMAND 0 exe)
+  list(REMOVE_AT T_COMMAND 0)
+  set(cmd "${launch}|${exe}")
+  foreach(a ${MPIEXEC_POSTFLAGS} ${T_COMMAND})
+    string(APPEND cmd "|${a}")
+  endforeach()
+  string(REPLACE ";" "|" expect "${T_EXPECT}")
+  add_test(NAME ${T_NAME}_np${T_NP}
+    COMMAND ${CMAKE_COMMAND} "-DCMD=${cmd}" "-DEXPECT=${expect}" "-DSCRATCH=${T_SCRATCH}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/RunChecked.cmake)
+  set_tests_properties(${T_NAME}_np${T_NP} PROPERTIES PROCESSORS ${T_NP} LABELS mpi TIMEOUT 120)
+endfunction()
+
+foreach(np ${H5PROXY_RANK_COUNTS})
+  h5proxy_add_mpi_test(NAME c_simulation NP ${np}
+    COMMAND $<TARGET_FILE:simulation> ${H5PROXY_TEST_DIR}/c-simulation-np${np}/particles.h5
+    SCRATCH ${H5PROXY_TEST_DIR}/c-simulation-np${np}
+    EXPECT "Mode: SYNC" "Total number of ranks: ${np}" "Verification: OK"
+           "simulation: ${np} ranks, thread level 3, .*: all checks passed")
+  h5proxy_add_mpi_test(NAME fortran_simulation NP ${np}
+    COMMAND $<TARGET_FILE:simulation_f> ${H5PROXY_TEST_DIR}/f-simulation-np${np}/particles.h5
+    SCRATCH ${H5PROXY_TEST_DIR}/f-simulation-np${np}
+    EXPECT "Total number of ranks: ${np}" "Verification: OK"
+           "simulation_f: ${np} ranks, thread level 3, .*: all checks passed")
+  h5proxy_add_mpi_test(NAME c_misuse NP ${np}
+    COMMAND $<TARGET_FILE:misuse> ${H5PROXY_TEST_DIR}/misuse-np${np}
+    SCRATCH ${H5PROXY_TEST_DIR}/misuse-np${np}
+    EXPECT "misuse: rank 0 of ${np}: [0-9]+ checks, all passed")
+endforeach()
+
+h5proxy_add_mpi_test(NAME c_simulation_static NP 2
+  COMMAND $<TARGET_FILE:simulation_static> ${H5PROXY_TEST_DIR}/c-static/particles.h5
+  SCRATCH ${H5PROXY_TEST_DIR}/c-static
+  EXPECT "Verification: OK" "simulation: 2 ranks, .*: all checks passed")
+
+if(TARGET header_cxx)
+  add_test(NAME header_cxx COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:header_cxx>"
+    "-DEXPECT=from C\\+\\+: OK" -P ${PROJECT_SOURCE_DIR}/cmake/RunChecked.cmake)
+endif()
+
+# C, Fortran and Go write the same file for the same options (h5diff exit 0), and a
+# different seed makes h5diff find differences (exit 1): the comparison sees the data.
+_h5proxy_launch(launch2 2)
+add_test(NAME compare_c_fortran_go_np2
+  COMMAND ${CMAKE_COMMAND} "-DLAUNCH=${launch2}" -DC_SIM=$<TARGET_FILE:simulation>
+          -DF_SIM=$<TARGET_FILE:simulation_f> -DGO_SIM=${H5PROXY_GO_SIMULATION}
+          -DH5DIFF=${H5DIFF_EXECUTABLE} -DH5DUMP=${H5DUMP_EXECUTABLE}
+          -DDIR=${H5PROXY_TEST_DIR}/compare -P ${PROJECT_SOURCE_DIR}/cmake/RunCompare.cmake)
+set_tests_properties(compare_c_fortran_go_np2 PROPERTIES PROCESSORS 2 LABELS mpi TIMEOUT 180)
+
+# The installed tree: install into a prefix inside the build directory, then build the
+# consumer project tests/install against it with find_package and with pkg-config.
+set(H5PROXY_TEST_PREFIX ${PROJECT_BINARY_DIR}/test-install)
+add_test(NAME install_tree
+  COMMAND ${CMAKE_COMMAND} -DBUILD=${PROJECT_BINARY_DIR} -DPREFIX=${H5PROXY_TEST_PREFIX}
+          -P ${PROJECT_SOURCE_DIR}/cmake/InstallTree.cmake)
+set_tests_properties(install_tree PROPERTIES FIXTURES_SETUP h5proxy_installed TIMEOUT 60)
+add_test(NAME install_consumer_np2
+  COMMAND ${CMAKE_COMMAND} "-DLAUNCH=${launch2}" -DPREFIX=${H5PROXY_TEST_PREFIX}
+          -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DINCLUDEDIR=${CMAKE_INSTALL_INCLUDEDIR}
+          -DSOURCE=${PROJECT_SOURCE_DIR}/tests/install -DBUILD=${PROJECT_BINARY_DIR}/install-consumer
+          "-DGENERATOR=${CMAKE_GENERATOR}" -DC_COMPILER=${CMAKE_C_COMPILER}
+          -DFortran_COMPILER=${CMAKE_Fortran_COMPILER} -DPKG_CONFIG=${PKG_CONFIG_EXECUTABLE_FOR_TESTS}
+          -DMPIEXEC_EXECUTABLE=${MPIEXEC_EXECUTABLE}
+          -P ${PROJECT_SOURCE_DIR}/cmake/RunInstallTest.cmake)
+set_tests_properties(install_consumer_np2 PROPERTIES FIXTURES_REQUIRED h5proxy_installed
+  PROCESSORS 2 LABELS "mpi;install" TIMEOUT 180)
+
+# The C ABI benchmark (not a test): cmake --build <dir> --target bench-capi
+_h5proxy_launch(launch1 1)
+string(REPLACE "|" ";" launch1 "${launch1}")
+add_custom_target(bench-capi
+  COMMAND ${launch1} $<TARGET_FILE:bench_calls> ${MPIEXEC_POSTFLAGS}
+  DEPENDS bench_calls
+  COMMENT "C ABI call and per-phase overhead"
+  USES_TERMINAL VERBATIM)

@@ -1,0 +1,56 @@
+# The C, Fortran and Go simulations, given the same options, write the same HDF5 file;
+# with another seed the C one writes different data.
+#   cmake -DLAUNCH=<mpiexec|-n|2|...> -DC_SIM= -DF_SIM= -DGO_SIM= -DH5DIFF= -DH5DUMP= -DDIR= -P RunCompare.cmake
+string(REPLACE "|" ";" launch "${LAUNCH}")
+file(REMOVE_RECURSE "${DIR}")
+file(MAKE_DIRECTORY "${DIR}")
+
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc STREQUAL "0" OR NOT out MATCHES "all checks passed")
+    message(FATAL_ERROR "${what}: exit ${rc}\n${out}\n${err}")
+  endif()
+  message("${what}: ok")
+endfunction()
+
+run("C simulation" ${launch} ${C_SIM} ${DIR}/c.h5)
+run("Fortran simulation" ${launch} ${F_SIM} ${DIR}/fortran.h5)
+run("Go simulation" ${launch} ${GO_SIM} ${DIR}/go.h5)
+run("C simulation, seed 7" ${launch} ${C_SIM} ${DIR}/c-seed7.h5 seed=7)
+
+# h5diff: exit 0 = same structure and data, 1 = differences found.
+function(h5diff a b want)
+  # Differences are expected to be everywhere in the negative case: -q reports only the status.
+  set(mode -r)
+  if(want STREQUAL "1")
+    set(mode -q)
+  endif()
+  execute_process(COMMAND ${H5DIFF} ${mode} ${DIR}/${a} ${DIR}/${b} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(LENGTH "${out}" n)
+  if(n GREATER 2000)
+    string(SUBSTRING "${out}" 0 2000 out)
+  endif()
+  if(NOT rc STREQUAL "${want}")
+    message(FATAL_ERROR "h5diff ${a} ${b}: exit ${rc}, want ${want}\n${out}\n${err}")
+  endif()
+  message("h5diff ${a} ${b}: exit ${rc} as expected")
+endfunction()
+h5diff(c.h5 go.h5 0)
+h5diff(c.h5 fortran.h5 0)
+h5diff(c.h5 c-seed7.h5 1)
+
+# The file holds what the options describe: 3 timestep groups of 8 datasets of 2*65536.
+execute_process(COMMAND ${H5DUMP} -H ${DIR}/c.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE hdr)
+if(NOT rc STREQUAL "0")
+  message(FATAL_ERROR "h5dump -H c.h5: exit ${rc}")
+endif()
+string(REGEX MATCHALL "GROUP \"Timestep_[0-9]+\"" groups "${hdr}")
+string(REGEX MATCHALL "DATASET \"(x|y|z|px|py|pz|id_1|id_2)\"" datasets "${hdr}")
+string(REGEX MATCHALL "SIMPLE { \\( 131072 \\) / \\( 131072 \\) }" spaces "${hdr}")
+list(LENGTH groups ng)
+list(LENGTH datasets nd)
+list(LENGTH spaces ns)
+if(NOT ng EQUAL 3 OR NOT nd EQUAL 24 OR NOT ns EQUAL 24)
+  message(FATAL_ERROR "c.h5 has ${ng} timestep groups, ${nd} particle datasets, ${ns} of extent 131072; want 3, 24, 24\n${hdr}")
+endif()
+message("c.h5: 3 timestep groups, 24 datasets of 131072 elements")
