@@ -288,7 +288,7 @@ func TestWarnings(t *testing.T) {
 	d := doc()
 	d["vol"] = map[string]any{"library": "/opt/vol-async/lib", "connector": "async under_vol=0;under_info={}", "path": ""}
 	d["file-system"] = map[string]any{"lustre": map[string]any{"stripe-size": "1M", "stripe-count": "4"}}
-	conf0(d)["IO_MEM_LIMIT"] = "1 G"
+	conf0(d)["STDEV_DIM_1"] = "3"
 	f, err := parse(t, d)
 	if err != nil {
 		t.Fatal(err)
@@ -310,8 +310,8 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("vol warnings not in key order: %q", f.Warnings)
 	}
 	cw := strings.Join(f.Runs[0].Config.Warnings, "\n")
-	if !strings.Contains(cw, "IO_MEM_LIMIT") || !strings.Contains(cw, "ignored") {
-		t.Errorf("IO_MEM_LIMIT: config warnings %q, want an ignored warning", f.Runs[0].Config.Warnings)
+	if !strings.Contains(cw, "STDEV_DIM_1") || !strings.Contains(cw, "ignored") {
+		t.Errorf("STDEV_DIM_1: config warnings %q, want an ignored warning", f.Runs[0].Config.Warnings)
 	}
 }
 
@@ -354,8 +354,8 @@ func TestErrors(t *testing.T) {
 			[]string{`"EMULATED_COMPUTE_TIME_PER_TIMESTEP"`, `"soon"`, "not a duration", "100 ms"}},
 		{"IO_OPERATION contradicts benchmark", func(d map[string]any) { conf0(d)["IO_OPERATION"] = "READ" },
 			[]string{`"IO_OPERATION"`, `"READ"`, `contradicts benchmark "write"`, "allowed: WRITE"}},
-		{"async mode", func(d map[string]any) { conf0(d)["MODE"] = "ASYNC" },
-			[]string{"mode", "async", "not part of this build", "sync"}},
+		{"log mode", func(d map[string]any) { conf0(d)["MODE"] = "LOG" },
+			[]string{"layout", "log", "not part of this build", "layout=native"}},
 		{"subfiling", func(d map[string]any) { conf0(d)["SUBFILING"] = "YES" },
 			[]string{"subfiling", "not part of this build", "HDF5 1.10.8 has no subfiling VFD", "native"}},
 		{"missing file", func(d map[string]any) { delete(bench0(d), "file") },

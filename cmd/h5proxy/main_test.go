@@ -538,6 +538,18 @@ func TestRunQuietNp(t *testing.T) {
 	}
 }
 
+// TestRunModes: h5bench's MODE=ASYNC (and h5proxy's CACHE) run unchanged, print the
+// effective "Mode:" line h5bench's --validate-mode greps for, and verify the read.
+func TestRunModes(t *testing.T) {
+	for _, mode := range []string{"ASYNC", "CACHE"} {
+		dir := t.TempDir()
+		cfg := h5benchConfig(t, dir, 2, 2000, 3, map[string]string{"MODE": mode, "EMULATED_COMPUTE_TIME_PER_TIMESTEP": "20 ms"})
+		r := h5proxy(t, dir, "run", cfg)
+		r.expect(t, 0, []string{"Mode: " + mode + "\n", mode + " Raw write rate", "Background I/O time", "Verification: OK"}, nil)
+		checkTree(t, filepath.Join(dir, "particles.h5"), 3, 2000*2)
+	}
+}
+
 // dirFiles lists the names in dir.
 func dirFiles(t *testing.T, dir string) []string {
 	t.Helper()
@@ -571,11 +583,11 @@ func TestRunConfigErrors(t *testing.T) {
 			t.Errorf("files after a rejected configuration: %q, want only config.json", got)
 		}
 	})
-	t.Run("async mode", func(t *testing.T) {
+	t.Run("log mode", func(t *testing.T) {
 		dir := t.TempDir()
-		cfg := h5benchConfig(t, dir, 2, 64, 1, map[string]string{"MODE": "ASYNC"})
+		cfg := h5benchConfig(t, dir, 2, 64, 1, map[string]string{"MODE": "LOG"})
 		r := h5proxy(t, dir, "run", cfg)
-		r.expect(t, 1, nil, []string{`"mode"`, `"async"`, "not part of this build", "mode=sync"})
+		r.expect(t, 1, nil, []string{`"layout"`, `"log"`, "not part of this build", "layout=native"})
 		if got := dirFiles(t, dir); !slices.Equal(got, []string{"config.json"}) {
 			t.Errorf("files after a rejected configuration: %q", got)
 		}
@@ -644,8 +656,8 @@ func TestHelp(t *testing.T) {
 		"Patterns: [vpic]", "h5proxy help session", "h5bench benchmarks run unchanged: [write read]", "H5PROXY_MPIEXEC"}, nil)
 	h5proxy(t, "", "--help").expect(t, 0, []string{"Usage:", "Patterns: [vpic]"}, nil)
 	h5proxy(t, "", "help", "session").expect(t, 0, []string{"file", "compute_time", "EMULATED_COMPUTE_TIME_PER_TIMESTEP",
-		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "(accepted, ignored)", "sync|async|cache|log"}, nil)
-	h5proxy(t, "", "help", "vpic").expect(t, 0, []string{"DIM_1", "TIMESTEPS", "MEM_PATTERN", "READ_OPTION", "COLLECTIVE_DATA",
+		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|cache|log"}, nil)
+	h5proxy(t, "", "help", "vpic").expect(t, 0, []string{"DIM_1", "TIMESTEPS", "MEM_PATTERN", "READ_OPTION", "COLLECTIVE_DATA", "(accepted, ignored)",
 		"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "CSV_FILE"}, nil)
 	for _, cmd := range []string{"run", "plan", "inspect"} {
 		r := h5proxy(t, "", cmd, "--help")
