@@ -173,7 +173,7 @@ func TestParseComputeKind(t *testing.T) {
 	}
 	for _, in := range []string{"busy", "", "sleepy"} {
 		_, err := ParseComputeKind(in)
-		if want := `compute kind "` + in + `": allowed sleep, spin`; err == nil || err.Error() != want {
+		if want := `compute kind "` + in + `": allowed sleep, spin, stream`; err == nil || err.Error() != want {
 			t.Errorf("ParseComputeKind(%q) = %v, want %q", in, err, want)
 		}
 	}
