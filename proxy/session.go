@@ -255,6 +255,9 @@ func (s *Session) Step(step int) error {
 	if p == nil {
 		return fmt.Errorf("%w: step %d called outside a phase (call BeginPhase first)", ErrState, step)
 	}
+	if step >= len(p.steps) {
+		return fmt.Errorf("%w: step %d called, the %s phase has %d steps (0..%d); end it with EndPhase", ErrState, step, p.ph, len(p.steps), len(p.steps)-1)
+	}
 	if step != p.stepsDone {
 		return fmt.Errorf("%w: step %d called, next step of the %s phase is %d", ErrState, step, p.ph, p.stepsDone)
 	}

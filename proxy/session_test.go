@@ -538,6 +538,9 @@ func TestMisuse(t *testing.T) {
 	if err := s.BeginPhase(patterns.PhaseRead); !errors.Is(err, proxy.ErrState) {
 		t.Errorf("nested BeginPhase: %v", err)
 	}
+	if err := s.Step(timesteps); !errors.Is(err, proxy.ErrState) || !strings.Contains(err.Error(), "has 2 steps") {
+		t.Errorf("Step past the last: %v", err)
+	}
 	if _, err := s.Report(); !errors.Is(err, proxy.ErrState) {
 		t.Errorf("Report during a phase: %v", err)
 	}
