@@ -225,7 +225,8 @@ func (s *cacheStore) takeStats() (int, time.Duration) {
 	return high, blocked
 }
 
-// release unmaps and deletes the cache file (the data has been migrated: Close drains).
+// release unmaps and deletes the rank's cache file (the data has been migrated: Close
+// drains first).
 func (s *cacheStore) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -234,6 +235,6 @@ func (s *cacheStore) release() {
 	}
 	s.released = true
 	syscall.Munmap(s.mem)
+	// The directory stays: other ranks (or the next session) may be creating files in it.
 	os.Remove(s.path)
-	os.Remove(s.dir) // only if empty: other ranks' files may still be there
 }

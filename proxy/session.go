@@ -111,9 +111,14 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	if err == nil {
 		s.stack, err = modeNew(under, modeEnv{cfg: &cfg, comm: dup})
 	}
-	if err != nil {
+	// Creation is collective: if it failed on any rank (a cache directory, memory), every
+	// rank fails, so no rank goes on alone into collective calls.
+	if aerr := agree(dup, err); aerr != nil {
+		if s.stack != nil {
+			s.stack.Close()
+		}
 		s.freeComms()
-		return nil, err
+		return nil, aerr
 	}
 	for _, w := range cfg.Warnings {
 		s.log.Warn().Msg(w)
@@ -587,3 +592,19 @@ func checkThreadLevel(mode string, level mpi.ThreadLevel) error {
 
 // ErrUnsupported is wrapped by errors for features the environment cannot support.
 var ErrUnsupported = errors.New("h5proxy: unsupported")
+
+// agree turns a local error into the same outcome on every rank: nil only if no rank
+// failed. Ranks that did not fail get an error saying another rank did.
+func agree(c mpi.Comm, local error) error {
+	res, err := c.AllreduceFloat64([]float64{b2f(local != nil)}, mpi.OpSum)
+	if err != nil {
+		return err
+	}
+	if local != nil {
+		return local
+	}
+	if res[0] > 0 {
+		return fmt.Errorf("h5proxy: session creation failed on %.0f other rank(s); see their errors", res[0])
+	}
+	return nil
+}
