@@ -281,6 +281,18 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 	v, u = human(p.ObservedRate)
 	fmt.Fprintf(bw, "observed rate, %.3f, %sB/s\n", v, u)
 	fmt.Fprintf(bw, "observed time, %.3f, seconds\n", p.ObservedTime)
+	// h5proxy's own rows follow h5bench's, so tools reading h5bench's rows by name still work.
+	fmt.Fprintf(bw, "mode, %s, \n", strings.ToUpper(r.ModeEffective))
+	fmt.Fprintf(bw, "data preparation time, %.3f, seconds\n", p.PrepTime.Max)
+	if p.BackgroundTime.Max > 0 {
+		fmt.Fprintf(bw, "background time, %.3f, seconds\n", p.BackgroundTime.Max)
+		fmt.Fprintf(bw, "caller io time, %.3f, seconds\n", p.CallerIOTime.Max)
+		fmt.Fprintf(bw, "hidden fraction, %.3f, \n", p.HiddenFraction)
+		v, u = human(p.StagingHigh.Max)
+		fmt.Fprintf(bw, "staging high-water, %.3f, %sB\n", v, u)
+		fmt.Fprintf(bw, "staging wait time, %.3f, seconds\n", p.StagingBlocked.Max)
+		fmt.Fprintf(bw, "drain time, %.3f, seconds\n", p.DrainTime.Max)
+	}
 	return bw.Flush()
 }
 
