@@ -35,30 +35,12 @@ func main() {
 	extra := flag.String("opts", "", "extra KEY=VALUE;... options for both layouts (e.g. ALIGN=YES;ALIGN_THRESHOLD=0;ALIGN_LEN=1M)")
 	flag.Parse()
 	if !launch.Underneath() {
-		os.Exit(relaunch(*np, *dir))
+		os.Exit(launch.SelfInDir("bench", *np, *dir))
 	}
 	if err := run(*reps, *dim1, *steps, *dir, *extra); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-}
-
-// relaunch starts this program under mpirun with the same flags and a shared directory.
-func relaunch(np int, dir string) int {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "h5proxy-bench-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			return 1
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
-	code, err := launch.Self(np, append(os.Args[1:], "-dir", dir)...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-	}
-	return code
 }
 
 type result struct{ raw, observed float64 }

@@ -39,7 +39,10 @@ func main() {
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	flag.Parse()
 	if !launch.Underneath() {
-		os.Exit(relaunch(*np, *dir))
+		// The memory-bound check runs in a fresh process: peak RSS is per process. Ranks
+		// are not bound to cores: a rank's background thread needs the second core.
+		os.Setenv("OMPI_MCA_hwloc_base_binding_policy", "none")
+		os.Exit(launch.SelfInDir("overlap", *np, *dir, nil, []string{"-rss"}))
 	}
 	var err error
 	if *rss {
@@ -51,31 +54,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "overlap:", err)
 		os.Exit(1)
 	}
-}
-
-// relaunch runs the overlap measurement, then the memory-bound check in a fresh process
-// (peak RSS is per process).
-func relaunch(np int, dir string) int {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "h5proxy-overlap-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "overlap:", err)
-			return 1
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
-	os.Setenv("OMPI_MCA_hwloc_base_binding_policy", "none")
-	for _, extra := range [][]string{nil, {"-rss"}} {
-		code, err := launch.Self(np, append(append(os.Args[1:], "-dir", dir), extra...)...)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "overlap:", err)
-		}
-		if code != 0 {
-			return code
-		}
-	}
-	return 0
 }
 
 func newSession(mode, dim1 string, steps int, dir string, compute time.Duration, extra ...options.KV) (*proxy.Session, error) {

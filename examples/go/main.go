@@ -36,7 +36,7 @@ func main() {
 	compute := flag.Duration("compute", 50*time.Millisecond, "emulated compute before each timestep but the first")
 	flag.Parse()
 	if !launch.Underneath() {
-		os.Exit(relaunch(*np, *dir))
+		os.Exit(launch.SelfInDir("simulation", *np, *dir))
 	}
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "simulation: -dir is required under a launcher (every rank must use the same directory)")
@@ -46,25 +46,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "simulation:", err)
 		os.Exit(1)
 	}
-}
-
-// relaunch starts this program on np ranks with the same flags and a directory every
-// rank shares, and returns the exit status.
-func relaunch(np int, dir string) int {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "h5proxy-example-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "simulation:", err)
-			return 1
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
-	code, err := launch.Self(np, append(os.Args[1:], "-dir", dir)...) // the last -dir wins
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "simulation:", err)
-	}
-	return code
 }
 
 // simulate is the application: MPI is the program's own, h5proxy works on its

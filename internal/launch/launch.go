@@ -70,3 +70,33 @@ func Self(n int, args ...string) (int, error) {
 	}
 	return 0, nil
 }
+
+// SelfInDir is Self for programs that take a "-dir" flag shared by their ranks: when dir
+// is empty it creates a temporary directory (removed afterwards), then runs this
+// executable on n ranks with the program's own arguments, "-dir DIR" (the last -dir wins)
+// and extra, once per entry of runs (nil runs once). Errors are printed with the
+// program's name; the result is an exit code.
+func SelfInDir(name string, n int, dir string, runs ...[]string) int {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "h5proxy-"+name+"-")
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			return 1
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	if len(runs) == 0 {
+		runs = [][]string{nil}
+	}
+	for _, extra := range runs {
+		code, err := Self(n, append(append(append([]string(nil), os.Args[1:]...), "-dir", dir), extra...)...)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		}
+		if code != 0 {
+			return code
+		}
+	}
+	return 0
+}
