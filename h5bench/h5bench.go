@@ -22,8 +22,6 @@ import (
 	"strings"
 
 	"github.com/h5proxy/h5proxy/options"
-	"github.com/h5proxy/h5proxy/patterns"
-	_ "github.com/h5proxy/h5proxy/patterns/vpic" // the pattern of the write and read benchmarks
 	"github.com/h5proxy/h5proxy/proxy"
 )
 
@@ -51,14 +49,19 @@ type Run struct {
 	Config    proxy.Config
 }
 
-// benchmarks maps h5bench's benchmark names to a pattern and its phases.
-var benchmarks = map[string]struct {
+// adapter maps one kind of h5bench benchmark entry onto a session configuration.
+type adapter struct {
 	pattern string
-	phase   patterns.Phase
-}{
-	"write": {"vpic", patterns.PhaseWrite},
-	"read":  {"vpic", patterns.PhaseRead},
+	// configure fills cfg (whose pattern is already set) from the entry: the run directory,
+	// the entry's "file" (may be empty) and its configuration object.
+	configure func(dir, file string, conf map[string]any, cfg *proxy.Config) error
 }
+
+// benchmarks maps h5bench's benchmark names to their adapters; each application's file
+// registers its own (vpic.go: write and read).
+var benchmarks = map[string]adapter{}
+
+func register(name string, a adapter) { benchmarks[name] = a }
 
 // known lists every benchmark name h5bench dispatches, for error messages.
 var known = []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read",
@@ -273,7 +276,7 @@ func parseBenchmark(dir string, b map[string]any) (Run, error) {
 			return Run{}, &options.Error{Key: k, Value: proxy.Scalar(b[k]), Reason: "unknown key", Allowed: "benchmark, file, configuration"}
 		}
 	}
-	spec, ok := benchmarks[name]
+	a, ok := benchmarks[name]
 	if !ok {
 		reason := "not an h5bench benchmark"
 		for _, k := range known {
@@ -283,35 +286,42 @@ func parseBenchmark(dir string, b map[string]any) (Run, error) {
 		}
 		return Run{}, &options.Error{Key: "benchmark", Value: name, Reason: reason, Allowed: strings.Join(Supported(), ", ")}
 	}
-	if file == "" {
-		return Run{}, &options.Error{Key: "file", Reason: "required: the HDF5 file name (relative to directory)"}
-	}
-	cfg := proxy.DefaultConfig(spec.pattern)
-	cfg.Phases = []patterns.Phase{spec.phase}
-	if err := cfg.Set("file", joinDir(dir, file)); err != nil {
-		return Run{}, err
-	}
 	conf, _ := b["configuration"].(map[string]any)
 	if b["configuration"] != nil && conf == nil {
 		return Run{}, &options.Error{Key: "configuration", Value: proxy.Scalar(b["configuration"]), Reason: "must be an object of KEY: value"}
 	}
-	// No key's meaning depends on order here: sorted for reproducible reports.
-	for _, k := range slices.Sorted(maps.Keys(conf)) {
-		v := proxy.Scalar(conf[k])
-		if strings.EqualFold(k, "IO_OPERATION") && !strings.EqualFold(v, spec.phase.String()) {
-			return Run{}, &options.Error{Key: k, Value: v, Reason: fmt.Sprintf("contradicts benchmark %q", name), Allowed: strings.ToUpper(spec.phase.String())}
-		}
-		if strings.EqualFold(k, "CSV_FILE") || strings.EqualFold(k, "ENV_METADATA_FILE") {
-			v = joinDir(dir, v)
-		}
-		if err := cfg.Set(k, v); err != nil {
-			return Run{}, err
-		}
+	cfg := proxy.DefaultConfig(a.pattern)
+	if err := a.configure(dir, file, conf, &cfg); err != nil {
+		return Run{}, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return Run{}, withAliases(err)
 	}
 	return Run{Benchmark: name, Config: cfg}, nil
+}
+
+// setAll applies a configuration object's keys in sorted order (no key's meaning depends
+// on order here; sorted for reproducible reports), placing file-valued keys in the run
+// directory as h5bench's runner does.
+func setAll(dir string, conf map[string]any, cfg *proxy.Config, skip func(key, value string) (bool, error)) error {
+	for _, k := range slices.Sorted(maps.Keys(conf)) {
+		v := proxy.Scalar(conf[k])
+		if skip != nil {
+			if done, err := skip(k, v); err != nil || done {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if strings.EqualFold(k, "CSV_FILE") || strings.EqualFold(k, "ENV_METADATA_FILE") {
+			v = joinDir(dir, v)
+		}
+		if err := cfg.Set(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // withAliases completes the allowed set of an unknown-key error with the h5bench
