@@ -268,8 +268,9 @@ func (s *Session) Step(step int) error {
 	}
 	smp := &p.steps[step]
 	smp[mStart] = now()
-	if p.ph == patterns.PhaseWrite && s.stack.Background() && uint64(s.stack.InFlight()) >= s.cfg.MemLimit {
-		// h5bench's IO_MEM_LIMIT: wait for the earlier steps' I/O before issuing more.
+	if p.ph == patterns.PhaseWrite && s.stack.Background() && step > 0 && uint64(s.stack.InFlight()) >= s.cfg.MemLimit {
+		// h5bench's IO_MEM_LIMIT: wait for the earlier steps' I/O before issuing more (at
+		// step 0 there are none: the file creation is left to overlap with the step).
 		t := time.Now()
 		err := s.stack.Wait()
 		smp[mWait] += time.Since(t).Seconds()

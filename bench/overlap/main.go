@@ -37,6 +37,7 @@ func main() {
 	staging := flag.String("staging", "64MiB", "staging limit of the memory-bound run")
 	rss := flag.Bool("rss", false, "run only the memory-bound check (used by the launcher)")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
+	flag.StringVar(&computeKind, "compute", "spin", "compute kind: spin, sleep or stream")
 	flag.Parse()
 	if !launch.Underneath() {
 		// The memory-bound check runs in a fresh process: peak RSS is per process. Ranks
@@ -56,10 +57,13 @@ func main() {
 	}
 }
 
+// computeKind is the emulated compute of every run.
+var computeKind string
+
 func newSession(mode, dim1 string, steps int, dir string, compute time.Duration, extra ...options.KV) (*proxy.Session, error) {
 	kv := append([]options.KV{
 		{Key: "file", Value: filepath.Join(dir, "overlap-"+mode+".h5")}, {Key: "mode", Value: mode},
-		{Key: "cache.path", Value: dir}, {Key: "compute_kind", Value: "spin"},
+		{Key: "cache.path", Value: dir}, {Key: "compute_kind", Value: computeKind},
 		{Key: "compute_time", Value: compute.String()},
 		{Key: "NUM_DIMS", Value: "1"}, {Key: "DIM_1", Value: dim1}, {Key: "TIMESTEPS", Value: strconv.Itoa(steps)},
 		{Key: "COLLECTIVE_DATA", Value: "YES"},
@@ -84,6 +88,11 @@ func phase(s *proxy.Session) (run, error) {
 	rep, err := s.Report()
 	if err != nil {
 		return run{}, err
+	}
+	// A new file per run, as an application writes: truncating the previous run's file
+	// (dropping its cached pages) would land in the next run's file creation.
+	if s.Rank() == 0 {
+		os.Remove(s.Config().File)
 	}
 	p := rep.Phases[len(rep.Phases)-1]
 	un := p.ObservedTime - p.ComputeTime.Max - p.PrepTime.Max - p.DrainTime.Max
@@ -122,8 +131,8 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 	base.Close()
 	ioPerStep := median(ios) / float64(steps)
 	if rank0 {
-		fmt.Printf("VPIC 1-D write, %d ranks, DIM_1=%s (%.1f MiB per rank per step), %d steps, spin compute, %d runs per cell\n",
-			proxy.World().Size(), dim1, float64(mustSize(dim1)*32)/(1<<20), steps, reps)
+		fmt.Printf("VPIC 1-D write, %d ranks, DIM_1=%s (%.1f MiB per rank per step), %d steps, %s compute, %d runs per cell\n",
+			proxy.World().Size(), dim1, float64(mustSize(dim1)*32)/(1<<20), steps, computeKind, reps)
 		fmt.Printf("sync I/O time per step (median, no compute): %.3f s\n\n", ioPerStep)
 		fmt.Printf("%-8s %-6s %12s %12s %14s %8s\n", "compute", "mode", "observed s", "unhidden s", "unhidden/sync", "hidden")
 	}
