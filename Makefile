@@ -27,6 +27,7 @@ demo: build
 
 vet: deps
 	$(GO) vet ./...
+	CGO_ENABLED=0 GOFLAGS= $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 test: build vet cmake-test
