@@ -82,6 +82,7 @@ func TestClassify(t *testing.T) {
 	}{
 		{nil, errIO, statusOK},
 		{fmt.Errorf("step 1: %w", proxy.ErrState), errIO, errState},
+		{fmt.Errorf("%w: mode async needs MPI_THREAD_MULTIPLE", proxy.ErrUnsupported), errConfig, errUnsupported},
 		{fmt.Errorf("read: %w", proxy.ErrVerify), errIO, errVerify},
 		{proxy.ErrClosed, errIO, errInvalidHandle},
 		{fmt.Errorf("wrapped: %w", &options.Error{Key: "DIM_1"}), errIO, errConfig},

@@ -97,6 +97,8 @@ func classify(err error, def status) status {
 		return errVerify
 	case errors.Is(err, proxy.ErrState):
 		return errState
+	case errors.Is(err, proxy.ErrUnsupported):
+		return errUnsupported
 	case errors.As(err, &oe):
 		return errConfig
 	case proxy.IsHDF5Error(err):

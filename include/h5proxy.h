@@ -101,7 +101,8 @@ typedef enum h5proxy_status {
                                             phase begun twice, a report during a phase)
                                             or concurrent use of one session. */
     H5PROXY_ERR_UNSUPPORTED = -8,      /**< A mode or layout declared but not part of
-                                            this build. */
+                                            this build, or a background mode without
+                                            MPI_THREAD_MULTIPLE. */
     H5PROXY_ERR_PANIC = -9,            /**< A bug: a Go panic was recovered at the ABI
                                             boundary (stack written to stderr). */
     H5PROXY_ERR_INTERNAL = -10,        /**< Any other internal failure. */
@@ -259,7 +260,7 @@ int h5proxy_finalize(void);
  * @return ::H5PROXY_OK, ::H5PROXY_ERR_INVALID_ARGUMENT (@p session NULL, no pattern, comm
  *         MPI_COMM_NULL), ::H5PROXY_ERR_CONFIG (unknown pattern, key or value, missing
  *         file key, contradiction), ::H5PROXY_ERR_UNSUPPORTED (mode or layout not in this
- *         build), ::H5PROXY_ERR_IO (@p config_file unreadable), ::H5PROXY_ERR_MPI (MPI not
+ *         build; mode async or cache when MPI does not provide MPI_THREAD_MULTIPLE), ::H5PROXY_ERR_IO (@p config_file unreadable), ::H5PROXY_ERR_MPI (MPI not
  *         initialized or finalized, invalid communicator, duplication failed),
  *         ::H5PROXY_ERR_PANIC.
  */
