@@ -210,7 +210,9 @@ func memoryBound(dim1 string, steps int, staging, dir string) error {
 	}
 	s.Close()
 	baseline := peakRSS()
-	a, err := newSession("async", dim1, steps, dir, 0,
+	// No data preparation and no waits between steps: the writer outruns the background,
+	// so staging fills up and backpressure must hold it at the limit.
+	a, err := newSession("async", dim1, steps, dir, 0, options.KV{Key: "fill", Value: "zero"},
 		options.KV{Key: "async.staging_bytes", Value: staging}, options.KV{Key: "async.mem_limit", Value: "1TiB"})
 	if err != nil {
 		return err
