@@ -68,6 +68,11 @@ type Config struct {
 	ComputeTrace  string  `json:"-"`
 	// MPIIOFileView selects the mpiio layout's file-view write path.
 	MPIIOFileView bool `json:"-"`
+	// SubfilingCount and SubfilingRanksPerFile group the ranks of the subfiling layout
+	// (0 and 0: one group per node); LogReadGap is the log layout's read coalescing gap.
+	SubfilingCount        int `json:"-"`
+	SubfilingRanksPerFile int `json:"-"`
+	LogReadGap            int `json:"-"`
 	// MPIInfo are MPI-IO hints passed to H5Pset_fapl_mpio.
 	MPIInfo map[string]string `json:"mpi_info,omitempty"`
 	// Warnings collects accepted-but-ignored settings; they are logged and reported.
@@ -81,7 +86,7 @@ const DefaultSeed = 20240601
 var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
 	{Key: "file", Kind: options.String, Help: "HDF5 file path the phases write and read"},
 	{Key: "mode", Aliases: []string{"MODE"}, Kind: options.Enum, Default: "sync", Allowed: []string{"sync", "async", "cache", "log"}, Help: "I/O mode (h5bench MODE: SYNC, ASYNC, LOG)"},
-	{Key: "layout", Kind: options.Enum, Default: "native", Allowed: []string{"native", "mpiio", "null", "log", "subfiling"}, Help: "terminal layout: native (the real HDF5 file), mpiio (same bytes through plain MPI-IO, no HDF5), null (no I/O)"},
+	{Key: "layout", Kind: options.Enum, Default: "native", Allowed: []string{"native", "mpiio", "null", "log", "subfiling"}, Help: "terminal layout: native (the real HDF5 file), mpiio (same bytes through plain MPI-IO, no HDF5), null (no I/O), log (Log VOL-like: per-rank data logs and an index), subfiling (one subfile per rank group, a master of virtual datasets)"},
 	{Key: "compute_time", Aliases: []string{"EMULATED_COMPUTE_TIME_PER_TIMESTEP"}, Kind: options.Duration, Default: "0s", Help: "emulated compute between steps"},
 	{Key: "compute_kind", Kind: options.Enum, Default: "sleep", Allowed: emulate.ComputeKinds, Help: "how compute is emulated: sleep (h5bench) or spin (busy core)"},
 	{Key: "fill", Kind: options.Enum, Default: "seeded", Allowed: emulate.FillKinds, Help: "write data: seeded (verifiable), random (h5bench-like) or zero"},
@@ -92,6 +97,9 @@ var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
 	{Key: "report_file", Kind: options.String, Help: "JSON report output (rank 0 only)"},
 	{Key: "mpiio.file_view", Kind: options.Bool, Default: "NO", Help: "mpiio layout: collective writes through a file view (set_view + write_at_all + reset), the MPI call sequence of HDF5's MPI-IO driver, instead of explicit offsets"},
 	{Key: "SUBFILING", Kind: options.Bool, Default: "NO", Help: "h5bench SUBFILING=YES selects the subfiling layout"},
+	{Key: "subfiling.count", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "subfiling layout: number of subfiles, each written by a group of consecutive ranks (at most the number of ranks); 0: one per node, unless subfiling.ranks_per_file is set"},
+	{Key: "subfiling.ranks_per_file", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "subfiling layout: ranks per subfile (consecutive ranks); 0: see subfiling.count; exclusive with subfiling.count"},
+	{Key: "log.read_gap", Kind: options.Size, Default: "64KiB", Help: "log layout: reads fetch pieces of the data logs closer than this many bytes with one read"},
 	{Key: "async.staging_bytes", Kind: options.Size, Default: "512MiB", Min: options.Bound(1), Help: "async mode: memory for copies of write buffers in flight; when full the caller waits (backpressure, measured)"},
 	{Key: "async.mem_limit", Aliases: []string{"IO_MEM_LIMIT"}, Kind: options.Size, Default: "0", Help: "background modes: at each step start, if staged bytes in flight >= this, wait for earlier steps' I/O (h5bench IO_MEM_LIMIT; 0: always)"},
 	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
@@ -157,6 +165,8 @@ func (c *Config) sessionKVs() []options.KV {
 		{Key: "async.staging_bytes", Value: fmt.Sprint(c.StagingBytes)}, {Key: "async.mem_limit", Value: fmt.Sprint(c.MemLimit)},
 		{Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter)}, {Key: "cache.capacity", Value: fmt.Sprint(c.CacheCapacity)},
 		{Key: "seed", Value: fmt.Sprint(c.Seed)}, {Key: "verify", Value: string(c.Verify)},
+		{Key: "subfiling.count", Value: fmt.Sprint(c.SubfilingCount)}, {Key: "subfiling.ranks_per_file", Value: fmt.Sprint(c.SubfilingRanksPerFile)},
+		{Key: "log.read_gap", Value: fmt.Sprint(c.LogReadGap)},
 	}
 	for _, p := range []struct{ k, v string }{{"file", c.File}, {"compute_trace", c.ComputeTrace}, {"cache.path", c.CachePath}, {"csv_file", c.CSVFile}, {"env_metadata_file", c.EnvMetadataFile}, {"report_file", c.ReportFile}} {
 		if p.v != "" {
@@ -196,6 +206,12 @@ func (c *Config) apply(key string, v *options.Values) {
 		if v.Bool(key) {
 			c.Layout = "subfiling"
 		}
+	case "subfiling.count":
+		c.SubfilingCount = int(v.Int(key))
+	case "subfiling.ranks_per_file":
+		c.SubfilingRanksPerFile = int(v.Int(key))
+	case "log.read_gap":
+		c.LogReadGap = int(v.Uint(key))
 	case "compute_time":
 		c.ComputePerStep = v.Duration(key)
 	case "compute_kind":
@@ -231,6 +247,10 @@ func (c *Config) Validate() error {
 	}
 	if c.Layout == "null" && c.Verify == VerifyYes {
 		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: "the null layout stores nothing to verify"}
+	}
+	if c.SubfilingCount > 0 && c.SubfilingRanksPerFile > 0 {
+		return &options.Error{Table: "session", Key: "subfiling.ranks_per_file", Value: fmt.Sprint(c.SubfilingRanksPerFile),
+			Reason: fmt.Sprintf("exclusive with subfiling.count=%d", c.SubfilingCount), Allowed: "0 when subfiling.count is set"}
 	}
 	if c.ComputeJitter < 0 || c.ComputeJitter > 1 {
 		return &options.Error{Table: "session", Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter), Reason: "out of range", Allowed: "0..1"}

@@ -107,7 +107,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	s.log = newLogger(dup.Rank())
 	layoutNew, _ := lookupLayout(cfg.Layout)
 	modeNew, _ := lookupMode(cfg.Mode)
-	under, err := layoutNew(layoutEnv{comm: Comm{ioComm}, mpiInfo: cfg.MPIInfo, fileView: cfg.MPIIOFileView})
+	under, err := layoutNew(layoutEnv{comm: Comm{ioComm}, mpiInfo: cfg.MPIInfo, fileView: cfg.MPIIOFileView, cfg: &cfg})
 	if err == nil {
 		s.stack, err = modeNew(under, modeEnv{cfg: &cfg, comm: dup})
 	}

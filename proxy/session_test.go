@@ -600,7 +600,8 @@ func TestConfigErrors(t *testing.T) {
 		{"compute_jitter=2", `key "compute_jitter" value "2": out of range`},
 		{"compute_trace=/no/such/trace", `key "compute_trace" value "/no/such/trace"`},
 		{"MODE=turbo", `key "MODE" value "turbo": not an allowed value`},
-		{"SUBFILING=YES", `subfiling layout is not part of this build`},
+		{"SUBFILING=YES;subfiling.count=2;subfiling.ranks_per_file=2", `key "subfiling.ranks_per_file" value "2": exclusive with subfiling.count=2`},
+		{"subfiling.count=-1", `key "subfiling.count" value "-1": out of range`},
 		{"verify=yes;fill=random", `only seeded fills can be verified`},
 	}
 	for _, c := range cases {

@@ -53,6 +53,9 @@ type layoutEnv struct {
 	mpiInfo map[string]string
 	// fileView makes the mpiio layout write through file views, as HDF5 does.
 	fileView bool
+	// cfg is the session's configuration (layout keys such as subfiling.count); nil in
+	// layouts built outside a session.
+	cfg *Config
 }
 
 type layoutFactory func(env layoutEnv) (Layout, error)
@@ -69,10 +72,7 @@ var (
 	layouts = map[string]layoutFactory{}
 	modes   = map[string]modeFactory{}
 	// unavailable names strategies that are declared but not built, with the reason.
-	unavailable = map[string]string{
-		"layout log":       "the log layout is not part of this build yet (issue: log and subfiling layouts); use layout=native",
-		"layout subfiling": "the subfiling layout is not part of this build yet (issue: log and subfiling layouts); HDF5 1.10.8 has no subfiling VFD; use layout=native",
-	}
+	unavailable = map[string]string{}
 )
 
 func registerLayout(name string, f layoutFactory) { layouts[name] = f }

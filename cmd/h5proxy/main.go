@@ -5,6 +5,8 @@
 //	h5proxy plan [flags] PATTERN [KEY=VALUE ...]
 //	h5proxy help [TOPIC]                commands, or the keys of a pattern or the session
 //	h5proxy inspect FILE.h5             list groups and datasets (independent reader)
+//	h5proxy replay LOG.h5 OUT.h5        log-layout file to the canonical layout
+//	h5proxy fuse MASTER.h5 OUT.h5       subfiled file to one plain file
 //	h5proxy schema                      JSON Schema of the h5bench files accepted
 //	h5proxy version
 package main
@@ -28,6 +30,8 @@ Usage:
   h5proxy plan [flags] PATTERN [KEY=VALUE...] print the operations one rank issues
   h5proxy help [session|PATTERN]              list configuration keys
   h5proxy inspect FILE.h5                     list a file's groups and datasets
+  h5proxy replay LOG.h5 OUT.h5                rewrite a log-layout file as a plain HDF5 file
+  h5proxy fuse MASTER.h5 OUT.h5               turn a subfiled file into one plain HDF5 file
   h5proxy schema                              print the JSON Schema of accepted h5bench files
   h5proxy version                             print versions
 
@@ -59,6 +63,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdHelp(args[1:], stdout)
 	case "inspect":
 		err = cmdInspect(args[1:], stdout, stderr)
+	case "replay":
+		err = cmdReplay(args[1:], stdout, stderr)
+	case "fuse":
+		err = cmdFuse(args[1:], stdout, stderr)
 	case "schema":
 		err = cmdSchema(args[1:], stdout, stderr)
 	case "version", "--version":

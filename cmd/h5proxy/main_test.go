@@ -591,11 +591,11 @@ func TestRunConfigErrors(t *testing.T) {
 			t.Errorf("files after a rejected configuration: %q, want only config.json", got)
 		}
 	})
-	t.Run("log mode", func(t *testing.T) {
+	t.Run("bad mode", func(t *testing.T) {
 		dir := t.TempDir()
-		cfg := h5benchConfig(t, dir, 2, 64, 1, map[string]string{"MODE": "LOG"})
+		cfg := h5benchConfig(t, dir, 2, 64, 1, map[string]string{"MODE": "LOGVOL"})
 		r := h5proxy(t, dir, "run", cfg)
-		r.expect(t, 1, nil, []string{`"layout"`, `"log"`, "not part of this build", "layout=native"})
+		r.expect(t, 1, nil, []string{`"MODE"`, `"LOGVOL"`, "not an allowed value", "allowed: sync, async, cache, log"})
 		if got := dirFiles(t, dir); !slices.Equal(got, []string{"config.json"}) {
 			t.Errorf("files after a rejected configuration: %q", got)
 		}

@@ -65,3 +65,26 @@ func Exists(loc ID, path string) (bool, error) { return false, ErrNoCgo }
 
 // ReleaseTypeCache does nothing in a build without cgo.
 func ReleaseTypeCache() {}
+
+// CreateVirtual returns ErrNoCgo in a build without cgo.
+func CreateVirtual(loc ID, path string, d patterns.DatasetSpec, maps []VirtualMap) (ID, error) {
+	return 0, ErrNoCgo
+}
+
+// VirtualMappings returns ErrNoCgo in a build without cgo.
+func VirtualMappings(d ID) ([]VirtualMap, bool, error) { return nil, false, ErrNoCgo }
+
+// CreateNullDataset returns ErrNoCgo in a build without cgo.
+func CreateNullDataset(loc ID, path string, t patterns.Type) (ID, error) { return 0, ErrNoCgo }
+
+// DatasetOffset returns ErrNoCgo in a build without cgo.
+func DatasetOffset(d ID) (uint64, bool, error) { return 0, false, ErrNoCgo }
+
+// SetAttribute returns ErrNoCgo in a build without cgo.
+func SetAttribute(loc ID, a patterns.AttributeSpec) error { return ErrNoCgo }
+
+// AttributeNames returns ErrNoCgo in a build without cgo.
+func AttributeNames(loc ID) ([]string, error) { return nil, ErrNoCgo }
+
+// Walk returns ErrNoCgo in a build without cgo.
+func Walk(f ID) ([]Object, error) { return nil, ErrNoCgo }

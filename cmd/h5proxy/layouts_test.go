@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReplayFuse runs an h5bench configuration with MODE=LOG (the log layout) and one with
+// SUBFILING=YES (the subfiling layout) on 2 ranks, with the verified read benchmark, then
+// turns the files into plain HDF5 files with `h5proxy replay` and `h5proxy fuse` and
+// checks them with the independent reader.
+func TestReplayFuse(t *testing.T) {
+	const ranks, dim1, steps = 2, 512, 2
+	for _, tc := range []struct {
+		key, value, cmd string
+		layoutFiles     []string // besides particles.h5
+	}{
+		{"MODE", "LOG", "replay", nil},
+		{"SUBFILING", "YES", "fuse", []string{"particles.h5.subfile_1_of_1"}}, // one node: one subfile
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := h5benchConfig(t, dir, ranks, dim1, steps, map[string]string{tc.key: tc.value})
+			r := h5proxy(t, dir, "run", cfg)
+			r.expect(t, 0, []string{"Verification: OK"}, nil)
+			for _, f := range append([]string{"particles.h5"}, tc.layoutFiles...) {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Errorf("layout file: %v", err)
+				}
+			}
+			out := filepath.Join(dir, "plain.h5")
+			r = h5proxy(t, dir, tc.cmd, "particles.h5", out)
+			r.expect(t, 0, []string{"particles.h5 into " + out}, nil)
+			checkTree(t, out, steps, dim1*ranks)
+			checkValues(t, out, 0, "x", dim1*ranks, nil)
+			checkValues(t, out, steps-1, "id_1", dim1*ranks, nil)
+		})
+	}
+}
+
+// TestReplayFuseErrors: argument and input errors name the problem.
+func TestReplayFuseErrors(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.h5")
+	r := h5proxy(t, dir, "run", "--np", "1", h5benchConfig(t, dir, 1, 16, 1, nil))
+	r.expect(t, 0, nil, nil)
+	os.Rename(filepath.Join(dir, "particles.h5"), plain)
+	for _, cmd := range []string{"replay", "fuse"} {
+		h5proxy(t, dir, cmd, plain).expect(t, 2, nil, []string{"need an input and an output file, got 1"})
+		h5proxy(t, dir, cmd, plain, "./plain.h5").expect(t, 2, nil, []string{`the output "./plain.h5" is the input`})
+		h5proxy(t, dir, cmd, "missing.h5", "out.h5").expect(t, 1, nil, []string{"missing.h5", "no such file"})
+	}
+	// A plain file is not a log file; fusing one copies it.
+	h5proxy(t, dir, "replay", plain, "r.h5").expect(t, 1, nil, []string{"not a log-layout file", "_h5proxy_log"})
+	h5proxy(t, dir, "fuse", plain, "f.h5").expect(t, 0, nil, nil)
+	checkTree(t, filepath.Join(dir, "f.h5"), 1, 16)
+	if r := h5proxy(t, dir, "help"); !strings.Contains(r.stdout, "h5proxy replay LOG.h5 OUT.h5") || !strings.Contains(r.stdout, "h5proxy fuse MASTER.h5 OUT.h5") {
+		t.Errorf("usage lacks replay and fuse:\n%s", r.stdout)
+	}
+}

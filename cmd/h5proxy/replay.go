@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/h5proxy/h5proxy/proxy"
+)
+
+// cmdReplay rewrites a log-layout file into the canonical layout (serial).
+func cmdReplay(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("replay", "replay LOG.h5 OUT.h5", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	in, out, err := inOut(fs.Args())
+	if err != nil {
+		return err
+	}
+	if err := proxy.Replay(in, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "replayed %s into %s\n", in, out)
+	return nil
+}
+
+// inOut checks an INPUT OUTPUT argument pair: two different paths, the input existing.
+func inOut(args []string) (string, string, error) {
+	if len(args) != 2 {
+		return "", "", usageError{error: fmt.Errorf("need an input and an output file, got %d arguments", len(args))}
+	}
+	in, out := args[0], args[1]
+	if _, err := os.Stat(in); err != nil {
+		return "", "", err
+	}
+	a, _ := filepath.Abs(in)
+	b, _ := filepath.Abs(out)
+	if a == b {
+		return "", "", usageError{error: fmt.Errorf("the output %q is the input", out)}
+	}
+	return in, out, nil
+}

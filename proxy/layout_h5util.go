@@ -1,0 +1,237 @@
+package proxy
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+)
+
+// Helpers of the log and subfiling layouts over package h5 and mpi, and the escaping of
+// user names in log files.
+
+// fileComm returns the communicator a file of the plan works on: the layout's for a
+// parallel file, a single-rank one (split off collectively, freed by the caller) for a
+// per-rank file.
+func fileComm(env layoutEnv, parallel bool) (c mpi.Comm, own bool, err error) {
+	if parallel {
+		return env.comm.c, false, nil
+	}
+	c, err = env.comm.c.Split(env.comm.c.Rank(), 0)
+	return c, err == nil, err
+}
+
+// int64Attr is a 1-D I64 attribute (little-endian, like the Log VOL's _dims).
+func int64Attr(name string, vals []int64) patterns.AttributeSpec {
+	b := make([]byte, 0, 8*len(vals))
+	for _, v := range vals {
+		b = binary.NativeEndian.AppendUint64(b, uint64(v))
+	}
+	return patterns.AttributeSpec{Name: name, Type: patterns.I64, Shape: []uint64{uint64(len(vals))}, Value: b}
+}
+
+// readInt64Attr reads a 1-D integer attribute written by int64Attr.
+func readInt64Attr(loc h5.ID, name string) ([]int64, error) {
+	a, err := h5.ReadAttribute(loc, name)
+	if err != nil {
+		return nil, err
+	}
+	if a.Type.Class != patterns.Int64 || len(a.Shape) > 1 {
+		return nil, fmt.Errorf("attribute %s: type %s shape %v, want a 1-D i64 array", name, a.Type, a.Shape)
+	}
+	out := make([]int64, len(a.Value)/8)
+	for i := range out {
+		out[i] = int64(binary.NativeEndian.Uint64(a.Value[8*i:]))
+	}
+	return out, nil
+}
+
+func toInt64(v []uint64) []int64 {
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(x)
+	}
+	return out
+}
+
+func toUint64(v []int64) []uint64 {
+	out := make([]uint64, len(v))
+	for i, x := range v {
+		out[i] = uint64(x)
+	}
+	return out
+}
+
+// exscan returns the exclusive prefix sums of gathered sizes: start of each rank's part,
+// and the total as the last element.
+func exscan(sizes []float64) []int64 {
+	off := make([]int64, len(sizes)+1)
+	for i, s := range sizes {
+		off[i+1] = off[i] + int64(s)
+	}
+	return off
+}
+
+// writeShared creates the 1-D u8 dataset path of offs[len-1] bytes in file f and writes
+// this rank's data at offs[rank] (collectively on a parallel file: every rank of the
+// file's communicator calls it, with the same offs). The dataset gets an "offsets"
+// attribute: offs, so a reader can tell the ranks' parts apart.
+func writeShared(f h5.ID, path string, parallel bool, rank int, offs []int64, data []byte) error {
+	total := uint64(offs[len(offs)-1])
+	d, err := h5.CreateDataset(f, path, patterns.DatasetSpec{Type: patterns.U8, Shape: []uint64{total}, FillNever: true})
+	if err != nil {
+		return err
+	}
+	t := &patterns.Transfer{MemType: patterns.U8, MemShape: []uint64{1}, FileType: patterns.U8, FileShape: []uint64{total}, Selection: patterns.None()}
+	if len(data) > 0 {
+		t.MemShape = []uint64{uint64(len(data))}
+		t.Selection = patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{uint64(offs[rank])}, []uint64{uint64(len(data))})}}
+	}
+	if total > 0 {
+		err = h5.Write(d, t, parallel, data)
+	}
+	if err == nil {
+		err = h5.WriteAttribute(d, int64Attr("offsets", offs))
+	}
+	if cerr := h5.CloseDataset(d); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readWhole reads a 1-D u8 dataset entirely (independently).
+func readWhole(f h5.ID, path string) ([]byte, error) {
+	d, err := h5.OpenDataset(f, path)
+	if err != nil {
+		return nil, err
+	}
+	defer h5.CloseDataset(d)
+	shape, err := h5.DatasetShape(d)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 1 {
+		return nil, fmt.Errorf("%s: shape %v, want 1-D", path, shape)
+	}
+	buf := make([]byte, shape[0])
+	if shape[0] == 0 {
+		return buf, nil
+	}
+	t := &patterns.Transfer{MemType: patterns.U8, MemShape: shape, FileType: patterns.U8, FileShape: shape, Selection: patterns.All(shape)}
+	return buf, h5.Read(d, t, false, buf)
+}
+
+// objTable tracks the objects a layout opened in one file, to close them right.
+type objTable struct {
+	ids   map[string]h5.ID
+	kinds map[string]patterns.OpKind
+}
+
+func newObjTable() objTable {
+	return objTable{ids: map[string]h5.ID{}, kinds: map[string]patterns.OpKind{}}
+}
+
+func (o objTable) add(path string, id h5.ID, kind patterns.OpKind) {
+	o.ids[path], o.kinds[path] = id, kind
+}
+
+func isGroupKind(k patterns.OpKind) bool { return k == patterns.CreateGroup || k == patterns.OpenGroup }
+
+// close closes one object.
+func (o objTable) close(path string) error {
+	id, ok := o.ids[path]
+	if !ok {
+		return fmt.Errorf("%s is not open", path)
+	}
+	kind := o.kinds[path]
+	delete(o.ids, path)
+	delete(o.kinds, path)
+	if isGroupKind(kind) {
+		return h5.CloseGroup(id)
+	}
+	return h5.CloseDataset(id)
+}
+
+// closeAll closes every object (best effort) and returns the sorted paths that were open.
+func (o objTable) closeAll() []string {
+	var open []string
+	for p := range o.ids {
+		open = append(open, p)
+	}
+	sort.Strings(open)
+	for _, p := range open {
+		_ = o.close(p)
+	}
+	return open
+}
+
+// slabs splits a dataset of the given shape into selections of about maxBytes (whole rows
+// of dim 0; at least one row), in row-major order, for copies that bound memory.
+func slabs(shape []uint64, elem int, maxBytes uint64) []patterns.Selection {
+	if len(shape) == 0 {
+		return []patterns.Selection{patterns.All(nil)}
+	}
+	total := patterns.Product(shape)
+	if total == 0 {
+		return nil
+	}
+	rowElems := total / shape[0]
+	rows := max(uint64(1), maxBytes/max(uint64(1), rowElems*uint64(elem)))
+	var out []patterns.Selection
+	for r := uint64(0); r < shape[0]; r += rows {
+		ext := append([]uint64(nil), shape...)
+		ext[0] = min(rows, shape[0]-r)
+		start := make([]uint64, len(shape))
+		start[0] = r
+		out = append(out, patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(start, ext)}})
+	}
+	return out
+}
+
+// copyChunkBytes bounds the memory of replay and fuse copies.
+const copyChunkBytes = 64 << 20
+
+// escapeName prefixes a user name starting with '_' with one more '_' (the Log VOL's
+// rule): names with a single leading '_' are the layout's own.
+func escapeName(n string) string {
+	if strings.HasPrefix(n, "_") {
+		return "_" + n
+	}
+	return n
+}
+
+// unescapeName undoes escapeName; internal reports the layout's own names.
+func unescapeName(n string) (user string, internal bool) {
+	switch {
+	case strings.HasPrefix(n, "__"):
+		return n[1:], false
+	case strings.HasPrefix(n, "_"):
+		return n, true
+	}
+	return n, false
+}
+
+// escapePath escapes every component of an absolute or relative object path.
+func escapePath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		parts[i] = escapeName(c)
+	}
+	return strings.Join(parts, "/")
+}
+
+// unescapePath undoes escapePath; internal reports a path through a layout's own object.
+func unescapePath(p string) (string, bool) {
+	parts := strings.Split(p, "/")
+	internal := false
+	for i, c := range parts {
+		var in bool
+		parts[i], in = unescapeName(c)
+		internal = internal || in
+	}
+	return strings.Join(parts, "/"), internal
+}

@@ -1,0 +1,692 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+)
+
+// The subfiling layout follows the VDS-based design of the subfiling paper (layouts.md
+// 5.5). At create, the ranks are split into groups of consecutive ranks (default: one per
+// node; subfiling.count groups, or subfiling.ranks_per_file ranks per group). Group k of n
+// creates the subfile <file>.subfile_<k>_of_<n> (k from 1, zero-padded to the digits of
+// n, like the subfiling VFD's names without the inode) through MPI-IO on its own
+// communicator and carries out the plan there: every group creates every group, dataset
+// (same name, type, shape and creation properties) and attribute, and writes its ranks'
+// selections in place. At close each group records its ranks' written selections in the
+// subfile's /_h5proxy_subfiling_index (index records, layout_index.go, without data),
+// closes the subfile, and after a barrier rank 0 writes the master <file> serially: the
+// same groups and attributes, and every dataset as a virtual dataset with one mapping per
+// group that wrote it (the union of the group's selections, same selection in the source;
+// a dataset nobody wrote maps all of subfile 1's, which reads as fill values), source
+// names relative to the master's directory. Any HDF5 reader sees one file. Reads open the
+// master serially on every rank (HDF5 1.10 refuses virtual dataset reads through
+// MPI-IO), so any number of ranks can read.
+const subfilingIndexPath = "/_h5proxy_subfiling_index"
+
+// subfileName is the name of group k's subfile (k from 0) of n.
+func subfileName(master string, k, n int) string {
+	return fmt.Sprintf("%s.subfile_%0*d_of_%d", master, len(strconv.Itoa(n)), k+1, n)
+}
+
+type subfilingLayout struct {
+	env            layoutEnv
+	count, perFile int
+	files          []*subFile
+}
+
+func init() {
+	registerLayout("subfiling", func(env layoutEnv) (Layout, error) {
+		l := &subfilingLayout{env: env}
+		if env.cfg != nil {
+			l.count, l.perFile = env.cfg.SubfilingCount, env.cfg.SubfilingRanksPerFile
+		}
+		return l, nil
+	})
+}
+
+// subFile is one open file: a subfile being written, or a master opened for reading.
+type subFile struct {
+	master   string
+	id       h5.ID
+	reading  bool // id is the master, opened serially read-only
+	parallel bool
+	comm     mpi.Comm // the file's communicator (write)
+	ownComm  bool
+	group    mpi.Comm // the group's communicator (write)
+	k, n     int
+	objs     objTable
+	specs    map[string]*patterns.DatasetSpec
+	// record lists the structure operations in plan order, for the master.
+	record  []patterns.Op
+	written []*logEntry
+}
+
+func (l *subfilingLayout) current() (*subFile, error) {
+	if len(l.files) == 0 {
+		return nil, errors.New("subfiling layout: no file is open")
+	}
+	return l.files[len(l.files)-1], nil
+}
+
+// Exec performs one plan operation.
+func (l *subfilingLayout) Exec(op *patterns.Op, buf []byte) error {
+	switch op.Kind {
+	case patterns.CreateFile:
+		return l.create(op)
+	case patterns.OpenFile:
+		return l.openMaster(op)
+	}
+	f, err := l.current()
+	if err != nil {
+		return err
+	}
+	switch op.Kind {
+	case patterns.FlushFile:
+		if f.reading {
+			return nil
+		}
+		return h5.FlushFile(f.id, op.File != nil && op.File.FlushLocal)
+	case patterns.CloseFile:
+		return l.close(f)
+	case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
+		return f.openObject(op)
+	case patterns.CloseGroup, patterns.CloseDataset:
+		return f.objs.close(op.Path)
+	case patterns.WriteAttribute:
+		if f.reading {
+			return fmt.Errorf("subfiling layout: attribute %s on %s: the file is open read-only", op.Attribute.Name, op.Path)
+		}
+		loc := f.id
+		if op.Path != "/" {
+			id, ok := f.objs.ids[op.Path]
+			if !ok {
+				return fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
+			}
+			loc = id
+		}
+		if err := h5.WriteAttribute(loc, *op.Attribute); err != nil {
+			return err
+		}
+		f.record = append(f.record, *op)
+		return nil
+	case patterns.Write, patterns.Read:
+		id, ok := f.objs.ids[op.Path]
+		if !ok || isGroupKind(f.objs.kinds[op.Path]) {
+			return fmt.Errorf("dataset %s is not open", op.Path)
+		}
+		if op.Kind == patterns.Read {
+			// Reading: the master through HDF5's virtual dataset code, serially. Writing:
+			// the group's own subfile (what the group wrote so far).
+			return h5.Read(id, op.Transfer, op.Collective && !f.reading && f.parallel, buf)
+		}
+		if f.reading {
+			return fmt.Errorf("subfiling layout: %s: the file is open read-only", op.Path)
+		}
+		if err := h5.Write(id, op.Transfer, op.Collective && f.parallel, buf); err != nil {
+			return err
+		}
+		if !op.Transfer.Selection.IsNone() {
+			f.written = append(f.written, &logEntry{path: op.Path, sel: normalize(op.Transfer.Selection)})
+		}
+		return nil
+	}
+	return fmt.Errorf("subfiling layout: unsupported operation %s", op.Kind)
+}
+
+// groupOf returns this rank's group k of n and the group's communicator (collective on c).
+func (l *subfilingLayout) groupOf(c mpi.Comm) (k, n int, g mpi.Comm, err error) {
+	rank, size := c.Rank(), c.Size()
+	switch {
+	case size == 1:
+		g, err = c.Split(0, 0)
+		return 0, 1, g, err
+	case l.perFile > 0:
+		k, n = rank/l.perFile, (size+l.perFile-1)/l.perFile
+	case l.count > size:
+		// Checked when a file is created, not at session creation: a read phase may run on
+		// fewer ranks than the write with the same settings.
+		return 0, 0, mpi.Comm{}, fmt.Errorf("config: key %q value \"%d\": more subfiles than the %d ranks writing the file; allowed: 0 (one per node) to %d", "subfiling.count", l.count, size, size)
+	case l.count > 0:
+		n = l.count
+		k = rank * n / size
+	default:
+		return nodeGroups(c)
+	}
+	g, err = c.Split(k, rank)
+	return k, n, g, err
+}
+
+// nodeGroups makes one group per shared-memory node, numbered in the order of the nodes'
+// lowest ranks.
+func nodeGroups(c mpi.Comm) (k, n int, g mpi.Comm, err error) {
+	if g, err = c.SplitNode(); err != nil {
+		return 0, 0, mpi.Comm{}, err
+	}
+	leader, err := g.AllreduceInt64([]int64{int64(c.Rank())}, mpi.OpMin)
+	if err == nil {
+		var leaders []float64
+		isLeader := 0.0
+		if g.Rank() == 0 {
+			isLeader = 1
+		}
+		if leaders, err = c.AllgatherFloat64([]float64{isLeader}); err == nil {
+			for r, v := range leaders {
+				if v == 1 {
+					if int64(r) < leader[0] {
+						k++
+					}
+					n++
+				}
+			}
+			return k, n, g, nil
+		}
+	}
+	g.Free()
+	return 0, 0, mpi.Comm{}, err
+}
+
+// create removes the previous master and subfiles of the path, then creates this group's
+// subfile. Collective on the file's communicator.
+func (l *subfilingLayout) create(op *patterns.Op) (err error) {
+	comm, own, err := fileComm(l.env, op.File.Parallel)
+	if err != nil {
+		return err
+	}
+	f := &subFile{master: op.Path, parallel: op.File.Parallel, comm: comm, ownComm: own, objs: newObjTable(), specs: map[string]*patterns.DatasetSpec{}}
+	defer func() {
+		if err != nil {
+			f.freeComms()
+		}
+	}()
+	var rmErr error
+	if comm.Rank() == 0 {
+		rmErr = removeSubfiled(op.Path)
+	}
+	if err := agreeOn(comm, rmErr, "removing the previous files of "+op.Path); err != nil {
+		return err
+	}
+	if f.k, f.n, f.group, err = l.groupOf(comm); err != nil {
+		return err
+	}
+	a := h5.Access{FileSpec: *op.File}
+	if op.File.Parallel {
+		a.Comm, a.Info = f.group.Fortran(), l.env.mpiInfo
+	}
+	if f.id, err = h5.CreateFile(subfileName(op.Path, f.k, f.n), a); err != nil {
+		return err
+	}
+	l.files = append(l.files, f)
+	return nil
+}
+
+// removeSubfiled deletes a master and every subfile of its name.
+func removeSubfiled(master string) error {
+	old, err := filepath.Glob(globEscape(master) + ".subfile_*_of_*")
+	if err != nil {
+		return err
+	}
+	for _, p := range append(old, master) {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// globEscape quotes the glob metacharacters of a path.
+func globEscape(p string) string {
+	var b []byte
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?', '[', '\\':
+			b = append(b, '\\')
+		}
+		b = append(b, p[i])
+	}
+	return string(b)
+}
+
+// agreeOn turns a local error into the same outcome on every rank of c.
+func agreeOn(c mpi.Comm, local error, what string) error {
+	res, err := c.AllreduceInt64([]int64{int64(b2f(local != nil))}, mpi.OpSum)
+	if err != nil {
+		return err
+	}
+	if local != nil {
+		return local
+	}
+	if res[0] > 0 {
+		return fmt.Errorf("subfiling layout: %s failed on %d other rank(s); see their errors", what, res[0])
+	}
+	return nil
+}
+
+// openMaster opens a subfiled file's master serially for reading.
+func (l *subfilingLayout) openMaster(op *patterns.Op) error {
+	if !op.File.ReadOnly {
+		return fmt.Errorf("subfiling layout: %s: opening a subfiled file for writing is not supported (create it, or open it read-only)", op.Path)
+	}
+	id, err := h5.OpenFile(op.Path, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	if err != nil {
+		return err
+	}
+	l.files = append(l.files, &subFile{master: op.Path, id: id, reading: true, objs: newObjTable(), specs: map[string]*patterns.DatasetSpec{}})
+	return nil
+}
+
+// openObject creates or opens a group or dataset (in the subfile, or the master).
+func (f *subFile) openObject(op *patterns.Op) error {
+	if _, dup := f.objs.ids[op.Path]; dup {
+		return fmt.Errorf("%s is already open", op.Path)
+	}
+	if f.reading && (op.Kind == patterns.CreateGroup || op.Kind == patterns.CreateDataset) {
+		return fmt.Errorf("subfiling layout: %s %s: the file is open read-only", op.Kind, op.Path)
+	}
+	var id h5.ID
+	var err error
+	switch op.Kind {
+	case patterns.CreateGroup:
+		id, err = h5.CreateGroup(f.id, op.Path)
+	case patterns.OpenGroup:
+		id, err = h5.OpenGroup(f.id, op.Path)
+	case patterns.CreateDataset:
+		id, err = h5.CreateDataset(f.id, op.Path, *op.Dataset)
+		d := *op.Dataset
+		f.specs[op.Path] = &d
+	default:
+		id, err = h5.OpenDataset(f.id, op.Path)
+	}
+	if err != nil {
+		return err
+	}
+	f.objs.add(op.Path, id, op.Kind)
+	if op.Kind == patterns.CreateGroup || op.Kind == patterns.CreateDataset {
+		f.record = append(f.record, *op)
+	}
+	return nil
+}
+
+// close ends a file. Writing: the group records its selections and closes its subfile,
+// then rank 0 writes the master (collective on the file's communicator).
+func (l *subfilingLayout) close(f *subFile) error {
+	l.files = l.files[:len(l.files)-1]
+	leaked := f.objs.closeAll()
+	if f.reading {
+		err := h5.CloseFile(f.id)
+		if err == nil && len(leaked) > 0 {
+			err = fmt.Errorf("plan left objects open at file close: %v", leaked)
+		}
+		return err
+	}
+	err := f.writeIndex()
+	if cerr := h5.CloseFile(f.id); err == nil {
+		err = cerr
+	}
+	// Every subfile is complete before rank 0 reads the indexes.
+	if err = agreeOn(f.comm, err, "closing the subfiles of "+f.master); err == nil {
+		var merr error
+		if f.comm.Rank() == 0 {
+			merr = f.writeMaster()
+		}
+		err = agreeOn(f.comm, merr, "writing the master file "+f.master)
+	}
+	if ferr := f.freeComms(); err == nil {
+		err = ferr
+	}
+	if err == nil && len(leaked) > 0 {
+		err = fmt.Errorf("plan left objects open at file close: %v", leaked)
+	}
+	return err
+}
+
+// writeIndex stores the group's written selections in its subfile (collective on the
+// group's communicator).
+func (f *subFile) writeIndex() error {
+	var b []byte
+	for _, e := range prepareStream(f.written) {
+		if err := e.checkEncodable(); err != nil {
+			return fmt.Errorf("subfiling layout: %w", err)
+		}
+		b = e.encode(b)
+	}
+	sizes, err := f.group.AllgatherFloat64([]float64{float64(len(b))})
+	if err != nil {
+		return err
+	}
+	return writeShared(f.id, subfilingIndexPath, f.parallel, f.group.Rank(), exscan(sizes), b)
+}
+
+// writeMaster builds the master file from the subfiles' indexes and the recorded
+// structure (rank 0, serially).
+func (f *subFile) writeMaster() error {
+	// Per dataset, per group: the blocks written.
+	written := map[string][]patterns.Selection{}
+	for k := 0; k < f.n; k++ {
+		name := subfileName(f.master, k, f.n)
+		id, err := h5.OpenFile(name, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+		if err != nil {
+			return err
+		}
+		b, err := readWhole(id, subfilingIndexPath)
+		if cerr := h5.CloseFile(id); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("subfiling layout: index of %s: %w", name, err)
+		}
+		entries, err := decodeEntries(b, 0)
+		if err != nil {
+			return fmt.Errorf("subfiling layout: index of %s: %w", name, err)
+		}
+		for _, e := range entries {
+			sels := written[e.path]
+			if sels == nil {
+				sels = make([]patterns.Selection, f.n)
+				written[e.path] = sels
+			}
+			sels[k].Blocks = append(sels[k].Blocks, e.sel.Blocks...)
+		}
+	}
+	for _, sels := range written {
+		for k := range sels {
+			sels[k] = sortedBlocks(coalesce(sels[k]))
+		}
+	}
+	m, err := h5.CreateFile(f.master, h5.Access{})
+	if err != nil {
+		return err
+	}
+	err = f.buildMaster(m, written)
+	if cerr := h5.CloseFile(m); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (f *subFile) buildMaster(m h5.ID, written map[string][]patterns.Selection) error {
+	groups := map[string]bool{}
+	for _, op := range f.record {
+		switch op.Kind {
+		case patterns.CreateGroup:
+			groups[op.Path] = true
+			g, err := h5.CreateGroup(m, op.Path)
+			if err != nil {
+				return err
+			}
+			if err := h5.CloseGroup(g); err != nil {
+				return err
+			}
+		case patterns.CreateDataset:
+			d := f.specs[op.Path] // with its final extent
+			var maps []h5.VirtualMap
+			for k, sel := range written[op.Path] {
+				if !sel.IsNone() {
+					maps = append(maps, h5.VirtualMap{Virtual: sel, File: filepath.Base(subfileName(f.master, k, f.n)), Dataset: op.Path,
+						SourceShape: d.Shape, SourceMaxShape: d.MaxShape, Source: sel})
+				}
+			}
+			if len(maps) <= 1 {
+				// One group wrote it (or none): its subfile's dataset, whole, holds the
+				// same values (fill elsewhere) without the cost of a selection.
+				src := 0
+				if len(maps) == 1 {
+					src = slices.IndexFunc(written[op.Path], func(s patterns.Selection) bool { return !s.IsNone() })
+				}
+				all := patterns.All(d.Shape)
+				maps = []h5.VirtualMap{{Virtual: all, File: filepath.Base(subfileName(f.master, src, f.n)), Dataset: op.Path,
+					SourceShape: d.Shape, SourceMaxShape: d.MaxShape, Source: all}}
+			}
+			id, err := h5.CreateVirtual(m, op.Path, *d, maps)
+			if err != nil {
+				return err
+			}
+			if err := h5.CloseDataset(id); err != nil {
+				return err
+			}
+		case patterns.WriteAttribute:
+			if err := attributeAt(m, op.Path, groups, *op.Attribute); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sortedBlocks orders a union's hyperslabs by start (row-major) and drops repeats: the
+// same union, which HDF5 builds fastest when each block comes after the previous ones.
+func sortedBlocks(sel patterns.Selection) patterns.Selection {
+	b := sel.Blocks
+	sort.SliceStable(b, func(i, j int) bool { return slices.Compare(b[i].Start, b[j].Start) < 0 })
+	out := b[:0]
+	for i, h := range b {
+		if i > 0 && reflect.DeepEqual(h, out[len(out)-1]) {
+			continue
+		}
+		out = append(out, h)
+	}
+	return patterns.Selection{Blocks: out}
+}
+
+// attributeAt writes an attribute on the object at path ("/": the root group), a group
+// when groups[path], else a dataset.
+func attributeAt(f h5.ID, path string, groups map[string]bool, a patterns.AttributeSpec) error {
+	if path == "/" {
+		return h5.WriteAttribute(f, a)
+	}
+	if groups[path] {
+		g, err := h5.OpenGroup(f, path)
+		if err != nil {
+			return err
+		}
+		err = h5.WriteAttribute(g, a)
+		if cerr := h5.CloseGroup(g); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	d, err := h5.OpenDataset(f, path)
+	if err != nil {
+		return err
+	}
+	err = h5.WriteAttribute(d, a)
+	if cerr := h5.CloseDataset(d); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// freeComms frees the group's and the file's communicators.
+func (f *subFile) freeComms() error {
+	var err error
+	if !f.group.IsNull() {
+		err = f.group.Free()
+		f.group = mpi.Comm{}
+	}
+	if f.ownComm {
+		if ferr := f.comm.Free(); err == nil {
+			err = ferr
+		}
+		f.ownComm = false
+	}
+	return err
+}
+
+// Shape returns a dataset's extent: from the plan while writing, from the master while
+// reading.
+func (l *subfilingLayout) Shape(path string) ([]uint64, error) {
+	f, err := l.current()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := f.specs[path]; ok {
+		return d.Shape, nil
+	}
+	if id, ok := f.objs.ids[path]; ok && !isGroupKind(f.objs.kinds[path]) {
+		return h5.DatasetShape(id)
+	}
+	id, err := h5.OpenDataset(f.id, path)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := h5.DatasetShape(id)
+	if cerr := h5.CloseDataset(id); err == nil {
+		err = cerr
+	}
+	return shape, err
+}
+
+// Abort closes everything still open, innermost first; no master is written.
+func (l *subfilingLayout) Abort() error {
+	var first error
+	for len(l.files) > 0 {
+		f := l.files[len(l.files)-1]
+		l.files = l.files[:len(l.files)-1]
+		f.objs.closeAll()
+		if err := h5.CloseFile(f.id); err != nil && first == nil {
+			first = err
+		}
+		if err := f.freeComms(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Fuse turns the subfiled file whose master is masterPath into one plain HDF5 file at
+// outPath: the master's groups and attributes, and every virtual dataset as a dataset
+// with the creation properties of its source datasets (chunking, deflate, fill time) and
+// the values the virtual dataset reads. Serial.
+func Fuse(masterPath, outPath string) (err error) {
+	in, err := h5.OpenFile(masterPath, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := h5.CloseFile(in); err == nil {
+			err = cerr
+		}
+	}()
+	objs, err := h5.Walk(in)
+	if err != nil {
+		return err
+	}
+	out, err := h5.CreateFile(outPath, h5.Access{})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := h5.CloseFile(out); err == nil {
+			err = cerr
+		}
+	}()
+	if err := copyAttributes(in, out, false); err != nil {
+		return fmt.Errorf("fuse: root attributes: %w", err)
+	}
+	for _, o := range objs {
+		if err := fuseObject(in, out, masterPath, o); err != nil {
+			return fmt.Errorf("fuse %s: %w", o.Path, err)
+		}
+	}
+	return nil
+}
+
+// fuseObject copies one group or dataset of a master into out.
+func fuseObject(in, out h5.ID, masterPath string, o h5.Object) error {
+	if !o.Dataset {
+		src, err := h5.OpenGroup(in, o.Path)
+		if err != nil {
+			return err
+		}
+		defer h5.CloseGroup(src)
+		dst, err := h5.CreateGroup(out, o.Path)
+		if err != nil {
+			return err
+		}
+		defer h5.CloseGroup(dst)
+		return copyAttributes(src, dst, false)
+	}
+	src, err := h5.OpenDataset(in, o.Path)
+	if err != nil {
+		return err
+	}
+	defer h5.CloseDataset(src)
+	info, err := h5.DatasetInfo(src)
+	if err != nil {
+		return err
+	}
+	spec := patterns.DatasetSpec{Type: info.Type, Shape: info.Shape, MaxShape: info.MaxShape, Chunk: info.Chunk, Deflate: info.Deflate, FillNever: info.FillNever}
+	maps, virtual, err := h5.VirtualMappings(src)
+	if err != nil {
+		return err
+	}
+	if virtual && len(maps) > 0 {
+		// The creation properties live in the sources (every subfile has the same).
+		if spec, err = sourceSpec(masterPath, maps[0], spec); err != nil {
+			return err
+		}
+	}
+	dst, err := h5.CreateDataset(out, o.Path, spec)
+	if err != nil {
+		return err
+	}
+	defer h5.CloseDataset(dst)
+	if err := copyAttributes(src, dst, false); err != nil {
+		return err
+	}
+	var buf []byte
+	for _, sel := range slabs(spec.Shape, spec.Type.Size, copyChunkBytes) {
+		n := sel.NPoints(spec.Shape)
+		t := &patterns.Transfer{MemType: spec.Type, MemShape: []uint64{n}, FileType: spec.Type, FileShape: spec.Shape, Selection: sel}
+		if len(spec.Shape) == 0 {
+			t.MemShape = nil
+		}
+		if need := int(n) * spec.Type.Size; cap(buf) < need {
+			buf = make([]byte, need)
+		}
+		b := buf[:int(n)*spec.Type.Size]
+		if err := h5.Read(src, t, false, b); err != nil {
+			return err
+		}
+		if err := h5.Write(dst, t, false, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sourceSpec completes a virtual dataset's spec with the creation properties of the
+// source dataset of mapping m.
+func sourceSpec(masterPath string, m h5.VirtualMap, spec patterns.DatasetSpec) (patterns.DatasetSpec, error) {
+	name := m.File
+	if name == "." {
+		name = masterPath
+	} else if !filepath.IsAbs(name) {
+		name = filepath.Join(filepath.Dir(masterPath), name)
+	}
+	f, err := h5.OpenFile(name, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	if err != nil {
+		return spec, err
+	}
+	defer h5.CloseFile(f)
+	d, err := h5.OpenDataset(f, m.Dataset)
+	if err != nil {
+		return spec, err
+	}
+	defer h5.CloseDataset(d)
+	info, err := h5.DatasetInfo(d)
+	if err != nil {
+		return spec, err
+	}
+	spec.Chunk, spec.Deflate, spec.FillNever = info.Chunk, info.Deflate, info.FillNever
+	return spec, nil
+}
