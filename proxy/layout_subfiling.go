@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
@@ -369,8 +370,9 @@ func (f *subFile) writeIndex() error {
 // writeMaster builds the master file from the subfiles' indexes and the recorded
 // structure (rank 0, serially).
 func (f *subFile) writeMaster() error {
-	// Per dataset, per group: the blocks written.
-	written := map[string][]patterns.Selection{}
+	// Per dataset and group, the selections written; entries that share a selection (one
+	// decomposition for many variables) share the union, coalesced once.
+	parts := map[string][][]patterns.Selection{}
 	for k := 0; k < f.n; k++ {
 		name := subfileName(f.master, k, f.n)
 		id, err := h5.OpenFile(name, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
@@ -389,17 +391,29 @@ func (f *subFile) writeMaster() error {
 			return fmt.Errorf("subfiling layout: index of %s: %w", name, err)
 		}
 		for _, e := range entries {
-			sels := written[e.path]
-			if sels == nil {
-				sels = make([]patterns.Selection, f.n)
-				written[e.path] = sels
+			if parts[e.path] == nil {
+				parts[e.path] = make([][]patterns.Selection, f.n)
 			}
-			sels[k].Blocks = append(sels[k].Blocks, e.sel.Blocks...)
+			parts[e.path][k] = append(parts[e.path][k], e.sel)
 		}
 	}
-	for _, sels := range written {
-		for k := range sels {
-			sels[k] = sortedBlocks(coalesce(sels[k]))
+	unions := map[string]patterns.Selection{}
+	written := map[string][]patterns.Selection{}
+	for path, groups := range parts {
+		written[path] = make([]patterns.Selection, f.n)
+		for k, sels := range groups {
+			var key strings.Builder
+			var all patterns.Selection
+			for _, sel := range sels {
+				fmt.Fprintf(&key, "%p/%d,", &sel.Blocks[0], len(sel.Blocks))
+				all.Blocks = append(all.Blocks, sel.Blocks...)
+			}
+			u, ok := unions[key.String()]
+			if !ok {
+				u = sortedBlocks(coalesce(all))
+				unions[key.String()] = u
+			}
+			written[path][k] = u
 		}
 	}
 	m, err := h5.CreateFile(f.master, h5.Access{})
