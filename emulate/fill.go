@@ -75,7 +75,7 @@ func Bits(seed uint64, variable string, step int, g uint64) uint64 {
 func encode(c patterns.Class, b []byte, h uint64) {
 	ne := binary.NativeEndian
 	switch c {
-	case patterns.Float32, patterns.Int32:
+	case patterns.Float32, patterns.Int32, patterns.Uint32:
 		ne.PutUint32(b, word32(c, h))
 	case patterns.Float64:
 		ne.PutUint64(b, math.Float64bits(float64(h>>11)))
@@ -182,7 +182,7 @@ func fillRun(f Field, buf []byte, elem int, e0, base uint64, run patterns.Run) {
 	ne := binary.NativeEndian
 	off := int(e0)*elem + f.Offset
 	switch f.Class {
-	case patterns.Float32, patterns.Int32:
+	case patterns.Float32, patterns.Int32, patterns.Uint32:
 		for k := uint64(0); k < run.Len; k++ {
 			ne.PutUint32(buf[off:], word32(f.Class, mix64(base+run.Start+k)))
 			off += elem
@@ -276,6 +276,8 @@ func decode(c patterns.Class, b []byte) float64 {
 		return math.Float64frombits(ne.Uint64(b))
 	case patterns.Int32:
 		return float64(int32(ne.Uint32(b)))
+	case patterns.Uint32:
+		return float64(ne.Uint32(b))
 	case patterns.Int64:
 		return float64(int64(ne.Uint64(b)))
 	case patterns.Uint64:

@@ -18,11 +18,12 @@ const (
 	Uint8                     // H5T_NATIVE_UCHAR
 	String                    // fixed-length H5T_C_S1, NULLTERM, ASCII
 	Compound                  // H5T_COMPOUND with named members at byte offsets
+	Uint32                    // H5T_NATIVE_UINT (openPMD's openPMDextension)
 )
 
 var classNames = map[Class]string{
 	Float32: "f32", Float64: "f64", Int32: "i32", Int64: "i64", Uint64: "u64", Uint8: "u8",
-	String: "str", Compound: "compound",
+	String: "str", Compound: "compound", Uint32: "u32",
 }
 
 // String returns the short notation used in layouts.md (f32, i32, str, compound, ...).
@@ -56,6 +57,7 @@ var (
 	I64 = Type{Class: Int64, Size: 8}
 	U64 = Type{Class: Uint64, Size: 8}
 	U8  = Type{Class: Uint8, Size: 1}
+	U32 = Type{Class: Uint32, Size: 4}
 )
 
 // Str returns a fixed-length string type of n bytes.
@@ -74,7 +76,7 @@ func Field(name string, offset int, t Type) Member {
 // Validate checks sizes and that compound members fit and do not overlap.
 func (t Type) Validate() error {
 	switch t.Class {
-	case Float32, Int32:
+	case Float32, Int32, Uint32:
 		if t.Size != 4 {
 			return fmt.Errorf("type %s: size %d, want 4", t.Class, t.Size)
 		}

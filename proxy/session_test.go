@@ -614,7 +614,7 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want it to contain %q", c.kv, err, c.want)
 		}
 	}
-	if _, err := proxy.ParseOptions("nope", nil); err == nil || !strings.Contains(err.Error(), "available: vpic") {
+	if _, err := proxy.ParseOptions("nope", nil); err == nil || !strings.Contains(err.Error(), "available: ") || !strings.Contains(err.Error(), "vpic") {
 		t.Errorf("unknown pattern: %v", err)
 	}
 	var oe *options.Error

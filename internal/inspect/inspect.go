@@ -118,6 +118,7 @@ var atomics = []struct {
 	{hdf5.T_NATIVE_FLOAT, patterns.F32}, {hdf5.T_NATIVE_DOUBLE, patterns.F64},
 	{hdf5.T_NATIVE_INT32, patterns.I32}, {hdf5.T_NATIVE_INT64, patterns.I64},
 	{hdf5.T_NATIVE_UINT64, patterns.U64}, {hdf5.T_NATIVE_UINT8, patterns.U8},
+	{hdf5.T_NATIVE_UINT32, patterns.U32},
 }
 
 // typeOf describes an HDF5 datatype in patterns' notation.

@@ -28,17 +28,15 @@ var (
 	// mpioCache records, per open dataset, whether its file uses the MPI-IO driver; filled
 	// on the dataset's first transfer, dropped by CloseDataset.
 	mpioCache = map[ID]bool{}
-	// dxplColl and dxplIndep are the MPI-IO transfer property lists (0 until built).
-	dxplColl, dxplIndep C.hid_t
+	// dxplColl is the MPI-IO collective transfer property list (0 until built).
+	dxplColl C.hid_t
 )
 
 // releaseTransferCache closes the cached transfer property lists. Called inside the gate.
 func releaseTransferCache() {
-	for _, p := range []*C.hid_t{&dxplColl, &dxplIndep} {
-		if *p > 0 {
-			C.H5Pclose(*p)
-			*p = 0
-		}
+	if dxplColl > 0 {
+		C.H5Pclose(dxplColl)
+		dxplColl = 0
 	}
 }
 
@@ -88,31 +86,33 @@ func isMPIO(d ID) (bool, error) {
 	return v, nil
 }
 
-// transferList returns the transfer property list for d: a cached MPI-IO list in the
-// requested mode for MPI-IO files, H5P_DEFAULT for serial files (HDF5 refuses collective
-// transfers on non-MPI drivers).
+// transferList returns the transfer property list for d: H5P_DEFAULT for independent
+// transfers (its MPI-IO mode is independent) and for serial files (HDF5 refuses collective
+// transfers on non-MPI drivers), a cached collective list otherwise. Independent transfers
+// must not ask for the file's driver: H5Fget_access_plist duplicates an MPI-IO file's
+// communicator, a collective call that a rank writing alone (AMReX's rank-0 index
+// datasets) would wait in forever.
 func transferList(d ID, collective bool) (C.hid_t, error) {
+	if !collective {
+		return C.H5P_DEFAULT, nil
+	}
 	mpio, err := isMPIO(d)
 	if err != nil || !mpio {
 		return C.H5P_DEFAULT, err
 	}
-	p, mode := &dxplIndep, C.H5FD_mpio_xfer_t(C.H5FD_MPIO_INDEPENDENT)
-	if collective {
-		p, mode = &dxplColl, C.H5FD_MPIO_COLLECTIVE
-	}
-	if *p > 0 {
-		return *p, nil
+	if dxplColl > 0 {
+		return dxplColl, nil
 	}
 	dxpl := C.H5Pcreate(C.h5p_dxpl_class())
 	if dxpl < 0 {
 		return -1, stackError("H5Pcreate(H5P_DATASET_XFER)")
 	}
-	if C.H5Pset_dxpl_mpio(dxpl, mode) < 0 {
+	if C.H5Pset_dxpl_mpio(dxpl, C.H5FD_MPIO_COLLECTIVE) < 0 {
 		err := stackError("H5Pset_dxpl_mpio")
 		C.H5Pclose(dxpl)
 		return -1, err
 	}
-	*p = dxpl
+	dxplColl = dxpl
 	return dxpl, nil
 }
 

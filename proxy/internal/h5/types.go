@@ -13,6 +13,7 @@ static hid_t h5p_native(int c) {
 	case 4: return H5T_NATIVE_LLONG;
 	case 5: return H5T_NATIVE_ULLONG;
 	case 6: return H5T_NATIVE_UCHAR;
+	case 7: return H5T_NATIVE_UINT;
 	}
 	return H5I_INVALID_HID;
 }
@@ -31,7 +32,7 @@ import (
 // natives maps the atomic classes to h5p_native's selector.
 var natives = map[patterns.Class]C.int{
 	patterns.Float32: 1, patterns.Float64: 2, patterns.Int32: 3,
-	patterns.Int64: 4, patterns.Uint64: 5, patterns.Uint8: 6,
+	patterns.Int64: 4, patterns.Uint64: 5, patterns.Uint8: 6, patterns.Uint32: 7,
 }
 
 // typeCache holds the string and compound datatypes built so far, keyed by Type.String(),
@@ -172,6 +173,8 @@ func typeOf(h C.hid_t) (patterns.Type, error) {
 			return patterns.I64, nil
 		case !signed && size == 8:
 			return patterns.U64, nil
+		case !signed && size == 4:
+			return patterns.U32, nil
 		case !signed && size == 1:
 			return patterns.U8, nil
 		}

@@ -1,0 +1,375 @@
+package openpmd
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"path"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// The expected values in these tests are written from layouts.md section 3, independently
+// of the package's own tables.
+
+func u(v ...uint64) []uint64 { return v }
+
+// kv turns "KEY=VALUE" strings into options pairs.
+func kv(pairs ...string) []options.KV {
+	out := make([]options.KV, len(pairs))
+	for i, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			panic("bad pair " + p)
+		}
+		out[i] = options.KV{Key: k, Value: v}
+	}
+	return out
+}
+
+func build(pairs ...string) (*Pattern, error) {
+	v, err := Options.Parse(kv(pairs...))
+	if err != nil {
+		return nil, err
+	}
+	p, err := New(v)
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Pattern), nil
+}
+
+func mustBuild(t *testing.T, pairs ...string) *Pattern {
+	t.Helper()
+	p, err := build(pairs...)
+	if err != nil {
+		t.Fatalf("build %v: %v", pairs, err)
+	}
+	return p
+}
+
+// sample is h5bench's samples/sync-openpmd.json write entry.
+var sample = []string{"dim=3", "balanced=true", "ratio=1", "steps=1", "minBlock=8 16 16", "grid=16 16 8"}
+
+const seriesDir = "/run/storage"
+
+func env(rank, size int, file string) patterns.Env {
+	return patterns.Env{Rank: rank, Size: size, Path: seriesDir + "/" + file}
+}
+
+// object is an HDF5 object of the replayed file.
+type object struct {
+	group   bool
+	dataset *patterns.DatasetSpec
+	attrs   []patterns.AttributeSpec
+}
+
+// file is the replayed content of one file.
+type file struct {
+	objs  map[string]*object
+	order []string // creation order
+	root  []patterns.AttributeSpec
+}
+
+// written is what a rank's plans did.
+type written struct {
+	files     map[string]*file
+	fileOrder []string
+	writes    []patterns.Op // transfers, in order
+}
+
+// replay executes a phase's plans on a model of HDF5, checking the lifecycle: files
+// created (write) or opened (read) before use and closed once, one file open at a time,
+// objects created or opened once before use, closed only while open, parents existing,
+// attributes and transfers only on open objects, nothing left open at file close, no
+// flush; and on every operation the Step field and the collective flags: metadata and
+// file operations collective, transfers (and a writer's own opens around them)
+// collective exactly when transfers are.
+func replay(ph patterns.Phase, collectiveData bool, plans []patterns.Plan, steps []int) (*written, error) {
+	w := &written{files: map[string]*file{}}
+	var cur *file
+	curPath := ""
+	open := map[string]patterns.OpKind{}
+	for pi, plan := range plans {
+		for oi, op := range plan.Ops {
+			where := fmt.Sprintf("plan %d op %d (%s %s)", pi, oi, op.Kind, op.Path)
+			if steps[pi] >= 0 && op.Step != steps[pi] {
+				return nil, fmt.Errorf("%s: Step %d, want %d", where, op.Step, steps[pi])
+			}
+			wantColl := true
+			switch op.Kind {
+			case patterns.Write, patterns.Read:
+				wantColl = collectiveData
+			case patterns.OpenDataset, patterns.CloseDataset:
+				if ph == patterns.PhaseWrite && isTransferOpen(plan.Ops, oi) {
+					wantColl = collectiveData
+				}
+			}
+			if op.Collective != wantColl {
+				return nil, fmt.Errorf("%s: collective %v, want %v", where, op.Collective, wantColl)
+			}
+			switch op.Kind {
+			case patterns.CreateFile, patterns.OpenFile:
+				if ph == patterns.PhaseWrite && op.Kind == patterns.OpenFile || ph == patterns.PhaseRead && op.Kind == patterns.CreateFile {
+					return nil, fmt.Errorf("%s: wrong kind for the %s phase", where, ph)
+				}
+				if cur != nil {
+					return nil, fmt.Errorf("%s: file %s still open", where, curPath)
+				}
+				if op.File == nil {
+					return nil, fmt.Errorf("%s: no file spec", where)
+				}
+				if _, seen := w.files[op.Path]; seen {
+					return nil, fmt.Errorf("%s: file used twice", where)
+				}
+				cur = &file{objs: map[string]*object{}}
+				curPath = op.Path
+				w.files[op.Path] = cur
+				w.fileOrder = append(w.fileOrder, op.Path)
+				continue
+			case patterns.FlushFile:
+				return nil, fmt.Errorf("%s: openPMD-api does not flush files", where)
+			}
+			if cur == nil {
+				return nil, fmt.Errorf("%s: no file open", where)
+			}
+			switch op.Kind {
+			case patterns.CloseFile:
+				if op.Path != curPath {
+					return nil, fmt.Errorf("%s: open file is %s", where, curPath)
+				}
+				if len(open) > 0 {
+					return nil, fmt.Errorf("%s: objects still open: %v", where, keys(open))
+				}
+				cur, curPath = nil, ""
+			case patterns.CreateGroup, patterns.CreateDataset:
+				if ph != patterns.PhaseWrite {
+					return nil, fmt.Errorf("%s: create in a read", where)
+				}
+				if _, ok := cur.objs[op.Path]; ok {
+					return nil, fmt.Errorf("%s: exists", where)
+				}
+				if par := path.Dir(op.Path); par != "/" && (cur.objs[par] == nil || !cur.objs[par].group) {
+					return nil, fmt.Errorf("%s: parent group %s missing", where, par)
+				}
+				o := &object{group: op.Kind == patterns.CreateGroup, dataset: op.Dataset}
+				if !o.group && op.Dataset == nil {
+					return nil, fmt.Errorf("%s: no dataset spec", where)
+				}
+				cur.objs[op.Path] = o
+				cur.order = append(cur.order, op.Path)
+				open[op.Path] = op.Kind
+			case patterns.OpenGroup, patterns.OpenDataset:
+				if _, dup := open[op.Path]; dup {
+					return nil, fmt.Errorf("%s: already open", where)
+				}
+				if ph == patterns.PhaseWrite {
+					o := cur.objs[op.Path]
+					if o == nil || o.group != (op.Kind == patterns.OpenGroup) {
+						return nil, fmt.Errorf("%s: no such object in the file", where)
+					}
+				}
+				open[op.Path] = op.Kind
+			case patterns.CloseGroup, patterns.CloseDataset:
+				k, ok := open[op.Path]
+				isGroup := k == patterns.CreateGroup || k == patterns.OpenGroup
+				if !ok || isGroup != (op.Kind == patterns.CloseGroup) {
+					return nil, fmt.Errorf("%s: not open as that kind", where)
+				}
+				delete(open, op.Path)
+			case patterns.WriteAttribute:
+				if op.Attribute == nil {
+					return nil, fmt.Errorf("%s: no attribute", where)
+				}
+				if op.Path == "/" {
+					cur.root = append(cur.root, *op.Attribute)
+					continue
+				}
+				if _, ok := open[op.Path]; !ok {
+					return nil, fmt.Errorf("%s: object not open", where)
+				}
+				o := cur.objs[op.Path]
+				for _, a := range o.attrs {
+					if a.Name == op.Attribute.Name {
+						return nil, fmt.Errorf("%s: attribute written twice", where)
+					}
+				}
+				o.attrs = append(o.attrs, *op.Attribute)
+			case patterns.Write, patterns.Read:
+				k := open[op.Path]
+				if k != patterns.OpenDataset && k != patterns.CreateDataset {
+					return nil, fmt.Errorf("%s: dataset not open", where)
+				}
+				if (op.Kind == patterns.Write) != (ph == patterns.PhaseWrite) {
+					return nil, fmt.Errorf("%s: wrong transfer for the %s phase", where, ph)
+				}
+				if o := cur.objs[op.Path]; ph == patterns.PhaseWrite && !reflect.DeepEqual(o.dataset.Shape, op.Transfer.FileShape) {
+					return nil, fmt.Errorf("%s: file shape %v, dataset %v", where, op.Transfer.FileShape, o.dataset.Shape)
+				}
+				w.writes = append(w.writes, op)
+			default:
+				return nil, fmt.Errorf("%s: unexpected", where)
+			}
+		}
+	}
+	if cur != nil || len(open) > 0 {
+		return nil, fmt.Errorf("after End: file %q open, objects %v", curPath, keys(open))
+	}
+	return w, nil
+}
+
+// isTransferOpen reports whether the open or close at i brackets a write.
+func isTransferOpen(ops []patterns.Op, i int) bool {
+	if ops[i].Kind == patterns.OpenDataset {
+		return i+1 < len(ops) && ops[i+1].Kind == patterns.Write
+	}
+	return i > 0 && ops[i-1].Kind == patterns.Write
+}
+
+func keys[T any](m map[string]T) []string {
+	var k []string
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}
+
+// runPhase plans Begin, every step and End for one rank; steps[i] is the Step the ops of
+// plans[i] must carry (-1: any, for Begin and End).
+func runPhase(p *Pattern, ph patterns.Phase, e patterns.Env) ([]patterns.Plan, []int, error) {
+	var plans []patterns.Plan
+	var steps []int
+	b, err := p.Begin(ph, e)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Begin: %w", err)
+	}
+	plans, steps = append(plans, b), append(steps, -1)
+	for s := 0; s < p.Steps(); s++ {
+		st, err := p.Step(ph, s, e)
+		if err != nil {
+			return nil, nil, fmt.Errorf("Step %d: %w", s, err)
+		}
+		plans, steps = append(plans, st), append(steps, s)
+	}
+	end, err := p.End(ph, p.Steps(), e)
+	if err != nil {
+		return nil, nil, fmt.Errorf("End: %w", err)
+	}
+	return append(plans, end), append(steps, -1), nil
+}
+
+// writeAll replays the write phase of one rank.
+func writeAll(t *testing.T, p *Pattern, e patterns.Env) *written {
+	t.Helper()
+	plans, steps, err := runPhase(p, patterns.PhaseWrite, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := replay(patterns.PhaseWrite, !p.C.Independent, plans, steps)
+	if err != nil {
+		t.Fatalf("rank %d of %d: %v", e.Rank, e.Size, err)
+	}
+	return w
+}
+
+// attr is an expected attribute: name, type notation, shape (nil: scalar), decoded value.
+type attr struct {
+	name  string
+	typ   string
+	shape []uint64
+	value any
+}
+
+// decode turns an attribute's bytes into a Go value: string, []string, float64,
+// []float64, float32, uint32, int32, uint64 or []uint64 (vectors when Shape is set).
+func decode(a patterns.AttributeSpec) any {
+	le := binary.LittleEndian
+	n := int(patterns.Product(a.Shape))
+	vec := a.Shape != nil
+	switch a.Type.Class {
+	case patterns.String:
+		var ss []string
+		for i := 0; i < n; i++ {
+			b := a.Value[i*a.Type.Size : (i+1)*a.Type.Size]
+			if k := strings.IndexByte(string(b), 0); k >= 0 {
+				b = b[:k]
+			}
+			ss = append(ss, string(b))
+		}
+		if vec {
+			return ss
+		}
+		return ss[0]
+	case patterns.Float64:
+		var fs []float64
+		for i := 0; i < n; i++ {
+			fs = append(fs, math.Float64frombits(le.Uint64(a.Value[8*i:])))
+		}
+		if vec {
+			return fs
+		}
+		return fs[0]
+	case patterns.Uint64:
+		var us []uint64
+		for i := 0; i < n; i++ {
+			us = append(us, le.Uint64(a.Value[8*i:]))
+		}
+		if vec {
+			return us
+		}
+		return us[0]
+	case patterns.Float32:
+		return math.Float32frombits(le.Uint32(a.Value))
+	case patterns.Uint32:
+		return le.Uint32(a.Value)
+	case patterns.Int32:
+		return int32(le.Uint32(a.Value))
+	}
+	return fmt.Sprintf("undecoded %s", a.Type)
+}
+
+// checkAttrs compares a list of attributes with the expected ones, in order. Values of
+// names in skipValue are not compared (dates).
+func checkAttrs(t *testing.T, where string, got []patterns.AttributeSpec, want []attr, skipValue ...string) {
+	t.Helper()
+	if len(got) != len(want) {
+		var names []string
+		for _, a := range got {
+			names = append(names, a.Name)
+		}
+		t.Errorf("%s: attributes %v, want %d", where, names, len(want))
+		return
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Name != w.name || g.Type.String() != w.typ || !reflect.DeepEqual(g.Shape, w.shape) {
+			t.Errorf("%s: attribute %d is %s %s %v, want %s %s %v", where, i, g.Name, g.Type, g.Shape, w.name, w.typ, w.shape)
+			continue
+		}
+		if want := patterns.Product(g.Shape) * uint64(g.Type.Size); uint64(len(g.Value)) != want {
+			t.Errorf("%s @%s: %d bytes, want %d", where, g.Name, len(g.Value), want)
+			continue
+		}
+		skip := false
+		for _, s := range skipValue {
+			skip = skip || s == w.name
+		}
+		if v := decode(g); !skip && !reflect.DeepEqual(v, w.value) {
+			t.Errorf("%s @%s = %#v, want %#v", where, g.Name, v, w.value)
+		}
+		if g.Type.Class == patterns.String && g.Type.Size > 0 {
+			// NUL-terminated: the last byte of every element is NUL.
+			for i := 1; i <= int(patterns.Product(g.Shape)); i++ {
+				if g.Value[i*g.Type.Size-1] != 0 {
+					t.Errorf("%s @%s: element %d not NUL-terminated: %q", where, g.Name, i-1, g.Value)
+				}
+			}
+		}
+	}
+}
