@@ -32,7 +32,10 @@ type rawSample struct {
 // TestSamples loads every samples/*.json: the h5bench ones parse and map each benchmark
 // entry to a run on the directory's file, the native one is not taken for h5bench.
 func TestSamples(t *testing.T) {
-	files, err := filepath.Glob("../samples/*.json")
+	// From the repository root, as the samples are run: their relative paths (the e3sm
+	// map beside the repository in ../shared) resolve from there.
+	t.Chdir("..")
+	files, err := filepath.Glob("samples/*.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +73,9 @@ func TestSamples(t *testing.T) {
 			}
 			h5b++
 			f, err := h5bench.Load(path)
+			if err != nil && strings.Contains(err.Error(), `key "layout" value "log"`) && !slices.Contains(proxy.Layouts(), "log") {
+				t.Skipf("the sample selects the log layout, not in this build yet: %v", err)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -343,8 +349,8 @@ func TestErrors(t *testing.T) {
 			[]string{"benchmarks[0]", `"benchmark"`, `"wirte"`, "not an h5bench benchmark", "write, read"}},
 		{"amrex not supported", func(d map[string]any) { bench0(d)["benchmark"] = "amrex" },
 			[]string{`"benchmark"`, `"amrex"`, "not supported by h5proxy yet", "allowed: write, read"}},
-		{"e3sm not supported", func(d map[string]any) { bench0(d)["benchmark"] = "e3sm" },
-			[]string{`"e3sm"`, "not supported by h5proxy yet", "allowed: write, read"}},
+		{"macsio not supported", func(d map[string]any) { bench0(d)["benchmark"] = "macsio" },
+			[]string{`"macsio"`, "not supported by h5proxy yet", "allowed: write, read"}},
 		{"unknown benchmark entry key", func(d map[string]any) { bench0(d)["files"] = "x.h5" },
 			[]string{`"files"`, `"x.h5"`, "unknown key", "benchmark, file, configuration"}},
 		{"unknown configuration key", func(d map[string]any) { conf0(d)["DIMS_1"] = "8" },
@@ -409,7 +415,7 @@ func TestSupported(t *testing.T) {
 	order := []string{"write", "read", "amrex", "openpmd", "e3sm"}
 	var want []string
 	for _, name := range order {
-		if name == "write" || name == "read" || name == "openpmd" || slices.Contains(got, name) {
+		if name == "write" || name == "read" || name == "openpmd" || name == "e3sm" || slices.Contains(got, name) {
 			want = append(want, name)
 		}
 	}

@@ -24,6 +24,9 @@ const (
 	WriteAttribute
 	Write
 	Read
+	// ExtendDataset grows a chunked dataset with unlimited dimensions to the extent in
+	// Op.Dataset.Shape (H5Dset_extent; collective on a shared file). Only Shape is used.
+	ExtendDataset
 )
 
 var opNames = map[OpKind]string{
@@ -31,6 +34,7 @@ var opNames = map[OpKind]string{
 	CreateGroup: "create-group", OpenGroup: "open-group", CloseGroup: "close-group",
 	CreateDataset: "create-dataset", OpenDataset: "open-dataset", CloseDataset: "close-dataset",
 	WriteAttribute: "write-attribute", Write: "write", Read: "read",
+	ExtendDataset: "extend-dataset",
 }
 
 // String returns the kebab-case name of the operation.
@@ -205,7 +209,9 @@ func (o Op) String() string {
 	if o.Collective {
 		b.WriteString(" [collective]")
 	}
-	if d := o.Dataset; d != nil {
+	if d := o.Dataset; d != nil && o.Kind == ExtendDataset {
+		fmt.Fprintf(&b, " extent=%v", d.Shape)
+	} else if d != nil {
 		fmt.Fprintf(&b, " type=%s shape=%v", d.Type, d.Shape)
 		if d.Chunk != nil {
 			fmt.Fprintf(&b, " chunk=%v", d.Chunk)
@@ -272,6 +278,10 @@ func (o *Op) validate() error {
 		}
 		if d.Deflate < 0 || d.Deflate > 9 {
 			return fmt.Errorf("deflate level %d outside 0..9", d.Deflate)
+		}
+	case ExtendDataset:
+		if o.Dataset == nil || len(o.Dataset.Shape) == 0 {
+			return fmt.Errorf("missing extent (Dataset.Shape)")
 		}
 	case WriteAttribute:
 		a := o.Attribute

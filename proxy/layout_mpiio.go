@@ -66,6 +66,8 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 		l.regions[op.Path] = region{offset: l.next, shape: d.Shape, elem: d.Type.Size}
 		l.next += int64(patterns.Product(d.Shape)) * int64(d.Type.Size)
 		return nil
+	case patterns.ExtendDataset:
+		return fmt.Errorf("mpiio layout: %s: datasets cannot grow in a raw file (regions are laid out at creation)", op.Path)
 	case patterns.OpenDataset:
 		if _, ok := l.regions[op.Path]; !ok {
 			return fmt.Errorf("mpiio layout: dataset %s was not written by this session (raw files carry no metadata)", op.Path)

@@ -100,6 +100,12 @@ func (l *nativeLayout) Exec(op *patterns.Op, buf []byte) error {
 			return h5.CloseGroup(id)
 		}
 		return h5.CloseDataset(id)
+	case patterns.ExtendDataset:
+		id, ok := f.objs[op.Path]
+		if !ok {
+			return fmt.Errorf("dataset %s is not open", op.Path)
+		}
+		return h5.SetExtent(id, op.Dataset.Shape)
 	case patterns.WriteAttribute:
 		loc := f.id // an attribute on "/" goes on the root group through the file id
 		if op.Path != "/" {
@@ -210,7 +216,7 @@ func (l *nullLayout) Exec(op *patterns.Op, buf []byte) error {
 		l.open++
 	case patterns.CloseFile:
 		l.open--
-	case patterns.CreateDataset:
+	case patterns.CreateDataset, patterns.ExtendDataset:
 		l.shapes[op.Path] = op.Dataset.Shape
 	case patterns.Write, patterns.Read:
 		if need := op.Transfer.Selection.NPoints(op.Transfer.FileShape) * uint64(op.Transfer.MemType.Size); uint64(len(buf)) < need {

@@ -86,7 +86,10 @@ func describe(g *hdf5.CommonFG, name, p string) (Node, error) {
 	defer d.Close()
 	sp := d.Space()
 	defer sp.Close()
-	dims, maxdims, err := sp.SimpleExtentDims()
+	var dims, maxdims []uint
+	if sp.SimpleExtentNDims() > 0 { // a scalar dataspace has no dims (gonum would panic)
+		dims, maxdims, err = sp.SimpleExtentDims()
+	}
 	if err != nil {
 		return Node{}, err
 	}

@@ -88,3 +88,6 @@ func AttributeNames(loc ID) ([]string, error) { return nil, ErrNoCgo }
 
 // Walk returns ErrNoCgo in a build without cgo.
 func Walk(f ID) ([]Object, error) { return nil, ErrNoCgo }
+
+// SetExtent returns ErrNoCgo in a build without cgo.
+func SetExtent(d ID, shape []uint64) error { return ErrNoCgo }

@@ -1,0 +1,208 @@
+// Command e3sm measures the E3SM-IO F case write (h0 and h1 history files, E3SM-IO's
+// real 16-process map) through h5proxy's layouts in one run: canonical (the native
+// layout: one collective H5Dwrite of a union of single-element hyperslabs per variable),
+// log and subfiling, at 2 and 4 ranks, and prints the write times and the ratio
+// log/canonical. Layouts not in this build are reported as not available.
+//
+//	go run ./bench/e3sm                      # -nps 2,4 -reps 1 -r 1
+//	go run ./bench/e3sm -nps 2 -reps 3 -map ../shared/data/e3sm/map_f_case_16p.h5
+//
+// The time is the write phase's observed time (file create to close, over all ranks).
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/e3sm"
+	"github.com/h5proxy/h5proxy/proxy"
+	_ "github.com/h5proxy/h5proxy/proxy/e3smmap"
+)
+
+// layouts are the strategies compared, with E3SM-IO's names.
+var layouts = []struct{ name, layout string }{{"canonical", "native"}, {"log", "log"}, {"subfiling", "subfiling"}}
+
+func main() {
+	nps := flag.String("nps", "2,4", "rank counts, comma-separated")
+	reps := flag.Int("reps", 1, "runs per layout and rank count (the median is reported)")
+	records := flag.Int("r", 1, "records of the h1 file (E3SM-IO -r)")
+	mapFile := flag.String("map", "", "F-case map file (default: map_f_case_16p.h5 in shared/data/e3sm beside the repository)")
+	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
+	out := flag.String("results", "", "internal: results file of a launched run")
+	flag.Parse()
+	if *mapFile == "" {
+		d, err := e3sm.FindMapDir(".")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "e3sm bench:", err)
+			os.Exit(1)
+		}
+		*mapFile = filepath.Join(d, "map_f_case_16p.h5")
+	}
+	if launch.Underneath() {
+		if err := child(*mapFile, *dir, *out, *records, *reps); err != nil {
+			fmt.Fprintln(os.Stderr, "e3sm bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(parent(*nps, *mapFile, *dir, *records, *reps))
+}
+
+// parent launches one MPI run per rank count and prints the table.
+func parent(nps, mapFile, dir string, records, reps int) int {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "h5proxy-e3sm-bench-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "e3sm bench:", err)
+			return 1
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	abs, err := filepath.Abs(mapFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e3sm bench:", err)
+		return 1
+	}
+	res := filepath.Join(dir, "results.txt")
+	var counts []int
+	for _, s := range strings.Split(nps, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "e3sm bench: -nps %q: %q is not a rank count\n", nps, s)
+			return 2
+		}
+		counts = append(counts, n)
+		code, err := launch.Self(n, "-map", abs, "-dir", dir, "-results", res, "-r", strconv.Itoa(records), "-reps", strconv.Itoa(reps))
+		if err != nil || code != 0 {
+			fmt.Fprintf(os.Stderr, "e3sm bench: run on %d ranks failed (exit %d): %v\n", n, code, err)
+			return 1
+		}
+	}
+	times, err := readResults(res)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e3sm bench:", err)
+		return 1
+	}
+	fmt.Printf("E3SM-IO F case write (h0 + h1, r=%d), map %s, median of %d; seconds from file create to close\n", records, filepath.Base(mapFile), reps)
+	fmt.Printf("%-6s %-12s %-12s %-12s %s\n", "ranks", "canonical", "log", "subfiling", "log/canonical")
+	for _, n := range counts {
+		row := fmt.Sprintf("%-6d", n)
+		for _, l := range layouts {
+			if t, ok := times[key(n, l.name)]; ok {
+				row += fmt.Sprintf(" %-12.3f", t)
+			} else {
+				row += fmt.Sprintf(" %-12s", "n/a")
+			}
+		}
+		c, okc := times[key(n, "canonical")]
+		lg, okl := times[key(n, "log")]
+		if okc && okl && c > 0 {
+			row += fmt.Sprintf(" %.4f (1/%.1f)", lg/c, c/lg)
+		} else {
+			row += " not available"
+		}
+		fmt.Println(row)
+	}
+	for _, l := range layouts {
+		if !slices.Contains(proxy.Layouts(), l.layout) {
+			fmt.Printf("n/a: layout %s is not available in this build\n", l.layout)
+		}
+	}
+	return 0
+}
+
+func key(n int, layout string) string { return fmt.Sprintf("%d %s", n, layout) }
+
+func readResults(path string) (map[string]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var n int
+		var layout string
+		var t float64
+		if _, err := fmt.Sscanf(sc.Text(), "%d %s %g", &n, &layout, &t); err != nil {
+			return nil, fmt.Errorf("results line %q: %w", sc.Text(), err)
+		}
+		out[key(n, layout)] = t
+	}
+	return out, sc.Err()
+}
+
+// child runs under MPI: every available layout, reps times, and rank 0 appends the
+// medians to the results file.
+func child(mapFile, dir, out string, records, reps int) error {
+	finalize, err := proxy.InitMPI()
+	if err != nil {
+		return err
+	}
+	defer finalize()
+	runtime.LockOSThread()
+	world := proxy.World()
+	var lines []string
+	for _, l := range layouts {
+		if !slices.Contains(proxy.Layouts(), l.layout) {
+			continue
+		}
+		var ts []float64
+		for rep := 0; rep < reps; rep++ {
+			file := filepath.Join(dir, fmt.Sprintf("f-%s-np%d-%d.h5", l.name, world.Size(), rep))
+			kvs, err := proxy.ParseKV(fmt.Sprintf("map=%s;r=%d;file=%s;layout=%s", mapFile, records, file, l.layout))
+			if err != nil {
+				return err
+			}
+			cfg, err := proxy.ParseOptions("e3sm", kvs)
+			if err != nil {
+				return err
+			}
+			cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
+			s, err := proxy.NewSession(world, cfg)
+			if err != nil {
+				return err
+			}
+			if err := s.Run(); err != nil {
+				s.Close()
+				return fmt.Errorf("%s: %w", l.name, err)
+			}
+			rep, err := s.Report()
+			if err != nil {
+				return err
+			}
+			ts = append(ts, rep.Phases[0].ObservedTime)
+			if err := s.Close(); err != nil {
+				return err
+			}
+			for _, h := range []string{"h0", "h1"} {
+				os.RemoveAll(e3sm.HistoryPath(file, h))
+			}
+		}
+		sort.Float64s(ts)
+		lines = append(lines, fmt.Sprintf("%d %s %g", world.Size(), l.name, ts[len(ts)/2]))
+	}
+	if world.Rank() != 0 {
+		return nil
+	}
+	f, err := os.OpenFile(out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	for _, line := range lines {
+		fmt.Fprintln(f, line)
+	}
+	return f.Close()
+}

@@ -1,0 +1,435 @@
+package e3sm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// Dim is a netCDF dimension of a history file; Len 0 is the unlimited one.
+type Dim struct {
+	Name string
+	Len  uint64
+}
+
+// Var is one netCDF variable: a dataset at the file's root.
+type Var struct {
+	Name string
+	// Type is the dataset's datatype (and the memory type of its transfers).
+	Type patterns.Type
+	// Dims are the netCDF dimension names, the unlimited one first for record variables.
+	Dims []string
+	// Decomp is the 1-based decomposition of a partitioned variable, 0 for variables
+	// written whole by rank 0.
+	Decomp int
+	// Attrs are the variable's attributes in definition order.
+	Attrs []patterns.AttributeSpec
+	// Record reports a first dimension that is unlimited.
+	Record bool
+	// Shape is the extent of the non-record dimensions.
+	Shape []uint64
+}
+
+// History is one output file: its dimensions, global attributes and variables.
+type History struct {
+	// Name is "h0" or "h1" (F and I) or "" (G).
+	Name    string
+	Dims    []Dim
+	Globals []patterns.AttributeSpec
+	Vars    []Var
+	// Records is the number of records written to the file.
+	Records int
+}
+
+// Counts summarises a history file the way layouts.md 4.1 tabulates it.
+type Counts struct {
+	PerDecomp                 []int // partitioned variables per decomposition (index k-1)
+	Partitioned, NotPartition int
+	Fixed, Record             int
+}
+
+// Counts tallies the file's variables.
+func (h *History) Counts(ndecomp int) Counts {
+	c := Counts{PerDecomp: make([]int, ndecomp)}
+	for _, v := range h.Vars {
+		if v.Decomp > 0 {
+			c.PerDecomp[v.Decomp-1]++
+			c.Partitioned++
+		} else {
+			c.NotPartition++
+		}
+		if v.Record {
+			c.Record++
+		} else {
+			c.Fixed++
+		}
+	}
+	return c
+}
+
+// TextAttr is a text attribute as E3SM-IO's HDF5 driver writes it: a scalar fixed-length
+// string of len+1 bytes, NUL-terminated.
+func TextAttr(name, value string) patterns.AttributeSpec {
+	return patterns.AttributeSpec{Name: name, Type: patterns.Str(len(value) + 1), Value: append([]byte(value), 0)}
+}
+
+// NumAttr is a numeric attribute: 1-D of len(values) elements of t (I32, F32, F64 or U64).
+func NumAttr(name string, t patterns.Type, values ...float64) patterns.AttributeSpec {
+	b := make([]byte, len(values)*t.Size)
+	ne := binary.NativeEndian
+	for i, v := range values {
+		switch t.Class {
+		case patterns.Int32:
+			ne.PutUint32(b[i*4:], uint32(int32(v)))
+		case patterns.Float32:
+			ne.PutUint32(b[i*4:], math.Float32bits(float32(v)))
+		case patterns.Float64:
+			ne.PutUint64(b[i*8:], math.Float64bits(v))
+		case patterns.Uint64:
+			ne.PutUint64(b[i*8:], uint64(v))
+		}
+	}
+	return patterns.AttributeSpec{Name: name, Type: t, Shape: []uint64{uint64(len(values))}, Value: b}
+}
+
+// DimAttr is the root attribute of a dimension: -DIM_<name>, u64 scalar, H5S_UNLIMITED for
+// the unlimited one.
+func DimAttr(d Dim) patterns.AttributeSpec {
+	v := d.Len
+	if v == 0 {
+		v = patterns.MaxUnlimited
+	}
+	b := make([]byte, 8)
+	binary.NativeEndian.PutUint64(b, v)
+	return patterns.AttributeSpec{Name: "-DIM_" + d.Name, Type: patterns.U64, Value: b}
+}
+
+// typeOf maps the table letters to types: d f64, f f32, i i32, c char (stored as u8).
+func typeOf(c string) (patterns.Type, error) {
+	switch c {
+	case "d":
+		return patterns.F64, nil
+	case "f":
+		return patterns.F32, nil
+	case "i":
+		return patterns.I32, nil
+	case "c":
+		return patterns.U8, nil
+	}
+	return patterns.Type{}, fmt.Errorf("e3sm: variable type %q", c)
+}
+
+// parseVars reads "type name dims decomp | k=v; k=v" lines (dims comma-separated, - for
+// a scalar).
+func parseVars(text string) ([]Var, error) {
+	var out []Var
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		head, attrs, _ := strings.Cut(line, "|")
+		f := strings.Fields(head)
+		if len(f) != 4 {
+			return nil, fmt.Errorf("e3sm: bad variable line %q", line)
+		}
+		t, err := typeOf(f[0])
+		if err != nil {
+			return nil, err
+		}
+		k, err := strconv.Atoi(f[3])
+		if err != nil {
+			return nil, fmt.Errorf("e3sm: bad decomposition in %q", line)
+		}
+		v := Var{Name: f[1], Type: t, Decomp: k}
+		if f[2] != "-" {
+			v.Dims = strings.Split(f[2], ",")
+		}
+		for _, kv := range strings.Split(attrs, ";") {
+			kv = strings.TrimSpace(kv)
+			if kv == "" {
+				continue
+			}
+			name, val, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, fmt.Errorf("e3sm: bad attribute %q of %s", kv, v.Name)
+			}
+			v.Attrs = append(v.Attrs, TextAttr(name, val))
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseGlobals reads "t name=text", "i name=int", "d name=double" lines.
+func parseGlobals(text string) []patterns.AttributeSpec {
+	var out []patterns.AttributeSpec
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		kind, kv, _ := strings.Cut(line, " ")
+		name, val, _ := strings.Cut(kv, "=")
+		switch kind {
+		case "t":
+			out = append(out, TextAttr(name, strings.ReplaceAll(val, `\n`, "\n")))
+		case "i":
+			n, _ := strconv.ParseFloat(val, 64)
+			out = append(out, NumAttr(name, patterns.I32, n))
+		case "d":
+			n, _ := strconv.ParseFloat(val, 64)
+			out = append(out, NumAttr(name, patterns.F64, n))
+		}
+	}
+	return out
+}
+
+// parseRecordTable expands the F record-variable table (see fH0).
+func parseRecordTable(text string) ([]Var, error) {
+	var out []Var
+	add := func(name string, threeD bool, units, long, std, cm, flags string) {
+		v := Var{Name: name, Type: patterns.F32, Dims: []string{"time", "ncol"}, Decomp: 2}
+		if threeD {
+			v.Dims, v.Decomp = []string{"time", "lev", "ncol"}, 3
+			v.Attrs = append(v.Attrs, NumAttr("mdims", patterns.I32, 1))
+		}
+		if strings.Contains(flags, "S") {
+			v.Attrs = append(v.Attrs, TextAttr("Sampling_Sequence", "rad_lwsw"))
+		}
+		if strings.Contains(flags, "F") {
+			v.Attrs = append(v.Attrs, NumAttr("_FillValue", patterns.F32, 1e20), NumAttr("missing_value", patterns.F32, 1e20))
+		}
+		if units != "-" {
+			v.Attrs = append(v.Attrs, TextAttr("units", units))
+		}
+		if strings.Contains(flags, "w") {
+			v.Attrs = append(v.Attrs, TextAttr("mixing_ratio", "wet"))
+		}
+		if strings.Contains(flags, "d") {
+			v.Attrs = append(v.Attrs, TextAttr("mixing_ratio", "dry"))
+		}
+		v.Attrs = append(v.Attrs, TextAttr("long_name", long))
+		if std != "" {
+			v.Attrs = append(v.Attrs, TextAttr("standard_name", std))
+		}
+		if cm == "" {
+			cm = "mean"
+		}
+		v.Attrs = append(v.Attrs, TextAttr("cell_methods", "time: "+cm))
+		out = append(out, v)
+	}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "*"):
+			f := strings.Fields(line[1:])
+			for _, sp := range f[1:] {
+				switch f[0] {
+				case "AQ_":
+					add("AQ_"+sp, false, "kg/m2/s", sp+" aqueous chemistry (for gas species)", "", "", "")
+				case "DF_":
+					add("DF_"+sp, false, "kg/m2/s", "dry deposition flux", "", "", "")
+				case "SF":
+					u := "kg/m2/s"
+					if strings.HasPrefix(sp, "num") {
+						u = " 1/m2/s"
+					}
+					add("SF"+sp, false, u, sp+" surface flux", "", "", "")
+				default:
+					return nil, fmt.Errorf("e3sm: unknown family %q", f[0])
+				}
+			}
+		case strings.HasPrefix(line, "+"):
+			f := strings.Fields(line[1:])
+			sp := f[0]
+			num := strings.HasPrefix(sp, "num")
+			flux, mass := "kg/m2/s", "kg/kg"
+			if num {
+				flux, mass = " 1/m2/s", " 1/kg"
+			}
+			for _, suf := range f[1:] {
+				switch suf {
+				case "DDF":
+					add(sp+suf, false, flux, sp+" dry deposition flux at bottom (grav + turb)", "", "", "")
+				case "SFWET":
+					long := "Wet deposition flux at surface"
+					if strings.Contains(sp, "_c") {
+						long = sp + " wet deposition flux at surface"
+					}
+					add(sp+suf, false, flux, long, "", "", "")
+				case "SF":
+					kind := "dust"
+					if strings.HasPrefix(sp, "mom") || strings.HasPrefix(sp, "ncl") {
+						kind = "seasalt"
+					}
+					add(sp+suf, false, "kg/m2/s", sp+" "+kind+" surface emission", "", "", "")
+				case "_SRF":
+					add(sp+suf, false, mass, sp+" in bottom layer", "", "", "")
+				case "_sfgaex1":
+					add(sp+suf, false, "kg/m2/s", sp+" gas-aerosol-exchange primary column tendency", "", "", "")
+				case "_CLXF":
+					add(sp+suf, false, "molec/cm2/s", "vertically intergrated external forcing for "+sp, "", "", "")
+				default:
+					return nil, fmt.Errorf("e3sm: unknown aerosol suffix %q", suf)
+				}
+			}
+		default:
+			f := strings.Split(line, "|")
+			if len(f) != 7 {
+				return nil, fmt.Errorf("e3sm: bad record variable line %q", line)
+			}
+			add(f[0], f[1] == "3", f[2], f[3], f[4], f[5], f[6])
+		}
+	}
+	return out, nil
+}
+
+// I case (ELM land): layouts.md gives only the counts per decomposition; the real variable
+// names and attribute lists were not available (UNCONFIRMED there). The 14
+// non-partitioned variables carry the standard land-model coordinate names; the 546
+// partitioned ones get generated names I_D<k>_F<nnn> (fixed) and I_D<k>_R<nnn> (record).
+const iHead = `
+f levgrnd levgrnd 0 | long_name=coordinate soil levels; units=m
+f levlak levlak 0 | long_name=coordinate lake levels; units=m
+f levdcmp levdcmp 0 | long_name=coordinate soil levels; units=m
+f time time 0 | long_name=time; units=days since 0001-01-01 00:00:00; calendar=noleap; bounds=time_bounds
+i mcdate time 0 | long_name=current date (YYYYMMDD)
+i mcsec time 0 | long_name=current seconds of current date; units=s
+i mdcur time 0 | long_name=current day (from base day)
+i mscur time 0 | long_name=current seconds of current day
+i nstep time 0 | long_name=time step
+d time_bounds time,hist_interval 0 | long_name=history time interval endpoints
+c date_written time,string_length 0 |
+c time_written time,string_length 0 |
+f lon lon 0 | long_name=coordinate longitude; units=degrees_east
+f lat lat 0 | long_name=coordinate latitude; units=degrees_north
+`
+
+// iLayout gives, per history file, the fixed and record partitioned variable counts per
+// decomposition (layouts.md 4.1: h0 465/75/4/1/1 with 18 fixed in all, h1 465/69/2/1/1
+// with 10; the non-partitioned 14 hold 5 fixed).
+var iLayout = map[string][5][2]int{
+	"h0": {{5, 460}, {6, 69}, {2, 2}, {0, 1}, {0, 1}},
+	"h1": {{5, 460}, {0, 69}, {0, 2}, {0, 1}, {0, 1}},
+}
+
+// iDims are the spatial dimensions of I decompositions 1..5 after time.
+var iDims = [5][]string{{"lat", "lon"}, {"levgrnd", "lat", "lon"}, {"levlak", "lat", "lon"}, {"ltype", "lat", "lon"}, {"natpft", "lat", "lon"}}
+
+func iVars(hist string) ([]Var, error) {
+	vars, err := parseVars(iHead)
+	if err != nil {
+		return nil, err
+	}
+	for k, fr := range iLayout[hist] {
+		for kind, n := range fr {
+			for i := 1; i <= n; i++ {
+				v := Var{Type: patterns.F64, Decomp: k + 1, Dims: append([]string(nil), iDims[k]...)}
+				if kind == 0 {
+					v.Name = fmt.Sprintf("I_D%d_F%03d", k+1, i)
+				} else {
+					v.Name = fmt.Sprintf("I_D%d_R%03d", k+1, i)
+					v.Dims = append([]string{"time"}, v.Dims...)
+					if k == 1 && i%4 == 0 {
+						v.Dims[1] = "levdcmp" // D2 is (levgrnd|levdcmp) × lat × lon
+					}
+				}
+				v.Attrs = []patterns.AttributeSpec{TextAttr("long_name", "generated "+v.Name), TextAttr("units", "1"),
+					NumAttr("_FillValue", patterns.F32, 1e36), NumAttr("missing_value", patterns.F32, 1e36)}
+				if kind == 1 {
+					v.Attrs = append(v.Attrs, TextAttr("cell_methods", "time: mean"))
+				}
+				vars = append(vars, v)
+			}
+		}
+	}
+	return vars, nil
+}
+
+// buildHistory assembles one history file of case c for map m.
+func buildHistory(c, hist string, m *Map, float bool, records int) (*History, error) {
+	h := &History{Name: hist, Records: records}
+	dd := func(k, i int) uint64 { return m.Decomps[k].Dims[i] }
+	var vars []Var
+	var err error
+	switch c {
+	case "F":
+		lev, ncol := dd(2, 0), dd(2, 1)
+		h.Dims = []Dim{{"time", 0}, {"nbnd", 2}, {"chars", 8}, {"lev", lev}, {"ilev", lev + 1}, {"ncol", ncol}}
+		h.Globals = parseGlobals(fGlobals)
+		freq := "day_5"
+		table := fH0
+		if hist == "h1" {
+			freq, table = "hour_1", fH1
+		}
+		h.Globals = append(h.Globals, TextAttr("time_period_freq", freq))
+		if vars, err = parseVars(fHead); err != nil {
+			return nil, err
+		}
+		rec, err := parseRecordTable(table)
+		if err != nil {
+			return nil, err
+		}
+		vars = append(vars, rec...)
+	case "G":
+		h.Dims = []Dim{{"nCells", dd(0, 0)}, {"Time", 0}, {"nVertLevelsP1", dd(5, 1)}, {"nVertLevels", dd(2, 1)},
+			{"nEdges", dd(1, 0)}, {"nVertices", dd(4, 0)}, {"StrLen", 64}}
+		h.Globals = parseGlobals(gGlobals)
+		if vars, err = parseVars(gVars); err != nil {
+			return nil, err
+		}
+	case "I":
+		h.Dims = []Dim{{"time", 0}, {"lat", dd(0, 0)}, {"lon", dd(0, 1)}, {"levgrnd", dd(1, 0)}, {"levdcmp", dd(1, 0)},
+			{"levlak", dd(2, 0)}, {"ltype", dd(3, 0)}, {"natpft", dd(4, 0)}, {"hist_interval", 2}, {"string_length", 16}}
+		if vars, err = iVars(hist); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("e3sm: case %q", c)
+	}
+	lens := map[string]uint64{}
+	for _, d := range h.Dims {
+		lens[d.Name] = d.Len
+	}
+	for i := range vars {
+		v := &vars[i]
+		for j, name := range v.Dims {
+			n, ok := lens[name]
+			if !ok {
+				return nil, fmt.Errorf("e3sm: variable %s: unknown dimension %s", v.Name, name)
+			}
+			if n == 0 {
+				if j != 0 {
+					return nil, fmt.Errorf("e3sm: variable %s: unlimited dimension %s not first", v.Name, name)
+				}
+				v.Record = true
+				continue
+			}
+			v.Shape = append(v.Shape, n)
+		}
+		if v.Decomp > 0 {
+			if v.Decomp > len(m.Decomps) {
+				return nil, fmt.Errorf("e3sm: variable %s on D%d, the map has %d decompositions", v.Name, v.Decomp, len(m.Decomps))
+			}
+			if want := m.Decomps[v.Decomp-1].Dims; fmt.Sprint(want) != fmt.Sprint(v.Shape) {
+				return nil, fmt.Errorf("e3sm: variable %s has shape %v, its decomposition D%d has %v", v.Name, v.Shape, v.Decomp, want)
+			}
+			// E3SM-IO's types: partitioned record variables are double (float with j; G
+			// always double); fixed ones keep the header's.
+			if v.Record && v.Type.Class != patterns.Int32 {
+				v.Type = patterns.F64
+				if float && c != "G" {
+					v.Type = patterns.F32
+				}
+			}
+		}
+	}
+	h.Vars = vars
+	return h, nil
+}

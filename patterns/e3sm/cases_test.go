@@ -1,0 +1,155 @@
+package e3sm
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// caseTable is layouts.md 4.1: variables per decomposition, partitioned, not partitioned,
+// fixed and record, per history file.
+var caseTable = []struct {
+	c, hist              string
+	perDecomp            []int
+	part, notPart, fixed int
+	record               int
+}{
+	{"F", "h0", []int{1, 323, 63}, 387, 27, 15, 399},
+	{"F", "h1", []int{1, 22, 1}, 24, 27, 15, 36},
+	{"G", "", []int{6, 2, 25, 2, 2, 4}, 41, 11, 11, 41},
+	{"I", "h0", []int{465, 75, 4, 1, 1}, 546, 14, 18, 542},
+	{"I", "h1", []int{465, 69, 2, 1, 1}, 538, 14, 10, 542},
+}
+
+func synth(t *testing.T, c string, nprocs int) *Map {
+	t.Helper()
+	m, err := Synthesize(SynthSpec{Case: c, NProcs: nprocs, NE: 2, Lev: 5, Cells: 30, GLev: 4, Lat: 10, Lon: 16, Land: 0.41})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestVariableCounts checks every history file against layouts.md's table.
+func TestVariableCounts(t *testing.T) {
+	for _, row := range caseTable {
+		h, err := buildHistory(row.c, row.hist, synth(t, row.c, 3), false, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := h.Counts(len(row.perDecomp))
+		if fmt.Sprint(got.PerDecomp) != fmt.Sprint(row.perDecomp) || got.Partitioned != row.part ||
+			got.NotPartition != row.notPart || got.Fixed != row.fixed || got.Record != row.record {
+			t.Errorf("%s %s: %+v, want per decomposition %v, %d/%d partitioned/not, %d/%d fixed/record",
+				row.c, row.hist, got, row.perDecomp, row.part, row.notPart, row.fixed, row.record)
+		}
+		seen := map[string]bool{}
+		for _, v := range h.Vars {
+			if seen[v.Name] {
+				t.Errorf("%s %s: variable %s defined twice", row.c, row.hist, v.Name)
+			}
+			seen[v.Name] = true
+		}
+	}
+}
+
+// TestFNamesAndAttributes spot-checks transcribed F variables: names, dims, decomposition
+// and attribute lists in the real header's order.
+func TestFNamesAndAttributes(t *testing.T) {
+	h, err := buildHistory("F", "h0", synth(t, "F", 2), false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Var{}
+	for i := range h.Vars {
+		byName[h.Vars[i].Name] = &h.Vars[i]
+	}
+	attrs := func(v *Var) string {
+		var s []string
+		for _, a := range v.Attrs {
+			s = append(s, a.Name)
+		}
+		return strings.Join(s, ",")
+	}
+	cases := []struct {
+		name, dims string
+		decomp     int
+		attrs      string
+		typ        patterns.Type
+	}{
+		{"lat", "ncol", 2, "long_name,units", patterns.F64},
+		{"area", "ncol", 1, "long_name", patterns.F64},
+		{"P0", "", 0, "long_name,units", patterns.F64},
+		{"date_written", "time,chars", 0, "", patterns.U8},
+		{"QRL", "time,lev,ncol", 3, "mdims,Sampling_Sequence,_FillValue,missing_value,units,long_name,cell_methods", patterns.F64},
+		{"AODVIS", "time,ncol", 2, "_FillValue,missing_value,long_name,standard_name,cell_methods", patterns.F64},
+		{"CLDICE", "time,lev,ncol", 3, "mdims,units,mixing_ratio,long_name,cell_methods", patterns.F64},
+		{"num_a1_SRF", "time,ncol", 2, "units,long_name,cell_methods", patterns.F64},
+		{"soa_c3SFWET", "time,ncol", 2, "units,long_name,cell_methods", patterns.F64},
+	}
+	for _, c := range cases {
+		v := byName[c.name]
+		if v == nil {
+			t.Errorf("F h0 has no %s", c.name)
+			continue
+		}
+		if strings.Join(v.Dims, ",") != c.dims || v.Decomp != c.decomp || attrs(v) != c.attrs || !v.Type.Equal(c.typ) {
+			t.Errorf("%s: dims %v D%d attrs %s type %s; want %s D%d %s %s", c.name, v.Dims, v.Decomp, attrs(v), v.Type, c.dims, c.decomp, c.attrs, c.typ)
+		}
+	}
+	if got := string(byName["num_a1_SRF"].Attrs[0].Value); got != " 1/kg\x00" {
+		t.Errorf("num_a1_SRF units %q", got)
+	}
+	if h.Vars[len(h.Vars)-1].Name != "soa_c3SFWET" || h.Vars[30].Name != "AEROD_v" {
+		t.Errorf("definition order: var 30 %s, last %s", h.Vars[30].Name, h.Vars[len(h.Vars)-1].Name)
+	}
+	var globals []string
+	for _, g := range h.Globals {
+		globals = append(globals, g.Name)
+	}
+	want := "ne,np,title,source,source_id,product,realm,case,username,hostname,git_version,history,Conventions,institution_id,institution,contact,initial_file,topography_file,time_period_freq"
+	if strings.Join(globals, ",") != want {
+		t.Errorf("F globals %v", globals)
+	}
+	// j switches partitioned record variables (only) to float.
+	hf, _ := buildHistory("F", "h1", synth(t, "F", 2), true, 1)
+	for _, v := range hf.Vars {
+		want := patterns.F64
+		switch {
+		case v.Decomp > 0 && v.Record:
+			want = patterns.F32
+		case v.Type.Class == patterns.Int32 || v.Type.Class == patterns.Uint8:
+			want = v.Type
+		}
+		if !v.Type.Equal(want) {
+			t.Errorf("j=YES: %s is %s, want %s", v.Name, v.Type, want)
+		}
+	}
+	hg, _ := buildHistory("G", "", synth(t, "G", 2), true, 1)
+	for _, v := range hg.Vars {
+		if v.Decomp > 0 && v.Record && !v.Type.Equal(patterns.F64) {
+			t.Errorf("G %s is %s: G is always double", v.Name, v.Type)
+		}
+	}
+}
+
+// TestAttributeEncoding checks the HDF5 encodings of text, numeric and -DIM_ attributes.
+func TestAttributeEncoding(t *testing.T) {
+	a := TextAttr("units", "W/m2")
+	if a.Type.Class != patterns.String || a.Type.Size != 5 || a.Shape != nil || string(a.Value) != "W/m2\x00" {
+		t.Errorf("text attribute %+v", a)
+	}
+	n := NumAttr("mdims", patterns.I32, 1)
+	if fmt.Sprint(n.Shape) != "[1]" || len(n.Value) != 4 || n.Value[0] != 1 {
+		t.Errorf("numeric attribute %+v", n)
+	}
+	d := DimAttr(Dim{"time", 0})
+	if d.Name != "-DIM_time" || d.Shape != nil || !d.Type.Equal(patterns.U64) || fmt.Sprint(d.Value) != "[255 255 255 255 255 255 255 255]" {
+		t.Errorf("unlimited dimension attribute %+v", d)
+	}
+	if d := DimAttr(Dim{"ncol", 866}); d.Value[0] != 866%256 || d.Value[1] != 866/256 {
+		t.Errorf("ncol attribute %+v", d)
+	}
+}

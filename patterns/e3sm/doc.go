@@ -1,0 +1,108 @@
+// Package e3sm plans E3SM-IO's output (h5bench's e3sm benchmark) in the canonical HDF5
+// layout: the climate model's history files, hundreds of variables per file, each
+// partitioned variable written by all ranks with one collective H5Dwrite of the union of
+// their (thousands of) small contiguous requests, as E3SM's decomposition maps dictate.
+//
+//	cfg, _ := proxy.ParseOptions("e3sm", []options.KV{{Key: "map", Value: "map_f_case_16p.h5"}, {Key: "file", Value: "out.h5"}})
+//	// writes out_h0.h5 (414 variables, 1 record) and out_h1.h5 (51 variables, r records)
+//
+// Map files are read by package proxy/e3smmap (import it for its side effect); without a
+// map the pattern synthesizes one (case, ne, g_cells, i_lat, ...).
+//
+// # Cases (layouts.md 4.1)
+//
+// The case follows the map's decomposition count: 3 F (atmosphere), 6 G (ocean),
+// 5 I (land). F and I write two files, G one.
+//
+//	                      F h0      F h1     G         I h0      I h1
+//	vars on D1..D6        1/323/63  1/22/1   6/2/25/   465/75/4  465/69/2
+//	                                         2/2/4     /1/1      /1/1
+//	partitioned / not     387 / 27  24 / 27  41 / 11   546 / 14  538 / 14
+//	fixed / record        15 / 399  15 / 36  11 / 41   18 / 542  10 / 542
+//	records               1         r        r         r         1
+//
+// Decomposed shapes: F D1 = D2 = [ncol], D3 = [lev, ncol]; G D1 [nCells], D2 [nEdges],
+// D3 [nCells, nVertLevels], D4 [nEdges, nVertLevels], D5 [nVertices, nVertLevels],
+// D6 [nCells, nVertLevelsP1]; I D1 [lat, lon], D2..D5 [levgrnd|levdcmp / levlak / ltype /
+// natpft, lat, lon].
+//
+// Variable names, dimensions and attributes: F and G are transcribed from E3SM-IO's real
+// headers (datasets/f_case_h0.txt, f_case_h1.txt, g_case_hist.txt); the G global
+// attributes stop after the first 15 (the real file has a few hundred config_* ones). The I
+// case's real lists were not available: its 14 non-partitioned variables carry the land
+// model's coordinate names, the partitioned ones generated names I_D<k>_F<nnn> (fixed)
+// and I_D<k>_R<nnn> (record) with generated attributes (long_name, units, _FillValue,
+// missing_value, cell_methods); I files have no global attributes.
+//
+// # File layout (layouts.md 4.3)
+//
+//	out_h0.h5, out_h1.h5 (F, I)   out.h5 (G)
+//	/ attributes                  global attributes: text = scalar str(len+1), numbers = 1-D
+//	/ -DIM_<name>                 u64 scalar per dimension; time (G: Time) = H5S_UNLIMITED
+//	/<variable>                   one dataset per variable, at the root
+//
+//	variable kind   dataspace                       layout           fill
+//	record          [0, d...] max [UNLIMITED, d...] chunk [1, d...]  time never
+//	fixed-size      [d...] (scalar for rank 0)      contiguous       time never
+//
+//	type            F, I partitioned record: f64 (f32 with j); G record: f64; others as
+//	                the real header (f64, i32, char as u8)
+//
+// # Operations
+//
+//	Begin(write)   create file 1 (MPI-IO, collective metadata writes), global and -DIM_
+//	               attributes, every dataset and its attributes, then the fixed-size
+//	               variables
+//	Step s         s is a record of a file, files one after the other (F: h0's record,
+//	               then h1's r records). At a file's first record (but the first file's)
+//	               the previous file is closed and the next created as in Begin. Then per
+//	               record variable, in definition order: H5Dset_extent to rec+1 records
+//	               (collective), the write; then H5Fflush (y=1).
+//	End            close the datasets and the file
+//
+// A partitioned variable's write is one collective H5Dwrite per rank: the union (OR) of
+// one hyperslab per request, start [rec, row..., col], block [1, 1..., len], stride and
+// count 1, memory 1-D of the total length; ranks without requests select nothing. The
+// other variables' data is written by rank 0 alone; the other ranks join its collective
+// H5Dwrite with an empty selection (parallel HDF5 1.10 queries the file's access
+// properties collectively at a dataset's first transfer). The read phase opens the files in the
+// same order, reads the fixed-size variables at a file's first step and every record
+// variable's record per step with the same selections; the session verifies every
+// element (values are emulate's seeded fills, a function of variable, step and global
+// index, so any decomposition verifies).
+//
+// # Rank assignment (layouts.md 4.2)
+//
+// With R I/O ranks and P map processes, rank r takes processes [start, start+count),
+// count = P/R (+1 for the first P%R ranks); ranks >= P take none but join every collective
+// call. Each process's requests are fill_starts[p] (all nreqs[p] with u). With s > 1 only
+// ranks r % s == 0 do I/O, as I/O rank r/s of ceil(R/s).
+//
+// # Synthesized maps
+//
+// The horizontal points are laid out in 2-D (F: the six cube faces of (3·ne)² GLL
+// columns in a 2×3 arrangement plus 2 columns, ncol = 54·ne²+2 — 866 for ne4, the 16p
+// map; 48602 ne30; 777602 ne120; G: near-square grids of nCells, nEdges = 3·nCells−6,
+// nVertices = 2·nCells−4 points, the counts of a spherical Voronoi mesh; I: the lat×lon
+// grid with a deterministic land mask of the given fraction, 0.41 as the 16p map's 5663 of
+// 13824) and cut into P pieces of equal point counts along a Hilbert curve. A process's
+// points become requests: F D1 and G cells number the points row-major (compact pieces give
+// runs), F D2/D3 and G edges/vertices number them by a multiplicative permutation (runs of
+// length 1 spread over the whole range, like the real F D2/D3 maps' 866 and 62352
+// length-1 requests), I numbers lat×lon row-major so ocean holes split the runs; the
+// ocean points of a piece are its fill requests. Leading level dimensions repeat a
+// process's runs per level (F D3: lev × runs); G's level dimension is the fastest, so each
+// owned cell is one request of a whole row. Requests never cross a row.
+//
+// # Differences from E3SM-IO
+//
+//   - The HDF5 driver's fapl also sets libver bounds LATEST and a 32-128 MiB metadata
+//     cache; here files use the default library version bounds and cache.
+//   - Fill value "undefined": the datasets keep HDF5's default fill value (never written,
+//     fill time NEVER as in E3SM-IO).
+//   - With j, write buffers are float (E3SM-IO converts double buffers), so that reads
+//     verify exactly; char variables are stored as u8 (E3SM-IO: H5T_NATIVE_CHAR).
+//   - -t sleeps before every record in E3SM-IO; the session's compute_time runs between
+//     records (not before the first).
+//   - m (noncontiguous buffers), k, v, q and g are accepted and ignored.
+package e3sm

@@ -1,0 +1,447 @@
+package e3sm
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// Pattern plans E3SM-IO's canonical HDF5 output (and its read-back) for the F, G or I
+// case. Steps are records: the files of the case are written one after the other, each
+// record of each file being one step (see doc.go).
+type Pattern struct {
+	C Config
+	// Map is the map file's decomposition, nil for a synthesized map (made per rank count).
+	Map *Map
+
+	mu    sync.Mutex
+	hists map[int][]*History // by map processes (synthesized maps differ per rank count)
+	maps  map[int]*Map
+}
+
+// New builds the pattern from parsed options, reading the map file when one is given.
+func New(v *options.Values) (patterns.Pattern, error) {
+	c, err := FromValues(v)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pattern{C: c, hists: map[int][]*History{}, maps: map[int]*Map{}}
+	if c.MapPath != "" {
+		m, err := LoadMap(c.MapPath)
+		if err != nil {
+			return nil, &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
+		}
+		mc, err := m.Case()
+		if err != nil {
+			return nil, &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
+		}
+		if c.Case != "" && c.Case != mc {
+			return nil, v.Errorf("case", "contradicts map %s, which has %d decompositions (case %s)", c.MapPath, len(m.Decomps), mc)
+		}
+		p.C.Case, p.Map = mc, m
+		// Build the histories once now: a bad map fails at configuration time.
+		if _, err := p.histories(m); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func init() {
+	patterns.Register(patterns.Factory{Name: "e3sm", Summary: "E3SM-IO F/G/I history files in the canonical HDF5 layout: hundreds of variables decomposed by real or synthesized maps",
+		Options: Options, New: New})
+}
+
+// Name returns "e3sm".
+func (p *Pattern) Name() string { return "e3sm" }
+
+// Phases returns write and read.
+func (p *Pattern) Phases() []patterns.Phase {
+	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
+}
+
+// fileNames lists the history files written: h0 and/or h1 for F and I, one for G.
+func (p *Pattern) fileNames() []string {
+	if p.C.Case == "G" {
+		return []string{""}
+	}
+	switch p.C.Files {
+	case 0:
+		return []string{"h0"}
+	case 1:
+		return []string{"h1"}
+	}
+	return []string{"h0", "h1"}
+}
+
+// records is the record count of a history file: F h0 and I h1 always 1.
+func (p *Pattern) records(hist string) int {
+	if (p.C.Case == "F" && hist == "h0") || (p.C.Case == "I" && hist == "h1") {
+		return 1
+	}
+	return p.C.Records
+}
+
+// Steps is the total number of records over the files.
+func (p *Pattern) Steps() int {
+	n := 0
+	for _, h := range p.fileNames() {
+		n += p.records(h)
+	}
+	return n
+}
+
+// HistoryPath is E3SM-IO's file name of a history file: _h0/_h1 inserted before a .nc,
+// .h5, .nc4 or .bp extension (else appended); G uses the path as given.
+func HistoryPath(path, hist string) string {
+	if hist == "" {
+		return path
+	}
+	ext := filepath.Ext(path)
+	switch ext {
+	case ".nc", ".h5", ".nc4", ".bp":
+		return strings.TrimSuffix(path, ext) + "_" + hist + ext
+	}
+	return path + "_" + hist
+}
+
+// ioRank maps a session rank to its I/O rank and the I/O rank count (stride s), -1 for
+// ranks that do no I/O.
+func (p *Pattern) ioRank(env patterns.Env) (rank, size int) {
+	s := p.C.Stride
+	size = (env.Size + s - 1) / s
+	if env.Rank%s != 0 {
+		return -1, size
+	}
+	return env.Rank / s, size
+}
+
+// MapFor returns the decomposition map the run uses with the given number of I/O ranks.
+func (p *Pattern) MapFor(ioSize int) (*Map, error) {
+	if p.Map != nil {
+		return p.Map, nil
+	}
+	spec := p.C.Synth
+	spec.Case = p.C.Case
+	if spec.NProcs == 0 {
+		spec.NProcs = ioSize
+	}
+	return synthesizeCached(spec)
+}
+
+// Histories returns the history files (variables, dimensions, attributes) of the run with
+// the given number of I/O ranks.
+func (p *Pattern) Histories(ioSize int) ([]*History, error) {
+	m, err := p.MapFor(ioSize)
+	if err != nil {
+		return nil, err
+	}
+	return p.histories(m)
+}
+
+func (p *Pattern) histories(m *Map) ([]*History, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if h, ok := p.hists[m.NProcs]; ok && p.maps[m.NProcs] == m {
+		return h, nil
+	}
+	var hs []*History
+	for _, name := range p.fileNames() {
+		h, err := buildHistory(p.C.Case, name, m, p.C.Float, p.records(name))
+		if err != nil {
+			return nil, err
+		}
+		hs = append(hs, h)
+	}
+	p.hists[m.NProcs], p.maps[m.NProcs] = hs, m
+	return hs, nil
+}
+
+// locate maps a step to its file and record.
+func locate(hs []*History, step int) (file, rec int) {
+	for i, h := range hs {
+		if step < h.Records {
+			return i, step
+		}
+		step -= h.Records
+	}
+	return -1, -1
+}
+
+// firstStep is the step at which file i's first record is written.
+func firstStep(hs []*History, i int) int {
+	s := 0
+	for _, h := range hs[:i] {
+		s += h.Records
+	}
+	return s
+}
+
+// plan is the context of one plan being built.
+type plan struct {
+	p      *Pattern
+	env    patterns.Env
+	m      *Map
+	hs     []*History
+	io     int // I/O rank, -1 if none
+	ioSize int
+	out    patterns.Plan
+	// sels shares one selection per (decomposition, record) among the plan's transfers.
+	sels map[[2]int]cachedSel
+}
+
+type cachedSel struct {
+	sel patterns.Selection
+	n   uint64
+}
+
+func (p *Pattern) newPlan(env patterns.Env) (*plan, error) {
+	io, ioSize := p.ioRank(env)
+	m, err := p.MapFor(ioSize)
+	if err != nil {
+		return nil, err
+	}
+	hs, err := p.histories(m)
+	if err != nil {
+		return nil, err
+	}
+	return &plan{p: p, env: env, m: m, hs: hs, io: io, ioSize: ioSize, sels: map[[2]int]cachedSel{}}, nil
+}
+
+func path(v *Var) string { return "/" + v.Name }
+
+// fileSpec is E3SM-IO's file access: MPI-IO with collective metadata writes.
+func fileSpec(read bool) *patterns.FileSpec {
+	return &patterns.FileSpec{Parallel: true, CollMetadataWrite: !read, ReadOnly: read}
+}
+
+// Begin creates (write) or opens (read) the first history file; the write defines it and
+// writes its fixed-size variables.
+func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (patterns.Plan, error) {
+	pl, err := p.newPlan(env)
+	if err != nil {
+		return patterns.Plan{}, err
+	}
+	switch ph {
+	case patterns.PhaseWrite:
+		pl.createFile(0, 0)
+	case patterns.PhaseRead:
+		pl.openFile(0, 0)
+	default:
+		return patterns.Plan{}, fmt.Errorf("e3sm: no %s phase", ph)
+	}
+	return pl.out, nil
+}
+
+// Step plans one record: on a file's first record (after the first file) it closes the
+// previous file and creates (opens) the next; then it extends and writes (reads) every
+// record variable.
+func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (patterns.Plan, error) {
+	if step < 0 || step >= p.Steps() {
+		return patterns.Plan{}, fmt.Errorf("e3sm: step %d outside 0..%d", step, p.Steps()-1)
+	}
+	pl, err := p.newPlan(env)
+	if err != nil {
+		return patterns.Plan{}, err
+	}
+	f, rec := locate(pl.hs, step)
+	if rec == 0 && f > 0 {
+		pl.closeFile(f-1, ph)
+		if ph == patterns.PhaseWrite {
+			pl.createFile(f, step)
+		} else {
+			pl.openFile(f, step)
+		}
+	}
+	switch ph {
+	case patterns.PhaseWrite:
+		pl.writeRecord(f, rec, step)
+	case patterns.PhaseRead:
+		if err := pl.readRecord(f, rec, step); err != nil {
+			return patterns.Plan{}, err
+		}
+	default:
+		return patterns.Plan{}, fmt.Errorf("e3sm: no %s phase", ph)
+	}
+	return pl.out, nil
+}
+
+// End closes the file the last executed step worked on.
+func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (patterns.Plan, error) {
+	pl, err := p.newPlan(env)
+	if err != nil {
+		return patterns.Plan{}, err
+	}
+	f := 0
+	if steps > 0 {
+		f, _ = locate(pl.hs, steps-1)
+	}
+	pl.closeFile(f, ph)
+	return pl.out, nil
+}
+
+func (pl *plan) add(op patterns.Op) { pl.out.Add(op) }
+
+// createFile creates history file i, defines it (global and -DIM_ attributes, every
+// variable with its attributes) and writes its fixed-size variables, all at step.
+func (pl *plan) createFile(i, step int) {
+	h := pl.hs[i]
+	file := HistoryPath(pl.env.Path, h.Name)
+	pl.add(patterns.Op{Kind: patterns.CreateFile, Path: file, Collective: true, Step: step, File: fileSpec(false)})
+	for j := range h.Globals {
+		pl.add(patterns.Op{Kind: patterns.WriteAttribute, Path: "/", Collective: true, Step: step, Attribute: &h.Globals[j]})
+	}
+	for _, d := range h.Dims {
+		a := DimAttr(d)
+		pl.add(patterns.Op{Kind: patterns.WriteAttribute, Path: "/", Collective: true, Step: step, Attribute: &a})
+	}
+	for j := range h.Vars {
+		v := &h.Vars[j]
+		pl.add(patterns.Op{Kind: patterns.CreateDataset, Path: path(v), Collective: true, Step: step, Dataset: DatasetSpec(v)})
+		for k := range v.Attrs {
+			pl.add(patterns.Op{Kind: patterns.WriteAttribute, Path: path(v), Collective: true, Step: step, Attribute: &v.Attrs[k]})
+		}
+	}
+	for j := range h.Vars {
+		if v := &h.Vars[j]; !v.Record {
+			pl.transfer(patterns.Write, v, -1, step)
+		}
+	}
+}
+
+// DatasetSpec is a variable's dataset: record variables chunked one record at a time with
+// an unlimited first dimension, created empty; fixed-size ones contiguous. Fill time never.
+func DatasetSpec(v *Var) *patterns.DatasetSpec {
+	d := &patterns.DatasetSpec{Type: v.Type, FillNever: true}
+	if !v.Record {
+		d.Shape = append([]uint64(nil), v.Shape...)
+		return d
+	}
+	d.Shape = append([]uint64{0}, v.Shape...)
+	d.MaxShape = append([]uint64{patterns.MaxUnlimited}, v.Shape...)
+	d.Chunk = append([]uint64{1}, v.Shape...)
+	return d
+}
+
+// openFile opens history file i and its datasets and reads its fixed-size variables back.
+func (pl *plan) openFile(i, step int) {
+	h := pl.hs[i]
+	pl.add(patterns.Op{Kind: patterns.OpenFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true, Step: step, File: fileSpec(true)})
+	for j := range h.Vars {
+		pl.add(patterns.Op{Kind: patterns.OpenDataset, Path: path(&h.Vars[j]), Collective: true, Step: step})
+	}
+	for j := range h.Vars {
+		if v := &h.Vars[j]; !v.Record {
+			pl.transfer(patterns.Read, v, -1, step)
+		}
+	}
+}
+
+// closeFile closes file i's datasets and the file.
+func (pl *plan) closeFile(i int, ph patterns.Phase) {
+	h := pl.hs[i]
+	for j := range h.Vars {
+		pl.add(patterns.Op{Kind: patterns.CloseDataset, Path: path(&h.Vars[j]), Collective: true})
+	}
+	pl.add(patterns.Op{Kind: patterns.CloseFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true})
+}
+
+// writeRecord extends and writes every record variable of file i for record rec, in
+// definition order, then flushes (y=1).
+func (pl *plan) writeRecord(i, rec, step int) {
+	h := pl.hs[i]
+	for j := range h.Vars {
+		v := &h.Vars[j]
+		if !v.Record {
+			continue
+		}
+		ext := append([]uint64{uint64(rec + 1)}, v.Shape...)
+		pl.add(patterns.Op{Kind: patterns.ExtendDataset, Path: path(v), Collective: true, Step: step, Dataset: &patterns.DatasetSpec{Shape: ext}})
+		pl.transfer(patterns.Write, v, rec, step)
+	}
+	if pl.p.C.Flush == 1 {
+		pl.add(patterns.Op{Kind: patterns.FlushFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true, Step: step, File: &patterns.FileSpec{}})
+	}
+}
+
+// readRecord reads record rec of every record variable of file i.
+func (pl *plan) readRecord(i, rec, step int) error {
+	h := pl.hs[i]
+	for j := range h.Vars {
+		if v := &h.Vars[j]; v.Record {
+			pl.transfer(patterns.Read, v, rec, step)
+		}
+	}
+	return nil
+}
+
+// transfer adds the write or read of variable v (record rec, or the whole fixed-size
+// variable when rec < 0), collectively on every rank: partitioned variables with the
+// rank's union of request hyperslabs (an empty selection without requests), the others
+// with the whole variable (record) on rank 0 and an empty selection elsewhere. (Rank 0
+// alone moves their data; the others join the call because parallel HDF5 1.10 makes a
+// dataset's first transfer query the file's access properties collectively.)
+func (pl *plan) transfer(kind patterns.OpKind, v *Var, rec, step int) {
+	t := &patterns.Transfer{Variable: v.Name, MemType: v.Type, FileType: v.Type}
+	prefix := "w:"
+	if kind == patterns.Read {
+		prefix = "r:"
+	}
+	t.Buffer = prefix + v.Name
+	t.FileShape = append([]uint64(nil), v.Shape...)
+	if rec >= 0 {
+		t.FileShape = append([]uint64{uint64(rec + 1)}, v.Shape...)
+	}
+	op := patterns.Op{Kind: kind, Path: path(v), Step: step, Transfer: t, Collective: true}
+	if v.Decomp == 0 {
+		if pl.env.Rank != 0 {
+			t.Selection, t.MemShape = patterns.None(), []uint64{1}
+			pl.add(op)
+			return
+		}
+		// The whole variable, or one record of it.
+		start := make([]uint64, len(t.FileShape))
+		ext := append([]uint64(nil), t.FileShape...)
+		if rec >= 0 {
+			start[0], ext[0] = uint64(rec), 1
+		}
+		if len(ext) == 0 {
+			t.Selection = patterns.All(nil)
+		} else {
+			t.Selection = patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(start, ext)}}
+		}
+		t.MemShape = []uint64{patterns.Product(ext)}
+		if len(ext) == 0 {
+			t.MemShape = nil
+		}
+		pl.add(op)
+		return
+	}
+	key := [2]int{v.Decomp, rec}
+	c, ok := pl.sels[key]
+	if !ok {
+		var reqs []Request
+		if pl.io >= 0 {
+			reqs = pl.m.Requests(v.Decomp-1, pl.io, pl.ioSize, pl.p.C.FillMode)
+		}
+		c.sel, c.n = Selection(reqs, pl.m.Decomps[v.Decomp-1].Dims, rec)
+		pl.sels[key] = c
+	}
+	n := c.n
+	t.Selection = c.sel
+	t.MemShape = []uint64{n}
+	if n == 0 {
+		t.MemShape = []uint64{1}
+	}
+	pl.add(op)
+}
+
+// FilePath is the first file a phase works on (the h0 or h1 history file of F and I, the
+// path itself for G); the session checks it exists before a read.
+func (p *Pattern) FilePath(env patterns.Env) string {
+	return HistoryPath(env.Path, p.fileNames()[0])
+}

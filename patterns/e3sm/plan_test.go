@@ -1,0 +1,316 @@
+package e3sm
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// TestAssign checks E3SM-IO's rank assignment: P/R processes each, one more for the first
+// P%R ranks, nothing for ranks >= P.
+func TestAssign(t *testing.T) {
+	cases := []struct{ p, r, size, start, count int }{
+		{16, 0, 1, 0, 16}, {16, 1, 2, 8, 8}, {16, 0, 3, 0, 6}, {16, 1, 3, 6, 5}, {16, 2, 3, 11, 5},
+		{16, 3, 4, 12, 4}, {16, 15, 16, 15, 1}, {16, 16, 20, 16, 0}, {16, 19, 20, 16, 0}, {5, 4, 6, 4, 1},
+	}
+	for _, c := range cases {
+		s, n := Assign(c.p, c.r, c.size)
+		if s != c.start || n != c.count {
+			t.Errorf("Assign(%d, %d, %d) = %d, %d; want %d, %d", c.p, c.r, c.size, s, n, c.start, c.count)
+		}
+	}
+	// Every process is taken exactly once, whatever the rank count.
+	for size := 1; size <= 20; size++ {
+		next := 0
+		for r := 0; r < size; r++ {
+			s, n := Assign(16, r, size)
+			if n > 0 && s != next {
+				t.Fatalf("size %d rank %d starts at %d, want %d", size, r, s, next)
+			}
+			next += n
+		}
+		if next != 16 {
+			t.Errorf("size %d covers %d processes", size, next)
+		}
+	}
+}
+
+// TestSelection checks the request -> hyperslab mapping: unflattened starts, the record
+// index prepended, 1-element-thick blocks, and the runs HDF5 pairs memory with.
+func TestSelection(t *testing.T) {
+	dims := []uint64{3, 10}
+	reqs := []Request{{Offset: 12, Length: 3}, {Offset: 0, Length: 2}, {Offset: 29, Length: 1}}
+	sel, n := Selection(reqs, dims, 4)
+	if n != 6 || len(sel.Blocks) != 3 {
+		t.Fatalf("n %d blocks %d", n, len(sel.Blocks))
+	}
+	want := []string{"[4 1 2] [1 1 3]", "[4 0 0] [1 1 2]", "[4 2 9] [1 1 1]"}
+	for i, h := range sel.Blocks {
+		if got := fmt.Sprint(h.Start, " ", h.Block); got != want[i] || fmt.Sprint(h.Count) != "[1 1 1]" || fmt.Sprint(h.Stride) != "[1 1 1]" {
+			t.Errorf("block %d: %s count %v stride %v, want %s", i, got, h.Count, h.Stride, want[i])
+		}
+	}
+	shape := []uint64{5, 3, 10}
+	if err := sel.Validate(shape); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(sel.Runs(shape)); got != "[{120 2} {132 3} {149 1}]" {
+		t.Errorf("runs %s", got)
+	}
+	fixed, _ := Selection(reqs, dims, -1)
+	if got := fmt.Sprint(fixed.Blocks[0].Start, fixed.Blocks[0].Block); got != "[1 2] [1 3]" {
+		t.Errorf("fixed-size block %s", got)
+	}
+	if none, n := Selection(nil, dims, 0); !none.IsNone() || n != 0 {
+		t.Errorf("no requests: %v %d", none, n)
+	}
+}
+
+// TestSynthesizedMaps checks the synthesizer's invariants for every case and several
+// process counts: every element is covered exactly once (I: land only, holes as fill
+// requests), no request crosses a row, requests per process are balanced, and the F
+// dynamics maps fall apart into length-1 requests like the real ones.
+func TestSynthesizedMaps(t *testing.T) {
+	for _, c := range []string{"F", "G", "I"} {
+		for _, p := range []int{1, 3, 16} {
+			m := synth(t, c, p)
+			if err := m.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			for k := range m.Decomps {
+				dims := m.Decomps[k].Dims
+				total := patterns.Product(dims)
+				seen := make([]int, total)
+				var used uint64
+				for r := 0; r < p; r++ {
+					for _, fill := range []bool{false, true} {
+						for _, q := range m.Requests(k, r, p, fill) {
+							row := int64(dims[len(dims)-1])
+							if q.Offset/row != (q.Offset+q.Length-1)/row {
+								t.Fatalf("%s D%d: request %v crosses a row of %d", c, k+1, q, row)
+							}
+							if fill {
+								for i := q.Offset; i < q.Offset+q.Length; i++ {
+									seen[i]++
+								}
+							} else {
+								used += uint64(q.Length)
+							}
+						}
+					}
+				}
+				for i, s := range seen {
+					if s != 1 {
+						t.Fatalf("%s P=%d D%d: element %d covered %d times", c, p, k+1, i, s)
+					}
+				}
+				if c != "I" && used != total {
+					t.Errorf("%s D%d: written elements %d of %d", c, k+1, used, total)
+				}
+				if c == "I" && (used >= total || used == 0) {
+					t.Errorf("I D%d: land elements %d of %d", k+1, used, total)
+				}
+			}
+		}
+	}
+	m := synth(t, "F", 16)
+	if s := m.Stats(1); s.MaxLen != 1 {
+		t.Errorf("F D2 synthesized: %+v, want length-1 requests like the real map", s)
+	}
+	if s := m.Stats(2); s.TotalReqs != 5*(54*4+2) {
+		t.Errorf("F D3 synthesized: %d requests, want lev*ncol", s.TotalReqs)
+	}
+	if s := m.Stats(0); s.MeanLen < 2 {
+		t.Errorf("F D1 synthesized: %+v, want contiguous column runs", s)
+	}
+}
+
+// TestSynthesizedStatsVsReal compares a synthesized ne4/16-process F map with the real
+// 16p map's statistics (dims exactly, request counts and lengths approximately).
+func TestSynthesizedStatsVsReal(t *testing.T) {
+	m, err := Synthesize(SynthSpec{Case: "F", NProcs: 16, NE: 4, Lev: 72})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The real map: D1 866 (47 requests, 9..36 long), D2 866 (866 of 1), D3 72x866 (62352
+	// of 1, 3744..4032 per process).
+	if fmt.Sprint(m.Decomps[2].Dims) != "[72 866]" || fmt.Sprint(m.Decomps[0].Dims) != "[866]" {
+		t.Fatalf("dims %v %v", m.Decomps[0].Dims, m.Decomps[2].Dims)
+	}
+	d3 := m.Stats(2)
+	if d3.TotalReqs < 50000 || d3.MinReqs < 3000 || d3.MaxReqs > 4500 || d3.MaxLen > 2 {
+		t.Errorf("D3 %+v, real: 62352 requests, 3744..4032 per process, length 1", d3)
+	}
+	d1 := m.Stats(0)
+	if d1.TotalReqs > 200 || d1.MeanLen < 4 {
+		t.Errorf("D1 %+v, real: 47 requests of mean length 18", d1)
+	}
+}
+
+func newPattern(t *testing.T, kv ...options.KV) *Pattern {
+	t.Helper()
+	v, err := Options.Parse(kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.(*Pattern)
+}
+
+// TestPlanStructure walks the F write and read plans per rank: files one after the other,
+// definitions, fixed-size writes first, extend-then-write per record variable, collective
+// partitioned transfers with empty selections where a rank has nothing, rank-0-only
+// non-partitioned ones.
+func TestPlanStructure(t *testing.T) {
+	p := newPattern(t, options.KV{Key: "ne", Value: "2"}, options.KV{Key: "lev", Value: "3"}, options.KV{Key: "r", Value: "2"},
+		options.KV{Key: "nprocs", Value: "2"})
+	if p.Steps() != 3 {
+		t.Fatalf("steps %d, want 1 (h0) + 2 (h1)", p.Steps())
+	}
+	for _, size := range []int{1, 2, 3} {
+		for rank := 0; rank < size; rank++ {
+			env := patterns.Env{Rank: rank, Size: size, Path: "/d/out.h5"}
+			var all []patterns.Op
+			begin, err := p.Begin(patterns.PhaseWrite, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, begin.Ops...)
+			for s := 0; s < p.Steps(); s++ {
+				pl, err := p.Step(patterns.PhaseWrite, s, env)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := pl.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, pl.Ops...)
+			}
+			end, _ := p.End(patterns.PhaseWrite, p.Steps(), env)
+			all = append(all, end.Ops...)
+			var files []string
+			counts := map[patterns.OpKind]int{}
+			extended := map[string]int{}
+			for i, op := range all {
+				counts[op.Kind]++
+				switch op.Kind {
+				case patterns.CreateFile:
+					files = append(files, op.Path)
+				case patterns.ExtendDataset:
+					extended[op.Path] = int(op.Dataset.Shape[0])
+					if next := all[i+1]; next.Kind != patterns.Write || next.Path != op.Path {
+						t.Fatalf("rank %d: extend of %s followed by %s %s", rank, op.Path, next.Kind, next.Path)
+					}
+				case patterns.Write:
+					tr := op.Transfer
+					if !op.Collective {
+						t.Errorf("rank %d: write of %s is not collective", rank, op.Path)
+					}
+					if v := varOf(t, op.Path); v.Decomp == 0 && rank != 0 && !tr.Selection.IsNone() {
+						t.Errorf("rank %d writes non-partitioned %s", rank, op.Path)
+					}
+					if rank >= 2 && op.Collective && !tr.Selection.IsNone() {
+						t.Errorf("size %d rank %d (no map process) selects data in %s", size, rank, op.Path)
+					}
+				}
+			}
+			if fmt.Sprint(files) != "[/d/out_h0.h5 /d/out_h1.h5]" {
+				t.Errorf("files %v", files)
+			}
+			if counts[patterns.CreateFile] != counts[patterns.CloseFile] || counts[patterns.CreateDataset] != counts[patterns.CloseDataset] || counts[patterns.CreateDataset] != 414+51 {
+				t.Errorf("op counts %v", counts)
+			}
+			if extended["/U"] != 2 || extended["/T"] != 1 {
+				t.Errorf("extents: U %d (h1, 2 records), T %d (h0)", extended["/U"], extended["/T"])
+			}
+			wantRec := 399 + 2*36
+			if counts[patterns.ExtendDataset] != wantRec {
+				t.Errorf("%d extends, want %d", counts[patterns.ExtendDataset], wantRec)
+			}
+		}
+	}
+}
+
+// fVars maps F dataset paths to variables (both files), built once.
+var fVars map[string]*Var
+
+// varOf finds an F variable by dataset path.
+func varOf(t *testing.T, path string) *Var {
+	t.Helper()
+	if fVars == nil {
+		fVars = map[string]*Var{}
+		for _, hist := range []string{"h0", "h1"} {
+			h, err := buildHistory("F", hist, synth(t, "F", 1), false, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range h.Vars {
+				fVars["/"+h.Vars[i].Name] = &h.Vars[i]
+			}
+		}
+	}
+	v := fVars[path]
+	if v == nil {
+		t.Fatalf("no F variable %s", path)
+	}
+	return v
+}
+
+// TestDatasetSpecs checks the canonical dataset properties.
+func TestDatasetSpecs(t *testing.T) {
+	rec := DatasetSpec(&Var{Type: patterns.F64, Record: true, Shape: []uint64{72, 866}})
+	if fmt.Sprint(rec.Shape, rec.MaxShape[1:], rec.Chunk) != "[0 72 866] [72 866] [1 72 866]" || rec.MaxShape[0] != patterns.MaxUnlimited || !rec.FillNever {
+		t.Errorf("record dataset %+v", rec)
+	}
+	fix := DatasetSpec(&Var{Type: patterns.F64, Shape: []uint64{866}})
+	if fmt.Sprint(fix.Shape) != "[866]" || fix.Chunk != nil || fix.MaxShape != nil || !fix.FillNever {
+		t.Errorf("fixed dataset %+v", fix)
+	}
+	if s := DatasetSpec(&Var{Type: patterns.F64}); len(s.Shape) != 0 {
+		t.Errorf("scalar %+v", s)
+	}
+}
+
+// TestHistoryPath checks E3SM-IO's file names.
+func TestHistoryPath(t *testing.T) {
+	for in, want := range map[[2]string]string{
+		{"a/out.h5", "h0"}: "a/out_h0.h5", {"out.nc", "h1"}: "out_h1.nc", {"out.nc4", "h0"}: "out_h0.nc4",
+		{"out.bp", "h1"}: "out_h1.bp", {"out", "h0"}: "out_h0", {"out.dat", "h1"}: "out.dat_h1", {"g.h5", ""}: "g.h5",
+	} {
+		if got := HistoryPath(in[0], in[1]); got != want {
+			t.Errorf("HistoryPath(%q, %q) = %q, want %q", in[0], in[1], got, want)
+		}
+	}
+}
+
+// TestConfigErrors checks that bad option combinations name the key, the value and the
+// rule.
+func TestConfigErrors(t *testing.T) {
+	cases := []struct {
+		kv   []options.KV
+		want string
+	}{
+		{[]options.KV{{Key: "y", Value: "0"}}, `key "y" value "0"`},
+		{[]options.KV{{Key: "f", Value: "2"}}, `key "f" value "2"`},
+		{[]options.KV{{Key: "case", Value: "X"}}, `key "case" value "X"`},
+		{[]options.KV{{Key: "map", Value: "m.h5"}, {Key: "ne", Value: "30"}}, `key "ne" value "30"`},
+		{[]options.KV{{Key: "land", Value: "1.5"}}, `key "land" value "1.5"`},
+	}
+	for _, c := range cases {
+		v, err := Options.Parse(c.kv)
+		if err == nil {
+			_, err = New(v)
+		}
+		if err == nil || !contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want it to name %s", c.kv, err, c.want)
+		}
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

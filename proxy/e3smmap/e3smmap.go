@@ -1,0 +1,145 @@
+// Package e3smmap reads E3SM-IO decomposition map files (the HDF5 version of
+// map_<case>_<n>p.nc: -DIM_* root attributes, D<k>.* datasets and attributes) into
+// e3sm.Map values, and registers itself as the e3sm pattern's map reader. Import it for
+// its side effect wherever the e3sm pattern should accept map files:
+//
+//	import _ "github.com/h5proxy/h5proxy/proxy/e3smmap"
+//
+// The file is opened serially and read-only on each rank that loads it.
+package e3smmap
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/e3sm"
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+)
+
+func init() { e3sm.RegisterMapReader(Load) }
+
+// Load reads a map file in E3SM-IO's HDF5 format.
+func Load(path string) (_ *e3sm.Map, err error) {
+	f, err := h5.OpenFile(path, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	if err != nil {
+		return nil, fmt.Errorf("e3sm map %s: %w", path, err)
+	}
+	defer func() {
+		if cerr := h5.CloseFile(f); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	nprocs, err := dimAttr(f, "decomp_nprocs")
+	if err != nil {
+		return nil, fmt.Errorf("e3sm map %s: %w", path, err)
+	}
+	ndecomp, err := dimAttr(f, "num_decomp")
+	if err != nil {
+		return nil, fmt.Errorf("e3sm map %s: %w", path, err)
+	}
+	m := &e3sm.Map{Source: path, NProcs: int(nprocs)}
+	for k := 1; k <= int(ndecomp); k++ {
+		d, err := readDecomp(f, k, int(nprocs))
+		if err != nil {
+			return nil, fmt.Errorf("e3sm map %s: D%d: %w", path, k, err)
+		}
+		m.Decomps = append(m.Decomps, d)
+	}
+	return m, m.Validate()
+}
+
+// dimAttr reads the netCDF dimension stored as root attribute -DIM_<name>.
+func dimAttr(f h5.ID, name string) (uint64, error) {
+	a, err := h5.ReadAttribute(f, "-DIM_"+name)
+	if err != nil {
+		return 0, err
+	}
+	if a.Type.Class != patterns.Uint64 || len(a.Value) != 8 {
+		return 0, fmt.Errorf("attribute -DIM_%s is %s %v, want a u64 scalar", name, a.Type, a.Shape)
+	}
+	return binary.NativeEndian.Uint64(a.Value), nil
+}
+
+// ints decodes an i32 attribute or dataset payload.
+func ints(b []byte) []int64 {
+	out := make([]int64, len(b)/4)
+	for i := range out {
+		out[i] = int64(int32(binary.NativeEndian.Uint32(b[4*i:])))
+	}
+	return out
+}
+
+func readDecomp(f h5.ID, k, nprocs int) (e3sm.Decomp, error) {
+	var d e3sm.Decomp
+	a, err := h5.ReadAttribute(f, fmt.Sprintf("D%d.dims", k))
+	if err != nil {
+		return d, err
+	}
+	if a.Type.Class != patterns.Int32 {
+		return d, fmt.Errorf("D%d.dims is %s, want i32", k, a.Type)
+	}
+	for _, v := range ints(a.Value) {
+		if v < 1 {
+			return d, fmt.Errorf("D%d.dims holds %d", k, v)
+		}
+		d.Dims = append(d.Dims, uint64(v))
+	}
+	if c, err := h5.ReadAttribute(f, fmt.Sprintf("D%d.fully_covered", k)); err == nil {
+		d.FullyCovered = strings.TrimRight(string(c.Value), "\x00") == "true"
+	} else {
+		d.FullyCovered = true
+	}
+	nreqs, err := readInts(f, fmt.Sprintf("D%d.nreqs", k))
+	if err != nil {
+		return d, err
+	}
+	fill, err := readInts(f, fmt.Sprintf("D%d.fill_starts", k))
+	if err != nil {
+		return d, err
+	}
+	if len(nreqs) != nprocs || len(fill) != nprocs {
+		return d, fmt.Errorf("nreqs has %d entries, fill_starts %d, decomp_nprocs = %d", len(nreqs), len(fill), nprocs)
+	}
+	if d.Offsets, err = readInts(f, fmt.Sprintf("D%d.offsets", k)); err != nil {
+		return d, err
+	}
+	if d.Lengths, err = readInts(f, fmt.Sprintf("D%d.lengths", k)); err != nil {
+		return d, err
+	}
+	d.Starts = []int{0}
+	for p := 0; p < nprocs; p++ {
+		d.Fill = append(d.Fill, int(nreqs[p]))
+		d.Used = append(d.Used, int(fill[p]))
+		d.Starts = append(d.Starts, d.Starts[p]+int(nreqs[p]))
+	}
+	return d, nil
+}
+
+// readInts reads a whole 1-D i32 dataset.
+func readInts(f h5.ID, name string) ([]int64, error) {
+	d, err := h5.OpenDataset(f, name)
+	if err != nil {
+		return nil, err
+	}
+	defer h5.CloseDataset(d)
+	info, err := h5.DatasetInfo(d)
+	if err != nil {
+		return nil, err
+	}
+	if info.Type.Class != patterns.Int32 || len(info.Shape) != 1 {
+		return nil, fmt.Errorf("%s is %s %v, want 1-D i32", name, info.Type, info.Shape)
+	}
+	n := info.Shape[0]
+	if n == 0 {
+		return nil, nil
+	}
+	buf := make([]byte, 4*n)
+	t := &patterns.Transfer{Variable: name, Buffer: name, MemType: patterns.I32, MemShape: []uint64{n},
+		FileType: patterns.I32, FileShape: info.Shape, Selection: patterns.All(info.Shape)}
+	if err := h5.Read(d, t, false, buf); err != nil {
+		return nil, err
+	}
+	return ints(buf), nil
+}
