@@ -186,7 +186,7 @@ func (c *converter) run(dst, src []byte, n int) {
 
 func numeric(c patterns.Class) bool {
 	switch c {
-	case patterns.Float32, patterns.Float64, patterns.Int32, patterns.Int64, patterns.Uint64, patterns.Uint8:
+	case patterns.Float32, patterns.Float64, patterns.Int32, patterns.Int64, patterns.Uint64, patterns.Uint8, patterns.Uint32:
 		return true
 	}
 	return false
@@ -233,6 +233,8 @@ func convertAtomic(dst []byte, dt patterns.Type, src []byte, st patterns.Type) {
 		i, isSigned = int64(ne.Uint64(src)), true
 	case patterns.Uint8:
 		u = uint64(src[0])
+	case patterns.Uint32:
+		u = uint64(ne.Uint32(src))
 	case patterns.Uint64:
 		u = ne.Uint64(src)
 	}
@@ -302,6 +304,8 @@ func convertAtomic(dst []byte, dt patterns.Type, src []byte, st patterns.Type) {
 		ne.PutUint64(dst, uint64(out))
 	case patterns.Uint8:
 		dst[0] = uint8(out)
+	case patterns.Uint32:
+		ne.PutUint32(dst, uint32(out))
 	}
 }
 
@@ -312,6 +316,8 @@ func intRange(c patterns.Class) (int64, int64) {
 		return math.MinInt32, math.MaxInt32
 	case patterns.Uint8:
 		return 0, math.MaxUint8
+	case patterns.Uint32:
+		return 0, math.MaxUint32
 	case patterns.Uint64:
 		return 0, math.MaxInt64
 	}

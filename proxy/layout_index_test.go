@@ -257,6 +257,7 @@ func TestProjectionAndConversion(t *testing.T) {
 		{patterns.I32, 1e12, le32(math.MaxInt32)},
 		{patterns.U8, 300, []byte{255}},
 		{patterns.U8, -5, []byte{0}},
+		{patterns.U32, 7.99, le32(7)},
 		{patterns.U64, -1, make([]byte, 8)},
 		{patterns.F32, 0.5, le32(math.Float32bits(0.5))},
 	} {

@@ -115,6 +115,8 @@ func (l *logLayout) Exec(op *patterns.Op, buf []byte) error {
 		return f.openObject(op)
 	case patterns.CloseGroup, patterns.CloseDataset:
 		return f.objs.close(op.Path)
+	case patterns.ExtendDataset:
+		return f.extend(op)
 	case patterns.WriteAttribute:
 		loc := f.id
 		if op.Path != "/" {
@@ -231,6 +233,44 @@ func (f *logFile) openObject(op *patterns.Op) error {
 		return err
 	}
 	f.objs.add(op.Path, id, op.Kind)
+	return nil
+}
+
+// extend grows a dataset: its anchor's _dims (collective on a shared file, like
+// H5Dset_extent).
+func (f *logFile) extend(op *patterns.Op) error {
+	id, ok := f.objs.ids[op.Path]
+	if !ok || isGroupKind(f.objs.kinds[op.Path]) {
+		return fmt.Errorf("dataset %s is not open", op.Path)
+	}
+	if f.readOnly {
+		return fmt.Errorf("log layout: %s: the file is open read-only", op.Path)
+	}
+	d := f.dsets[op.Path]
+	if err := checkExtent(op.Path, d, op.Dataset.Shape); err != nil {
+		return err
+	}
+	if err := h5.SetAttribute(id, int64Attr("_dims", toInt64(op.Dataset.Shape))); err != nil {
+		return err
+	}
+	d.Shape = append([]uint64(nil), op.Dataset.Shape...)
+	return nil
+}
+
+// checkExtent refuses a new extent of another rank or beyond the maximum extent.
+func checkExtent(path string, d *patterns.DatasetSpec, shape []uint64) error {
+	max := d.MaxShape
+	if max == nil {
+		max = d.Shape
+	}
+	if len(shape) != len(d.Shape) {
+		return fmt.Errorf("%s: extent %v has rank %d, the dataset %d", path, shape, len(shape), len(d.Shape))
+	}
+	for i := range shape {
+		if max[i] != patterns.MaxUnlimited && shape[i] > max[i] {
+			return fmt.Errorf("%s: extent %v exceeds the maximum extent %v", path, shape, max)
+		}
+	}
 	return nil
 }
 

@@ -103,6 +103,21 @@ func (l *subfilingLayout) Exec(op *patterns.Op, buf []byte) error {
 		return f.openObject(op)
 	case patterns.CloseGroup, patterns.CloseDataset:
 		return f.objs.close(op.Path)
+	case patterns.ExtendDataset:
+		id, ok := f.objs.ids[op.Path]
+		if !ok || isGroupKind(f.objs.kinds[op.Path]) {
+			return fmt.Errorf("dataset %s is not open", op.Path)
+		}
+		if f.reading {
+			return fmt.Errorf("subfiling layout: %s: the file is open read-only", op.Path)
+		}
+		if err := h5.SetExtent(id, op.Dataset.Shape); err != nil {
+			return err
+		}
+		if d, ok := f.specs[op.Path]; ok {
+			d.Shape = append([]uint64(nil), op.Dataset.Shape...)
+		}
+		return nil
 	case patterns.WriteAttribute:
 		if f.reading {
 			return fmt.Errorf("subfiling layout: attribute %s on %s: the file is open read-only", op.Attribute.Name, op.Path)
