@@ -98,6 +98,9 @@ type FileSpec struct {
 	MetaBlockSize uint64
 	// FlushLocal flushes with H5F_SCOPE_LOCAL (h5bench) rather than GLOBAL.
 	FlushLocal bool
+	// MakeDirs creates the missing parent directories of a created file first, as
+	// applications that write a directory tree do (AMReX's pltNNNNN/particle0/).
+	MakeDirs bool
 }
 
 // DatasetSpec describes a dataset's creation properties.
@@ -138,6 +141,13 @@ type Transfer struct {
 	FileType  Type
 	FileShape []uint64
 	Selection Selection
+	// Data, when set, holds the exact memory bytes (MemType × MemShape) of a write instead
+	// of the session's fill: index datasets whose values carry meaning (AMReX's boxes and
+	// offsets). A read with Data set is verified against these bytes.
+	Data []byte
+	// Unchecked marks a read whose contents depend on how the file was written (e.g. on
+	// the writer's rank count) and are not verified.
+	Unchecked bool
 }
 
 // ElemBytes is the number of bytes moved per selected element: the members common to the
@@ -307,6 +317,9 @@ func (o *Op) validate() error {
 		}
 		if n, m := t.Selection.NPoints(t.FileShape), Product(t.MemShape); n != m && !(t.Selection.IsNone() && n == 0) {
 			return fmt.Errorf("file selection has %d points, memory space %v has %d", n, t.MemShape, m)
+		}
+		if want := Product(t.MemShape) * uint64(t.MemType.Size); t.Data != nil && uint64(len(t.Data)) != want {
+			return fmt.Errorf("data has %d bytes, memory space %v of %s needs %d", len(t.Data), t.MemShape, t.MemType, want)
 		}
 	}
 	return nil

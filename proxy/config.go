@@ -87,7 +87,7 @@ var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
 	{Key: "file", Kind: options.String, Help: "HDF5 file path the phases write and read"},
 	{Key: "mode", Aliases: []string{"MODE"}, Kind: options.Enum, Default: "sync", Allowed: []string{"sync", "async", "cache", "log"}, Help: "I/O mode (h5bench MODE: SYNC, ASYNC, LOG)"},
 	{Key: "layout", Kind: options.Enum, Default: "native", Allowed: []string{"native", "mpiio", "null", "log", "subfiling"}, Help: "terminal layout: native (the real HDF5 file), mpiio (same bytes through plain MPI-IO, no HDF5), null (no I/O), log (Log VOL-like: per-rank data logs and an index), subfiling (one subfile per rank group, a master of virtual datasets)"},
-	{Key: "compute_time", Aliases: []string{"EMULATED_COMPUTE_TIME_PER_TIMESTEP"}, Kind: options.Duration, Default: "0s", Help: "emulated compute between steps"},
+	{Key: "compute_time", Aliases: []string{"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "sleeptime"}, Kind: options.Duration, Default: "0s", Help: "emulated compute between steps (h5bench amrex: sleeptime, seconds)"},
 	{Key: "compute_kind", Kind: options.Enum, Default: "sleep", Allowed: emulate.ComputeKinds, Help: "how compute is emulated: sleep (h5bench) or spin (busy core)"},
 	{Key: "fill", Kind: options.Enum, Default: "seeded", Allowed: emulate.FillKinds, Help: "write data: seeded (verifiable), random (h5bench-like) or zero"},
 	{Key: "seed", Kind: options.Int, Default: fmt.Sprint(DefaultSeed), Min: options.Bound(0), Help: "seed of seeded fills"},
@@ -279,8 +279,10 @@ func (c *Config) NewPattern() (patterns.Pattern, error) {
 		}
 		return nil, err
 	}
+	p, err := f.New(v)
+	// After New: a pattern may add warnings for values it accepts but cannot honour.
 	c.Warnings = appendNew(c.Warnings, v.Warnings...)
-	return f.New(v)
+	return p, err
 }
 
 func appendNew(dst []string, add ...string) []string {

@@ -26,8 +26,10 @@ type asyncMode struct {
 	pool *stagingPool
 	// local, when set, may serve a read without the layout (cache mode).
 	local func(op *patterns.Op, buf []byte) (bool, error)
-	// ahead holds prefetched operations, by identity, until the caller Execs them.
-	ahead map[opKey]prefetched
+	// ahead holds prefetched operations, by identity, until the caller Execs them; a plan
+	// may repeat an operation (AMReX's restart opens a level group three times, reads a
+	// dataset once per grid), so each identity holds a queue in plan order.
+	ahead map[opKey][]prefetched
 	// shapes caches dataset shapes per file: asking the layout would drain the queue.
 	shapes map[string][]uint64
 	// inFlight counts staged bytes submitted and not yet written.
@@ -64,7 +66,7 @@ func newAsyncMode(under Layout, staging int) *asyncMode {
 
 func newBackground(under Layout, st stager, pool *stagingPool) *asyncMode {
 	return &asyncMode{under: under, ex: newExecutor(under), stager: st, pool: pool,
-		ahead: map[opKey]prefetched{}, shapes: map[string][]uint64{}, inFlight: &atomic.Int64{}}
+		ahead: map[opKey][]prefetched{}, shapes: map[string][]uint64{}, inFlight: &atomic.Int64{}}
 }
 
 // stager holds the copies of write buffers until the background has written them.
@@ -85,8 +87,13 @@ func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
 	if err := m.ex.sticky(); err != nil {
 		return err
 	}
-	if p, ok := m.ahead[keyOf(op)]; ok {
-		delete(m.ahead, keyOf(op))
+	if q, ok := m.ahead[keyOf(op)]; ok {
+		p := q[0]
+		if len(q) == 1 {
+			delete(m.ahead, keyOf(op))
+		} else {
+			m.ahead[keyOf(op)] = q[1:]
+		}
 		<-p.t.finished
 		if op.Kind == patterns.Read && p.t.err == nil {
 			copy(buf, p.t.buf)
@@ -151,7 +158,7 @@ func (m *asyncMode) Prefetch(plan *patterns.Plan) error {
 				return err // too big to stage: the step reads synchronously instead
 			}
 		}
-		m.ahead[keyOf(op)] = prefetched{t: m.ex.submit(op, buf, nil), release: release}
+		m.ahead[keyOf(op)] = append(m.ahead[keyOf(op)], prefetched{t: m.ex.submit(op, buf, nil), release: release})
 	}
 	return nil
 }
@@ -200,10 +207,12 @@ func (m *asyncMode) Abort() error {
 	}
 	m.ex.mu.Unlock()
 	m.ex.wait()
-	for k, p := range m.ahead {
-		<-p.t.finished
-		if p.release != nil {
-			p.release()
+	for k, q := range m.ahead {
+		for _, p := range q {
+			<-p.t.finished
+			if p.release != nil {
+				p.release()
+			}
 		}
 		delete(m.ahead, k)
 	}

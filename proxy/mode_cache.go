@@ -47,8 +47,31 @@ func init() {
 			}
 			return hit, nil
 		}
-		return m, nil
+		return &cacheMode{asyncMode: m, store: store}, nil
 	})
+}
+
+// cacheMode is the background machinery with the cache store, which it tells which file
+// each operation applies to: cached data is keyed by file too, since a pattern that writes
+// one file per step (AMReX plotfiles) writes the same dataset paths and selections in
+// every file.
+type cacheMode struct {
+	*asyncMode
+	store *cacheStore
+}
+
+// Exec records file opens and closes, then submits op.
+func (m *cacheMode) Exec(op *patterns.Op, buf []byte) error {
+	m.store.track(op)
+	return m.asyncMode.Exec(op, buf)
+}
+
+// Abort forgets the open files, then aborts the background work.
+func (m *cacheMode) Abort() error {
+	m.store.mu.Lock()
+	m.store.files = nil
+	m.store.mu.Unlock()
+	return m.asyncMode.Abort()
 }
 
 // cacheStore allocates write copies in the rank's cache file.
@@ -64,6 +87,9 @@ type cacheStore struct {
 	high     int
 	blocked  time.Duration
 	released bool
+	// files is the stack of open files (innermost last) as the caller's operations open and
+	// close them; the innermost names the file of cached data.
+	files []string
 }
 
 type cacheEntry struct {
@@ -73,16 +99,37 @@ type cacheEntry struct {
 	superseded bool
 }
 
-// cacheKey identifies cached data: the dataset and the exact selection and element size.
+// cacheKey identifies cached data: the file, the dataset and the exact selection and
+// element size.
 type cacheKey struct {
+	file string
 	path string
 	sel  string
 	elem int
 }
 
-func keyOfTransfer(op *patterns.Op) cacheKey {
+// keyOfTransfer is the key of op's data in the innermost open file. Called with s.mu held.
+func (s *cacheStore) keyOfTransfer(op *patterns.Op) cacheKey {
 	t := op.Transfer
-	return cacheKey{path: op.Path, sel: fmt.Sprint(t.FileShape, t.Selection.Blocks), elem: t.MemType.Size}
+	file := ""
+	if n := len(s.files); n > 0 {
+		file = s.files[n-1]
+	}
+	return cacheKey{file: file, path: op.Path, sel: fmt.Sprint(t.FileShape, t.Selection.Blocks), elem: t.MemType.Size}
+}
+
+// track follows the caller's file opens and closes.
+func (s *cacheStore) track(op *patterns.Op) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch op.Kind {
+	case patterns.CreateFile, patterns.OpenFile:
+		s.files = append(s.files, op.Path)
+	case patterns.CloseFile:
+		if n := len(s.files); n > 0 {
+			s.files = s.files[:n-1]
+		}
+	}
 }
 
 func newCacheStore(env modeEnv) (*cacheStore, error) {
@@ -141,7 +188,7 @@ func (s *cacheStore) stage(op *patterns.Op, n int) ([]byte, func(), error) {
 		}
 	}
 	s.blocked += time.Since(start)
-	e := &cacheEntry{off: off, n: n, key: keyOfTransfer(op)}
+	e := &cacheEntry{off: off, n: n, key: s.keyOfTransfer(op)}
 	if old := s.index[e.key]; old != nil {
 		old.superseded = true // its migration may still be pending: dropped when done
 		if old.migrated {
@@ -209,7 +256,7 @@ func (s *cacheStore) remove(e *cacheEntry) {
 func (s *cacheStore) lookup(op *patterns.Op, buf []byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.index[keyOfTransfer(op)]
+	e := s.index[s.keyOfTransfer(op)]
 	if e == nil || e.n != len(buf) {
 		return false
 	}

@@ -1,0 +1,422 @@
+package amrex
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// Pattern is h5bench's AMReX benchmark (amrex/Tests/HDF5Benchmark): plotfiles, then
+// particle checkpoints, one file per step, and the restart read-back.
+type Pattern struct {
+	C Config
+}
+
+// New builds the pattern from parsed options.
+func New(v *options.Values) (patterns.Pattern, error) {
+	c, err := FromValues(v)
+	if err != nil {
+		return nil, err
+	}
+	return &Pattern{C: c}, nil
+}
+
+func init() {
+	patterns.Register(patterns.Factory{Name: "amrex",
+		Summary: "h5bench AMReX benchmark: plotfiles pltNNNNN.h5 and particle checkpoints pltNNNNN/particle0/particle0.h5, with the restart read-back",
+		Options: Options, New: New})
+}
+
+// Name returns "amrex".
+func (p *Pattern) Name() string { return "amrex" }
+
+// Steps is nplotfile + nparticlefile: one file per step, the plotfiles first (the
+// benchmark's two loops in order).
+func (p *Pattern) Steps() int { return p.C.NPlotfile + p.C.NParticlefile }
+
+// Phases returns write and read (the restart check, extended to every file).
+func (p *Pattern) Phases() []patterns.Phase {
+	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
+}
+
+// Dir is the output directory: the directory key, or the session's file.
+func (p *Pattern) Dir(env patterns.Env) string {
+	if p.C.Directory != "" {
+		return p.C.Directory
+	}
+	return env.Path
+}
+
+// PlotfilePath is plotfile i: <dir>/plt%05d.h5.
+func (p *Pattern) PlotfilePath(env patterns.Env, i int) string {
+	return filepath.Join(p.Dir(env), fmt.Sprintf("plt%05d.h5", i))
+}
+
+// ParticlePath is particle file i: <dir>/plt%05d/particle0/particle0.h5.
+func (p *Pattern) ParticlePath(env patterns.Env, i int) string {
+	return filepath.Join(p.Dir(env), fmt.Sprintf("plt%05d", i), "particle0", "particle0.h5")
+}
+
+// FileOf returns the file a step works on: plotfile step (step < nplotfile), else particle
+// file step-nplotfile.
+func (p *Pattern) FileOf(env patterns.Env, step int) (path string, plotfile bool) {
+	if step < p.C.NPlotfile {
+		return p.PlotfilePath(env, step), true
+	}
+	return p.ParticlePath(env, step-p.C.NPlotfile), false
+}
+
+func (p *Pattern) checkPhase(ph patterns.Phase) error {
+	if ph != patterns.PhaseWrite && ph != patterns.PhaseRead {
+		return fmt.Errorf("amrex: no %s phase", ph)
+	}
+	return nil
+}
+
+// Begin plans nothing: every step creates (or opens) and closes its own file.
+func (p *Pattern) Begin(ph patterns.Phase, _ patterns.Env) (patterns.Plan, error) {
+	return patterns.Plan{}, p.checkPhase(ph)
+}
+
+// End plans nothing: the last step closed its file.
+func (p *Pattern) End(ph patterns.Phase, _ int, _ patterns.Env) (patterns.Plan, error) {
+	return patterns.Plan{}, p.checkPhase(ph)
+}
+
+// Step plans one file: writing a plotfile or particle checkpoint, or reading it back.
+func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (patterns.Plan, error) {
+	if err := p.checkPhase(ph); err != nil {
+		return patterns.Plan{}, err
+	}
+	if step < 0 || step >= p.Steps() {
+		return patterns.Plan{}, fmt.Errorf("amrex: step %d outside 0..%d", step, p.Steps()-1)
+	}
+	if env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size {
+		return patterns.Plan{}, fmt.Errorf("amrex: rank %d of %d", env.Rank, env.Size)
+	}
+	b := &builder{step: step, rank: env.Rank, size: env.Size}
+	path, plot := p.FileOf(env, step)
+	switch {
+	case ph == patterns.PhaseWrite && plot:
+		p.writePlotfile(b, path)
+	case ph == patterns.PhaseWrite:
+		p.writeParticles(b, path)
+	case plot:
+		p.readPlotfile(b, path)
+	default:
+		p.readParticles(b, path)
+	}
+	return b.plan, b.plan.Validate()
+}
+
+// builder appends the operations of one step.
+type builder struct {
+	plan       patterns.Plan
+	step       int
+	rank, size int
+}
+
+func (b *builder) op(kind patterns.OpKind, path string, coll bool) *patterns.Op {
+	b.plan.Add(patterns.Op{Kind: kind, Path: path, Collective: coll, Step: b.step})
+	return &b.plan.Ops[len(b.plan.Ops)-1]
+}
+
+func (b *builder) attr(path string, a patterns.AttributeSpec) {
+	b.op(patterns.WriteAttribute, path, false).Attribute = &a
+}
+
+func (b *builder) dataset(path string, d patterns.DatasetSpec) {
+	b.op(patterns.CreateDataset, path, true).Dataset = &d
+}
+
+func (b *builder) transfer(kind patterns.OpKind, path string, coll bool, t patterns.Transfer) {
+	b.op(kind, path, coll).Transfer = &t
+}
+
+// ParallelAccess is AMReX's SetHDF5fapl at the h5bench pin: MPI-IO, H5Pset_alignment(16
+// MiB, 16 MiB), H5Pset_meta_block_size(4 MiB), collective metadata writes and operations,
+// and the metadata cache at 16 MiB without evictions or resizing.
+func ParallelAccess(readOnly bool) *patterns.FileSpec {
+	return &patterns.FileSpec{Parallel: true, ReadOnly: readOnly, CollMetadataOps: true, CollMetadataWrite: true,
+		AlignThreshold: 16 << 20, AlignLen: 16 << 20, MetaBlockSize: 4 << 20, MDCInitialSize: 16 << 20}
+}
+
+// serialCreate is rank 0's H5Fcreate with the default file access (the header is written
+// before the parallel part), creating the directories first as AMReX's I/O processor does.
+func serialCreate() *patterns.FileSpec { return &patterns.FileSpec{MakeDirs: true} }
+
+func levelGroup(l int) string { return fmt.Sprintf("/level_%d", l) }
+
+// whole is a transfer of a whole 1-D dataset of n elements with explicit contents.
+func whole(variable, buffer string, t patterns.Type, n uint64, data []byte) patterns.Transfer {
+	shape := []uint64{n}
+	return patterns.Transfer{Variable: variable, Buffer: buffer, MemType: t, MemShape: shape, FileType: t,
+		FileShape: shape, Selection: patterns.All(shape), Data: data}
+}
+
+// rangeOf is a transfer of count elements from start of a 1-D dataset of n elements, or an
+// empty selection (a rank with nothing takes part in the collective call).
+func rangeOf(variable, buffer string, t patterns.Type, n, start, count uint64) patterns.Transfer {
+	tr := patterns.Transfer{Variable: variable, Buffer: buffer, MemType: t, FileType: t, FileShape: []uint64{n}}
+	if count == 0 {
+		tr.MemShape, tr.Selection = []uint64{1}, patterns.None()
+		return tr
+	}
+	tr.MemShape = []uint64{count}
+	tr.Selection = patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{start}, []uint64{count})}}
+	return tr
+}
+
+// rootAttributes are the plotfile's root attributes in AMReX's order
+// (WriteGenericPlotfileHeaderHDF5).
+func (p *Pattern) rootAttributes() []patterns.AttributeSpec {
+	c := p.C
+	a := []patterns.AttributeSpec{strAttr("version_name", PlotfileVersion), strAttr("plotfile_type", PlotfileType),
+		i32Attr("num_components", int32(c.NComp))}
+	for i := 0; i < c.NComp; i++ {
+		n := fmt.Sprintf("component_%d", i)
+		a = append(a, strAttr(n, n))
+	}
+	return append(a, i32Attr("dim", 3), f64Attr("time", 0), i32Attr("finest_level", int32(len(c.Levels)-1)),
+		i32Attr("coordinate_system", 0), i32Attr("num_levels", int32(len(c.Levels))))
+}
+
+// levelAttributes are the attributes of a plotfile's level_<l> group, in AMReX's order.
+func (p *Pattern) levelAttributes(l int) []patterns.AttributeSpec {
+	lev := p.C.Levels[l]
+	ratio := int32(1)
+	if l < len(p.C.Levels)-1 {
+		ratio = int32(lev.Ratio)
+	}
+	var dx [3]float64
+	for d := 0; d < 3; d++ {
+		dx[d] = 1.0 / float64(lev.Domain.Size(d))
+	}
+	return []patterns.AttributeSpec{
+		i32Attr("ref_ratio", ratio), f64Attr("Vec_dx", dx[:]...), f64Attr("dx", dx[0]),
+		f64Attr("prob_lo", 0, 0, 0), f64Attr("prob_hi", 1, 1, 1), boxAttr("prob_domain", lev.Domain),
+		i32Attr("domain_type", 0, 0, 0), i32Attr("steps", 0), i32Attr("ngrid", int32(len(lev.Boxes))),
+		f64Attr("time", 0), i32Attr("ngrow", 0),
+	}
+}
+
+// writePlotfile plans WriteMultiLevelPlotfileHDF5SingleDset: rank 0 writes the header
+// serially, then every rank reopens the file through MPI-IO and, per level, creates the
+// box, offset and centre datasets (rank 0 fills them, independently) and the data dataset
+// (each rank writes its boxes, collectively).
+func (p *Pattern) writePlotfile(b *builder, path string) {
+	c := p.C
+	if b.rank == 0 {
+		b.op(patterns.CreateFile, path, false).File = serialCreate()
+		for _, a := range p.rootAttributes() {
+			b.attr("/", a)
+		}
+		b.op(patterns.CreateGroup, "/Chombo_global", false)
+		b.attr("/Chombo_global", i32Attr("SpaceDim", 3))
+		b.op(patterns.CloseGroup, "/Chombo_global", false)
+		for l := range c.Levels {
+			g := levelGroup(l)
+			b.op(patterns.CreateGroup, g, false)
+			for _, a := range p.levelAttributes(l) {
+				b.attr(g, a)
+			}
+			b.op(patterns.CloseGroup, g, false)
+		}
+		b.op(patterns.CloseFile, path, false)
+	}
+	b.op(patterns.OpenFile, path, true).File = ParallelAccess(false)
+	owners := Owners(c.Levels, b.size, c.NComp)
+	for l, lev := range c.Levels {
+		g := levelGroup(l)
+		lay := NewLevelLayout(lev.Boxes, owners[l], b.size, c.NComp)
+		n := uint64(len(lev.Boxes))
+		b.op(patterns.OpenGroup, g, true)
+		b.dataset(g+"/boxes", patterns.DatasetSpec{Type: BoxType, Shape: []uint64{n}})
+		b.dataset(g+"/data:offsets=0", patterns.DatasetSpec{Type: patterns.I64, Shape: []uint64{n + 1}})
+		b.dataset(g+"/boxcenter", patterns.DatasetSpec{Type: CenterType, Shape: []uint64{n}})
+		if b.rank == 0 {
+			sorted := make([]Box, n)
+			for i, bi := range lay.Order {
+				sorted[i] = lev.Boxes[bi]
+			}
+			b.transfer(patterns.Write, g+"/data:offsets=0", false,
+				whole(g+"/data:offsets=0", "plt"+g+"/offsets", patterns.I64, n+1, u64Bytes(lay.Offsets)))
+			b.transfer(patterns.Write, g+"/boxcenter", false,
+				whole(g+"/boxcenter", "plt"+g+"/boxcenter", CenterType, n, make([]byte, 12*n)))
+			b.transfer(patterns.Write, g+"/boxes", false, whole(g+"/boxes", "plt"+g+"/boxes", BoxType, n, boxBytes(sorted)))
+		}
+		total := lay.Offsets[n]
+		b.dataset(g+"/data:datatype=0", patterns.DatasetSpec{Type: patterns.F64, Shape: []uint64{total}, FillNever: true,
+			Chunk: c.Compression.chunkFor(total), Deflate: c.Compression.Level})
+		b.transfer(patterns.Write, g+"/data:datatype=0", true,
+			rangeOf(g+"/data:datatype=0", "plt"+g+"/data", patterns.F64, total, lay.RankStart[b.rank], lay.RankCount[b.rank]))
+		for _, d := range []string{"data:datatype=0", "data:offsets=0", "boxcenter", "boxes"} {
+			b.op(patterns.CloseDataset, g+"/"+d, true)
+		}
+		b.op(patterns.CloseGroup, g, true)
+	}
+	b.op(patterns.CloseFile, path, true)
+}
+
+// readPlotfile plans the read-back of a plotfile: every rank reopens it and reads, per
+// level, the range of data:datatype=0 its boxes occupy (collectively), mirroring the write.
+func (p *Pattern) readPlotfile(b *builder, path string) {
+	c := p.C
+	b.op(patterns.OpenFile, path, true).File = ParallelAccess(true)
+	owners := Owners(c.Levels, b.size, c.NComp)
+	for l, lev := range c.Levels {
+		g := levelGroup(l)
+		lay := NewLevelLayout(lev.Boxes, owners[l], b.size, c.NComp)
+		total := lay.Offsets[len(lev.Boxes)]
+		b.op(patterns.OpenGroup, g, true)
+		b.op(patterns.OpenDataset, g+"/data:datatype=0", true)
+		b.transfer(patterns.Read, g+"/data:datatype=0", true,
+			rangeOf(g+"/data:datatype=0", "read:plt"+g+"/data", patterns.F64, total, lay.RankStart[b.rank], lay.RankCount[b.rank]))
+		b.op(patterns.CloseDataset, g+"/data:datatype=0", true)
+		b.op(patterns.CloseGroup, g, true)
+	}
+	b.op(patterns.CloseFile, path, true)
+}
+
+// particleRootAttributes are the particle file's root attributes after version_name (the
+// Chombo_global group comes between), in WriteHDF5ParticleDataSync's order.
+func (p *Pattern) particleRootAttributes(size int) []patterns.AttributeSpec {
+	a := []patterns.AttributeSpec{i32Attr("num_component", NumRealComps+NumIntComps), i32Attr("num_component_real", NumRealComps)}
+	for i := 0; i < NumRealComps; i++ {
+		a = append(a, strAttr(fmt.Sprintf("real_component_%d", 3+i), fmt.Sprintf("particle_real_component_%d", i)))
+	}
+	a = append(a, i32Attr("num_component_int", NumIntComps))
+	for i := 0; i < NumIntComps; i++ {
+		a = append(a, strAttr(fmt.Sprintf("int_component_%d", 2+i), fmt.Sprintf("particle_int_component_%d", i)))
+	}
+	total := p.C.Particles()
+	return append(a, i64Attr("nparticles", int64(total)), i64Attr("maxnextid", MaxNextID(total, size)),
+		i32Attr("finest_level", int32(len(p.C.Levels)-1)))
+}
+
+// writeParticles plans CheckpointHDF5 (WriteHDF5ParticleDataSync in checkpoint mode):
+// rank 0 writes the header and each level's boxes serially; then every rank reopens the
+// file and, per level with particles, writes each of its non-empty grids' int and real
+// records collectively (padding with empty writes up to the largest grid count of any
+// rank), then its per-grid counts into nparticles_grid.
+func (p *Pattern) writeParticles(b *builder, path string) {
+	c := p.C
+	if b.rank == 0 {
+		b.op(patterns.CreateFile, path, false).File = serialCreate()
+		b.attr("/", strAttr("version_name", CheckpointVersion))
+		b.op(patterns.CreateGroup, "/Chombo_global", false)
+		b.attr("/Chombo_global", i32Attr("SpaceDim", 3))
+		b.op(patterns.CloseGroup, "/Chombo_global", false)
+		for _, a := range p.particleRootAttributes(b.size) {
+			b.attr("/", a)
+		}
+		for l, lev := range c.Levels {
+			g := levelGroup(l)
+			n := uint64(len(lev.Boxes))
+			b.op(patterns.CreateGroup, g, false)
+			b.attr(g, i32Attr("ngrids", int32(n)))
+			b.op(patterns.CreateDataset, g+"/boxes", false).Dataset = &patterns.DatasetSpec{Type: BoxType, Shape: []uint64{n}, FillNever: true}
+			b.transfer(patterns.Write, g+"/boxes", false, whole(g+"/boxes", "part"+g+"/boxes", BoxType, n, boxBytes(lev.Boxes)))
+			b.op(patterns.CloseDataset, g+"/boxes", false)
+			b.op(patterns.CloseGroup, g, false)
+		}
+		b.op(patterns.CloseFile, path, false)
+	}
+	b.op(patterns.OpenFile, path, true).File = ParallelAccess(false)
+	owners := Owners(c.Levels, b.size, c.NComp)
+	counts := ParticleCounts(c.Levels, c.Particles())
+	for l := range c.Levels {
+		g := levelGroup(l)
+		b.op(patterns.OpenGroup, g, true)
+		lay := NewParticleLayout(counts[l], owners[l], b.size)
+		if lay.Total > 0 {
+			ni, nr := lay.Total*IntsPerParticle, lay.Total*RealsPerParticle
+			ints, reals := g+"/data:datatype=0", g+"/data:datatype=1"
+			b.dataset(ints, patterns.DatasetSpec{Type: patterns.I32, Shape: []uint64{ni}, Chunk: c.Compression.chunkFor(ni), Deflate: c.Compression.Level})
+			b.dataset(reals, patterns.DatasetSpec{Type: patterns.F64, Shape: []uint64{nr}, Chunk: c.Compression.chunkFor(nr), Deflate: c.Compression.Level})
+			mine := lay.Grids[b.rank]
+			for _, grid := range mine {
+				s, n := lay.Start[grid], counts[l][grid]
+				b.transfer(patterns.Write, ints, true, rangeOf(ints, fmt.Sprintf("part%s/int/%d", g, grid), patterns.I32, ni, s*IntsPerParticle, n*IntsPerParticle))
+				b.transfer(patterns.Write, reals, true, rangeOf(reals, fmt.Sprintf("part%s/real/%d", g, grid), patterns.F64, nr, s*RealsPerParticle, n*RealsPerParticle))
+			}
+			for k := len(mine); k < lay.MaxGrids; k++ {
+				b.transfer(patterns.Write, ints, true, rangeOf(ints, "part"+g+"/int/none", patterns.I32, ni, 0, 0))
+				b.transfer(patterns.Write, reals, true, rangeOf(reals, "part"+g+"/real/none", patterns.F64, nr, 0, 0))
+			}
+			b.op(patterns.CloseDataset, reals, true)
+			b.op(patterns.CloseDataset, ints, true)
+			npg := g + "/nparticles_grid"
+			ng := uint64(len(lay.NParticlesGrid))
+			b.dataset(npg, patterns.DatasetSpec{Type: patterns.I32, Shape: []uint64{ng}})
+			t := rangeOf(npg, "part"+g+"/nparticles_grid", patterns.I32, ng, uint64(lay.GridOffset[b.rank]), uint64(len(mine)))
+			if len(mine) > 0 {
+				off := lay.GridOffset[b.rank]
+				t.Data = i32Bytes(lay.NParticlesGrid[off : off+len(mine)])
+			}
+			b.transfer(patterns.Write, npg, true, t)
+			b.op(patterns.CloseDataset, npg, true)
+		}
+		b.op(patterns.CloseGroup, g, true)
+	}
+	b.op(patterns.CloseFile, path, true)
+}
+
+// readParticles plans RestartHDF5: every rank opens the file, reads each level's boxes
+// (checked: they are in BoxArray order), reopens the levels for their ngrids attribute,
+// then per level reads nparticles_grid whole and, for each grid it owns, the int and real
+// records AMReX's restart computes for that grid (independent reads). nparticles_grid is
+// stored in the writer's rank order, so it is read without verification; the particle
+// records are verified whatever rank count wrote them.
+func (p *Pattern) readParticles(b *builder, path string) {
+	c := p.C
+	b.op(patterns.OpenFile, path, true).File = ParallelAccess(true)
+	for l, lev := range c.Levels {
+		g := levelGroup(l)
+		n := uint64(len(lev.Boxes))
+		b.op(patterns.OpenGroup, g, true)
+		b.op(patterns.OpenDataset, g+"/boxes", true)
+		b.transfer(patterns.Read, g+"/boxes", false, whole(g+"/boxes", "read:part"+g+"/boxes", BoxType, n, boxBytes(lev.Boxes)))
+		b.op(patterns.CloseDataset, g+"/boxes", true)
+		b.op(patterns.CloseGroup, g, true)
+	}
+	for l := range c.Levels {
+		b.op(patterns.OpenGroup, levelGroup(l), true)
+		b.op(patterns.CloseGroup, levelGroup(l), true)
+	}
+	owners := Owners(c.Levels, b.size, c.NComp)
+	counts := ParticleCounts(c.Levels, c.Particles())
+	for l, lev := range c.Levels {
+		lay := NewParticleLayout(counts[l], owners[l], b.size)
+		if lay.Total == 0 {
+			continue // no particle datasets on this level
+		}
+		g := levelGroup(l)
+		ni, nr := lay.Total*IntsPerParticle, lay.Total*RealsPerParticle
+		ints, reals, npg := g+"/data:datatype=0", g+"/data:datatype=1", g+"/nparticles_grid"
+		b.op(patterns.OpenGroup, g, true)
+		b.op(patterns.OpenDataset, npg, true)
+		t := whole(npg, "read:part"+g+"/nparticles_grid", patterns.I32, uint64(len(lay.NParticlesGrid)), nil)
+		t.Unchecked = true
+		b.transfer(patterns.Read, npg, false, t)
+		b.op(patterns.CloseDataset, npg, true)
+		b.op(patterns.OpenDataset, ints, true)
+		b.op(patterns.OpenDataset, reals, true)
+		start, count := lay.RestartRanges(len(lev.Boxes))
+		for grid, o := range owners[l] {
+			if o != b.rank || count[grid] == 0 {
+				continue
+			}
+			b.transfer(patterns.Read, ints, false, rangeOf(ints, fmt.Sprintf("read:part%s/int/%d", g, grid), patterns.I32, ni,
+				start[grid]*IntsPerParticle, count[grid]*IntsPerParticle))
+			b.transfer(patterns.Read, reals, false, rangeOf(reals, fmt.Sprintf("read:part%s/real/%d", g, grid), patterns.F64, nr,
+				start[grid]*RealsPerParticle, count[grid]*RealsPerParticle))
+		}
+		b.op(patterns.CloseDataset, ints, true)
+		b.op(patterns.CloseDataset, reals, true)
+		b.op(patterns.CloseGroup, g, true)
+	}
+	b.op(patterns.CloseFile, path, true)
+}

@@ -1,0 +1,132 @@
+package amrex
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// TestPlotfileReadExample: every rank reopens the plotfile read-only with AMReX's fapl and
+// reads back, collectively, exactly the range it wrote.
+func TestPlotfileReadExample(t *testing.T) {
+	p := mustBuild(t, exampleKeys...)
+	path := testDir + "/plt00000.h5"
+	for r := 0; r < 2; r++ {
+		plan := stepPlan(t, p, patterns.PhaseRead, 0, r, 2)
+		checkOps(t, fmt.Sprintf("rank %d", r), plan.Ops, []opWant{
+			ow(patterns.OpenFile, path, true), ow(patterns.OpenGroup, "/level_0", true),
+			ow(patterns.OpenDataset, "/level_0/data:datatype=0", true), ow(patterns.Read, "/level_0/data:datatype=0", true),
+			ow(patterns.CloseDataset, "/level_0/data:datatype=0", true), ow(patterns.CloseGroup, "/level_0", true),
+			ow(patterns.CloseFile, path, true),
+		})
+		if !reflect.DeepEqual(plan.Ops[0].File, fapl(true)) {
+			t.Errorf("open %+v", plan.Ops[0].File)
+		}
+		rd := plan.Ops[3]
+		w := transfers(stepPlan(t, p, patterns.PhaseWrite, 0, r, 2), patterns.Write, "/level_0/data:datatype=0")[0]
+		if spanOf(t, rd) != spanOf(t, w) || rd.Transfer.Variable != w.Transfer.Variable || rd.Step != w.Step ||
+			rd.Transfer.Buffer == w.Transfer.Buffer || rd.Transfer.Data != nil || rd.Transfer.Unchecked {
+			t.Errorf("rank %d: read %+v does not mirror the write %+v", r, *rd.Transfer, *w.Transfer)
+		}
+	}
+}
+
+// TestParticleReadExample mirrors RestartHDF5 at 2 ranks: boxes (verified against their
+// BoxArray order), the ngrids pass, nparticles_grid (unverified), then each owned grid's
+// int and real records, all independent.
+func TestParticleReadExample(t *testing.T) {
+	p := mustBuild(t, exampleKeys...)
+	path := testDir + "/plt00000/particle0/particle0.h5"
+	for r := 0; r < 2; r++ {
+		plan := stepPlan(t, p, patterns.PhaseRead, 1, r, 2)
+		want := []opWant{ow(patterns.OpenFile, path, true),
+			ow(patterns.OpenGroup, "/level_0", true), ow(patterns.OpenDataset, "/level_0/boxes", true),
+			ow(patterns.Read, "/level_0/boxes", false), ow(patterns.CloseDataset, "/level_0/boxes", true), ow(patterns.CloseGroup, "/level_0", true),
+			ow(patterns.OpenGroup, "/level_0", true), ow(patterns.CloseGroup, "/level_0", true),
+			ow(patterns.OpenGroup, "/level_0", true), ow(patterns.OpenDataset, "/level_0/nparticles_grid", true),
+			ow(patterns.Read, "/level_0/nparticles_grid", false), ow(patterns.CloseDataset, "/level_0/nparticles_grid", true),
+			ow(patterns.OpenDataset, "/level_0/data:datatype=0", true), ow(patterns.OpenDataset, "/level_0/data:datatype=1", true)}
+		for g := 0; g < 4; g++ {
+			want = append(want, ow(patterns.Read, "/level_0/data:datatype=0", false), ow(patterns.Read, "/level_0/data:datatype=1", false))
+		}
+		want = append(want, ow(patterns.CloseDataset, "/level_0/data:datatype=0", true), ow(patterns.CloseDataset, "/level_0/data:datatype=1", true),
+			ow(patterns.CloseGroup, "/level_0", true), ow(patterns.CloseFile, path, true))
+		checkOps(t, fmt.Sprintf("rank %d", r), plan.Ops, want)
+		if !reflect.DeepEqual(plan.Ops[0].File, fapl(true)) {
+			t.Errorf("open %+v", plan.Ops[0].File)
+		}
+		boxes := plan.Ops[3].Transfer
+		if string(boxes.Data) != string(wantBoxes(NestedLevels(16, 8)[0].Boxes...)) || boxes.Unchecked ||
+			!reflect.DeepEqual(boxes.Selection, patterns.All(u(8))) {
+			t.Errorf("rank %d: boxes read %+v", r, *boxes)
+		}
+		npg := plan.Ops[10].Transfer
+		if !npg.Unchecked || npg.Data != nil || !reflect.DeepEqual(npg.Selection, patterns.All(u(8))) {
+			t.Errorf("rank %d: nparticles_grid read %+v", r, *npg)
+		}
+		// Rank r owns grids 4r..4r+3, 512 particles each, stored in that order.
+		for k, op := range transfers(plan, patterns.Read, "/level_0/data:datatype=0") {
+			g := uint64(4*r + k)
+			if s := spanOf(t, op); s != (span{g * 512 * 6, 512 * 6}) {
+				t.Errorf("rank %d grid %d: ints %v", r, g, s)
+			}
+		}
+	}
+}
+
+// TestReadPartitions: whatever the reader's rank count, the data reads of every file cover
+// each dataset exactly once (so every element is verified), for the example, an uneven
+// grid and h5bench's sample.
+func TestReadPartitions(t *testing.T) {
+	pats := map[string]*Pattern{
+		"example": mustBuild(t, exampleKeys...),
+		"uneven":  mustBuild(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3"),
+		"sample":  mustBuild(t, sampleKeys...),
+	}
+	for name, p := range pats {
+		for _, R := range []int{1, 2, 3, 4, 7} {
+			for s := 0; s < p.Steps(); s++ {
+				spans := map[string][]span{}
+				totals := map[string]uint64{}
+				for r := 0; r < R; r++ {
+					plan := stepPlan(t, p, patterns.PhaseRead, s, r, R)
+					for _, op := range plan.Ops {
+						if op.Kind != patterns.Read || op.Transfer.Data != nil || op.Transfer.Unchecked {
+							continue
+						}
+						spans[op.Path] = append(spans[op.Path], spanOf(t, op))
+						totals[op.Path] = op.Transfer.FileShape[0]
+					}
+				}
+				if len(spans) == 0 {
+					t.Fatalf("%s R=%d step %d: nothing read", name, R, s)
+				}
+				for ds, sp := range spans {
+					checkPartition(t, fmt.Sprintf("%s R=%d step %d %s", name, R, s, ds), sp, totals[ds])
+				}
+			}
+		}
+	}
+}
+
+// TestReadMirrorsWriteShapes: the read plans' file shapes are the written datasets'.
+func TestReadMirrorsWriteShapes(t *testing.T) {
+	p := mustBuild(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3")
+	for s := 0; s < p.Steps(); s++ {
+		shapes := map[string][]uint64{}
+		for _, op := range stepPlan(t, p, patterns.PhaseWrite, s, 0, 3).Ops {
+			if op.Kind == patterns.CreateDataset {
+				shapes[op.Path] = op.Dataset.Shape
+			}
+		}
+		for r := 0; r < 2; r++ {
+			for _, op := range stepPlan(t, p, patterns.PhaseRead, s, r, 2).Ops {
+				if op.Kind == patterns.Read && !reflect.DeepEqual(op.Transfer.FileShape, shapes[op.Path]) {
+					t.Errorf("step %d rank %d %s: read shape %v, written %v", s, r, op.Path, op.Transfer.FileShape, shapes[op.Path])
+				}
+			}
+		}
+	}
+}
