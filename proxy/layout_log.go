@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -161,6 +162,11 @@ func (l *logLayout) open(op *patterns.Op) (err error) {
 	var id h5.ID
 	nlogs := 0
 	if op.Kind == patterns.CreateFile {
+		if op.File.MakeDirs {
+			if err := os.MkdirAll(filepath.Dir(op.Path), 0o755); err != nil {
+				return fmt.Errorf("creating the directory of %s: %w", op.Path, err)
+			}
+		}
 		if id, err = h5.CreateFile(op.Path, a); err != nil {
 			return err
 		}

@@ -225,7 +225,12 @@ func (l *subfilingLayout) create(op *patterns.Op) (err error) {
 		}
 	}()
 	var rmErr error
-	if comm.Rank() == 0 {
+	if op.File.MakeDirs {
+		if err := os.MkdirAll(filepath.Dir(op.Path), 0o755); err != nil {
+			rmErr = fmt.Errorf("creating the directory of %s: %w", op.Path, err)
+		}
+	}
+	if comm.Rank() == 0 && rmErr == nil {
 		rmErr = removeSubfiled(op.Path)
 	}
 	if err := agreeOn(comm, rmErr, "removing the previous files of "+op.Path); err != nil {
