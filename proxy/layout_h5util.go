@@ -235,3 +235,31 @@ func unescapePath(p string) (string, bool) {
 	}
 	return strings.Join(parts, "/"), internal
 }
+
+// convertObjects is the frame Replay and Fuse share: it creates outPath (serial), copies
+// the root attributes of in (unescape: as copyAttributes) and hands every object of in,
+// in walk order (parents first), to each.
+func convertObjects(in h5.ID, outPath, verb string, unescape bool, each func(o h5.Object, out h5.ID) error) (err error) {
+	objs, err := h5.Walk(in)
+	if err != nil {
+		return err
+	}
+	out, err := h5.CreateFile(outPath, h5.Access{})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := h5.CloseFile(out); err == nil {
+			err = cerr
+		}
+	}()
+	if err := copyAttributes(in, out, unescape); err != nil {
+		return fmt.Errorf("%s: root attributes: %w", verb, err)
+	}
+	for _, o := range objs {
+		if err := each(o, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}

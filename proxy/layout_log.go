@@ -720,32 +720,16 @@ func Replay(logPath, outPath string) (err error) {
 	if err := s.load(); err != nil {
 		return err
 	}
-	objs, err := h5.Walk(in)
-	if err != nil {
-		return err
-	}
-	out, err := h5.CreateFile(outPath, h5.Access{})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := h5.CloseFile(out); err == nil {
-			err = cerr
-		}
-	}()
-	if err := copyAttributes(in, out, true); err != nil {
-		return fmt.Errorf("replay: root attributes: %w", err)
-	}
-	for _, o := range objs {
+	return convertObjects(in, outPath, "replay", true, func(o h5.Object, out h5.ID) error {
 		user, internal := unescapePath(o.Path)
 		if internal {
-			continue
+			return nil
 		}
 		if err := replayObject(&s, o, user, out); err != nil {
 			return fmt.Errorf("replay %s: %w", user, err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // replayObject copies one group or anchor of a log file into out.

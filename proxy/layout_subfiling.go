@@ -610,28 +610,12 @@ func Fuse(masterPath, outPath string) (err error) {
 			err = cerr
 		}
 	}()
-	objs, err := h5.Walk(in)
-	if err != nil {
-		return err
-	}
-	out, err := h5.CreateFile(outPath, h5.Access{})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := h5.CloseFile(out); err == nil {
-			err = cerr
-		}
-	}()
-	if err := copyAttributes(in, out, false); err != nil {
-		return fmt.Errorf("fuse: root attributes: %w", err)
-	}
-	for _, o := range objs {
+	return convertObjects(in, outPath, "fuse", false, func(o h5.Object, out h5.ID) error {
 		if err := fuseObject(in, out, masterPath, o); err != nil {
 			return fmt.Errorf("fuse %s: %w", o.Path, err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // fuseObject copies one group or dataset of a master into out.
