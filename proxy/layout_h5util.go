@@ -263,3 +263,31 @@ func convertObjects(in h5.ID, outPath, verb string, unescape bool, each func(o h
 	}
 	return nil
 }
+
+// copySlabs fills dataset dst (of spec) slab by slab (copyChunkBytes at a time) with what
+// read returns for each slab's transfer; a slab read reports as not found is skipped.
+func copySlabs(dst h5.ID, spec patterns.DatasetSpec, read func(t *patterns.Transfer, buf []byte) (bool, error)) error {
+	var buf []byte
+	for _, sel := range slabs(spec.Shape, spec.Type.Size, copyChunkBytes) {
+		n := sel.NPoints(spec.Shape)
+		t := &patterns.Transfer{MemType: spec.Type, MemShape: []uint64{n}, FileType: spec.Type, FileShape: spec.Shape, Selection: sel}
+		if len(spec.Shape) == 0 {
+			t.MemShape = nil
+		}
+		if need := int(n) * spec.Type.Size; cap(buf) < need {
+			buf = make([]byte, need)
+		}
+		b := buf[:int(n)*spec.Type.Size]
+		found, err := read(t, b)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		if err := h5.Write(dst, t, false, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -765,28 +765,10 @@ func replayObject(s *logStore, o h5.Object, user string, out h5.ID) error {
 	if err := copyAttributes(src, dst, true); err != nil {
 		return err
 	}
-	var buf []byte
-	for _, sel := range slabs(d.Shape, d.Type.Size, copyChunkBytes) {
-		n := sel.NPoints(d.Shape)
-		t := &patterns.Transfer{MemType: d.Type, MemShape: []uint64{n}, FileType: d.Type, FileShape: d.Shape, Selection: sel}
-		if len(d.Shape) == 0 {
-			t.MemShape = nil
-		}
-		if need := int(n) * d.Type.Size; cap(buf) < need {
-			buf = make([]byte, need)
-		}
-		found, err := s.read(user, t, buf[:int(n)*d.Type.Size], nil, nil)
-		if err != nil {
-			return err
-		}
-		if !found {
-			continue // nothing written there: leave it unwritten, as the real code did
-		}
-		if err := h5.Write(dst, t, false, buf[:int(n)*d.Type.Size]); err != nil {
-			return err
-		}
-	}
-	return nil
+	// Elements nothing wrote stay unwritten, as in the real code's file.
+	return copySlabs(dst, *d, func(t *patterns.Transfer, buf []byte) (bool, error) {
+		return s.read(user, t, buf, nil, nil)
+	})
 }
 
 // copyAttributes copies every attribute of src to dst; with unescape, the layout's own

@@ -661,25 +661,9 @@ func fuseObject(in, out h5.ID, masterPath string, o h5.Object) error {
 	if err := copyAttributes(src, dst, false); err != nil {
 		return err
 	}
-	var buf []byte
-	for _, sel := range slabs(spec.Shape, spec.Type.Size, copyChunkBytes) {
-		n := sel.NPoints(spec.Shape)
-		t := &patterns.Transfer{MemType: spec.Type, MemShape: []uint64{n}, FileType: spec.Type, FileShape: spec.Shape, Selection: sel}
-		if len(spec.Shape) == 0 {
-			t.MemShape = nil
-		}
-		if need := int(n) * spec.Type.Size; cap(buf) < need {
-			buf = make([]byte, need)
-		}
-		b := buf[:int(n)*spec.Type.Size]
-		if err := h5.Read(src, t, false, b); err != nil {
-			return err
-		}
-		if err := h5.Write(dst, t, false, b); err != nil {
-			return err
-		}
-	}
-	return nil
+	return copySlabs(dst, spec, func(t *patterns.Transfer, buf []byte) (bool, error) {
+		return true, h5.Read(src, t, false, buf)
+	})
 }
 
 // sourceSpec completes a virtual dataset's spec with the creation properties of the
