@@ -291,3 +291,16 @@ func copySlabs(dst h5.ID, spec patterns.DatasetSpec, read func(t *patterns.Trans
 	}
 	return nil
 }
+
+// openShape opens a dataset of file f just long enough to read its current extent.
+func openShape(f h5.ID, path string) ([]uint64, error) {
+	id, err := h5.OpenDataset(f, path)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := h5.DatasetShape(id)
+	if cerr := h5.CloseDataset(id); err == nil {
+		err = cerr
+	}
+	return shape, err
+}

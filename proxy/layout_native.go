@@ -178,15 +178,7 @@ func (l *nativeLayout) Shape(path string) ([]uint64, error) {
 	if id, ok := f.objs[path]; ok && (f.kinds[path] == patterns.CreateDataset || f.kinds[path] == patterns.OpenDataset) {
 		return h5.DatasetShape(id)
 	}
-	id, err := h5.OpenDataset(f.id, path)
-	if err != nil {
-		return nil, err
-	}
-	shape, err := h5.DatasetShape(id)
-	if cerr := h5.CloseDataset(id); err == nil {
-		err = cerr
-	}
-	return shape, err
+	return openShape(f.id, path)
 }
 
 // Abort closes everything still open, innermost file first.

@@ -568,15 +568,7 @@ func (l *subfilingLayout) Shape(path string) ([]uint64, error) {
 	if id, ok := f.objs.ids[path]; ok && !isGroupKind(f.objs.kinds[path]) {
 		return h5.DatasetShape(id)
 	}
-	id, err := h5.OpenDataset(f.id, path)
-	if err != nil {
-		return nil, err
-	}
-	shape, err := h5.DatasetShape(id)
-	if cerr := h5.CloseDataset(id); err == nil {
-		err = cerr
-	}
-	return shape, err
+	return openShape(f.id, path)
 }
 
 // Abort closes everything still open, innermost first; no master is written.
