@@ -84,6 +84,30 @@ func (t *Table) Lookup(key string) (*Spec, bool) {
 	return nil, false
 }
 
+// Duplicates returns the names (keys or aliases, compared case-insensitively) declared
+// more than once, so a table's test can insist on none: Lookup would silently take the
+// first declaration.
+func (t *Table) Duplicates() []string {
+	seen := map[string]int{}
+	for _, s := range t.Specs {
+		names := map[string]bool{} // an alias may repeat its key in another case
+		for _, n := range append([]string{s.Key}, s.Aliases...) {
+			names[strings.ToLower(n)] = true
+		}
+		for n := range names {
+			seen[n]++
+		}
+	}
+	var dup []string
+	for n, c := range seen {
+		if c > 1 {
+			dup = append(dup, n)
+		}
+	}
+	sort.Strings(dup)
+	return dup
+}
+
 // Keys returns the declared key names, sorted.
 func (t *Table) Keys() []string {
 	k := make([]string, len(t.Specs))

@@ -359,6 +359,18 @@ func TestLookupAndKeys(t *testing.T) {
 	}
 }
 
+func TestDuplicates(t *testing.T) {
+	if d := table().Duplicates(); len(d) != 0 {
+		t.Errorf("Duplicates() of a clean table = %v", d)
+	}
+	tb := &Table{Name: "t", Specs: []Spec{
+		{Key: "a", Aliases: []string{"A"}, Kind: String}, {Key: "B", Aliases: []string{"c"}, Kind: String}, {Key: "C", Kind: String}, {Key: "A", Kind: String},
+	}}
+	if d := tb.Duplicates(); !reflect.DeepEqual(d, []string{"a", "c"}) {
+		t.Errorf("Duplicates() = %v, want [a c]", d)
+	}
+}
+
 func TestKindString(t *testing.T) {
 	for k, want := range map[Kind]string{String: "string", Bool: "bool", Int: "int", Size: "size", Duration: "duration", Enum: "enum", Float: "float"} {
 		if got := k.String(); got != want {

@@ -104,8 +104,6 @@ var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
 	{Key: "async.mem_limit", Aliases: []string{"IO_MEM_LIMIT"}, Kind: options.Size, Default: "0", Help: "background modes: at each step start, if staged bytes in flight >= this, wait for earlier steps' I/O (h5bench IO_MEM_LIMIT; 0: always)"},
 	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
 	{Key: "cache.capacity", Aliases: []string{"HDF5_CACHE_STORAGE_SIZE"}, Kind: options.Size, Default: "1GiB", Min: options.Bound(4096), Help: "cache mode: bytes of node-local storage per rank; full of unmigrated data, writers wait"},
-	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
-	{Key: "cache.capacity", Aliases: []string{"HDF5_CACHE_STORAGE_SIZE"}, Kind: options.Size, Default: "1GiB", Min: options.Bound(4096), Help: "cache mode: bytes of node-local storage per rank; full of unmigrated data, writers wait"},
 	{Key: "compute_jitter", Kind: options.Float, Default: "0", Help: "relative jitter of each compute period: d*(1+j*u), u uniform in [-1,1], seeded per rank and step"},
 	{Key: "compute_trace", Kind: options.String, Help: "file of per-step compute durations (one per line, e.g. 1.5s or '250 ms'); overrides compute_time"},
 }}
