@@ -60,6 +60,9 @@ type Config struct {
 	// IO_MEM_LIMIT.
 	StagingBytes int    `json:"-"`
 	MemLimit     uint64 `json:"-"`
+	// WriteMemcpy makes async writes copy their data into staging (the Async VOL built
+	// with ENABLE_WRITE_MEMCPY); without it the data is generated in staging memory.
+	WriteMemcpy bool `json:"-"`
 	// CachePath and CacheCapacity configure the cache mode's node-local storage.
 	CachePath     string `json:"-"`
 	CacheCapacity int    `json:"-"`
@@ -101,6 +104,7 @@ var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
 	{Key: "subfiling.ranks_per_file", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "subfiling layout: ranks per subfile (consecutive ranks); 0: see subfiling.count; exclusive with subfiling.count"},
 	{Key: "log.read_gap", Kind: options.Size, Default: "64KiB", Help: "log layout: reads fetch pieces of the data logs closer than this many bytes with one read"},
 	{Key: "async.staging_bytes", Kind: options.Size, Default: "512MiB", Min: options.Bound(1), Help: "async mode: memory for copies of write buffers in flight; when full the caller waits (backpressure, measured)"},
+	{Key: "async.write_memcpy", Kind: options.Bool, Default: "YES", Help: "async mode: YES copies each write's data into staging and charges the copy to the caller (the Async VOL built with ENABLE_WRITE_MEMCPY); NO is the Async VOL's default build, which copies nothing and leaves double buffering to the application: each step's data is generated directly in a staging buffer that is not reused until its writes ran (waits for a free buffer are charged); the cache mode always copies (its copy is the node-local write)"},
 	{Key: "async.mem_limit", Aliases: []string{"IO_MEM_LIMIT"}, Kind: options.Size, Default: "0", Help: "background modes: at each step start, if staged bytes in flight >= this, wait for earlier steps' I/O (h5bench IO_MEM_LIMIT; 0: always)"},
 	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
 	{Key: "cache.capacity", Aliases: []string{"HDF5_CACHE_STORAGE_SIZE"}, Kind: options.Size, Default: "1GiB", Min: options.Bound(4096), Help: "cache mode: bytes of node-local storage per rank; full of unmigrated data, writers wait"},
@@ -161,6 +165,7 @@ func (c *Config) sessionKVs() []options.KV {
 		{Key: "compute_time", Value: c.ComputePerStep.String()}, {Key: "compute_kind", Value: c.ComputeKind.String()},
 		{Key: "fill", Value: c.Fill.String()}, {Key: "mpiio.file_view", Value: fmt.Sprint(c.MPIIOFileView)},
 		{Key: "async.staging_bytes", Value: fmt.Sprint(c.StagingBytes)}, {Key: "async.mem_limit", Value: fmt.Sprint(c.MemLimit)},
+		{Key: "async.write_memcpy", Value: fmt.Sprint(c.WriteMemcpy)},
 		{Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter)}, {Key: "cache.capacity", Value: fmt.Sprint(c.CacheCapacity)},
 		{Key: "seed", Value: fmt.Sprint(c.Seed)}, {Key: "verify", Value: string(c.Verify)},
 		{Key: "subfiling.count", Value: fmt.Sprint(c.SubfilingCount)}, {Key: "subfiling.ranks_per_file", Value: fmt.Sprint(c.SubfilingRanksPerFile)},
@@ -188,6 +193,8 @@ func (c *Config) apply(key string, v *options.Values) {
 		c.Layout = v.String(key)
 	case "async.staging_bytes":
 		c.StagingBytes = int(v.Int(key))
+	case "async.write_memcpy":
+		c.WriteMemcpy = v.Bool(key)
 	case "async.mem_limit":
 		c.MemLimit = v.Uint(key)
 	case "cache.path":
@@ -249,6 +256,10 @@ func (c *Config) Validate() error {
 	if c.SubfilingCount > 0 && c.SubfilingRanksPerFile > 0 {
 		return &options.Error{Table: "session", Key: "subfiling.ranks_per_file", Value: fmt.Sprint(c.SubfilingRanksPerFile),
 			Reason: fmt.Sprintf("exclusive with subfiling.count=%d", c.SubfilingCount), Allowed: "0 when subfiling.count is set"}
+	}
+	if !c.WriteMemcpy && c.Mode == "cache" {
+		return &options.Error{Table: "session", Key: "async.write_memcpy", Value: "NO",
+			Reason: "the cache mode always copies: its copy is the write to node-local storage", Allowed: "YES with mode=cache"}
 	}
 	if c.ComputeJitter < 0 || c.ComputeJitter > 1 {
 		return &options.Error{Table: "session", Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter), Reason: "out of range", Allowed: "0..1"}

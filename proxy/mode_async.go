@@ -14,7 +14,9 @@ import (
 // end drain it; a background failure is sticky and surfaces at the next wait or phase end
 // naming the step, operation and object. Reads run in order (the caller waits for its
 // data); read-ahead (Prefetch) lets the next step's reads run during the caller's compute.
-// A write larger than the whole pool drains the queue and runs synchronously.
+// A write larger than the whole pool drains the queue and runs synchronously. With
+// async.write_memcpy=NO (the Async VOL's default build) writes are not copied: the data is
+// generated in lent staging memory instead (lending.go).
 //
 // The cache mode is the same machinery with another stager (node-local storage instead of
 // memory) and a local read path.
@@ -36,6 +38,8 @@ type asyncMode struct {
 	inFlight *atomic.Int64
 	// hits counts reads served by local.
 	hits atomic.Int64
+	// lendWrites lends staging memory for write data instead of copying (lending.go).
+	lendWrites bool
 }
 
 // prefetched is an operation submitted ahead; release returns its staging memory after
@@ -55,7 +59,9 @@ func keyOf(op *patterns.Op) opKey { return opKey{op.Kind, op.Path, op.Step} }
 
 func init() {
 	registerMode("async", func(under Layout, env modeEnv) (Mode, error) {
-		return newAsyncMode(under, env.cfg.StagingBytes), nil
+		m := newAsyncMode(under, env.cfg.StagingBytes)
+		m.lendWrites = !env.cfg.WriteMemcpy
+		return m, nil
 	})
 }
 

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -196,5 +197,89 @@ func TestThreadLevelRefusal(t *testing.T) {
 	}
 	if err := checkThreadLevel("async", mpi.ThreadMultiple); err != nil {
 		t.Errorf("MPI_THREAD_MULTIPLE refused: %v", err)
+	}
+}
+
+// TestAsyncLendsWrites: with async.write_memcpy=NO a step's data is generated once per
+// buffer directly in staging memory shared by the writes naming it; the memory returns to
+// the pool only after those writes ran, and a full pool makes the next step wait.
+func TestAsyncLendsWrites(t *testing.T) {
+	f := &fakeLayout{data: map[string][]byte{}, gate: make(chan struct{})}
+	m := newAsyncMode(f, 8)
+	m.lendWrites = true
+	defer m.Close()
+	write := func(path, buffer string, step int) patterns.Op {
+		op := *writeOp(path, step, 4)
+		op.Transfer.Buffer = buffer
+		return op
+	}
+	fills := 0
+	fill := func(op *patterns.Op, buf []byte, _ *sample) error {
+		fills++
+		copy(buf, strings.Repeat(op.Transfer.Buffer, 4))
+		return nil
+	}
+	run := func(plan *patterns.Plan) error {
+		ln := newLending(m, plan)
+		defer ln.done()
+		var smp sample
+		for i := range plan.Ops {
+			op := &plan.Ops[i]
+			l, err := ln.buffer(op, &smp, fill)
+			if err != nil || l == nil {
+				return fmt.Errorf("lend %s: %v (lent %v)", op.Path, err, l != nil)
+			}
+			if err := ln.exec(op, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Step 0: /a and /b share buffer p (one fill), /c has its own: the pool is full.
+	step0 := &patterns.Plan{Ops: []patterns.Op{write("/a", "p", 0), write("/b", "p", 0), write("/c", "q", 0)}}
+	if err := run(step0); err != nil {
+		t.Fatal(err)
+	}
+	if fills != 2 || m.pool.inUse != 8 || m.InFlight() != 12 {
+		t.Errorf("after step 0: %d fills (want 2), %d bytes lent (want 8), %d in flight (want 12)", fills, m.pool.inUse, m.InFlight())
+	}
+	done := make(chan error)
+	go func() { done <- run(&patterns.Plan{Ops: []patterns.Op{write("/d", "r", 1)}}) }()
+	select {
+	case err := <-done:
+		t.Fatalf("step 1 got a buffer from a full pool (%v)", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	f.gate <- struct{}{} // /a ran, but /b still reads buffer p
+	select {
+	case err := <-done:
+		t.Fatalf("buffer p returned while /b still needed it (%v)", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	f.gate <- struct{}{} // /b ran: p is free
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		f.gate <- struct{}{}
+	}
+	if err := m.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/a": "pppp", "/b": "pppp", "/c": "qqqq", "/d": "rrrr"} {
+		if got := string(f.data[path]); got != want {
+			t.Errorf("%s holds %q, want %q", path, got, want)
+		}
+	}
+	if m.pool.inUse != 0 || m.InFlight() != 0 {
+		t.Errorf("after wait: %d bytes lent, %d in flight", m.pool.inUse, m.InFlight())
+	}
+	if _, blocked := m.pool.takeStats(); blocked < 90*time.Millisecond {
+		t.Errorf("waiting for a free buffer not measured: %v", blocked)
+	}
+	// Copying mode lends nothing: the caller takes the ordinary path.
+	m.lendWrites = false
+	if l, err := newLending(m, step0).buffer(&step0.Ops[0], &sample{}, fill); l != nil || err != nil {
+		t.Errorf("copying mode lent a buffer (%v)", err)
 	}
 }

@@ -213,7 +213,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if err != nil {
 		return s.fail(err)
 	}
-	if err := s.execute(&plan, &p.begin); err != nil {
+	if err := s.execute(&plan, &p.begin, false); err != nil {
 		return s.fail(err)
 	}
 	p.begin[mEnd] = now()
@@ -282,7 +282,7 @@ func (s *Session) Step(step int) error {
 	if err != nil {
 		return s.fail(err)
 	}
-	if err := s.execute(&plan, smp); err != nil {
+	if err := s.execute(&plan, smp, true); err != nil {
 		return s.fail(fmt.Errorf("step %d: %w", step, err))
 	}
 	// Background modes read the next step ahead while the caller computes.
@@ -365,7 +365,7 @@ func (s *Session) EndPhase() error {
 	if err != nil {
 		return s.fail(err)
 	}
-	if err := s.execute(&plan, &p.end); err != nil {
+	if err := s.execute(&plan, &p.end, false); err != nil {
 		return s.fail(err)
 	}
 	t := time.Now()
@@ -433,19 +433,32 @@ func (s *Session) fail(err error) error {
 	return err
 }
 
-// execute runs a plan's operations, charging time and bytes to smp.
-func (s *Session) execute(plan *patterns.Plan, smp *sample) error {
+// execute runs a plan's operations, charging time and bytes to smp. A step's writes
+// generate their data in lent staging memory when the mode lends (no write copy).
+func (s *Session) execute(plan *patterns.Plan, smp *sample, step bool) error {
+	var ln *lending
+	if step {
+		ln = newLending(s.stack, plan)
+		defer ln.done()
+	}
 	for i := range plan.Ops {
 		op := &plan.Ops[i]
 		var buf []byte
-		if op.Transfer != nil {
-			var err error
+		lent, err := ln.buffer(op, smp, s.fill)
+		if err != nil {
+			return err
+		}
+		if op.Transfer != nil && lent == nil {
 			if buf, err = s.buffer(op, smp); err != nil {
 				return err
 			}
 		}
 		t0 := time.Now()
-		err := s.stack.Exec(op, buf)
+		if lent != nil {
+			err = ln.exec(op, lent)
+		} else {
+			err = s.stack.Exec(op, buf)
+		}
 		smp.charge(op.Kind, time.Since(t0).Seconds())
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
@@ -482,15 +495,22 @@ func (s *Session) buffer(op *patterns.Op, smp *sample) ([]byte, error) {
 	if step, ok := s.phase.filled[t.Buffer]; ok && step == op.Step {
 		return buf, nil
 	}
+	s.phase.filled[t.Buffer] = op.Step
+	return buf, s.fill(op, buf, smp)
+}
+
+// fill writes op's data for this step into buf, charging the time to data preparation.
+func (s *Session) fill(op *patterns.Op, buf []byte, smp *sample) error {
+	t := op.Transfer
 	t0 := time.Now()
+	var err error
 	if t.Data != nil { // explicit contents (index datasets) whatever the fill
 		copy(buf, t.Data)
 	} else {
 		err = emulate.Fill(s.cfg.Fill, buf, bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
 	}
 	smp[mPrep] += time.Since(t0).Seconds()
-	s.phase.filled[t.Buffer] = op.Step
-	return buf, err
+	return err
 }
 
 // check1 verifies one read buffer against the seeded values, or against the transfer's

@@ -141,7 +141,7 @@ func TestWriteReadVerify(t *testing.T) {
 	dir := testDir(t)
 	if mpitest.Run(t, rankCounts...) {
 		for _, np := range rankCounts {
-			for _, mode := range modes {
+			for _, mode := range vpicModes {
 				for _, c := range combos {
 					checkIndependently(t, c, np, fileOf(dir, c.name+"-"+mode, np))
 				}
@@ -150,17 +150,29 @@ func TestWriteReadVerify(t *testing.T) {
 		return
 	}
 	size := world(t).Size()
-	for _, mode := range modes {
+	for _, mode := range vpicModes {
 		for _, c := range combos {
 			writeReadVerify(t, c, mode, fileOf(dir, c.name+"-"+mode, size), size)
 		}
 	}
 }
 
+// vpicModes adds the async mode without the write copy (data generated in lent staging
+// memory) to the VPIC end-to-end runs.
+var vpicModes = append(modes[:len(modes):len(modes)], "async-nocopy")
+
+// modeKV renders a tested mode as session options.
+func modeKV(mode string) string {
+	if mode == "async-nocopy" {
+		return "mode=async;async.write_memcpy=NO"
+	}
+	return "mode=" + mode
+}
+
 // writeReadVerify runs one combination under one mode and checks the report.
 func writeReadVerify(t *testing.T, c combo, mode, file string, size int) {
 	t.Helper()
-	cfg := config(t, c.kv+";mode="+mode, file)
+	cfg := config(t, c.kv+";"+modeKV(mode), file)
 	cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
 	if c.read {
 		cfg.Phases = append(cfg.Phases, patterns.PhaseRead)
@@ -193,7 +205,7 @@ func writeReadVerify(t *testing.T, c combo, mode, file string, size int) {
 	if world(t).Rank() == 0 {
 		checkJSONReport(t, cfg.ReportFile, rep)
 	}
-	if mode != "sync" && (rep.Phases[0].BackgroundTime.Max <= 0 || rep.ModeEffective != mode) {
+	if mode != "sync" && (rep.Phases[0].BackgroundTime.Max <= 0 || rep.ModeEffective != strings.TrimSuffix(mode, "-nocopy")) {
 		t.Errorf("%s %s: background time %v, mode %s", c.name, mode, rep.Phases[0].BackgroundTime, rep.ModeEffective)
 	}
 }
@@ -603,6 +615,8 @@ func TestConfigErrors(t *testing.T) {
 		{"SUBFILING=YES;subfiling.count=2;subfiling.ranks_per_file=2", `key "subfiling.ranks_per_file" value "2": exclusive with subfiling.count=2`},
 		{"subfiling.count=-1", `key "subfiling.count" value "-1": out of range`},
 		{"verify=yes;fill=random", `only seeded fills can be verified`},
+		{"mode=cache;async.write_memcpy=no", `key "async.write_memcpy" value "NO": the cache mode always copies`},
+		{"async.write_memcpy=maybe", `key "async.write_memcpy" value "maybe"`},
 	}
 	for _, c := range cases {
 		kvs, err := proxy.ParseKV(c.kv + ";file=x.h5")

@@ -1,11 +1,12 @@
 // Command overlap measures how much of the VPIC write I/O the background modes hide
 // behind emulated compute. In one MPI run it first measures the sync I/O time per step
 // (no compute), then for compute per step = 0, 0.5, 1.2 and 2 times that (spin compute,
-// which really occupies a core), runs sync, async and cache write phases interleaved
-// (A B C A B C ...) and prints medians: observed time, un-hidden I/O (observed time minus
-// compute, data preparation and the final drain) as a share of the sync I/O time, and the
-// hidden fraction. A second run checks the memory bound: async with a small staging
-// limit and no waits between steps, reporting the rise of peak RSS over the sync baseline.
+// which really occupies a core), runs sync, async (with and without the write copy, see
+// docs/modes.md) and cache write phases interleaved (A B C D A B C D ...) and prints
+// medians: observed time, un-hidden I/O (observed time minus compute, data preparation
+// and the final drain) as a share of the sync I/O time, and the hidden fraction. A second
+// run checks the memory bound: both async variants with a small staging limit and no
+// waits between steps, reporting the rise of peak RSS over the sync baseline.
 //
 // Ranks are launched without core binding (a rank's background thread needs the second
 // core): go run ./bench/overlap -np 1 -reps 5   # or: make bench
@@ -60,14 +61,30 @@ func main() {
 // computeKind is the emulated compute of every run.
 var computeKind string
 
-func newSession(mode, dim1 string, steps int, dir string, compute time.Duration, extra ...options.KV) (*proxy.Session, error) {
+// variant is a mode as compared: its label and options.
+type variant struct {
+	label string
+	kv    []options.KV
+}
+
+// variants are the strategies compared: sync, async with the write copy (the Async VOL
+// built with ENABLE_WRITE_MEMCPY), async without it (the Async VOL's default build; the
+// emulated application double-buffers in staging memory) and cache.
+var variants = []variant{
+	{"sync", []options.KV{{Key: "mode", Value: "sync"}}},
+	{"async", []options.KV{{Key: "mode", Value: "async"}}},
+	{"async-nocopy", []options.KV{{Key: "mode", Value: "async"}, {Key: "async.write_memcpy", Value: "NO"}}},
+	{"cache", []options.KV{{Key: "mode", Value: "cache"}}},
+}
+
+func newSession(v variant, dim1 string, steps int, dir string, compute time.Duration, extra ...options.KV) (*proxy.Session, error) {
 	kv := append([]options.KV{
-		{Key: "file", Value: filepath.Join(dir, "overlap-"+mode+".h5")}, {Key: "mode", Value: mode},
+		{Key: "file", Value: filepath.Join(dir, "overlap-"+v.label+".h5")},
 		{Key: "cache.path", Value: dir}, {Key: "compute_kind", Value: computeKind},
 		{Key: "compute_time", Value: compute.String()},
 		{Key: "NUM_DIMS", Value: "1"}, {Key: "DIM_1", Value: dim1}, {Key: "TIMESTEPS", Value: strconv.Itoa(steps)},
 		{Key: "COLLECTIVE_DATA", Value: "YES"},
-	}, extra...)
+	}, append(v.kv, extra...)...)
 	cfg, err := proxy.ParseOptions("vpic", kv)
 	if err != nil {
 		return nil, err
@@ -113,10 +130,9 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 	defer finalize()
 	runtime.LockOSThread()
 	rank0 := proxy.World().Rank() == 0
-	modes := []string{"sync", "async", "cache"}
 
 	// Sync I/O time per step, no compute: the yardstick.
-	base, err := newSession("sync", dim1, steps, dir, 0)
+	base, err := newSession(variants[0], dim1, steps, dir, 0)
 	if err != nil {
 		return err
 	}
@@ -134,42 +150,46 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 		fmt.Printf("VPIC 1-D write, %d ranks, DIM_1=%s (%.1f MiB per rank per step), %d steps, %s compute, %d runs per cell\n",
 			proxy.World().Size(), dim1, float64(mustSize(dim1)*32)/(1<<20), steps, computeKind, reps)
 		fmt.Printf("sync I/O time per step (median, no compute): %.3f s\n\n", ioPerStep)
-		fmt.Printf("%-8s %-6s %12s %12s %14s %8s\n", "compute", "mode", "observed s", "unhidden s", "unhidden/sync", "hidden")
+		fmt.Printf("%-8s %-12s %12s %12s %14s %8s\n", "compute", "mode", "observed s", "unhidden s", "unhidden/sync", "hidden")
 	}
 	for _, ratio := range []float64{0, 0.5, 1.2, 2} {
 		compute := time.Duration(ratio * ioPerStep * float64(time.Second))
 		sessions := map[string]*proxy.Session{}
-		for _, m := range modes {
-			if sessions[m], err = newSession(m, dim1, steps, dir, compute); err != nil {
+		for _, v := range variants {
+			if sessions[v.label], err = newSession(v, dim1, steps, dir, compute); err != nil {
 				return err
 			}
 		}
 		res := map[string][]run{}
 		for i := 0; i < reps; i++ {
-			for _, m := range modes {
-				r, err := phase(sessions[m])
+			for _, v := range variants {
+				r, err := phase(sessions[v.label])
 				if err != nil {
-					return fmt.Errorf("%s: %w", m, err)
+					return fmt.Errorf("%s: %w", v.label, err)
 				}
-				res[m] = append(res[m], r)
+				res[v.label] = append(res[v.label], r)
 			}
 		}
-		for _, m := range modes {
-			sessions[m].Close()
+		for _, v := range variants {
+			sessions[v.label].Close()
 		}
 		syncIO := median(pick(res["sync"], func(r run) float64 { return r.unhidden }))
-		for _, m := range modes {
+		for _, v := range variants {
+			m := v.label
 			obs := median(pick(res[m], func(r run) float64 { return r.observed }))
 			un := median(pick(res[m], func(r run) float64 { return r.unhidden }))
 			hid := median(pick(res[m], func(r run) float64 { return r.hidden }))
 			if rank0 {
-				fmt.Printf("%-8s %-6s %12.3f %12.3f %14.3f %8.3f\n", fmt.Sprintf("%.1fx", ratio), m, obs, un, un/syncIO, hid)
+				fmt.Printf("%-8s %-12s %12.3f %12.3f %14.3f %8.3f\n", fmt.Sprintf("%.1fx", ratio), m, obs, un, un/syncIO, hid)
 			}
 		}
 		if rank0 {
-			a := median(pick(res["async"], func(r run) float64 { return r.observed }))
 			s := median(pick(res["sync"], func(r run) float64 { return r.observed }))
-			fmt.Printf("%-8s async/sync observed time: %.3f\n\n", "", a/s)
+			fmt.Printf("%-8s observed time / sync:", "")
+			for _, v := range variants[1:] {
+				fmt.Printf(" %s %.3f", v.label, median(pick(res[v.label], func(r run) float64 { return r.observed }))/s)
+			}
+			fmt.Print("\n\n")
 		}
 	}
 	return nil
@@ -201,7 +221,7 @@ func memoryBound(dim1 string, steps int, staging, dir string) error {
 	if err != nil {
 		return err
 	}
-	s, err := newSession("sync", dim1, steps, dir, 0)
+	s, err := newSession(variants[0], dim1, steps, dir, 0)
 	if err != nil {
 		return err
 	}
@@ -210,29 +230,35 @@ func memoryBound(dim1 string, steps int, staging, dir string) error {
 	}
 	s.Close()
 	baseline := peakRSS()
-	// No data preparation and no waits between steps: the writer outruns the background,
-	// so staging fills up and backpressure must hold it at the limit.
-	a, err := newSession("async", dim1, steps, dir, 0, options.KV{Key: "fill", Value: "zero"},
-		options.KV{Key: "async.staging_bytes", Value: staging}, options.KV{Key: "async.mem_limit", Value: "1TiB"})
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if _, err := phase(a); err != nil {
-		return err
-	}
-	rep, err := a.Report()
-	if err != nil {
-		return err
-	}
-	p := rep.Phases[0]
-	rise := peakRSS() - baseline
 	if proxy.World().Rank() == 0 {
-		bound := 1.1*float64(limit) + 64<<20
-		fmt.Printf("memory bound (rank 0): staging limit %.0f MiB, staging high-water %.0f MiB, waited for room %.3f s;\n",
-			float64(limit)/(1<<20), p.StagingHigh.Max/(1<<20), p.StagingBlocked.Max)
-		fmt.Printf("  peak RSS %.0f MiB after sync, rise under async %.0f MiB (bound 1.1 x limit + 64 MiB = %.0f MiB): %s\n",
-			float64(baseline)/(1<<20), float64(rise)/(1<<20), bound/(1<<20), map[bool]string{true: "within", false: "EXCEEDED"}[float64(rise) <= bound])
+		fmt.Printf("memory bound (rank 0): staging limit %.0f MiB, bound on the peak RSS rise over sync 1.1 x limit + 64 MiB = %.0f MiB; peak RSS after sync %.0f MiB\n",
+			float64(limit)/(1<<20), (1.1*float64(limit)+64<<20)/(1<<20), float64(baseline)/(1<<20))
+	}
+	// No data preparation and no waits between steps: the writer outruns the background,
+	// so staging fills up and backpressure must hold it at the limit. Peak RSS only grows,
+	// so each async variant's rise includes the ones before it.
+	for _, v := range variants[1:3] {
+		a, err := newSession(v, dim1, steps, dir, 0, options.KV{Key: "fill", Value: "zero"},
+			options.KV{Key: "async.staging_bytes", Value: staging}, options.KV{Key: "async.mem_limit", Value: "1TiB"})
+		if err != nil {
+			return err
+		}
+		_, err = phase(a)
+		var rep *proxy.Report
+		if err == nil {
+			rep, err = a.Report()
+		}
+		a.Close()
+		if err != nil {
+			return err
+		}
+		p := rep.Phases[0]
+		rise := peakRSS() - baseline
+		if proxy.World().Rank() == 0 {
+			fmt.Printf("  %-12s staging high-water %.0f MiB, waited for room %.3f s, peak RSS rise %.0f MiB: %s\n",
+				v.label, p.StagingHigh.Max/(1<<20), p.StagingBlocked.Max, float64(rise)/(1<<20),
+				map[bool]string{true: "within", false: "EXCEEDED"}[float64(rise) <= 1.1*float64(limit)+64<<20])
+		}
 	}
 	return nil
 }
