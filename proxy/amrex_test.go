@@ -490,3 +490,51 @@ func checkChunking(t *testing.T, file, dset string, chunk []uint64, deflate int,
 		t.Errorf("%s %s: chunk %v deflate %d fill-never %v, want %v %d %v", file, dset, info.Chunk, info.Deflate, info.FillNever, chunk, deflate, fillNever)
 	}
 }
+
+// TestAMReXLayouts runs the example (plotfiles whose header rank 0 creates alone before
+// every rank reopens them) under the mpiio, log and subfiling layouts in sync and async
+// mode at 1, 2 and 4 ranks, reading everything back verified; rank 0 then turns the log
+// and subfiled files into plain ones (replay, fuse), which the parent checks like native
+// files: structure, attributes and values.
+func TestAMReXLayouts(t *testing.T) {
+	dir := testDir(t)
+	if mpitest.Run(t, rankCounts...) {
+		if !inspect.Available() {
+			t.Skip("independent reader not built (gonum tag)")
+		}
+		for _, np := range rankCounts {
+			for _, layout := range strategyLayouts {
+				checkAMReXExample(t, amrexOut(dir, layout+"-plain", np), np)
+			}
+		}
+		return
+	}
+	size := world(t).Size()
+	both := []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
+	for _, layout := range append([]string{"mpiio"}, strategyLayouts...) {
+		for _, mode := range []string{"sync", "async"} {
+			out := amrexOut(dir, layout+"-"+mode, size)
+			runAMReX(t, amrexConfig(t, amrexExample+";verify=yes;mode="+mode+layoutKV(layout, size), out, both...))
+		}
+	}
+	if world(t).Rank() != 0 {
+		return
+	}
+	for _, layout := range strategyLayouts {
+		convert := proxy.Replay
+		if layout == "subfiling" {
+			convert = proxy.Fuse
+		}
+		in, out := amrexOut(dir, layout+"-sync", size), amrexOut(dir, layout+"-plain", size)
+		for i := 0; i < 2; i++ {
+			for _, f := range []string{fmt.Sprintf("plt%05d.h5", i), filepath.Join(fmt.Sprintf("plt%05d", i), "particle0", "particle0.h5")} {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(out, f)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := convert(filepath.Join(in, f), filepath.Join(out, f)); err != nil {
+					t.Fatalf("%s %s: %v", layout, f, err)
+				}
+			}
+		}
+	}
+}

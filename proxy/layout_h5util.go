@@ -3,6 +3,8 @@ package proxy
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -11,18 +13,31 @@ import (
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
-// Helpers of the log and subfiling layouts over package h5 and mpi, and the escaping of
-// user names in log files.
+// Helpers of the layouts over package h5 and mpi, and the escaping of user names in log
+// files.
 
 // fileComm returns the communicator a file of the plan works on: the layout's for a
-// parallel file, a single-rank one (split off collectively, freed by the caller) for a
-// per-rank file.
+// parallel file, a single-rank one (freed by the caller) for a per-rank file. The latter
+// duplicates MPI_COMM_SELF, which involves no other rank: plans open per-rank files on
+// some ranks only (AMReX's header is created by rank 0 alone).
 func fileComm(env layoutEnv, parallel bool) (c mpi.Comm, own bool, err error) {
 	if parallel {
 		return env.comm.c, false, nil
 	}
-	c, err = env.comm.c.Split(env.comm.c.Rank(), 0)
+	c, err = mpi.Self().Dup()
 	return c, err == nil, err
+}
+
+// makeDirs creates the missing parent directories of a file op creates, when its plan
+// asks for them.
+func makeDirs(op *patterns.Op) error {
+	if !op.File.MakeDirs {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(op.Path), 0o755); err != nil {
+		return fmt.Errorf("creating the directory of %s: %w", op.Path, err)
+	}
+	return nil
 }
 
 // int64Attr is a 1-D I64 attribute (little-endian, like the Log VOL's _dims).

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -162,10 +161,8 @@ func (l *logLayout) open(op *patterns.Op) (err error) {
 	var id h5.ID
 	nlogs := 0
 	if op.Kind == patterns.CreateFile {
-		if op.File.MakeDirs {
-			if err := os.MkdirAll(filepath.Dir(op.Path), 0o755); err != nil {
-				return fmt.Errorf("creating the directory of %s: %w", op.Path, err)
-			}
+		if err := makeDirs(op); err != nil {
+			return err
 		}
 		if id, err = h5.CreateFile(op.Path, a); err != nil {
 			return err

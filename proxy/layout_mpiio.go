@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bytes"
+	"encoding/gob"
 	"errors"
 	"fmt"
 
@@ -12,25 +14,59 @@ import (
 // of IOR's and h5perf's HDF5-versus-MPI-IO comparison on the same access pattern. Every
 // dataset gets a contiguous region of one shared file, allocated in creation order the way
 // HDF5 allocates contiguous datasets; groups and attributes cost nothing. A read phase can
-// read what the same session wrote (the regions are kept in memory, the file has no
-// metadata).
+// read what the same session wrote (the regions are kept in memory per file, the file
+// has no metadata); a file reopened for writing gains regions after its earlier ones.
 type mpiioLayout struct {
-	env     layoutEnv
-	file    *mpi.File
-	self    mpi.Comm // for per-rank files
-	next    int64
-	regions map[string]region
+	env   layoutEnv
+	file  *mpi.File
+	self  mpi.Comm // for per-rank files
+	comm  mpi.Comm // the open file's communicator
+	files map[string]*rawFile
+	cur   *rawFile // the open file's
+}
+
+// rawFile is the layout of one raw file: its datasets' regions and the next free offset.
+type rawFile struct {
+	Next    int64
+	Regions map[string]region
 }
 
 type region struct {
-	offset int64
-	shape  []uint64
-	elem   int
+	Offset int64
+	Shape  []uint64
+	Elem   int
+}
+
+// agreeOnRegions gives every rank rank 0's layout of a file opened in parallel (collective
+// on the file's communicator). Plans create some files on rank 0 alone before every rank
+// reopens them (AMReX's headers); the other ranks never saw those datasets laid out.
+func (l *mpiioLayout) agreeOnRegions(path string) error {
+	var b []byte
+	if l.comm.Rank() == 0 {
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(l.files[path]); err != nil {
+			return fmt.Errorf("mpiio layout: %s: encoding the regions: %w", path, err)
+		}
+		b = buf.Bytes()
+	}
+	b, err := l.comm.BcastBytes(b, 0)
+	if err != nil {
+		return err
+	}
+	var rf rawFile
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&rf); err != nil {
+		return fmt.Errorf("mpiio layout: %s: decoding rank 0's regions: %w", path, err)
+	}
+	if rf.Regions == nil {
+		rf.Regions = map[string]region{}
+	}
+	l.files[path] = &rf
+	return nil
 }
 
 func init() {
 	registerLayout("mpiio", func(env layoutEnv) (Layout, error) {
-		return &mpiioLayout{env: env, regions: map[string]region{}}, nil
+		return &mpiioLayout{env: env, files: map[string]*rawFile{}}, nil
 	})
 }
 
@@ -40,41 +76,69 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 		if l.file != nil {
 			return errors.New("mpiio layout: one file at a time")
 		}
-		comm := l.env.comm.c
-		if !op.File.Parallel {
-			self, err := comm.Split(comm.Rank(), 0)
-			if err != nil {
+		if op.Kind == patterns.CreateFile {
+			if err := makeDirs(op); err != nil {
 				return err
 			}
-			l.self, comm = self, self
 		}
-		f, err := mpi.OpenFile(comm, op.Path, op.Kind == patterns.CreateFile)
+		comm, own, err := fileComm(l.env, op.File.Parallel)
 		if err != nil {
 			return err
 		}
-		l.file = f
-		if op.Kind == patterns.CreateFile {
-			l.next, l.regions = 0, map[string]region{}
+		if own {
+			l.self = comm
+		}
+		access := mpi.ReadWrite
+		switch {
+		case op.Kind == patterns.CreateFile:
+			access = mpi.Create
+		case op.File.ReadOnly:
+			access = mpi.ReadOnly
+		}
+		f, err := mpi.OpenFile(comm, op.Path, access)
+		if err != nil {
+			if own {
+				l.self.Free()
+				l.self = mpi.Comm{}
+			}
+			return err
+		}
+		l.file, l.comm = f, comm
+		if l.files[op.Path] == nil || op.Kind == patterns.CreateFile {
+			l.files[op.Path] = &rawFile{Regions: map[string]region{}}
+		}
+		l.cur = l.files[op.Path]
+		if op.Kind == patterns.OpenFile && op.File.Parallel {
+			if err := l.agreeOnRegions(op.Path); err != nil {
+				l.close()
+				return err
+			}
+			l.cur = l.files[op.Path]
 		}
 		return nil
 	case patterns.FlushFile:
 		return l.open(func(f *mpi.File) error { return f.Sync() })
 	case patterns.CloseFile:
 		return l.open(func(f *mpi.File) error { return l.close() })
+	}
+	if l.file == nil {
+		return fmt.Errorf("mpiio layout: %s %s: no file is open", op.Kind, op.Path)
+	}
+	switch op.Kind {
 	case patterns.CreateDataset:
 		d := op.Dataset
-		l.regions[op.Path] = region{offset: l.next, shape: d.Shape, elem: d.Type.Size}
-		l.next += int64(patterns.Product(d.Shape)) * int64(d.Type.Size)
+		l.cur.Regions[op.Path] = region{Offset: l.cur.Next, Shape: d.Shape, Elem: d.Type.Size}
+		l.cur.Next += int64(patterns.Product(d.Shape)) * int64(d.Type.Size)
 		return nil
 	case patterns.ExtendDataset:
 		return fmt.Errorf("mpiio layout: %s: datasets cannot grow in a raw file (regions are laid out at creation)", op.Path)
 	case patterns.OpenDataset:
-		if _, ok := l.regions[op.Path]; !ok {
+		if _, ok := l.cur.Regions[op.Path]; !ok {
 			return fmt.Errorf("mpiio layout: dataset %s was not written by this session (raw files carry no metadata)", op.Path)
 		}
 		return nil
 	case patterns.Write, patterns.Read:
-		return l.open(func(f *mpi.File) error { return l.transfer(f, op, buf) })
+		return l.transfer(l.file, op, buf)
 	}
 	return nil // groups, dataset closes and attributes have no raw-file counterpart
 }
@@ -90,23 +154,23 @@ func (l *mpiioLayout) open(do func(*mpi.File) error) error {
 // rank so every rank makes exactly one collective call.
 func (l *mpiioLayout) transfer(f *mpi.File, op *patterns.Op, buf []byte) error {
 	t := op.Transfer
-	r, ok := l.regions[op.Path]
+	r, ok := l.cur.Regions[op.Path]
 	if !ok {
 		return fmt.Errorf("mpiio layout: dataset %s unknown", op.Path)
 	}
-	if t.MemType.Size != r.elem {
-		return fmt.Errorf("mpiio layout: %s: memory element %d bytes, file element %d: raw MPI-IO cannot convert types (partial compound transfers)", op.Path, t.MemType.Size, r.elem)
+	if t.MemType.Size != r.Elem {
+		return fmt.Errorf("mpiio layout: %s: memory element %d bytes, file element %d: raw MPI-IO cannot convert types (partial compound transfers)", op.Path, t.MemType.Size, r.Elem)
 	}
 	runs := t.Selection.Runs(t.FileShape)
-	es := int64(r.elem)
+	es := int64(r.Elem)
 	write := op.Kind == patterns.Write
 	if op.Collective {
 		if len(runs) > 1 {
 			return fmt.Errorf("mpiio layout: %s: a collective transfer needs one contiguous run per rank, this rank has %d (use independent transfers)", op.Path, len(runs))
 		}
-		off, n := r.offset, int64(0)
+		off, n := r.Offset, int64(0)
 		if len(runs) == 1 {
-			off, n = r.offset+int64(runs[0].Start)*es, int64(runs[0].Len)*es
+			off, n = r.Offset+int64(runs[0].Start)*es, int64(runs[0].Len)*es
 		}
 		if write && l.env.fileView {
 			return f.WriteViewAll(off, buf[:n])
@@ -119,7 +183,7 @@ func (l *mpiioLayout) transfer(f *mpi.File, op *patterns.Op, buf []byte) error {
 	var pos int64
 	for _, run := range runs {
 		n := int64(run.Len) * es
-		off := r.offset + int64(run.Start)*es
+		off := r.Offset + int64(run.Start)*es
 		var err error
 		if write {
 			err = f.WriteAt(off, buf[pos:pos+n])
@@ -134,8 +198,17 @@ func (l *mpiioLayout) transfer(f *mpi.File, op *patterns.Op, buf []byte) error {
 	return nil
 }
 
+// close closes the open file. A written file first grows to cover every region laid out,
+// as HDF5 extends a file to its end of allocation at close, so parts nobody wrote read as
+// zeros (HDF5's fill value) instead of ending the file early.
 func (l *mpiioLayout) close() error {
-	err := l.file.Close()
+	var err error
+	if l.file.Writable() {
+		err = l.grow()
+	}
+	if cerr := l.file.Close(); err == nil {
+		err = cerr
+	}
 	l.file = nil
 	if !l.self.IsNull() {
 		if ferr := l.self.Free(); err == nil {
@@ -146,12 +219,29 @@ func (l *mpiioLayout) close() error {
 	return err
 }
 
+// grow extends the open file to the end of its last region when it is shorter (collective
+// on the file's communicator: every rank takes the same decision from reduced values).
+func (l *mpiioLayout) grow() error {
+	size, err := l.file.Size()
+	if err != nil {
+		return err
+	}
+	m, err := l.comm.AllreduceInt64([]int64{l.cur.Next, size}, mpi.OpMax)
+	if err != nil || m[1] >= m[0] {
+		return err
+	}
+	return l.file.SetSize(m[0])
+}
+
 func (l *mpiioLayout) Shape(path string) ([]uint64, error) {
-	r, ok := l.regions[path]
+	if l.cur == nil {
+		return nil, errors.New("mpiio layout: no file is open")
+	}
+	r, ok := l.cur.Regions[path]
 	if !ok {
 		return nil, fmt.Errorf("mpiio layout: dataset %s was not written by this session", path)
 	}
-	return r.shape, nil
+	return r.Shape, nil
 }
 
 func (l *mpiioLayout) Abort() error {

@@ -3,8 +3,6 @@ package proxy
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/h5proxy/h5proxy/patterns"
@@ -53,10 +51,8 @@ func (l *nativeLayout) Exec(op *patterns.Op, buf []byte) error {
 		open := h5.OpenFile
 		if op.Kind == patterns.CreateFile {
 			open = h5.CreateFile
-			if op.File.MakeDirs {
-				if err := os.MkdirAll(filepath.Dir(op.Path), 0o755); err != nil {
-					return fmt.Errorf("creating the directory of %s: %w", op.Path, err)
-				}
+			if err := makeDirs(op); err != nil {
+				return err
 			}
 		}
 		id, err := open(op.Path, l.access(op.File))

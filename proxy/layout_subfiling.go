@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,9 +35,14 @@ import (
 // MPI-IO), so any number of ranks can read.
 const subfilingIndexPath = "/_h5proxy_subfiling_index"
 
-// subfileName is the name of group k's subfile (k from 0) of n.
-func subfileName(master string, k, n int) string {
-	return fmt.Sprintf("%s.subfile_%0*d_of_%d", master, len(strconv.Itoa(n)), k+1, n)
+// subfileName is the name of group k's subfile (k from 0) of n, in generation gen: 0 for
+// the subfiles written at creation, g > 0 (suffix ".g") for the g-th reopening for writing.
+func subfileName(master string, gen, k, n int) string {
+	name := fmt.Sprintf("%s.subfile_%0*d_of_%d", master, len(strconv.Itoa(n)), k+1, n)
+	if gen > 0 {
+		name += "." + strconv.Itoa(gen)
+	}
+	return name
 }
 
 type subfilingLayout struct {
@@ -65,6 +71,10 @@ type subFile struct {
 	ownComm  bool
 	group    mpi.Comm // the group's communicator (write)
 	k, n     int
+	// gen is the generation of the subfiles written (subfileName); existing lists the
+	// objects the master held when it was reopened for writing (true: a dataset).
+	gen      int
+	existing map[string]bool
 	objs     objTable
 	specs    map[string]*patterns.DatasetSpec
 	// record lists the structure operations in plan order, for the master.
@@ -83,8 +93,11 @@ func (l *subfilingLayout) current() (*subFile, error) {
 func (l *subfilingLayout) Exec(op *patterns.Op, buf []byte) error {
 	switch op.Kind {
 	case patterns.CreateFile:
-		return l.create(op)
+		return l.create(op, false)
 	case patterns.OpenFile:
+		if !op.File.ReadOnly {
+			return l.create(op, true)
+		}
 		return l.openMaster(op)
 	}
 	f, err := l.current()
@@ -211,9 +224,12 @@ func nodeGroups(c mpi.Comm) (k, n int, g mpi.Comm, err error) {
 	return 0, 0, mpi.Comm{}, err
 }
 
-// create removes the previous master and subfiles of the path, then creates this group's
-// subfile. Collective on the file's communicator.
-func (l *subfilingLayout) create(op *patterns.Op) (err error) {
+// create starts writing a subfiled file and creates this group's subfile. A new file
+// first loses the previous master and subfiles of its path. A file reopened for writing
+// (reopen) keeps them: its writes go to a new generation of subfiles, created with the
+// master's groups so the plan can open them, and at close the master gains the new
+// objects. Collective on the file's communicator.
+func (l *subfilingLayout) create(op *patterns.Op, reopen bool) (err error) {
 	comm, own, err := fileComm(l.env, op.File.Parallel)
 	if err != nil {
 		return err
@@ -224,30 +240,110 @@ func (l *subfilingLayout) create(op *patterns.Op) (err error) {
 			f.freeComms()
 		}
 	}()
-	var rmErr error
-	if op.File.MakeDirs {
-		if err := os.MkdirAll(filepath.Dir(op.Path), 0o755); err != nil {
-			rmErr = fmt.Errorf("creating the directory of %s: %w", op.Path, err)
+	if reopen {
+		err = f.learnMaster()
+	} else {
+		rmErr := makeDirs(op)
+		if comm.Rank() == 0 && rmErr == nil {
+			rmErr = removeSubfiled(op.Path)
 		}
+		err = agreeOn(comm, rmErr, "removing the previous files of "+op.Path)
 	}
-	if comm.Rank() == 0 && rmErr == nil {
-		rmErr = removeSubfiled(op.Path)
-	}
-	if err := agreeOn(comm, rmErr, "removing the previous files of "+op.Path); err != nil {
+	if err != nil {
 		return err
 	}
 	if f.k, f.n, f.group, err = l.groupOf(comm); err != nil {
 		return err
 	}
 	a := h5.Access{FileSpec: *op.File}
+	a.ReadOnly = false
 	if op.File.Parallel {
 		a.Comm, a.Info = f.group.Fortran(), l.env.mpiInfo
 	}
-	if f.id, err = h5.CreateFile(subfileName(op.Path, f.k, f.n), a); err != nil {
+	if f.id, err = h5.CreateFile(subfileName(op.Path, f.gen, f.k, f.n), a); err != nil {
 		return err
+	}
+	for _, path := range slices.Sorted(maps.Keys(f.existing)) { // parents sort first
+		if f.existing[path] {
+			continue
+		}
+		g, err := h5.CreateGroup(f.id, path)
+		if err == nil {
+			err = h5.CloseGroup(g)
+		}
+		if err != nil {
+			h5.CloseFile(f.id)
+			return err
+		}
 	}
 	l.files = append(l.files, f)
 	return nil
+}
+
+// learnMaster reads, on rank 0, which objects the master of a file reopened for writing
+// holds and which subfile generation comes next, and tells every rank (collective on the
+// file's communicator).
+func (f *subFile) learnMaster() error {
+	var desc []byte
+	var err error
+	if f.comm.Rank() == 0 {
+		desc, err = describeMaster(f.master)
+	}
+	if err := agreeOn(f.comm, err, "reading the master file "+f.master); err != nil {
+		return err
+	}
+	if desc, err = f.comm.BcastBytes(desc, 0); err != nil {
+		return err
+	}
+	gen, objs, _ := strings.Cut(string(desc), "\n")
+	if f.gen, err = strconv.Atoi(gen); err != nil {
+		return fmt.Errorf("subfiling layout: %s: bad master description %q", f.master, gen)
+	}
+	f.existing = map[string]bool{}
+	for _, line := range strings.Split(objs, "\n") {
+		if kind, path, ok := strings.Cut(line, " "); ok {
+			f.existing[path] = kind == "d"
+		}
+	}
+	return nil
+}
+
+// describeMaster lists a master's groups and datasets ("g PATH" or "d PATH" lines) after
+// the next free subfile generation.
+func describeMaster(master string) ([]byte, error) {
+	id, err := h5.OpenFile(master, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	if err != nil {
+		return nil, fmt.Errorf("subfiling layout: reopening %s for writing: %w", master, err)
+	}
+	objs, err := h5.Walk(id)
+	if cerr := h5.CloseFile(id); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	subs, err := filepath.Glob(globEscape(master) + ".subfile_*_of_*")
+	if err != nil {
+		return nil, err
+	}
+	gen := 1
+	for _, sub := range subs {
+		rest := sub[strings.LastIndex(sub, "_of_")+len("_of_"):]
+		if _, g, ok := strings.Cut(rest, "."); ok {
+			if n, err := strconv.Atoi(g); err == nil && n >= gen {
+				gen = n + 1
+			}
+		}
+	}
+	b := []byte(strconv.Itoa(gen))
+	for _, o := range objs {
+		kind := "g"
+		if o.Dataset {
+			kind = "d"
+		}
+		b = fmt.Appendf(b, "\n%s %s", kind, o.Path)
+	}
+	return b, nil
 }
 
 // removeSubfiled deletes a master and every subfile of its name.
@@ -294,9 +390,6 @@ func agreeOn(c mpi.Comm, local error, what string) error {
 
 // openMaster opens a subfiled file's master serially for reading.
 func (l *subfilingLayout) openMaster(op *patterns.Op) error {
-	if !op.File.ReadOnly {
-		return fmt.Errorf("subfiling layout: %s: opening a subfiled file for writing is not supported (create it, or open it read-only)", op.Path)
-	}
 	id, err := h5.OpenFile(op.Path, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
 	if err != nil {
 		return err
@@ -312,6 +405,10 @@ func (f *subFile) openObject(op *patterns.Op) error {
 	}
 	if f.reading && (op.Kind == patterns.CreateGroup || op.Kind == patterns.CreateDataset) {
 		return fmt.Errorf("subfiling layout: %s %s: the file is open read-only", op.Kind, op.Path)
+	}
+	if isDataset, ok := f.existing[op.Path]; ok && isDataset {
+		return fmt.Errorf("subfiling layout: %s %s: the dataset was written before the file was reopened; "+
+			"its virtual dataset cannot gain mappings (HDF5 fixes them at creation)", op.Kind, op.Path)
 	}
 	var id h5.ID
 	var err error
@@ -394,7 +491,7 @@ func (f *subFile) writeMaster() error {
 	// decomposition for many variables) share the union, coalesced once.
 	parts := map[string][][]patterns.Selection{}
 	for k := 0; k < f.n; k++ {
-		name := subfileName(f.master, k, f.n)
+		name := subfileName(f.master, f.gen, k, f.n)
 		id, err := h5.OpenFile(name, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
 		if err != nil {
 			return err
@@ -436,7 +533,11 @@ func (f *subFile) writeMaster() error {
 			written[path][k] = u
 		}
 	}
-	m, err := h5.CreateFile(f.master, h5.Access{})
+	create := h5.CreateFile
+	if f.existing != nil {
+		create = h5.OpenFile // reopened: add to the master
+	}
+	m, err := create(f.master, h5.Access{})
 	if err != nil {
 		return err
 	}
@@ -449,6 +550,9 @@ func (f *subFile) writeMaster() error {
 
 func (f *subFile) buildMaster(m h5.ID, written map[string][]patterns.Selection) error {
 	groups := map[string]bool{}
+	for path, isDataset := range f.existing {
+		groups[path] = !isDataset
+	}
 	for _, op := range f.record {
 		switch op.Kind {
 		case patterns.CreateGroup:
@@ -465,7 +569,7 @@ func (f *subFile) buildMaster(m h5.ID, written map[string][]patterns.Selection) 
 			var maps []h5.VirtualMap
 			for k, sel := range written[op.Path] {
 				if !sel.IsNone() {
-					maps = append(maps, h5.VirtualMap{Virtual: sel, File: filepath.Base(subfileName(f.master, k, f.n)), Dataset: op.Path,
+					maps = append(maps, h5.VirtualMap{Virtual: sel, File: filepath.Base(subfileName(f.master, f.gen, k, f.n)), Dataset: op.Path,
 						SourceShape: d.Shape, SourceMaxShape: d.MaxShape, Source: sel})
 				}
 			}
@@ -477,7 +581,7 @@ func (f *subFile) buildMaster(m h5.ID, written map[string][]patterns.Selection) 
 					src = slices.IndexFunc(written[op.Path], func(s patterns.Selection) bool { return !s.IsNone() })
 				}
 				all := patterns.All(d.Shape)
-				maps = []h5.VirtualMap{{Virtual: all, File: filepath.Base(subfileName(f.master, src, f.n)), Dataset: op.Path,
+				maps = []h5.VirtualMap{{Virtual: all, File: filepath.Base(subfileName(f.master, f.gen, src, f.n)), Dataset: op.Path,
 					SourceShape: d.Shape, SourceMaxShape: d.MaxShape, Source: all}}
 			}
 			id, err := h5.CreateVirtual(m, op.Path, *d, maps)

@@ -9,6 +9,7 @@ package mpi
 // Handles and constants come through functions: in OpenMPI they are macros taking the
 // address of library globals, which cgo cannot evaluate as constants.
 static MPI_Comm h5p_comm_world(void) { return MPI_COMM_WORLD; }
+static MPI_Comm h5p_comm_self(void) { return MPI_COMM_SELF; }
 static MPI_Comm h5p_comm_null(void) { return MPI_COMM_NULL; }
 static MPI_Datatype h5p_int64(void) { return MPI_INT64_T; }
 static MPI_Datatype h5p_double(void) { return MPI_DOUBLE; }
@@ -63,6 +64,7 @@ import (
 
 var (
 	commWorld = C.h5p_comm_world()
+	commSelf  = C.h5p_comm_self()
 	commNull  = C.h5p_comm_null()
 	typeInt64 = C.h5p_int64()
 	typeFloat = C.h5p_double()
@@ -205,6 +207,10 @@ func QueryThread() (ThreadLevel, error) {
 // World returns MPI_COMM_WORLD.
 func World() Comm { return Comm{commWorld} }
 
+// Self returns MPI_COMM_SELF: this process alone. Operations collective on it involve no
+// other rank, so a rank can open a file on it while the others do something else.
+func Self() Comm { return Comm{commSelf} }
+
 // FromFortran returns the communicator of a Fortran handle (MPI_Comm_f2c), the form in which
 // communicators cross package and language boundaries. It fails if MPI is not active or the
 // handle names no communicator.
@@ -294,8 +300,8 @@ func (c Comm) Free() error {
 	if err := c.check("Free"); err != nil {
 		return err
 	}
-	if c.c == commWorld {
-		return errors.New("mpi: Free: MPI_COMM_WORLD cannot be freed")
+	if c.c == commWorld || c.c == commSelf {
+		return errors.New("mpi: Free: MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed")
 	}
 	return mpiErr("MPI_Comm_free", C.MPI_Comm_free(&c.c))
 }

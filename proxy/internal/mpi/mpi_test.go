@@ -392,7 +392,7 @@ func TestFile(t *testing.T) {
 		want = append(want, fill(2, r, 10)...)
 	}
 
-	f, err := OpenFile(w, path, true)
+	f, err := OpenFile(w, path, Create)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestFile(t *testing.T) {
 	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("os.ReadFile: %d bytes (%v), want %d matching bytes", len(got), err, len(want))
 	}
-	r, err := OpenFile(w, path, false)
+	r, err := OpenFile(w, path, ReadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,32 @@ func TestFile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, err = OpenFile(w, filepath.Join(string(dir), "missing.dat"), false)
+	// Reopened read-write: the contents stay, a write lands in place and reads back.
+	rw, err := OpenFile(w, path, ReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range size { // every rank's patch, as the file will hold them
+		copy(want[2*region+10*int64(r):], fill(3, r, 10))
+	}
+	if err := rw.WriteAtAll(2*region+10*int64(rank), fill(3, rank, 10)); err != nil {
+		t.Fatal(err)
+	}
+	// MPI-IO's consistency rule for another rank's bytes: sync, barrier, sync.
+	for _, step := range []func() error{rw.Sync, w.Barrier, rw.Sync} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([]byte, len(want))
+	if err := rw.ReadAtAll(0, got); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("read-write reopen: %v, data match %v", err, bytes.Equal(got, want))
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = OpenFile(w, filepath.Join(string(dir), "missing.dat"), ReadOnly)
 	var merr *Error
 	if !errors.As(err, &merr) || merr.Msg == "" || !strings.Contains(err.Error(), "missing.dat") {
 		t.Errorf("opening a missing file: err = %#v, want an *Error naming the file", err)

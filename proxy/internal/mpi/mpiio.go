@@ -9,8 +9,10 @@ package mpi
 
 static MPI_File h5p_file_null(void) { return MPI_FILE_NULL; }
 
-static int h5p_file_open(MPI_Comm c, const char *path, int create, MPI_File *fh) {
-	int amode = create ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
+// access: 0 read-only, 1 create (truncating), 2 read-write (see FileAccess).
+static int h5p_file_open(MPI_Comm c, const char *path, int access, MPI_File *fh) {
+	int create = access == 1;
+	int amode = create ? MPI_MODE_CREATE | MPI_MODE_WRONLY : access == 2 ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
 	int rc = MPI_File_open(c, path, amode, MPI_INFO_NULL, fh);
 	if (rc != MPI_SUCCESS) return rc;
 	rc = MPI_File_set_errhandler(*fh, MPI_ERRORS_RETURN);
@@ -103,29 +105,26 @@ var fileNull = C.h5p_file_null()
 // File is a file opened with MPI-IO on a communicator: the baseline that writes the same
 // bytes as h5proxy without HDF5. Its errors are returned (MPI_ERRORS_RETURN), never fatal.
 type File struct {
-	fh       C.MPI_File
-	path     string
-	writable bool // opened write-only, else read-only
+	fh     C.MPI_File
+	path   string
+	access FileAccess
 }
 
-// OpenFile opens path on every rank of c (collective on c). With create it opens the file
-// write-only, creating it or truncating it to zero length, as HDF5's H5F_ACC_TRUNC does;
-// otherwise read-only.
-func OpenFile(c Comm, path string, create bool) (*File, error) {
+// OpenFile opens path on every rank of c (collective on c) as access says.
+func OpenFile(c Comm, path string, access FileAccess) (*File, error) {
 	if err := c.check("OpenFile"); err != nil {
 		return nil, err
 	}
+	if access < ReadOnly || access > ReadWrite {
+		return nil, fmt.Errorf("mpi: OpenFile %s: unknown access %d", path, access)
+	}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
-	cr := C.int(0)
-	if create {
-		cr = 1
-	}
 	var fh C.MPI_File
-	if err := mpiErr("MPI_File_open "+path, C.h5p_file_open(c.c, cpath, cr, &fh)); err != nil {
+	if err := mpiErr("MPI_File_open "+path, C.h5p_file_open(c.c, cpath, C.int(access), &fh)); err != nil {
 		return nil, err
 	}
-	return &File{fh: fh, path: path, writable: create}, nil
+	return &File{fh: fh, path: path, access: access}, nil
 }
 
 // io moves buf at offset with one MPI call of the given kind.
@@ -137,12 +136,12 @@ func (f *File) io(kind C.int, op string, offset int64, buf []byte) error {
 		return fmt.Errorf("mpi: %s %s: %w", op, f.path, ErrNotActive)
 	}
 	// Checked here because OMPIO's collective writes lose the error of a read-only file.
-	if write := kind != C.h5p_read_at_all && kind != C.h5p_read_at; write != f.writable {
-		mode := "read-only"
-		if f.writable {
-			mode = "write-only"
-		}
-		return fmt.Errorf("mpi: %s %s: file is open %s", op, f.path, mode)
+	write := kind != C.h5p_read_at_all && kind != C.h5p_read_at
+	if write && f.access == ReadOnly {
+		return fmt.Errorf("mpi: %s %s: file is open read-only", op, f.path)
+	}
+	if !write && f.access == Create {
+		return fmt.Errorf("mpi: %s %s: file is open write-only", op, f.path)
 	}
 	if offset < 0 {
 		return fmt.Errorf("mpi: %s %s: negative offset %d", op, f.path, offset)
@@ -191,7 +190,7 @@ func (f *File) ReadAtAll(offset int64, buf []byte) error {
 // HDF5's MPI-IO driver uses (set_view, write_at_all at 0, reset view); len(buf) must fit a
 // C int.
 func (f *File) WriteViewAll(offset int64, buf []byte) error {
-	if f == nil || f.fh == fileNull || !f.writable {
+	if f == nil || f.fh == fileNull || f.access == ReadOnly {
 		return fmt.Errorf("mpi: MPI_File_set_view+write_at_all: file is not open for writing")
 	}
 	if len(buf) > math.MaxInt32 {
@@ -220,6 +219,36 @@ func (f *File) Sync() error {
 	}
 	return mpiErr("MPI_File_sync "+f.path, C.MPI_File_sync(f.fh))
 }
+
+// Size returns the file's current size in bytes (MPI_File_get_size; local).
+func (f *File) Size() (int64, error) {
+	if f == nil || f.fh == fileNull {
+		return 0, errors.New("mpi: MPI_File_get_size: file is not open")
+	}
+	if !active() {
+		return 0, fmt.Errorf("mpi: MPI_File_get_size %s: %w", f.path, ErrNotActive)
+	}
+	var n C.MPI_Offset
+	if err := mpiErr("MPI_File_get_size "+f.path, C.MPI_File_get_size(f.fh, &n)); err != nil {
+		return 0, err
+	}
+	return int64(n), nil
+}
+
+// SetSize truncates or extends the file to n bytes (MPI_File_set_size; collective, with
+// the same n on every rank). Bytes added read as zeros.
+func (f *File) SetSize(n int64) error {
+	if f == nil || f.fh == fileNull || f.access == ReadOnly {
+		return errors.New("mpi: MPI_File_set_size: file is not open for writing")
+	}
+	if !active() {
+		return fmt.Errorf("mpi: MPI_File_set_size %s: %w", f.path, ErrNotActive)
+	}
+	return mpiErr("MPI_File_set_size "+f.path, C.MPI_File_set_size(f.fh, C.MPI_Offset(n)))
+}
+
+// Writable reports whether the file was opened for writing.
+func (f *File) Writable() bool { return f != nil && f.access != ReadOnly }
 
 // Close closes the file (collective). Closing a closed file is an error.
 func (f *File) Close() error {

@@ -37,6 +37,9 @@ func QueryThread() (ThreadLevel, error) { return 0, ErrNoCgo }
 // World returns a null Comm.
 func World() Comm { return Comm{} }
 
+// Self returns the null communicator.
+func Self() Comm { return Comm{} }
+
 // FromFortran returns ErrNoCgo.
 func FromFortran(handle int) (Comm, error) { return Comm{}, ErrNoCgo }
 
@@ -95,7 +98,7 @@ func ProcessorName() string {
 func LibraryVersion() string { return "" }
 
 // OpenFile returns ErrNoCgo.
-func OpenFile(c Comm, path string, create bool) (*File, error) { return nil, ErrNoCgo }
+func OpenFile(c Comm, path string, access FileAccess) (*File, error) { return nil, ErrNoCgo }
 
 // WriteAtAll returns ErrNoCgo.
 func (f *File) WriteAtAll(offset int64, buf []byte) error { return ErrNoCgo }
@@ -111,6 +114,15 @@ func (f *File) ReadAt(offset int64, buf []byte) error { return ErrNoCgo }
 
 // ReadAtAll returns ErrNoCgo.
 func (f *File) ReadAtAll(offset int64, buf []byte) error { return ErrNoCgo }
+
+// Size returns ErrNoCgo.
+func (f *File) Size() (int64, error) { return 0, ErrNoCgo }
+
+// SetSize returns ErrNoCgo.
+func (f *File) SetSize(n int64) error { return ErrNoCgo }
+
+// Writable reports false.
+func (f *File) Writable() bool { return false }
 
 // Sync returns ErrNoCgo.
 func (f *File) Sync() error { return ErrNoCgo }

@@ -82,3 +82,16 @@ func (e *Error) Error() string { return "mpi: " + e.Op + ": " + e.Msg }
 // Unwrap returns the standard error matching the MPI error class, if any: fs.ErrNotExist
 // for MPI_ERR_NO_SUCH_FILE.
 func (e *Error) Unwrap() error { return e.err }
+
+// FileAccess is how OpenFile opens a file.
+type FileAccess int
+
+const (
+	// ReadOnly opens an existing file for reading.
+	ReadOnly FileAccess = iota
+	// Create opens a file write-only, creating it or truncating it to zero length, as
+	// HDF5's H5F_ACC_TRUNC does.
+	Create
+	// ReadWrite opens an existing file for reading and writing, keeping its contents.
+	ReadWrite
+)
