@@ -29,7 +29,8 @@ func SetDefaultLogLevel(level string) error {
 }
 
 // newLogger returns the structured stderr logger of a rank. Only the ranks listed in
-// H5PROXY_LOG_RANKS ("0" by default, "all", or a comma list) log; the level comes from
+// H5PROXY_LOG_RANKS ("0" by default, "all", or a comma list) log below the error level;
+// errors are logged on every rank. The level comes from
 // H5PROXY_LOG_LEVEL (trace, debug, info, warn, error); H5PROXY_LOG_FORMAT=json switches
 // from the console format to JSON lines.
 func newLogger(rank int) zerolog.Logger {
@@ -42,7 +43,8 @@ func newLogger(rank int) zerolog.Logger {
 		}
 	}
 	if !logsRank(rank, os.Getenv("H5PROXY_LOG_RANKS")) {
-		level = zerolog.Disabled
+		// Errors are rank-local: a rank that fails alone must say why, whatever the list.
+		level = max(level, zerolog.ErrorLevel)
 	}
 	var w = zerolog.ConsoleWriter{Out: os.Stderr, NoColor: true, TimeFormat: "15:04:05.000"}
 	zerolog.TimeFieldFormat = time.RFC3339Nano
