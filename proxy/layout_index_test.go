@@ -412,8 +412,14 @@ func TestReadPartialMembers(t *testing.T) {
 // level and column run) become one block per column run.
 func TestCoalesce(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for iter := 0; iter < 300; iter++ {
+	for iter := 0; iter < 600; iter++ {
 		shape := []uint64{1 + r.Uint64N(5), 1 + r.Uint64N(6), 1 + r.Uint64N(9)}
+		switch iter % 3 {
+		case 1: // ranks 1 and 5: the other merge paths
+			shape = shape[2:]
+		case 2:
+			shape = append(shape, 1+r.Uint64N(3), 1+r.Uint64N(4))
+		}
 		sel := normalize(randomSelection(r, shape))
 		got := coalesce(sel)
 		if !reflect.DeepEqual(got.Runs(shape), sel.Runs(shape)) {
@@ -485,5 +491,20 @@ func TestStreamSharing(t *testing.T) {
 	bad := (&logEntry{path: "/x", sel: rows, ref: 1}).encode(nil)
 	if _, err := decodeEntries(bad, 0); !errors.Is(err, errIndex) {
 		t.Errorf("dangling reference: %v", err)
+	}
+}
+
+// BenchmarkCoalesceE3SM: one E3SM-like decomposition of a rank (72 levels of 435 column
+// runs, one block each).
+func BenchmarkCoalesceE3SM(b *testing.B) {
+	var sel patterns.Selection
+	for lev := uint64(0); lev < 72; lev++ {
+		for run := uint64(0); run < 435; run++ {
+			sel.Blocks = append(sel.Blocks, patterns.Block([]uint64{0, lev, run * 20}, []uint64{1, 1, 7}))
+		}
+	}
+	sel = normalize(sel)
+	for b.Loop() {
+		coalesce(sel)
 	}
 }
