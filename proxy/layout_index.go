@@ -92,17 +92,27 @@ func (e *logEntry) form() int {
 
 // encodedSize is the number of bytes encode appends for e.
 func (e *logEntry) encodedSize() int {
+	return e.headerSize() + e.selSize()
+}
+
+// headerSize is the bytes of e's record before its blocks.
+func (e *logEntry) headerSize() int {
 	n := 4 + 2 + len(e.path) + 2 + 2 + 1 + 4 + 16
 	for _, m := range e.members {
 		n += 2 + len(m)
 	}
+	return n
+}
+
+// selSize is the bytes of e's blocks in its record.
+func (e *logEntry) selSize() int {
 	switch e.form() {
 	case formHyperslabs:
-		n += len(e.sel.Blocks) * 4 * 8 * e.ndim()
+		return len(e.sel.Blocks) * 4 * 8 * e.ndim()
 	case formBlocks:
-		n += len(e.sel.Blocks) * 2 * 8 * e.ndim()
+		return len(e.sel.Blocks) * 2 * 8 * e.ndim()
 	}
-	return n
+	return 0
 }
 
 func (e *logEntry) ndim() int {
@@ -155,7 +165,7 @@ func (e *logEntry) encode(b []byte) []byte {
 
 // checkEncodable refuses what the record's fixed-width fields cannot hold.
 func (e *logEntry) checkEncodable() error {
-	if len(e.path) > math.MaxUint16 || len(e.members) > math.MaxUint16 || e.ndim() > math.MaxUint16 || len(e.sel.Blocks) > math.MaxUint32 {
+	if len(e.sel.Blocks) > math.MaxUint32 {
 		return fmt.Errorf("index entry for %s: path, member list, rank or block count too large for the index format", e.path)
 	}
 	for _, h := range e.sel.Blocks {
@@ -163,10 +173,26 @@ func (e *logEntry) checkEncodable() error {
 			return fmt.Errorf("index entry for %s: hyperslabs of mixed ranks (stride and block must be given)", e.path)
 		}
 	}
-	if e.encodedSize() > math.MaxUint32 {
-		return fmt.Errorf("index entry for %s: %d bytes exceed the index format's 4 GiB per entry", e.path, e.encodedSize())
+	return e.checkEncodableSized(e.selSize())
+}
+
+// checkEncodableSized is checkEncodable for an entry whose selection passed it already
+// (with selSize bytes of blocks): only the path, members, rank and size are checked.
+func (e *logEntry) checkEncodableSized(selSize int) error {
+	if len(e.path) > math.MaxUint16 || len(e.members) > math.MaxUint16 || e.ndim() > math.MaxUint16 {
+		return fmt.Errorf("index entry for %s: path, member list, rank or block count too large for the index format", e.path)
+	}
+	if n := e.headerSize() + selSize; n > math.MaxUint32 {
+		return fmt.Errorf("index entry for %s: %d bytes exceed the index format's 4 GiB per entry", e.path, n)
 	}
 	return nil
+}
+
+// checkedSel is a selection normalized and checked for the index format, with the bytes
+// its blocks take in a record.
+type checkedSel struct {
+	sel   patterns.Selection
+	bytes int
 }
 
 // selKey identifies a selection by its storage: plans reuse one selection for many

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -63,8 +62,11 @@ type logFile struct {
 	ownComm            bool
 	objs               objTable
 	// pending holds this rank's requests not yet in a data log; pend indexes them.
-	pending []byte
+	pending logBuffer
 	pend    []*logEntry
+	// sels holds the large selections written so far, normalized and checked (plans
+	// reuse a selection for many writes).
+	sels map[selRef]checkedSel
 }
 
 // logStore resolves reads against the index of one open log file.
@@ -106,10 +108,9 @@ func (l *logLayout) Exec(op *patterns.Op, buf []byte) error {
 	}
 	switch op.Kind {
 	case patterns.FlushFile:
-		if err := l.flush(f); err != nil {
-			return err
-		}
-		return h5.FlushFile(f.id, op.File != nil && op.File.FlushLocal)
+		// Like the Log VOL's H5Fflush: the logs are written, HDF5's own caches are left
+		// to the close.
+		return l.flush(f)
 	case patterns.CloseFile:
 		return l.close(f)
 	case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
@@ -137,7 +138,7 @@ func (l *logLayout) Exec(op *patterns.Op, buf []byte) error {
 		if op.Kind == patterns.Write {
 			return f.write(op, buf)
 		}
-		_, err := f.read(op.Path, op.Transfer, buf, f.pend, f.pending)
+		_, err := f.read(op.Path, op.Transfer, buf, f.pend, f.pending.bytes())
 		return err
 	}
 	return fmt.Errorf("log layout: unsupported operation %s", op.Kind)
@@ -384,14 +385,44 @@ func (f *logFile) write(op *patterns.Op, buf []byte) error {
 	if need := n * uint64(t.MemType.Size); uint64(len(buf)) < need {
 		return fmt.Errorf("log layout: %s: buffer of %d bytes, transfer needs %d", op.Path, len(buf), need)
 	}
-	e := &logEntry{path: op.Path, members: members, sel: normalize(t.Selection), log: -1,
-		offset: int64(len(f.pending)), size: int64(n) * int64(esz)}
-	if err := e.checkEncodable(); err != nil {
+	e := &logEntry{path: op.Path, members: members, log: -1, offset: int64(len(f.pending.bytes())), size: int64(n) * int64(esz)}
+	if err := f.setSelection(e, t.Selection); err != nil {
 		return fmt.Errorf("log layout: %w", err)
 	}
-	f.pending = slices.Grow(f.pending, int(e.size))[:len(f.pending)+int(e.size)]
-	conv.run(f.pending[e.offset:], buf, int(n))
+	dst, err := f.pending.grow(int(e.size))
+	if err != nil {
+		return err
+	}
+	conv.run(dst, buf, int(n))
 	f.pend = append(f.pend, e)
+	return nil
+}
+
+// logSelsMax bounds the selections a log file keeps checked.
+const logSelsMax = 1 << 12
+
+// setSelection gives e its selection sel, normalized and checked for the index format;
+// large selections are checked once per file.
+func (f *logFile) setSelection(e *logEntry, sel patterns.Selection) error {
+	if len(sel.Blocks) < pointsCacheMin {
+		e.sel = normalize(sel)
+		return e.checkEncodable()
+	}
+	k := selRef{&sel.Blocks[0], len(sel.Blocks)}
+	if c, ok := f.sels[k]; ok {
+		e.sel = c.sel
+		return e.checkEncodableSized(c.bytes)
+	}
+	e.sel = normalize(sel)
+	if err := e.checkEncodable(); err != nil {
+		return err
+	}
+	if f.sels == nil {
+		f.sels = map[selRef]checkedSel{}
+	}
+	if len(f.sels) < logSelsMax {
+		f.sels[k] = checkedSel{e.sel, e.selSize()}
+	}
 	return nil
 }
 
@@ -406,7 +437,8 @@ func (l *logLayout) flush(f *logFile) error {
 	for _, e := range stream {
 		mdSize += e.encodedSize()
 	}
-	sizes, err := f.comm.AllgatherFloat64([]float64{float64(len(f.pending)), float64(mdSize)})
+	pending := f.pending.bytes()
+	sizes, err := f.comm.AllgatherFloat64([]float64{float64(len(pending)), float64(mdSize)})
 	if err != nil {
 		return err
 	}
@@ -420,7 +452,7 @@ func (l *logLayout) flush(f *logFile) error {
 		return nil
 	}
 	rank, n := f.comm.Rank(), f.nlogs
-	if err := writeShared(f.id, dataLogPath(n), f.parallel, rank, dOff, f.pending); err != nil {
+	if err := writeShared(f.id, dataLogPath(n), f.parallel, rank, dOff, pending); err != nil {
 		return err
 	}
 	md := make([]byte, 0, mdSize)
@@ -436,7 +468,8 @@ func (l *logLayout) flush(f *logFile) error {
 	}
 	// Every rank's entries of this log are loaded from the file at the next read.
 	f.nlogs++
-	f.pending, f.pend = nil, nil
+	f.pending.release()
+	f.pend, f.sels = nil, nil
 	return nil
 }
 
@@ -454,8 +487,11 @@ func (l *logLayout) close(f *logFile) error {
 	return err
 }
 
-// release closes the HDF5 file, the raw reader and the file's communicator.
+// release closes the HDF5 file, the raw reader and the file's communicator, and drops
+// the pending requests.
 func (f *logFile) release() error {
+	f.pending.release()
+	f.pend = nil
 	err := h5.CloseFile(f.id)
 	if f.raw != nil {
 		f.raw.Close()
