@@ -66,7 +66,10 @@ func (e *logEntry) entryRuns(shape []uint64) []patterns.Run {
 //	u64 offset, u64 size (bytes in the data log)
 //	form 0, per hyperslab: start, stride, count, block: ndim u64 each
 //	form 1, per block: start, block: ndim u64 each
-const indexVersion = 1
+//
+// indexVersion is the log layout's format version: 2 since the anchors carry _props (the
+// records are the same in versions 1 and 2).
+const indexVersion = 2
 
 // Selection forms of an index record.
 const (

@@ -199,8 +199,8 @@ func logCount(id h5.ID, path string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("log layout: %s is not a log-layout file (no readable root attribute %s: %v); read it with the layout that wrote it", path, logRootAttr, err)
 	}
-	if len(v) < 2 || v[0] != indexVersion || v[1] < 0 {
-		return 0, fmt.Errorf("log layout: %s: root attribute %s = %v: unsupported format (want version %d)", path, logRootAttr, v, indexVersion)
+	if len(v) < 2 || v[0] < 1 || v[0] > indexVersion || v[1] < 0 {
+		return 0, fmt.Errorf("log layout: %s: root attribute %s = %v: unsupported format (want version 1 to %d)", path, logRootAttr, v, indexVersion)
 	}
 	return int(v[1]), nil
 }
@@ -281,31 +281,37 @@ func checkExtent(path string, d *patterns.DatasetSpec, shape []uint64) error {
 	return nil
 }
 
-// writeAnchor records a dataset's creation properties on its anchor.
+// writeAnchor records a dataset's creation properties on its anchor: _dims (the extent,
+// rewritten by ExtendDataset, as the Log VOL does) and _props (the rest, in one attribute:
+// an attribute costs about as much to create as the anchor itself).
 func writeAnchor(id h5.ID, d *patterns.DatasetSpec) error {
+	if err := h5.WriteAttribute(id, int64Attr("_dims", toInt64(d.Shape))); err != nil {
+		return err
+	}
+	return h5.WriteAttribute(id, int64Attr("_props", anchorProps(d)))
+}
+
+// anchorProps encodes _props: the maximum extent (ndim values, unlimited = -1), the chunk
+// extent (ndim values, all 0 when contiguous), the deflate level and 1 when the fill time
+// is never (else 0).
+func anchorProps(d *patterns.DatasetSpec) []int64 {
 	max := d.MaxShape
 	if max == nil {
 		max = d.Shape
 	}
-	attrs := []patterns.AttributeSpec{int64Attr("_dims", toInt64(d.Shape)), int64Attr("_mdims", toInt64(max))}
+	v := append(toInt64(max), make([]int64, len(d.Shape))...)
 	if d.Chunk != nil {
-		attrs = append(attrs, int64Attr("_chunk", toInt64(d.Chunk)))
+		copy(v[len(d.Shape):], toInt64(d.Chunk))
 	}
-	if d.Deflate > 0 {
-		attrs = append(attrs, int64Attr("_deflate", []int64{int64(d.Deflate)}))
-	}
+	fill := int64(0)
 	if d.FillNever {
-		attrs = append(attrs, int64Attr("_fill_never", []int64{1}))
+		fill = 1
 	}
-	for _, a := range attrs {
-		if err := h5.WriteAttribute(id, a); err != nil {
-			return err
-		}
-	}
-	return nil
+	return append(v, int64(d.Deflate), fill)
 }
 
-// anchorSpec reads a dataset's creation properties back from its anchor.
+// anchorSpec reads a dataset's creation properties back from its anchor (the attributes
+// of format 2, or _mdims, _chunk, _deflate and _fill_never of format 1).
 func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
 	info, err := h5.DatasetInfo(id)
 	if err != nil {
@@ -334,6 +340,22 @@ func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
 		return nil, err
 	}
 	d.Shape = toUint64(v)
+	nd := len(v)
+	if has["_props"] {
+		p, err := get("_props")
+		if err != nil {
+			return nil, err
+		}
+		if len(p) != 2*nd+2 {
+			return nil, fmt.Errorf("log layout: %s: anchor attribute _props has %d values, want %d for rank %d", path, len(p), 2*nd+2, nd)
+		}
+		d.MaxShape = toUint64(p[:nd])
+		if chunk := p[nd : 2*nd]; nd > 0 && chunk[0] != 0 {
+			d.Chunk = toUint64(chunk)
+		}
+		d.Deflate, d.FillNever = int(p[2*nd]), p[2*nd+1] != 0
+		return d, nil
+	}
 	if v, err = get("_mdims"); err != nil {
 		return nil, err
 	}

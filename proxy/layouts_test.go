@@ -371,8 +371,8 @@ func TestLogFormat(t *testing.T) {
 	}
 	defer h5.CloseFile(f)
 	attr, err := h5.ReadAttribute(f, "_h5proxy_log")
-	if err != nil || len(attr.Value) != 24 || attr.Value[0] != 1 || attr.Value[8] != 1 || attr.Value[16] != 2 {
-		t.Errorf("root attribute %+v (%v), want version 1, 1 log, 2 ranks", attr, err)
+	if err != nil || len(attr.Value) != 24 || attr.Value[0] != 2 || attr.Value[8] != 1 || attr.Value[16] != 2 {
+		t.Errorf("root attribute %+v (%v), want version 2, 1 log, 2 ranks", attr, err)
 	}
 	shapeOf := func(path string) []uint64 {
 		d, err := h5.OpenDataset(f, path)
