@@ -208,7 +208,7 @@ type selKey struct {
 // prepareStream returns copies of entries ready to encode as one rank's stream: the first
 // entry of each selection carries it coalesced into fewer blocks, the others refer back
 // to it (the Log VOL's metadata sharing).
-func prepareStream(entries []*logEntry) []*logEntry {
+func prepareStream(entries []*logEntry, cc *coalesced) []*logEntry {
 	seen := map[selKey]int{}
 	out := make([]*logEntry, len(entries))
 	for i, e := range entries {
@@ -220,12 +220,42 @@ func prepareStream(entries []*logEntry) []*logEntry {
 				c.ref = i - j
 			} else {
 				seen[k] = i
-				c.sel = coalesce(e.sel)
+				c.sel = cc.coalesce(e.sel)
 			}
 		}
 		out[i] = &c
 	}
 	return out
+}
+
+// coalesced keeps the coalesced forms of large selections across flushes and files (plans
+// share selections between steps, E3SM's between its files). A nil *coalesced keeps none.
+type coalesced struct {
+	m      map[selKey]patterns.Selection
+	blocks int // blocks of the selections held as keys
+}
+
+// coalescedMaxBlocks bounds the blocks of the selections a coalesced holds.
+const coalescedMaxBlocks = 1 << 18
+
+// coalesce returns coalesce(sel), from the cache for a selection seen before.
+func (cc *coalesced) coalesce(sel patterns.Selection) patterns.Selection {
+	if cc == nil || len(sel.Blocks) < pointsCacheMin {
+		return coalesce(sel)
+	}
+	k := selKey{&sel.Blocks[0], len(sel.Blocks)}
+	if c, ok := cc.m[k]; ok {
+		return c
+	}
+	c := coalesce(sel)
+	if cc.blocks+len(sel.Blocks) <= coalescedMaxBlocks {
+		if cc.m == nil {
+			cc.m = map[selKey]patterns.Selection{}
+		}
+		cc.m[k] = c
+		cc.blocks += len(sel.Blocks)
+	}
+	return c
 }
 
 // errIndex is wrapped by the errors of corrupt metadata streams.

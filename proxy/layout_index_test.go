@@ -460,7 +460,7 @@ func TestStreamSharing(t *testing.T) {
 	entries := []*logEntry{
 		{path: "/a", sel: rows, size: 80}, {path: "/b", sel: strided, offset: 80, size: 96}, {path: "/c", sel: rows, offset: 176, size: 80},
 	}
-	stream := prepareStream(entries)
+	stream := prepareStream(entries, nil)
 	if stream[0].ref != 0 || stream[1].ref != 0 || stream[2].ref != 2 {
 		t.Fatalf("references %d %d %d, want 0 0 2", stream[0].ref, stream[1].ref, stream[2].ref)
 	}

@@ -39,6 +39,8 @@ type logLayout struct {
 	env   layoutEnv
 	gap   int64
 	files []*logFile // stack: object operations apply to the innermost open file
+	// coalesced keeps the index's coalesced selections across flushes and files.
+	coalesced coalesced
 }
 
 // defaultLogReadGap is log.read_gap's default.
@@ -257,10 +259,12 @@ func (f *logFile) extend(op *patterns.Op) error {
 	if err := checkExtent(op.Path, d, op.Dataset.Shape); err != nil {
 		return err
 	}
-	if err := h5.SetAttribute(id, int64Attr("_dims", toInt64(op.Dataset.Shape))); err != nil {
+	grown := *d
+	grown.Shape = append([]uint64(nil), op.Dataset.Shape...)
+	if err := h5.SetAttribute(id, anchorAttr(&grown)); err != nil {
 		return err
 	}
-	d.Shape = append([]uint64(nil), op.Dataset.Shape...)
+	*d = grown
 	return nil
 }
 
@@ -281,37 +285,34 @@ func checkExtent(path string, d *patterns.DatasetSpec, shape []uint64) error {
 	return nil
 }
 
-// writeAnchor records a dataset's creation properties on its anchor: _dims (the extent,
-// rewritten by ExtendDataset, as the Log VOL does) and _props (the rest, in one attribute:
-// an attribute costs about as much to create as the anchor itself).
+// writeAnchor records a dataset's creation properties on its anchor.
 func writeAnchor(id h5.ID, d *patterns.DatasetSpec) error {
-	if err := h5.WriteAttribute(id, int64Attr("_dims", toInt64(d.Shape))); err != nil {
-		return err
-	}
-	return h5.WriteAttribute(id, int64Attr("_props", anchorProps(d)))
+	return h5.WriteAttribute(id, anchorAttr(d))
 }
 
-// anchorProps encodes _props: the maximum extent (ndim values, unlimited = -1), the chunk
-// extent (ndim values, all 0 when contiguous), the deflate level and 1 when the fill time
-// is never (else 0).
-func anchorProps(d *patterns.DatasetSpec) []int64 {
+// anchorAttr is the anchor attribute _anchor of format 2: the extent (rewritten by
+// ExtendDataset), the maximum extent (unlimited = -1) and the chunk extent (all 0 when
+// contiguous), ndim values each, then the deflate level and 1 when the fill time is never
+// (else 0). One attribute: creating one costs more than half as much as the anchor.
+func anchorAttr(d *patterns.DatasetSpec) patterns.AttributeSpec {
+	nd := len(d.Shape)
 	max := d.MaxShape
 	if max == nil {
 		max = d.Shape
 	}
-	v := append(toInt64(max), make([]int64, len(d.Shape))...)
+	v := append(append(toInt64(d.Shape), toInt64(max)...), make([]int64, nd)...)
 	if d.Chunk != nil {
-		copy(v[len(d.Shape):], toInt64(d.Chunk))
+		copy(v[2*nd:], toInt64(d.Chunk))
 	}
 	fill := int64(0)
 	if d.FillNever {
 		fill = 1
 	}
-	return append(v, int64(d.Deflate), fill)
+	return int64Attr("_anchor", append(v, int64(d.Deflate), fill))
 }
 
-// anchorSpec reads a dataset's creation properties back from its anchor (the attributes
-// of format 2, or _mdims, _chunk, _deflate and _fill_never of format 1).
+// anchorSpec reads a dataset's creation properties back from its anchor: _anchor (format
+// 2), or _dims, _mdims, _chunk, _deflate and _fill_never (format 1).
 func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
 	info, err := h5.DatasetInfo(id)
 	if err != nil {
@@ -325,10 +326,26 @@ func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
 	for _, n := range names {
 		has[n] = true
 	}
-	if !has["_dims"] {
-		return nil, fmt.Errorf("log layout: %s is not an anchor (no _dims attribute)", path)
-	}
 	d := &patterns.DatasetSpec{Type: info.Type}
+	if has["_anchor"] {
+		v, err := readInt64Attr(id, "_anchor")
+		if err != nil {
+			return nil, err
+		}
+		nd := (len(v) - 2) / 3
+		if len(v) < 2 || len(v) != 3*nd+2 {
+			return nil, fmt.Errorf("log layout: %s: anchor attribute _anchor has %d values, want 3·ndim+2", path, len(v))
+		}
+		d.Shape, d.MaxShape = toUint64(v[:nd]), toUint64(v[nd:2*nd])
+		if chunk := v[2*nd : 3*nd]; nd > 0 && chunk[0] != 0 {
+			d.Chunk = toUint64(chunk)
+		}
+		d.Deflate, d.FillNever = int(v[3*nd]), v[3*nd+1] != 0
+		return d, nil
+	}
+	if !has["_dims"] {
+		return nil, fmt.Errorf("log layout: %s is not an anchor (no _anchor nor _dims attribute)", path)
+	}
 	get := func(name string) ([]int64, error) {
 		if !has[name] {
 			return nil, nil
@@ -340,22 +357,6 @@ func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
 		return nil, err
 	}
 	d.Shape = toUint64(v)
-	nd := len(v)
-	if has["_props"] {
-		p, err := get("_props")
-		if err != nil {
-			return nil, err
-		}
-		if len(p) != 2*nd+2 {
-			return nil, fmt.Errorf("log layout: %s: anchor attribute _props has %d values, want %d for rank %d", path, len(p), 2*nd+2, nd)
-		}
-		d.MaxShape = toUint64(p[:nd])
-		if chunk := p[nd : 2*nd]; nd > 0 && chunk[0] != 0 {
-			d.Chunk = toUint64(chunk)
-		}
-		d.Deflate, d.FillNever = int(p[2*nd]), p[2*nd+1] != 0
-		return d, nil
-	}
 	if v, err = get("_mdims"); err != nil {
 		return nil, err
 	}
@@ -454,7 +455,7 @@ func (l *logLayout) flush(f *logFile) error {
 	if f.readOnly {
 		return nil
 	}
-	stream := prepareStream(f.pend)
+	stream := prepareStream(f.pend, &l.coalesced)
 	mdSize := 0
 	for _, e := range stream {
 		mdSize += e.encodedSize()

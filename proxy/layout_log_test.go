@@ -9,8 +9,8 @@ import (
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
-// TestAnchorSpec: creation properties survive an anchor of format 2 (_dims and _props)
-// and are read back from one of format 1 (_dims, _mdims, _chunk, _deflate, _fill_never).
+// TestAnchorSpec: creation properties survive an anchor of format 2 (_anchor) and are
+// read back from one of format 1 (_dims, _mdims, _chunk, _deflate, _fill_never).
 func TestAnchorSpec(t *testing.T) {
 	f, err := h5.CreateFile(filepath.Join(t.TempDir(), "anchors.h5"), h5.Access{})
 	if err != nil {
@@ -32,7 +32,11 @@ func TestAnchorSpec(t *testing.T) {
 			if format == 2 {
 				err = writeAnchor(id, &d)
 			} else {
-				attrs := []patterns.AttributeSpec{int64Attr("_dims", toInt64(d.Shape)), int64Attr("_mdims", anchorProps(&d)[:len(d.Shape)])}
+				max := d.MaxShape
+				if max == nil {
+					max = d.Shape
+				}
+				attrs := []patterns.AttributeSpec{int64Attr("_dims", toInt64(d.Shape)), int64Attr("_mdims", toInt64(max))}
 				if d.Chunk != nil {
 					attrs = append(attrs, int64Attr("_chunk", toInt64(d.Chunk)))
 				}
