@@ -1,7 +1,9 @@
 package patterns
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -129,6 +131,7 @@ func (s Selection) Runs(shape []uint64) []Run {
 func (s Selection) rowRuns(shape []uint64) (_ []Run, ok bool) {
 	last := len(shape) - 1
 	runs := make([]Run, 0, len(s.Blocks))
+	sorted := true
 	for _, h := range s.Blocks {
 		var start uint64
 		for d := range shape {
@@ -137,9 +140,12 @@ func (s Selection) rowRuns(shape []uint64) (_ []Run, ok bool) {
 			}
 			start = start*shape[d] + h.Start[d]
 		}
+		sorted = sorted && (len(runs) == 0 || runs[len(runs)-1].Start <= start)
 		runs = append(runs, Run{start, h.Block[last]})
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].Start < runs[j].Start })
+	if !sorted { // plans usually list their blocks in order already
+		slices.SortFunc(runs, func(a, b Run) int { return cmp.Compare(a.Start, b.Start) })
+	}
 	out := runs[:0]
 	for _, r := range runs {
 		if k := len(out) - 1; k >= 0 && r.Start <= out[k].Start+out[k].Len {

@@ -44,13 +44,17 @@ func coalesce(sel patterns.Selection) patterns.Selection {
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	for round := 0; round < 3; round++ {
+	// Merge along each dimension in turn until nd merges in a row change nothing (each
+	// one left its dimension merged for the current boxes), at most three rounds.
+	for calls, stable, d := 0, 0, nd-1; stable < nd && calls < 3*nd; calls++ {
 		before := len(idx)
-		for d := nd - 1; d >= 0; d-- {
-			idx = bs.mergeAlong(idx, d)
+		if idx = bs.mergeAlong(idx, d); len(idx) == before {
+			stable++
+		} else {
+			stable = 1
 		}
-		if len(idx) == before && round > 0 {
-			break
+		if d--; d < 0 {
+			d = nd - 1
 		}
 	}
 	out := patterns.Selection{Blocks: make([]patterns.Hyperslab, len(idx))}
@@ -94,10 +98,108 @@ func (b *boxes) expand(h patterns.Hyperslab, d int, lo, hi []uint64) {
 	}
 }
 
+// mergeInlineRank is the highest rank mergeAlong groups boxes of by hashing (a box's
+// extents in the other dimensions are a fixed-size map key).
+const mergeInlineRank = 4
+
+type crossKey [2 * (mergeInlineRank - 1)]uint64
+
 // mergeAlong merges the boxes that touch or overlap along dimension d and have the same
 // extent in every other dimension (their union is then a box); it returns the indices of
 // the boxes left.
 func (b *boxes) mergeAlong(idx []int32, d int) []int32 {
+	if len(idx) < 2 {
+		return idx
+	}
+	if b.nd > mergeInlineRank {
+		return b.mergeAlongSlow(idx, d)
+	}
+	cross := func(i, j int32) int { // compare everything but dimension d
+		li, lj, hi, hj := b.lo(i), b.lo(j), b.hi(i), b.hi(j)
+		for k := 0; k < b.nd; k++ {
+			if k == d {
+				continue
+			}
+			if c := cmpU(li[k], lj[k]); c != 0 {
+				return c
+			}
+			if c := cmpU(hi[k], hj[k]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	// The boxes must be grouped by their other extents, each group ordered by start along
+	// d. They often come sorted that way already; else they are grouped by hashing.
+	sorted := true
+	for k := 1; k < len(idx) && sorted; k++ {
+		c := cross(idx[k-1], idx[k])
+		sorted = c < 0 || (c == 0 && b.lo(idx[k-1])[d] <= b.lo(idx[k])[d])
+	}
+	order := idx
+	if !sorted {
+		order = b.groupOrder(idx, d)
+	}
+	out := idx[:0] // order is a copy when it is not idx, and out never passes it
+	cur := order[0]
+	for _, j := range order[1:] {
+		if ch := b.hi(cur); cross(cur, j) == 0 && b.lo(j)[d] <= ch[d] {
+			ch[d] = max(ch[d], b.hi(j)[d])
+			continue
+		}
+		out = append(out, cur)
+		cur = j
+	}
+	return append(out, cur)
+}
+
+// groupOrder returns idx grouped by the boxes' extents in the dimensions other than d (the
+// groups in order of first appearance, the input order kept within a group: a counting
+// sort), each group sorted by start along d.
+func (b *boxes) groupOrder(idx []int32, d int) []int32 {
+	ids := map[crossKey]int32{}
+	gid := make([]int32, len(idx))
+	for k, i := range idx {
+		var key crossKey
+		lo, hi := b.lo(i), b.hi(i)
+		c := 0
+		for j := 0; j < b.nd; j++ {
+			if j != d {
+				key[c], key[c+1] = lo[j], hi[j]
+				c += 2
+			}
+		}
+		g, ok := ids[key]
+		if !ok {
+			g = int32(len(ids))
+			ids[key] = g
+		}
+		gid[k] = g
+	}
+	at := make([]int32, len(ids)+1) // at[g]: where group g starts
+	for _, g := range gid {
+		at[g+1]++
+	}
+	for g := 1; g < len(at); g++ {
+		at[g] += at[g-1]
+	}
+	next := slices.Clone(at[:len(ids)])
+	order := make([]int32, len(idx))
+	for k, g := range gid {
+		order[next[g]] = idx[k]
+		next[g]++
+	}
+	byStart := func(x, y int32) int { return cmpU(b.lo(x)[d], b.lo(y)[d]) }
+	for g := 0; g < len(ids); g++ {
+		if grp := order[at[g]:at[g+1]]; !slices.IsSortedFunc(grp, byStart) {
+			slices.SortFunc(grp, byStart)
+		}
+	}
+	return order
+}
+
+// mergeAlongSlow is mergeAlong for boxes of rank above mergeInlineRank.
+func (b *boxes) mergeAlongSlow(idx []int32, d int) []int32 {
 	if len(idx) < 2 {
 		return idx
 	}

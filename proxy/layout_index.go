@@ -66,7 +66,10 @@ func (e *logEntry) entryRuns(shape []uint64) []patterns.Run {
 //	u64 offset, u64 size (bytes in the data log)
 //	form 0, per hyperslab: start, stride, count, block: ndim u64 each
 //	form 1, per block: start, block: ndim u64 each
-const indexVersion = 1
+//
+// indexVersion is the log layout's format version: 2 since the anchors carry _props (the
+// records are the same in versions 1 and 2).
+const indexVersion = 2
 
 // Selection forms of an index record.
 const (
@@ -92,17 +95,27 @@ func (e *logEntry) form() int {
 
 // encodedSize is the number of bytes encode appends for e.
 func (e *logEntry) encodedSize() int {
+	return e.headerSize() + e.selSize()
+}
+
+// headerSize is the bytes of e's record before its blocks.
+func (e *logEntry) headerSize() int {
 	n := 4 + 2 + len(e.path) + 2 + 2 + 1 + 4 + 16
 	for _, m := range e.members {
 		n += 2 + len(m)
 	}
+	return n
+}
+
+// selSize is the bytes of e's blocks in its record.
+func (e *logEntry) selSize() int {
 	switch e.form() {
 	case formHyperslabs:
-		n += len(e.sel.Blocks) * 4 * 8 * e.ndim()
+		return len(e.sel.Blocks) * 4 * 8 * e.ndim()
 	case formBlocks:
-		n += len(e.sel.Blocks) * 2 * 8 * e.ndim()
+		return len(e.sel.Blocks) * 2 * 8 * e.ndim()
 	}
-	return n
+	return 0
 }
 
 func (e *logEntry) ndim() int {
@@ -155,7 +168,7 @@ func (e *logEntry) encode(b []byte) []byte {
 
 // checkEncodable refuses what the record's fixed-width fields cannot hold.
 func (e *logEntry) checkEncodable() error {
-	if len(e.path) > math.MaxUint16 || len(e.members) > math.MaxUint16 || e.ndim() > math.MaxUint16 || len(e.sel.Blocks) > math.MaxUint32 {
+	if len(e.sel.Blocks) > math.MaxUint32 {
 		return fmt.Errorf("index entry for %s: path, member list, rank or block count too large for the index format", e.path)
 	}
 	for _, h := range e.sel.Blocks {
@@ -163,10 +176,26 @@ func (e *logEntry) checkEncodable() error {
 			return fmt.Errorf("index entry for %s: hyperslabs of mixed ranks (stride and block must be given)", e.path)
 		}
 	}
-	if e.encodedSize() > math.MaxUint32 {
-		return fmt.Errorf("index entry for %s: %d bytes exceed the index format's 4 GiB per entry", e.path, e.encodedSize())
+	return e.checkEncodableSized(e.selSize())
+}
+
+// checkEncodableSized is checkEncodable for an entry whose selection passed it already
+// (with selSize bytes of blocks): only the path, members, rank and size are checked.
+func (e *logEntry) checkEncodableSized(selSize int) error {
+	if len(e.path) > math.MaxUint16 || len(e.members) > math.MaxUint16 || e.ndim() > math.MaxUint16 {
+		return fmt.Errorf("index entry for %s: path, member list, rank or block count too large for the index format", e.path)
+	}
+	if n := e.headerSize() + selSize; n > math.MaxUint32 {
+		return fmt.Errorf("index entry for %s: %d bytes exceed the index format's 4 GiB per entry", e.path, n)
 	}
 	return nil
+}
+
+// checkedSel is a selection normalized and checked for the index format, with the bytes
+// its blocks take in a record.
+type checkedSel struct {
+	sel   patterns.Selection
+	bytes int
 }
 
 // selKey identifies a selection by its storage: plans reuse one selection for many
@@ -179,7 +208,7 @@ type selKey struct {
 // prepareStream returns copies of entries ready to encode as one rank's stream: the first
 // entry of each selection carries it coalesced into fewer blocks, the others refer back
 // to it (the Log VOL's metadata sharing).
-func prepareStream(entries []*logEntry) []*logEntry {
+func prepareStream(entries []*logEntry, cc *coalesced) []*logEntry {
 	seen := map[selKey]int{}
 	out := make([]*logEntry, len(entries))
 	for i, e := range entries {
@@ -191,12 +220,42 @@ func prepareStream(entries []*logEntry) []*logEntry {
 				c.ref = i - j
 			} else {
 				seen[k] = i
-				c.sel = coalesce(e.sel)
+				c.sel = cc.coalesce(e.sel)
 			}
 		}
 		out[i] = &c
 	}
 	return out
+}
+
+// coalesced keeps the coalesced forms of large selections across flushes and files (plans
+// share selections between steps, E3SM's between its files). A nil *coalesced keeps none.
+type coalesced struct {
+	m      map[selKey]patterns.Selection
+	blocks int // blocks of the selections held as keys
+}
+
+// coalescedMaxBlocks bounds the blocks of the selections a coalesced holds.
+const coalescedMaxBlocks = 1 << 18
+
+// coalesce returns coalesce(sel), from the cache for a selection seen before.
+func (cc *coalesced) coalesce(sel patterns.Selection) patterns.Selection {
+	if cc == nil || len(sel.Blocks) < pointsCacheMin {
+		return coalesce(sel)
+	}
+	k := selKey{&sel.Blocks[0], len(sel.Blocks)}
+	if c, ok := cc.m[k]; ok {
+		return c
+	}
+	c := coalesce(sel)
+	if cc.blocks+len(sel.Blocks) <= coalescedMaxBlocks {
+		if cc.m == nil {
+			cc.m = map[selKey]patterns.Selection{}
+		}
+		cc.m[k] = c
+		cc.blocks += len(sel.Blocks)
+	}
+	return c
 }
 
 // errIndex is wrapped by the errors of corrupt metadata streams.

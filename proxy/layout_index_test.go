@@ -415,8 +415,14 @@ func TestReadPartialMembers(t *testing.T) {
 // level and column run) become one block per column run.
 func TestCoalesce(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for iter := 0; iter < 300; iter++ {
+	for iter := 0; iter < 600; iter++ {
 		shape := []uint64{1 + r.Uint64N(5), 1 + r.Uint64N(6), 1 + r.Uint64N(9)}
+		switch iter % 3 {
+		case 1: // ranks 1 and 5: the other merge paths
+			shape = shape[2:]
+		case 2:
+			shape = append(shape, 1+r.Uint64N(3), 1+r.Uint64N(4))
+		}
 		sel := normalize(randomSelection(r, shape))
 		got := coalesce(sel)
 		if !reflect.DeepEqual(got.Runs(shape), sel.Runs(shape)) {
@@ -457,7 +463,7 @@ func TestStreamSharing(t *testing.T) {
 	entries := []*logEntry{
 		{path: "/a", sel: rows, size: 80}, {path: "/b", sel: strided, offset: 80, size: 96}, {path: "/c", sel: rows, offset: 176, size: 80},
 	}
-	stream := prepareStream(entries)
+	stream := prepareStream(entries, nil)
 	if stream[0].ref != 0 || stream[1].ref != 0 || stream[2].ref != 2 {
 		t.Fatalf("references %d %d %d, want 0 0 2", stream[0].ref, stream[1].ref, stream[2].ref)
 	}
@@ -488,5 +494,20 @@ func TestStreamSharing(t *testing.T) {
 	bad := (&logEntry{path: "/x", sel: rows, ref: 1}).encode(nil)
 	if _, err := decodeEntries(bad, 0); !errors.Is(err, errIndex) {
 		t.Errorf("dangling reference: %v", err)
+	}
+}
+
+// BenchmarkCoalesceE3SM: one E3SM-like decomposition of a rank (72 levels of 435 column
+// runs, one block each).
+func BenchmarkCoalesceE3SM(b *testing.B) {
+	var sel patterns.Selection
+	for lev := uint64(0); lev < 72; lev++ {
+		for run := uint64(0); run < 435; run++ {
+			sel.Blocks = append(sel.Blocks, patterns.Block([]uint64{0, lev, run * 20}, []uint64{1, 1, 7}))
+		}
+	}
+	sel = normalize(sel)
+	for b.Loop() {
+		coalesce(sel)
 	}
 }

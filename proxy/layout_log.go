@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
@@ -39,6 +38,8 @@ type logLayout struct {
 	env   layoutEnv
 	gap   int64
 	files []*logFile // stack: object operations apply to the innermost open file
+	// coalesced keeps the index's coalesced selections across flushes and files.
+	coalesced coalesced
 }
 
 // defaultLogReadGap is log.read_gap's default.
@@ -62,8 +63,11 @@ type logFile struct {
 	ownComm            bool
 	objs               objTable
 	// pending holds this rank's requests not yet in a data log; pend indexes them.
-	pending []byte
+	pending logBuffer
 	pend    []*logEntry
+	// sels holds the large selections written so far, normalized and checked (plans
+	// reuse a selection for many writes).
+	sels map[selRef]checkedSel
 }
 
 // logStore resolves reads against the index of one open log file.
@@ -105,10 +109,9 @@ func (l *logLayout) Exec(op *patterns.Op, buf []byte) error {
 	}
 	switch op.Kind {
 	case patterns.FlushFile:
-		if err := l.flush(f); err != nil {
-			return err
-		}
-		return h5.FlushFile(f.id, op.File != nil && op.File.FlushLocal)
+		// Like the Log VOL's H5Fflush: the logs are written, HDF5's own caches are left
+		// to the close.
+		return l.flush(f)
 	case patterns.CloseFile:
 		return l.close(f)
 	case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
@@ -136,7 +139,7 @@ func (l *logLayout) Exec(op *patterns.Op, buf []byte) error {
 		if op.Kind == patterns.Write {
 			return f.write(op, buf)
 		}
-		_, err := f.read(op.Path, op.Transfer, buf, f.pend, f.pending)
+		_, err := f.read(op.Path, op.Transfer, buf, f.pend, f.pending.bytes())
 		return err
 	}
 	return fmt.Errorf("log layout: unsupported operation %s", op.Kind)
@@ -195,8 +198,8 @@ func logCount(id h5.ID, path string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("log layout: %s is not a log-layout file (no readable root attribute %s: %v); read it with the layout that wrote it", path, logRootAttr, err)
 	}
-	if len(v) < 2 || v[0] != indexVersion || v[1] < 0 {
-		return 0, fmt.Errorf("log layout: %s: root attribute %s = %v: unsupported format (want version %d)", path, logRootAttr, v, indexVersion)
+	if len(v) < 2 || v[0] < 1 || v[0] > indexVersion || v[1] < 0 {
+		return 0, fmt.Errorf("log layout: %s: root attribute %s = %v: unsupported format (want version 1 to %d)", path, logRootAttr, v, indexVersion)
 	}
 	return int(v[1]), nil
 }
@@ -253,10 +256,12 @@ func (f *logFile) extend(op *patterns.Op) error {
 	if err := checkExtent(op.Path, d, op.Dataset.Shape); err != nil {
 		return err
 	}
-	if err := h5.SetAttribute(id, int64Attr("_dims", toInt64(op.Dataset.Shape))); err != nil {
+	grown := *d
+	grown.Shape = append([]uint64(nil), op.Dataset.Shape...)
+	if err := h5.SetAttribute(id, anchorAttr(&grown)); err != nil {
 		return err
 	}
-	d.Shape = append([]uint64(nil), op.Dataset.Shape...)
+	*d = grown
 	return nil
 }
 
@@ -279,29 +284,32 @@ func checkExtent(path string, d *patterns.DatasetSpec, shape []uint64) error {
 
 // writeAnchor records a dataset's creation properties on its anchor.
 func writeAnchor(id h5.ID, d *patterns.DatasetSpec) error {
+	return h5.WriteAttribute(id, anchorAttr(d))
+}
+
+// anchorAttr is the anchor attribute _anchor of format 2: the extent (rewritten by
+// ExtendDataset), the maximum extent (unlimited = -1) and the chunk extent (all 0 when
+// contiguous), ndim values each, then the deflate level and 1 when the fill time is never
+// (else 0). One attribute: creating one costs more than half as much as the anchor.
+func anchorAttr(d *patterns.DatasetSpec) patterns.AttributeSpec {
+	nd := len(d.Shape)
 	max := d.MaxShape
 	if max == nil {
 		max = d.Shape
 	}
-	attrs := []patterns.AttributeSpec{int64Attr("_dims", toInt64(d.Shape)), int64Attr("_mdims", toInt64(max))}
+	v := append(append(toInt64(d.Shape), toInt64(max)...), make([]int64, nd)...)
 	if d.Chunk != nil {
-		attrs = append(attrs, int64Attr("_chunk", toInt64(d.Chunk)))
+		copy(v[2*nd:], toInt64(d.Chunk))
 	}
-	if d.Deflate > 0 {
-		attrs = append(attrs, int64Attr("_deflate", []int64{int64(d.Deflate)}))
-	}
+	fill := int64(0)
 	if d.FillNever {
-		attrs = append(attrs, int64Attr("_fill_never", []int64{1}))
+		fill = 1
 	}
-	for _, a := range attrs {
-		if err := h5.WriteAttribute(id, a); err != nil {
-			return err
-		}
-	}
-	return nil
+	return int64Attr("_anchor", append(v, int64(d.Deflate), fill))
 }
 
-// anchorSpec reads a dataset's creation properties back from its anchor.
+// anchorSpec reads a dataset's creation properties back from its anchor: _anchor (format
+// 2), or _dims, _mdims, _chunk, _deflate and _fill_never (format 1).
 func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
 	info, err := h5.DatasetInfo(id)
 	if err != nil {
@@ -315,10 +323,26 @@ func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
 	for _, n := range names {
 		has[n] = true
 	}
-	if !has["_dims"] {
-		return nil, fmt.Errorf("log layout: %s is not an anchor (no _dims attribute)", path)
-	}
 	d := &patterns.DatasetSpec{Type: info.Type}
+	if has["_anchor"] {
+		v, err := readInt64Attr(id, "_anchor")
+		if err != nil {
+			return nil, err
+		}
+		nd := (len(v) - 2) / 3
+		if len(v) < 2 || len(v) != 3*nd+2 {
+			return nil, fmt.Errorf("log layout: %s: anchor attribute _anchor has %d values, want 3·ndim+2", path, len(v))
+		}
+		d.Shape, d.MaxShape = toUint64(v[:nd]), toUint64(v[nd:2*nd])
+		if chunk := v[2*nd : 3*nd]; nd > 0 && chunk[0] != 0 {
+			d.Chunk = toUint64(chunk)
+		}
+		d.Deflate, d.FillNever = int(v[3*nd]), v[3*nd+1] != 0
+		return d, nil
+	}
+	if !has["_dims"] {
+		return nil, fmt.Errorf("log layout: %s is not an anchor (no _anchor nor _dims attribute)", path)
+	}
 	get := func(name string) ([]int64, error) {
 		if !has[name] {
 			return nil, nil
@@ -381,14 +405,44 @@ func (f *logFile) write(op *patterns.Op, buf []byte) error {
 	if need := n * uint64(t.MemType.Size); uint64(len(buf)) < need {
 		return fmt.Errorf("log layout: %s: buffer of %d bytes, transfer needs %d", op.Path, len(buf), need)
 	}
-	e := &logEntry{path: op.Path, members: members, sel: normalize(t.Selection), log: -1,
-		offset: int64(len(f.pending)), size: int64(n) * int64(esz)}
-	if err := e.checkEncodable(); err != nil {
+	e := &logEntry{path: op.Path, members: members, log: -1, offset: int64(len(f.pending.bytes())), size: int64(n) * int64(esz)}
+	if err := f.setSelection(e, t.Selection); err != nil {
 		return fmt.Errorf("log layout: %w", err)
 	}
-	f.pending = slices.Grow(f.pending, int(e.size))[:len(f.pending)+int(e.size)]
-	conv.run(f.pending[e.offset:], buf, int(n))
+	dst, err := f.pending.grow(int(e.size))
+	if err != nil {
+		return err
+	}
+	conv.run(dst, buf, int(n))
 	f.pend = append(f.pend, e)
+	return nil
+}
+
+// logSelsMax bounds the selections a log file keeps checked.
+const logSelsMax = 1 << 12
+
+// setSelection gives e its selection sel, normalized and checked for the index format;
+// large selections are checked once per file.
+func (f *logFile) setSelection(e *logEntry, sel patterns.Selection) error {
+	if len(sel.Blocks) < pointsCacheMin {
+		e.sel = normalize(sel)
+		return e.checkEncodable()
+	}
+	k := selRef{&sel.Blocks[0], len(sel.Blocks)}
+	if c, ok := f.sels[k]; ok {
+		e.sel = c.sel
+		return e.checkEncodableSized(c.bytes)
+	}
+	e.sel = normalize(sel)
+	if err := e.checkEncodable(); err != nil {
+		return err
+	}
+	if f.sels == nil {
+		f.sels = map[selRef]checkedSel{}
+	}
+	if len(f.sels) < logSelsMax {
+		f.sels[k] = checkedSel{e.sel, e.selSize()}
+	}
 	return nil
 }
 
@@ -398,12 +452,13 @@ func (l *logLayout) flush(f *logFile) error {
 	if f.readOnly {
 		return nil
 	}
-	stream := prepareStream(f.pend)
+	stream := prepareStream(f.pend, &l.coalesced)
 	mdSize := 0
 	for _, e := range stream {
 		mdSize += e.encodedSize()
 	}
-	sizes, err := f.comm.AllgatherFloat64([]float64{float64(len(f.pending)), float64(mdSize)})
+	pending := f.pending.bytes()
+	sizes, err := f.comm.AllgatherFloat64([]float64{float64(len(pending)), float64(mdSize)})
 	if err != nil {
 		return err
 	}
@@ -417,7 +472,7 @@ func (l *logLayout) flush(f *logFile) error {
 		return nil
 	}
 	rank, n := f.comm.Rank(), f.nlogs
-	if err := writeShared(f.id, dataLogPath(n), f.parallel, rank, dOff, f.pending); err != nil {
+	if err := writeShared(f.id, dataLogPath(n), f.parallel, rank, dOff, pending); err != nil {
 		return err
 	}
 	md := make([]byte, 0, mdSize)
@@ -433,7 +488,8 @@ func (l *logLayout) flush(f *logFile) error {
 	}
 	// Every rank's entries of this log are loaded from the file at the next read.
 	f.nlogs++
-	f.pending, f.pend = nil, nil
+	f.pending.release()
+	f.pend, f.sels = nil, nil
 	return nil
 }
 
@@ -451,8 +507,11 @@ func (l *logLayout) close(f *logFile) error {
 	return err
 }
 
-// release closes the HDF5 file, the raw reader and the file's communicator.
+// release closes the HDF5 file, the raw reader and the file's communicator, and drops
+// the pending requests.
 func (f *logFile) release() error {
+	f.pending.release()
+	f.pend = nil
 	err := h5.CloseFile(f.id)
 	if f.raw != nil {
 		f.raw.Close()

@@ -471,7 +471,7 @@ func (l *subfilingLayout) close(f *subFile) error {
 // group's communicator).
 func (f *subFile) writeIndex() error {
 	var b []byte
-	for _, e := range prepareStream(f.written) {
+	for _, e := range prepareStream(f.written, nil) {
 		if err := e.checkEncodable(); err != nil {
 			return fmt.Errorf("subfiling layout: %w", err)
 		}

@@ -344,7 +344,7 @@ func mustKV(t *testing.T, text string) []options.KV {
 }
 
 // TestLogFormat checks the log layout's file at 2 ranks: anchors with a NULL dataspace
-// and _dims, one data log and one metadata log (the write phase flushes once, at its end;
+// and _anchor, one data log and one metadata log (the write phase flushes once, at its end;
 // the close adds nothing) whose sizes are the data and index of both ranks, and the root
 // attribute.
 func TestLogFormat(t *testing.T) {
@@ -371,8 +371,8 @@ func TestLogFormat(t *testing.T) {
 	}
 	defer h5.CloseFile(f)
 	attr, err := h5.ReadAttribute(f, "_h5proxy_log")
-	if err != nil || len(attr.Value) != 24 || attr.Value[0] != 1 || attr.Value[8] != 1 || attr.Value[16] != 2 {
-		t.Errorf("root attribute %+v (%v), want version 1, 1 log, 2 ranks", attr, err)
+	if err != nil || len(attr.Value) != 24 || attr.Value[0] != 2 || attr.Value[8] != 1 || attr.Value[16] != 2 {
+		t.Errorf("root attribute %+v (%v), want version 2, 1 log, 2 ranks", attr, err)
 	}
 	shapeOf := func(path string) []uint64 {
 		d, err := h5.OpenDataset(f, path)
@@ -402,10 +402,10 @@ func TestLogFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dims, err := h5.ReadAttribute(d, "_dims")
+	anchor, err := h5.ReadAttribute(d, "_anchor")
 	h5.CloseDataset(d)
-	if err != nil || len(dims.Value) != 8 || dims.Value[0] != 2*dim1 {
-		t.Errorf("anchor _dims %+v (%v), want [%d]", dims, err, 2*dim1)
+	if err != nil || len(anchor.Value) != 5*8 || anchor.Value[0] != 2*dim1 {
+		t.Errorf("anchor attribute %+v (%v), want extent [%d] first of 5 values", anchor, err, 2*dim1)
 	}
 }
 

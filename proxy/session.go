@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -41,17 +42,19 @@ type Session struct {
 
 // phaseRun is the state and measurements of one phase.
 type phaseRun struct {
-	ph        patterns.Phase
-	env       patterns.Env
-	verify    bool
-	begin     sample
-	end       sample
-	steps     []sample
-	stepsDone int
-	filled    map[string]int // write buffer -> step it holds data of
-	mismatch  *emulate.Mismatch
-	failed    error
-	ahead     *patterns.Plan // next step's plan, submitted ahead (background reads)
+	ph         patterns.Phase
+	env        patterns.Env
+	verify     bool
+	begin      sample
+	end        sample
+	steps      []sample
+	stepsDone  int
+	filled     map[string]int     // write buffer -> step it holds data of
+	runs       map[selRef]selRuns // the runs of large selections (see Session.runs)
+	runsCached int                // runs held in runs
+	mismatch   *emulate.Mismatch
+	failed     error
+	ahead      *patterns.Plan // next step's plan, submitted ahead (background reads)
 }
 
 // ErrClosed is returned by every method of a closed session.
@@ -466,7 +469,7 @@ func (s *Session) execute(plan *patterns.Plan, smp *sample, step bool) error {
 		if op.Transfer == nil {
 			continue
 		}
-		smp[mBytes] += float64(op.Transfer.Bytes())
+		smp[mBytes] += float64(s.transferBytes(op.Transfer))
 		if op.Kind == patterns.Read && s.phase != nil && s.phase.verify {
 			if err := s.check1(op, buf, smp); err != nil {
 				return err
@@ -476,9 +479,71 @@ func (s *Session) execute(plan *patterns.Plan, smp *sample, step bool) error {
 	return nil
 }
 
+// selRef identifies a selection by its storage (a plan does not change a selection once
+// issued; the key keeps the storage alive, so its address is not reused).
+type selRef struct {
+	first *patterns.Hyperslab
+	n     int
+}
+
+// selRuns is a selection's runs in a dataspace shape and their element count.
+type selRuns struct {
+	shape  []uint64
+	runs   []patterns.Run
+	points uint64
+}
+
+// pointsCacheMin is the fewest blocks of a selection the phase caches the runs of;
+// runsCacheMax bounds the runs cached per phase (64 MiB).
+const (
+	pointsCacheMin = 64
+	runsCacheMax   = 1 << 22
+)
+
+// runs returns t's selection's runs in t.FileShape and their element count. The runs of
+// large selections, which plans share between transfers (E3SM writes every variable of a
+// decomposition with one selection), are computed once per phase: they take a sort, which
+// the measured code does not do.
+func (s *Session) runs(t *patterns.Transfer) selRuns {
+	blocks := t.Selection.Blocks
+	if s.phase == nil || len(blocks) < pointsCacheMin {
+		return newSelRuns(t)
+	}
+	k := selRef{&blocks[0], len(blocks)}
+	if c, ok := s.phase.runs[k]; ok && slices.Equal(c.shape, t.FileShape) {
+		return c
+	}
+	c := newSelRuns(t)
+	if s.phase.runs == nil {
+		s.phase.runs = map[selRef]selRuns{}
+	}
+	if old, ok := s.phase.runs[k]; ok {
+		s.phase.runsCached -= len(old.runs)
+		delete(s.phase.runs, k)
+	}
+	if s.phase.runsCached+len(c.runs) <= runsCacheMax {
+		s.phase.runs[k] = c
+		s.phase.runsCached += len(c.runs)
+	}
+	return c
+}
+
+func newSelRuns(t *patterns.Transfer) selRuns {
+	c := selRuns{shape: slices.Clone(t.FileShape), runs: t.Selection.Runs(t.FileShape)}
+	for _, r := range c.runs {
+		c.points += r.Len
+	}
+	return c
+}
+
+// transferBytes is t.Bytes(), from the phase's runs cache.
+func (s *Session) transferBytes(t *patterns.Transfer) uint64 {
+	return s.runs(t).points * t.ElemBytes()
+}
+
 // bufLayout maps a transfer's memory buffer to global element indices.
-func bufLayout(t *patterns.Transfer) *emulate.Layout {
-	return &emulate.Layout{Elem: t.MemType.Size, Fields: emulate.Fields(t.MemType, t.Variable), Runs: t.Selection.Runs(t.FileShape)}
+func (s *Session) bufLayout(t *patterns.Transfer) *emulate.Layout {
+	return &emulate.Layout{Elem: t.MemType.Size, Fields: emulate.Fields(t.MemType, t.Variable), Runs: s.runs(t).runs}
 }
 
 // buffer returns the transfer's memory, filled with this step's data for writes (once
@@ -507,7 +572,7 @@ func (s *Session) fill(op *patterns.Op, buf []byte, smp *sample) error {
 	if t.Data != nil { // explicit contents (index datasets) whatever the fill
 		copy(buf, t.Data)
 	} else {
-		err = emulate.Fill(s.cfg.Fill, buf, bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
+		err = emulate.Fill(s.cfg.Fill, buf, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
 	}
 	smp[mPrep] += time.Since(t0).Seconds()
 	return err
@@ -526,7 +591,7 @@ func (s *Session) check1(op *patterns.Op, buf []byte, smp *sample) error {
 	if op.Transfer.Data != nil {
 		bad, first = checkData(op.Transfer, buf)
 	} else {
-		bad, first, err = emulate.Verify(buf, bufLayout(op.Transfer), s.cfg.Seed, op.Step)
+		bad, first, err = emulate.Verify(buf, s.bufLayout(op.Transfer), s.cfg.Seed, op.Step)
 	}
 	smp[mVerify] += time.Since(t0).Seconds()
 	if err != nil {

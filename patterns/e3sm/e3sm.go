@@ -21,6 +21,49 @@ type Pattern struct {
 	mu    sync.Mutex
 	hists map[int][]*History // by map processes (synthesized maps differ per rank count)
 	maps  map[int]*Map
+	// sels shares selections between plans (the files and steps of a phase write the
+	// same decompositions): the fixed-size variables' and one record's.
+	sels    map[selKey]cachedSel
+	selsRec int
+}
+
+// selKey identifies a selection: a decomposition of a map, a record (-1: fixed-size
+// variables), the I/O rank and the number of I/O ranks.
+type selKey struct {
+	m                       *Map
+	decomp, rec, io, ioSize int
+}
+
+// selection returns the selection and element count of decomposition decomp (1-based)
+// for record rec on I/O rank io of ioSize, from the cache when a plan built it already.
+func (p *Pattern) selection(m *Map, decomp, rec, io, ioSize int) cachedSel {
+	k := selKey{m, decomp, rec, io, ioSize}
+	p.mu.Lock()
+	c, ok := p.sels[k]
+	p.mu.Unlock()
+	if ok {
+		return c
+	}
+	var reqs []Request
+	if io >= 0 {
+		reqs = m.Requests(decomp-1, io, ioSize, p.C.FillMode)
+	}
+	c.sel, c.n = Selection(reqs, m.Decomps[decomp-1].Dims, rec)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sels == nil {
+		p.sels = map[selKey]cachedSel{}
+	}
+	if rec >= 0 && rec != p.selsRec { // keep one record's selections
+		for k := range p.sels {
+			if k.rec >= 0 {
+				delete(p.sels, k)
+			}
+		}
+		p.selsRec = rec
+	}
+	p.sels[k] = c
+	return c
 }
 
 // New builds the pattern from parsed options, reading the map file when one is given.
@@ -190,8 +233,6 @@ type plan struct {
 	io     int // I/O rank, -1 if none
 	ioSize int
 	out    patterns.Plan
-	// sels shares one selection per (decomposition, record) among the plan's transfers.
-	sels map[[2]int]cachedSel
 }
 
 type cachedSel struct {
@@ -209,7 +250,7 @@ func (p *Pattern) newPlan(env patterns.Env) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &plan{p: p, env: env, m: m, hs: hs, io: io, ioSize: ioSize, sels: map[[2]int]cachedSel{}}, nil
+	return &plan{p: p, env: env, m: m, hs: hs, io: io, ioSize: ioSize}, nil
 }
 
 func path(v *Var) string { return "/" + v.Name }
@@ -421,16 +462,7 @@ func (pl *plan) transfer(kind patterns.OpKind, v *Var, rec, step int) {
 		pl.add(op)
 		return
 	}
-	key := [2]int{v.Decomp, rec}
-	c, ok := pl.sels[key]
-	if !ok {
-		var reqs []Request
-		if pl.io >= 0 {
-			reqs = pl.m.Requests(v.Decomp-1, pl.io, pl.ioSize, pl.p.C.FillMode)
-		}
-		c.sel, c.n = Selection(reqs, pl.m.Decomps[v.Decomp-1].Dims, rec)
-		pl.sels[key] = c
-	}
+	c := pl.p.selection(pl.m, v.Decomp, rec, pl.io, pl.ioSize)
 	n := c.n
 	t.Selection = c.sel
 	t.MemShape = []uint64{n}

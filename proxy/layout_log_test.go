@@ -1,0 +1,72 @@
+package proxy
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+)
+
+// TestAnchorSpec: creation properties survive an anchor of format 2 (_anchor) and are
+// read back from one of format 1 (_dims, _mdims, _chunk, _deflate, _fill_never).
+func TestAnchorSpec(t *testing.T) {
+	f, err := h5.CreateFile(filepath.Join(t.TempDir(), "anchors.h5"), h5.Access{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h5.CloseFile(f)
+	specs := []patterns.DatasetSpec{
+		{Type: patterns.F64, Shape: []uint64{4, 5}},
+		{Type: patterns.I32, Shape: []uint64{0, 72, 866}, MaxShape: []uint64{patterns.MaxUnlimited, 72, 866}, Chunk: []uint64{1, 72, 866}, Deflate: 4, FillNever: true},
+		{Type: patterns.U8, Shape: []uint64{}, FillNever: true},
+	}
+	for i, d := range specs {
+		for _, format := range []int{1, 2} {
+			path := "/v" + string(rune('a'+i)) + string(rune('0'+format))
+			id, err := h5.CreateNullDataset(f, path, d.Type)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if format == 2 {
+				err = writeAnchor(id, &d)
+			} else {
+				max := d.MaxShape
+				if max == nil {
+					max = d.Shape
+				}
+				attrs := []patterns.AttributeSpec{int64Attr("_dims", toInt64(d.Shape)), int64Attr("_mdims", toInt64(max))}
+				if d.Chunk != nil {
+					attrs = append(attrs, int64Attr("_chunk", toInt64(d.Chunk)))
+				}
+				if d.Deflate > 0 {
+					attrs = append(attrs, int64Attr("_deflate", []int64{int64(d.Deflate)}))
+				}
+				if d.FillNever {
+					attrs = append(attrs, int64Attr("_fill_never", []int64{1}))
+				}
+				for _, a := range attrs {
+					if err = h5.WriteAttribute(id, a); err != nil {
+						break
+					}
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := anchorSpec(id, path)
+			h5.CloseDataset(id)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			want := d
+			if want.MaxShape == nil {
+				want.MaxShape = want.Shape
+			}
+			if !reflect.DeepEqual(*got, want) {
+				t.Errorf("format %d: anchor of %+v read back as %+v", format, d, *got)
+			}
+		}
+	}
+}
