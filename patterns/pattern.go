@@ -42,7 +42,9 @@ type Env struct {
 
 // Pattern produces the plans of one application's I/O. Begin runs once before the first
 // step, Step once per step, End once after the last executed step (steps = how many ran).
-// Implementations are pure: the same inputs give the same plan.
+// Implementations are pure: the same inputs give the same plan. A plan's selections are
+// never modified once returned (plans may share them across steps and files, and the
+// session caches what it derives from a selection by the selection's storage).
 type Pattern interface {
 	Name() string
 	// Steps is the configured number of steps.
