@@ -114,21 +114,7 @@ func (b *boxes) mergeAlong(idx []int32, d int) []int32 {
 	if b.nd > mergeInlineRank {
 		return b.mergeAlongSlow(idx, d)
 	}
-	cross := func(i, j int32) int { // compare everything but dimension d
-		li, lj, hi, hj := b.lo(i), b.lo(j), b.hi(i), b.hi(j)
-		for k := 0; k < b.nd; k++ {
-			if k == d {
-				continue
-			}
-			if c := cmpU(li[k], lj[k]); c != 0 {
-				return c
-			}
-			if c := cmpU(hi[k], hj[k]); c != 0 {
-				return c
-			}
-		}
-		return 0
-	}
+	cross := func(i, j int32) int { return b.crossCmp(i, j, d) }
 	// The boxes must be grouped by their other extents, each group ordered by start along
 	// d. They often come sorted that way already; else they are grouped by hashing.
 	sorted := true
@@ -198,26 +184,29 @@ func (b *boxes) groupOrder(idx []int32, d int) []int32 {
 	return order
 }
 
+// crossCmp orders boxes i and j by their extents in every dimension but d.
+func (b *boxes) crossCmp(i, j int32, d int) int {
+	li, lj, hi, hj := b.lo(i), b.lo(j), b.hi(i), b.hi(j)
+	for k := 0; k < b.nd; k++ {
+		if k == d {
+			continue
+		}
+		if c := cmpU(li[k], lj[k]); c != 0 {
+			return c
+		}
+		if c := cmpU(hi[k], hj[k]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
 // mergeAlongSlow is mergeAlong for boxes of rank above mergeInlineRank.
 func (b *boxes) mergeAlongSlow(idx []int32, d int) []int32 {
 	if len(idx) < 2 {
 		return idx
 	}
-	cross := func(i, j int32) int { // compare everything but dimension d
-		li, lj, hi, hj := b.lo(i), b.lo(j), b.hi(i), b.hi(j)
-		for k := 0; k < b.nd; k++ {
-			if k == d {
-				continue
-			}
-			if c := cmpU(li[k], lj[k]); c != 0 {
-				return c
-			}
-			if c := cmpU(hi[k], hj[k]); c != 0 {
-				return c
-			}
-		}
-		return 0
-	}
+	cross := func(i, j int32) int { return b.crossCmp(i, j, d) }
 	slices.SortFunc(idx, func(i, j int32) int {
 		if c := cross(i, j); c != 0 {
 			return c
