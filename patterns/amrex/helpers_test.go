@@ -14,6 +14,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 )
 
 // The expected values in these tests are written from layouts.md section 2, independently
@@ -26,38 +27,16 @@ var exampleKeys = []string{"ncells=16", "max_grid_size=8", "nlevs=1", "ncomp=2",
 var sampleKeys = []string{"ncells=64", "max_grid_size=8", "nlevs=1", "ncomp=6", "nppc=2",
 	"nplotfile=2", "nparticlefile=2"}
 
-func kv(pairs ...string) []options.KV {
-	out := make([]options.KV, len(pairs))
-	for i, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			panic("bad pair " + p)
-		}
-		out[i] = options.KV{Key: k, Value: v}
-	}
-	return out
-}
+// kv turns "KEY=VALUE" strings into options pairs.
+func kv(pairs ...string) []options.KV { return plantest.KV(pairs...) }
 
 // build parses the pairs and builds the pattern; warnings are returned too.
 func build(pairs ...string) (*Pattern, []string, error) {
-	v, err := Options.Parse(kv(pairs...))
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := New(v)
-	if err != nil {
-		return nil, v.Warnings, err
-	}
-	return p.(*Pattern), v.Warnings, nil
+	return plantest.Build[*Pattern](Options, New, pairs...)
 }
 
 func mustBuild(t *testing.T, pairs ...string) *Pattern {
-	t.Helper()
-	p, _, err := build(pairs...)
-	if err != nil {
-		t.Fatalf("build %v: %v", pairs, err)
-	}
-	return p
+	return plantest.MustBuild[*Pattern](t, Options, New, pairs...)
 }
 
 const testDir = "/data/run"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 )
 
 // The expected values in these tests are written from layouts.md section 3, independently
@@ -20,37 +21,16 @@ import (
 func u(v ...uint64) []uint64 { return v }
 
 // kv turns "KEY=VALUE" strings into options pairs.
-func kv(pairs ...string) []options.KV {
-	out := make([]options.KV, len(pairs))
-	for i, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			panic("bad pair " + p)
-		}
-		out[i] = options.KV{Key: k, Value: v}
-	}
-	return out
-}
+func kv(pairs ...string) []options.KV { return plantest.KV(pairs...) }
 
+// build parses the pairs and builds the pattern.
 func build(pairs ...string) (*Pattern, error) {
-	v, err := Options.Parse(kv(pairs...))
-	if err != nil {
-		return nil, err
-	}
-	p, err := New(v)
-	if err != nil {
-		return nil, err
-	}
-	return p.(*Pattern), nil
+	p, _, err := plantest.Build[*Pattern](Options, New, pairs...)
+	return p, err
 }
 
 func mustBuild(t *testing.T, pairs ...string) *Pattern {
-	t.Helper()
-	p, err := build(pairs...)
-	if err != nil {
-		t.Fatalf("build %v: %v", pairs, err)
-	}
-	return p
+	return plantest.MustBuild[*Pattern](t, Options, New, pairs...)
 }
 
 // sample is h5bench's samples/sync-openpmd.json write entry.
