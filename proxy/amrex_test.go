@@ -472,20 +472,7 @@ func checkAMReXLevels(t *testing.T, dir, out string, np int) {
 // (gonum cannot see them).
 func checkChunking(t *testing.T, file, dset string, chunk []uint64, deflate int, fillNever bool) {
 	t.Helper()
-	f, err := h5.OpenFile(file, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h5.CloseFile(f)
-	d, err := h5.OpenDataset(f, dset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h5.CloseDataset(d)
-	info, err := h5.DatasetInfo(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := datasetInfo(t, file, dset)
 	if !reflect.DeepEqual(info.Chunk, chunk) || info.Deflate != deflate || info.FillNever != fillNever {
 		t.Errorf("%s %s: chunk %v deflate %d fill-never %v, want %v %d %v", file, dset, info.Chunk, info.Deflate, info.FillNever, chunk, deflate, fillNever)
 	}

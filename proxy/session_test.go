@@ -390,8 +390,9 @@ func readAll(t *testing.T, file string, n inspect.Node, total int) func(int, str
 	return nil
 }
 
-// checkChunked checks chunking and deflate through the HDF5 layer (gonum cannot see them).
-func checkChunked(t *testing.T, file, dset string, vp *vpic.Pattern) {
+// datasetInfo reads a dataset's creation properties through the HDF5 layer (gonum cannot
+// see chunking, deflate or fill time).
+func datasetInfo(t *testing.T, file, dset string) h5.Info {
 	t.Helper()
 	f, err := h5.OpenFile(file, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
 	if err != nil {
@@ -407,6 +408,13 @@ func checkChunked(t *testing.T, file, dset string, vp *vpic.Pattern) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return info
+}
+
+// checkChunked checks chunking and deflate of a compressed VPIC dataset.
+func checkChunked(t *testing.T, file, dset string, vp *vpic.Pattern) {
+	t.Helper()
+	info := datasetInfo(t, file, dset)
 	if want := vp.C.ChunkDims[:vp.C.NumDims]; !reflect.DeepEqual(info.Chunk, want) || info.Deflate != 9 {
 		t.Errorf("%s %s: chunk %v deflate %d, want %v and 9", file, dset, info.Chunk, info.Deflate, want)
 	}
