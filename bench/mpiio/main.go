@@ -21,8 +21,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/internal/warm"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	_ "github.com/h5proxy/h5proxy/patterns/vpic"
@@ -36,7 +36,7 @@ func main() {
 	steps := flag.Int("steps", 4, "timesteps per run")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	extra := flag.String("opts", "", "extra KEY=VALUE;... options for both layouts (e.g. ALIGN=YES;ALIGN_THRESHOLD=0;ALIGN_LEN=1M)")
-	flag.BoolVar(&warm, "warm", true, "before each run, touch and free as much memory as the run writes, so its page-cache pages come from memory the VM has not handed back to the host")
+	flag.BoolVar(&warmUp, "warm", true, "before each run, touch and free as much memory as the run writes, so its page-cache pages come from memory the VM has not handed back to the host")
 	ios := flag.String("io", "ompio,romio321", "OpenMPI MPI-IO components to run under, one launch each (OMPI_MCA_io; \"\" keeps the environment's)")
 	flag.Parse()
 	if !launch.Underneath() {
@@ -60,21 +60,8 @@ func main() {
 
 type result struct{ raw, observed float64 }
 
-// warm selects warmMemory before every run.
-var warm bool
-
-// warmMemory touches n bytes of fresh memory and frees them. These VMs hand idle memory
-// back to the host, and the first touch of such memory runs at a fraction of the usual
-// speed; a write into the page cache allocates its pages, so without this a run's rate
-// depends on how long the memory it lands in sat idle, not on the layout.
-func warmMemory(n int) error {
-	b, err := emulate.Alloc(n)
-	if err != nil {
-		return err
-	}
-	clear(b.Bytes())
-	return b.Free()
-}
+// warmUp selects warm.Memory before every run.
+var warmUp bool
 
 // run keeps one session per layout for the whole benchmark so both reuse their buffers
 // (fresh memory is slow to touch here), and alternates their write phases.
@@ -127,13 +114,13 @@ func run(reps int, dim1 string, steps int, dir, extra string) error {
 			io = "default"
 		}
 		fmt.Printf("\nVPIC 1-D CONTIG/CONTIG collective write, %d ranks, DIM_1=%s, %d timesteps, %d runs per layout (interleaved), memory warmed: %v, MPI-IO component: %s\n",
-			world.Size(), dim1, steps, reps, warm, io)
+			world.Size(), dim1, steps, reps, warmUp, io)
 	}
 	perRun := int(mustSize(dim1)) * 32 * steps // bytes a rank writes per run
 	for i := 0; i < reps; i++ {
 		for _, layout := range layouts {
-			if warm {
-				if err := warmMemory(perRun); err != nil {
+			if warmUp {
+				if err := warm.Memory(perRun); err != nil {
 					return err
 				}
 			}

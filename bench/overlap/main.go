@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/internal/warm"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	_ "github.com/h5proxy/h5proxy/patterns/vpic"
@@ -39,7 +40,9 @@ func main() {
 	rss := flag.Bool("rss", false, "run only the memory-bound check (used by the launcher)")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	flag.StringVar(&computeKind, "compute", "spin", "compute kind: spin, sleep or stream")
+	flag.BoolVar(&warmUp, "warm", true, "before each run, touch and free as much memory as the run writes, so its page-cache pages come from memory the VM has not handed back to the host")
 	flag.Parse()
+	runBytes = int(mustSize(*dim1)) * 32 * *steps
 	if !launch.Underneath() {
 		// The memory-bound check runs in a fresh process: peak RSS is per process. Ranks
 		// are not bound to cores: a rank's background thread needs the second core.
@@ -60,6 +63,12 @@ func main() {
 
 // computeKind is the emulated compute of every run.
 var computeKind string
+
+// warmUp touches runBytes of memory before every run (-warm).
+var (
+	warmUp   bool
+	runBytes int
+)
 
 // variant is a mode as compared: its label and options.
 type variant struct {
@@ -99,6 +108,12 @@ type run struct {
 }
 
 func phase(s *proxy.Session) (run, error) {
+	if warmUp {
+		// As much memory as the run writes: its page-cache pages then come warm.
+		if err := warm.Memory(runBytes); err != nil {
+			return run{}, err
+		}
+	}
 	if err := s.RunPhase(patterns.PhaseWrite); err != nil {
 		return run{}, err
 	}
