@@ -232,6 +232,8 @@ func memoryBound(dim1 string, steps int, staging, dir string) error {
 	}
 	defer finalize()
 	runtime.LockOSThread()
+	// Peak RSS is the measure here: the warm-up's own allocation would mask the rise.
+	warmUp = false
 	limit, err := options.ParseSize(staging)
 	if err != nil {
 		return err
