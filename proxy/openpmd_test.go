@@ -106,35 +106,59 @@ func TestOpenPMDWriteRead(t *testing.T) {
 	size := world(t).Size()
 	for _, mode := range modes {
 		for _, c := range opmdCases {
-			file := filepath.Join(dir, fmt.Sprintf("%s-%s-np%d.h5", c.name, mode, size))
-			cfg := opmdConfig(t, c.kv+";mode="+mode, file)
-			cfg.Phases = []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-			s := session(t, cfg)
-			if err := s.Run(); err != nil {
-				t.Fatalf("%s %s: %v", c.name, mode, err)
-			}
-			rep, err := s.Report()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			processed := uint64((c.steps + 4) / 5)
-			w, r := rep.Phases[0], rep.Phases[1]
-			if want := float64(c.writtenBytes() * uint64(c.steps)); w.Bytes != want {
-				t.Errorf("%s %s: wrote %v bytes, want %v", c.name, mode, w.Bytes, want)
-			}
-			if want := float64(c.reads(size) * processed); r.Bytes != want {
-				t.Errorf("%s %s: read %v bytes, want %v", c.name, mode, r.Bytes, want)
-			}
-			if !r.Verified || r.Mismatches != 0 || len(r.PerStep) != c.steps {
-				t.Errorf("%s %s read: verified=%v mismatches=%v steps=%d", c.name, mode, r.Verified, r.Mismatches, len(r.PerStep))
-			}
-			if w.MetadataTime.Max <= 0 {
-				t.Errorf("%s %s: no metadata time", c.name, mode)
+			runOpenPMD(t, c, "mode="+mode, filepath.Join(dir, fmt.Sprintf("%s-%s-np%d.h5", c.name, mode, size)), size)
+		}
+	}
+}
+
+// TestOpenPMDLayouts runs every openPMD case under the log and subfiling layouts in sync
+// and async mode at 1, 2 and 4 ranks: writes, then 8b reads verified element by element.
+func TestOpenPMDLayouts(t *testing.T) {
+	dir := testDir(t)
+	if mpitest.Run(t, rankCounts...) {
+		return
+	}
+	size := world(t).Size()
+	for _, layout := range strategyLayouts {
+		for _, mode := range []string{"sync", "async"} {
+			for _, c := range opmdCases {
+				file := filepath.Join(dir, fmt.Sprintf("%s-%s-%s-np%d.h5", c.name, layout, mode, size))
+				runOpenPMD(t, c, "mode="+mode+layoutKV(layout, size), file, size)
 			}
 		}
+	}
+}
+
+// runOpenPMD writes and reads one case with extra session options and checks the report:
+// byte counts of both phases, verified reads, metadata time.
+func runOpenPMD(t *testing.T, c opmdCase, extra, file string, size int) {
+	t.Helper()
+	cfg := opmdConfig(t, c.kv+";"+extra, file)
+	cfg.Phases = []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
+	s := session(t, cfg)
+	if err := s.Run(); err != nil {
+		t.Fatalf("%s %s: %v", c.name, extra, err)
+	}
+	rep, err := s.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	processed := uint64((c.steps + 4) / 5)
+	w, r := rep.Phases[0], rep.Phases[1]
+	if want := float64(c.writtenBytes() * uint64(c.steps)); w.Bytes != want {
+		t.Errorf("%s %s: wrote %v bytes, want %v", c.name, extra, w.Bytes, want)
+	}
+	if want := float64(c.reads(size) * processed); r.Bytes != want {
+		t.Errorf("%s %s: read %v bytes, want %v", c.name, extra, r.Bytes, want)
+	}
+	if !r.Verified || r.Mismatches != 0 || len(r.PerStep) != c.steps {
+		t.Errorf("%s %s read: verified=%v mismatches=%v steps=%d", c.name, extra, r.Verified, r.Mismatches, len(r.PerStep))
+	}
+	if w.MetadataTime.Max <= 0 {
+		t.Errorf("%s %s: no metadata time", c.name, extra)
 	}
 }
 
