@@ -14,9 +14,10 @@ import (
 
 // The log layout is modelled on the Log VOL (layouts.md 4.5). The plan's groups and
 // attributes are created as usual; each dataset becomes an anchor: a dataset with the
-// user's name and type, a NULL dataspace and attributes _dims and _mdims (i64, the extent
-// and maximum extent; unlimited is -1), plus _chunk, _deflate and _fill_never when the plan
-// asked for them. A write is converted to the file type, appended to the rank's pending
+// user's name and type, a NULL dataspace and one attribute _anchor (i64: the extent, the
+// maximum extent with unlimited as -1, the chunk extent, the deflate level and whether the
+// fill time is never; format version 2, docs/layouts.md; readers also accept version 1's
+// _dims/_mdims/_chunk/_deflate/_fill_never). A write is converted to the file type, appended to the rank's pending
 // buffer and indexed (dataset, selection, offset, size). At every flush and at close, all
 // ranks together write one data log /_LOG/_ld_<n> (u8, each rank's requests back to back
 // at the exclusive prefix sum of the ranks' sizes) and one metadata log /_LOG/_md_<n> (the
