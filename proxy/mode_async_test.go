@@ -277,6 +277,18 @@ func TestAsyncLendsWrites(t *testing.T) {
 	if _, blocked := m.pool.takeStats(); blocked < 90*time.Millisecond {
 		t.Errorf("waiting for a free buffer not measured: %v", blocked)
 	}
+	// A failed write still returns its buffer, and so do the writes cancelled after it.
+	f.gate, f.failAt = nil, "write /e"
+	// The failure may surface already at a later write's submission (sticky error).
+	if err := run(&patterns.Plan{Ops: []patterns.Op{write("/e", "s", 2), write("/f", "s", 2), write("/g", "t", 2)}}); err != nil && !strings.Contains(err.Error(), "/e") {
+		t.Fatal(err)
+	}
+	if err := m.Wait(); err == nil || !strings.Contains(err.Error(), "/e") {
+		t.Errorf("wait after the failed write: %v", err)
+	}
+	if m.pool.inUse != 0 || m.InFlight() != 0 {
+		t.Errorf("after the failure: %d bytes lent, %d in flight", m.pool.inUse, m.InFlight())
+	}
 	// Copying mode lends nothing: the caller takes the ordinary path.
 	m.lendWrites = false
 	if l, err := newLending(m, step0).buffer(&step0.Ops[0], &sample{}, fill); l != nil || err != nil {

@@ -677,7 +677,7 @@ func TestNativeJSON(t *testing.T) {
 // naming the step, operation and dataset; the earlier steps stay intact and readable.
 func TestBackgroundFailure(t *testing.T) {
 	dir := testDir(t)
-	bg := []string{"async", "cache"}
+	bg := []string{"async", "async-nocopy", "cache"}
 	if mpitest.Run(t, 1, 2) {
 		for _, np := range []int{1, 2} {
 			for _, mode := range bg {
@@ -703,7 +703,7 @@ func TestBackgroundFailure(t *testing.T) {
 	proxy.RegisterFaultyLayout("write /Timestep_2/y")
 	size := world(t).Size()
 	for _, mode := range bg {
-		cfg := config(t, "DIM_1=512;TIMESTEPS=4;COLLECTIVE_DATA=YES;mode="+mode, fileOf(dir, "faulty-"+mode, size))
+		cfg := config(t, "DIM_1=512;TIMESTEPS=4;COLLECTIVE_DATA=YES;"+modeKV(mode), fileOf(dir, "faulty-"+mode, size))
 		cfg.Layout = "faulty"
 		cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
 		s := session(t, cfg)
