@@ -91,9 +91,15 @@ type FileSpec struct {
 	CollMetadataOps, CollMetadataWrite bool
 	// AlignThreshold and AlignLen map to H5Pset_alignment when AlignLen > 0.
 	AlignThreshold, AlignLen uint64
-	// MDCInitialSize, when > 0, sets the metadata cache initial size with evictions and
-	// automatic resizing off (h5bench's hard-coded cache configuration).
-	MDCInitialSize uint64
+	// MDCInitialSize, when > 0, sets the metadata cache initial size with automatic
+	// resizing off and, unless MDCEvictions, evictions off too (h5bench's hard-coded cache
+	// configuration). MDCMinSize and MDCMaxSize, when > 0, bound the cache (E3SM-IO: 32 and
+	// 128 MiB, evictions on).
+	MDCInitialSize, MDCMinSize, MDCMaxSize uint64
+	MDCEvictions                           bool
+	// LibverLatest sets the library version bounds to LATEST/LATEST (the newest object
+	// formats, as E3SM-IO's canonical files use).
+	LibverLatest bool
 	// MetaBlockSize, when > 0, maps to H5Pset_meta_block_size.
 	MetaBlockSize uint64
 	// FlushLocal flushes with H5F_SCOPE_LOCAL (h5bench) rather than GLOBAL.

@@ -3,6 +3,8 @@ package proxy_test
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -156,6 +158,10 @@ func checkE3SMFiles(t *testing.T, r e3smRun, np int, file string) {
 	}
 	for _, h := range hs {
 		path := e3sm.HistoryPath(file, h.Name)
+		// libver LATEST, as E3SM-IO's HDF5 driver sets: superblock version 3 in HDF5 1.10.
+		if head, err := readHead(path, 9); err != nil || head[8] != 3 {
+			t.Errorf("%s %s np=%d: superblock %q (%v), want version 3 (libver LATEST)", r.name, h.Name, np, head, err)
+		}
 		if inspect.Available() {
 			tree, err := inspect.Tree(path)
 			if err != nil {
@@ -239,4 +245,16 @@ func checkDimAttrs(t *testing.T, path string, h *e3sm.History) {
 			t.Errorf("%s: %s chunk %v fill-never %v, want chunk %s", path, v.Name, info.Chunk, info.FillNever, wantChunk)
 		}
 	}
+}
+
+// readHead returns the first n bytes of a file.
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	_, err = io.ReadFull(f, b)
+	return b, err
 }

@@ -50,9 +50,9 @@
 //
 // # Operations
 //
-//	Begin(write)   create file 1 (MPI-IO, collective metadata writes), global and -DIM_
-//	               attributes, every dataset and its attributes, then the fixed-size
-//	               variables
+//	Begin(write)   create file 1 (MPI-IO, libver LATEST, collective metadata writes,
+//	               32-128 MiB metadata cache), global and -DIM_ attributes, every
+//	               dataset and its attributes, then the fixed-size variables
 //	Step s         s is a record of a file, files one after the other (F: h0's record,
 //	               then h1's r records). At a file's first record (but the first file's)
 //	               the previous file is closed and the next created as in Begin. Then per
@@ -96,8 +96,6 @@
 //
 // # Differences from E3SM-IO
 //
-//   - The HDF5 driver's fapl also sets libver bounds LATEST and a 32-128 MiB metadata
-//     cache; here files use the default library version bounds and cache.
 //   - Fill value "undefined": the datasets keep HDF5's default fill value (never written,
 //     fill time NEVER as in E3SM-IO).
 //   - With j, write buffers are float (E3SM-IO converts double buffers), so that reads

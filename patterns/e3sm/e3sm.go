@@ -255,9 +255,11 @@ func (p *Pattern) newPlan(env patterns.Env) (*plan, error) {
 
 func path(v *Var) string { return "/" + v.Name }
 
-// fileSpec is E3SM-IO's file access: MPI-IO with collective metadata writes.
+// fileSpec is E3SM-IO's file access (its HDF5 driver): MPI-IO, libver LATEST, collective
+// metadata writes, a 32..128 MiB metadata cache starting at 32 MiB, automatic resizing off.
 func fileSpec(read bool) *patterns.FileSpec {
-	return &patterns.FileSpec{Parallel: true, CollMetadataWrite: !read, ReadOnly: read}
+	return &patterns.FileSpec{Parallel: true, CollMetadataWrite: !read, ReadOnly: read, LibverLatest: true,
+		MDCInitialSize: 32 << 20, MDCMinSize: 32 << 20, MDCMaxSize: 128 << 20, MDCEvictions: true}
 }
 
 // Begin creates (write) or opens (read) the first history file; the write defines it and

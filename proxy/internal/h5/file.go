@@ -42,19 +42,22 @@ static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals) {
 	return rc;
 }
 
-// h5p_set_mdc applies h5bench's metadata cache configuration: a fixed initial size with
-// evictions and every automatic resize off. min/max are widened when the size lies outside
-// them, since HDF5 rejects an initial size outside [min_size, max_size].
-static herr_t h5p_set_mdc(hid_t fapl, size_t initial) {
+// h5p_set_mdc applies a fixed metadata cache configuration: the initial size, every
+// automatic resize off, evictions as asked (h5bench: off). min/max (0: HDF5's) are widened
+// when the size lies outside them, since HDF5 rejects an initial size outside
+// [min_size, max_size].
+static herr_t h5p_set_mdc(hid_t fapl, size_t initial, size_t min, size_t max, int evictions) {
 	H5AC_cache_config_t c;
 	memset(&c, 0, sizeof c);
 	c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
 	if (H5Pget_mdc_config(fapl, &c) < 0) return -1;
 	c.set_initial_size = 1;
 	c.initial_size = initial;
+	if (min > 0) c.min_size = min;
+	if (max > 0) c.max_size = max;
 	if (initial > c.max_size) c.max_size = initial;
 	if (initial < c.min_size) c.min_size = initial;
-	c.evictions_enabled = 0;
+	c.evictions_enabled = evictions;
 	c.incr_mode = H5C_incr__off;
 	c.flash_incr_mode = H5C_flash_incr__off;
 	c.decr_mode = H5C_decr__off;
@@ -106,8 +109,17 @@ func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 	if a.AlignLen > 0 && C.H5Pset_alignment(fapl, C.hsize_t(a.AlignThreshold), C.hsize_t(a.AlignLen)) < 0 {
 		return -1, stackError("H5Pset_alignment for " + op)
 	}
-	if a.MDCInitialSize > 0 && C.h5p_set_mdc(fapl, C.size_t(a.MDCInitialSize)) < 0 {
-		return -1, stackError("H5Pset_mdc_config for " + op)
+	if a.MDCInitialSize > 0 {
+		ev := C.int(0)
+		if a.MDCEvictions {
+			ev = 1
+		}
+		if C.h5p_set_mdc(fapl, C.size_t(a.MDCInitialSize), C.size_t(a.MDCMinSize), C.size_t(a.MDCMaxSize), ev) < 0 {
+			return -1, stackError("H5Pset_mdc_config for " + op)
+		}
+	}
+	if a.LibverLatest && C.H5Pset_libver_bounds(fapl, C.H5F_LIBVER_LATEST, C.H5F_LIBVER_LATEST) < 0 {
+		return -1, stackError("H5Pset_libver_bounds for " + op)
 	}
 	if a.MetaBlockSize > 0 && C.H5Pset_meta_block_size(fapl, C.hsize_t(a.MetaBlockSize)) < 0 {
 		return -1, stackError("H5Pset_meta_block_size for " + op)

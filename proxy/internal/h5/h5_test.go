@@ -412,6 +412,24 @@ func TestFileAccessSettings(t *testing.T) {
 	spec.MDCInitialSize = 64 << 20 // above the default max_size: widened, not rejected
 	f = must(OpenFile(path, Access{FileSpec: spec}))
 	ok(t, CloseFile(f))
+
+	// E3SM-IO's settings: libver LATEST writes the newest superblock (version 3 in HDF5
+	// 1.10) where the default bounds write version 0; a bounded cache with evictions.
+	latest := filepath.Join(t.TempDir(), "latest.h5")
+	f = must(CreateFile(latest, Access{FileSpec: patterns.FileSpec{LibverLatest: true,
+		MDCInitialSize: 32 << 20, MDCMinSize: 32 << 20, MDCMaxSize: 128 << 20, MDCEvictions: true}}))
+	ok(t, CloseFile(f))
+	for file, want := range map[string]byte{path: 0, latest: 3} {
+		head := make([]byte, 9)
+		r, err := os.Open(file)
+		if err == nil {
+			_, err = io.ReadFull(r, head)
+			r.Close()
+		}
+		if err != nil || string(head[:8]) != "\x89HDF\r\n\x1a\n" || head[8] != want {
+			t.Errorf("%s: superblock %q (%v), want the HDF5 signature and version %d", file, head, err, want)
+		}
+	}
 }
 
 func TestErrors(t *testing.T) {
