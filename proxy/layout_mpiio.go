@@ -19,8 +19,8 @@ import (
 type mpiioLayout struct {
 	env   layoutEnv
 	file  *mpi.File
-	self  mpi.Comm // for per-rank files
 	comm  mpi.Comm // the open file's communicator
+	own   bool     // comm is the layout's to free (per-rank files)
 	files map[string]*rawFile
 	cur   *rawFile // the open file's
 }
@@ -85,9 +85,6 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 		if err != nil {
 			return err
 		}
-		if own {
-			l.self = comm
-		}
 		access := mpi.ReadWrite
 		switch {
 		case op.Kind == patterns.CreateFile:
@@ -98,12 +95,11 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 		f, err := mpi.OpenFile(comm, op.Path, access)
 		if err != nil {
 			if own {
-				l.self.Free()
-				l.self = mpi.Comm{}
+				comm.Free()
 			}
 			return err
 		}
-		l.file, l.comm = f, comm
+		l.file, l.comm, l.own = f, comm, own
 		if l.files[op.Path] == nil || op.Kind == patterns.CreateFile {
 			l.files[op.Path] = &rawFile{Regions: map[string]region{}}
 		}
@@ -116,15 +112,15 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 			l.cur = l.files[op.Path]
 		}
 		return nil
-	case patterns.FlushFile:
-		return l.open(func(f *mpi.File) error { return f.Sync() })
-	case patterns.CloseFile:
-		return l.open(func(f *mpi.File) error { return l.close() })
 	}
 	if l.file == nil {
 		return fmt.Errorf("mpiio layout: %s %s: no file is open", op.Kind, op.Path)
 	}
 	switch op.Kind {
+	case patterns.FlushFile:
+		return l.file.Sync()
+	case patterns.CloseFile:
+		return l.close()
 	case patterns.CreateDataset:
 		d := op.Dataset
 		l.cur.Regions[op.Path] = region{Offset: l.cur.Next, Shape: d.Shape, Elem: d.Type.Size}
@@ -141,13 +137,6 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 		return l.transfer(l.file, op, buf)
 	}
 	return nil // groups, dataset closes and attributes have no raw-file counterpart
-}
-
-func (l *mpiioLayout) open(do func(*mpi.File) error) error {
-	if l.file == nil {
-		return errors.New("mpiio layout: no file is open")
-	}
-	return do(l.file)
 }
 
 // transfer moves the selection's runs. A collective transfer must be a single run per
@@ -210,12 +199,12 @@ func (l *mpiioLayout) close() error {
 		err = cerr
 	}
 	l.file = nil
-	if !l.self.IsNull() {
-		if ferr := l.self.Free(); err == nil {
+	if l.own {
+		if ferr := l.comm.Free(); err == nil {
 			err = ferr
 		}
-		l.self = mpi.Comm{}
 	}
+	l.comm, l.own = mpi.Comm{}, false
 	return err
 }
 

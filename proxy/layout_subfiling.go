@@ -256,7 +256,6 @@ func (l *subfilingLayout) create(op *patterns.Op, reopen bool) (err error) {
 		return err
 	}
 	a := h5.Access{FileSpec: *op.File}
-	a.ReadOnly = false
 	if op.File.Parallel {
 		a.Comm, a.Info = f.group.Fortran(), l.env.mpiInfo
 	}

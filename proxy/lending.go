@@ -16,8 +16,10 @@ import (
 
 // lender is implemented by modes that can lend write buffers.
 type lender interface {
+	// lends reports whether the mode lends at all (it may be configured to copy).
+	lends() bool
 	// lend returns staging memory for n bytes of write data, waiting while the pool is
-	// full; nil (and no error) when the mode copies instead or n can never fit.
+	// full; nil (and no error) when n can never fit.
 	lend(n int) (*lentBuf, error)
 	// execLent submits a write whose data is already in l.
 	execLent(op *patterns.Op, l *lentBuf) error
@@ -37,8 +39,10 @@ func (l *lentBuf) drop() {
 	}
 }
 
+func (m *asyncMode) lends() bool { return m.lendWrites }
+
 func (m *asyncMode) lend(n int) (*lentBuf, error) {
-	if !m.lendWrites || n > m.pool.limit {
+	if n > m.pool.limit {
 		return nil, nil
 	}
 	buf, release, err := m.pool.get(n)
@@ -69,10 +73,10 @@ type lending struct {
 	uses map[string]int // writes of the plan still to submit, per buffer
 }
 
-// newLending returns nil when mode does not lend.
+// newLending returns nil when mode does not lend, so copying modes pay nothing per step.
 func newLending(mode Mode, plan *patterns.Plan) *lending {
 	to, ok := mode.(lender)
-	if !ok {
+	if !ok || !to.lends() {
 		return nil
 	}
 	ln := &lending{to: to, held: map[string]*lentBuf{}, uses: map[string]int{}}

@@ -291,7 +291,7 @@ func TestAsyncLendsWrites(t *testing.T) {
 	}
 	// Copying mode lends nothing: the caller takes the ordinary path.
 	m.lendWrites = false
-	if l, err := newLending(m, step0).buffer(&step0.Ops[0], &sample{}, fill); l != nil || err != nil {
-		t.Errorf("copying mode lent a buffer (%v)", err)
+	if ln := newLending(m, step0); ln != nil {
+		t.Error("copying mode set up lending")
 	}
 }

@@ -36,7 +36,7 @@ func main() {
 	steps := flag.Int("steps", 4, "timesteps per run")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	extra := flag.String("opts", "", "extra KEY=VALUE;... options for both layouts (e.g. ALIGN=YES;ALIGN_THRESHOLD=0;ALIGN_LEN=1M)")
-	flag.BoolVar(&warmUp, "warm", true, "before each run, touch and free as much memory as the run writes, so its page-cache pages come from memory the VM has not handed back to the host")
+	flag.BoolVar(&warmUp, "warm", true, warm.FlagUsage)
 	ios := flag.String("io", "ompio,romio321", "OpenMPI MPI-IO components to run under, one launch each (OMPI_MCA_io; \"\" keeps the environment's)")
 	flag.Parse()
 	if !launch.Underneath() {

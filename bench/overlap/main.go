@@ -40,7 +40,7 @@ func main() {
 	rss := flag.Bool("rss", false, "run only the memory-bound check (used by the launcher)")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	flag.StringVar(&computeKind, "compute", "spin", "compute kind: spin, sleep or stream")
-	flag.BoolVar(&warmUp, "warm", true, "before each run, touch and free as much memory as the run writes, so its page-cache pages come from memory the VM has not handed back to the host")
+	flag.BoolVar(&warmUp, "warm", true, warm.FlagUsage)
 	flag.Parse()
 	runBytes = int(mustSize(*dim1)) * 32 * *steps
 	if !launch.Underneath() {

@@ -6,6 +6,9 @@ package warm
 
 import "github.com/h5proxy/h5proxy/emulate"
 
+// FlagUsage is the help text of the benchmarks' -warm flag.
+const FlagUsage = "before each run, touch and free as much memory as the run writes, so its page-cache pages come from memory the VM has not handed back to the host"
+
 // Memory touches n bytes of fresh memory and frees them, so the next allocations (page
 // cache included) find memory the host has not taken back.
 func Memory(n int) error {
