@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/h5proxy/h5proxy/patterns"
-	_ "github.com/h5proxy/h5proxy/patterns/vpic" // registers the vpic pattern
 	"github.com/h5proxy/h5proxy/proxy"
 )
 

@@ -7,7 +7,7 @@
 // pure function of (seed, v, s, g), so a reader with any decomposition can recompute what
 // a writer with another one wrote:
 //
-//	want := emulate.Value(patterns.Float32, seed, "x", step, g)
+//	want := emulate.Value(plan.Float32, seed, "x", step, g)
 //
 // Buffers come from anonymous mmap: the garbage collector neither scans nor moves them and
 // HDF5 can take their address directly.

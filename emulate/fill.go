@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // FillKind selects how write buffers are filled.
@@ -72,20 +72,20 @@ func Bits(seed uint64, variable string, step int, g uint64) uint64 {
 
 // encode stores the value derived from bits h as class c at b. Floats take only as many
 // bits as their mantissa holds so the values are exact integers: no rounding anywhere.
-func encode(c patterns.Class, b []byte, h uint64) {
+func encode(c plan.Class, b []byte, h uint64) {
 	ne := binary.NativeEndian
 	switch c {
-	case patterns.Float32, patterns.Int32, patterns.Uint32:
+	case plan.Float32, plan.Int32, plan.Uint32:
 		ne.PutUint32(b, word32(c, h))
-	case patterns.Float64:
+	case plan.Float64:
 		ne.PutUint64(b, math.Float64bits(float64(h>>11)))
-	case patterns.Int64:
+	case plan.Int64:
 		ne.PutUint64(b, h>>1)
-	case patterns.Uint64:
+	case plan.Uint64:
 		ne.PutUint64(b, h)
-	case patterns.Uint8:
+	case plan.Uint8:
 		b[0] = byte(h >> 56)
-	case patterns.String:
+	case plan.String:
 		for i := range b {
 			b[i] = 'a' + byte((h>>(uint(i)%8*8))%26)
 		}
@@ -94,8 +94,8 @@ func encode(c patterns.Class, b []byte, h uint64) {
 
 // word32 encodes bits h as a 4-byte class: a float32 holding a 24-bit integer (exact),
 // or a non-negative int32.
-func word32(c patterns.Class, h uint64) uint32 {
-	if c == patterns.Float32 {
+func word32(c plan.Class, h uint64) uint32 {
+	if c == plan.Float32 {
 		return math.Float32bits(float32(h >> 40))
 	}
 	return uint32(h >> 33)
@@ -105,12 +105,12 @@ func word32(c patterns.Class, h uint64) uint32 {
 type Field struct {
 	Variable string
 	Offset   int
-	Class    patterns.Class
+	Class    plan.Class
 	Size     int
 }
 
 // Fields lists the atomic fields of memory type t; an atomic type carries variable name.
-func Fields(t patterns.Type, name string) []Field {
+func Fields(t plan.Type, name string) []Field {
 	ms := t.Fields(name)
 	f := make([]Field, len(ms))
 	for i, m := range ms {
@@ -124,7 +124,7 @@ func Fields(t patterns.Type, name string) []Field {
 type Layout struct {
 	Elem   int
 	Fields []Field
-	Runs   []patterns.Run
+	Runs   []plan.Run
 }
 
 // Points is the number of buffer elements the layout covers.
@@ -178,11 +178,11 @@ func Fill(kind FillKind, buf []byte, l *Layout, seed uint64, step, rank int) err
 }
 
 // fillRun is the hot loop: specialised for the two common classes.
-func fillRun(f Field, buf []byte, elem int, e0, base uint64, run patterns.Run) {
+func fillRun(f Field, buf []byte, elem int, e0, base uint64, run plan.Run) {
 	ne := binary.NativeEndian
 	off := int(e0)*elem + f.Offset
 	switch f.Class {
-	case patterns.Float32, patterns.Int32, patterns.Uint32:
+	case plan.Float32, plan.Int32, plan.Uint32:
 		for k := uint64(0); k < run.Len; k++ {
 			ne.PutUint32(buf[off:], word32(f.Class, mix64(base+run.Start+k)))
 			off += elem
@@ -222,7 +222,7 @@ func Verify(buf []byte, l *Layout, seed uint64, step int) (uint64, *Mismatch, er
 		// overwrites every byte of w, so it can be reused across elements.
 		w := make([]byte, f.Size)
 		for _, run := range l.Runs {
-			if f.Size == 4 && f.Class != patterns.String {
+			if f.Size == 4 && f.Class != plan.String {
 				// Hot path: compare words; fall through to the generic loop on a mismatch.
 				if n := match32(f, buf[off:], l.Elem, base, run); n == run.Len {
 					off += int(run.Len) * l.Elem
@@ -247,7 +247,7 @@ func Verify(buf []byte, l *Layout, seed uint64, step int) (uint64, *Mismatch, er
 }
 
 // match32 returns how many leading elements of the run hold their expected 4-byte value.
-func match32(f Field, buf []byte, elem int, base uint64, run patterns.Run) uint64 {
+func match32(f Field, buf []byte, elem int, base uint64, run plan.Run) uint64 {
 	ne := binary.NativeEndian
 	off := 0
 	for k := uint64(0); k < run.Len; k++ {
@@ -261,35 +261,35 @@ func match32(f Field, buf []byte, elem int, base uint64, run patterns.Run) uint6
 
 // Value returns the seeded value of one element as class c would encode it, decoded to
 // float64 (for checks in other languages and in tests).
-func Value(c patterns.Class, seed uint64, variable string, step int, g uint64) float64 {
+func Value(c plan.Class, seed uint64, variable string, step int, g uint64) float64 {
 	b := make([]byte, 8)
 	encode(c, b, Bits(seed, variable, step, g))
 	return decode(c, b)
 }
 
-func decode(c patterns.Class, b []byte) float64 {
+func decode(c plan.Class, b []byte) float64 {
 	ne := binary.NativeEndian
 	switch c {
-	case patterns.Float32:
+	case plan.Float32:
 		return float64(math.Float32frombits(ne.Uint32(b)))
-	case patterns.Float64:
+	case plan.Float64:
 		return math.Float64frombits(ne.Uint64(b))
-	case patterns.Int32:
+	case plan.Int32:
 		return float64(int32(ne.Uint32(b)))
-	case patterns.Uint32:
+	case plan.Uint32:
 		return float64(ne.Uint32(b))
-	case patterns.Int64:
+	case plan.Int64:
 		return float64(int64(ne.Uint64(b)))
-	case patterns.Uint64:
+	case plan.Uint64:
 		return float64(ne.Uint64(b))
-	case patterns.Uint8:
+	case plan.Uint8:
 		return float64(b[0])
 	}
 	return math.NaN()
 }
 
-func format(c patterns.Class, b []byte) string {
-	if c == patterns.String {
+func format(c plan.Class, b []byte) string {
+	if c == plan.String {
 		return fmt.Sprintf("%q", b)
 	}
 	return fmt.Sprintf("%v", decode(c, b))

@@ -7,32 +7,32 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // particle is h5bench's 32-byte compound (kept local: emulate must not import patterns/vpic).
-var particle = patterns.Struct("particle", 32,
-	patterns.Field("x", 0, patterns.F32), patterns.Field("y", 4, patterns.F32), patterns.Field("z", 8, patterns.F32),
-	patterns.Field("px", 12, patterns.F32), patterns.Field("py", 16, patterns.F32), patterns.Field("pz", 20, patterns.F32),
-	patterns.Field("id_1", 24, patterns.I32), patterns.Field("id_2", 28, patterns.F32))
+var particle = plan.Struct("particle", 32,
+	plan.Field("x", 0, plan.F32), plan.Field("y", 4, plan.F32), plan.Field("z", 8, plan.F32),
+	plan.Field("px", 12, plan.F32), plan.Field("py", 16, plan.F32), plan.Field("pz", 20, plan.F32),
+	plan.Field("id_1", 24, plan.I32), plan.Field("id_2", 28, plan.F32))
 
 var particleVars = []string{"x", "y", "z", "px", "py", "pz", "id_1", "id_2"}
 
-func varType(v string) patterns.Type {
+func varType(v string) plan.Type {
 	if v == "id_1" {
-		return patterns.I32
+		return plan.I32
 	}
-	return patterns.F32
+	return plan.F32
 }
 
 // layout builds the Layout of a buffer of memory type t holding the selection sel of a
 // dataset of the given shape.
-func layout(t patterns.Type, name string, shape []uint64, sel patterns.Selection) *Layout {
+func layout(t plan.Type, name string, shape []uint64, sel plan.Selection) *Layout {
 	return &Layout{Elem: t.Size, Fields: Fields(t, name), Runs: sel.Runs(shape)}
 }
 
-func block1(start, n uint64) patterns.Selection {
-	return patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{start}, []uint64{n})}}
+func block1(start, n uint64) plan.Selection {
+	return plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{start}, []uint64{n})}}
 }
 
 func filled(t *testing.T, kind FillKind, l *Layout, seed uint64, step, rank int) []byte {
@@ -45,25 +45,25 @@ func filled(t *testing.T, kind FillKind, l *Layout, seed uint64, step, rank int)
 }
 
 func TestFillVerifyRoundTrip(t *testing.T) {
-	strided := patterns.Selection{Blocks: []patterns.Hyperslab{{Start: []uint64{16}, Stride: []uint64{4}, Count: []uint64{2}, Block: []uint64{2}}}}
-	ldc := patterns.Selection{Blocks: []patterns.Hyperslab{
-		patterns.Block([]uint64{0, 0}, []uint64{2, 3}), patterns.Block([]uint64{8, 7}, []uint64{2, 3})}}
+	strided := plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{16}, Stride: []uint64{4}, Count: []uint64{2}, Block: []uint64{2}}}}
+	ldc := plan.Selection{Blocks: []plan.Hyperslab{
+		plan.Block([]uint64{0, 0}, []uint64{2, 3}), plan.Block([]uint64{8, 7}, []uint64{2, 3})}}
 	tests := []struct {
 		name  string
-		t     patterns.Type
+		t     plan.Type
 		shape []uint64
-		sel   patterns.Selection
+		sel   plan.Selection
 	}{
-		{"f32 1-D", patterns.F32, []uint64{64}, block1(16, 16)},
-		{"f64 1-D", patterns.F64, []uint64{64}, block1(0, 64)},
-		{"i32 strided", patterns.I32, []uint64{32}, strided},
-		{"i64", patterns.I64, []uint64{10}, block1(3, 5)},
-		{"u64", patterns.U64, []uint64{10}, block1(3, 5)},
-		{"u8", patterns.U8, []uint64{300}, block1(0, 300)},
-		{"str(5)", patterns.Str(5), []uint64{10}, block1(0, 10)},
-		{"str(12)", patterns.Str(12), []uint64{10}, block1(2, 6)},
+		{"f32 1-D", plan.F32, []uint64{64}, block1(16, 16)},
+		{"f64 1-D", plan.F64, []uint64{64}, block1(0, 64)},
+		{"i32 strided", plan.I32, []uint64{32}, strided},
+		{"i64", plan.I64, []uint64{10}, block1(3, 5)},
+		{"u64", plan.U64, []uint64{10}, block1(3, 5)},
+		{"u8", plan.U8, []uint64{300}, block1(0, 300)},
+		{"str(5)", plan.Str(5), []uint64{10}, block1(0, 10)},
+		{"str(12)", plan.Str(12), []uint64{10}, block1(2, 6)},
 		{"particle 2-D LDC", particle, []uint64{20, 10}, ldc},
-		{"particle 3-D", particle, []uint64{4, 3, 2}, patterns.All([]uint64{4, 3, 2})},
+		{"particle 3-D", particle, []uint64{4, 3, 2}, plan.All([]uint64{4, 3, 2})},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,16 +96,16 @@ func TestVerifyReportsOneFlippedByte(t *testing.T) {
 	sel := block1(10, 20) // global indices 10..29
 	tests := []struct {
 		name     string
-		t        patterns.Type
+		t        plan.Type
 		elem     int    // which buffer element
 		byteOff  int    // byte within the element
 		variable string // expected variable
 	}{
-		{"f32 contiguous", patterns.F32, 5, 2, "v"},
-		{"i32 first element", patterns.I32, 0, 0, "v"},
+		{"f32 contiguous", plan.F32, 5, 2, "v"},
+		{"i32 first element", plan.I32, 0, 0, "v"},
 		{"particle member pz", particle, 17, 21, "pz"},
 		{"particle member id_1", particle, 3, 27, "id_1"},
-		{"str(12) last byte", patterns.Str(12), 19, 11, "v"},
+		{"str(12) last byte", plan.Str(12), 19, 11, "v"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestMismatchString(t *testing.T) {
 func TestInterleavedEqualsContiguous(t *testing.T) {
 	const seed, step = 99, 4
 	shape := []uint64{6, 5}
-	sel := patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{3, 0}, []uint64{3, 5})}}
+	sel := plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{3, 0}, []uint64{3, 5})}}
 	il := layout(particle, "", shape, sel)
 	ibuf := filled(t, Seeded, il, seed, step, 1)
 	n := int(il.Points())
@@ -183,8 +183,8 @@ func TestDecompositionIndependence(t *testing.T) {
 		got := map[uint64][4]byte{}
 		rows := uint64(12 / ranks)
 		for r := 0; r < ranks; r++ {
-			sel := patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{uint64(r) * rows, 0}, []uint64{rows, 4})}}
-			l := layout(patterns.F32, "x", shape, sel)
+			sel := plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{uint64(r) * rows, 0}, []uint64{rows, 4})}}
+			l := layout(plan.F32, "x", shape, sel)
 			buf := filled(t, Seeded, l, seed, step, r)
 			var e uint64
 			for _, run := range l.Runs {
@@ -206,8 +206,8 @@ func TestDecompositionIndependence(t *testing.T) {
 		}
 	}
 	// A column-strided reader selection sees the same values too.
-	sel := patterns.Selection{Blocks: []patterns.Hyperslab{{Start: []uint64{1, 1}, Stride: []uint64{3, 2}, Count: []uint64{4, 2}, Block: []uint64{1, 1}}}}
-	l := layout(patterns.F32, "x", shape, sel)
+	sel := plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{1, 1}, Stride: []uint64{3, 2}, Count: []uint64{4, 2}, Block: []uint64{1, 1}}}}
+	l := layout(plan.F32, "x", shape, sel)
 	buf := make([]byte, l.Points()*4)
 	var e uint64
 	for _, run := range l.Runs {
@@ -228,7 +228,7 @@ func TestDecompositionIndependence(t *testing.T) {
 func TestValueAgreesWithBytes(t *testing.T) {
 	const seed, step = 11, 6
 	ne := binary.NativeEndian
-	classes := []patterns.Type{patterns.F32, patterns.F64, patterns.I32, patterns.I64, patterns.U64, patterns.U8}
+	classes := []plan.Type{plan.F32, plan.F64, plan.I32, plan.I64, plan.U64, plan.U8}
 	for _, typ := range classes {
 		l := layout(typ, "q", []uint64{1000}, block1(500, 200))
 		buf := filled(t, Seeded, l, seed, step, 0)
@@ -236,17 +236,17 @@ func TestValueAgreesWithBytes(t *testing.T) {
 			b := buf[e*uint64(typ.Size):]
 			var got float64
 			switch typ.Class {
-			case patterns.Float32:
+			case plan.Float32:
 				got = float64(math.Float32frombits(ne.Uint32(b)))
-			case patterns.Float64:
+			case plan.Float64:
 				got = math.Float64frombits(ne.Uint64(b))
-			case patterns.Int32:
+			case plan.Int32:
 				got = float64(int32(ne.Uint32(b)))
-			case patterns.Int64:
+			case plan.Int64:
 				got = float64(int64(ne.Uint64(b)))
-			case patterns.Uint64:
+			case plan.Uint64:
 				got = float64(ne.Uint64(b))
-			case patterns.Uint8:
+			case plan.Uint8:
 				got = float64(b[0])
 			}
 			if want := Value(typ.Class, seed, "q", step, 500+e); got != want {
@@ -254,7 +254,7 @@ func TestValueAgreesWithBytes(t *testing.T) {
 			}
 		}
 	}
-	if v := Value(patterns.String, 1, "s", 0, 0); !math.IsNaN(v) {
+	if v := Value(plan.String, 1, "s", 0, 0); !math.IsNaN(v) {
 		t.Errorf("Value(str) = %v, want NaN", v)
 	}
 }
@@ -262,21 +262,21 @@ func TestValueAgreesWithBytes(t *testing.T) {
 func TestValueRanges(t *testing.T) {
 	distinct := map[float64]bool{}
 	for g := uint64(0); g < 5000; g++ {
-		f := Value(patterns.Float32, 3, "x", 0, g)
+		f := Value(plan.Float32, 3, "x", 0, g)
 		if f != math.Trunc(f) || f < 0 || f >= 1<<24 {
 			t.Fatalf("f32 value %v at %d is not an exact integer in [0, 2^24)", f, g)
 		}
 		if float64(float32(f)) != f {
 			t.Fatalf("f32 value %v is not representable", f)
 		}
-		d := Value(patterns.Float64, 3, "x", 0, g)
+		d := Value(plan.Float64, 3, "x", 0, g)
 		if d != math.Trunc(d) || d < 0 || d >= 1<<53 {
 			t.Fatalf("f64 value %v at %d is not an exact integer in [0, 2^53)", d, g)
 		}
-		if i := Value(patterns.Int32, 3, "id_1", 0, g); i < 0 || i > math.MaxInt32 {
+		if i := Value(plan.Int32, 3, "id_1", 0, g); i < 0 || i > math.MaxInt32 {
 			t.Fatalf("i32 value %v is negative or too large", i)
 		}
-		if i := Value(patterns.Int64, 3, "id_1", 0, g); i < 0 {
+		if i := Value(plan.Int64, 3, "id_1", 0, g); i < 0 {
 			t.Fatalf("i64 value %v is negative", i)
 		}
 		distinct[f] = true
@@ -296,7 +296,7 @@ func TestSeededDependsOnEveryInput(t *testing.T) {
 		}
 	}
 	// Steps differ element-wise (not just somewhere).
-	l := layout(patterns.F32, "x", []uint64{256}, block1(0, 256))
+	l := layout(plan.F32, "x", []uint64{256}, block1(0, 256))
 	a, b := filled(t, Seeded, l, 1, 0, 0), filled(t, Seeded, l, 1, 1, 0)
 	same := 0
 	for e := 0; e < 256; e++ {
@@ -347,7 +347,7 @@ func TestRandomFill(t *testing.T) {
 }
 
 func TestZeroFillLeavesBuffer(t *testing.T) {
-	l := layout(patterns.I32, "id_1", []uint64{8}, block1(0, 8))
+	l := layout(plan.I32, "id_1", []uint64{8}, block1(0, 8))
 	buf := bytes.Repeat([]byte{0xab}, 32)
 	if err := Fill(Zero, buf, l, 1, 0, 0); err != nil {
 		t.Fatal(err)
@@ -388,19 +388,19 @@ func TestFieldsAndPoints(t *testing.T) {
 		t.Fatalf("%d fields", len(f))
 	}
 	for i, v := range particleVars {
-		wantClass := patterns.Float32
+		wantClass := plan.Float32
 		if v == "id_1" {
-			wantClass = patterns.Int32
+			wantClass = plan.Int32
 		}
 		if f[i].Variable != v || f[i].Offset != 4*i || f[i].Class != wantClass || f[i].Size != 4 {
 			t.Errorf("field %d = %+v", i, f[i])
 		}
 	}
-	f = Fields(patterns.F64, "pz")
-	if len(f) != 1 || f[0] != (Field{Variable: "pz", Offset: 0, Class: patterns.Float64, Size: 8}) {
+	f = Fields(plan.F64, "pz")
+	if len(f) != 1 || f[0] != (Field{Variable: "pz", Offset: 0, Class: plan.Float64, Size: 8}) {
 		t.Errorf("Fields(f64, pz) = %+v", f)
 	}
-	l := &Layout{Runs: []patterns.Run{{Start: 0, Len: 3}, {Start: 10, Len: 4}}}
+	l := &Layout{Runs: []plan.Run{{Start: 0, Len: 3}, {Start: 10, Len: 4}}}
 	if l.Points() != 7 {
 		t.Errorf("Points = %d", l.Points())
 	}

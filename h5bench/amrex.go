@@ -5,7 +5,6 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
-	_ "github.com/h5proxy/h5proxy/patterns/amrex" // the pattern of the amrex benchmark
 	"github.com/h5proxy/h5proxy/proxy"
 )
 

@@ -7,7 +7,6 @@ import (
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
-	_ "github.com/h5proxy/h5proxy/proxy/e3smmap" // the e3sm pattern and its map reader
 )
 
 // e3smFlags are E3SM-IO's options without a value: any non-empty value turns them on.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
-	_ "github.com/h5proxy/h5proxy/patterns/vpic" // the pattern of the write and read benchmarks
 	"github.com/h5proxy/h5proxy/proxy"
 )
 

@@ -1,13 +1,14 @@
-// Package patterns is the shared vocabulary of h5proxy's I/O patterns: a pattern turns
-// (configuration, rank, size, step) into a Plan, an ordered list of HDF5 operations with
-// their datatypes, shapes, selections, metric category and collectiveness.
+// Package patterns turns an application's configuration into plans: a Pattern maps
+// (configuration, rank, size, step) to a plan.Plan, the ordered HDF5 operations that rank
+// issues with their datatypes, shapes, selections, metric category and collectiveness.
 //
-// Plans are plain Go values. They are unit-testable without MPI or HDF5, printable
-// (`h5proxy plan`), and the same plan feeds every I/O mode and layout of package proxy.
-// Application patterns live in subpackages (patterns/vpic, ...); this package holds what
-// they share: Type (datatypes described as data), Selection (unions of hyperslabs and
-// their row-major runs), Op and Plan.
+// This package holds the Pattern interface and the registry of pattern factories.
+// Application patterns live in subpackages (patterns/vpic, patterns/amrex,
+// patterns/openpmd, patterns/e3sm); patterns/all registers every built-in one, and
+// importing package proxy imports patterns/all.
 //
-//	sel := patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{4}, []uint64{4})}}
-//	sel.NPoints([]uint64{8}) // 4
+//	f, err := patterns.Lookup("vpic")
+//	v, err := f.Options.Parse([]options.KV{{Key: "DIM_1", Value: "1 M"}})
+//	p, err := f.New(v)
+//	pl, err := p.Step(patterns.PhaseWrite, 0, patterns.Env{Rank: 0, Size: 2, Path: "out.h5"})
 package patterns

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Phase is the direction of a pattern's I/O.
@@ -51,9 +52,9 @@ type Pattern interface {
 	Steps() int
 	// Phases lists the phases the pattern supports.
 	Phases() []Phase
-	Begin(ph Phase, env Env) (Plan, error)
-	Step(ph Phase, step int, env Env) (Plan, error)
-	End(ph Phase, steps int, env Env) (Plan, error)
+	Begin(ph Phase, env Env) (plan.Plan, error)
+	Step(ph Phase, step int, env Env) (plan.Plan, error)
+	End(ph Phase, steps int, env Env) (plan.Plan, error)
 }
 
 // Factory builds a pattern from its parsed option values.

@@ -14,6 +14,7 @@ import (
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/amrex"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
@@ -59,11 +60,11 @@ func amrexBytes(t *testing.T, cfg proxy.Config, ph patterns.Phase, size int) flo
 	var n uint64
 	for r := 0; r < size; r++ {
 		for s := 0; s < pat.Steps(); s++ {
-			plan, err := pat.Step(ph, s, patterns.Env{Rank: r, Size: size, Path: cfg.File})
+			pl, err := pat.Step(ph, s, patterns.Env{Rank: r, Size: size, Path: cfg.File})
 			if err != nil {
 				t.Fatal(err)
 			}
-			n += plan.RawBytes()
+			n += pl.RawBytes()
 		}
 	}
 	return float64(n)
@@ -148,16 +149,16 @@ func TestAMReXWriteReadVerify(t *testing.T) {
 
 // node is an expected group (typ zero) or dataset.
 type node struct {
-	typ   patterns.Type
+	typ   plan.Type
 	shape []uint64
 }
 
 var (
-	boxCompound = patterns.Struct("", 24,
-		patterns.Field("lo_i", 0, patterns.I32), patterns.Field("lo_j", 4, patterns.I32), patterns.Field("lo_k", 8, patterns.I32),
-		patterns.Field("hi_i", 12, patterns.I32), patterns.Field("hi_j", 16, patterns.I32), patterns.Field("hi_k", 20, patterns.I32))
-	centerCompound = patterns.Struct("", 12,
-		patterns.Field("i", 0, patterns.I32), patterns.Field("j", 4, patterns.I32), patterns.Field("k", 8, patterns.I32))
+	boxCompound = plan.Struct("", 24,
+		plan.Field("lo_i", 0, plan.I32), plan.Field("lo_j", 4, plan.I32), plan.Field("lo_k", 8, plan.I32),
+		plan.Field("hi_i", 12, plan.I32), plan.Field("hi_j", 16, plan.I32), plan.Field("hi_k", 20, plan.I32))
+	centerCompound = plan.Struct("", 12,
+		plan.Field("i", 0, plan.I32), plan.Field("j", 4, plan.I32), plan.Field("k", 8, plan.I32))
 )
 
 // checkTree compares a file's groups and datasets with the expected ones.
@@ -189,7 +190,7 @@ func checkTree(t *testing.T, file string, want map[string]node) {
 
 // attr is an expected attribute value: scalar when shape is nil.
 type attr struct {
-	typ   patterns.Type
+	typ   plan.Type
 	shape []uint64
 	value []byte
 }
@@ -218,18 +219,18 @@ func f64s(v ...float64) []byte {
 	return b
 }
 
-func str(s string) attr   { return attr{patterns.Str(len(s) + 1), nil, append([]byte(s), 0)} }
-func i32(v ...int32) attr { return attr{patterns.I32, []uint64{uint64(len(v))}, le32(v...)} }
-func i64(v ...int64) attr { return attr{patterns.I64, []uint64{uint64(len(v))}, le64(v...)} }
+func str(s string) attr   { return attr{plan.Str(len(s) + 1), nil, append([]byte(s), 0)} }
+func i32(v ...int32) attr { return attr{plan.I32, []uint64{uint64(len(v))}, le32(v...)} }
+func i64(v ...int64) attr { return attr{plan.I64, []uint64{uint64(len(v))}, le64(v...)} }
 func f64(v ...float64) attr {
-	return attr{patterns.F64, []uint64{uint64(len(v))}, f64s(v...)}
+	return attr{plan.F64, []uint64{uint64(len(v))}, f64s(v...)}
 }
 
 // checkAttrs reads attributes through HDF5 on a serial open (gonum cannot list them) and
 // compares type, shape and value; absent names must not exist.
 func checkAttrs(t *testing.T, file, object string, want map[string]attr, absent ...string) {
 	t.Helper()
-	f, err := h5.OpenFile(file, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	f, err := h5.OpenFile(file, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,17 +285,17 @@ func readBoxes(t *testing.T, file, dset string, n int) []amrex.Box {
 }
 
 // checkSeeded compares a whole dataset with the seeded fill of its variable (its path).
-func checkSeeded(t *testing.T, file, dset string, class patterns.Class, step, n int) {
+func checkSeeded(t *testing.T, file, dset string, class plan.Class, step, n int) {
 	t.Helper()
 	var get func(i int) float64
 	switch class {
-	case patterns.Float64:
+	case plan.Float64:
 		v := make([]float64, n)
 		if err := inspect.Read(file, dset, &v); err != nil {
 			t.Fatal(err)
 		}
 		get = func(i int) float64 { return v[i] }
-	case patterns.Int32:
+	case plan.Int32:
 		v := make([]int32, n)
 		if err := inspect.Read(file, dset, &v); err != nil {
 			t.Fatal(err)
@@ -332,8 +333,8 @@ func checkAMReXExample(t *testing.T, out string, np int) {
 			"/Chombo_global": {}, "/level_0": {},
 			"/level_0/boxes":           {boxCompound, []uint64{8}},
 			"/level_0/boxcenter":       {centerCompound, []uint64{8}},
-			"/level_0/data:offsets=0":  {patterns.I64, []uint64{9}},
-			"/level_0/data:datatype=0": {patterns.F64, []uint64{8192}},
+			"/level_0/data:offsets=0":  {plan.I64, []uint64{9}},
+			"/level_0/data:datatype=0": {plan.F64, []uint64{8192}},
 		})
 		root := map[string]attr{
 			"version_name": str("HyperCLaw-V1.1"), "plotfile_type": str("VanillaHDF5"), "num_components": i32(2),
@@ -370,16 +371,16 @@ func checkAMReXExample(t *testing.T, out string, np int) {
 				t.Errorf("%s boxcenter %v", plt, centers)
 			}
 		}
-		checkSeeded(t, plt, "/level_0/data:datatype=0", patterns.Float64, i, 8192)
+		checkSeeded(t, plt, "/level_0/data:datatype=0", plan.Float64, i, 8192)
 		checkChunking(t, plt, "/level_0/data:datatype=0", nil, 0, true)
 
 		part := filepath.Join(out, fmt.Sprintf("plt%05d", i), "particle0", "particle0.h5")
 		checkTree(t, part, map[string]node{
 			"/Chombo_global": {}, "/level_0": {},
 			"/level_0/boxes":           {boxCompound, []uint64{8}},
-			"/level_0/data:datatype=0": {patterns.I32, []uint64{4096 * 6}},
-			"/level_0/data:datatype=1": {patterns.F64, []uint64{4096 * 15}},
-			"/level_0/nparticles_grid": {patterns.I32, []uint64{8}},
+			"/level_0/data:datatype=0": {plan.I32, []uint64{4096 * 6}},
+			"/level_0/data:datatype=1": {plan.F64, []uint64{4096 * 15}},
+			"/level_0/nparticles_grid": {plan.I32, []uint64{8}},
 		})
 		proot := map[string]attr{
 			"version_name": str("Version_Two_Dot_One_double"), "num_component": i32(16), "num_component_real": i32(12),
@@ -404,8 +405,8 @@ func checkAMReXExample(t *testing.T, out string, np int) {
 		if !reflect.DeepEqual(counts, []int32{512, 512, 512, 512, 512, 512, 512, 512}) {
 			t.Errorf("%s nparticles_grid %v", part, counts)
 		}
-		checkSeeded(t, part, "/level_0/data:datatype=0", patterns.Int32, 2+i, 4096*6)
-		checkSeeded(t, part, "/level_0/data:datatype=1", patterns.Float64, 2+i, 4096*15)
+		checkSeeded(t, part, "/level_0/data:datatype=0", plan.Int32, 2+i, 4096*6)
+		checkSeeded(t, part, "/level_0/data:datatype=1", plan.Float64, 2+i, 4096*15)
 		checkChunking(t, part, "/level_0/boxes", nil, 0, true)
 	}
 }
@@ -433,10 +434,10 @@ func checkAMReXLevels(t *testing.T, dir, out string, np int) {
 		want[g] = node{}
 		want[g+"/boxes"] = node{boxCompound, []uint64{2}}
 		want[g+"/boxcenter"] = node{centerCompound, []uint64{2}}
-		want[g+"/data:offsets=0"] = node{patterns.I64, []uint64{3}}
-		want[g+"/data:datatype=0"] = node{patterns.F64, []uint64{uint64(cells * 3)}}
+		want[g+"/data:offsets=0"] = node{plan.I64, []uint64{3}}
+		want[g+"/data:datatype=0"] = node{plan.F64, []uint64{uint64(cells * 3)}}
 		checkChunking(t, plt, g+"/data:datatype=0", []uint64{1024}, 3, true)
-		checkSeeded(t, plt, g+"/data:datatype=0", patterns.Float64, 0, cells*3)
+		checkSeeded(t, plt, g+"/data:datatype=0", plan.Float64, 0, cells*3)
 	}
 	checkTree(t, plt, want)
 	if got := readBoxes(t, plt, "/level_1/boxes", 2); len(got) != 2 || !fine.Contains(got[0]) || got[0].NumPts() != 2048 {
@@ -453,12 +454,12 @@ func checkAMReXLevels(t *testing.T, dir, out string, np int) {
 		}
 		pwant[g] = node{}
 		pwant[g+"/boxes"] = node{boxCompound, []uint64{2}}
-		pwant[g+"/data:datatype=0"] = node{patterns.I32, []uint64{n * 6}}
-		pwant[g+"/data:datatype=1"] = node{patterns.F64, []uint64{n * 15}}
-		pwant[g+"/nparticles_grid"] = node{patterns.I32, []uint64{2}}
+		pwant[g+"/data:datatype=0"] = node{plan.I32, []uint64{n * 6}}
+		pwant[g+"/data:datatype=1"] = node{plan.F64, []uint64{n * 15}}
+		pwant[g+"/nparticles_grid"] = node{plan.I32, []uint64{2}}
 		checkChunking(t, part, g+"/data:datatype=1", []uint64{1024}, 3, false)
 		checkChunking(t, part, g+"/nparticles_grid", nil, 0, false)
-		checkSeeded(t, part, g+"/data:datatype=1", patterns.Float64, 1, int(n*15))
+		checkSeeded(t, part, g+"/data:datatype=1", plan.Float64, 1, int(n*15))
 		if got := readBoxes(t, part, g+"/boxes", 2); !reflect.DeepEqual(got, ap.C.Levels[l].Boxes) {
 			t.Errorf("%s %s boxes %v, want %v", part, g, got, ap.C.Levels[l].Boxes)
 		}

@@ -12,10 +12,9 @@ import (
 
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
-	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	_ "github.com/h5proxy/h5proxy/proxy/e3smmap" // the map file reader
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
@@ -129,7 +128,7 @@ func e3smBytes(t *testing.T, p *e3sm.Pattern, size int) float64 {
 					}
 				}
 			} else {
-				n = patterns.Product(v.Shape)
+				n = plan.Product(v.Shape)
 			}
 			times := 1
 			if v.Record {
@@ -183,7 +182,7 @@ func checkE3SMFiles(t *testing.T, r e3smRun, np int, file string) {
 				shape, maxShape := append([]uint64(nil), v.Shape...), append([]uint64(nil), v.Shape...)
 				if v.Record {
 					shape = append([]uint64{uint64(h.Records)}, shape...)
-					maxShape = append([]uint64{patterns.MaxUnlimited}, maxShape...)
+					maxShape = append([]uint64{plan.MaxUnlimited}, maxShape...)
 				}
 				if !n.Dataset || !n.Type.Equal(v.Type) || fmt.Sprint(n.Shape) != fmt.Sprint(shape) || fmt.Sprint(n.MaxShape) != fmt.Sprint(maxShape) {
 					t.Errorf("%s %s np=%d: %s is %s %v max %v, want %s %v max %v", r.name, h.Name, np, v.Name, n.Type, n.Shape, n.MaxShape, v.Type, shape, maxShape)
@@ -200,7 +199,7 @@ func checkE3SMFiles(t *testing.T, r e3smRun, np int, file string) {
 // the global attribute names through a serial open.
 func checkDimAttrs(t *testing.T, path string, h *e3sm.History) {
 	t.Helper()
-	f, err := h5.OpenFile(path, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	f, err := h5.OpenFile(path, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,9 +212,9 @@ func checkDimAttrs(t *testing.T, path string, h *e3sm.History) {
 		}
 		want := d.Len
 		if want == 0 {
-			want = patterns.MaxUnlimited
+			want = plan.MaxUnlimited
 		}
-		if a.Type.Class != patterns.Uint64 || a.Shape != nil || binary.NativeEndian.Uint64(a.Value) != want {
+		if a.Type.Class != plan.Uint64 || a.Shape != nil || binary.NativeEndian.Uint64(a.Value) != want {
 			t.Errorf("%s: -DIM_%s is %s %v = %v, want u64 scalar %d", path, d.Name, a.Type, a.Shape, a.Value, want)
 		}
 	}

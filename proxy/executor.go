@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // executor runs plan operations on one background goroutine locked to its own OS thread,
@@ -30,7 +30,7 @@ type executor struct {
 
 // task is one submitted operation.
 type task struct {
-	op       *patterns.Op
+	op       *plan.Op
 	buf      []byte
 	release  func() // returns staging memory; runs after execution, on the executor
 	finished chan struct{}
@@ -48,7 +48,7 @@ func newExecutor(under Layout) *executor {
 }
 
 // submit queues an operation and returns its task (wait on finished for its result).
-func (e *executor) submit(op *patterns.Op, buf []byte, release func()) *task {
+func (e *executor) submit(op *plan.Op, buf []byte, release func()) *task {
 	t := &task{op: op, buf: buf, release: release, finished: make(chan struct{})}
 	e.mu.Lock()
 	e.queue = append(e.queue, t)
@@ -99,8 +99,8 @@ func (e *executor) loop() {
 	}
 }
 
-func isClose(k patterns.OpKind) bool {
-	return k == patterns.CloseFile || k == patterns.CloseGroup || k == patterns.CloseDataset
+func isClose(k plan.OpKind) bool {
+	return k == plan.CloseFile || k == plan.CloseGroup || k == plan.CloseDataset
 }
 
 // wait blocks until every submitted operation has finished and returns the sticky error.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"syscall"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // RegisterFaultyLayout registers the test layout "faulty": the native layout, except that
@@ -21,7 +21,7 @@ type faultyLayout struct {
 	fail string
 }
 
-func (f *faultyLayout) Exec(op *patterns.Op, buf []byte) error {
+func (f *faultyLayout) Exec(op *plan.Op, buf []byte) error {
 	if op.Kind.String()+" "+op.Path == f.fail {
 		return fmt.Errorf("injected: %w", syscall.ENOSPC)
 	}

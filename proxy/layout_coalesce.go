@@ -3,7 +3,7 @@ package proxy
 import (
 	"slices"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // coalesceLimit bounds the blocks coalesce expands a selection into.
@@ -14,7 +14,7 @@ const coalesceLimit = 1 << 22
 // (E3SM's requests, one block per level and column run, become one block per column run).
 // HDF5 1.10 builds a union in time quadratic in its blocks, so fewer blocks matter. A
 // selection that would expand into more than coalesceLimit blocks is returned as is.
-func coalesce(sel patterns.Selection) patterns.Selection {
+func coalesce(sel plan.Selection) plan.Selection {
 	if len(sel.Blocks) == 0 || len(sel.Blocks[0].Start) == 0 {
 		return sel
 	}
@@ -57,14 +57,14 @@ func coalesce(sel patterns.Selection) patterns.Selection {
 			d = nd - 1
 		}
 	}
-	out := patterns.Selection{Blocks: make([]patterns.Hyperslab, len(idx))}
+	out := plan.Selection{Blocks: make([]plan.Hyperslab, len(idx))}
 	for k, i := range idx {
 		l, h := bs.lo(i), bs.hi(i)
 		ext := make([]uint64, nd)
 		for d := range ext {
 			ext[d] = h[d] - l[d]
 		}
-		out.Blocks[k] = patterns.Hyperslab{Start: append([]uint64(nil), l...), Stride: onesIfNil(nil, nd), Count: onesIfNil(nil, nd), Block: ext}
+		out.Blocks[k] = plan.Hyperslab{Start: append([]uint64(nil), l...), Stride: onesIfNil(nil, nd), Count: onesIfNil(nil, nd), Block: ext}
 	}
 	return out
 }
@@ -81,7 +81,7 @@ func (b *boxes) hi(i int32) []uint64 { return b.c[2*b.nd*int(i)+b.nd : 2*b.nd*(i
 
 // expand appends the blocks of hyperslab h (dimensions d.. varying, lo/hi set for the ones
 // before).
-func (b *boxes) expand(h patterns.Hyperslab, d int, lo, hi []uint64) {
+func (b *boxes) expand(h plan.Hyperslab, d int, lo, hi []uint64) {
 	if d == b.nd {
 		b.c = append(append(b.c, lo...), hi...)
 		return

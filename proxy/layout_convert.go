@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Element conversions of the log layout: what a write stores of its memory type (the
@@ -19,11 +19,11 @@ import (
 type leaf struct {
 	name string
 	off  int
-	t    patterns.Type
+	t    plan.Type
 }
 
-func leavesOf(t patterns.Type) []leaf {
-	if t.Class != patterns.Compound {
+func leavesOf(t plan.Type) []leaf {
+	if t.Class != plan.Compound {
 		return []leaf{{t: t}}
 	}
 	out := make([]leaf, len(t.Members))
@@ -35,8 +35,8 @@ func leavesOf(t patterns.Type) []leaf {
 
 // projection returns the members of file type ft that a transfer with memory type mt
 // writes (nil: whole elements), as HDF5 converts compounds member by member, by name.
-func projection(ft, mt patterns.Type) ([]string, error) {
-	fc, mc := ft.Class == patterns.Compound, mt.Class == patterns.Compound
+func projection(ft, mt plan.Type) ([]string, error) {
+	fc, mc := ft.Class == plan.Compound, mt.Class == plan.Compound
 	switch {
 	case !fc && !mc:
 		return nil, nil
@@ -63,11 +63,11 @@ func projection(ft, mt patterns.Type) ([]string, error) {
 // packed returns the layout of an entry's elements: ft's members listed in members,
 // packed back to back in that order (all of ft when members is nil), and the element
 // size.
-func packed(ft patterns.Type, members []string) ([]leaf, int, error) {
+func packed(ft plan.Type, members []string) ([]leaf, int, error) {
 	if members == nil {
 		return leavesOf(ft), ft.Size, nil
 	}
-	if ft.Class != patterns.Compound {
+	if ft.Class != plan.Compound {
 		return nil, 0, fmt.Errorf("index lists members %v of the atomic type %s", members, ft)
 	}
 	var out []leaf
@@ -98,9 +98,9 @@ type fieldGroup struct {
 // fieldGroups splits a read by the entries that hold each field: an entry that wrote some
 // members of a compound (a partial write) takes precedence for those members only. Reads
 // of atomic types, or of compounds only ever written whole, make one group.
-func fieldGroups(ft, mt patterns.Type, entries []*logEntry) []fieldGroup {
+func fieldGroups(ft, mt plan.Type, entries []*logEntry) []fieldGroup {
 	dst := leavesOf(mt)
-	if mt.Class != patterns.Compound || ft.Class != patterns.Compound {
+	if mt.Class != plan.Compound || ft.Class != plan.Compound {
 		return []fieldGroup{{dst: dst, entries: entries}}
 	}
 	byKey := map[string]int{}
@@ -142,7 +142,7 @@ type converter struct {
 
 type move struct {
 	src, dst int
-	st, dt   patterns.Type
+	st, dt   plan.Type
 }
 
 // newConverter pairs the destination fields with the source fields of the same name.
@@ -184,21 +184,21 @@ func (c *converter) run(dst, src []byte, n int) {
 	}
 }
 
-func numeric(c patterns.Class) bool {
+func numeric(c plan.Class) bool {
 	switch c {
-	case patterns.Float32, patterns.Float64, patterns.Int32, patterns.Int64, patterns.Uint64, patterns.Uint8, patterns.Uint32:
+	case plan.Float32, plan.Float64, plan.Int32, plan.Int64, plan.Uint64, plan.Uint8, plan.Uint32:
 		return true
 	}
 	return false
 }
 
-func convertible(s, d patterns.Type) bool {
+func convertible(s, d plan.Type) bool {
 	switch {
 	case s.Equal(d):
 		return true
 	case numeric(s.Class) && numeric(d.Class):
 		return true
-	case s.Class == patterns.String && d.Class == patterns.String:
+	case s.Class == plan.String && d.Class == plan.String:
 		return true
 	}
 	return false
@@ -207,12 +207,12 @@ func convertible(s, d patterns.Type) bool {
 // convertAtomic converts one value as HDF5's hard conversions do: integers clip to the
 // destination's range, floats truncate toward zero into integers (clipping), strings are
 // cut or NUL-padded. Values are in the machine's native byte order.
-func convertAtomic(dst []byte, dt patterns.Type, src []byte, st patterns.Type) {
+func convertAtomic(dst []byte, dt plan.Type, src []byte, st plan.Type) {
 	if st.Equal(dt) {
 		copy(dst, src)
 		return
 	}
-	if st.Class == patterns.String {
+	if st.Class == plan.String {
 		n := copy(dst, src)
 		clear(dst[n:])
 		return
@@ -223,30 +223,30 @@ func convertAtomic(dst []byte, dt patterns.Type, src []byte, st patterns.Type) {
 	var u uint64
 	isFloat, isSigned := false, false
 	switch st.Class {
-	case patterns.Float32:
+	case plan.Float32:
 		f, isFloat = float64(math.Float32frombits(ne.Uint32(src))), true
-	case patterns.Float64:
+	case plan.Float64:
 		f, isFloat = math.Float64frombits(ne.Uint64(src)), true
-	case patterns.Int32:
+	case plan.Int32:
 		i, isSigned = int64(int32(ne.Uint32(src))), true
-	case patterns.Int64:
+	case plan.Int64:
 		i, isSigned = int64(ne.Uint64(src)), true
-	case patterns.Uint8:
+	case plan.Uint8:
 		u = uint64(src[0])
-	case patterns.Uint32:
+	case plan.Uint32:
 		u = uint64(ne.Uint32(src))
-	case patterns.Uint64:
+	case plan.Uint64:
 		u = ne.Uint64(src)
 	}
 	switch dt.Class {
-	case patterns.Float32, patterns.Float64:
+	case plan.Float32, plan.Float64:
 		v := f
 		if isSigned {
 			v = float64(i)
 		} else if !isFloat {
 			v = float64(u)
 		}
-		if dt.Class == patterns.Float32 {
+		if dt.Class == plan.Float32 {
 			ne.PutUint32(dst, math.Float32bits(float32(v)))
 		} else {
 			ne.PutUint64(dst, math.Float64bits(v))
@@ -256,7 +256,7 @@ func convertAtomic(dst []byte, dt patterns.Type, src []byte, st patterns.Type) {
 	lo, hi := intRange(dt.Class)
 	var out int64
 	var outU uint64
-	unsignedDst := dt.Class == patterns.Uint64
+	unsignedDst := dt.Class == plan.Uint64
 	switch {
 	case isFloat:
 		switch {
@@ -298,27 +298,27 @@ func convertAtomic(dst []byte, dt patterns.Type, src []byte, st patterns.Type) {
 		return
 	}
 	switch dt.Class {
-	case patterns.Int32:
+	case plan.Int32:
 		ne.PutUint32(dst, uint32(int32(out)))
-	case patterns.Int64:
+	case plan.Int64:
 		ne.PutUint64(dst, uint64(out))
-	case patterns.Uint8:
+	case plan.Uint8:
 		dst[0] = uint8(out)
-	case patterns.Uint32:
+	case plan.Uint32:
 		ne.PutUint32(dst, uint32(out))
 	}
 }
 
 // intRange is the range of an integer class (Uint64's upper bound is handled apart).
-func intRange(c patterns.Class) (int64, int64) {
+func intRange(c plan.Class) (int64, int64) {
 	switch c {
-	case patterns.Int32:
+	case plan.Int32:
 		return math.MinInt32, math.MaxInt32
-	case patterns.Uint8:
+	case plan.Uint8:
 		return 0, math.MaxUint8
-	case patterns.Uint32:
+	case plan.Uint32:
 		return 0, math.MaxUint32
-	case patterns.Uint64:
+	case plan.Uint64:
 		return 0, math.MaxInt64
 	}
 	return math.MinInt64, math.MaxInt64
@@ -327,8 +327,8 @@ func intRange(c patterns.Class) (int64, int64) {
 // fillFields zeroes, in n elements of memory type mt, the fields the file type ft has:
 // what HDF5 reads for elements never written (the default fill value). Fields of mt
 // absent from ft keep their bytes, as HDF5 leaves them.
-func fillFields(buf []byte, mt, ft patterns.Type, n int) {
-	if mt.Class != patterns.Compound || ft.Class != patterns.Compound {
+func fillFields(buf []byte, mt, ft plan.Type, n int) {
+	if mt.Class != plan.Compound || ft.Class != plan.Compound {
 		clear(buf[:n*mt.Size])
 		return
 	}

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
@@ -30,7 +30,7 @@ func fileComm(env layoutEnv, parallel bool) (c mpi.Comm, own bool, err error) {
 
 // makeDirs creates the missing parent directories of a file op creates, when its plan
 // asks for them.
-func makeDirs(op *patterns.Op) error {
+func makeDirs(op *plan.Op) error {
 	if !op.File.MakeDirs {
 		return nil
 	}
@@ -41,12 +41,12 @@ func makeDirs(op *patterns.Op) error {
 }
 
 // int64Attr is a 1-D I64 attribute (little-endian, like the Log VOL's _dims).
-func int64Attr(name string, vals []int64) patterns.AttributeSpec {
+func int64Attr(name string, vals []int64) plan.AttributeSpec {
 	b := make([]byte, 0, 8*len(vals))
 	for _, v := range vals {
 		b = binary.NativeEndian.AppendUint64(b, uint64(v))
 	}
-	return patterns.AttributeSpec{Name: name, Type: patterns.I64, Shape: []uint64{uint64(len(vals))}, Value: b}
+	return plan.AttributeSpec{Name: name, Type: plan.I64, Shape: []uint64{uint64(len(vals))}, Value: b}
 }
 
 // readInt64Attr reads a 1-D integer attribute written by int64Attr.
@@ -55,7 +55,7 @@ func readInt64Attr(loc h5.ID, name string) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Type.Class != patterns.Int64 || len(a.Shape) > 1 {
+	if a.Type.Class != plan.Int64 || len(a.Shape) > 1 {
 		return nil, fmt.Errorf("attribute %s: type %s shape %v, want a 1-D i64 array", name, a.Type, a.Shape)
 	}
 	out := make([]int64, len(a.Value)/8)
@@ -97,14 +97,14 @@ func exscan(sizes []float64) []int64 {
 // attribute: offs, so a reader can tell the ranks' parts apart.
 func writeShared(f h5.ID, path string, parallel bool, rank int, offs []int64, data []byte) error {
 	total := uint64(offs[len(offs)-1])
-	d, err := h5.CreateDataset(f, path, patterns.DatasetSpec{Type: patterns.U8, Shape: []uint64{total}, FillNever: true})
+	d, err := h5.CreateDataset(f, path, plan.DatasetSpec{Type: plan.U8, Shape: []uint64{total}, FillNever: true})
 	if err != nil {
 		return err
 	}
-	t := &patterns.Transfer{MemType: patterns.U8, MemShape: []uint64{1}, FileType: patterns.U8, FileShape: []uint64{total}, Selection: patterns.None()}
+	t := &plan.Transfer{MemType: plan.U8, MemShape: []uint64{1}, FileType: plan.U8, FileShape: []uint64{total}, Selection: plan.None()}
 	if len(data) > 0 {
 		t.MemShape = []uint64{uint64(len(data))}
-		t.Selection = patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{uint64(offs[rank])}, []uint64{uint64(len(data))})}}
+		t.Selection = plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{uint64(offs[rank])}, []uint64{uint64(len(data))})}}
 	}
 	if total > 0 {
 		err = h5.Write(d, t, parallel, data)
@@ -136,25 +136,25 @@ func readWhole(f h5.ID, path string) ([]byte, error) {
 	if shape[0] == 0 {
 		return buf, nil
 	}
-	t := &patterns.Transfer{MemType: patterns.U8, MemShape: shape, FileType: patterns.U8, FileShape: shape, Selection: patterns.All(shape)}
+	t := &plan.Transfer{MemType: plan.U8, MemShape: shape, FileType: plan.U8, FileShape: shape, Selection: plan.All(shape)}
 	return buf, h5.Read(d, t, false, buf)
 }
 
 // objTable tracks the objects a layout opened in one file, to close them right.
 type objTable struct {
 	ids   map[string]h5.ID
-	kinds map[string]patterns.OpKind
+	kinds map[string]plan.OpKind
 }
 
 func newObjTable() objTable {
-	return objTable{ids: map[string]h5.ID{}, kinds: map[string]patterns.OpKind{}}
+	return objTable{ids: map[string]h5.ID{}, kinds: map[string]plan.OpKind{}}
 }
 
-func (o objTable) add(path string, id h5.ID, kind patterns.OpKind) {
+func (o objTable) add(path string, id h5.ID, kind plan.OpKind) {
 	o.ids[path], o.kinds[path] = id, kind
 }
 
-func isGroupKind(k patterns.OpKind) bool { return k == patterns.CreateGroup || k == patterns.OpenGroup }
+func isGroupKind(k plan.OpKind) bool { return k == plan.CreateGroup || k == plan.OpenGroup }
 
 // close closes one object.
 func (o objTable) close(path string) error {
@@ -186,23 +186,23 @@ func (o objTable) closeAll() []string {
 
 // slabs splits a dataset of the given shape into selections of about maxBytes (whole rows
 // of dim 0; at least one row), in row-major order, for copies that bound memory.
-func slabs(shape []uint64, elem int, maxBytes uint64) []patterns.Selection {
+func slabs(shape []uint64, elem int, maxBytes uint64) []plan.Selection {
 	if len(shape) == 0 {
-		return []patterns.Selection{patterns.All(nil)}
+		return []plan.Selection{plan.All(nil)}
 	}
-	total := patterns.Product(shape)
+	total := plan.Product(shape)
 	if total == 0 {
 		return nil
 	}
 	rowElems := total / shape[0]
 	rows := max(uint64(1), maxBytes/max(uint64(1), rowElems*uint64(elem)))
-	var out []patterns.Selection
+	var out []plan.Selection
 	for r := uint64(0); r < shape[0]; r += rows {
 		ext := append([]uint64(nil), shape...)
 		ext[0] = min(rows, shape[0]-r)
 		start := make([]uint64, len(shape))
 		start[0] = r
-		out = append(out, patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(start, ext)}})
+		out = append(out, plan.Selection{Blocks: []plan.Hyperslab{plan.Block(start, ext)}})
 	}
 	return out
 }
@@ -281,11 +281,11 @@ func convertObjects(in h5.ID, outPath, verb string, unescape bool, each func(o h
 
 // copySlabs fills dataset dst (of spec) slab by slab (copyChunkBytes at a time) with what
 // read returns for each slab's transfer; a slab read reports as not found is skipped.
-func copySlabs(dst h5.ID, spec patterns.DatasetSpec, read func(t *patterns.Transfer, buf []byte) (bool, error)) error {
+func copySlabs(dst h5.ID, spec plan.DatasetSpec, read func(t *plan.Transfer, buf []byte) (bool, error)) error {
 	var buf []byte
 	for _, sel := range slabs(spec.Shape, spec.Type.Size, copyChunkBytes) {
 		n := sel.NPoints(spec.Shape)
-		t := &patterns.Transfer{MemType: spec.Type, MemShape: []uint64{n}, FileType: spec.Type, FileShape: spec.Shape, Selection: sel}
+		t := &plan.Transfer{MemType: spec.Type, MemShape: []uint64{n}, FileType: spec.Type, FileShape: spec.Shape, Selection: sel}
 		if len(spec.Shape) == 0 {
 			t.MemShape = nil
 		}

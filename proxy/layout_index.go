@@ -8,7 +8,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // This file holds what the log and subfiling layouts share without HDF5 or MPI: index
@@ -25,7 +25,7 @@ type logEntry struct {
 	members []string
 	// sel is the selection; entries of one stream with the same selection share it (and
 	// its runs cache).
-	sel   patterns.Selection
+	sel   plan.Selection
 	cache *runsCache
 	// log is the data log number (-1 while the data is pending in memory); offset is the
 	// byte offset in that log (or in the pending buffer), size the byte count.
@@ -38,12 +38,12 @@ type logEntry struct {
 
 // runsCache holds a selection's runs in the last shape asked for.
 type runsCache struct {
-	runs  []patterns.Run
+	runs  []plan.Run
 	shape string
 }
 
 // entryRuns returns the entry's runs in shape, computed once per shape and selection.
-func (e *logEntry) entryRuns(shape []uint64) []patterns.Run {
+func (e *logEntry) entryRuns(shape []uint64) []plan.Run {
 	if e.cache == nil {
 		e.cache = &runsCache{}
 	}
@@ -194,14 +194,14 @@ func (e *logEntry) checkEncodableSized(selSize int) error {
 // checkedSel is a selection normalized and checked for the index format, with the bytes
 // its blocks take in a record.
 type checkedSel struct {
-	sel   patterns.Selection
+	sel   plan.Selection
 	bytes int
 }
 
 // selKey identifies a selection by its storage: plans reuse one selection for many
 // writes (E3SM writes every variable of a decomposition with the same one).
 type selKey struct {
-	first *patterns.Hyperslab
+	first *plan.Hyperslab
 	n     int
 }
 
@@ -231,7 +231,7 @@ func prepareStream(entries []*logEntry, cc *coalesced) []*logEntry {
 // coalesced keeps the coalesced forms of large selections across flushes and files (plans
 // share selections between steps, E3SM's between its files). A nil *coalesced keeps none.
 type coalesced struct {
-	m      map[selKey]patterns.Selection
+	m      map[selKey]plan.Selection
 	blocks int // blocks of the selections held as keys
 }
 
@@ -239,7 +239,7 @@ type coalesced struct {
 const coalescedMaxBlocks = 1 << 18
 
 // coalesce returns coalesce(sel), from the cache for a selection seen before.
-func (cc *coalesced) coalesce(sel patterns.Selection) patterns.Selection {
+func (cc *coalesced) coalesce(sel plan.Selection) plan.Selection {
 	if cc == nil || len(sel.Blocks) < pointsCacheMin {
 		return coalesce(sel)
 	}
@@ -250,7 +250,7 @@ func (cc *coalesced) coalesce(sel patterns.Selection) patterns.Selection {
 	c := coalesce(sel)
 	if cc.blocks+len(sel.Blocks) <= coalescedMaxBlocks {
 		if cc.m == nil {
-			cc.m = map[selKey]patterns.Selection{}
+			cc.m = map[selKey]plan.Selection{}
 		}
 		cc.m[k] = c
 		cc.blocks += len(sel.Blocks)
@@ -364,16 +364,16 @@ func decodeEntry(r []byte, before []*logEntry) (*logEntry, error) {
 	}
 	for i := 0; i < nb; i++ {
 		var v [4][]uint64
-		for k := 0; k < arrays && nd > 0; k++ { // a scalar's block keeps nil arrays, as patterns.All(nil)
+		for k := 0; k < arrays && nd > 0; k++ { // a scalar's block keeps nil arrays, as plan.All(nil)
 			v[k] = make([]uint64, nd)
 			for d := range v[k] {
 				v[k][d] = le.Uint64(r)
 				r = r[8:]
 			}
 		}
-		h := patterns.Hyperslab{Start: v[0], Stride: v[1], Count: v[2], Block: v[3]}
+		h := plan.Hyperslab{Start: v[0], Stride: v[1], Count: v[2], Block: v[3]}
 		if form == formBlocks {
-			h = patterns.Hyperslab{Start: v[0], Stride: onesIfNil(nil, nd), Count: onesIfNil(nil, nd), Block: v[1]}
+			h = plan.Hyperslab{Start: v[0], Stride: onesIfNil(nil, nd), Count: onesIfNil(nil, nd), Block: v[1]}
 		}
 		e.sel.Blocks = append(e.sel.Blocks, h)
 	}
@@ -383,7 +383,7 @@ func decodeEntry(r []byte, before []*logEntry) (*logEntry, error) {
 // normalize gives every hyperslab explicit strides and blocks (nil means ones), so the
 // selection encodes with one rank. A selection that has them is returned as is, sharing
 // its storage (plans are not modified once issued).
-func normalize(sel patterns.Selection) patterns.Selection {
+func normalize(sel plan.Selection) plan.Selection {
 	complete := true
 	for _, h := range sel.Blocks {
 		n := len(h.Start)
@@ -392,10 +392,10 @@ func normalize(sel patterns.Selection) patterns.Selection {
 	if complete {
 		return sel
 	}
-	out := patterns.Selection{Blocks: make([]patterns.Hyperslab, len(sel.Blocks))}
+	out := plan.Selection{Blocks: make([]plan.Hyperslab, len(sel.Blocks))}
 	for i, h := range sel.Blocks {
 		n := len(h.Start)
-		c := patterns.Hyperslab{Start: append([]uint64(nil), h.Start...), Count: append([]uint64(nil), h.Count...)}
+		c := plan.Hyperslab{Start: append([]uint64(nil), h.Start...), Count: append([]uint64(nil), h.Count...)}
 		c.Stride, c.Block = onesIfNil(h.Stride, n), onesIfNil(h.Block, n)
 		out.Blocks[i] = c
 	}
@@ -428,7 +428,7 @@ type piece struct {
 // the last one wins (a later write overwrites an earlier one). Elements no entry covers
 // are absent from the result (they read as the fill value). The pieces are sorted by
 // buffer position.
-func resolve(sel patterns.Selection, shape []uint64, entries []*logEntry) ([]piece, error) {
+func resolve(sel plan.Selection, shape []uint64, entries []*logEntry) ([]piece, error) {
 	if sel.IsNone() || len(entries) == 0 {
 		return nil, nil
 	}
@@ -446,7 +446,7 @@ func resolve(sel patterns.Selection, shape []uint64, entries []*logEntry) ([]pie
 // intersect appends the pieces where the requested runs (a buffer position each, in order)
 // meet entry i's runs (a data position each, in order). Both run lists are sorted and
 // disjoint.
-func intersect(out []piece, want, have []patterns.Run, entry int) []piece {
+func intersect(out []piece, want, have []plan.Run, entry int) []piece {
 	var wpos, hpos uint64 // elements before want[i] / have[j]
 	i, j := 0, 0
 	for i < len(want) && j < len(have) {

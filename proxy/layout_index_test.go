@@ -8,14 +8,14 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // randomSelection returns a union of up to 3 hyperslabs (some strided) inside shape.
-func randomSelection(r *rand.Rand, shape []uint64) patterns.Selection {
-	var sel patterns.Selection
+func randomSelection(r *rand.Rand, shape []uint64) plan.Selection {
+	var sel plan.Selection
 	for b := 0; b < 1+r.IntN(3); b++ {
-		h := patterns.Hyperslab{}
+		h := plan.Hyperslab{}
 		for _, ext := range shape {
 			block := 1 + r.Uint64N(ext)
 			count, stride := uint64(1), block
@@ -43,7 +43,7 @@ func TestResolveAgainstOracle(t *testing.T) {
 		if iter%4 == 0 {
 			shape = []uint64{1 + r.Uint64N(40)}
 		}
-		total := patterns.Product(shape)
+		total := plan.Product(shape)
 		type src struct {
 			entry int
 			elem  uint64
@@ -102,11 +102,11 @@ func TestResolveAgainstOracle(t *testing.T) {
 // splits it; a request of nothing or without entries resolves to nothing.
 func TestResolveLaterWins(t *testing.T) {
 	shape := []uint64{10}
-	blk := func(s, n uint64) patterns.Selection {
-		return patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{s}, []uint64{n})}}
+	blk := func(s, n uint64) plan.Selection {
+		return plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{s}, []uint64{n})}}
 	}
 	entries := []*logEntry{{sel: blk(0, 10)}, {sel: blk(3, 2)}}
-	pieces, err := resolve(patterns.All(shape), shape, entries)
+	pieces, err := resolve(plan.All(shape), shape, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestResolveLaterWins(t *testing.T) {
 	if !reflect.DeepEqual(pieces, want) {
 		t.Errorf("pieces %+v, want %+v", pieces, want)
 	}
-	if p, _ := resolve(patterns.None(), shape, entries); p != nil {
+	if p, _ := resolve(plan.None(), shape, entries); p != nil {
 		t.Errorf("empty request: %+v", p)
 	}
 	if p, _ := resolve(blk(2, 3), shape, nil); p != nil {
@@ -130,12 +130,12 @@ func TestResolveLaterWins(t *testing.T) {
 func TestIndexCodec(t *testing.T) {
 	entries := []*logEntry{
 		{path: "/Timestep_0/particles", members: []string{"x", "id_1"}, offset: 1 << 40, size: 96,
-			sel: normalize(patterns.Selection{Blocks: []patterns.Hyperslab{
+			sel: normalize(plan.Selection{Blocks: []plan.Hyperslab{
 				{Start: []uint64{4, 0}, Stride: []uint64{3, 1}, Count: []uint64{2, 1}, Block: []uint64{1, 5}},
 				{Start: []uint64{0, 2}, Count: []uint64{1, 1}},
 			}})},
-		{path: "/scalar", sel: normalize(patterns.All(nil)), offset: 7, size: 8},
-		{path: "/ünïcode name", sel: normalize(patterns.All([]uint64{3})), size: 12},
+		{path: "/scalar", sel: normalize(plan.All(nil)), offset: 7, size: 8},
+		{path: "/ünïcode name", sel: normalize(plan.All([]uint64{3})), size: 12},
 	}
 	var b []byte
 	for _, e := range entries {
@@ -182,7 +182,7 @@ func TestIndexCodec(t *testing.T) {
 	if _, err := decodeEntries(bad, 0); !errors.Is(err, errIndex) {
 		t.Errorf("record length 3: %v", err)
 	}
-	mixed := &logEntry{path: "/m", sel: patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{0}, []uint64{1}), patterns.Block([]uint64{0, 0}, []uint64{1, 1})}}}
+	mixed := &logEntry{path: "/m", sel: plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{0}, []uint64{1}), plan.Block([]uint64{0, 0}, []uint64{1, 1})}}}
 	if err := mixed.checkEncodable(); err == nil {
 		t.Error("hyperslabs of mixed ranks accepted")
 	}
@@ -191,20 +191,20 @@ func TestIndexCodec(t *testing.T) {
 // TestProjectionAndConversion: what a write stores of each VPIC memory/file type pair,
 // and the numeric conversions HDF5 applies.
 func TestProjectionAndConversion(t *testing.T) {
-	particle := patterns.Struct("particle", 12, patterns.Field("x", 0, patterns.F32), patterns.Field("y", 4, patterns.F32), patterns.Field("id", 8, patterns.I32))
-	onlyX := patterns.Struct("x", 4, patterns.Field("x", 0, patterns.F32))
+	particle := plan.Struct("particle", 12, plan.Field("x", 0, plan.F32), plan.Field("y", 4, plan.F32), plan.Field("id", 8, plan.I32))
+	onlyX := plan.Struct("x", 4, plan.Field("x", 0, plan.F32))
 	cases := []struct {
-		file, mem patterns.Type
+		file, mem plan.Type
 		members   []string
 		err       bool
 	}{
-		{patterns.F32, patterns.F32, nil, false},
-		{patterns.F32, patterns.F64, nil, false},
+		{plan.F32, plan.F32, nil, false},
+		{plan.F32, plan.F64, nil, false},
 		{particle, particle, nil, false},
 		{particle, onlyX, []string{"x"}, false},
 		{onlyX, particle, nil, false}, // every member of the file type: whole elements
-		{particle, patterns.F32, nil, true},
-		{particle, patterns.Struct("z", 4, patterns.Field("z", 0, patterns.F32)), nil, true},
+		{particle, plan.F32, nil, true},
+		{particle, plan.Struct("z", 4, plan.Field("z", 0, plan.F32)), nil, true},
 	}
 	for _, c := range cases {
 		m, err := projection(c.file, c.mem)
@@ -233,7 +233,7 @@ func TestProjectionAndConversion(t *testing.T) {
 		t.Errorf("partial conversion: %v", buf)
 	}
 	// fillFields zeroes what the file type has (x and y of a {x,y,w} memory type), not w.
-	mem := patterns.Struct("m", 12, patterns.Field("x", 0, patterns.F32), patterns.Field("w", 4, patterns.F32), patterns.Field("y", 8, patterns.F32))
+	mem := plan.Struct("m", 12, plan.Field("x", 0, plan.F32), plan.Field("w", 4, plan.F32), plan.Field("y", 8, plan.F32))
 	fill := make([]byte, 24)
 	for i := range fill {
 		fill[i] = 0xAA
@@ -243,44 +243,44 @@ func TestProjectionAndConversion(t *testing.T) {
 		t.Errorf("fillFields: %v", fill)
 	}
 
-	num := func(c patterns.Type, v float64) []byte {
+	num := func(c plan.Type, v float64) []byte {
 		b := make([]byte, c.Size)
-		convertAtomic(b, c, f64(v), patterns.F64)
+		convertAtomic(b, c, f64(v), plan.F64)
 		return b
 	}
 	for _, c := range []struct {
-		t    patterns.Type
+		t    plan.Type
 		in   float64
 		want []byte
 	}{
-		{patterns.I32, -3.9, le32(uint32(0xFFFFFFFD))}, // truncation toward zero: -3
-		{patterns.I32, 1e12, le32(math.MaxInt32)},
-		{patterns.U8, 300, []byte{255}},
-		{patterns.U8, -5, []byte{0}},
-		{patterns.U32, 7.99, le32(7)},
-		{patterns.U64, -1, make([]byte, 8)},
-		{patterns.F32, 0.5, le32(math.Float32bits(0.5))},
+		{plan.I32, -3.9, le32(uint32(0xFFFFFFFD))}, // truncation toward zero: -3
+		{plan.I32, 1e12, le32(math.MaxInt32)},
+		{plan.U8, 300, []byte{255}},
+		{plan.U8, -5, []byte{0}},
+		{plan.U32, 7.99, le32(7)},
+		{plan.U64, -1, make([]byte, 8)},
+		{plan.F32, 0.5, le32(math.Float32bits(0.5))},
 	} {
 		if got := num(c.t, c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("f64 %v -> %s = %v, want %v", c.in, c.t, got, c.want)
 		}
 	}
 	out := make([]byte, 1)
-	convertAtomic(out, patterns.U8, le32(uint32(0xFFFFFFFF)), patterns.I32) // -1 clips to 0
+	convertAtomic(out, plan.U8, le32(uint32(0xFFFFFFFF)), plan.I32) // -1 clips to 0
 	if out[0] != 0 {
 		t.Errorf("i32 -1 -> u8 = %d", out[0])
 	}
 	i64 := make([]byte, 8)
-	convertAtomic(i64, patterns.I64, le64(math.MaxUint64), patterns.U64)
+	convertAtomic(i64, plan.I64, le64(math.MaxUint64), plan.U64)
 	if int64(binary.NativeEndian.Uint64(i64)) != math.MaxInt64 {
 		t.Errorf("u64 max -> i64 = %d", int64(binary.NativeEndian.Uint64(i64)))
 	}
 	s := make([]byte, 4)
-	convertAtomic(s, patterns.Str(4), []byte("ab\x00\x00\x00\x00"), patterns.Str(6))
+	convertAtomic(s, plan.Str(4), []byte("ab\x00\x00\x00\x00"), plan.Str(6))
 	if string(s) != "ab\x00\x00" {
 		t.Errorf("str(6) -> str(4) = %q", s)
 	}
-	if _, err := newConverter(leavesOf(patterns.Str(4)), 4, leavesOf(patterns.F32), 4); err == nil {
+	if _, err := newConverter(leavesOf(plan.Str(4)), 4, leavesOf(plan.F32), 4); err == nil {
 		t.Error("string to float conversion accepted")
 	}
 }
@@ -349,16 +349,16 @@ func TestSlabs(t *testing.T) {
 // CONTIG-memory to INTERLEAVED-file writes), then a conversion to f64; each member comes
 // from the latest request that wrote it, and unwritten elements read as zeros.
 func TestReadPartialMembers(t *testing.T) {
-	particle := patterns.Struct("p", 8, patterns.Field("x", 0, patterns.F32), patterns.Field("id", 4, patterns.I32))
+	particle := plan.Struct("p", 8, plan.Field("x", 0, plan.F32), plan.Field("id", 4, plan.I32))
 	shape := []uint64{6}
 	s := newLogStore("mem", 0, 0, 0)
-	s.dsets["/p"] = &patterns.DatasetSpec{Type: particle, Shape: shape}
+	s.dsets["/p"] = &plan.DatasetSpec{Type: particle, Shape: shape}
 	var pending []byte
 	var pend []*logEntry
-	blk := func(start, n uint64) patterns.Selection {
-		return patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{start}, []uint64{n})}}
+	blk := func(start, n uint64) plan.Selection {
+		return plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{start}, []uint64{n})}}
 	}
-	add := func(sel patterns.Selection, members []string, data []byte) {
+	add := func(sel plan.Selection, members []string, data []byte) {
 		pend = append(pend, &logEntry{path: "/p", members: members, sel: normalize(sel), log: -1, offset: int64(len(pending)), size: int64(len(data))})
 		pending = append(pending, data...)
 	}
@@ -381,7 +381,7 @@ func TestReadPartialMembers(t *testing.T) {
 	for i := range buf {
 		buf[i] = 0xEE
 	}
-	found, err := s.read("/p", &patterns.Transfer{MemType: particle, MemShape: []uint64{6}, FileType: particle, FileShape: shape, Selection: patterns.All(shape)}, buf, pend, pending)
+	found, err := s.read("/p", &plan.Transfer{MemType: particle, MemShape: []uint64{6}, FileType: particle, FileShape: shape, Selection: plan.All(shape)}, buf, pend, pending)
 	if err != nil || !found {
 		t.Fatalf("read: found %v, %v", found, err)
 	}
@@ -395,10 +395,10 @@ func TestReadPartialMembers(t *testing.T) {
 		}
 	}
 	// Member x alone, converted to f64, of elements 1, 3 and 5.
-	xOnly := patterns.Struct("x", 8, patterns.Field("x", 0, patterns.F64))
-	sel := patterns.Selection{Blocks: []patterns.Hyperslab{{Start: []uint64{1}, Stride: []uint64{2}, Count: []uint64{3}, Block: []uint64{1}}}}
+	xOnly := plan.Struct("x", 8, plan.Field("x", 0, plan.F64))
+	sel := plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{1}, Stride: []uint64{2}, Count: []uint64{3}, Block: []uint64{1}}}}
 	out := make([]byte, 3*8)
-	if _, err := s.read("/p", &patterns.Transfer{MemType: xOnly, MemShape: []uint64{3}, FileType: particle, FileShape: shape, Selection: sel}, out, pend, pending); err != nil {
+	if _, err := s.read("/p", &plan.Transfer{MemType: xOnly, MemShape: []uint64{3}, FileType: particle, FileShape: shape, Selection: sel}, out, pend, pending); err != nil {
 		t.Fatal(err)
 	}
 	for i, want := range []float64{1, 101, 0} {
@@ -406,7 +406,7 @@ func TestReadPartialMembers(t *testing.T) {
 			t.Errorf("x[%d] as f64 = %v, want %v", 1+2*i, got, want)
 		}
 	}
-	if _, err := s.read("/p", &patterns.Transfer{MemType: patterns.F32, MemShape: []uint64{6}, FileShape: shape, Selection: patterns.All(shape)}, buf, pend, pending); err == nil {
+	if _, err := s.read("/p", &plan.Transfer{MemType: plan.F32, MemShape: []uint64{6}, FileShape: shape, Selection: plan.All(shape)}, buf, pend, pending); err == nil {
 		t.Error("reading a compound dataset into f32 was accepted")
 	}
 }
@@ -433,11 +433,11 @@ func TestCoalesce(t *testing.T) {
 		}
 	}
 	shape := []uint64{3, 72, 866}
-	var sel patterns.Selection
+	var sel plan.Selection
 	for rec := uint64(0); rec < 3; rec++ {
 		for lev := uint64(0); lev < 72; lev++ {
 			for _, run := range [][2]uint64{{5, 10}, {100, 3}, {400, 60}} {
-				sel.Blocks = append(sel.Blocks, patterns.Block([]uint64{rec, lev, run[0]}, []uint64{1, 1, run[1]}))
+				sel.Blocks = append(sel.Blocks, plan.Block([]uint64{rec, lev, run[0]}, []uint64{1, 1, run[1]}))
 			}
 		}
 	}
@@ -445,7 +445,7 @@ func TestCoalesce(t *testing.T) {
 	if len(got.Blocks) != 3 || !reflect.DeepEqual(got.Runs(shape), sel.Runs(shape)) {
 		t.Errorf("E3SM-like union: %d blocks %+v, want 3 (one per column run)", len(got.Blocks), got.Blocks)
 	}
-	if c := coalesce(patterns.All(nil)); len(c.Blocks) != 1 {
+	if c := coalesce(plan.All(nil)); len(c.Blocks) != 1 {
 		t.Errorf("scalar: %+v", c)
 	}
 }
@@ -455,11 +455,11 @@ func TestCoalesce(t *testing.T) {
 // same elements, with one runs cache.
 func TestStreamSharing(t *testing.T) {
 	shape := []uint64{4, 30}
-	var rows patterns.Selection
+	var rows plan.Selection
 	for r := uint64(0); r < 4; r++ {
-		rows.Blocks = append(rows.Blocks, patterns.Block([]uint64{r, 2}, []uint64{1, 5}))
+		rows.Blocks = append(rows.Blocks, plan.Block([]uint64{r, 2}, []uint64{1, 5}))
 	}
-	strided := patterns.Selection{Blocks: []patterns.Hyperslab{{Start: []uint64{0, 0}, Stride: []uint64{2, 10}, Count: []uint64{2, 3}, Block: []uint64{1, 4}}}}
+	strided := plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{0, 0}, Stride: []uint64{2, 10}, Count: []uint64{2, 3}, Block: []uint64{1, 4}}}}
 	entries := []*logEntry{
 		{path: "/a", sel: rows, size: 80}, {path: "/b", sel: strided, offset: 80, size: 96}, {path: "/c", sel: rows, offset: 176, size: 80},
 	}
@@ -500,10 +500,10 @@ func TestStreamSharing(t *testing.T) {
 // BenchmarkCoalesceE3SM: one E3SM-like decomposition of a rank (72 levels of 435 column
 // runs, one block each).
 func BenchmarkCoalesceE3SM(b *testing.B) {
-	var sel patterns.Selection
+	var sel plan.Selection
 	for lev := uint64(0); lev < 72; lev++ {
 		for run := uint64(0); run < 435; run++ {
-			sel.Blocks = append(sel.Blocks, patterns.Block([]uint64{0, lev, run * 20}, []uint64{1, 1, 7}))
+			sel.Blocks = append(sel.Blocks, plan.Block([]uint64{0, lev, run * 20}, []uint64{1, 1, 7}))
 		}
 	}
 	sel = normalize(sel)

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
@@ -80,7 +80,7 @@ type logStore struct {
 	loaded int
 	index  map[string][]*logEntry
 	// dsets are the datasets known so far (created, opened or asked for).
-	dsets map[string]*patterns.DatasetSpec
+	dsets map[string]*plan.DatasetSpec
 	addr  map[int]int64 // file address of each data log's bytes
 	raw   *os.File
 	gap   int64
@@ -88,7 +88,7 @@ type logStore struct {
 
 func newLogStore(path string, id h5.ID, nlogs int, gap int64) logStore {
 	return logStore{path: path, id: id, nlogs: nlogs, index: map[string][]*logEntry{},
-		dsets: map[string]*patterns.DatasetSpec{}, addr: map[int]int64{}, gap: gap}
+		dsets: map[string]*plan.DatasetSpec{}, addr: map[int]int64{}, gap: gap}
 }
 
 func (l *logLayout) current() (*logFile, error) {
@@ -99,9 +99,9 @@ func (l *logLayout) current() (*logFile, error) {
 }
 
 // Exec performs one plan operation.
-func (l *logLayout) Exec(op *patterns.Op, buf []byte) error {
+func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
-	case patterns.CreateFile, patterns.OpenFile:
+	case plan.CreateFile, plan.OpenFile:
 		return l.open(op)
 	}
 	f, err := l.current()
@@ -109,19 +109,19 @@ func (l *logLayout) Exec(op *patterns.Op, buf []byte) error {
 		return err
 	}
 	switch op.Kind {
-	case patterns.FlushFile:
+	case plan.FlushFile:
 		// Like the Log VOL's H5Fflush: the logs are written, HDF5's own caches are left
 		// to the close.
 		return l.flush(f)
-	case patterns.CloseFile:
+	case plan.CloseFile:
 		return l.close(f)
-	case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
+	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
 		return f.openObject(op)
-	case patterns.CloseGroup, patterns.CloseDataset:
+	case plan.CloseGroup, plan.CloseDataset:
 		return f.objs.close(op.Path)
-	case patterns.ExtendDataset:
+	case plan.ExtendDataset:
 		return f.extend(op)
-	case patterns.WriteAttribute:
+	case plan.WriteAttribute:
 		loc := f.id
 		if op.Path != "/" {
 			id, ok := f.objs.ids[op.Path]
@@ -133,11 +133,11 @@ func (l *logLayout) Exec(op *patterns.Op, buf []byte) error {
 		a := *op.Attribute
 		a.Name = escapeName(a.Name)
 		return h5.WriteAttribute(loc, a)
-	case patterns.Write, patterns.Read:
+	case plan.Write, plan.Read:
 		if k, ok := f.objs.kinds[op.Path]; !ok || isGroupKind(k) {
 			return fmt.Errorf("dataset %s is not open", op.Path)
 		}
-		if op.Kind == patterns.Write {
+		if op.Kind == plan.Write {
 			return f.write(op, buf)
 		}
 		_, err := f.read(op.Path, op.Transfer, buf, f.pend, f.pending.bytes())
@@ -148,7 +148,7 @@ func (l *logLayout) Exec(op *patterns.Op, buf []byte) error {
 
 // open creates or opens a file. A created file gets /_LOG and the root attribute; an
 // opened one must have them.
-func (l *logLayout) open(op *patterns.Op) (err error) {
+func (l *logLayout) open(op *plan.Op) (err error) {
 	comm, own, err := fileComm(l.env, op.File.Parallel)
 	if err != nil {
 		return err
@@ -164,7 +164,7 @@ func (l *logLayout) open(op *patterns.Op) (err error) {
 	}
 	var id h5.ID
 	nlogs := 0
-	if op.Kind == patterns.CreateFile {
+	if op.Kind == plan.CreateFile {
 		if err := makeDirs(op); err != nil {
 			return err
 		}
@@ -189,7 +189,7 @@ func (l *logLayout) open(op *patterns.Op) (err error) {
 		return err
 	}
 	l.files = append(l.files, &logFile{logStore: newLogStore(op.Path, id, nlogs, l.gap), parallel: op.File.Parallel,
-		readOnly: op.Kind == patterns.OpenFile && op.File.ReadOnly, comm: comm, ownComm: own, objs: newObjTable()})
+		readOnly: op.Kind == plan.OpenFile && op.File.ReadOnly, comm: comm, ownComm: own, objs: newObjTable()})
 	return nil
 }
 
@@ -206,7 +206,7 @@ func logCount(id h5.ID, path string) (int, error) {
 }
 
 // openObject creates or opens a group or a dataset's anchor.
-func (f *logFile) openObject(op *patterns.Op) error {
+func (f *logFile) openObject(op *plan.Op) error {
 	if _, dup := f.objs.ids[op.Path]; dup {
 		return fmt.Errorf("%s is already open", op.Path)
 	}
@@ -214,11 +214,11 @@ func (f *logFile) openObject(op *patterns.Op) error {
 	var id h5.ID
 	var err error
 	switch op.Kind {
-	case patterns.CreateGroup:
+	case plan.CreateGroup:
 		id, err = h5.CreateGroup(f.id, name)
-	case patterns.OpenGroup:
+	case plan.OpenGroup:
 		id, err = h5.OpenGroup(f.id, name)
-	case patterns.CreateDataset:
+	case plan.CreateDataset:
 		if id, err = h5.CreateNullDataset(f.id, name, op.Dataset.Type); err == nil {
 			if err = writeAnchor(id, op.Dataset); err != nil {
 				h5.CloseDataset(id)
@@ -228,7 +228,7 @@ func (f *logFile) openObject(op *patterns.Op) error {
 		f.dsets[op.Path] = &d
 	default:
 		if id, err = h5.OpenDataset(f.id, name); err == nil {
-			var d *patterns.DatasetSpec
+			var d *plan.DatasetSpec
 			if d, err = anchorSpec(id, op.Path); err != nil {
 				h5.CloseDataset(id)
 			} else {
@@ -245,7 +245,7 @@ func (f *logFile) openObject(op *patterns.Op) error {
 
 // extend grows a dataset: its anchor's _dims (collective on a shared file, like
 // H5Dset_extent).
-func (f *logFile) extend(op *patterns.Op) error {
+func (f *logFile) extend(op *plan.Op) error {
 	id, ok := f.objs.ids[op.Path]
 	if !ok || isGroupKind(f.objs.kinds[op.Path]) {
 		return fmt.Errorf("dataset %s is not open", op.Path)
@@ -267,7 +267,7 @@ func (f *logFile) extend(op *patterns.Op) error {
 }
 
 // checkExtent refuses a new extent of another rank or beyond the maximum extent.
-func checkExtent(path string, d *patterns.DatasetSpec, shape []uint64) error {
+func checkExtent(path string, d *plan.DatasetSpec, shape []uint64) error {
 	max := d.MaxShape
 	if max == nil {
 		max = d.Shape
@@ -276,7 +276,7 @@ func checkExtent(path string, d *patterns.DatasetSpec, shape []uint64) error {
 		return fmt.Errorf("%s: extent %v has rank %d, the dataset %d", path, shape, len(shape), len(d.Shape))
 	}
 	for i := range shape {
-		if max[i] != patterns.MaxUnlimited && shape[i] > max[i] {
+		if max[i] != plan.MaxUnlimited && shape[i] > max[i] {
 			return fmt.Errorf("%s: extent %v exceeds the maximum extent %v", path, shape, max)
 		}
 	}
@@ -284,7 +284,7 @@ func checkExtent(path string, d *patterns.DatasetSpec, shape []uint64) error {
 }
 
 // writeAnchor records a dataset's creation properties on its anchor.
-func writeAnchor(id h5.ID, d *patterns.DatasetSpec) error {
+func writeAnchor(id h5.ID, d *plan.DatasetSpec) error {
 	return h5.WriteAttribute(id, anchorAttr(d))
 }
 
@@ -292,7 +292,7 @@ func writeAnchor(id h5.ID, d *patterns.DatasetSpec) error {
 // ExtendDataset), the maximum extent (unlimited = -1) and the chunk extent (all 0 when
 // contiguous), ndim values each, then the deflate level and 1 when the fill time is never
 // (else 0). One attribute: creating one costs more than half as much as the anchor.
-func anchorAttr(d *patterns.DatasetSpec) patterns.AttributeSpec {
+func anchorAttr(d *plan.DatasetSpec) plan.AttributeSpec {
 	nd := len(d.Shape)
 	max := d.MaxShape
 	if max == nil {
@@ -311,7 +311,7 @@ func anchorAttr(d *patterns.DatasetSpec) patterns.AttributeSpec {
 
 // anchorSpec reads a dataset's creation properties back from its anchor: _anchor (format
 // 2), or _dims, _mdims, _chunk, _deflate and _fill_never (format 1).
-func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
+func anchorSpec(id h5.ID, path string) (*plan.DatasetSpec, error) {
 	info, err := h5.DatasetInfo(id)
 	if err != nil {
 		return nil, err
@@ -324,7 +324,7 @@ func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
 	for _, n := range names {
 		has[n] = true
 	}
-	d := &patterns.DatasetSpec{Type: info.Type}
+	d := &plan.DatasetSpec{Type: info.Type}
 	if has["_anchor"] {
 		v, err := readInt64Attr(id, "_anchor")
 		if err != nil {
@@ -381,7 +381,7 @@ func anchorSpec(id h5.ID, path string) (*patterns.DatasetSpec, error) {
 }
 
 // write converts a request to the file type and appends it to the pending buffer.
-func (f *logFile) write(op *patterns.Op, buf []byte) error {
+func (f *logFile) write(op *plan.Op, buf []byte) error {
 	if f.readOnly {
 		return fmt.Errorf("log layout: %s: the file is open read-only", op.Path)
 	}
@@ -402,7 +402,7 @@ func (f *logFile) write(op *patterns.Op, buf []byte) error {
 	if err != nil {
 		return fmt.Errorf("log layout: %s: %w", op.Path, err)
 	}
-	n := patterns.Product(t.MemShape) // the plan keeps it equal to the selection's points
+	n := plan.Product(t.MemShape) // the plan keeps it equal to the selection's points
 	if need := n * uint64(t.MemType.Size); uint64(len(buf)) < need {
 		return fmt.Errorf("log layout: %s: buffer of %d bytes, transfer needs %d", op.Path, len(buf), need)
 	}
@@ -424,7 +424,7 @@ const logSelsMax = 1 << 12
 
 // setSelection gives e its selection sel, normalized and checked for the index format;
 // large selections are checked once per file.
-func (f *logFile) setSelection(e *logEntry, sel patterns.Selection) error {
+func (f *logFile) setSelection(e *logEntry, sel plan.Selection) error {
 	if len(sel.Blocks) < pointsCacheMin {
 		e.sel = normalize(sel)
 		return e.checkEncodable()
@@ -551,7 +551,7 @@ func (s *logStore) load() error {
 }
 
 // spec returns a dataset's creation properties, from memory or from its anchor.
-func (s *logStore) spec(path string) (*patterns.DatasetSpec, error) {
+func (s *logStore) spec(path string) (*plan.DatasetSpec, error) {
 	if d, ok := s.dsets[path]; ok {
 		return d, nil
 	}
@@ -606,7 +606,7 @@ type fileRead struct {
 // first if a flush added logs) and from the pending requests pend (in pending), later
 // requests winning. Elements nobody wrote read as the fill value (zero). It reports
 // whether any element was found.
-func (s *logStore) read(path string, t *patterns.Transfer, buf []byte, pend []*logEntry, pending []byte) (bool, error) {
+func (s *logStore) read(path string, t *plan.Transfer, buf []byte, pend []*logEntry, pending []byte) (bool, error) {
 	d, err := s.spec(path)
 	if err != nil {
 		return false, err
@@ -614,7 +614,7 @@ func (s *logStore) read(path string, t *patterns.Transfer, buf []byte, pend []*l
 	if err := s.load(); err != nil {
 		return false, err
 	}
-	n := patterns.Product(t.MemShape)
+	n := plan.Product(t.MemShape)
 	if t.Selection.IsNone() {
 		return false, nil
 	}
@@ -756,7 +756,7 @@ func (l *logLayout) Abort() error {
 // properties (shape, max shape, chunking, deflate, fill time) holding the data the index
 // resolves to (later writes win; elements never written hold the fill value). Serial.
 func Replay(logPath, outPath string) (err error) {
-	in, err := h5.OpenFile(logPath, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	in, err := h5.OpenFile(logPath, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		return err
 	}
@@ -823,7 +823,7 @@ func replayObject(s *logStore, o h5.Object, user string, out h5.ID) error {
 		return err
 	}
 	// Elements nothing wrote stay unwritten, as in the real code's file.
-	return copySlabs(dst, *d, func(t *patterns.Transfer, buf []byte) (bool, error) {
+	return copySlabs(dst, *d, func(t *plan.Transfer, buf []byte) (bool, error) {
 		return s.read(user, t, buf, nil, nil)
 	})
 }

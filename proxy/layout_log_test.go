@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
@@ -17,10 +17,10 @@ func TestAnchorSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h5.CloseFile(f)
-	specs := []patterns.DatasetSpec{
-		{Type: patterns.F64, Shape: []uint64{4, 5}},
-		{Type: patterns.I32, Shape: []uint64{0, 72, 866}, MaxShape: []uint64{patterns.MaxUnlimited, 72, 866}, Chunk: []uint64{1, 72, 866}, Deflate: 4, FillNever: true},
-		{Type: patterns.U8, Shape: []uint64{}, FillNever: true},
+	specs := []plan.DatasetSpec{
+		{Type: plan.F64, Shape: []uint64{4, 5}},
+		{Type: plan.I32, Shape: []uint64{0, 72, 866}, MaxShape: []uint64{plan.MaxUnlimited, 72, 866}, Chunk: []uint64{1, 72, 866}, Deflate: 4, FillNever: true},
+		{Type: plan.U8, Shape: []uint64{}, FillNever: true},
 	}
 	for i, d := range specs {
 		for _, format := range []int{1, 2} {
@@ -36,7 +36,7 @@ func TestAnchorSpec(t *testing.T) {
 				if max == nil {
 					max = d.Shape
 				}
-				attrs := []patterns.AttributeSpec{int64Attr("_dims", toInt64(d.Shape)), int64Attr("_mdims", toInt64(max))}
+				attrs := []plan.AttributeSpec{int64Attr("_dims", toInt64(d.Shape)), int64Attr("_mdims", toInt64(max))}
 				if d.Chunk != nil {
 					attrs = append(attrs, int64Attr("_chunk", toInt64(d.Chunk)))
 				}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
@@ -70,13 +70,13 @@ func init() {
 	})
 }
 
-func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
+func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
-	case patterns.CreateFile, patterns.OpenFile:
+	case plan.CreateFile, plan.OpenFile:
 		if l.file != nil {
 			return errors.New("mpiio layout: one file at a time")
 		}
-		if op.Kind == patterns.CreateFile {
+		if op.Kind == plan.CreateFile {
 			if err := makeDirs(op); err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 		}
 		access := mpi.ReadWrite
 		switch {
-		case op.Kind == patterns.CreateFile:
+		case op.Kind == plan.CreateFile:
 			access = mpi.Create
 		case op.File.ReadOnly:
 			access = mpi.ReadOnly
@@ -100,11 +100,11 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 			return err
 		}
 		l.file, l.comm, l.own = f, comm, own
-		if l.files[op.Path] == nil || op.Kind == patterns.CreateFile {
+		if l.files[op.Path] == nil || op.Kind == plan.CreateFile {
 			l.files[op.Path] = &rawFile{Regions: map[string]region{}}
 		}
 		l.cur = l.files[op.Path]
-		if op.Kind == patterns.OpenFile && op.File.Parallel {
+		if op.Kind == plan.OpenFile && op.File.Parallel {
 			if err := l.agreeOnRegions(op.Path); err != nil {
 				l.close()
 				return err
@@ -117,23 +117,23 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 		return fmt.Errorf("mpiio layout: %s %s: no file is open", op.Kind, op.Path)
 	}
 	switch op.Kind {
-	case patterns.FlushFile:
+	case plan.FlushFile:
 		return l.file.Sync()
-	case patterns.CloseFile:
+	case plan.CloseFile:
 		return l.close()
-	case patterns.CreateDataset:
+	case plan.CreateDataset:
 		d := op.Dataset
 		l.cur.Regions[op.Path] = region{Offset: l.cur.Next, Shape: d.Shape, Elem: d.Type.Size}
-		l.cur.Next += int64(patterns.Product(d.Shape)) * int64(d.Type.Size)
+		l.cur.Next += int64(plan.Product(d.Shape)) * int64(d.Type.Size)
 		return nil
-	case patterns.ExtendDataset:
+	case plan.ExtendDataset:
 		return fmt.Errorf("mpiio layout: %s: datasets cannot grow in a raw file (regions are laid out at creation)", op.Path)
-	case patterns.OpenDataset:
+	case plan.OpenDataset:
 		if _, ok := l.cur.Regions[op.Path]; !ok {
 			return fmt.Errorf("mpiio layout: dataset %s was not written by this session (raw files carry no metadata)", op.Path)
 		}
 		return nil
-	case patterns.Write, patterns.Read:
+	case plan.Write, plan.Read:
 		return l.transfer(l.file, op, buf)
 	}
 	return nil // groups, dataset closes and attributes have no raw-file counterpart
@@ -141,7 +141,7 @@ func (l *mpiioLayout) Exec(op *patterns.Op, buf []byte) error {
 
 // transfer moves the selection's runs. A collective transfer must be a single run per
 // rank so every rank makes exactly one collective call.
-func (l *mpiioLayout) transfer(f *mpi.File, op *patterns.Op, buf []byte) error {
+func (l *mpiioLayout) transfer(f *mpi.File, op *plan.Op, buf []byte) error {
 	t := op.Transfer
 	r, ok := l.cur.Regions[op.Path]
 	if !ok {
@@ -152,7 +152,7 @@ func (l *mpiioLayout) transfer(f *mpi.File, op *patterns.Op, buf []byte) error {
 	}
 	runs := t.Selection.Runs(t.FileShape)
 	es := int64(r.Elem)
-	write := op.Kind == patterns.Write
+	write := op.Kind == plan.Write
 	if op.Collective {
 		if len(runs) > 1 {
 			return fmt.Errorf("mpiio layout: %s: a collective transfer needs one contiguous run per rank, this rank has %d (use independent transfers)", op.Path, len(runs))

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
@@ -21,7 +21,7 @@ type openFile struct {
 	id       h5.ID
 	parallel bool
 	objs     map[string]h5.ID
-	kinds    map[string]patterns.OpKind // how each object was opened, to close it right
+	kinds    map[string]plan.OpKind // how each object was opened, to close it right
 }
 
 func init() {
@@ -35,7 +35,7 @@ func (l *nativeLayout) current() (*openFile, error) {
 	return l.files[len(l.files)-1], nil
 }
 
-func (l *nativeLayout) access(fs *patterns.FileSpec) h5.Access {
+func (l *nativeLayout) access(fs *plan.FileSpec) h5.Access {
 	a := h5.Access{FileSpec: *fs}
 	if fs.Parallel {
 		a.Comm = l.env.comm.Fortran()
@@ -45,11 +45,11 @@ func (l *nativeLayout) access(fs *patterns.FileSpec) h5.Access {
 }
 
 // Exec performs one plan operation through the HDF5 C library.
-func (l *nativeLayout) Exec(op *patterns.Op, buf []byte) error {
+func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
-	case patterns.CreateFile, patterns.OpenFile:
+	case plan.CreateFile, plan.OpenFile:
 		open := h5.OpenFile
-		if op.Kind == patterns.CreateFile {
+		if op.Kind == plan.CreateFile {
 			open = h5.CreateFile
 			if err := makeDirs(op); err != nil {
 				return err
@@ -60,7 +60,7 @@ func (l *nativeLayout) Exec(op *patterns.Op, buf []byte) error {
 			return err
 		}
 		l.files = append(l.files, &openFile{path: op.Path, id: id, parallel: op.File.Parallel,
-			objs: map[string]h5.ID{}, kinds: map[string]patterns.OpKind{}})
+			objs: map[string]h5.ID{}, kinds: map[string]plan.OpKind{}})
 		return nil
 	}
 	f, err := l.current()
@@ -68,22 +68,22 @@ func (l *nativeLayout) Exec(op *patterns.Op, buf []byte) error {
 		return err
 	}
 	switch op.Kind {
-	case patterns.FlushFile:
+	case plan.FlushFile:
 		local := op.File != nil && op.File.FlushLocal
 		return h5.FlushFile(f.id, local)
-	case patterns.CloseFile:
+	case plan.CloseFile:
 		return l.closeFile(f)
-	case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
+	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
 		if _, dup := f.objs[op.Path]; dup {
 			return fmt.Errorf("%s is already open", op.Path)
 		}
 		var id h5.ID
 		switch op.Kind {
-		case patterns.CreateGroup:
+		case plan.CreateGroup:
 			id, err = h5.CreateGroup(f.id, op.Path)
-		case patterns.OpenGroup:
+		case plan.OpenGroup:
 			id, err = h5.OpenGroup(f.id, op.Path)
-		case patterns.CreateDataset:
+		case plan.CreateDataset:
 			id, err = h5.CreateDataset(f.id, op.Path, *op.Dataset)
 		default:
 			id, err = h5.OpenDataset(f.id, op.Path)
@@ -93,23 +93,23 @@ func (l *nativeLayout) Exec(op *patterns.Op, buf []byte) error {
 		}
 		f.objs[op.Path], f.kinds[op.Path] = id, op.Kind
 		return nil
-	case patterns.CloseGroup, patterns.CloseDataset:
+	case plan.CloseGroup, plan.CloseDataset:
 		id, ok := f.objs[op.Path]
 		if !ok {
 			return fmt.Errorf("%s is not open", op.Path)
 		}
 		delete(f.objs, op.Path)
-		if op.Kind == patterns.CloseGroup {
+		if op.Kind == plan.CloseGroup {
 			return h5.CloseGroup(id)
 		}
 		return h5.CloseDataset(id)
-	case patterns.ExtendDataset:
+	case plan.ExtendDataset:
 		id, ok := f.objs[op.Path]
 		if !ok {
 			return fmt.Errorf("dataset %s is not open", op.Path)
 		}
 		return h5.SetExtent(id, op.Dataset.Shape)
-	case patterns.WriteAttribute:
+	case plan.WriteAttribute:
 		loc := f.id // an attribute on "/" goes on the root group through the file id
 		if op.Path != "/" {
 			id, ok := f.objs[op.Path]
@@ -119,14 +119,14 @@ func (l *nativeLayout) Exec(op *patterns.Op, buf []byte) error {
 			loc = id
 		}
 		return h5.WriteAttribute(loc, *op.Attribute)
-	case patterns.Write, patterns.Read:
+	case plan.Write, plan.Read:
 		id, ok := f.objs[op.Path]
 		if !ok {
 			return fmt.Errorf("dataset %s is not open", op.Path)
 		}
 		// Serial (per-rank) files have no MPI-IO transfer mode to set.
 		coll := op.Collective && f.parallel
-		if op.Kind == patterns.Write {
+		if op.Kind == plan.Write {
 			return h5.Write(id, op.Transfer, coll, buf)
 		}
 		return h5.Read(id, op.Transfer, coll, buf)
@@ -156,7 +156,7 @@ func (l *nativeLayout) closeFile(f *openFile) error {
 func (l *nativeLayout) closeObjects(f *openFile) {
 	for p, id := range f.objs {
 		switch f.kinds[p] {
-		case patterns.CreateGroup, patterns.OpenGroup:
+		case plan.CreateGroup, plan.OpenGroup:
 			_ = h5.CloseGroup(id)
 		default:
 			_ = h5.CloseDataset(id)
@@ -171,7 +171,7 @@ func (l *nativeLayout) Shape(path string) ([]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if id, ok := f.objs[path]; ok && (f.kinds[path] == patterns.CreateDataset || f.kinds[path] == patterns.OpenDataset) {
+	if id, ok := f.objs[path]; ok && (f.kinds[path] == plan.CreateDataset || f.kinds[path] == plan.OpenDataset) {
 		return h5.DatasetShape(id)
 	}
 	return openShape(f.id, path)
@@ -205,15 +205,15 @@ func init() {
 // nullShapes outlives one phase so a read after a write in the same process finds shapes.
 var nullShapes = map[string][]uint64{}
 
-func (l *nullLayout) Exec(op *patterns.Op, buf []byte) error {
+func (l *nullLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
-	case patterns.CreateFile, patterns.OpenFile:
+	case plan.CreateFile, plan.OpenFile:
 		l.open++
-	case patterns.CloseFile:
+	case plan.CloseFile:
 		l.open--
-	case patterns.CreateDataset, patterns.ExtendDataset:
+	case plan.CreateDataset, plan.ExtendDataset:
 		l.shapes[op.Path] = op.Dataset.Shape
-	case patterns.Write, patterns.Read:
+	case plan.Write, plan.Read:
 		if need := op.Transfer.Selection.NPoints(op.Transfer.FileShape) * uint64(op.Transfer.MemType.Size); uint64(len(buf)) < need {
 			return fmt.Errorf("null layout: buffer of %d bytes, transfer needs %d", len(buf), need)
 		}

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
@@ -76,9 +76,9 @@ type subFile struct {
 	gen      int
 	existing map[string]bool
 	objs     objTable
-	specs    map[string]*patterns.DatasetSpec
+	specs    map[string]*plan.DatasetSpec
 	// record lists the structure operations in plan order, for the master.
-	record  []patterns.Op
+	record  []plan.Op
 	written []*logEntry
 }
 
@@ -90,11 +90,11 @@ func (l *subfilingLayout) current() (*subFile, error) {
 }
 
 // Exec performs one plan operation.
-func (l *subfilingLayout) Exec(op *patterns.Op, buf []byte) error {
+func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
-	case patterns.CreateFile:
+	case plan.CreateFile:
 		return l.create(op, false)
-	case patterns.OpenFile:
+	case plan.OpenFile:
 		if !op.File.ReadOnly {
 			return l.create(op, true)
 		}
@@ -105,18 +105,18 @@ func (l *subfilingLayout) Exec(op *patterns.Op, buf []byte) error {
 		return err
 	}
 	switch op.Kind {
-	case patterns.FlushFile:
+	case plan.FlushFile:
 		if f.reading {
 			return nil
 		}
 		return h5.FlushFile(f.id, op.File != nil && op.File.FlushLocal)
-	case patterns.CloseFile:
+	case plan.CloseFile:
 		return l.close(f)
-	case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
+	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
 		return f.openObject(op)
-	case patterns.CloseGroup, patterns.CloseDataset:
+	case plan.CloseGroup, plan.CloseDataset:
 		return f.objs.close(op.Path)
-	case patterns.ExtendDataset:
+	case plan.ExtendDataset:
 		id, ok := f.objs.ids[op.Path]
 		if !ok || isGroupKind(f.objs.kinds[op.Path]) {
 			return fmt.Errorf("dataset %s is not open", op.Path)
@@ -131,7 +131,7 @@ func (l *subfilingLayout) Exec(op *patterns.Op, buf []byte) error {
 			d.Shape = append([]uint64(nil), op.Dataset.Shape...)
 		}
 		return nil
-	case patterns.WriteAttribute:
+	case plan.WriteAttribute:
 		if f.reading {
 			return fmt.Errorf("subfiling layout: attribute %s on %s: the file is open read-only", op.Attribute.Name, op.Path)
 		}
@@ -148,12 +148,12 @@ func (l *subfilingLayout) Exec(op *patterns.Op, buf []byte) error {
 		}
 		f.record = append(f.record, *op)
 		return nil
-	case patterns.Write, patterns.Read:
+	case plan.Write, plan.Read:
 		id, ok := f.objs.ids[op.Path]
 		if !ok || isGroupKind(f.objs.kinds[op.Path]) {
 			return fmt.Errorf("dataset %s is not open", op.Path)
 		}
-		if op.Kind == patterns.Read {
+		if op.Kind == plan.Read {
 			// Reading: the master through HDF5's virtual dataset code, serially. Writing:
 			// the group's own subfile (what the group wrote so far).
 			return h5.Read(id, op.Transfer, op.Collective && !f.reading && f.parallel, buf)
@@ -229,12 +229,12 @@ func nodeGroups(c mpi.Comm) (k, n int, g mpi.Comm, err error) {
 // (reopen) keeps them: its writes go to a new generation of subfiles, created with the
 // master's groups so the plan can open them, and at close the master gains the new
 // objects. Collective on the file's communicator.
-func (l *subfilingLayout) create(op *patterns.Op, reopen bool) (err error) {
+func (l *subfilingLayout) create(op *plan.Op, reopen bool) (err error) {
 	comm, own, err := fileComm(l.env, op.File.Parallel)
 	if err != nil {
 		return err
 	}
-	f := &subFile{master: op.Path, parallel: op.File.Parallel, comm: comm, ownComm: own, objs: newObjTable(), specs: map[string]*patterns.DatasetSpec{}}
+	f := &subFile{master: op.Path, parallel: op.File.Parallel, comm: comm, ownComm: own, objs: newObjTable(), specs: map[string]*plan.DatasetSpec{}}
 	defer func() {
 		if err != nil {
 			f.freeComms()
@@ -310,7 +310,7 @@ func (f *subFile) learnMaster() error {
 // describeMaster lists a master's groups and datasets ("g PATH" or "d PATH" lines) after
 // the next free subfile generation.
 func describeMaster(master string) ([]byte, error) {
-	id, err := h5.OpenFile(master, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	id, err := h5.OpenFile(master, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		return nil, fmt.Errorf("subfiling layout: reopening %s for writing: %w", master, err)
 	}
@@ -388,21 +388,21 @@ func agreeOn(c mpi.Comm, local error, what string) error {
 }
 
 // openMaster opens a subfiled file's master serially for reading.
-func (l *subfilingLayout) openMaster(op *patterns.Op) error {
-	id, err := h5.OpenFile(op.Path, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+func (l *subfilingLayout) openMaster(op *plan.Op) error {
+	id, err := h5.OpenFile(op.Path, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		return err
 	}
-	l.files = append(l.files, &subFile{master: op.Path, id: id, reading: true, objs: newObjTable(), specs: map[string]*patterns.DatasetSpec{}})
+	l.files = append(l.files, &subFile{master: op.Path, id: id, reading: true, objs: newObjTable(), specs: map[string]*plan.DatasetSpec{}})
 	return nil
 }
 
 // openObject creates or opens a group or dataset (in the subfile, or the master).
-func (f *subFile) openObject(op *patterns.Op) error {
+func (f *subFile) openObject(op *plan.Op) error {
 	if _, dup := f.objs.ids[op.Path]; dup {
 		return fmt.Errorf("%s is already open", op.Path)
 	}
-	if f.reading && (op.Kind == patterns.CreateGroup || op.Kind == patterns.CreateDataset) {
+	if f.reading && (op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset) {
 		return fmt.Errorf("subfiling layout: %s %s: the file is open read-only", op.Kind, op.Path)
 	}
 	if isDataset, ok := f.existing[op.Path]; ok && isDataset {
@@ -412,11 +412,11 @@ func (f *subFile) openObject(op *patterns.Op) error {
 	var id h5.ID
 	var err error
 	switch op.Kind {
-	case patterns.CreateGroup:
+	case plan.CreateGroup:
 		id, err = h5.CreateGroup(f.id, op.Path)
-	case patterns.OpenGroup:
+	case plan.OpenGroup:
 		id, err = h5.OpenGroup(f.id, op.Path)
-	case patterns.CreateDataset:
+	case plan.CreateDataset:
 		id, err = h5.CreateDataset(f.id, op.Path, *op.Dataset)
 		d := *op.Dataset
 		f.specs[op.Path] = &d
@@ -427,7 +427,7 @@ func (f *subFile) openObject(op *patterns.Op) error {
 		return err
 	}
 	f.objs.add(op.Path, id, op.Kind)
-	if op.Kind == patterns.CreateGroup || op.Kind == patterns.CreateDataset {
+	if op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset {
 		f.record = append(f.record, *op)
 	}
 	return nil
@@ -488,10 +488,10 @@ func (f *subFile) writeIndex() error {
 func (f *subFile) writeMaster() error {
 	// Per dataset and group, the selections written; entries that share a selection (one
 	// decomposition for many variables) share the union, coalesced once.
-	parts := map[string][][]patterns.Selection{}
+	parts := map[string][][]plan.Selection{}
 	for k := 0; k < f.n; k++ {
 		name := subfileName(f.master, f.gen, k, f.n)
-		id, err := h5.OpenFile(name, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+		id, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 		if err != nil {
 			return err
 		}
@@ -508,18 +508,18 @@ func (f *subFile) writeMaster() error {
 		}
 		for _, e := range entries {
 			if parts[e.path] == nil {
-				parts[e.path] = make([][]patterns.Selection, f.n)
+				parts[e.path] = make([][]plan.Selection, f.n)
 			}
 			parts[e.path][k] = append(parts[e.path][k], e.sel)
 		}
 	}
-	unions := map[string]patterns.Selection{}
-	written := map[string][]patterns.Selection{}
+	unions := map[string]plan.Selection{}
+	written := map[string][]plan.Selection{}
 	for path, groups := range parts {
-		written[path] = make([]patterns.Selection, f.n)
+		written[path] = make([]plan.Selection, f.n)
 		for k, sels := range groups {
 			var key strings.Builder
-			var all patterns.Selection
+			var all plan.Selection
 			for _, sel := range sels {
 				fmt.Fprintf(&key, "%p/%d,", &sel.Blocks[0], len(sel.Blocks))
 				all.Blocks = append(all.Blocks, sel.Blocks...)
@@ -547,14 +547,14 @@ func (f *subFile) writeMaster() error {
 	return err
 }
 
-func (f *subFile) buildMaster(m h5.ID, written map[string][]patterns.Selection) error {
+func (f *subFile) buildMaster(m h5.ID, written map[string][]plan.Selection) error {
 	groups := map[string]bool{}
 	for path, isDataset := range f.existing {
 		groups[path] = !isDataset
 	}
 	for _, op := range f.record {
 		switch op.Kind {
-		case patterns.CreateGroup:
+		case plan.CreateGroup:
 			groups[op.Path] = true
 			g, err := h5.CreateGroup(m, op.Path)
 			if err != nil {
@@ -563,7 +563,7 @@ func (f *subFile) buildMaster(m h5.ID, written map[string][]patterns.Selection) 
 			if err := h5.CloseGroup(g); err != nil {
 				return err
 			}
-		case patterns.CreateDataset:
+		case plan.CreateDataset:
 			d := f.specs[op.Path] // with its final extent
 			var maps []h5.VirtualMap
 			for k, sel := range written[op.Path] {
@@ -577,9 +577,9 @@ func (f *subFile) buildMaster(m h5.ID, written map[string][]patterns.Selection) 
 				// same values (fill elsewhere) without the cost of a selection.
 				src := 0
 				if len(maps) == 1 {
-					src = slices.IndexFunc(written[op.Path], func(s patterns.Selection) bool { return !s.IsNone() })
+					src = slices.IndexFunc(written[op.Path], func(s plan.Selection) bool { return !s.IsNone() })
 				}
-				all := patterns.All(d.Shape)
+				all := plan.All(d.Shape)
 				maps = []h5.VirtualMap{{Virtual: all, File: filepath.Base(subfileName(f.master, f.gen, src, f.n)), Dataset: op.Path,
 					SourceShape: d.Shape, SourceMaxShape: d.MaxShape, Source: all}}
 			}
@@ -590,7 +590,7 @@ func (f *subFile) buildMaster(m h5.ID, written map[string][]patterns.Selection) 
 			if err := h5.CloseDataset(id); err != nil {
 				return err
 			}
-		case patterns.WriteAttribute:
+		case plan.WriteAttribute:
 			if err := attributeAt(m, op.Path, groups, *op.Attribute); err != nil {
 				return err
 			}
@@ -601,7 +601,7 @@ func (f *subFile) buildMaster(m h5.ID, written map[string][]patterns.Selection) 
 
 // sortedBlocks orders a union's hyperslabs by start (row-major) and drops repeats: the
 // same union, which HDF5 builds fastest when each block comes after the previous ones.
-func sortedBlocks(sel patterns.Selection) patterns.Selection {
+func sortedBlocks(sel plan.Selection) plan.Selection {
 	b := sel.Blocks
 	sort.SliceStable(b, func(i, j int) bool { return slices.Compare(b[i].Start, b[j].Start) < 0 })
 	out := b[:0]
@@ -611,12 +611,12 @@ func sortedBlocks(sel patterns.Selection) patterns.Selection {
 		}
 		out = append(out, h)
 	}
-	return patterns.Selection{Blocks: out}
+	return plan.Selection{Blocks: out}
 }
 
 // attributeAt writes an attribute on the object at path ("/": the root group), a group
 // when groups[path], else a dataset.
-func attributeAt(f h5.ID, path string, groups map[string]bool, a patterns.AttributeSpec) error {
+func attributeAt(f h5.ID, path string, groups map[string]bool, a plan.AttributeSpec) error {
 	if path == "/" {
 		return h5.WriteAttribute(f, a)
 	}
@@ -696,7 +696,7 @@ func (l *subfilingLayout) Abort() error {
 // with the creation properties of its source datasets (chunking, deflate, fill time) and
 // the values the virtual dataset reads. Serial.
 func Fuse(masterPath, outPath string) (err error) {
-	in, err := h5.OpenFile(masterPath, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	in, err := h5.OpenFile(masterPath, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		return err
 	}
@@ -737,7 +737,7 @@ func fuseObject(in, out h5.ID, masterPath string, o h5.Object) error {
 	if err != nil {
 		return err
 	}
-	spec := patterns.DatasetSpec{Type: info.Type, Shape: info.Shape, MaxShape: info.MaxShape, Chunk: info.Chunk, Deflate: info.Deflate, FillNever: info.FillNever}
+	spec := plan.DatasetSpec{Type: info.Type, Shape: info.Shape, MaxShape: info.MaxShape, Chunk: info.Chunk, Deflate: info.Deflate, FillNever: info.FillNever}
 	maps, virtual, err := h5.VirtualMappings(src)
 	if err != nil {
 		return err
@@ -756,21 +756,21 @@ func fuseObject(in, out h5.ID, masterPath string, o h5.Object) error {
 	if err := copyAttributes(src, dst, false); err != nil {
 		return err
 	}
-	return copySlabs(dst, spec, func(t *patterns.Transfer, buf []byte) (bool, error) {
+	return copySlabs(dst, spec, func(t *plan.Transfer, buf []byte) (bool, error) {
 		return true, h5.Read(src, t, false, buf)
 	})
 }
 
 // sourceSpec completes a virtual dataset's spec with the creation properties of the
 // source dataset of mapping m.
-func sourceSpec(masterPath string, m h5.VirtualMap, spec patterns.DatasetSpec) (patterns.DatasetSpec, error) {
+func sourceSpec(masterPath string, m h5.VirtualMap, spec plan.DatasetSpec) (plan.DatasetSpec, error) {
 	name := m.File
 	if name == "." {
 		name = masterPath
 	} else if !filepath.IsAbs(name) {
 		name = filepath.Join(filepath.Dir(masterPath), name)
 	}
-	f, err := h5.OpenFile(name, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	f, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		return spec, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/vpic"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
@@ -293,7 +294,7 @@ func TestSubfilingGroups(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%q: subfiles %q, want %q", tc.kv, got, want)
 		}
-		f, err := h5.OpenFile(file, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+		f, err := h5.OpenFile(file, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +366,7 @@ func TestLogFormat(t *testing.T) {
 	if w.Rank() != 0 {
 		return
 	}
-	f, err := h5.OpenFile(file, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	f, err := h5.OpenFile(file, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,12 +527,12 @@ func sameFiles(t *testing.T, want, got string) {
 		t.Errorf("%s: gonum sees another structure than in %s", got, want)
 		return
 	}
-	a, err := h5.OpenFile(want, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	a, err := h5.OpenFile(want, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h5.CloseFile(a)
-	b, err := h5.OpenFile(got, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	b, err := h5.OpenFile(got, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,8 +560,8 @@ func sameFiles(t *testing.T, want, got string) {
 		ib, _ := h5.DatasetInfo(db)
 		if !ia.Type.Equal(ib.Type) || !reflect.DeepEqual(ia.Shape, ib.Shape) || !reflect.DeepEqual(ia.MaxShape, ib.MaxShape) {
 			t.Errorf("%s %s: %+v, want %+v", got, o.Path, ib, ia)
-		} else if n := patterns.Product(ia.Shape); n > 0 {
-			tr := &patterns.Transfer{MemType: ia.Type, MemShape: []uint64{n}, FileType: ia.Type, FileShape: ia.Shape, Selection: patterns.All(ia.Shape)}
+		} else if n := plan.Product(ia.Shape); n > 0 {
+			tr := &plan.Transfer{MemType: ia.Type, MemShape: []uint64{n}, FileType: ia.Type, FileShape: ia.Shape, Selection: plan.All(ia.Shape)}
 			if len(ia.Shape) == 0 {
 				tr.MemShape = nil
 			}

@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Lending is the async mode without the write copy (async.write_memcpy=no): the Async VOL
@@ -22,7 +22,7 @@ type lender interface {
 	// full; nil (and no error) when n can never fit.
 	lend(n int) (*lentBuf, error)
 	// execLent submits a write whose data is already in l.
-	execLent(op *patterns.Op, l *lentBuf) error
+	execLent(op *plan.Op, l *lentBuf) error
 }
 
 // lentBuf is staging memory shared by the caller (until its last write of the step is
@@ -54,7 +54,7 @@ func (m *asyncMode) lend(n int) (*lentBuf, error) {
 	return l, nil
 }
 
-func (m *asyncMode) execLent(op *patterns.Op, l *lentBuf) error {
+func (m *asyncMode) execLent(op *plan.Op, l *lentBuf) error {
 	if err := m.ex.sticky(); err != nil {
 		return err
 	}
@@ -74,14 +74,14 @@ type lending struct {
 }
 
 // newLending returns nil when mode does not lend, so copying modes pay nothing per step.
-func newLending(mode Mode, plan *patterns.Plan) *lending {
+func newLending(mode Mode, pl *plan.Plan) *lending {
 	to, ok := mode.(lender)
 	if !ok || !to.lends() {
 		return nil
 	}
 	ln := &lending{to: to, held: map[string]*lentBuf{}, uses: map[string]int{}}
-	for i := range plan.Ops {
-		if op := &plan.Ops[i]; lendable(op) {
+	for i := range pl.Ops {
+		if op := &pl.Ops[i]; lendable(op) {
 			ln.uses[op.Transfer.Buffer]++
 		}
 	}
@@ -90,14 +90,14 @@ func newLending(mode Mode, plan *patterns.Plan) *lending {
 
 // lendable reports whether op's data may be generated in lent memory: writes of the
 // emulated data (explicit contents are copied as given).
-func lendable(op *patterns.Op) bool {
-	return op.Kind == patterns.Write && op.Transfer != nil && op.Transfer.Data == nil
+func lendable(op *plan.Op) bool {
+	return op.Kind == plan.Write && op.Transfer != nil && op.Transfer.Data == nil
 }
 
 // buffer returns op's lent buffer, filled by fill with the step's data once per buffer,
 // or nil when the mode copies (the caller then takes the ordinary path). The wait for a free buffer is charged
 // to the write.
-func (ln *lending) buffer(op *patterns.Op, smp *sample, fill func(*patterns.Op, []byte, *sample) error) (*lentBuf, error) {
+func (ln *lending) buffer(op *plan.Op, smp *sample, fill func(*plan.Op, []byte, *sample) error) (*lentBuf, error) {
 	if ln == nil || !lendable(op) {
 		return nil, nil
 	}
@@ -106,7 +106,7 @@ func (ln *lending) buffer(op *patterns.Op, smp *sample, fill func(*patterns.Op, 
 		return l, nil
 	}
 	t0 := time.Now()
-	l, err := ln.to.lend(int(patterns.Product(t.MemShape)) * t.MemType.Size)
+	l, err := ln.to.lend(int(plan.Product(t.MemShape)) * t.MemType.Size)
 	smp.charge(op.Kind, time.Since(t0).Seconds())
 	if l == nil || err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (ln *lending) buffer(op *patterns.Op, smp *sample, fill func(*patterns.Op, 
 }
 
 // exec submits op and ends the caller's hold after the buffer's last write.
-func (ln *lending) exec(op *patterns.Op, l *lentBuf) error {
+func (ln *lending) exec(op *plan.Op, l *lentBuf) error {
 	err := ln.to.execLent(op, l)
 	b := op.Transfer.Buffer
 	if ln.uses[b]--; ln.uses[b] == 0 {

@@ -1,7 +1,7 @@
 package proxy
 
 import (
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
@@ -38,15 +38,15 @@ var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time"
 type sample [nMetrics]float64
 
 // charge books an operation's duration to its metric.
-func (s *sample) charge(k patterns.OpKind, seconds float64) {
+func (s *sample) charge(k plan.OpKind, seconds float64) {
 	switch k {
-	case patterns.Write, patterns.Read:
+	case plan.Write, plan.Read:
 		s[mRaw] += seconds
-	case patterns.CreateFile, patterns.OpenFile:
+	case plan.CreateFile, plan.OpenFile:
 		s[mFileOpen] += seconds
-	case patterns.FlushFile:
+	case plan.FlushFile:
 		s[mFileFlush] += seconds
-	case patterns.CloseFile:
+	case plan.CloseFile:
 		s[mFileClose] += seconds
 	default:
 		s[mMetadata] += seconds

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // asyncMode is modelled on the Async VOL with its write-memcpy build: a write's buffer is
@@ -27,7 +27,7 @@ type asyncMode struct {
 	// pool stages read-ahead data; nil disables read-ahead.
 	pool *stagingPool
 	// local, when set, may serve a read without the layout (cache mode).
-	local func(op *patterns.Op, buf []byte) (bool, error)
+	local func(op *plan.Op, buf []byte) (bool, error)
 	// ahead holds prefetched operations, by identity, until the caller Execs them; a plan
 	// may repeat an operation (AMReX's restart opens a level group three times, reads a
 	// dataset once per grid), so each identity holds a queue in plan order.
@@ -50,12 +50,12 @@ type prefetched struct {
 }
 
 type opKey struct {
-	kind patterns.OpKind
+	kind plan.OpKind
 	path string
 	step int
 }
 
-func keyOf(op *patterns.Op) opKey { return opKey{op.Kind, op.Path, op.Step} }
+func keyOf(op *plan.Op) opKey { return opKey{op.Kind, op.Path, op.Step} }
 
 func init() {
 	registerMode("async", func(under Layout, env modeEnv) (Mode, error) {
@@ -79,7 +79,7 @@ func newBackground(under Layout, st stager, pool *stagingPool) *asyncMode {
 type stager interface {
 	// stage returns room for op's n bytes and the function to call once the write ran;
 	// errTooBig when n can never fit.
-	stage(op *patterns.Op, n int) ([]byte, func(), error)
+	stage(op *plan.Op, n int) ([]byte, func(), error)
 	// takeStats returns and resets the high-water mark and the time callers waited.
 	takeStats() (high int, blocked time.Duration)
 	// release frees what the stager holds.
@@ -89,7 +89,7 @@ type stager interface {
 func (m *asyncMode) Background() bool { return true }
 
 // Exec submits op; writes return once their data is staged.
-func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
+func (m *asyncMode) Exec(op *plan.Op, buf []byte) error {
 	if err := m.ex.sticky(); err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
 			m.ahead[keyOf(op)] = q[1:]
 		}
 		<-p.t.finished
-		if op.Kind == patterns.Read && p.t.err == nil {
+		if op.Kind == plan.Read && p.t.err == nil {
 			copy(buf, p.t.buf)
 		}
 		if p.release != nil {
@@ -110,11 +110,11 @@ func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
 		return p.t.err
 	}
 	switch op.Kind {
-	case patterns.CreateFile, patterns.OpenFile, patterns.CloseFile:
+	case plan.CreateFile, plan.OpenFile, plan.CloseFile:
 		clear(m.shapes)
 	}
 	switch op.Kind {
-	case patterns.Write:
+	case plan.Write:
 		stage, release, err := m.stager.stage(op, len(buf))
 		if err == errTooBig {
 			if err := m.ex.wait(); err != nil {
@@ -130,7 +130,7 @@ func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
 		m.inFlight.Add(n)
 		m.ex.submit(op, stage, func() { release(); m.inFlight.Add(-n) })
 		return nil
-	case patterns.Read:
+	case plan.Read:
 		if m.local != nil {
 			if ok, err := m.local(op, buf); ok || err != nil {
 				return err
@@ -146,20 +146,20 @@ func (m *asyncMode) Exec(op *patterns.Op, buf []byte) error {
 
 // Prefetch submits a plan's operations now; reads land in staging memory and are copied
 // out when the caller Execs the same operation.
-func (m *asyncMode) Prefetch(plan *patterns.Plan) error {
+func (m *asyncMode) Prefetch(pl *plan.Plan) error {
 	if m.pool == nil {
 		return nil
 	}
-	for i := range plan.Ops {
-		op := &plan.Ops[i]
+	for i := range pl.Ops {
+		op := &pl.Ops[i]
 		var buf []byte
 		var release func()
-		if op.Kind == patterns.Write {
+		if op.Kind == plan.Write {
 			return fmt.Errorf("async prefetch: %s %s: only reads and metadata can run ahead", op.Kind, op.Path)
 		}
-		if op.Kind == patterns.Read {
+		if op.Kind == plan.Read {
 			var err error
-			n := int(patterns.Product(op.Transfer.MemShape)) * op.Transfer.MemType.Size
+			n := int(plan.Product(op.Transfer.MemShape)) * op.Transfer.MemType.Size
 			if buf, release, err = m.pool.get(n); err != nil {
 				return err // too big to stage: the step reads synchronously instead
 			}

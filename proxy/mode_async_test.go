@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
@@ -23,8 +23,8 @@ type fakeLayout struct {
 	aborted bool
 }
 
-func (f *fakeLayout) Exec(op *patterns.Op, buf []byte) error {
-	if op.Kind == patterns.Write && f.gate != nil {
+func (f *fakeLayout) Exec(op *plan.Op, buf []byte) error {
+	if op.Kind == plan.Write && f.gate != nil {
 		<-f.gate
 	}
 	f.mu.Lock()
@@ -35,9 +35,9 @@ func (f *fakeLayout) Exec(op *patterns.Op, buf []byte) error {
 		return errors.New("No space left on device")
 	}
 	switch op.Kind {
-	case patterns.Write:
+	case plan.Write:
 		f.data[op.Path] = append([]byte(nil), buf...)
-	case patterns.Read:
+	case plan.Read:
 		copy(buf, f.data[op.Path])
 	}
 	return nil
@@ -52,9 +52,9 @@ func (f *fakeLayout) executed() []string {
 	return append([]string(nil), f.ops...)
 }
 
-func writeOp(path string, step, n int) *patterns.Op {
-	return &patterns.Op{Kind: patterns.Write, Path: path, Step: step, Transfer: &patterns.Transfer{
-		MemType: patterns.U8, MemShape: []uint64{uint64(n)}, FileShape: []uint64{uint64(n)}, Selection: patterns.All([]uint64{uint64(n)})}}
+func writeOp(path string, step, n int) *plan.Op {
+	return &plan.Op{Kind: plan.Write, Path: path, Step: step, Transfer: &plan.Transfer{
+		MemType: plan.U8, MemShape: []uint64{uint64(n)}, FileShape: []uint64{uint64(n)}, Selection: plan.All([]uint64{uint64(n)})}}
 }
 
 // TestAsyncCopiesAndOrders: a write returns before it is executed, the caller may reuse
@@ -64,7 +64,7 @@ func TestAsyncCopiesAndOrders(t *testing.T) {
 	m := newAsyncMode(f, 1<<20)
 	defer m.Close()
 	buf := []byte("abcd")
-	if err := m.Exec(&patterns.Op{Kind: patterns.CreateGroup, Path: "/g"}, nil); err != nil {
+	if err := m.Exec(&plan.Op{Kind: plan.CreateGroup, Path: "/g"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Exec(writeOp("/g/a", 0, 4), buf); err != nil {
@@ -136,8 +136,8 @@ func TestAsyncStickyFailure(t *testing.T) {
 	f := &fakeLayout{data: map[string][]byte{}, failAt: "write /Timestep_2/y"}
 	m := newAsyncMode(f, 1<<20)
 	defer m.Close()
-	for _, op := range []*patterns.Op{writeOp("/Timestep_2/x", 2, 4), writeOp("/Timestep_2/y", 2, 4), writeOp("/Timestep_2/z", 2, 4),
-		{Kind: patterns.CloseGroup, Path: "/Timestep_2", Step: 2}} {
+	for _, op := range []*plan.Op{writeOp("/Timestep_2/x", 2, 4), writeOp("/Timestep_2/y", 2, 4), writeOp("/Timestep_2/z", 2, 4),
+		{Kind: plan.CloseGroup, Path: "/Timestep_2", Step: 2}} {
 		_ = m.Exec(op, []byte("data"))
 	}
 	err := m.Wait()
@@ -159,9 +159,9 @@ func TestAsyncPrefetch(t *testing.T) {
 	f := &fakeLayout{data: map[string][]byte{"/d": []byte("wxyz")}}
 	m := newAsyncMode(f, 1<<20)
 	defer m.Close()
-	read := patterns.Op{Kind: patterns.Read, Path: "/d", Step: 1, Transfer: writeOp("/d", 1, 4).Transfer}
-	plan := patterns.Plan{Ops: []patterns.Op{{Kind: patterns.OpenDataset, Path: "/d", Step: 1}, read}}
-	if err := m.Prefetch(&plan); err != nil {
+	read := plan.Op{Kind: plan.Read, Path: "/d", Step: 1, Transfer: writeOp("/d", 1, 4).Transfer}
+	pl := plan.Plan{Ops: []plan.Op{{Kind: plan.OpenDataset, Path: "/d", Step: 1}, read}}
+	if err := m.Prefetch(&pl); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(2 * time.Second)
@@ -172,16 +172,16 @@ func TestAsyncPrefetch(t *testing.T) {
 		t.Fatalf("prefetch did not run ahead: %v", f.executed())
 	}
 	buf := make([]byte, 4)
-	if err := m.Exec(&plan.Ops[0], nil); err != nil {
+	if err := m.Exec(&pl.Ops[0], nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Exec(&plan.Ops[1], buf); err != nil {
+	if err := m.Exec(&pl.Ops[1], buf); err != nil {
 		t.Fatal(err)
 	}
 	if string(buf) != "wxyz" || len(f.executed()) != 2 {
 		t.Errorf("read %q after %v: want the prefetched data and no second execution", buf, f.executed())
 	}
-	if err := m.Prefetch(&patterns.Plan{Ops: []patterns.Op{*writeOp("/w", 0, 1)}}); err == nil {
+	if err := m.Prefetch(&plan.Plan{Ops: []plan.Op{*writeOp("/w", 0, 1)}}); err == nil {
 		t.Error("prefetching a write must be refused")
 	}
 }
@@ -208,23 +208,23 @@ func TestAsyncLendsWrites(t *testing.T) {
 	m := newAsyncMode(f, 8)
 	m.lendWrites = true
 	defer m.Close()
-	write := func(path, buffer string, step int) patterns.Op {
+	write := func(path, buffer string, step int) plan.Op {
 		op := *writeOp(path, step, 4)
 		op.Transfer.Buffer = buffer
 		return op
 	}
 	fills := 0
-	fill := func(op *patterns.Op, buf []byte, _ *sample) error {
+	fill := func(op *plan.Op, buf []byte, _ *sample) error {
 		fills++
 		copy(buf, strings.Repeat(op.Transfer.Buffer, 4))
 		return nil
 	}
-	run := func(plan *patterns.Plan) error {
-		ln := newLending(m, plan)
+	run := func(pl *plan.Plan) error {
+		ln := newLending(m, pl)
 		defer ln.done()
 		var smp sample
-		for i := range plan.Ops {
-			op := &plan.Ops[i]
+		for i := range pl.Ops {
+			op := &pl.Ops[i]
 			l, err := ln.buffer(op, &smp, fill)
 			if err != nil || l == nil {
 				return fmt.Errorf("lend %s: %v (lent %v)", op.Path, err, l != nil)
@@ -236,7 +236,7 @@ func TestAsyncLendsWrites(t *testing.T) {
 		return nil
 	}
 	// Step 0: /a and /b share buffer p (one fill), /c has its own: the pool is full.
-	step0 := &patterns.Plan{Ops: []patterns.Op{write("/a", "p", 0), write("/b", "p", 0), write("/c", "q", 0)}}
+	step0 := &plan.Plan{Ops: []plan.Op{write("/a", "p", 0), write("/b", "p", 0), write("/c", "q", 0)}}
 	if err := run(step0); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestAsyncLendsWrites(t *testing.T) {
 		t.Errorf("after step 0: %d fills (want 2), %d bytes lent (want 8), %d in flight (want 12)", fills, m.pool.inUse, m.InFlight())
 	}
 	done := make(chan error)
-	go func() { done <- run(&patterns.Plan{Ops: []patterns.Op{write("/d", "r", 1)}}) }()
+	go func() { done <- run(&plan.Plan{Ops: []plan.Op{write("/d", "r", 1)}}) }()
 	select {
 	case err := <-done:
 		t.Fatalf("step 1 got a buffer from a full pool (%v)", err)
@@ -280,7 +280,7 @@ func TestAsyncLendsWrites(t *testing.T) {
 	// A failed write still returns its buffer, and so do the writes cancelled after it.
 	f.gate, f.failAt = nil, "write /e"
 	// The failure may surface already at a later write's submission (sticky error).
-	if err := run(&patterns.Plan{Ops: []patterns.Op{write("/e", "s", 2), write("/f", "s", 2), write("/g", "t", 2)}}); err != nil && !strings.Contains(err.Error(), "/e") {
+	if err := run(&plan.Plan{Ops: []plan.Op{write("/e", "s", 2), write("/f", "s", 2), write("/g", "t", 2)}}); err != nil && !strings.Contains(err.Error(), "/e") {
 		t.Fatal(err)
 	}
 	if err := m.Wait(); err == nil || !strings.Contains(err.Error(), "/e") {

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
@@ -28,7 +28,7 @@ func init() {
 		}
 		m := newBackground(under, store, nil)
 		comm := env.comm
-		m.local = func(op *patterns.Op, buf []byte) (bool, error) {
+		m.local = func(op *plan.Op, buf []byte) (bool, error) {
 			hit := store.lookup(op, buf)
 			if hit && op.Collective {
 				// Every rank must make the same collective call: serve locally only if all hit.
@@ -61,7 +61,7 @@ type cacheMode struct {
 }
 
 // Exec records file opens and closes, then submits op.
-func (m *cacheMode) Exec(op *patterns.Op, buf []byte) error {
+func (m *cacheMode) Exec(op *plan.Op, buf []byte) error {
 	m.store.track(op)
 	return m.asyncMode.Exec(op, buf)
 }
@@ -109,7 +109,7 @@ type cacheKey struct {
 }
 
 // keyOfTransfer is the key of op's data in the innermost open file. Called with s.mu held.
-func (s *cacheStore) keyOfTransfer(op *patterns.Op) cacheKey {
+func (s *cacheStore) keyOfTransfer(op *plan.Op) cacheKey {
 	t := op.Transfer
 	file := ""
 	if n := len(s.files); n > 0 {
@@ -119,13 +119,13 @@ func (s *cacheStore) keyOfTransfer(op *patterns.Op) cacheKey {
 }
 
 // track follows the caller's file opens and closes.
-func (s *cacheStore) track(op *patterns.Op) {
+func (s *cacheStore) track(op *plan.Op) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch op.Kind {
-	case patterns.CreateFile, patterns.OpenFile:
+	case plan.CreateFile, plan.OpenFile:
 		s.files = append(s.files, op.Path)
-	case patterns.CloseFile:
+	case plan.CloseFile:
 		if n := len(s.files); n > 0 {
 			s.files = s.files[:n-1]
 		}
@@ -171,7 +171,7 @@ func newCacheStore(env modeEnv) (*cacheStore, error) {
 
 // stage allocates room for a write, evicting migrated entries oldest first and waiting
 // for migrations when everything cached is still pending.
-func (s *cacheStore) stage(op *patterns.Op, n int) ([]byte, func(), error) {
+func (s *cacheStore) stage(op *plan.Op, n int) ([]byte, func(), error) {
 	if n > len(s.mem) {
 		return nil, nil, errTooBig
 	}
@@ -253,7 +253,7 @@ func (s *cacheStore) remove(e *cacheEntry) {
 }
 
 // lookup copies cached data of the same dataset and selection into buf.
-func (s *cacheStore) lookup(op *patterns.Op, buf []byte) bool {
+func (s *cacheStore) lookup(op *plan.Op, buf []byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.index[s.keyOfTransfer(op)]

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 func newTestCache(t *testing.T, capacity int) *cacheStore {
@@ -93,7 +93,7 @@ func TestCacheModeWriteThroughAndLocalReads(t *testing.T) {
 	f := &fakeLayout{data: map[string][]byte{}}
 	store := newTestCache(t, 8)
 	m := newBackground(f, store, nil)
-	m.local = func(op *patterns.Op, buf []byte) (bool, error) { return store.lookup(op, buf), nil }
+	m.local = func(op *plan.Op, buf []byte) (bool, error) { return store.lookup(op, buf), nil }
 	defer m.Close()
 	if err := m.Exec(writeOp("/a", 0, 4), []byte("aaaa")); err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func TestCacheModeWriteThroughAndLocalReads(t *testing.T) {
 	}
 	before := len(f.executed())
 	buf := make([]byte, 4)
-	read := &patterns.Op{Kind: patterns.Read, Path: "/a", Transfer: writeOp("/a", 0, 4).Transfer}
+	read := &plan.Op{Kind: plan.Read, Path: "/a", Transfer: writeOp("/a", 0, 4).Transfer}
 	if err := m.Exec(read, buf); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/openpmd"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
@@ -64,7 +65,7 @@ func opmdConfig(t *testing.T, kv, file string) proxy.Config {
 // writtenBytes is what all ranks write per iteration: every mesh element once (3
 // components of E and B per dimension, and rho) and charge, id, position/x per particle.
 func (c opmdCase) writtenBytes() uint64 {
-	return (uint64(2*c.dim+1)*patterns.Product(c.global) + 3*c.n) * 8
+	return (uint64(2*c.dim+1)*plan.Product(c.global) + 3*c.n) * 8
 }
 
 // files lists the series' files and the iterations each holds.
@@ -210,7 +211,7 @@ func TestOpenPMDOtherRankCount(t *testing.T) {
 // wantNodes is the expected tree of a file holding iterations its (gonum's view: paths,
 // types, shapes; groups have no type).
 func (c opmdCase) wantNodes(its []int) []inspect.Node {
-	ds := func(p string, t patterns.Type, shape []uint64) inspect.Node {
+	ds := func(p string, t plan.Type, shape []uint64) inspect.Node {
 		return inspect.Node{Path: p, Dataset: true, Type: t, Shape: shape, MaxShape: shape}
 	}
 	nodes := []inspect.Node{{Path: "/data"}}
@@ -223,13 +224,13 @@ func (c opmdCase) wantNodes(its []int) []inspect.Node {
 		for _, rec := range []string{"B", "E"} {
 			nodes = append(nodes, inspect.Node{Path: ip + "/fields/" + rec})
 			for _, ax := range []string{"x", "y", "z"}[:c.dim] {
-				nodes = append(nodes, ds(ip+"/fields/"+rec+"/"+ax, patterns.F64, c.global))
+				nodes = append(nodes, ds(ip+"/fields/"+rec+"/"+ax, plan.F64, c.global))
 			}
 		}
 		sp := ip + "/particles/ion"
-		nodes = append(nodes, ds(ip+"/fields/rho", patterns.F64, c.global), inspect.Node{Path: ip + "/particles"}, inspect.Node{Path: sp},
-			ds(sp+"/charge", patterns.F64, []uint64{c.n}), ds(sp+"/id", patterns.U64, []uint64{c.n}),
-			inspect.Node{Path: sp + "/position"}, ds(sp+"/position/x", patterns.F64, []uint64{c.n}),
+		nodes = append(nodes, ds(ip+"/fields/rho", plan.F64, c.global), inspect.Node{Path: ip + "/particles"}, inspect.Node{Path: sp},
+			ds(sp+"/charge", plan.F64, []uint64{c.n}), ds(sp+"/id", plan.U64, []uint64{c.n}),
+			inspect.Node{Path: sp + "/position"}, ds(sp+"/position/x", plan.F64, []uint64{c.n}),
 			inspect.Node{Path: sp + "/positionOffset"}, inspect.Node{Path: sp + "/positionOffset/x"})
 	}
 	return nodes
@@ -293,7 +294,7 @@ func checkOpenPMDValues(t *testing.T, c opmdCase, file string, it int, seed uint
 	recs = append(recs, "fields/rho", "particles/ion/charge", "particles/ion/position/x")
 	for _, v := range recs {
 		var got []float64
-		n := patterns.Product(c.global)
+		n := plan.Product(c.global)
 		if strings.HasPrefix(v, "particles") {
 			n = c.n
 		}
@@ -303,7 +304,7 @@ func checkOpenPMDValues(t *testing.T, c opmdCase, file string, it int, seed uint
 			continue
 		}
 		for g := range got {
-			if want := emulate.Value(patterns.Float64, seed, v, it-1, uint64(g)); got[g] != want {
+			if want := emulate.Value(plan.Float64, seed, v, it-1, uint64(g)); got[g] != want {
 				t.Errorf("%s %s/%s element %d = %v, want %v", file, ip, v, g, got[g], want)
 				break
 			}
@@ -331,11 +332,11 @@ type wantAttr struct {
 	value any
 }
 
-func attrValue(a patterns.AttributeSpec) any {
+func attrValue(a plan.AttributeSpec) any {
 	le := binary.LittleEndian
-	n := int(patterns.Product(a.Shape))
+	n := int(plan.Product(a.Shape))
 	switch a.Type.Class {
-	case patterns.String:
+	case plan.String:
 		var ss []string
 		for i := 0; i < n; i++ {
 			ss = append(ss, strings.TrimRight(string(a.Value[i*a.Type.Size:(i+1)*a.Type.Size]), "\x00"))
@@ -344,7 +345,7 @@ func attrValue(a patterns.AttributeSpec) any {
 			return ss[0]
 		}
 		return ss
-	case patterns.Float64:
+	case plan.Float64:
 		var fs []float64
 		for i := 0; i < n; i++ {
 			fs = append(fs, math.Float64frombits(le.Uint64(a.Value[8*i:])))
@@ -353,7 +354,7 @@ func attrValue(a patterns.AttributeSpec) any {
 			return fs[0]
 		}
 		return fs
-	case patterns.Uint64:
+	case plan.Uint64:
 		var us []uint64
 		for i := 0; i < n; i++ {
 			us = append(us, le.Uint64(a.Value[8*i:]))
@@ -362,11 +363,11 @@ func attrValue(a patterns.AttributeSpec) any {
 			return us[0]
 		}
 		return us
-	case patterns.Float32:
+	case plan.Float32:
 		return math.Float32frombits(le.Uint32(a.Value))
-	case patterns.Int32:
+	case plan.Int32:
 		return int32(le.Uint32(a.Value))
-	case patterns.Uint32:
+	case plan.Uint32:
 		return le.Uint32(a.Value)
 	}
 	return nil
@@ -376,7 +377,7 @@ func attrValue(a patterns.AttributeSpec) any {
 // serial HDF5 open and compares type, shape and value (not date and software strings).
 func checkOpenPMDAttributes(t *testing.T, c opmdCase, p *openpmd.Pattern, file string, its []int) {
 	t.Helper()
-	f, err := h5.OpenFile(file, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	f, err := h5.OpenFile(file, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		t.Errorf("%s: %v", file, err)
 		return
@@ -450,7 +451,7 @@ func checkOpenPMDAttributes(t *testing.T, c opmdCase, p *openpmd.Pattern, file s
 		}
 		check(ip+"/fields/rho", false, rho)
 		sp := ip + "/particles/ion"
-		ratio := int32(c.n / patterns.Product(c.global))
+		ratio := int32(c.n / plan.Product(c.global))
 		check(sp, true, map[string]wantAttr{"particleSmoothing": str("none"), "openPMD_STEP": {"i32", nil, int32(it)}, "p2mRatio": {"i32", nil, ratio}})
 		dimless := map[string]wantAttr{"unitSI": f64(1), "timeOffset": f32z, "unitDimension": f64s(0, 0, 0, 0, 0, 0, 0)}
 		check(sp+"/charge", false, dimless)
@@ -461,12 +462,12 @@ func checkOpenPMDAttributes(t *testing.T, c opmdCase, p *openpmd.Pattern, file s
 		check(sp+"/position/x", false, map[string]wantAttr{"unitSI": f64(1)})
 		check(sp+"/positionOffset/x", true, map[string]wantAttr{"value": f64(0), "shape": {"u64", []uint64{1}, []uint64{c.n}}, "unitSI": f64(1)})
 		// Chunking and fill time as the plan says (openPMD-api's automatic chunks).
-		plan, err := p.Step(patterns.PhaseWrite, it-1, patterns.Env{Rank: 0, Size: 1, Path: file})
+		pl, err := p.Step(patterns.PhaseWrite, it-1, patterns.Env{Rank: 0, Size: 1, Path: file})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, op := range plan.Ops {
-			if op.Kind != patterns.CreateDataset {
+		for _, op := range pl.Ops {
+			if op.Kind != plan.CreateDataset {
 				continue
 			}
 			d, err := h5.OpenDataset(f, op.Path)

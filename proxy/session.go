@@ -12,6 +12,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
@@ -54,7 +55,7 @@ type phaseRun struct {
 	runsCached int                // runs held in runs
 	mismatch   *emulate.Mismatch
 	failed     error
-	ahead      *patterns.Plan // next step's plan, submitted ahead (background reads)
+	ahead      *plan.Plan // next step's plan, submitted ahead (background reads)
 }
 
 // ErrClosed is returned by every method of a closed session.
@@ -212,11 +213,11 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	}
 	p.begin[mStart] = now()
 	s.phase = p
-	plan, err := s.pat.Begin(ph, p.env)
+	pl, err := s.pat.Begin(ph, p.env)
 	if err != nil {
 		return s.fail(err)
 	}
-	if err := s.execute(&plan, &p.begin, false); err != nil {
+	if err := s.execute(&pl, &p.begin, false); err != nil {
 		return s.fail(err)
 	}
 	p.begin[mEnd] = now()
@@ -281,11 +282,11 @@ func (s *Session) Step(step int) error {
 			return s.fail(fmt.Errorf("step %d: %w", step, err))
 		}
 	}
-	plan, err := s.planStep(p, step)
+	pl, err := s.planStep(p, step)
 	if err != nil {
 		return s.fail(err)
 	}
-	if err := s.execute(&plan, smp, true); err != nil {
+	if err := s.execute(&pl, smp, true); err != nil {
 		return s.fail(fmt.Errorf("step %d: %w", step, err))
 	}
 	// Background modes read the next step ahead while the caller computes.
@@ -307,11 +308,11 @@ func (s *Session) Step(step int) error {
 }
 
 // planStep returns the plan of a step: the one already submitted ahead, or a new one.
-func (s *Session) planStep(p *phaseRun, step int) (patterns.Plan, error) {
+func (s *Session) planStep(p *phaseRun, step int) (plan.Plan, error) {
 	if p.ahead != nil {
-		plan := *p.ahead
+		pl := *p.ahead
 		p.ahead = nil
-		return plan, nil
+		return pl, nil
 	}
 	return s.pat.Step(p.ph, step, p.env)
 }
@@ -364,11 +365,11 @@ func (s *Session) EndPhase() error {
 		return fmt.Errorf("%w: EndPhase called with no phase running", ErrState)
 	}
 	p.end[mStart] = now()
-	plan, err := s.pat.End(p.ph, p.stepsDone, p.env)
+	pl, err := s.pat.End(p.ph, p.stepsDone, p.env)
 	if err != nil {
 		return s.fail(err)
 	}
-	if err := s.execute(&plan, &p.end, false); err != nil {
+	if err := s.execute(&pl, &p.end, false); err != nil {
 		return s.fail(err)
 	}
 	t := time.Now()
@@ -438,14 +439,14 @@ func (s *Session) fail(err error) error {
 
 // execute runs a plan's operations, charging time and bytes to smp. A step's writes
 // generate their data in lent staging memory when the mode lends (no write copy).
-func (s *Session) execute(plan *patterns.Plan, smp *sample, step bool) error {
+func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 	var ln *lending
 	if step {
-		ln = newLending(s.stack, plan)
+		ln = newLending(s.stack, pl)
 		defer ln.done()
 	}
-	for i := range plan.Ops {
-		op := &plan.Ops[i]
+	for i := range pl.Ops {
+		op := &pl.Ops[i]
 		var buf []byte
 		lent, err := ln.buffer(op, smp, s.fill)
 		if err != nil {
@@ -470,7 +471,7 @@ func (s *Session) execute(plan *patterns.Plan, smp *sample, step bool) error {
 			continue
 		}
 		smp[mBytes] += float64(s.transferBytes(op.Transfer))
-		if op.Kind == patterns.Read && s.phase != nil && s.phase.verify {
+		if op.Kind == plan.Read && s.phase != nil && s.phase.verify {
 			if err := s.check1(op, buf, smp); err != nil {
 				return err
 			}
@@ -482,14 +483,14 @@ func (s *Session) execute(plan *patterns.Plan, smp *sample, step bool) error {
 // selRef identifies a selection by its storage (a plan does not change a selection once
 // issued; the key keeps the storage alive, so its address is not reused).
 type selRef struct {
-	first *patterns.Hyperslab
+	first *plan.Hyperslab
 	n     int
 }
 
 // selRuns is a selection's runs in a dataspace shape and their element count.
 type selRuns struct {
 	shape  []uint64
-	runs   []patterns.Run
+	runs   []plan.Run
 	points uint64
 }
 
@@ -504,7 +505,7 @@ const (
 // large selections, which plans share between transfers (E3SM writes every variable of a
 // decomposition with one selection), are computed once per phase: they take a sort, which
 // the measured code does not do.
-func (s *Session) runs(t *patterns.Transfer) selRuns {
+func (s *Session) runs(t *plan.Transfer) selRuns {
 	blocks := t.Selection.Blocks
 	if s.phase == nil || len(blocks) < pointsCacheMin {
 		return newSelRuns(t)
@@ -528,7 +529,7 @@ func (s *Session) runs(t *patterns.Transfer) selRuns {
 	return c
 }
 
-func newSelRuns(t *patterns.Transfer) selRuns {
+func newSelRuns(t *plan.Transfer) selRuns {
 	c := selRuns{shape: slices.Clone(t.FileShape), runs: t.Selection.Runs(t.FileShape)}
 	for _, r := range c.runs {
 		c.points += r.Len
@@ -537,24 +538,24 @@ func newSelRuns(t *patterns.Transfer) selRuns {
 }
 
 // transferBytes is t.Bytes(), from the phase's runs cache.
-func (s *Session) transferBytes(t *patterns.Transfer) uint64 {
+func (s *Session) transferBytes(t *plan.Transfer) uint64 {
 	return s.runs(t).points * t.ElemBytes()
 }
 
 // bufLayout maps a transfer's memory buffer to global element indices.
-func (s *Session) bufLayout(t *patterns.Transfer) *emulate.Layout {
+func (s *Session) bufLayout(t *plan.Transfer) *emulate.Layout {
 	return &emulate.Layout{Elem: t.MemType.Size, Fields: emulate.Fields(t.MemType, t.Variable), Runs: s.runs(t).runs}
 }
 
 // buffer returns the transfer's memory, filled with this step's data for writes (once
 // per buffer and step: writes that share an interleaved buffer fill it once).
-func (s *Session) buffer(op *patterns.Op, smp *sample) ([]byte, error) {
+func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	t := op.Transfer
-	buf, err := s.pool.Get(t.Buffer, int(patterns.Product(t.MemShape))*t.MemType.Size)
+	buf, err := s.pool.Get(t.Buffer, int(plan.Product(t.MemShape))*t.MemType.Size)
 	if err != nil {
 		return nil, err
 	}
-	if op.Kind != patterns.Write || s.phase == nil {
+	if op.Kind != plan.Write || s.phase == nil {
 		return buf, nil
 	}
 	if step, ok := s.phase.filled[t.Buffer]; ok && step == op.Step {
@@ -565,7 +566,7 @@ func (s *Session) buffer(op *patterns.Op, smp *sample) ([]byte, error) {
 }
 
 // fill writes op's data for this step into buf, charging the time to data preparation.
-func (s *Session) fill(op *patterns.Op, buf []byte, smp *sample) error {
+func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 	t := op.Transfer
 	t0 := time.Now()
 	var err error
@@ -580,7 +581,7 @@ func (s *Session) fill(op *patterns.Op, buf []byte, smp *sample) error {
 
 // check1 verifies one read buffer against the seeded values, or against the transfer's
 // explicit Data; Unchecked reads are not verified.
-func (s *Session) check1(op *patterns.Op, buf []byte, smp *sample) error {
+func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 	if op.Transfer.Unchecked {
 		return nil
 	}
@@ -608,7 +609,7 @@ func (s *Session) check1(op *patterns.Op, buf []byte, smp *sample) error {
 
 // checkData compares a read buffer with the transfer's expected Data element by element
 // and returns the number of differing elements and the first of them.
-func checkData(t *patterns.Transfer, buf []byte) (uint64, *emulate.Mismatch) {
+func checkData(t *plan.Transfer, buf []byte) (uint64, *emulate.Mismatch) {
 	size := t.MemType.Size
 	var bad uint64
 	var first *emulate.Mismatch

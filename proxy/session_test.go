@@ -20,6 +20,7 @@ import (
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/vpic"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
@@ -258,13 +259,13 @@ func checkIndependently(t *testing.T, c combo, np int, file string) {
 	}
 	for r, f := range files {
 		// Expected structure from rank r's write plan: what h5bench_write creates.
-		want := map[string]*patterns.DatasetSpec{}
+		want := map[string]*plan.DatasetSpec{}
 		for step := 0; step < timesteps; step++ {
-			plan, err := pat.Step(patterns.PhaseWrite, step, patterns.Env{Rank: r, Size: np, Path: file})
+			pl, err := pat.Step(patterns.PhaseWrite, step, patterns.Env{Rank: r, Size: np, Path: file})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, op := range plan.Ops {
+			for _, op := range pl.Ops {
 				if op.Dataset != nil {
 					want[op.Path] = op.Dataset
 				}
@@ -307,23 +308,23 @@ func checkValues(t *testing.T, file string, n inspect.Node, vp *vpic.Pattern, np
 	step := 0
 	fmt.Sscanf(strings.TrimPrefix(n.Path, "/Timestep_"), "%d", &step)
 	// The written elements: the union of every rank's write selection.
-	var written []patterns.Run
+	var written []plan.Run
 	for r := 0; r < np; r++ {
 		if vp.C.FilePerProc && r != onlyRank {
 			continue
 		}
-		plan, err := vp.Step(patterns.PhaseWrite, step, patterns.Env{Rank: r, Size: np})
+		pl, err := vp.Step(patterns.PhaseWrite, step, patterns.Env{Rank: r, Size: np})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, op := range plan.Ops {
-			if op.Kind == patterns.Write && op.Path == n.Path {
+		for _, op := range pl.Ops {
+			if op.Kind == plan.Write && op.Path == n.Path {
 				written = append(written, op.Transfer.Selection.Runs(op.Transfer.FileShape)...)
 				break
 			}
 		}
 	}
-	total := int(patterns.Product(n.Shape))
+	total := int(plan.Product(n.Shape))
 	values := readAll(t, file, n, total)
 	checked := 0
 	for _, run := range written {
@@ -346,24 +347,24 @@ func checkValues(t *testing.T, file string, n inspect.Node, vp *vpic.Pattern, np
 func readAll(t *testing.T, file string, n inspect.Node, total int) func(int, string) float64 {
 	t.Helper()
 	switch n.Type.Class {
-	case patterns.Float32:
+	case plan.Float32:
 		v := make([]float32, total)
 		if err := inspect.Read(file, n.Path, &v); err != nil {
 			t.Fatal(err)
 		}
 		return func(i int, _ string) float64 { return float64(v[i]) }
-	case patterns.Int32:
+	case plan.Int32:
 		v := make([]int32, total)
 		if err := inspect.Read(file, n.Path, &v); err != nil {
 			t.Fatal(err)
 		}
 		return func(i int, _ string) float64 { return float64(v[i]) }
-	case patterns.Compound:
+	case plan.Compound:
 		// A Go struct mirroring the compound, built at run time with hdf5 member tags.
 		var fields []reflect.StructField
 		for i, m := range n.Type.Members {
 			ft := reflect.TypeOf(float32(0))
-			if m.Type.Class == patterns.Int32 {
+			if m.Type.Class == plan.Int32 {
 				ft = reflect.TypeOf(int32(0))
 			}
 			fields = append(fields, reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: ft, Tag: reflect.StructTag(`hdf5:"` + m.Name + `"`)})
@@ -394,7 +395,7 @@ func readAll(t *testing.T, file string, n inspect.Node, total int) func(int, str
 // see chunking, deflate or fill time).
 func datasetInfo(t *testing.T, file, dset string) h5.Info {
 	t.Helper()
-	f, err := h5.OpenFile(file, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	f, err := h5.OpenFile(file, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
@@ -13,7 +13,7 @@ import (
 // way an HDF5 terminal VOL connector does. Implementations are not safe for concurrent use.
 type Layout interface {
 	// Exec performs one operation. buf holds the transfer's memory for reads and writes.
-	Exec(op *patterns.Op, buf []byte) error
+	Exec(op *plan.Op, buf []byte) error
 	// Shape returns the extent of a dataset of the current file.
 	Shape(path string) ([]uint64, error)
 	// Abort releases every open object and file after a failure, best effort.
@@ -30,7 +30,7 @@ type Mode interface {
 	// Background reports whether operations complete on another thread.
 	Background() bool
 	// Prefetch starts a plan's operations that the caller will Exec later (read-ahead).
-	Prefetch(plan *patterns.Plan) error
+	Prefetch(pl *plan.Plan) error
 	// InFlight is the number of staged bytes not yet written.
 	InFlight() int
 	// TakeStats returns and resets the background statistics of the phase.
@@ -122,12 +122,12 @@ func keys[T any](m map[string]T) []string {
 // syncMode issues every operation inline on the caller's thread.
 type syncMode struct{ Layout }
 
-func (syncMode) Wait() error                   { return nil }
-func (syncMode) Background() bool              { return false }
-func (syncMode) Prefetch(*patterns.Plan) error { return nil }
-func (syncMode) InFlight() int                 { return 0 }
-func (syncMode) TakeStats() modeStats          { return modeStats{} }
-func (syncMode) Close() error                  { return nil }
+func (syncMode) Wait() error               { return nil }
+func (syncMode) Background() bool          { return false }
+func (syncMode) Prefetch(*plan.Plan) error { return nil }
+func (syncMode) InFlight() int             { return 0 }
+func (syncMode) TakeStats() modeStats      { return modeStats{} }
+func (syncMode) Close() error              { return nil }
 
 func init() {
 	registerMode("sync", func(under Layout, _ modeEnv) (Mode, error) { return syncMode{under}, nil })

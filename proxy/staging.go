@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/h5proxy/h5proxy/emulate"
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // stagingPool bounds the memory that holds copies of the caller's buffers while their
@@ -80,7 +80,7 @@ func (p *stagingPool) get(n int) ([]byte, func(), error) {
 }
 
 // stage implements stager: memory from the pool.
-func (p *stagingPool) stage(_ *patterns.Op, n int) ([]byte, func(), error) { return p.get(n) }
+func (p *stagingPool) stage(_ *plan.Op, n int) ([]byte, func(), error) { return p.get(n) }
 
 // takeStats returns and resets the high-water mark and the blocked time.
 func (p *stagingPool) takeStats() (high int, blocked time.Duration) {

@@ -26,7 +26,6 @@ import (
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
 	"github.com/h5proxy/h5proxy/proxy"
-	_ "github.com/h5proxy/h5proxy/proxy/e3smmap"
 )
 
 // layouts are the strategies compared, with E3SM-IO's names.

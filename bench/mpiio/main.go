@@ -25,7 +25,6 @@ import (
 	"github.com/h5proxy/h5proxy/internal/warm"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
-	_ "github.com/h5proxy/h5proxy/patterns/vpic"
 	"github.com/h5proxy/h5proxy/proxy"
 )
 

@@ -18,8 +18,6 @@ import (
 	"io"
 	"os"
 	"strings"
-
-	_ "github.com/h5proxy/h5proxy/patterns/vpic" // registers the vpic pattern
 )
 
 const usage = `h5proxy: HDF5 I/O proxies of real application and benchmark I/O.

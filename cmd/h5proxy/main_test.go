@@ -18,7 +18,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/internal/inspect"
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
 )
 
@@ -166,11 +166,11 @@ func writeJSON(t *testing.T, path string, v any) string {
 // vars are the VPIC particle variables in h5bench's order, with their types.
 var vars = []struct {
 	name string
-	typ  patterns.Type
+	typ  plan.Type
 }{
-	{"x", patterns.F32}, {"y", patterns.F32}, {"z", patterns.F32},
-	{"px", patterns.F32}, {"py", patterns.F32}, {"pz", patterns.F32},
-	{"id_1", patterns.I32}, {"id_2", patterns.F32},
+	{"x", plan.F32}, {"y", plan.F32}, {"z", plan.F32},
+	{"px", plan.F32}, {"py", plan.F32}, {"pz", plan.F32},
+	{"id_1", plan.I32}, {"id_2", plan.F32},
 }
 
 // wantTree is the structure of a VPIC 1-D file: Timestep_<s> groups of the 8 variables.
@@ -226,9 +226,9 @@ func checkValues(t *testing.T, file string, step int, v string, n int, idx []int
 		}
 		get = func(i int) float64 { return float64(d[i]) }
 	}
-	class := patterns.Float32
+	class := plan.Float32
 	if v == "id_1" {
-		class = patterns.Int32
+		class = plan.Int32
 	}
 	if idx == nil {
 		for i := 0; i < n; i++ {

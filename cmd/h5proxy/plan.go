@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/plan"
 
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
@@ -82,8 +83,8 @@ func defaultFile(kvs []options.KV) []options.KV {
 }
 
 // planAll concatenates Begin, every Step and End.
-func planAll(pat patterns.Pattern, ph patterns.Phase, env patterns.Env) (patterns.Plan, error) {
-	var all patterns.Plan
+func planAll(pat patterns.Pattern, ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
+	var all plan.Plan
 	p, err := pat.Begin(ph, env)
 	if err != nil {
 		return all, err

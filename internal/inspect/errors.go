@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // ErrUnavailable is returned when the package was built without gonum.org/v1/hdf5 (build
@@ -18,9 +18,9 @@ func Available() bool { return available }
 type Node struct {
 	Path     string
 	Dataset  bool
-	Type     patterns.Type // datasets only
-	Shape    []uint64      // datasets only
-	MaxShape []uint64      // datasets only; patterns.MaxUnlimited for unlimited
+	Type     plan.Type // datasets only
+	Shape    []uint64  // datasets only
+	MaxShape []uint64  // datasets only; plan.MaxUnlimited for unlimited
 }
 
 // String renders the node on one line.

@@ -18,9 +18,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/h5proxy/h5proxy/plan"
 	"gonum.org/v1/hdf5"
-
-	"github.com/h5proxy/h5proxy/patterns"
 )
 
 const available = true
@@ -107,7 +106,7 @@ func describe(g *hdf5.CommonFG, name, p string) (Node, error) {
 		n.Shape = append(n.Shape, uint64(dims[i]))
 		m := uint64(maxdims[i])
 		if maxdims[i] == ^uint(0) {
-			m = patterns.MaxUnlimited
+			m = plan.MaxUnlimited
 		}
 		n.MaxShape = append(n.MaxShape, m)
 	}
@@ -116,22 +115,22 @@ func describe(g *hdf5.CommonFG, name, p string) (Node, error) {
 
 var atomics = []struct {
 	h5 *hdf5.Datatype
-	t  patterns.Type
+	t  plan.Type
 }{
-	{hdf5.T_NATIVE_FLOAT, patterns.F32}, {hdf5.T_NATIVE_DOUBLE, patterns.F64},
-	{hdf5.T_NATIVE_INT32, patterns.I32}, {hdf5.T_NATIVE_INT64, patterns.I64},
-	{hdf5.T_NATIVE_UINT64, patterns.U64}, {hdf5.T_NATIVE_UINT8, patterns.U8},
-	{hdf5.T_NATIVE_UINT32, patterns.U32},
+	{hdf5.T_NATIVE_FLOAT, plan.F32}, {hdf5.T_NATIVE_DOUBLE, plan.F64},
+	{hdf5.T_NATIVE_INT32, plan.I32}, {hdf5.T_NATIVE_INT64, plan.I64},
+	{hdf5.T_NATIVE_UINT64, plan.U64}, {hdf5.T_NATIVE_UINT8, plan.U8},
+	{hdf5.T_NATIVE_UINT32, plan.U32},
 }
 
 // typeOf describes an HDF5 datatype in patterns' notation.
-func typeOf(dt *hdf5.Datatype) (patterns.Type, error) {
+func typeOf(dt *hdf5.Datatype) (plan.Type, error) {
 	switch dt.Class() {
 	case hdf5.T_STRING:
-		return patterns.Str(int(dt.Size())), nil
+		return plan.Str(int(dt.Size())), nil
 	case hdf5.T_COMPOUND:
 		ct := &hdf5.CompoundType{Datatype: *dt}
-		t := patterns.Type{Class: patterns.Compound, Size: int(dt.Size())}
+		t := plan.Type{Class: plan.Compound, Size: int(dt.Size())}
 		for i := 0; i < ct.NMembers(); i++ {
 			mt, err := ct.MemberType(i)
 			if err != nil {
@@ -142,7 +141,7 @@ func typeOf(dt *hdf5.Datatype) (patterns.Type, error) {
 			if err != nil {
 				return t, err
 			}
-			t.Members = append(t.Members, patterns.Field(ct.MemberName(i), ct.MemberOffset(i), m))
+			t.Members = append(t.Members, plan.Field(ct.MemberName(i), ct.MemberOffset(i), m))
 		}
 		return t, nil
 	}
@@ -151,7 +150,7 @@ func typeOf(dt *hdf5.Datatype) (patterns.Type, error) {
 			return a.t, nil
 		}
 	}
-	return patterns.Type{}, fmt.Errorf("unsupported datatype class %d size %d", dt.Class(), dt.Size())
+	return plan.Type{}, fmt.Errorf("unsupported datatype class %d size %d", dt.Class(), dt.Size())
 }
 
 // Read reads a whole dataset into data, a pointer to a slice of the matching Go type

@@ -6,6 +6,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Pattern is h5bench's AMReX benchmark (amrex/Tests/HDF5Benchmark): plotfiles, then
@@ -23,11 +24,10 @@ func New(v *options.Values) (patterns.Pattern, error) {
 	return &Pattern{C: c}, nil
 }
 
-func init() {
-	patterns.Register(patterns.Factory{Name: "amrex",
-		Summary: "h5bench AMReX benchmark: plotfiles pltNNNNN.h5 and particle checkpoints pltNNNNN/particle0/particle0.h5, with the restart read-back",
-		Options: Options, New: New})
-}
+// Factory builds the amrex pattern; package patterns/all registers it.
+var Factory = patterns.Factory{Name: "amrex",
+	Summary: "h5bench AMReX benchmark: plotfiles pltNNNNN.h5 and particle checkpoints pltNNNNN/particle0/particle0.h5, with the restart read-back",
+	Options: Options, New: New}
 
 // Name returns "amrex".
 func (p *Pattern) Name() string { return "amrex" }
@@ -76,25 +76,25 @@ func (p *Pattern) checkPhase(ph patterns.Phase) error {
 }
 
 // Begin plans nothing: every step creates (or opens) and closes its own file.
-func (p *Pattern) Begin(ph patterns.Phase, _ patterns.Env) (patterns.Plan, error) {
-	return patterns.Plan{}, p.checkPhase(ph)
+func (p *Pattern) Begin(ph patterns.Phase, _ patterns.Env) (plan.Plan, error) {
+	return plan.Plan{}, p.checkPhase(ph)
 }
 
 // End plans nothing: the last step closed its file.
-func (p *Pattern) End(ph patterns.Phase, _ int, _ patterns.Env) (patterns.Plan, error) {
-	return patterns.Plan{}, p.checkPhase(ph)
+func (p *Pattern) End(ph patterns.Phase, _ int, _ patterns.Env) (plan.Plan, error) {
+	return plan.Plan{}, p.checkPhase(ph)
 }
 
 // Step plans one file: writing a plotfile or particle checkpoint, or reading it back.
-func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (patterns.Plan, error) {
+func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
 	if err := p.checkPhase(ph); err != nil {
-		return patterns.Plan{}, err
+		return plan.Plan{}, err
 	}
 	if step < 0 || step >= p.Steps() {
-		return patterns.Plan{}, fmt.Errorf("amrex: step %d outside 0..%d", step, p.Steps()-1)
+		return plan.Plan{}, fmt.Errorf("amrex: step %d outside 0..%d", step, p.Steps()-1)
 	}
 	if env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size {
-		return patterns.Plan{}, fmt.Errorf("amrex: rank %d of %d", env.Rank, env.Size)
+		return plan.Plan{}, fmt.Errorf("amrex: rank %d of %d", env.Rank, env.Size)
 	}
 	b := &builder{step: step, rank: env.Rank, size: env.Size}
 	path, plot := p.FileOf(env, step)
@@ -113,67 +113,67 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (patterns.
 
 // builder appends the operations of one step.
 type builder struct {
-	plan       patterns.Plan
+	plan       plan.Plan
 	step       int
 	rank, size int
 }
 
-func (b *builder) op(kind patterns.OpKind, path string, coll bool) *patterns.Op {
-	b.plan.Add(patterns.Op{Kind: kind, Path: path, Collective: coll, Step: b.step})
+func (b *builder) op(kind plan.OpKind, path string, coll bool) *plan.Op {
+	b.plan.Add(plan.Op{Kind: kind, Path: path, Collective: coll, Step: b.step})
 	return &b.plan.Ops[len(b.plan.Ops)-1]
 }
 
-func (b *builder) attr(path string, a patterns.AttributeSpec) {
-	b.op(patterns.WriteAttribute, path, false).Attribute = &a
+func (b *builder) attr(path string, a plan.AttributeSpec) {
+	b.op(plan.WriteAttribute, path, false).Attribute = &a
 }
 
-func (b *builder) dataset(path string, d patterns.DatasetSpec) {
-	b.op(patterns.CreateDataset, path, true).Dataset = &d
+func (b *builder) dataset(path string, d plan.DatasetSpec) {
+	b.op(plan.CreateDataset, path, true).Dataset = &d
 }
 
-func (b *builder) transfer(kind patterns.OpKind, path string, coll bool, t patterns.Transfer) {
+func (b *builder) transfer(kind plan.OpKind, path string, coll bool, t plan.Transfer) {
 	b.op(kind, path, coll).Transfer = &t
 }
 
 // ParallelAccess is AMReX's SetHDF5fapl at the h5bench pin: MPI-IO, H5Pset_alignment(16
 // MiB, 16 MiB), H5Pset_meta_block_size(4 MiB), collective metadata writes and operations,
 // and the metadata cache at 16 MiB without evictions or resizing.
-func ParallelAccess(readOnly bool) *patterns.FileSpec {
-	return &patterns.FileSpec{Parallel: true, ReadOnly: readOnly, CollMetadataOps: true, CollMetadataWrite: true,
+func ParallelAccess(readOnly bool) *plan.FileSpec {
+	return &plan.FileSpec{Parallel: true, ReadOnly: readOnly, CollMetadataOps: true, CollMetadataWrite: true,
 		AlignThreshold: 16 << 20, AlignLen: 16 << 20, MetaBlockSize: 4 << 20, MDCInitialSize: 16 << 20}
 }
 
 // serialCreate is rank 0's H5Fcreate with the default file access (the header is written
 // before the parallel part), creating the directories first as AMReX's I/O processor does.
-func serialCreate() *patterns.FileSpec { return &patterns.FileSpec{MakeDirs: true} }
+func serialCreate() *plan.FileSpec { return &plan.FileSpec{MakeDirs: true} }
 
 func levelGroup(l int) string { return fmt.Sprintf("/level_%d", l) }
 
 // whole is a transfer of a whole 1-D dataset of n elements with explicit contents.
-func whole(variable, buffer string, t patterns.Type, n uint64, data []byte) patterns.Transfer {
+func whole(variable, buffer string, t plan.Type, n uint64, data []byte) plan.Transfer {
 	shape := []uint64{n}
-	return patterns.Transfer{Variable: variable, Buffer: buffer, MemType: t, MemShape: shape, FileType: t,
-		FileShape: shape, Selection: patterns.All(shape), Data: data}
+	return plan.Transfer{Variable: variable, Buffer: buffer, MemType: t, MemShape: shape, FileType: t,
+		FileShape: shape, Selection: plan.All(shape), Data: data}
 }
 
 // rangeOf is a transfer of count elements from start of a 1-D dataset of n elements, or an
 // empty selection (a rank with nothing takes part in the collective call).
-func rangeOf(variable, buffer string, t patterns.Type, n, start, count uint64) patterns.Transfer {
-	tr := patterns.Transfer{Variable: variable, Buffer: buffer, MemType: t, FileType: t, FileShape: []uint64{n}}
+func rangeOf(variable, buffer string, t plan.Type, n, start, count uint64) plan.Transfer {
+	tr := plan.Transfer{Variable: variable, Buffer: buffer, MemType: t, FileType: t, FileShape: []uint64{n}}
 	if count == 0 {
-		tr.MemShape, tr.Selection = []uint64{1}, patterns.None()
+		tr.MemShape, tr.Selection = []uint64{1}, plan.None()
 		return tr
 	}
 	tr.MemShape = []uint64{count}
-	tr.Selection = patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{start}, []uint64{count})}}
+	tr.Selection = plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{start}, []uint64{count})}}
 	return tr
 }
 
 // rootAttributes are the plotfile's root attributes in AMReX's order
 // (WriteGenericPlotfileHeaderHDF5).
-func (p *Pattern) rootAttributes() []patterns.AttributeSpec {
+func (p *Pattern) rootAttributes() []plan.AttributeSpec {
 	c := p.C
-	a := []patterns.AttributeSpec{strAttr("version_name", PlotfileVersion), strAttr("plotfile_type", PlotfileType),
+	a := []plan.AttributeSpec{strAttr("version_name", PlotfileVersion), strAttr("plotfile_type", PlotfileType),
 		i32Attr("num_components", int32(c.NComp))}
 	for i := 0; i < c.NComp; i++ {
 		n := fmt.Sprintf("component_%d", i)
@@ -184,7 +184,7 @@ func (p *Pattern) rootAttributes() []patterns.AttributeSpec {
 }
 
 // levelAttributes are the attributes of a plotfile's level_<l> group, in AMReX's order.
-func (p *Pattern) levelAttributes(l int) []patterns.AttributeSpec {
+func (p *Pattern) levelAttributes(l int) []plan.AttributeSpec {
 	lev := p.C.Levels[l]
 	ratio := int32(1)
 	if l < len(p.C.Levels)-1 {
@@ -194,7 +194,7 @@ func (p *Pattern) levelAttributes(l int) []patterns.AttributeSpec {
 	for d := 0; d < 3; d++ {
 		dx[d] = 1.0 / float64(lev.Domain.Size(d))
 	}
-	return []patterns.AttributeSpec{
+	return []plan.AttributeSpec{
 		i32Attr("ref_ratio", ratio), f64Attr("Vec_dx", dx[:]...), f64Attr("dx", dx[0]),
 		f64Attr("prob_lo", 0, 0, 0), f64Attr("prob_hi", 1, 1, 1), boxAttr("prob_domain", lev.Domain),
 		i32Attr("domain_type", 0, 0, 0), i32Attr("steps", 0), i32Attr("ngrid", int32(len(lev.Boxes))),
@@ -209,81 +209,81 @@ func (p *Pattern) levelAttributes(l int) []patterns.AttributeSpec {
 func (p *Pattern) writePlotfile(b *builder, path string) {
 	c := p.C
 	if b.rank == 0 {
-		b.op(patterns.CreateFile, path, false).File = serialCreate()
+		b.op(plan.CreateFile, path, false).File = serialCreate()
 		for _, a := range p.rootAttributes() {
 			b.attr("/", a)
 		}
-		b.op(patterns.CreateGroup, "/Chombo_global", false)
+		b.op(plan.CreateGroup, "/Chombo_global", false)
 		b.attr("/Chombo_global", i32Attr("SpaceDim", 3))
-		b.op(patterns.CloseGroup, "/Chombo_global", false)
+		b.op(plan.CloseGroup, "/Chombo_global", false)
 		for l := range c.Levels {
 			g := levelGroup(l)
-			b.op(patterns.CreateGroup, g, false)
+			b.op(plan.CreateGroup, g, false)
 			for _, a := range p.levelAttributes(l) {
 				b.attr(g, a)
 			}
-			b.op(patterns.CloseGroup, g, false)
+			b.op(plan.CloseGroup, g, false)
 		}
-		b.op(patterns.CloseFile, path, false)
+		b.op(plan.CloseFile, path, false)
 	}
-	b.op(patterns.OpenFile, path, true).File = ParallelAccess(false)
+	b.op(plan.OpenFile, path, true).File = ParallelAccess(false)
 	owners := Owners(c.Levels, b.size, c.NComp)
 	for l, lev := range c.Levels {
 		g := levelGroup(l)
 		lay := NewLevelLayout(lev.Boxes, owners[l], b.size, c.NComp)
 		n := uint64(len(lev.Boxes))
-		b.op(patterns.OpenGroup, g, true)
-		b.dataset(g+"/boxes", patterns.DatasetSpec{Type: BoxType, Shape: []uint64{n}})
-		b.dataset(g+"/data:offsets=0", patterns.DatasetSpec{Type: patterns.I64, Shape: []uint64{n + 1}})
-		b.dataset(g+"/boxcenter", patterns.DatasetSpec{Type: CenterType, Shape: []uint64{n}})
+		b.op(plan.OpenGroup, g, true)
+		b.dataset(g+"/boxes", plan.DatasetSpec{Type: BoxType, Shape: []uint64{n}})
+		b.dataset(g+"/data:offsets=0", plan.DatasetSpec{Type: plan.I64, Shape: []uint64{n + 1}})
+		b.dataset(g+"/boxcenter", plan.DatasetSpec{Type: CenterType, Shape: []uint64{n}})
 		if b.rank == 0 {
 			sorted := make([]Box, n)
 			for i, bi := range lay.Order {
 				sorted[i] = lev.Boxes[bi]
 			}
-			b.transfer(patterns.Write, g+"/data:offsets=0", false,
-				whole(g+"/data:offsets=0", "plt"+g+"/offsets", patterns.I64, n+1, u64Bytes(lay.Offsets)))
-			b.transfer(patterns.Write, g+"/boxcenter", false,
+			b.transfer(plan.Write, g+"/data:offsets=0", false,
+				whole(g+"/data:offsets=0", "plt"+g+"/offsets", plan.I64, n+1, u64Bytes(lay.Offsets)))
+			b.transfer(plan.Write, g+"/boxcenter", false,
 				whole(g+"/boxcenter", "plt"+g+"/boxcenter", CenterType, n, make([]byte, 12*n)))
-			b.transfer(patterns.Write, g+"/boxes", false, whole(g+"/boxes", "plt"+g+"/boxes", BoxType, n, boxBytes(sorted)))
+			b.transfer(plan.Write, g+"/boxes", false, whole(g+"/boxes", "plt"+g+"/boxes", BoxType, n, boxBytes(sorted)))
 		}
 		total := lay.Offsets[n]
-		b.dataset(g+"/data:datatype=0", patterns.DatasetSpec{Type: patterns.F64, Shape: []uint64{total}, FillNever: true,
+		b.dataset(g+"/data:datatype=0", plan.DatasetSpec{Type: plan.F64, Shape: []uint64{total}, FillNever: true,
 			Chunk: c.Compression.chunkFor(total), Deflate: c.Compression.Level})
-		b.transfer(patterns.Write, g+"/data:datatype=0", true,
-			rangeOf(g+"/data:datatype=0", "plt"+g+"/data", patterns.F64, total, lay.RankStart[b.rank], lay.RankCount[b.rank]))
+		b.transfer(plan.Write, g+"/data:datatype=0", true,
+			rangeOf(g+"/data:datatype=0", "plt"+g+"/data", plan.F64, total, lay.RankStart[b.rank], lay.RankCount[b.rank]))
 		for _, d := range []string{"data:datatype=0", "data:offsets=0", "boxcenter", "boxes"} {
-			b.op(patterns.CloseDataset, g+"/"+d, true)
+			b.op(plan.CloseDataset, g+"/"+d, true)
 		}
-		b.op(patterns.CloseGroup, g, true)
+		b.op(plan.CloseGroup, g, true)
 	}
-	b.op(patterns.CloseFile, path, true)
+	b.op(plan.CloseFile, path, true)
 }
 
 // readPlotfile plans the read-back of a plotfile: every rank reopens it and reads, per
 // level, the range of data:datatype=0 its boxes occupy (collectively), mirroring the write.
 func (p *Pattern) readPlotfile(b *builder, path string) {
 	c := p.C
-	b.op(patterns.OpenFile, path, true).File = ParallelAccess(true)
+	b.op(plan.OpenFile, path, true).File = ParallelAccess(true)
 	owners := Owners(c.Levels, b.size, c.NComp)
 	for l, lev := range c.Levels {
 		g := levelGroup(l)
 		lay := NewLevelLayout(lev.Boxes, owners[l], b.size, c.NComp)
 		total := lay.Offsets[len(lev.Boxes)]
-		b.op(patterns.OpenGroup, g, true)
-		b.op(patterns.OpenDataset, g+"/data:datatype=0", true)
-		b.transfer(patterns.Read, g+"/data:datatype=0", true,
-			rangeOf(g+"/data:datatype=0", "read:plt"+g+"/data", patterns.F64, total, lay.RankStart[b.rank], lay.RankCount[b.rank]))
-		b.op(patterns.CloseDataset, g+"/data:datatype=0", true)
-		b.op(patterns.CloseGroup, g, true)
+		b.op(plan.OpenGroup, g, true)
+		b.op(plan.OpenDataset, g+"/data:datatype=0", true)
+		b.transfer(plan.Read, g+"/data:datatype=0", true,
+			rangeOf(g+"/data:datatype=0", "read:plt"+g+"/data", plan.F64, total, lay.RankStart[b.rank], lay.RankCount[b.rank]))
+		b.op(plan.CloseDataset, g+"/data:datatype=0", true)
+		b.op(plan.CloseGroup, g, true)
 	}
-	b.op(patterns.CloseFile, path, true)
+	b.op(plan.CloseFile, path, true)
 }
 
 // particleRootAttributes are the particle file's root attributes after version_name (the
 // Chombo_global group comes between), in WriteHDF5ParticleDataSync's order.
-func (p *Pattern) particleRootAttributes(size int) []patterns.AttributeSpec {
-	a := []patterns.AttributeSpec{i32Attr("num_component", NumRealComps+NumIntComps), i32Attr("num_component_real", NumRealComps)}
+func (p *Pattern) particleRootAttributes(size int) []plan.AttributeSpec {
+	a := []plan.AttributeSpec{i32Attr("num_component", NumRealComps+NumIntComps), i32Attr("num_component_real", NumRealComps)}
 	for i := 0; i < NumRealComps; i++ {
 		a = append(a, strAttr(fmt.Sprintf("real_component_%d", 3+i), fmt.Sprintf("particle_real_component_%d", i)))
 	}
@@ -304,64 +304,64 @@ func (p *Pattern) particleRootAttributes(size int) []patterns.AttributeSpec {
 func (p *Pattern) writeParticles(b *builder, path string) {
 	c := p.C
 	if b.rank == 0 {
-		b.op(patterns.CreateFile, path, false).File = serialCreate()
+		b.op(plan.CreateFile, path, false).File = serialCreate()
 		b.attr("/", strAttr("version_name", CheckpointVersion))
-		b.op(patterns.CreateGroup, "/Chombo_global", false)
+		b.op(plan.CreateGroup, "/Chombo_global", false)
 		b.attr("/Chombo_global", i32Attr("SpaceDim", 3))
-		b.op(patterns.CloseGroup, "/Chombo_global", false)
+		b.op(plan.CloseGroup, "/Chombo_global", false)
 		for _, a := range p.particleRootAttributes(b.size) {
 			b.attr("/", a)
 		}
 		for l, lev := range c.Levels {
 			g := levelGroup(l)
 			n := uint64(len(lev.Boxes))
-			b.op(patterns.CreateGroup, g, false)
+			b.op(plan.CreateGroup, g, false)
 			b.attr(g, i32Attr("ngrids", int32(n)))
-			b.op(patterns.CreateDataset, g+"/boxes", false).Dataset = &patterns.DatasetSpec{Type: BoxType, Shape: []uint64{n}, FillNever: true}
-			b.transfer(patterns.Write, g+"/boxes", false, whole(g+"/boxes", "part"+g+"/boxes", BoxType, n, boxBytes(lev.Boxes)))
-			b.op(patterns.CloseDataset, g+"/boxes", false)
-			b.op(patterns.CloseGroup, g, false)
+			b.op(plan.CreateDataset, g+"/boxes", false).Dataset = &plan.DatasetSpec{Type: BoxType, Shape: []uint64{n}, FillNever: true}
+			b.transfer(plan.Write, g+"/boxes", false, whole(g+"/boxes", "part"+g+"/boxes", BoxType, n, boxBytes(lev.Boxes)))
+			b.op(plan.CloseDataset, g+"/boxes", false)
+			b.op(plan.CloseGroup, g, false)
 		}
-		b.op(patterns.CloseFile, path, false)
+		b.op(plan.CloseFile, path, false)
 	}
-	b.op(patterns.OpenFile, path, true).File = ParallelAccess(false)
+	b.op(plan.OpenFile, path, true).File = ParallelAccess(false)
 	owners := Owners(c.Levels, b.size, c.NComp)
 	counts := ParticleCounts(c.Levels, c.Particles())
 	for l := range c.Levels {
 		g := levelGroup(l)
-		b.op(patterns.OpenGroup, g, true)
+		b.op(plan.OpenGroup, g, true)
 		lay := NewParticleLayout(counts[l], owners[l], b.size)
 		if lay.Total > 0 {
 			ni, nr := lay.Total*IntsPerParticle, lay.Total*RealsPerParticle
 			ints, reals := g+"/data:datatype=0", g+"/data:datatype=1"
-			b.dataset(ints, patterns.DatasetSpec{Type: patterns.I32, Shape: []uint64{ni}, Chunk: c.Compression.chunkFor(ni), Deflate: c.Compression.Level})
-			b.dataset(reals, patterns.DatasetSpec{Type: patterns.F64, Shape: []uint64{nr}, Chunk: c.Compression.chunkFor(nr), Deflate: c.Compression.Level})
+			b.dataset(ints, plan.DatasetSpec{Type: plan.I32, Shape: []uint64{ni}, Chunk: c.Compression.chunkFor(ni), Deflate: c.Compression.Level})
+			b.dataset(reals, plan.DatasetSpec{Type: plan.F64, Shape: []uint64{nr}, Chunk: c.Compression.chunkFor(nr), Deflate: c.Compression.Level})
 			mine := lay.Grids[b.rank]
 			for _, grid := range mine {
 				s, n := lay.Start[grid], counts[l][grid]
-				b.transfer(patterns.Write, ints, true, rangeOf(ints, fmt.Sprintf("part%s/int/%d", g, grid), patterns.I32, ni, s*IntsPerParticle, n*IntsPerParticle))
-				b.transfer(patterns.Write, reals, true, rangeOf(reals, fmt.Sprintf("part%s/real/%d", g, grid), patterns.F64, nr, s*RealsPerParticle, n*RealsPerParticle))
+				b.transfer(plan.Write, ints, true, rangeOf(ints, fmt.Sprintf("part%s/int/%d", g, grid), plan.I32, ni, s*IntsPerParticle, n*IntsPerParticle))
+				b.transfer(plan.Write, reals, true, rangeOf(reals, fmt.Sprintf("part%s/real/%d", g, grid), plan.F64, nr, s*RealsPerParticle, n*RealsPerParticle))
 			}
 			for k := len(mine); k < lay.MaxGrids; k++ {
-				b.transfer(patterns.Write, ints, true, rangeOf(ints, "part"+g+"/int/none", patterns.I32, ni, 0, 0))
-				b.transfer(patterns.Write, reals, true, rangeOf(reals, "part"+g+"/real/none", patterns.F64, nr, 0, 0))
+				b.transfer(plan.Write, ints, true, rangeOf(ints, "part"+g+"/int/none", plan.I32, ni, 0, 0))
+				b.transfer(plan.Write, reals, true, rangeOf(reals, "part"+g+"/real/none", plan.F64, nr, 0, 0))
 			}
-			b.op(patterns.CloseDataset, reals, true)
-			b.op(patterns.CloseDataset, ints, true)
+			b.op(plan.CloseDataset, reals, true)
+			b.op(plan.CloseDataset, ints, true)
 			npg := g + "/nparticles_grid"
 			ng := uint64(len(lay.NParticlesGrid))
-			b.dataset(npg, patterns.DatasetSpec{Type: patterns.I32, Shape: []uint64{ng}})
-			t := rangeOf(npg, "part"+g+"/nparticles_grid", patterns.I32, ng, uint64(lay.GridOffset[b.rank]), uint64(len(mine)))
+			b.dataset(npg, plan.DatasetSpec{Type: plan.I32, Shape: []uint64{ng}})
+			t := rangeOf(npg, "part"+g+"/nparticles_grid", plan.I32, ng, uint64(lay.GridOffset[b.rank]), uint64(len(mine)))
 			if len(mine) > 0 {
 				off := lay.GridOffset[b.rank]
 				t.Data = i32Bytes(lay.NParticlesGrid[off : off+len(mine)])
 			}
-			b.transfer(patterns.Write, npg, true, t)
-			b.op(patterns.CloseDataset, npg, true)
+			b.transfer(plan.Write, npg, true, t)
+			b.op(plan.CloseDataset, npg, true)
 		}
-		b.op(patterns.CloseGroup, g, true)
+		b.op(plan.CloseGroup, g, true)
 	}
-	b.op(patterns.CloseFile, path, true)
+	b.op(plan.CloseFile, path, true)
 }
 
 // readParticles plans RestartHDF5: every rank opens the file, reads each level's boxes
@@ -372,19 +372,19 @@ func (p *Pattern) writeParticles(b *builder, path string) {
 // records are verified whatever rank count wrote them.
 func (p *Pattern) readParticles(b *builder, path string) {
 	c := p.C
-	b.op(patterns.OpenFile, path, true).File = ParallelAccess(true)
+	b.op(plan.OpenFile, path, true).File = ParallelAccess(true)
 	for l, lev := range c.Levels {
 		g := levelGroup(l)
 		n := uint64(len(lev.Boxes))
-		b.op(patterns.OpenGroup, g, true)
-		b.op(patterns.OpenDataset, g+"/boxes", true)
-		b.transfer(patterns.Read, g+"/boxes", false, whole(g+"/boxes", "read:part"+g+"/boxes", BoxType, n, boxBytes(lev.Boxes)))
-		b.op(patterns.CloseDataset, g+"/boxes", true)
-		b.op(patterns.CloseGroup, g, true)
+		b.op(plan.OpenGroup, g, true)
+		b.op(plan.OpenDataset, g+"/boxes", true)
+		b.transfer(plan.Read, g+"/boxes", false, whole(g+"/boxes", "read:part"+g+"/boxes", BoxType, n, boxBytes(lev.Boxes)))
+		b.op(plan.CloseDataset, g+"/boxes", true)
+		b.op(plan.CloseGroup, g, true)
 	}
 	for l := range c.Levels {
-		b.op(patterns.OpenGroup, levelGroup(l), true)
-		b.op(patterns.CloseGroup, levelGroup(l), true)
+		b.op(plan.OpenGroup, levelGroup(l), true)
+		b.op(plan.CloseGroup, levelGroup(l), true)
 	}
 	owners := Owners(c.Levels, b.size, c.NComp)
 	counts := ParticleCounts(c.Levels, c.Particles())
@@ -396,27 +396,27 @@ func (p *Pattern) readParticles(b *builder, path string) {
 		g := levelGroup(l)
 		ni, nr := lay.Total*IntsPerParticle, lay.Total*RealsPerParticle
 		ints, reals, npg := g+"/data:datatype=0", g+"/data:datatype=1", g+"/nparticles_grid"
-		b.op(patterns.OpenGroup, g, true)
-		b.op(patterns.OpenDataset, npg, true)
-		t := whole(npg, "read:part"+g+"/nparticles_grid", patterns.I32, uint64(len(lay.NParticlesGrid)), nil)
+		b.op(plan.OpenGroup, g, true)
+		b.op(plan.OpenDataset, npg, true)
+		t := whole(npg, "read:part"+g+"/nparticles_grid", plan.I32, uint64(len(lay.NParticlesGrid)), nil)
 		t.Unchecked = true
-		b.transfer(patterns.Read, npg, false, t)
-		b.op(patterns.CloseDataset, npg, true)
-		b.op(patterns.OpenDataset, ints, true)
-		b.op(patterns.OpenDataset, reals, true)
+		b.transfer(plan.Read, npg, false, t)
+		b.op(plan.CloseDataset, npg, true)
+		b.op(plan.OpenDataset, ints, true)
+		b.op(plan.OpenDataset, reals, true)
 		start, count := lay.RestartRanges(len(lev.Boxes))
 		for grid, o := range owners[l] {
 			if o != b.rank || count[grid] == 0 {
 				continue
 			}
-			b.transfer(patterns.Read, ints, false, rangeOf(ints, fmt.Sprintf("read:part%s/int/%d", g, grid), patterns.I32, ni,
+			b.transfer(plan.Read, ints, false, rangeOf(ints, fmt.Sprintf("read:part%s/int/%d", g, grid), plan.I32, ni,
 				start[grid]*IntsPerParticle, count[grid]*IntsPerParticle))
-			b.transfer(patterns.Read, reals, false, rangeOf(reals, fmt.Sprintf("read:part%s/real/%d", g, grid), patterns.F64, nr,
+			b.transfer(plan.Read, reals, false, rangeOf(reals, fmt.Sprintf("read:part%s/real/%d", g, grid), plan.F64, nr,
 				start[grid]*RealsPerParticle, count[grid]*RealsPerParticle))
 		}
-		b.op(patterns.CloseDataset, ints, true)
-		b.op(patterns.CloseDataset, reals, true)
-		b.op(patterns.CloseGroup, g, true)
+		b.op(plan.CloseDataset, ints, true)
+		b.op(plan.CloseDataset, reals, true)
+		b.op(plan.CloseGroup, g, true)
 	}
-	b.op(patterns.CloseFile, path, true)
+	b.op(plan.CloseFile, path, true)
 }

@@ -4,19 +4,19 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // BoxType is AMReX's box compound (plotfile and particle `boxes`, `prob_domain`): six
 // native ints, packed.
-var BoxType = patterns.Struct("box", 24,
-	patterns.Field("lo_i", 0, patterns.I32), patterns.Field("lo_j", 4, patterns.I32), patterns.Field("lo_k", 8, patterns.I32),
-	patterns.Field("hi_i", 12, patterns.I32), patterns.Field("hi_j", 16, patterns.I32), patterns.Field("hi_k", 20, patterns.I32))
+var BoxType = plan.Struct("box", 24,
+	plan.Field("lo_i", 0, plan.I32), plan.Field("lo_j", 4, plan.I32), plan.Field("lo_k", 8, plan.I32),
+	plan.Field("hi_i", 12, plan.I32), plan.Field("hi_j", 16, plan.I32), plan.Field("hi_k", 20, plan.I32))
 
 // CenterType is the `boxcenter` compound: one native int per dimension, 1 where the box
 // is nodal.
-var CenterType = patterns.Struct("boxcenter", 12,
-	patterns.Field("i", 0, patterns.I32), patterns.Field("j", 4, patterns.I32), patterns.Field("k", 8, patterns.I32))
+var CenterType = plan.Struct("boxcenter", 12,
+	plan.Field("i", 0, plan.I32), plan.Field("j", 4, plan.I32), plan.Field("k", 8, plan.I32))
 
 // Version strings of the two files.
 const (
@@ -31,37 +31,37 @@ const (
 
 var le = binary.LittleEndian
 
-func strAttr(name, s string) patterns.AttributeSpec {
-	return patterns.AttributeSpec{Name: name, Type: patterns.Str(len(s) + 1), Value: append([]byte(s), 0)}
+func strAttr(name, s string) plan.AttributeSpec {
+	return plan.AttributeSpec{Name: name, Type: plan.Str(len(s) + 1), Value: append([]byte(s), 0)}
 }
 
-func i32Attr(name string, vals ...int32) patterns.AttributeSpec {
+func i32Attr(name string, vals ...int32) plan.AttributeSpec {
 	b := make([]byte, 4*len(vals))
 	for i, v := range vals {
 		le.PutUint32(b[4*i:], uint32(v))
 	}
-	return patterns.AttributeSpec{Name: name, Type: patterns.I32, Shape: []uint64{uint64(len(vals))}, Value: b}
+	return plan.AttributeSpec{Name: name, Type: plan.I32, Shape: []uint64{uint64(len(vals))}, Value: b}
 }
 
-func i64Attr(name string, vals ...int64) patterns.AttributeSpec {
+func i64Attr(name string, vals ...int64) plan.AttributeSpec {
 	b := make([]byte, 8*len(vals))
 	for i, v := range vals {
 		le.PutUint64(b[8*i:], uint64(v))
 	}
-	return patterns.AttributeSpec{Name: name, Type: patterns.I64, Shape: []uint64{uint64(len(vals))}, Value: b}
+	return plan.AttributeSpec{Name: name, Type: plan.I64, Shape: []uint64{uint64(len(vals))}, Value: b}
 }
 
-func f64Attr(name string, vals ...float64) patterns.AttributeSpec {
+func f64Attr(name string, vals ...float64) plan.AttributeSpec {
 	b := make([]byte, 8*len(vals))
 	for i, v := range vals {
 		le.PutUint64(b[8*i:], math.Float64bits(v))
 	}
-	return patterns.AttributeSpec{Name: name, Type: patterns.F64, Shape: []uint64{uint64(len(vals))}, Value: b}
+	return plan.AttributeSpec{Name: name, Type: plan.F64, Shape: []uint64{uint64(len(vals))}, Value: b}
 }
 
 // boxAttr is a scalar attribute of BoxType.
-func boxAttr(name string, b Box) patterns.AttributeSpec {
-	return patterns.AttributeSpec{Name: name, Type: BoxType, Value: boxBytes([]Box{b})}
+func boxAttr(name string, b Box) plan.AttributeSpec {
+	return plan.AttributeSpec{Name: name, Type: BoxType, Value: boxBytes([]Box{b})}
 }
 
 // boxBytes packs boxes as BoxType elements.

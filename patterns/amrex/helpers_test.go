@@ -15,6 +15,7 @@ import (
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // The expected values in these tests are written from layouts.md section 2, independently
@@ -87,35 +88,35 @@ func wantBoxes(boxes ...Box) []byte {
 
 // boxWant and centerWant are the compounds of layouts.md 2.1.
 var (
-	boxWant = patterns.Struct("", 24,
-		patterns.Field("lo_i", 0, patterns.I32), patterns.Field("lo_j", 4, patterns.I32), patterns.Field("lo_k", 8, patterns.I32),
-		patterns.Field("hi_i", 12, patterns.I32), patterns.Field("hi_j", 16, patterns.I32), patterns.Field("hi_k", 20, patterns.I32))
-	centerWant = patterns.Struct("", 12,
-		patterns.Field("i", 0, patterns.I32), patterns.Field("j", 4, patterns.I32), patterns.Field("k", 8, patterns.I32))
+	boxWant = plan.Struct("", 24,
+		plan.Field("lo_i", 0, plan.I32), plan.Field("lo_j", 4, plan.I32), plan.Field("lo_k", 8, plan.I32),
+		plan.Field("hi_i", 12, plan.I32), plan.Field("hi_j", 16, plan.I32), plan.Field("hi_k", 20, plan.I32))
+	centerWant = plan.Struct("", 12,
+		plan.Field("i", 0, plan.I32), plan.Field("j", 4, plan.I32), plan.Field("k", 8, plan.I32))
 )
 
 // attrWant is an expected attribute: scalar when shape is nil.
 type attrWant struct {
 	name  string
-	typ   patterns.Type
+	typ   plan.Type
 	shape []uint64
 	value []byte
 }
 
-func sAttr(name, s string) attrWant { return attrWant{name, patterns.Str(len(s) + 1), nil, wantStr(s)} }
+func sAttr(name, s string) attrWant { return attrWant{name, plan.Str(len(s) + 1), nil, wantStr(s)} }
 func iAttr(name string, v ...int32) attrWant {
-	return attrWant{name, patterns.I32, u(uint64(len(v))), wantI32(v...)}
+	return attrWant{name, plan.I32, u(uint64(len(v))), wantI32(v...)}
 }
 func lAttr(name string, v ...int64) attrWant {
-	return attrWant{name, patterns.I64, u(uint64(len(v))), wantI64(v...)}
+	return attrWant{name, plan.I64, u(uint64(len(v))), wantI64(v...)}
 }
 func fAttr(name string, v ...float64) attrWant {
-	return attrWant{name, patterns.F64, u(uint64(len(v))), wantF64(v...)}
+	return attrWant{name, plan.F64, u(uint64(len(v))), wantF64(v...)}
 }
 
 // checkAttr compares one attribute operation with its expectation.
-func checkAttr(op patterns.Op, objPath string, w attrWant) error {
-	if op.Kind != patterns.WriteAttribute || op.Path != objPath || op.Attribute == nil {
+func checkAttr(op plan.Op, objPath string, w attrWant) error {
+	if op.Kind != plan.WriteAttribute || op.Path != objPath || op.Attribute == nil {
 		return fmt.Errorf("got %s %s, want write-attribute %s @%s", op.Kind, op.Path, objPath, w.name)
 	}
 	a := op.Attribute
@@ -137,30 +138,30 @@ func checkAttr(op patterns.Op, objPath string, w attrWant) error {
 // checkLifecycle replays one step's plan: files are created/opened and closed in pairs,
 // objects live in an open file and parent group, are closed once, transfers touch open
 // datasets and nothing is left open. Attributes go on "/" or an open object.
-func checkLifecycle(plan patterns.Plan, ph patterns.Phase) error {
+func checkLifecycle(pl plan.Plan, ph patterns.Phase) error {
 	file := ""
-	open := map[string]patterns.OpKind{}
-	for i, op := range plan.Ops {
+	open := map[string]plan.OpKind{}
+	for i, op := range pl.Ops {
 		where := fmt.Sprintf("op %d (%s %s)", i, op.Kind, op.Path)
-		if ph == patterns.PhaseRead && (op.Kind == patterns.CreateFile || op.Kind == patterns.CreateGroup ||
-			op.Kind == patterns.CreateDataset || op.Kind == patterns.Write || op.Kind == patterns.WriteAttribute) {
+		if ph == patterns.PhaseRead && (op.Kind == plan.CreateFile || op.Kind == plan.CreateGroup ||
+			op.Kind == plan.CreateDataset || op.Kind == plan.Write || op.Kind == plan.WriteAttribute) {
 			return fmt.Errorf("%s: create/write in a read phase", where)
 		}
-		if ph == patterns.PhaseWrite && op.Kind == patterns.Read {
+		if ph == patterns.PhaseWrite && op.Kind == plan.Read {
 			return fmt.Errorf("%s: read in a write phase", where)
 		}
 		switch op.Kind {
-		case patterns.CreateFile, patterns.OpenFile:
+		case plan.CreateFile, plan.OpenFile:
 			if file != "" {
 				return fmt.Errorf("%s: %s still open", where, file)
 			}
 			file = op.Path
-		case patterns.CloseFile:
+		case plan.CloseFile:
 			if file != op.Path || len(open) > 0 {
 				return fmt.Errorf("%s: open file %q, open objects %v", where, file, open)
 			}
 			file = ""
-		case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
+		case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
 			if file == "" {
 				return fmt.Errorf("%s: no open file", where)
 			}
@@ -168,12 +169,12 @@ func checkLifecycle(plan patterns.Plan, ph patterns.Phase) error {
 				return fmt.Errorf("%s: already open", where)
 			}
 			if parent := path.Dir(op.Path); parent != "/" {
-				if k := open[parent]; k != patterns.CreateGroup && k != patterns.OpenGroup {
+				if k := open[parent]; k != plan.CreateGroup && k != plan.OpenGroup {
 					return fmt.Errorf("%s: parent %s not open", where, parent)
 				}
 			}
 			open[op.Path] = op.Kind
-		case patterns.CloseGroup, patterns.CloseDataset:
+		case plan.CloseGroup, plan.CloseDataset:
 			if _, ok := open[op.Path]; !ok {
 				return fmt.Errorf("%s: not open", where)
 			}
@@ -183,15 +184,15 @@ func checkLifecycle(plan patterns.Plan, ph patterns.Phase) error {
 				}
 			}
 			delete(open, op.Path)
-		case patterns.WriteAttribute:
+		case plan.WriteAttribute:
 			if file == "" {
 				return fmt.Errorf("%s: no open file", where)
 			}
 			if _, ok := open[op.Path]; op.Path != "/" && !ok {
 				return fmt.Errorf("%s: object not open", where)
 			}
-		case patterns.Write, patterns.Read:
-			if k := open[op.Path]; k != patterns.CreateDataset && k != patterns.OpenDataset {
+		case plan.Write, plan.Read:
+			if k := open[op.Path]; k != plan.CreateDataset && k != plan.OpenDataset {
 				return fmt.Errorf("%s: dataset not open", where)
 			}
 		default:
@@ -205,22 +206,22 @@ func checkLifecycle(plan patterns.Plan, ph patterns.Phase) error {
 }
 
 // stepPlan plans one step and fails the test on error.
-func stepPlan(t *testing.T, p *Pattern, ph patterns.Phase, step, rank, size int) patterns.Plan {
+func stepPlan(t *testing.T, p *Pattern, ph patterns.Phase, step, rank, size int) plan.Plan {
 	t.Helper()
-	plan, err := p.Step(ph, step, env(rank, size))
+	pl, err := p.Step(ph, step, env(rank, size))
 	if err != nil {
 		t.Fatalf("%s step %d rank %d/%d: %v", ph, step, rank, size, err)
 	}
-	if err := checkLifecycle(plan, ph); err != nil {
+	if err := checkLifecycle(pl, ph); err != nil {
 		t.Fatalf("%s step %d rank %d/%d: %v", ph, step, rank, size, err)
 	}
-	return plan
+	return pl
 }
 
 // transfers returns the plan's reads or writes of one dataset, in order.
-func transfers(plan patterns.Plan, kind patterns.OpKind, dataset string) []patterns.Op {
-	var out []patterns.Op
-	for _, op := range plan.Ops {
+func transfers(pl plan.Plan, kind plan.OpKind, dataset string) []plan.Op {
+	var out []plan.Op
+	for _, op := range pl.Ops {
 		if op.Kind == kind && op.Path == dataset {
 			out = append(out, op)
 		}
@@ -229,10 +230,10 @@ func transfers(plan patterns.Plan, kind patterns.OpKind, dataset string) []patte
 }
 
 // datasetSpec returns the plan's creation of a dataset.
-func datasetSpec(t *testing.T, plan patterns.Plan, dataset string) *patterns.DatasetSpec {
+func datasetSpec(t *testing.T, pl plan.Plan, dataset string) *plan.DatasetSpec {
 	t.Helper()
-	for _, op := range plan.Ops {
-		if op.Kind == patterns.CreateDataset && op.Path == dataset {
+	for _, op := range pl.Ops {
+		if op.Kind == plan.CreateDataset && op.Path == dataset {
 			return op.Dataset
 		}
 	}
@@ -245,14 +246,14 @@ type span struct{ start, n uint64 }
 
 // spanOf returns a 1-D transfer's range (n = 0 for an empty selection), checking that its
 // memory space matches.
-func spanOf(t *testing.T, op patterns.Op) span {
+func spanOf(t *testing.T, op plan.Op) span {
 	t.Helper()
 	tr := op.Transfer
 	if tr.Selection.IsNone() {
 		return span{}
 	}
 	runs := tr.Selection.Runs(tr.FileShape)
-	if len(runs) != 1 || patterns.Product(tr.MemShape) != runs[0].Len {
+	if len(runs) != 1 || plan.Product(tr.MemShape) != runs[0].Len {
 		t.Fatalf("%s %s: selection %v, memory %v: want one run filling memory", op.Kind, op.Path, runs, tr.MemShape)
 	}
 	return span{runs[0].Start, runs[0].Len}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // TestPlotfileReadExample: every rank reopens the plotfile read-only with AMReX's fapl and
@@ -14,18 +15,18 @@ func TestPlotfileReadExample(t *testing.T) {
 	p := mustBuild(t, exampleKeys...)
 	path := testDir + "/plt00000.h5"
 	for r := 0; r < 2; r++ {
-		plan := stepPlan(t, p, patterns.PhaseRead, 0, r, 2)
-		checkOps(t, fmt.Sprintf("rank %d", r), plan.Ops, []opWant{
-			ow(patterns.OpenFile, path, true), ow(patterns.OpenGroup, "/level_0", true),
-			ow(patterns.OpenDataset, "/level_0/data:datatype=0", true), ow(patterns.Read, "/level_0/data:datatype=0", true),
-			ow(patterns.CloseDataset, "/level_0/data:datatype=0", true), ow(patterns.CloseGroup, "/level_0", true),
-			ow(patterns.CloseFile, path, true),
+		pl := stepPlan(t, p, patterns.PhaseRead, 0, r, 2)
+		checkOps(t, fmt.Sprintf("rank %d", r), pl.Ops, []opWant{
+			ow(plan.OpenFile, path, true), ow(plan.OpenGroup, "/level_0", true),
+			ow(plan.OpenDataset, "/level_0/data:datatype=0", true), ow(plan.Read, "/level_0/data:datatype=0", true),
+			ow(plan.CloseDataset, "/level_0/data:datatype=0", true), ow(plan.CloseGroup, "/level_0", true),
+			ow(plan.CloseFile, path, true),
 		})
-		if !reflect.DeepEqual(plan.Ops[0].File, fapl(true)) {
-			t.Errorf("open %+v", plan.Ops[0].File)
+		if !reflect.DeepEqual(pl.Ops[0].File, fapl(true)) {
+			t.Errorf("open %+v", pl.Ops[0].File)
 		}
-		rd := plan.Ops[3]
-		w := transfers(stepPlan(t, p, patterns.PhaseWrite, 0, r, 2), patterns.Write, "/level_0/data:datatype=0")[0]
+		rd := pl.Ops[3]
+		w := transfers(stepPlan(t, p, patterns.PhaseWrite, 0, r, 2), plan.Write, "/level_0/data:datatype=0")[0]
 		if spanOf(t, rd) != spanOf(t, w) || rd.Transfer.Variable != w.Transfer.Variable || rd.Step != w.Step ||
 			rd.Transfer.Buffer == w.Transfer.Buffer || rd.Transfer.Data != nil || rd.Transfer.Unchecked {
 			t.Errorf("rank %d: read %+v does not mirror the write %+v", r, *rd.Transfer, *w.Transfer)
@@ -40,34 +41,34 @@ func TestParticleReadExample(t *testing.T) {
 	p := mustBuild(t, exampleKeys...)
 	path := testDir + "/plt00000/particle0/particle0.h5"
 	for r := 0; r < 2; r++ {
-		plan := stepPlan(t, p, patterns.PhaseRead, 1, r, 2)
-		want := []opWant{ow(patterns.OpenFile, path, true),
-			ow(patterns.OpenGroup, "/level_0", true), ow(patterns.OpenDataset, "/level_0/boxes", true),
-			ow(patterns.Read, "/level_0/boxes", false), ow(patterns.CloseDataset, "/level_0/boxes", true), ow(patterns.CloseGroup, "/level_0", true),
-			ow(patterns.OpenGroup, "/level_0", true), ow(patterns.CloseGroup, "/level_0", true),
-			ow(patterns.OpenGroup, "/level_0", true), ow(patterns.OpenDataset, "/level_0/nparticles_grid", true),
-			ow(patterns.Read, "/level_0/nparticles_grid", false), ow(patterns.CloseDataset, "/level_0/nparticles_grid", true),
-			ow(patterns.OpenDataset, "/level_0/data:datatype=0", true), ow(patterns.OpenDataset, "/level_0/data:datatype=1", true)}
+		pl := stepPlan(t, p, patterns.PhaseRead, 1, r, 2)
+		want := []opWant{ow(plan.OpenFile, path, true),
+			ow(plan.OpenGroup, "/level_0", true), ow(plan.OpenDataset, "/level_0/boxes", true),
+			ow(plan.Read, "/level_0/boxes", false), ow(plan.CloseDataset, "/level_0/boxes", true), ow(plan.CloseGroup, "/level_0", true),
+			ow(plan.OpenGroup, "/level_0", true), ow(plan.CloseGroup, "/level_0", true),
+			ow(plan.OpenGroup, "/level_0", true), ow(plan.OpenDataset, "/level_0/nparticles_grid", true),
+			ow(plan.Read, "/level_0/nparticles_grid", false), ow(plan.CloseDataset, "/level_0/nparticles_grid", true),
+			ow(plan.OpenDataset, "/level_0/data:datatype=0", true), ow(plan.OpenDataset, "/level_0/data:datatype=1", true)}
 		for g := 0; g < 4; g++ {
-			want = append(want, ow(patterns.Read, "/level_0/data:datatype=0", false), ow(patterns.Read, "/level_0/data:datatype=1", false))
+			want = append(want, ow(plan.Read, "/level_0/data:datatype=0", false), ow(plan.Read, "/level_0/data:datatype=1", false))
 		}
-		want = append(want, ow(patterns.CloseDataset, "/level_0/data:datatype=0", true), ow(patterns.CloseDataset, "/level_0/data:datatype=1", true),
-			ow(patterns.CloseGroup, "/level_0", true), ow(patterns.CloseFile, path, true))
-		checkOps(t, fmt.Sprintf("rank %d", r), plan.Ops, want)
-		if !reflect.DeepEqual(plan.Ops[0].File, fapl(true)) {
-			t.Errorf("open %+v", plan.Ops[0].File)
+		want = append(want, ow(plan.CloseDataset, "/level_0/data:datatype=0", true), ow(plan.CloseDataset, "/level_0/data:datatype=1", true),
+			ow(plan.CloseGroup, "/level_0", true), ow(plan.CloseFile, path, true))
+		checkOps(t, fmt.Sprintf("rank %d", r), pl.Ops, want)
+		if !reflect.DeepEqual(pl.Ops[0].File, fapl(true)) {
+			t.Errorf("open %+v", pl.Ops[0].File)
 		}
-		boxes := plan.Ops[3].Transfer
+		boxes := pl.Ops[3].Transfer
 		if string(boxes.Data) != string(wantBoxes(NestedLevels(16, 8)[0].Boxes...)) || boxes.Unchecked ||
-			!reflect.DeepEqual(boxes.Selection, patterns.All(u(8))) {
+			!reflect.DeepEqual(boxes.Selection, plan.All(u(8))) {
 			t.Errorf("rank %d: boxes read %+v", r, *boxes)
 		}
-		npg := plan.Ops[10].Transfer
-		if !npg.Unchecked || npg.Data != nil || !reflect.DeepEqual(npg.Selection, patterns.All(u(8))) {
+		npg := pl.Ops[10].Transfer
+		if !npg.Unchecked || npg.Data != nil || !reflect.DeepEqual(npg.Selection, plan.All(u(8))) {
 			t.Errorf("rank %d: nparticles_grid read %+v", r, *npg)
 		}
 		// Rank r owns grids 4r..4r+3, 512 particles each, stored in that order.
-		for k, op := range transfers(plan, patterns.Read, "/level_0/data:datatype=0") {
+		for k, op := range transfers(pl, plan.Read, "/level_0/data:datatype=0") {
 			g := uint64(4*r + k)
 			if s := spanOf(t, op); s != (span{g * 512 * 6, 512 * 6}) {
 				t.Errorf("rank %d grid %d: ints %v", r, g, s)
@@ -91,9 +92,9 @@ func TestReadPartitions(t *testing.T) {
 				spans := map[string][]span{}
 				totals := map[string]uint64{}
 				for r := 0; r < R; r++ {
-					plan := stepPlan(t, p, patterns.PhaseRead, s, r, R)
-					for _, op := range plan.Ops {
-						if op.Kind != patterns.Read || op.Transfer.Data != nil || op.Transfer.Unchecked {
+					pl := stepPlan(t, p, patterns.PhaseRead, s, r, R)
+					for _, op := range pl.Ops {
+						if op.Kind != plan.Read || op.Transfer.Data != nil || op.Transfer.Unchecked {
 							continue
 						}
 						spans[op.Path] = append(spans[op.Path], spanOf(t, op))
@@ -117,13 +118,13 @@ func TestReadMirrorsWriteShapes(t *testing.T) {
 	for s := 0; s < p.Steps(); s++ {
 		shapes := map[string][]uint64{}
 		for _, op := range stepPlan(t, p, patterns.PhaseWrite, s, 0, 3).Ops {
-			if op.Kind == patterns.CreateDataset {
+			if op.Kind == plan.CreateDataset {
 				shapes[op.Path] = op.Dataset.Shape
 			}
 		}
 		for r := 0; r < 2; r++ {
 			for _, op := range stepPlan(t, p, patterns.PhaseRead, s, r, 2).Ops {
-				if op.Kind == patterns.Read && !reflect.DeepEqual(op.Transfer.FileShape, shapes[op.Path]) {
+				if op.Kind == plan.Read && !reflect.DeepEqual(op.Transfer.FileShape, shapes[op.Path]) {
 					t.Errorf("step %d rank %d %s: read shape %v, written %v", s, r, op.Path, op.Transfer.FileShape, shapes[op.Path])
 				}
 			}

@@ -7,31 +7,32 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // fapl is the file access AMReX's SetHDF5fapl sets up at the h5bench pin (layouts.md 2.3).
-func fapl(readOnly bool) *patterns.FileSpec {
-	return &patterns.FileSpec{Parallel: true, ReadOnly: readOnly, CollMetadataOps: true, CollMetadataWrite: true,
+func fapl(readOnly bool) *plan.FileSpec {
+	return &plan.FileSpec{Parallel: true, ReadOnly: readOnly, CollMetadataOps: true, CollMetadataWrite: true,
 		AlignThreshold: 16 * 1024 * 1024, AlignLen: 16 * 1024 * 1024, MetaBlockSize: 4 * 1024 * 1024, MDCInitialSize: 16 * 1024 * 1024}
 }
 
 // opWant is one expected operation; attr is set for attributes.
 type opWant struct {
-	kind patterns.OpKind
+	kind plan.OpKind
 	path string
 	coll bool
 	attr *attrWant
 }
 
-func ow(kind patterns.OpKind, path string, coll bool) opWant {
+func ow(kind plan.OpKind, path string, coll bool) opWant {
 	return opWant{kind: kind, path: path, coll: coll}
 }
 func aw(path string, a attrWant) opWant {
-	return opWant{kind: patterns.WriteAttribute, path: path, attr: &a}
+	return opWant{kind: plan.WriteAttribute, path: path, attr: &a}
 }
 
 // checkOps compares kinds, paths, collectiveness and attributes in order.
-func checkOps(t *testing.T, what string, got []patterns.Op, want []opWant) {
+func checkOps(t *testing.T, what string, got []plan.Op, want []opWant) {
 	t.Helper()
 	n := max(len(got), len(want))
 	for i := 0; i < n; i++ {
@@ -57,38 +58,38 @@ func checkOps(t *testing.T, what string, got []patterns.Op, want []opWant) {
 // examplePlotHeader is rank 0's serial header of the example plotfile (layouts.md 2.1).
 func examplePlotHeader(path string) []opWant {
 	return []opWant{
-		ow(patterns.CreateFile, path, false),
+		ow(plan.CreateFile, path, false),
 		aw("/", sAttr("version_name", "HyperCLaw-V1.1")), aw("/", sAttr("plotfile_type", "VanillaHDF5")),
 		aw("/", iAttr("num_components", 2)), aw("/", sAttr("component_0", "component_0")), aw("/", sAttr("component_1", "component_1")),
 		aw("/", iAttr("dim", 3)), aw("/", fAttr("time", 0)), aw("/", iAttr("finest_level", 0)),
 		aw("/", iAttr("coordinate_system", 0)), aw("/", iAttr("num_levels", 1)),
-		ow(patterns.CreateGroup, "/Chombo_global", false), aw("/Chombo_global", iAttr("SpaceDim", 3)), ow(patterns.CloseGroup, "/Chombo_global", false),
-		ow(patterns.CreateGroup, "/level_0", false),
+		ow(plan.CreateGroup, "/Chombo_global", false), aw("/Chombo_global", iAttr("SpaceDim", 3)), ow(plan.CloseGroup, "/Chombo_global", false),
+		ow(plan.CreateGroup, "/level_0", false),
 		aw("/level_0", iAttr("ref_ratio", 1)), aw("/level_0", fAttr("Vec_dx", 1.0/16, 1.0/16, 1.0/16)), aw("/level_0", fAttr("dx", 1.0/16)),
 		aw("/level_0", fAttr("prob_lo", 0, 0, 0)), aw("/level_0", fAttr("prob_hi", 1, 1, 1)),
 		aw("/level_0", attrWant{"prob_domain", boxWant, nil, wantI32(0, 0, 0, 15, 15, 15)}),
 		aw("/level_0", iAttr("domain_type", 0, 0, 0)), aw("/level_0", iAttr("steps", 0)), aw("/level_0", iAttr("ngrid", 8)),
 		aw("/level_0", fAttr("time", 0)), aw("/level_0", iAttr("ngrow", 0)),
-		ow(patterns.CloseGroup, "/level_0", false),
-		ow(patterns.CloseFile, path, false),
+		ow(plan.CloseGroup, "/level_0", false),
+		ow(plan.CloseFile, path, false),
 	}
 }
 
 // examplePlotBody is every rank's parallel part of the example plotfile.
 func examplePlotBody(path string, rank0 bool) []opWant {
 	w := []opWant{
-		ow(patterns.OpenFile, path, true), ow(patterns.OpenGroup, "/level_0", true),
-		ow(patterns.CreateDataset, "/level_0/boxes", true), ow(patterns.CreateDataset, "/level_0/data:offsets=0", true),
-		ow(patterns.CreateDataset, "/level_0/boxcenter", true),
+		ow(plan.OpenFile, path, true), ow(plan.OpenGroup, "/level_0", true),
+		ow(plan.CreateDataset, "/level_0/boxes", true), ow(plan.CreateDataset, "/level_0/data:offsets=0", true),
+		ow(plan.CreateDataset, "/level_0/boxcenter", true),
 	}
 	if rank0 {
-		w = append(w, ow(patterns.Write, "/level_0/data:offsets=0", false), ow(patterns.Write, "/level_0/boxcenter", false),
-			ow(patterns.Write, "/level_0/boxes", false))
+		w = append(w, ow(plan.Write, "/level_0/data:offsets=0", false), ow(plan.Write, "/level_0/boxcenter", false),
+			ow(plan.Write, "/level_0/boxes", false))
 	}
-	return append(w, ow(patterns.CreateDataset, "/level_0/data:datatype=0", true), ow(patterns.Write, "/level_0/data:datatype=0", true),
-		ow(patterns.CloseDataset, "/level_0/data:datatype=0", true), ow(patterns.CloseDataset, "/level_0/data:offsets=0", true),
-		ow(patterns.CloseDataset, "/level_0/boxcenter", true), ow(patterns.CloseDataset, "/level_0/boxes", true),
-		ow(patterns.CloseGroup, "/level_0", true), ow(patterns.CloseFile, path, true))
+	return append(w, ow(plan.CreateDataset, "/level_0/data:datatype=0", true), ow(plan.Write, "/level_0/data:datatype=0", true),
+		ow(plan.CloseDataset, "/level_0/data:datatype=0", true), ow(plan.CloseDataset, "/level_0/data:offsets=0", true),
+		ow(plan.CloseDataset, "/level_0/boxcenter", true), ow(plan.CloseDataset, "/level_0/boxes", true),
+		ow(plan.CloseGroup, "/level_0", true), ow(plan.CloseFile, path, true))
 }
 
 // TestPlotfileExample is layouts.md 2.1/2.2's worked example, operation by operation.
@@ -100,45 +101,45 @@ func TestPlotfileExample(t *testing.T) {
 		box(0, 0, 8, 7, 7, 15), box(8, 0, 8, 15, 7, 15), box(0, 8, 8, 7, 15, 15), box(8, 8, 8, 15, 15, 15),
 	}
 	for r := 0; r < 2; r++ {
-		plan := stepPlan(t, p, patterns.PhaseWrite, 0, r, 2)
+		pl := stepPlan(t, p, patterns.PhaseWrite, 0, r, 2)
 		want := examplePlotBody(path, r == 0)
 		if r == 0 {
 			want = append(examplePlotHeader(path), want...)
 		}
-		checkOps(t, fmt.Sprintf("rank %d", r), plan.Ops, want)
-		for _, op := range plan.Ops {
+		checkOps(t, fmt.Sprintf("rank %d", r), pl.Ops, want)
+		for _, op := range pl.Ops {
 			if op.Step != 0 {
 				t.Fatalf("rank %d: %s %s has step %d", r, op.Kind, op.Path, op.Step)
 			}
 			switch op.Kind {
-			case patterns.CreateFile:
-				if !reflect.DeepEqual(op.File, &patterns.FileSpec{MakeDirs: true}) {
+			case plan.CreateFile:
+				if !reflect.DeepEqual(op.File, &plan.FileSpec{MakeDirs: true}) {
 					t.Errorf("serial create %+v: want the default fapl", op.File)
 				}
-			case patterns.OpenFile:
+			case plan.OpenFile:
 				if !reflect.DeepEqual(op.File, fapl(false)) {
 					t.Errorf("open %+v, want %+v", op.File, fapl(false))
 				}
 			}
 		}
-		specs := map[string]patterns.DatasetSpec{
+		specs := map[string]plan.DatasetSpec{
 			"/level_0/boxes":           {Type: boxWant, Shape: u(8)},
-			"/level_0/data:offsets=0":  {Type: patterns.I64, Shape: u(9)},
+			"/level_0/data:offsets=0":  {Type: plan.I64, Shape: u(9)},
 			"/level_0/boxcenter":       {Type: centerWant, Shape: u(8)},
-			"/level_0/data:datatype=0": {Type: patterns.F64, Shape: u(8192), FillNever: true},
+			"/level_0/data:datatype=0": {Type: plan.F64, Shape: u(8192), FillNever: true},
 		}
 		for name, w := range specs {
-			d := datasetSpec(t, plan, name)
+			d := datasetSpec(t, pl, name)
 			if !d.Type.Equal(w.Type) || !reflect.DeepEqual(d.Shape, w.Shape) || d.Chunk != nil || d.Deflate != 0 || d.FillNever != w.FillNever || d.MaxShape != nil {
 				t.Errorf("rank %d %s: %+v, want %+v", r, name, *d, w)
 			}
 		}
-		data := transfers(plan, patterns.Write, "/level_0/data:datatype=0")
+		data := transfers(pl, plan.Write, "/level_0/data:datatype=0")
 		if len(data) != 1 {
 			t.Fatalf("rank %d: %d data writes", r, len(data))
 		}
 		tr := data[0].Transfer
-		if s := spanOf(t, data[0]); s != (span{uint64(4096 * r), 4096}) || !tr.MemType.Equal(patterns.F64) || tr.Data != nil || tr.Variable != "/level_0/data:datatype=0" {
+		if s := spanOf(t, data[0]); s != (span{uint64(4096 * r), 4096}) || !tr.MemType.Equal(plan.F64) || tr.Data != nil || tr.Variable != "/level_0/data:datatype=0" {
 			t.Errorf("rank %d data write: span %v type %s variable %q", r, s, tr.MemType, tr.Variable)
 		}
 		if r == 0 {
@@ -147,13 +148,13 @@ func TestPlotfileExample(t *testing.T) {
 				"/level_0/boxcenter":      make([]byte, 12*8),
 				"/level_0/boxes":          wantBoxes(exampleBoxes...),
 			} {
-				ws := transfers(plan, patterns.Write, name)
-				if len(ws) != 1 || string(ws[0].Transfer.Data) != string(w) || !reflect.DeepEqual(ws[0].Transfer.Selection, patterns.All(ws[0].Transfer.FileShape)) {
+				ws := transfers(pl, plan.Write, name)
+				if len(ws) != 1 || string(ws[0].Transfer.Data) != string(w) || !reflect.DeepEqual(ws[0].Transfer.Selection, plan.All(ws[0].Transfer.FileShape)) {
 					t.Errorf("%s: rank 0 writes %v", name, ws)
 				}
 			}
 		}
-		if got := plan.RawBytes(); got != 4096*8+map[bool]uint64{true: 9*8 + 8*12 + 8*24}[r == 0] {
+		if got := pl.RawBytes(); got != 4096*8+map[bool]uint64{true: 9*8 + 8*12 + 8*24}[r == 0] {
 			t.Errorf("rank %d: raw bytes %d", r, got)
 		}
 	}
@@ -165,12 +166,12 @@ func TestPlotfileRankOrder(t *testing.T) {
 	p := mustBuild(t, exampleKeys...)
 	var spans []span
 	for r := 0; r < 3; r++ {
-		plan := stepPlan(t, p, patterns.PhaseWrite, 0, r, 3)
-		spans = append(spans, spanOf(t, transfers(plan, patterns.Write, "/level_0/data:datatype=0")[0]))
+		pl := stepPlan(t, p, patterns.PhaseWrite, 0, r, 3)
+		spans = append(spans, spanOf(t, transfers(pl, plan.Write, "/level_0/data:datatype=0")[0]))
 		if r != 0 {
 			continue
 		}
-		boxes := DecodeBoxes(transfers(plan, patterns.Write, "/level_0/boxes")[0].Transfer.Data)
+		boxes := DecodeBoxes(transfers(pl, plan.Write, "/level_0/boxes")[0].Transfer.Data)
 		want := []Box{box(0, 8, 0, 7, 15, 7), box(8, 8, 0, 15, 15, 7), box(0, 0, 8, 7, 7, 15), box(8, 0, 8, 15, 7, 15),
 			box(0, 8, 8, 7, 15, 15), box(8, 8, 8, 15, 15, 15), box(0, 0, 0, 7, 7, 7), box(8, 0, 0, 15, 7, 7)}
 		if !reflect.DeepEqual(boxes, want) {
@@ -188,20 +189,20 @@ func TestPlotfileSample(t *testing.T) {
 	const total = 64 * 64 * 64 * 6
 	var spans []span
 	for r := 0; r < 4; r++ {
-		plan := stepPlan(t, p, patterns.PhaseWrite, 1, r, 4)
-		if plan.Ops[0].Path != testDir+"/plt00001.h5" {
-			t.Fatalf("step 1 writes %s", plan.Ops[0].Path)
+		pl := stepPlan(t, p, patterns.PhaseWrite, 1, r, 4)
+		if pl.Ops[0].Path != testDir+"/plt00001.h5" {
+			t.Fatalf("step 1 writes %s", pl.Ops[0].Path)
 		}
-		if d := datasetSpec(t, plan, "/level_0/data:datatype=0"); !reflect.DeepEqual(d.Shape, u(total)) {
+		if d := datasetSpec(t, pl, "/level_0/data:datatype=0"); !reflect.DeepEqual(d.Shape, u(total)) {
 			t.Errorf("data shape %v", d.Shape)
 		}
-		if d := datasetSpec(t, plan, "/level_0/data:offsets=0"); !reflect.DeepEqual(d.Shape, u(513)) {
+		if d := datasetSpec(t, pl, "/level_0/data:offsets=0"); !reflect.DeepEqual(d.Shape, u(513)) {
 			t.Errorf("offsets shape %v", d.Shape)
 		}
-		spans = append(spans, spanOf(t, transfers(plan, patterns.Write, "/level_0/data:datatype=0")[0]))
+		spans = append(spans, spanOf(t, transfers(pl, plan.Write, "/level_0/data:datatype=0")[0]))
 		if r == 0 {
 			var comps []string
-			for _, op := range plan.Ops {
+			for _, op := range pl.Ops {
 				if op.Attribute != nil && strings.HasPrefix(op.Attribute.Name, "component_") {
 					comps = append(comps, string(op.Attribute.Value[:len(op.Attribute.Value)-1]))
 				}
@@ -223,28 +224,28 @@ func TestPlotfileSample(t *testing.T) {
 // capped at the dataset length, and deflates them; the index datasets stay contiguous.
 func TestCompressedPlotfile(t *testing.T) {
 	p := mustBuild(t, "ncells=8", "max_grid_size=4", "nlevs=1", "ncomp=1", "nppc=1", "hdf5compression=ZLIB@4")
-	plan := stepPlan(t, p, patterns.PhaseWrite, 0, 0, 2)
-	if d := datasetSpec(t, plan, "/level_0/data:datatype=0"); !reflect.DeepEqual(d.Chunk, u(512)) || d.Deflate != 4 || !d.FillNever {
+	pl := stepPlan(t, p, patterns.PhaseWrite, 0, 0, 2)
+	if d := datasetSpec(t, pl, "/level_0/data:datatype=0"); !reflect.DeepEqual(d.Chunk, u(512)) || d.Deflate != 4 || !d.FillNever {
 		t.Errorf("512-element data: %+v, want chunk [512] deflate 4", *d)
 	}
-	if d := datasetSpec(t, plan, "/level_0/boxes"); d.Chunk != nil || d.Deflate != 0 {
+	if d := datasetSpec(t, pl, "/level_0/boxes"); d.Chunk != nil || d.Deflate != 0 {
 		t.Errorf("boxes: %+v", *d)
 	}
-	plan = stepPlan(t, p, patterns.PhaseWrite, 1, 0, 2)
+	pl = stepPlan(t, p, patterns.PhaseWrite, 1, 0, 2)
 	for name, n := range map[string]uint64{"/level_0/data:datatype=0": 512 * 6, "/level_0/data:datatype=1": 512 * 15} {
-		if d := datasetSpec(t, plan, name); !reflect.DeepEqual(d.Chunk, u(1024)) || d.Deflate != 4 || !reflect.DeepEqual(d.Shape, u(n)) {
+		if d := datasetSpec(t, pl, name); !reflect.DeepEqual(d.Chunk, u(1024)) || d.Deflate != 4 || !reflect.DeepEqual(d.Shape, u(n)) {
 			t.Errorf("%s: %+v", name, *d)
 		}
 	}
-	if d := datasetSpec(t, plan, "/level_0/nparticles_grid"); d.Chunk != nil || d.Deflate != 0 {
+	if d := datasetSpec(t, pl, "/level_0/nparticles_grid"); d.Chunk != nil || d.Deflate != 0 {
 		t.Errorf("nparticles_grid: %+v", *d)
 	}
 }
 
 // exampleParticleHeader is rank 0's serial part of the example's particle file.
 func exampleParticleHeader(path string, ranks int) []opWant {
-	w := []opWant{ow(patterns.CreateFile, path, false), aw("/", sAttr("version_name", "Version_Two_Dot_One_double")),
-		ow(patterns.CreateGroup, "/Chombo_global", false), aw("/Chombo_global", iAttr("SpaceDim", 3)), ow(patterns.CloseGroup, "/Chombo_global", false),
+	w := []opWant{ow(plan.CreateFile, path, false), aw("/", sAttr("version_name", "Version_Two_Dot_One_double")),
+		ow(plan.CreateGroup, "/Chombo_global", false), aw("/Chombo_global", iAttr("SpaceDim", 3)), ow(plan.CloseGroup, "/Chombo_global", false),
 		aw("/", iAttr("num_component", 16)), aw("/", iAttr("num_component_real", 12))}
 	for i := 0; i < 12; i++ {
 		w = append(w, aw("/", sAttr(fmt.Sprintf("real_component_%d", i+3), fmt.Sprintf("particle_real_component_%d", i))))
@@ -255,10 +256,10 @@ func exampleParticleHeader(path string, ranks int) []opWant {
 	}
 	return append(w, aw("/", lAttr("nparticles", 4096)), aw("/", lAttr("maxnextid", int64(4096/ranks+4096%ranks+1))),
 		aw("/", iAttr("finest_level", 0)),
-		ow(patterns.CreateGroup, "/level_0", false), aw("/level_0", iAttr("ngrids", 8)),
-		ow(patterns.CreateDataset, "/level_0/boxes", false), ow(patterns.Write, "/level_0/boxes", false),
-		ow(patterns.CloseDataset, "/level_0/boxes", false), ow(patterns.CloseGroup, "/level_0", false),
-		ow(patterns.CloseFile, path, false))
+		ow(plan.CreateGroup, "/level_0", false), aw("/level_0", iAttr("ngrids", 8)),
+		ow(plan.CreateDataset, "/level_0/boxes", false), ow(plan.Write, "/level_0/boxes", false),
+		ow(plan.CloseDataset, "/level_0/boxes", false), ow(plan.CloseGroup, "/level_0", false),
+		ow(plan.CloseFile, path, false))
 }
 
 // TestParticleFileExample: the example's particle checkpoint at 3 ranks (3, 3 and 2 grids
@@ -272,40 +273,40 @@ func TestParticleFileExample(t *testing.T) {
 	grids := [][]int{{2, 3, 4}, {5, 6, 7}, {0, 1}}
 	var ints, reals []span
 	for r := 0; r < 3; r++ {
-		plan := stepPlan(t, p, patterns.PhaseWrite, 1, r, 3)
+		pl := stepPlan(t, p, patterns.PhaseWrite, 1, r, 3)
 		var want []opWant
 		if r == 0 {
 			want = exampleParticleHeader(path, 3)
 		}
-		want = append(want, ow(patterns.OpenFile, path, true), ow(patterns.OpenGroup, "/level_0", true),
-			ow(patterns.CreateDataset, "/level_0/data:datatype=0", true), ow(patterns.CreateDataset, "/level_0/data:datatype=1", true))
+		want = append(want, ow(plan.OpenFile, path, true), ow(plan.OpenGroup, "/level_0", true),
+			ow(plan.CreateDataset, "/level_0/data:datatype=0", true), ow(plan.CreateDataset, "/level_0/data:datatype=1", true))
 		for k := 0; k < 3; k++ {
-			want = append(want, ow(patterns.Write, "/level_0/data:datatype=0", true), ow(patterns.Write, "/level_0/data:datatype=1", true))
+			want = append(want, ow(plan.Write, "/level_0/data:datatype=0", true), ow(plan.Write, "/level_0/data:datatype=1", true))
 		}
-		want = append(want, ow(patterns.CloseDataset, "/level_0/data:datatype=1", true), ow(patterns.CloseDataset, "/level_0/data:datatype=0", true),
-			ow(patterns.CreateDataset, "/level_0/nparticles_grid", true), ow(patterns.Write, "/level_0/nparticles_grid", true),
-			ow(patterns.CloseDataset, "/level_0/nparticles_grid", true), ow(patterns.CloseGroup, "/level_0", true), ow(patterns.CloseFile, path, true))
-		checkOps(t, fmt.Sprintf("rank %d", r), plan.Ops, want)
+		want = append(want, ow(plan.CloseDataset, "/level_0/data:datatype=1", true), ow(plan.CloseDataset, "/level_0/data:datatype=0", true),
+			ow(plan.CreateDataset, "/level_0/nparticles_grid", true), ow(plan.Write, "/level_0/nparticles_grid", true),
+			ow(plan.CloseDataset, "/level_0/nparticles_grid", true), ow(plan.CloseGroup, "/level_0", true), ow(plan.CloseFile, path, true))
+		checkOps(t, fmt.Sprintf("rank %d", r), pl.Ops, want)
 
 		if r == 0 {
-			b := transfers(plan, patterns.Write, "/level_0/boxes")[0].Transfer
+			b := transfers(pl, plan.Write, "/level_0/boxes")[0].Transfer
 			if string(b.Data) != string(wantBoxes(NestedLevels(16, 8)[0].Boxes...)) {
 				t.Error("particle boxes are not in BoxArray order")
 			}
-			if d := datasetSpec(t, plan, "/level_0/boxes"); !d.FillNever || !d.Type.Equal(boxWant) {
+			if d := datasetSpec(t, pl, "/level_0/boxes"); !d.FillNever || !d.Type.Equal(boxWant) {
 				t.Errorf("particle boxes dataset %+v", *d)
 			}
 		}
-		for name, w := range map[string]patterns.DatasetSpec{
-			"/level_0/data:datatype=0": {Type: patterns.I32, Shape: u(4096 * 6)},
-			"/level_0/data:datatype=1": {Type: patterns.F64, Shape: u(4096 * 15)},
-			"/level_0/nparticles_grid": {Type: patterns.I32, Shape: u(8)},
+		for name, w := range map[string]plan.DatasetSpec{
+			"/level_0/data:datatype=0": {Type: plan.I32, Shape: u(4096 * 6)},
+			"/level_0/data:datatype=1": {Type: plan.F64, Shape: u(4096 * 15)},
+			"/level_0/nparticles_grid": {Type: plan.I32, Shape: u(8)},
 		} {
-			if d := datasetSpec(t, plan, name); !d.Type.Equal(w.Type) || !reflect.DeepEqual(d.Shape, w.Shape) || d.Chunk != nil || d.FillNever {
+			if d := datasetSpec(t, pl, name); !d.Type.Equal(w.Type) || !reflect.DeepEqual(d.Shape, w.Shape) || d.Chunk != nil || d.FillNever {
 				t.Errorf("%s: %+v", name, *d)
 			}
 		}
-		iw, rw := transfers(plan, patterns.Write, "/level_0/data:datatype=0"), transfers(plan, patterns.Write, "/level_0/data:datatype=1")
+		iw, rw := transfers(pl, plan.Write, "/level_0/data:datatype=0"), transfers(pl, plan.Write, "/level_0/data:datatype=1")
 		for k := range iw {
 			si, sr := spanOf(t, iw[k]), spanOf(t, rw[k])
 			if k >= len(grids[r]) {
@@ -319,7 +320,7 @@ func TestParticleFileExample(t *testing.T) {
 			}
 			ints, reals = append(ints, si), append(reals, sr)
 		}
-		npg := transfers(plan, patterns.Write, "/level_0/nparticles_grid")[0]
+		npg := transfers(pl, plan.Write, "/level_0/nparticles_grid")[0]
 		if s := spanOf(t, npg); s != (span{uint64(3 * r), uint64(len(grids[r]))}) {
 			t.Errorf("rank %d nparticles_grid span %v", r, s)
 		}
@@ -340,9 +341,9 @@ func TestParticleFileExample(t *testing.T) {
 func TestMultiLevelFromFiles(t *testing.T) {
 	writeGrids(t, twoLevels...)
 	p := mustBuild(t, "ncells=16", "max_grid_size=8", "nlevs=2", "ncomp=1", "nppc=1", "grids_from_file=1", "ref_ratio_file=2")
-	plan := stepPlan(t, p, patterns.PhaseWrite, 0, 0, 2)
+	pl := stepPlan(t, p, patterns.PhaseWrite, 0, 0, 2)
 	attrs := map[string]map[string]string{}
-	for _, op := range plan.Ops {
+	for _, op := range pl.Ops {
 		if a := op.Attribute; a != nil {
 			if attrs[op.Path] == nil {
 				attrs[op.Path] = map[string]string{}
@@ -365,7 +366,7 @@ func TestMultiLevelFromFiles(t *testing.T) {
 		}
 	}
 	for l, total := range []uint64{4096, 4096} {
-		if d := datasetSpec(t, plan, fmt.Sprintf("/level_%d/data:datatype=0", l)); !reflect.DeepEqual(d.Shape, u(total)) {
+		if d := datasetSpec(t, pl, fmt.Sprintf("/level_%d/data:datatype=0", l)); !reflect.DeepEqual(d.Shape, u(total)) {
 			t.Errorf("level %d data shape %v", l, d.Shape)
 		}
 	}
@@ -391,8 +392,8 @@ func TestMultiLevelFromFiles(t *testing.T) {
 func TestNoParticles(t *testing.T) {
 	p := mustBuild(t, "ncells=8", "max_grid_size=8", "nlevs=1", "ncomp=1", "nppc=0")
 	for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
-		plan := stepPlan(t, p, ph, 1, 0, 1)
-		for _, op := range plan.Ops {
+		pl := stepPlan(t, p, ph, 1, 0, 1)
+		for _, op := range pl.Ops {
 			if strings.Contains(op.Path, "data:datatype") || strings.Contains(op.Path, "nparticles_grid") {
 				t.Errorf("%s: %s %s without particles", ph, op.Kind, op.Path)
 			}
@@ -451,9 +452,9 @@ func TestAllRanksAgree(t *testing.T) {
 				for s := 0; s < p.Steps(); s++ {
 					var ref []string
 					for r := 0; r < R; r++ {
-						plan := stepPlan(t, p, ph, s, r, R)
+						pl := stepPlan(t, p, ph, s, r, R)
 						var coll []string
-						for _, op := range plan.Ops {
+						for _, op := range pl.Ops {
 							if op.Collective {
 								coll = append(coll, op.Kind.String()+" "+op.Path)
 							}

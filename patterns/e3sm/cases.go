@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Dim is a netCDF dimension of a history file; Len 0 is the unlimited one.
@@ -20,14 +20,14 @@ type Dim struct {
 type Var struct {
 	Name string
 	// Type is the dataset's datatype (and the memory type of its transfers).
-	Type patterns.Type
+	Type plan.Type
 	// Dims are the netCDF dimension names, the unlimited one first for record variables.
 	Dims []string
 	// Decomp is the 1-based decomposition of a partitioned variable, 0 for variables
 	// written whole by rank 0.
 	Decomp int
 	// Attrs are the variable's attributes in definition order.
-	Attrs []patterns.AttributeSpec
+	Attrs []plan.AttributeSpec
 	// Record reports a first dimension that is unlimited.
 	Record bool
 	// Shape is the extent of the non-record dimensions.
@@ -39,7 +39,7 @@ type History struct {
 	// Name is "h0" or "h1" (F and I) or "" (G).
 	Name    string
 	Dims    []Dim
-	Globals []patterns.AttributeSpec
+	Globals []plan.AttributeSpec
 	Vars    []Var
 	// Records is the number of records written to the file.
 	Records int
@@ -73,54 +73,54 @@ func (h *History) Counts(ndecomp int) Counts {
 
 // TextAttr is a text attribute as E3SM-IO's HDF5 driver writes it: a scalar fixed-length
 // string of len+1 bytes, NUL-terminated.
-func TextAttr(name, value string) patterns.AttributeSpec {
-	return patterns.AttributeSpec{Name: name, Type: patterns.Str(len(value) + 1), Value: append([]byte(value), 0)}
+func TextAttr(name, value string) plan.AttributeSpec {
+	return plan.AttributeSpec{Name: name, Type: plan.Str(len(value) + 1), Value: append([]byte(value), 0)}
 }
 
 // NumAttr is a numeric attribute: 1-D of len(values) elements of t (I32, F32, F64 or U64).
-func NumAttr(name string, t patterns.Type, values ...float64) patterns.AttributeSpec {
+func NumAttr(name string, t plan.Type, values ...float64) plan.AttributeSpec {
 	b := make([]byte, len(values)*t.Size)
 	ne := binary.NativeEndian
 	for i, v := range values {
 		switch t.Class {
-		case patterns.Int32:
+		case plan.Int32:
 			ne.PutUint32(b[i*4:], uint32(int32(v)))
-		case patterns.Float32:
+		case plan.Float32:
 			ne.PutUint32(b[i*4:], math.Float32bits(float32(v)))
-		case patterns.Float64:
+		case plan.Float64:
 			ne.PutUint64(b[i*8:], math.Float64bits(v))
-		case patterns.Uint64:
+		case plan.Uint64:
 			ne.PutUint64(b[i*8:], uint64(v))
 		}
 	}
-	return patterns.AttributeSpec{Name: name, Type: t, Shape: []uint64{uint64(len(values))}, Value: b}
+	return plan.AttributeSpec{Name: name, Type: t, Shape: []uint64{uint64(len(values))}, Value: b}
 }
 
 // DimAttr is the root attribute of a dimension: -DIM_<name>, u64 scalar, H5S_UNLIMITED for
 // the unlimited one.
-func DimAttr(d Dim) patterns.AttributeSpec {
+func DimAttr(d Dim) plan.AttributeSpec {
 	v := d.Len
 	if v == 0 {
-		v = patterns.MaxUnlimited
+		v = plan.MaxUnlimited
 	}
 	b := make([]byte, 8)
 	binary.NativeEndian.PutUint64(b, v)
-	return patterns.AttributeSpec{Name: "-DIM_" + d.Name, Type: patterns.U64, Value: b}
+	return plan.AttributeSpec{Name: "-DIM_" + d.Name, Type: plan.U64, Value: b}
 }
 
 // typeOf maps the table letters to types: d f64, f f32, i i32, c char (stored as u8).
-func typeOf(c string) (patterns.Type, error) {
+func typeOf(c string) (plan.Type, error) {
 	switch c {
 	case "d":
-		return patterns.F64, nil
+		return plan.F64, nil
 	case "f":
-		return patterns.F32, nil
+		return plan.F32, nil
 	case "i":
-		return patterns.I32, nil
+		return plan.I32, nil
 	case "c":
-		return patterns.U8, nil
+		return plan.U8, nil
 	}
-	return patterns.Type{}, fmt.Errorf("e3sm: variable type %q", c)
+	return plan.Type{}, fmt.Errorf("e3sm: variable type %q", c)
 }
 
 // parseVars reads "type name dims decomp | k=v; k=v" lines (dims comma-separated, - for
@@ -166,8 +166,8 @@ func parseVars(text string) ([]Var, error) {
 }
 
 // parseGlobals reads "t name=text", "i name=int", "d name=double" lines.
-func parseGlobals(text string) []patterns.AttributeSpec {
-	var out []patterns.AttributeSpec
+func parseGlobals(text string) []plan.AttributeSpec {
+	var out []plan.AttributeSpec
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -180,10 +180,10 @@ func parseGlobals(text string) []patterns.AttributeSpec {
 			out = append(out, TextAttr(name, strings.ReplaceAll(val, `\n`, "\n")))
 		case "i":
 			n, _ := strconv.ParseFloat(val, 64)
-			out = append(out, NumAttr(name, patterns.I32, n))
+			out = append(out, NumAttr(name, plan.I32, n))
 		case "d":
 			n, _ := strconv.ParseFloat(val, 64)
-			out = append(out, NumAttr(name, patterns.F64, n))
+			out = append(out, NumAttr(name, plan.F64, n))
 		}
 	}
 	return out
@@ -193,16 +193,16 @@ func parseGlobals(text string) []patterns.AttributeSpec {
 func parseRecordTable(text string) ([]Var, error) {
 	var out []Var
 	add := func(name string, threeD bool, units, long, std, cm, flags string) {
-		v := Var{Name: name, Type: patterns.F32, Dims: []string{"time", "ncol"}, Decomp: 2}
+		v := Var{Name: name, Type: plan.F32, Dims: []string{"time", "ncol"}, Decomp: 2}
 		if threeD {
 			v.Dims, v.Decomp = []string{"time", "lev", "ncol"}, 3
-			v.Attrs = append(v.Attrs, NumAttr("mdims", patterns.I32, 1))
+			v.Attrs = append(v.Attrs, NumAttr("mdims", plan.I32, 1))
 		}
 		if strings.Contains(flags, "S") {
 			v.Attrs = append(v.Attrs, TextAttr("Sampling_Sequence", "rad_lwsw"))
 		}
 		if strings.Contains(flags, "F") {
-			v.Attrs = append(v.Attrs, NumAttr("_FillValue", patterns.F32, 1e20), NumAttr("missing_value", patterns.F32, 1e20))
+			v.Attrs = append(v.Attrs, NumAttr("_FillValue", plan.F32, 1e20), NumAttr("missing_value", plan.F32, 1e20))
 		}
 		if units != "-" {
 			v.Attrs = append(v.Attrs, TextAttr("units", units))
@@ -330,7 +330,7 @@ func iVars(hist string) ([]Var, error) {
 	for k, fr := range iLayout[hist] {
 		for kind, n := range fr {
 			for i := 1; i <= n; i++ {
-				v := Var{Type: patterns.F64, Decomp: k + 1, Dims: append([]string(nil), iDims[k]...)}
+				v := Var{Type: plan.F64, Decomp: k + 1, Dims: append([]string(nil), iDims[k]...)}
 				if kind == 0 {
 					v.Name = fmt.Sprintf("I_D%d_F%03d", k+1, i)
 				} else {
@@ -340,8 +340,8 @@ func iVars(hist string) ([]Var, error) {
 						v.Dims[1] = "levdcmp" // D2 is (levgrnd|levdcmp) × lat × lon
 					}
 				}
-				v.Attrs = []patterns.AttributeSpec{TextAttr("long_name", "generated "+v.Name), TextAttr("units", "1"),
-					NumAttr("_FillValue", patterns.F32, 1e36), NumAttr("missing_value", patterns.F32, 1e36)}
+				v.Attrs = []plan.AttributeSpec{TextAttr("long_name", "generated "+v.Name), TextAttr("units", "1"),
+					NumAttr("_FillValue", plan.F32, 1e36), NumAttr("missing_value", plan.F32, 1e36)}
 				if kind == 1 {
 					v.Attrs = append(v.Attrs, TextAttr("cell_methods", "time: mean"))
 				}
@@ -422,10 +422,10 @@ func buildHistory(c, hist string, m *Map, float bool, records int) (*History, er
 			}
 			// E3SM-IO's types: partitioned record variables are double (float with j; G
 			// always double); fixed ones keep the header's.
-			if v.Record && v.Type.Class != patterns.Int32 {
-				v.Type = patterns.F64
+			if v.Record && v.Type.Class != plan.Int32 {
+				v.Type = plan.F64
 				if float && c != "G" {
-					v.Type = patterns.F32
+					v.Type = plan.F32
 				}
 			}
 		}

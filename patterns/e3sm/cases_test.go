@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // caseTable is layouts.md 4.1: variables per decomposition, partitioned, not partitioned,
@@ -77,17 +77,17 @@ func TestFNamesAndAttributes(t *testing.T) {
 		name, dims string
 		decomp     int
 		attrs      string
-		typ        patterns.Type
+		typ        plan.Type
 	}{
-		{"lat", "ncol", 2, "long_name,units", patterns.F64},
-		{"area", "ncol", 1, "long_name", patterns.F64},
-		{"P0", "", 0, "long_name,units", patterns.F64},
-		{"date_written", "time,chars", 0, "", patterns.U8},
-		{"QRL", "time,lev,ncol", 3, "mdims,Sampling_Sequence,_FillValue,missing_value,units,long_name,cell_methods", patterns.F64},
-		{"AODVIS", "time,ncol", 2, "_FillValue,missing_value,long_name,standard_name,cell_methods", patterns.F64},
-		{"CLDICE", "time,lev,ncol", 3, "mdims,units,mixing_ratio,long_name,cell_methods", patterns.F64},
-		{"num_a1_SRF", "time,ncol", 2, "units,long_name,cell_methods", patterns.F64},
-		{"soa_c3SFWET", "time,ncol", 2, "units,long_name,cell_methods", patterns.F64},
+		{"lat", "ncol", 2, "long_name,units", plan.F64},
+		{"area", "ncol", 1, "long_name", plan.F64},
+		{"P0", "", 0, "long_name,units", plan.F64},
+		{"date_written", "time,chars", 0, "", plan.U8},
+		{"QRL", "time,lev,ncol", 3, "mdims,Sampling_Sequence,_FillValue,missing_value,units,long_name,cell_methods", plan.F64},
+		{"AODVIS", "time,ncol", 2, "_FillValue,missing_value,long_name,standard_name,cell_methods", plan.F64},
+		{"CLDICE", "time,lev,ncol", 3, "mdims,units,mixing_ratio,long_name,cell_methods", plan.F64},
+		{"num_a1_SRF", "time,ncol", 2, "units,long_name,cell_methods", plan.F64},
+		{"soa_c3SFWET", "time,ncol", 2, "units,long_name,cell_methods", plan.F64},
 	}
 	for _, c := range cases {
 		v := byName[c.name]
@@ -116,11 +116,11 @@ func TestFNamesAndAttributes(t *testing.T) {
 	// j switches partitioned record variables (only) to float.
 	hf, _ := buildHistory("F", "h1", synth(t, "F", 2), true, 1)
 	for _, v := range hf.Vars {
-		want := patterns.F64
+		want := plan.F64
 		switch {
 		case v.Decomp > 0 && v.Record:
-			want = patterns.F32
-		case v.Type.Class == patterns.Int32 || v.Type.Class == patterns.Uint8:
+			want = plan.F32
+		case v.Type.Class == plan.Int32 || v.Type.Class == plan.Uint8:
 			want = v.Type
 		}
 		if !v.Type.Equal(want) {
@@ -129,7 +129,7 @@ func TestFNamesAndAttributes(t *testing.T) {
 	}
 	hg, _ := buildHistory("G", "", synth(t, "G", 2), true, 1)
 	for _, v := range hg.Vars {
-		if v.Decomp > 0 && v.Record && !v.Type.Equal(patterns.F64) {
+		if v.Decomp > 0 && v.Record && !v.Type.Equal(plan.F64) {
 			t.Errorf("G %s is %s: G is always double", v.Name, v.Type)
 		}
 	}
@@ -138,15 +138,15 @@ func TestFNamesAndAttributes(t *testing.T) {
 // TestAttributeEncoding checks the HDF5 encodings of text, numeric and -DIM_ attributes.
 func TestAttributeEncoding(t *testing.T) {
 	a := TextAttr("units", "W/m2")
-	if a.Type.Class != patterns.String || a.Type.Size != 5 || a.Shape != nil || string(a.Value) != "W/m2\x00" {
+	if a.Type.Class != plan.String || a.Type.Size != 5 || a.Shape != nil || string(a.Value) != "W/m2\x00" {
 		t.Errorf("text attribute %+v", a)
 	}
-	n := NumAttr("mdims", patterns.I32, 1)
+	n := NumAttr("mdims", plan.I32, 1)
 	if fmt.Sprint(n.Shape) != "[1]" || len(n.Value) != 4 || n.Value[0] != 1 {
 		t.Errorf("numeric attribute %+v", n)
 	}
 	d := DimAttr(Dim{"time", 0})
-	if d.Name != "-DIM_time" || d.Shape != nil || !d.Type.Equal(patterns.U64) || fmt.Sprint(d.Value) != "[255 255 255 255 255 255 255 255]" {
+	if d.Name != "-DIM_time" || d.Shape != nil || !d.Type.Equal(plan.U64) || fmt.Sprint(d.Value) != "[255 255 255 255 255 255 255 255]" {
 		t.Errorf("unlimited dimension attribute %+v", d)
 	}
 	if d := DimAttr(Dim{"ncol", 866}); d.Value[0] != 866%256 || d.Value[1] != 866/256 {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Decomp is one decomposition (D<k> of a map file): the decomposed array shape and every
@@ -79,7 +79,7 @@ func (m *Map) Validate() error {
 			return fmt.Errorf("e3sm map %s: D%d has %d offsets, %d lengths, nreqs sum %d", m.Source, k+1, len(d.Offsets), len(d.Lengths), d.Starts[m.NProcs])
 		}
 		row := int64(d.Dims[len(d.Dims)-1])
-		total := int64(patterns.Product(d.Dims))
+		total := int64(plan.Product(d.Dims))
 		for p := 0; p < m.NProcs; p++ {
 			if d.Used[p] < 0 || d.Used[p] > d.Fill[p] || d.Starts[p+1]-d.Starts[p] != d.Fill[p] {
 				return fmt.Errorf("e3sm map %s: D%d process %d: fill_starts %d, nreqs %d", m.Source, k+1, p, d.Used[p], d.Fill[p])
@@ -144,9 +144,9 @@ func (m *Map) Requests(k, rank, size int, fill bool) []Request {
 // block [1, 1…, len] (record variables, rec >= 0) or start [row…, col], block [1…, len]
 // (fixed-size variables, rec < 0). Stride and count are all ones. It also returns the
 // number of elements selected.
-func Selection(reqs []Request, dims []uint64, rec int) (patterns.Selection, uint64) {
+func Selection(reqs []Request, dims []uint64, rec int) (plan.Selection, uint64) {
 	if len(reqs) == 0 {
-		return patterns.None(), 0
+		return plan.None(), 0
 	}
 	rank := len(dims)
 	if rec >= 0 {
@@ -160,7 +160,7 @@ func Selection(reqs []Request, dims []uint64, rec int) (patterns.Selection, uint
 	// shape per distinct length (most requests share a few lengths).
 	starts := make([]uint64, rank*len(reqs))
 	blocks := map[int64][]uint64{}
-	sel := patterns.Selection{Blocks: make([]patterns.Hyperslab, len(reqs))}
+	sel := plan.Selection{Blocks: make([]plan.Hyperslab, len(reqs))}
 	var n uint64
 	for i, q := range reqs {
 		st := starts[i*rank : (i+1)*rank : (i+1)*rank]
@@ -175,7 +175,7 @@ func Selection(reqs []Request, dims []uint64, rec int) (patterns.Selection, uint
 			b[rank-1] = uint64(q.Length)
 			blocks[q.Length] = b
 		}
-		sel.Blocks[i] = patterns.Hyperslab{Start: st, Stride: ones, Count: ones, Block: b}
+		sel.Blocks[i] = plan.Hyperslab{Start: st, Stride: ones, Count: ones, Block: b}
 		n += uint64(q.Length)
 	}
 	return sel, n
@@ -249,7 +249,7 @@ func (m *Map) Stats(k int) Stats {
 	return s
 }
 
-// MapReader loads a map file into plain values. Package proxy/e3smmap registers the HDF5
+// MapReader loads a map file into plain values. Package patterns/all installs the HDF5
 // reader (patterns import nothing that calls HDF5).
 type MapReader func(path string) (*Map, error)
 
@@ -276,7 +276,7 @@ func LoadMap(path string) (*Map, error) {
 		return m, nil
 	}
 	if reader == nil {
-		return nil, fmt.Errorf("e3sm: no map reader is registered to read %s (import github.com/h5proxy/h5proxy/proxy/e3smmap)", path)
+		return nil, fmt.Errorf("e3sm: no map reader is registered to read %s (import github.com/h5proxy/h5proxy/patterns/all)", path)
 	}
 	m, err := reader(path)
 	if err != nil {

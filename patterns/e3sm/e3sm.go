@@ -8,6 +8,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Pattern plans E3SM-IO's canonical HDF5 output (and its read-back) for the F, G or I
@@ -94,10 +95,9 @@ func New(v *options.Values) (patterns.Pattern, error) {
 	return p, nil
 }
 
-func init() {
-	patterns.Register(patterns.Factory{Name: "e3sm", Summary: "E3SM-IO F/G/I history files in the canonical HDF5 layout: hundreds of variables decomposed by real or synthesized maps",
-		Options: Options, New: New})
-}
+// Factory builds the e3sm pattern; package patterns/all registers it.
+var Factory = patterns.Factory{Name: "e3sm", Summary: "E3SM-IO F/G/I history files in the canonical HDF5 layout: hundreds of variables decomposed by real or synthesized maps",
+	Options: Options, New: New}
 
 // Name returns "e3sm".
 func (p *Pattern) Name() string { return "e3sm" }
@@ -225,22 +225,22 @@ func firstStep(hs []*History, i int) int {
 }
 
 // plan is the context of one plan being built.
-type plan struct {
+type rankPlan struct {
 	p      *Pattern
 	env    patterns.Env
 	m      *Map
 	hs     []*History
 	io     int // I/O rank, -1 if none
 	ioSize int
-	out    patterns.Plan
+	out    plan.Plan
 }
 
 type cachedSel struct {
-	sel patterns.Selection
+	sel plan.Selection
 	n   uint64
 }
 
-func (p *Pattern) newPlan(env patterns.Env) (*plan, error) {
+func (p *Pattern) newPlan(env patterns.Env) (*rankPlan, error) {
 	io, ioSize := p.ioRank(env)
 	m, err := p.MapFor(ioSize)
 	if err != nil {
@@ -250,24 +250,24 @@ func (p *Pattern) newPlan(env patterns.Env) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &plan{p: p, env: env, m: m, hs: hs, io: io, ioSize: ioSize}, nil
+	return &rankPlan{p: p, env: env, m: m, hs: hs, io: io, ioSize: ioSize}, nil
 }
 
 func path(v *Var) string { return "/" + v.Name }
 
 // fileSpec is E3SM-IO's file access (its HDF5 driver): MPI-IO, libver LATEST, collective
 // metadata writes, a 32..128 MiB metadata cache starting at 32 MiB, automatic resizing off.
-func fileSpec(read bool) *patterns.FileSpec {
-	return &patterns.FileSpec{Parallel: true, CollMetadataWrite: !read, ReadOnly: read, LibverLatest: true,
+func fileSpec(read bool) *plan.FileSpec {
+	return &plan.FileSpec{Parallel: true, CollMetadataWrite: !read, ReadOnly: read, LibverLatest: true,
 		MDCInitialSize: 32 << 20, MDCMinSize: 32 << 20, MDCMaxSize: 128 << 20, MDCEvictions: true}
 }
 
 // Begin creates (write) or opens (read) the first history file; the write defines it and
 // writes its fixed-size variables.
-func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (patterns.Plan, error) {
+func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
 	pl, err := p.newPlan(env)
 	if err != nil {
-		return patterns.Plan{}, err
+		return plan.Plan{}, err
 	}
 	switch ph {
 	case patterns.PhaseWrite:
@@ -275,7 +275,7 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (patterns.Plan, err
 	case patterns.PhaseRead:
 		pl.openFile(0, 0)
 	default:
-		return patterns.Plan{}, fmt.Errorf("e3sm: no %s phase", ph)
+		return plan.Plan{}, fmt.Errorf("e3sm: no %s phase", ph)
 	}
 	return pl.out, nil
 }
@@ -283,13 +283,13 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (patterns.Plan, err
 // Step plans one record: on a file's first record (after the first file) it closes the
 // previous file and creates (opens) the next; then it extends and writes (reads) every
 // record variable.
-func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (patterns.Plan, error) {
+func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
 	if step < 0 || step >= p.Steps() {
-		return patterns.Plan{}, fmt.Errorf("e3sm: step %d outside 0..%d", step, p.Steps()-1)
+		return plan.Plan{}, fmt.Errorf("e3sm: step %d outside 0..%d", step, p.Steps()-1)
 	}
 	pl, err := p.newPlan(env)
 	if err != nil {
-		return patterns.Plan{}, err
+		return plan.Plan{}, err
 	}
 	f, rec := locate(pl.hs, step)
 	if rec == 0 && f > 0 {
@@ -305,19 +305,19 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (patterns.
 		pl.writeRecord(f, rec, step)
 	case patterns.PhaseRead:
 		if err := pl.readRecord(f, rec, step); err != nil {
-			return patterns.Plan{}, err
+			return plan.Plan{}, err
 		}
 	default:
-		return patterns.Plan{}, fmt.Errorf("e3sm: no %s phase", ph)
+		return plan.Plan{}, fmt.Errorf("e3sm: no %s phase", ph)
 	}
 	return pl.out, nil
 }
 
 // End closes the file the last executed step worked on.
-func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (patterns.Plan, error) {
+func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan, error) {
 	pl, err := p.newPlan(env)
 	if err != nil {
-		return patterns.Plan{}, err
+		return plan.Plan{}, err
 	}
 	f := 0
 	if steps > 0 {
@@ -327,75 +327,75 @@ func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (patterns.
 	return pl.out, nil
 }
 
-func (pl *plan) add(op patterns.Op) { pl.out.Add(op) }
+func (pl *rankPlan) add(op plan.Op) { pl.out.Add(op) }
 
 // createFile creates history file i, defines it (global and -DIM_ attributes, every
 // variable with its attributes) and writes its fixed-size variables, all at step.
-func (pl *plan) createFile(i, step int) {
+func (pl *rankPlan) createFile(i, step int) {
 	h := pl.hs[i]
 	file := HistoryPath(pl.env.Path, h.Name)
-	pl.add(patterns.Op{Kind: patterns.CreateFile, Path: file, Collective: true, Step: step, File: fileSpec(false)})
+	pl.add(plan.Op{Kind: plan.CreateFile, Path: file, Collective: true, Step: step, File: fileSpec(false)})
 	for j := range h.Globals {
-		pl.add(patterns.Op{Kind: patterns.WriteAttribute, Path: "/", Collective: true, Step: step, Attribute: &h.Globals[j]})
+		pl.add(plan.Op{Kind: plan.WriteAttribute, Path: "/", Collective: true, Step: step, Attribute: &h.Globals[j]})
 	}
 	for _, d := range h.Dims {
 		a := DimAttr(d)
-		pl.add(patterns.Op{Kind: patterns.WriteAttribute, Path: "/", Collective: true, Step: step, Attribute: &a})
+		pl.add(plan.Op{Kind: plan.WriteAttribute, Path: "/", Collective: true, Step: step, Attribute: &a})
 	}
 	for j := range h.Vars {
 		v := &h.Vars[j]
-		pl.add(patterns.Op{Kind: patterns.CreateDataset, Path: path(v), Collective: true, Step: step, Dataset: DatasetSpec(v)})
+		pl.add(plan.Op{Kind: plan.CreateDataset, Path: path(v), Collective: true, Step: step, Dataset: DatasetSpec(v)})
 		for k := range v.Attrs {
-			pl.add(patterns.Op{Kind: patterns.WriteAttribute, Path: path(v), Collective: true, Step: step, Attribute: &v.Attrs[k]})
+			pl.add(plan.Op{Kind: plan.WriteAttribute, Path: path(v), Collective: true, Step: step, Attribute: &v.Attrs[k]})
 		}
 	}
 	for j := range h.Vars {
 		if v := &h.Vars[j]; !v.Record {
-			pl.transfer(patterns.Write, v, -1, step)
+			pl.transfer(plan.Write, v, -1, step)
 		}
 	}
 }
 
 // DatasetSpec is a variable's dataset: record variables chunked one record at a time with
 // an unlimited first dimension, created empty; fixed-size ones contiguous. Fill time never.
-func DatasetSpec(v *Var) *patterns.DatasetSpec {
-	d := &patterns.DatasetSpec{Type: v.Type, FillNever: true}
+func DatasetSpec(v *Var) *plan.DatasetSpec {
+	d := &plan.DatasetSpec{Type: v.Type, FillNever: true}
 	if !v.Record {
 		d.Shape = append([]uint64(nil), v.Shape...)
 		return d
 	}
 	d.Shape = append([]uint64{0}, v.Shape...)
-	d.MaxShape = append([]uint64{patterns.MaxUnlimited}, v.Shape...)
+	d.MaxShape = append([]uint64{plan.MaxUnlimited}, v.Shape...)
 	d.Chunk = append([]uint64{1}, v.Shape...)
 	return d
 }
 
 // openFile opens history file i and its datasets and reads its fixed-size variables back.
-func (pl *plan) openFile(i, step int) {
+func (pl *rankPlan) openFile(i, step int) {
 	h := pl.hs[i]
-	pl.add(patterns.Op{Kind: patterns.OpenFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true, Step: step, File: fileSpec(true)})
+	pl.add(plan.Op{Kind: plan.OpenFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true, Step: step, File: fileSpec(true)})
 	for j := range h.Vars {
-		pl.add(patterns.Op{Kind: patterns.OpenDataset, Path: path(&h.Vars[j]), Collective: true, Step: step})
+		pl.add(plan.Op{Kind: plan.OpenDataset, Path: path(&h.Vars[j]), Collective: true, Step: step})
 	}
 	for j := range h.Vars {
 		if v := &h.Vars[j]; !v.Record {
-			pl.transfer(patterns.Read, v, -1, step)
+			pl.transfer(plan.Read, v, -1, step)
 		}
 	}
 }
 
 // closeFile closes file i's datasets and the file.
-func (pl *plan) closeFile(i int, ph patterns.Phase) {
+func (pl *rankPlan) closeFile(i int, ph patterns.Phase) {
 	h := pl.hs[i]
 	for j := range h.Vars {
-		pl.add(patterns.Op{Kind: patterns.CloseDataset, Path: path(&h.Vars[j]), Collective: true})
+		pl.add(plan.Op{Kind: plan.CloseDataset, Path: path(&h.Vars[j]), Collective: true})
 	}
-	pl.add(patterns.Op{Kind: patterns.CloseFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true})
+	pl.add(plan.Op{Kind: plan.CloseFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true})
 }
 
 // writeRecord extends and writes every record variable of file i for record rec, in
 // definition order, then flushes (y=1).
-func (pl *plan) writeRecord(i, rec, step int) {
+func (pl *rankPlan) writeRecord(i, rec, step int) {
 	h := pl.hs[i]
 	for j := range h.Vars {
 		v := &h.Vars[j]
@@ -403,20 +403,20 @@ func (pl *plan) writeRecord(i, rec, step int) {
 			continue
 		}
 		ext := append([]uint64{uint64(rec + 1)}, v.Shape...)
-		pl.add(patterns.Op{Kind: patterns.ExtendDataset, Path: path(v), Collective: true, Step: step, Dataset: &patterns.DatasetSpec{Shape: ext}})
-		pl.transfer(patterns.Write, v, rec, step)
+		pl.add(plan.Op{Kind: plan.ExtendDataset, Path: path(v), Collective: true, Step: step, Dataset: &plan.DatasetSpec{Shape: ext}})
+		pl.transfer(plan.Write, v, rec, step)
 	}
 	if pl.p.C.Flush == 1 {
-		pl.add(patterns.Op{Kind: patterns.FlushFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true, Step: step, File: &patterns.FileSpec{}})
+		pl.add(plan.Op{Kind: plan.FlushFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true, Step: step, File: &plan.FileSpec{}})
 	}
 }
 
 // readRecord reads record rec of every record variable of file i.
-func (pl *plan) readRecord(i, rec, step int) error {
+func (pl *rankPlan) readRecord(i, rec, step int) error {
 	h := pl.hs[i]
 	for j := range h.Vars {
 		if v := &h.Vars[j]; v.Record {
-			pl.transfer(patterns.Read, v, rec, step)
+			pl.transfer(plan.Read, v, rec, step)
 		}
 	}
 	return nil
@@ -428,10 +428,10 @@ func (pl *plan) readRecord(i, rec, step int) error {
 // with the whole variable (record) on rank 0 and an empty selection elsewhere. (Rank 0
 // alone moves their data; the others join the call because parallel HDF5 1.10 makes a
 // dataset's first transfer query the file's access properties collectively.)
-func (pl *plan) transfer(kind patterns.OpKind, v *Var, rec, step int) {
-	t := &patterns.Transfer{Variable: v.Name, MemType: v.Type, FileType: v.Type}
+func (pl *rankPlan) transfer(kind plan.OpKind, v *Var, rec, step int) {
+	t := &plan.Transfer{Variable: v.Name, MemType: v.Type, FileType: v.Type}
 	prefix := "w:"
-	if kind == patterns.Read {
+	if kind == plan.Read {
 		prefix = "r:"
 	}
 	t.Buffer = prefix + v.Name
@@ -439,10 +439,10 @@ func (pl *plan) transfer(kind patterns.OpKind, v *Var, rec, step int) {
 	if rec >= 0 {
 		t.FileShape = append([]uint64{uint64(rec + 1)}, v.Shape...)
 	}
-	op := patterns.Op{Kind: kind, Path: path(v), Step: step, Transfer: t, Collective: true}
+	op := plan.Op{Kind: kind, Path: path(v), Step: step, Transfer: t, Collective: true}
 	if v.Decomp == 0 {
 		if pl.env.Rank != 0 {
-			t.Selection, t.MemShape = patterns.None(), []uint64{1}
+			t.Selection, t.MemShape = plan.None(), []uint64{1}
 			pl.add(op)
 			return
 		}
@@ -453,11 +453,11 @@ func (pl *plan) transfer(kind patterns.OpKind, v *Var, rec, step int) {
 			start[0], ext[0] = uint64(rec), 1
 		}
 		if len(ext) == 0 {
-			t.Selection = patterns.All(nil)
+			t.Selection = plan.All(nil)
 		} else {
-			t.Selection = patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(start, ext)}}
+			t.Selection = plan.Selection{Blocks: []plan.Hyperslab{plan.Block(start, ext)}}
 		}
-		t.MemShape = []uint64{patterns.Product(ext)}
+		t.MemShape = []uint64{plan.Product(ext)}
 		if len(ext) == 0 {
 			t.MemShape = nil
 		}

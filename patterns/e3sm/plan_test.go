@@ -7,6 +7,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // TestAssign checks E3SM-IO's rank assignment: P/R processes each, one more for the first
@@ -82,7 +83,7 @@ func TestSynthesizedMaps(t *testing.T) {
 			}
 			for k := range m.Decomps {
 				dims := m.Decomps[k].Dims
-				total := patterns.Product(dims)
+				total := plan.Product(dims)
 				seen := make([]int, total)
 				var used uint64
 				for r := 0; r < p; r++ {
@@ -176,7 +177,7 @@ func TestPlanStructure(t *testing.T) {
 	for _, size := range []int{1, 2, 3} {
 		for rank := 0; rank < size; rank++ {
 			env := patterns.Env{Rank: rank, Size: size, Path: "/d/out.h5"}
-			var all []patterns.Op
+			var all []plan.Op
 			begin, err := p.Begin(patterns.PhaseWrite, env)
 			if err != nil {
 				t.Fatal(err)
@@ -195,19 +196,19 @@ func TestPlanStructure(t *testing.T) {
 			end, _ := p.End(patterns.PhaseWrite, p.Steps(), env)
 			all = append(all, end.Ops...)
 			var files []string
-			counts := map[patterns.OpKind]int{}
+			counts := map[plan.OpKind]int{}
 			extended := map[string]int{}
 			for i, op := range all {
 				counts[op.Kind]++
 				switch op.Kind {
-				case patterns.CreateFile:
+				case plan.CreateFile:
 					files = append(files, op.Path)
-				case patterns.ExtendDataset:
+				case plan.ExtendDataset:
 					extended[op.Path] = int(op.Dataset.Shape[0])
-					if next := all[i+1]; next.Kind != patterns.Write || next.Path != op.Path {
+					if next := all[i+1]; next.Kind != plan.Write || next.Path != op.Path {
 						t.Fatalf("rank %d: extend of %s followed by %s %s", rank, op.Path, next.Kind, next.Path)
 					}
-				case patterns.Write:
+				case plan.Write:
 					tr := op.Transfer
 					if !op.Collective {
 						t.Errorf("rank %d: write of %s is not collective", rank, op.Path)
@@ -223,15 +224,15 @@ func TestPlanStructure(t *testing.T) {
 			if fmt.Sprint(files) != "[/d/out_h0.h5 /d/out_h1.h5]" {
 				t.Errorf("files %v", files)
 			}
-			if counts[patterns.CreateFile] != counts[patterns.CloseFile] || counts[patterns.CreateDataset] != counts[patterns.CloseDataset] || counts[patterns.CreateDataset] != 414+51 {
+			if counts[plan.CreateFile] != counts[plan.CloseFile] || counts[plan.CreateDataset] != counts[plan.CloseDataset] || counts[plan.CreateDataset] != 414+51 {
 				t.Errorf("op counts %v", counts)
 			}
 			if extended["/U"] != 2 || extended["/T"] != 1 {
 				t.Errorf("extents: U %d (h1, 2 records), T %d (h0)", extended["/U"], extended["/T"])
 			}
 			wantRec := 399 + 2*36
-			if counts[patterns.ExtendDataset] != wantRec {
-				t.Errorf("%d extends, want %d", counts[patterns.ExtendDataset], wantRec)
+			if counts[plan.ExtendDataset] != wantRec {
+				t.Errorf("%d extends, want %d", counts[plan.ExtendDataset], wantRec)
 			}
 		}
 	}
@@ -264,15 +265,15 @@ func varOf(t *testing.T, path string) *Var {
 
 // TestDatasetSpecs checks the canonical dataset properties.
 func TestDatasetSpecs(t *testing.T) {
-	rec := DatasetSpec(&Var{Type: patterns.F64, Record: true, Shape: []uint64{72, 866}})
-	if fmt.Sprint(rec.Shape, rec.MaxShape[1:], rec.Chunk) != "[0 72 866] [72 866] [1 72 866]" || rec.MaxShape[0] != patterns.MaxUnlimited || !rec.FillNever {
+	rec := DatasetSpec(&Var{Type: plan.F64, Record: true, Shape: []uint64{72, 866}})
+	if fmt.Sprint(rec.Shape, rec.MaxShape[1:], rec.Chunk) != "[0 72 866] [72 866] [1 72 866]" || rec.MaxShape[0] != plan.MaxUnlimited || !rec.FillNever {
 		t.Errorf("record dataset %+v", rec)
 	}
-	fix := DatasetSpec(&Var{Type: patterns.F64, Shape: []uint64{866}})
+	fix := DatasetSpec(&Var{Type: plan.F64, Shape: []uint64{866}})
 	if fmt.Sprint(fix.Shape) != "[866]" || fix.Chunk != nil || fix.MaxShape != nil || !fix.FillNever {
 		t.Errorf("fixed dataset %+v", fix)
 	}
-	if s := DatasetSpec(&Var{Type: patterns.F64}); len(s.Shape) != 0 {
+	if s := DatasetSpec(&Var{Type: plan.F64}); len(s.Shape) != 0 {
 		t.Errorf("scalar %+v", s)
 	}
 }

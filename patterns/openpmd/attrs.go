@@ -4,20 +4,20 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Attribute values as openPMD-api's HDF5 backend stores them (layouts.md 3.3): a string
 // is a scalar fixed-length C string of its length + 1 (NUL-terminated); a vector of
 // strings is 1-D with the longest length + 1; numbers are scalars, vectors 1-D.
 
-func strAttr(name, s string) patterns.AttributeSpec {
+func strAttr(name, s string) plan.AttributeSpec {
 	v := make([]byte, len(s)+1)
 	copy(v, s)
-	return patterns.AttributeSpec{Name: name, Type: patterns.Str(len(s) + 1), Value: v}
+	return plan.AttributeSpec{Name: name, Type: plan.Str(len(s) + 1), Value: v}
 }
 
-func strsAttr(name string, ss ...string) patterns.AttributeSpec {
+func strsAttr(name string, ss ...string) plan.AttributeSpec {
 	n := 0
 	for _, s := range ss {
 		n = max(n, len(s))
@@ -27,43 +27,43 @@ func strsAttr(name string, ss ...string) patterns.AttributeSpec {
 	for i, s := range ss {
 		copy(v[i*n:], s)
 	}
-	return patterns.AttributeSpec{Name: name, Type: patterns.Str(n), Shape: []uint64{uint64(len(ss))}, Value: v}
+	return plan.AttributeSpec{Name: name, Type: plan.Str(n), Shape: []uint64{uint64(len(ss))}, Value: v}
 }
 
-func f64Attr(name string, x float64) patterns.AttributeSpec {
-	return patterns.AttributeSpec{Name: name, Type: patterns.F64, Value: binary.LittleEndian.AppendUint64(nil, math.Float64bits(x))}
+func f64Attr(name string, x float64) plan.AttributeSpec {
+	return plan.AttributeSpec{Name: name, Type: plan.F64, Value: binary.LittleEndian.AppendUint64(nil, math.Float64bits(x))}
 }
 
-func f64sAttr(name string, xs ...float64) patterns.AttributeSpec {
+func f64sAttr(name string, xs ...float64) plan.AttributeSpec {
 	var v []byte
 	for _, x := range xs {
 		v = binary.LittleEndian.AppendUint64(v, math.Float64bits(x))
 	}
-	return patterns.AttributeSpec{Name: name, Type: patterns.F64, Shape: []uint64{uint64(len(xs))}, Value: v}
+	return plan.AttributeSpec{Name: name, Type: plan.F64, Shape: []uint64{uint64(len(xs))}, Value: v}
 }
 
-func f32Attr(name string, x float32) patterns.AttributeSpec {
-	return patterns.AttributeSpec{Name: name, Type: patterns.F32, Value: binary.LittleEndian.AppendUint32(nil, math.Float32bits(x))}
+func f32Attr(name string, x float32) plan.AttributeSpec {
+	return plan.AttributeSpec{Name: name, Type: plan.F32, Value: binary.LittleEndian.AppendUint32(nil, math.Float32bits(x))}
 }
 
-func u32Attr(name string, x uint32) patterns.AttributeSpec {
-	return patterns.AttributeSpec{Name: name, Type: patterns.U32, Value: binary.LittleEndian.AppendUint32(nil, x)}
+func u32Attr(name string, x uint32) plan.AttributeSpec {
+	return plan.AttributeSpec{Name: name, Type: plan.U32, Value: binary.LittleEndian.AppendUint32(nil, x)}
 }
 
-func i32Attr(name string, x int32) patterns.AttributeSpec {
-	return patterns.AttributeSpec{Name: name, Type: patterns.I32, Value: binary.LittleEndian.AppendUint32(nil, uint32(x))}
+func i32Attr(name string, x int32) plan.AttributeSpec {
+	return plan.AttributeSpec{Name: name, Type: plan.I32, Value: binary.LittleEndian.AppendUint32(nil, uint32(x))}
 }
 
-func u64Attr(name string, x uint64) patterns.AttributeSpec {
-	return patterns.AttributeSpec{Name: name, Type: patterns.U64, Value: binary.LittleEndian.AppendUint64(nil, x)}
+func u64Attr(name string, x uint64) plan.AttributeSpec {
+	return plan.AttributeSpec{Name: name, Type: plan.U64, Value: binary.LittleEndian.AppendUint64(nil, x)}
 }
 
-func u64sAttr(name string, xs ...uint64) patterns.AttributeSpec {
+func u64sAttr(name string, xs ...uint64) plan.AttributeSpec {
 	var v []byte
 	for _, x := range xs {
 		v = binary.LittleEndian.AppendUint64(v, x)
 	}
-	return patterns.AttributeSpec{Name: name, Type: patterns.U64, Shape: []uint64{uint64(len(xs))}, Value: v}
+	return plan.AttributeSpec{Name: name, Type: plan.U64, Shape: []uint64{uint64(len(xs))}, Value: v}
 }
 
 // Standard and library constants the files carry.
@@ -92,8 +92,8 @@ var zeros7 = make([]float64, 7)
 
 // meshAttrs are the mesh record attributes openPMD-api writes for 8a's meshes (defaults,
 // 8a sets none), in the alphabetical order it writes them.
-func meshAttrs() []patterns.AttributeSpec {
-	return []patterns.AttributeSpec{
+func meshAttrs() []plan.AttributeSpec {
+	return []plan.AttributeSpec{
 		strsAttr("axisLabels", "x"),
 		strAttr("dataOrder", "C"),
 		strAttr("geometry", "cartesian"),
@@ -106,39 +106,39 @@ func meshAttrs() []patterns.AttributeSpec {
 }
 
 // meshComponentAttrs are a mesh component's attributes.
-func meshComponentAttrs() []patterns.AttributeSpec {
-	return []patterns.AttributeSpec{f64sAttr("position", 0), f64Attr("unitSI", 1)}
+func meshComponentAttrs() []plan.AttributeSpec {
+	return []plan.AttributeSpec{f64sAttr("position", 0), f64Attr("unitSI", 1)}
 }
 
 // recordAttrs are a particle record's attributes.
-func recordAttrs(unitDimension []float64) []patterns.AttributeSpec {
-	return []patterns.AttributeSpec{f32Attr("timeOffset", 0), f64sAttr("unitDimension", unitDimension...)}
+func recordAttrs(unitDimension []float64) []plan.AttributeSpec {
+	return []plan.AttributeSpec{f32Attr("timeOffset", 0), f64sAttr("unitDimension", unitDimension...)}
 }
 
 // componentAttrs are a particle record component's attributes.
-func componentAttrs() []patterns.AttributeSpec {
-	return []patterns.AttributeSpec{f64Attr("unitSI", 1)}
+func componentAttrs() []plan.AttributeSpec {
+	return []plan.AttributeSpec{f64Attr("unitSI", 1)}
 }
 
 // constantAttrs are a constant component's attributes: value, shape (written when the
 // group is created), then unitSI.
-func constantAttrs(value float64, n uint64) []patterns.AttributeSpec {
-	return []patterns.AttributeSpec{f64Attr("value", value), u64sAttr("shape", n), f64Attr("unitSI", 1)}
+func constantAttrs(value float64, n uint64) []plan.AttributeSpec {
+	return []plan.AttributeSpec{f64Attr("value", value), u64sAttr("shape", n), f64Attr("unitSI", 1)}
 }
 
 // speciesAttrs are the attributes 8a sets on the species `ion` at iteration it.
-func speciesAttrs(it int, ratio uint64) []patterns.AttributeSpec {
-	return []patterns.AttributeSpec{i32Attr("openPMD_STEP", int32(it)), i32Attr("p2mRatio", int32(ratio)), strAttr("particleSmoothing", "none")}
+func speciesAttrs(it int, ratio uint64) []plan.AttributeSpec {
+	return []plan.AttributeSpec{i32Attr("openPMD_STEP", int32(it)), i32Attr("p2mRatio", int32(ratio)), strAttr("particleSmoothing", "none")}
 }
 
 // iterationAttrs are an iteration's attributes (openPMD-api's defaults).
-func iterationAttrs() []patterns.AttributeSpec {
-	return []patterns.AttributeSpec{f64Attr("dt", 1), f64Attr("time", 0), f64Attr("timeUnitSI", 1)}
+func iterationAttrs() []plan.AttributeSpec {
+	return []plan.AttributeSpec{f64Attr("dt", 1), f64Attr("time", 0), f64Attr("timeUnitSI", 1)}
 }
 
 // rootAttrs are the series attributes on "/", in the order openPMD-api writes them.
-func rootAttrs(enc Encoding, format, date string) []patterns.AttributeSpec {
-	return []patterns.AttributeSpec{
+func rootAttrs(enc Encoding, format, date string) []plan.AttributeSpec {
+	return []plan.AttributeSpec{
 		strAttr("basePath", BasePath),
 		strAttr("date", date),
 		strAttr("iterationEncoding", enc.String()),

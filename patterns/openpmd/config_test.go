@@ -29,9 +29,8 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("dim=%s: minBlock %v grid %v", dim, c.MinBlock, c.Grid)
 		}
 	}
-	f, err := patterns.Lookup("OpenPMD")
-	if err != nil || f.Options != Options {
-		t.Errorf("registration: %v", err)
+	if Factory.Options != Options || Factory.Name != "openpmd" {
+		t.Errorf("factory %+v", Factory)
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/h5proxy/h5proxy/options"
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Mesh is the 8a decomposition of a run: the global mesh viewed as a grid of mini blocks,
@@ -39,7 +39,7 @@ func NewMesh(c Config, ranks int) (*Mesh, error) {
 	}
 	R := uint64(ranks)
 	U := m.Units
-	total := patterns.Product(U)
+	total := plan.Product(U)
 	fail := func(why string) (*Mesh, error) {
 		return nil, &options.Error{Table: "openpmd", Key: "grid", Value: gridText(c.Grid),
 			Reason:  fmt.Sprintf("%d-D mesh of %v mini blocks on %d ranks: %s", dim, U, ranks, why),
@@ -118,10 +118,10 @@ func gridText(g []uint64) string {
 func (m *Mesh) Dim() int { return len(m.Global) }
 
 // Particles is the total number of particles: ratio × cells.
-func (m *Mesh) Particles() uint64 { return m.Ratio * patterns.Product(m.Global) }
+func (m *Mesh) Particles() uint64 { return m.Ratio * plan.Product(m.Global) }
 
 // PatchCells is the number of cells of one patch.
-func (m *Mesh) PatchCells() uint64 { return patterns.Product(m.Patch) * patterns.Product(m.MinBlock) }
+func (m *Mesh) PatchCells() uint64 { return plan.Product(m.Patch) * plan.Product(m.MinBlock) }
 
 // coord returns the patch grid coordinate of patch index p (C order, last index fastest).
 func (m *Mesh) coord(p uint64) []uint64 {
@@ -188,12 +188,12 @@ func (m *Mesh) Blocks(rank, it int, balanced, perRank bool) []Block {
 	for _, p := range patches {
 		off, ext := m.PatchBox(p)
 		if perRank {
-			n := patterns.Product(ext) * m.Ratio
+			n := plan.Product(ext) * m.Ratio
 			out = append(out, Block{Offset: off, Extent: ext, POffset: poff, PCount: n})
 			poff += n
 			continue
 		}
-		n := patterns.Product(m.MinBlock) * m.Ratio
+		n := plan.Product(m.MinBlock) * m.Ratio
 		idx := make([]uint64, len(m.Patch))
 		for {
 			o := make([]uint64, len(idx))

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 func mesh(t *testing.T, ranks int, keys ...string) *Mesh {
@@ -66,7 +66,7 @@ func TestPatchRules(t *testing.T) {
 			if !reflect.DeepEqual(m.Patch, tc.patch) {
 				t.Fatalf("patch %v, want %v", m.Patch, tc.patch)
 			}
-			if got := patterns.Product(m.PatchGrid); got != uint64(tc.ranks) {
+			if got := plan.Product(m.PatchGrid); got != uint64(tc.ranks) {
 				t.Errorf("patch grid %v holds %d patches for %d ranks", m.PatchGrid, got, tc.ranks)
 			}
 		})
@@ -210,7 +210,7 @@ func TestCoverage(t *testing.T) {
 						continue // not every rank count decomposes
 					}
 					for it := 1; it <= 4; it++ {
-						cells := make([]int, patterns.Product(m.Global))
+						cells := make([]int, plan.Product(m.Global))
 						parts := make([]int, m.Particles())
 						for r := 0; r < R; r++ {
 							bl := m.Blocks(r, it, bal, perRank)
@@ -218,7 +218,7 @@ func TestCoverage(t *testing.T) {
 								bl = merge(bl)
 							}
 							for _, b := range bl {
-								sel := patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(b.Offset, b.Extent)}}
+								sel := plan.Selection{Blocks: []plan.Hyperslab{plan.Block(b.Offset, b.Extent)}}
 								if err := sel.Validate(m.Global); err != nil {
 									t.Fatalf("%v R=%d: %v", keys, R, err)
 								}
@@ -227,7 +227,7 @@ func TestCoverage(t *testing.T) {
 										cells[i]++
 									}
 								}
-								if b.PCount != patterns.Product(b.Extent)*2 {
+								if b.PCount != plan.Product(b.Extent)*2 {
 									t.Errorf("%v R=%d: block %+v carries %d particles", keys, R, b, b.PCount)
 								}
 								for i := b.POffset; i < b.POffset+b.PCount; i++ {

@@ -13,6 +13,7 @@ import (
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // The expected values in these tests are written from layouts.md section 3, independently
@@ -45,22 +46,22 @@ func env(rank, size int, file string) patterns.Env {
 // object is an HDF5 object of the replayed file.
 type object struct {
 	group   bool
-	dataset *patterns.DatasetSpec
-	attrs   []patterns.AttributeSpec
+	dataset *plan.DatasetSpec
+	attrs   []plan.AttributeSpec
 }
 
 // file is the replayed content of one file.
 type file struct {
 	objs  map[string]*object
 	order []string // creation order
-	root  []patterns.AttributeSpec
+	root  []plan.AttributeSpec
 }
 
 // written is what a rank's plans did.
 type written struct {
 	files     map[string]*file
 	fileOrder []string
-	writes    []patterns.Op // transfers, in order
+	writes    []plan.Op // transfers, in order
 }
 
 // replay executes a phase's plans on a model of HDF5, checking the lifecycle: files
@@ -70,23 +71,23 @@ type written struct {
 // flush; and on every operation the Step field and the collective flags: metadata and
 // file operations collective, transfers (and a writer's own opens around them)
 // collective exactly when transfers are.
-func replay(ph patterns.Phase, collectiveData bool, plans []patterns.Plan, steps []int) (*written, error) {
+func replay(ph patterns.Phase, collectiveData bool, plans []plan.Plan, steps []int) (*written, error) {
 	w := &written{files: map[string]*file{}}
 	var cur *file
 	curPath := ""
-	open := map[string]patterns.OpKind{}
-	for pi, plan := range plans {
-		for oi, op := range plan.Ops {
+	open := map[string]plan.OpKind{}
+	for pi, pl := range plans {
+		for oi, op := range pl.Ops {
 			where := fmt.Sprintf("plan %d op %d (%s %s)", pi, oi, op.Kind, op.Path)
 			if steps[pi] >= 0 && op.Step != steps[pi] {
 				return nil, fmt.Errorf("%s: Step %d, want %d", where, op.Step, steps[pi])
 			}
 			wantColl := true
 			switch op.Kind {
-			case patterns.Write, patterns.Read:
+			case plan.Write, plan.Read:
 				wantColl = collectiveData
-			case patterns.OpenDataset, patterns.CloseDataset:
-				if ph == patterns.PhaseWrite && isTransferOpen(plan.Ops, oi) {
+			case plan.OpenDataset, plan.CloseDataset:
+				if ph == patterns.PhaseWrite && isTransferOpen(pl.Ops, oi) {
 					wantColl = collectiveData
 				}
 			}
@@ -94,8 +95,8 @@ func replay(ph patterns.Phase, collectiveData bool, plans []patterns.Plan, steps
 				return nil, fmt.Errorf("%s: collective %v, want %v", where, op.Collective, wantColl)
 			}
 			switch op.Kind {
-			case patterns.CreateFile, patterns.OpenFile:
-				if ph == patterns.PhaseWrite && op.Kind == patterns.OpenFile || ph == patterns.PhaseRead && op.Kind == patterns.CreateFile {
+			case plan.CreateFile, plan.OpenFile:
+				if ph == patterns.PhaseWrite && op.Kind == plan.OpenFile || ph == patterns.PhaseRead && op.Kind == plan.CreateFile {
 					return nil, fmt.Errorf("%s: wrong kind for the %s phase", where, ph)
 				}
 				if cur != nil {
@@ -112,14 +113,14 @@ func replay(ph patterns.Phase, collectiveData bool, plans []patterns.Plan, steps
 				w.files[op.Path] = cur
 				w.fileOrder = append(w.fileOrder, op.Path)
 				continue
-			case patterns.FlushFile:
+			case plan.FlushFile:
 				return nil, fmt.Errorf("%s: openPMD-api does not flush files", where)
 			}
 			if cur == nil {
 				return nil, fmt.Errorf("%s: no file open", where)
 			}
 			switch op.Kind {
-			case patterns.CloseFile:
+			case plan.CloseFile:
 				if op.Path != curPath {
 					return nil, fmt.Errorf("%s: open file is %s", where, curPath)
 				}
@@ -127,7 +128,7 @@ func replay(ph patterns.Phase, collectiveData bool, plans []patterns.Plan, steps
 					return nil, fmt.Errorf("%s: objects still open: %v", where, keys(open))
 				}
 				cur, curPath = nil, ""
-			case patterns.CreateGroup, patterns.CreateDataset:
+			case plan.CreateGroup, plan.CreateDataset:
 				if ph != patterns.PhaseWrite {
 					return nil, fmt.Errorf("%s: create in a read", where)
 				}
@@ -137,32 +138,32 @@ func replay(ph patterns.Phase, collectiveData bool, plans []patterns.Plan, steps
 				if par := path.Dir(op.Path); par != "/" && (cur.objs[par] == nil || !cur.objs[par].group) {
 					return nil, fmt.Errorf("%s: parent group %s missing", where, par)
 				}
-				o := &object{group: op.Kind == patterns.CreateGroup, dataset: op.Dataset}
+				o := &object{group: op.Kind == plan.CreateGroup, dataset: op.Dataset}
 				if !o.group && op.Dataset == nil {
 					return nil, fmt.Errorf("%s: no dataset spec", where)
 				}
 				cur.objs[op.Path] = o
 				cur.order = append(cur.order, op.Path)
 				open[op.Path] = op.Kind
-			case patterns.OpenGroup, patterns.OpenDataset:
+			case plan.OpenGroup, plan.OpenDataset:
 				if _, dup := open[op.Path]; dup {
 					return nil, fmt.Errorf("%s: already open", where)
 				}
 				if ph == patterns.PhaseWrite {
 					o := cur.objs[op.Path]
-					if o == nil || o.group != (op.Kind == patterns.OpenGroup) {
+					if o == nil || o.group != (op.Kind == plan.OpenGroup) {
 						return nil, fmt.Errorf("%s: no such object in the file", where)
 					}
 				}
 				open[op.Path] = op.Kind
-			case patterns.CloseGroup, patterns.CloseDataset:
+			case plan.CloseGroup, plan.CloseDataset:
 				k, ok := open[op.Path]
-				isGroup := k == patterns.CreateGroup || k == patterns.OpenGroup
-				if !ok || isGroup != (op.Kind == patterns.CloseGroup) {
+				isGroup := k == plan.CreateGroup || k == plan.OpenGroup
+				if !ok || isGroup != (op.Kind == plan.CloseGroup) {
 					return nil, fmt.Errorf("%s: not open as that kind", where)
 				}
 				delete(open, op.Path)
-			case patterns.WriteAttribute:
+			case plan.WriteAttribute:
 				if op.Attribute == nil {
 					return nil, fmt.Errorf("%s: no attribute", where)
 				}
@@ -180,12 +181,12 @@ func replay(ph patterns.Phase, collectiveData bool, plans []patterns.Plan, steps
 					}
 				}
 				o.attrs = append(o.attrs, *op.Attribute)
-			case patterns.Write, patterns.Read:
+			case plan.Write, plan.Read:
 				k := open[op.Path]
-				if k != patterns.OpenDataset && k != patterns.CreateDataset {
+				if k != plan.OpenDataset && k != plan.CreateDataset {
 					return nil, fmt.Errorf("%s: dataset not open", where)
 				}
-				if (op.Kind == patterns.Write) != (ph == patterns.PhaseWrite) {
+				if (op.Kind == plan.Write) != (ph == patterns.PhaseWrite) {
 					return nil, fmt.Errorf("%s: wrong transfer for the %s phase", where, ph)
 				}
 				if o := cur.objs[op.Path]; ph == patterns.PhaseWrite && !reflect.DeepEqual(o.dataset.Shape, op.Transfer.FileShape) {
@@ -204,11 +205,11 @@ func replay(ph patterns.Phase, collectiveData bool, plans []patterns.Plan, steps
 }
 
 // isTransferOpen reports whether the open or close at i brackets a write.
-func isTransferOpen(ops []patterns.Op, i int) bool {
-	if ops[i].Kind == patterns.OpenDataset {
-		return i+1 < len(ops) && ops[i+1].Kind == patterns.Write
+func isTransferOpen(ops []plan.Op, i int) bool {
+	if ops[i].Kind == plan.OpenDataset {
+		return i+1 < len(ops) && ops[i+1].Kind == plan.Write
 	}
-	return i > 0 && ops[i-1].Kind == patterns.Write
+	return i > 0 && ops[i-1].Kind == plan.Write
 }
 
 func keys[T any](m map[string]T) []string {
@@ -222,8 +223,8 @@ func keys[T any](m map[string]T) []string {
 
 // runPhase plans Begin, every step and End for one rank; steps[i] is the Step the ops of
 // plans[i] must carry (-1: any, for Begin and End).
-func runPhase(p *Pattern, ph patterns.Phase, e patterns.Env) ([]patterns.Plan, []int, error) {
-	var plans []patterns.Plan
+func runPhase(p *Pattern, ph patterns.Phase, e patterns.Env) ([]plan.Plan, []int, error) {
+	var plans []plan.Plan
 	var steps []int
 	b, err := p.Begin(ph, e)
 	if err != nil {
@@ -268,12 +269,12 @@ type attr struct {
 
 // decode turns an attribute's bytes into a Go value: string, []string, float64,
 // []float64, float32, uint32, int32, uint64 or []uint64 (vectors when Shape is set).
-func decode(a patterns.AttributeSpec) any {
+func decode(a plan.AttributeSpec) any {
 	le := binary.LittleEndian
-	n := int(patterns.Product(a.Shape))
+	n := int(plan.Product(a.Shape))
 	vec := a.Shape != nil
 	switch a.Type.Class {
-	case patterns.String:
+	case plan.String:
 		var ss []string
 		for i := 0; i < n; i++ {
 			b := a.Value[i*a.Type.Size : (i+1)*a.Type.Size]
@@ -286,7 +287,7 @@ func decode(a patterns.AttributeSpec) any {
 			return ss
 		}
 		return ss[0]
-	case patterns.Float64:
+	case plan.Float64:
 		var fs []float64
 		for i := 0; i < n; i++ {
 			fs = append(fs, math.Float64frombits(le.Uint64(a.Value[8*i:])))
@@ -295,7 +296,7 @@ func decode(a patterns.AttributeSpec) any {
 			return fs
 		}
 		return fs[0]
-	case patterns.Uint64:
+	case plan.Uint64:
 		var us []uint64
 		for i := 0; i < n; i++ {
 			us = append(us, le.Uint64(a.Value[8*i:]))
@@ -304,11 +305,11 @@ func decode(a patterns.AttributeSpec) any {
 			return us
 		}
 		return us[0]
-	case patterns.Float32:
+	case plan.Float32:
 		return math.Float32frombits(le.Uint32(a.Value))
-	case patterns.Uint32:
+	case plan.Uint32:
 		return le.Uint32(a.Value)
-	case patterns.Int32:
+	case plan.Int32:
 		return int32(le.Uint32(a.Value))
 	}
 	return fmt.Sprintf("undecoded %s", a.Type)
@@ -316,7 +317,7 @@ func decode(a patterns.AttributeSpec) any {
 
 // checkAttrs compares a list of attributes with the expected ones, in order. Values of
 // names in skipValue are not compared (dates).
-func checkAttrs(t *testing.T, where string, got []patterns.AttributeSpec, want []attr, skipValue ...string) {
+func checkAttrs(t *testing.T, where string, got []plan.AttributeSpec, want []attr, skipValue ...string) {
 	t.Helper()
 	if len(got) != len(want) {
 		var names []string
@@ -332,7 +333,7 @@ func checkAttrs(t *testing.T, where string, got []patterns.AttributeSpec, want [
 			t.Errorf("%s: attribute %d is %s %s %v, want %s %s %v", where, i, g.Name, g.Type, g.Shape, w.name, w.typ, w.shape)
 			continue
 		}
-		if want := patterns.Product(g.Shape) * uint64(g.Type.Size); uint64(len(g.Value)) != want {
+		if want := plan.Product(g.Shape) * uint64(g.Type.Size); uint64(len(g.Value)) != want {
 			t.Errorf("%s @%s: %d bytes, want %d", where, g.Name, len(g.Value), want)
 			continue
 		}
@@ -343,9 +344,9 @@ func checkAttrs(t *testing.T, where string, got []patterns.AttributeSpec, want [
 		if v := decode(g); !skip && !reflect.DeepEqual(v, w.value) {
 			t.Errorf("%s @%s = %#v, want %#v", where, g.Name, v, w.value)
 		}
-		if g.Type.Class == patterns.String && g.Type.Size > 0 {
+		if g.Type.Class == plan.String && g.Type.Size > 0 {
 			// NUL-terminated: the last byte of every element is NUL.
-			for i := 1; i <= int(patterns.Product(g.Shape)); i++ {
+			for i := 1; i <= int(plan.Product(g.Shape)); i++ {
 				if g.Value[i*g.Type.Size-1] != 0 {
 					t.Errorf("%s @%s: element %d not NUL-terminated: %q", where, g.Name, i-1, g.Value)
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Pattern is openPMD-api's 8a write benchmark and 8b read benchmark as h5bench's openpmd
@@ -30,11 +31,10 @@ func New(v *options.Values) (patterns.Pattern, error) {
 	return &Pattern{C: c, Date: time.Now().Format(DateFormat)}, nil
 }
 
-func init() {
-	patterns.Register(patterns.Factory{Name: "openpmd",
-		Summary: "openPMD 1.1.0 series as openPMD-api's HDF5 backend writes them: h5bench openpmd (8a meshes E, B, rho and species ion; 8b metadata and slice reads)",
-		Options: Options, New: New})
-}
+// Factory builds the openpmd pattern; package patterns/all registers it.
+var Factory = patterns.Factory{Name: "openpmd",
+	Summary: "openPMD 1.1.0 series as openPMD-api's HDF5 backend writes them: h5bench openpmd (8a meshes E, B, rho and species ion; 8b metadata and slice reads)",
+	Options: Options, New: New}
 
 // Name returns "openpmd".
 func (p *Pattern) Name() string { return "openpmd" }
@@ -140,9 +140,9 @@ func (p *Pattern) check(ph patterns.Phase, env patterns.Env) (*Mesh, error) {
 
 // fileSpec is openPMD-api's parallel file access: MPI-IO, collective metadata, the
 // deferred metadata cache and alignment as configured.
-func (p *Pattern) fileSpec(read bool) *patterns.FileSpec {
+func (p *Pattern) fileSpec(read bool) *plan.FileSpec {
 	c := p.C
-	fs := &patterns.FileSpec{Parallel: true, ReadOnly: read, CollMetadataOps: c.CollectiveMetadata, CollMetadataWrite: c.CollectiveMetadata}
+	fs := &plan.FileSpec{Parallel: true, ReadOnly: read, CollMetadataOps: c.CollectiveMetadata, CollMetadataWrite: c.CollectiveMetadata}
 	if c.DeferMetadata {
 		fs.MDCInitialSize = c.DeferMetadataSize
 	}
@@ -154,35 +154,35 @@ func (p *Pattern) fileSpec(read bool) *patterns.FileSpec {
 
 // Begin creates (write) or opens (read) the series file; file-based writes create each
 // iteration's file in its step, file-based reads open iteration 1's file here.
-func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (patterns.Plan, error) {
-	var plan patterns.Plan
+func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
+	var pl plan.Plan
 	if _, err := p.check(ph, env); err != nil {
-		return plan, err
+		return pl, err
 	}
 	switch ph {
 	case patterns.PhaseWrite:
 		if p.C.Encoding != FileBased {
-			plan.Add(patterns.Op{Kind: patterns.CreateFile, Path: env.Path, Collective: true, File: p.fileSpec(false)})
+			pl.Add(plan.Op{Kind: plan.CreateFile, Path: env.Path, Collective: true, File: p.fileSpec(false)})
 		}
 	case patterns.PhaseRead:
-		plan.Add(patterns.Op{Kind: patterns.OpenFile, Path: p.iterFile(env, 1), Collective: true, File: p.fileSpec(true)})
+		pl.Add(plan.Op{Kind: plan.OpenFile, Path: p.iterFile(env, 1), Collective: true, File: p.fileSpec(true)})
 	default:
-		return plan, fmt.Errorf("openpmd: no %s phase", ph)
+		return pl, fmt.Errorf("openpmd: no %s phase", ph)
 	}
-	return plan, nil
+	return pl, nil
 }
 
 // Step plans iteration step+1 (8a numbers iterations from 1).
-func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (patterns.Plan, error) {
-	var plan patterns.Plan
+func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
+	var pl plan.Plan
 	if step < 0 || step >= p.C.Steps {
-		return plan, fmt.Errorf("openpmd: step %d outside 0..%d", step, p.C.Steps-1)
+		return pl, fmt.Errorf("openpmd: step %d outside 0..%d", step, p.C.Steps-1)
 	}
 	m, err := p.check(ph, env)
 	if err != nil {
-		return plan, err
+		return pl, err
 	}
-	b := &builder{plan: &plan, step: step}
+	b := &builder{plan: &pl, step: step}
 	switch ph {
 	case patterns.PhaseWrite:
 		p.writeStep(b, m, env)
@@ -192,79 +192,79 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (patterns.
 		err = fmt.Errorf("openpmd: no %s phase", ph)
 	}
 	if err == nil {
-		err = plan.Validate()
+		err = pl.Validate()
 	}
-	return plan, err
+	return pl, err
 }
 
 // End closes the series file; a file-based read closes the file a step opened ahead when
 // the phase ends before the last iteration.
-func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (patterns.Plan, error) {
-	var plan patterns.Plan
+func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan, error) {
+	var pl plan.Plan
 	switch {
 	case p.C.Encoding != FileBased:
-		plan.Add(patterns.Op{Kind: patterns.CloseFile, Path: env.Path, Collective: true})
+		pl.Add(plan.Op{Kind: plan.CloseFile, Path: env.Path, Collective: true})
 	case ph == patterns.PhaseRead && steps < p.C.Steps:
-		plan.Add(patterns.Op{Kind: patterns.CloseFile, Path: p.iterFile(env, steps+1), Collective: true})
+		pl.Add(plan.Op{Kind: plan.CloseFile, Path: p.iterFile(env, steps+1), Collective: true})
 	}
-	return plan, nil
+	return pl, nil
 }
 
 // builder appends the HDF5 calls openPMD-api's HDF5 backend makes for its IO tasks.
 type builder struct {
-	plan *patterns.Plan
+	plan *plan.Plan
 	step int
 }
 
-func (b *builder) op(kind patterns.OpKind, path string, coll bool) *patterns.Op {
-	b.plan.Add(patterns.Op{Kind: kind, Path: path, Collective: coll, Step: b.step})
+func (b *builder) op(kind plan.OpKind, path string, coll bool) *plan.Op {
+	b.plan.Add(plan.Op{Kind: kind, Path: path, Collective: coll, Step: b.step})
 	return &b.plan.Ops[len(b.plan.Ops)-1]
 }
 
 // group is CREATE_PATH: the group is created and closed.
 func (b *builder) group(path string) {
-	b.op(patterns.CreateGroup, path, true)
-	b.op(patterns.CloseGroup, path, true)
+	b.op(plan.CreateGroup, path, true)
+	b.op(plan.CloseGroup, path, true)
 }
 
 // dataset is CREATE_DATASET: created and closed.
-func (b *builder) dataset(path string, spec *patterns.DatasetSpec) {
-	b.op(patterns.CreateDataset, path, true).Dataset = spec
-	b.op(patterns.CloseDataset, path, true)
+func (b *builder) dataset(path string, spec *plan.DatasetSpec) {
+	b.op(plan.CreateDataset, path, true).Dataset = spec
+	b.op(plan.CloseDataset, path, true)
 }
 
 // attrs is one WRITE_ATT per attribute: the object is opened, the attribute written and
 // the object closed; attributes of "/" go through the file.
-func (b *builder) attrs(path string, isGroup bool, as ...patterns.AttributeSpec) {
-	open, cl := patterns.OpenDataset, patterns.CloseDataset
+func (b *builder) attrs(path string, isGroup bool, as ...plan.AttributeSpec) {
+	open, cl := plan.OpenDataset, plan.CloseDataset
 	if isGroup {
-		open, cl = patterns.OpenGroup, patterns.CloseGroup
+		open, cl = plan.OpenGroup, plan.CloseGroup
 	}
 	for i := range as {
 		a := as[i]
 		if path == "/" {
-			b.op(patterns.WriteAttribute, path, true).Attribute = &a
+			b.op(plan.WriteAttribute, path, true).Attribute = &a
 			continue
 		}
 		b.op(open, path, true)
-		b.op(patterns.WriteAttribute, path, true).Attribute = &a
+		b.op(plan.WriteAttribute, path, true).Attribute = &a
 		b.op(cl, path, true)
 	}
 }
 
 // write is one WRITE_DATASET (a storeChunk): the dataset is opened, written and closed,
 // by this rank alone with independent transfers.
-func (b *builder) write(path string, t *patterns.Transfer, collective bool) {
-	b.op(patterns.OpenDataset, path, collective)
-	b.op(patterns.Write, path, collective).Transfer = t
-	b.op(patterns.CloseDataset, path, collective)
+func (b *builder) write(path string, t *plan.Transfer, collective bool) {
+	b.op(plan.OpenDataset, path, collective)
+	b.op(plan.Write, path, collective).Transfer = t
+	b.op(plan.CloseDataset, path, collective)
 }
 
 // dsSpec is the creation property list of a record component: chunked as openPMD-api
 // chooses (unless OPENPMD_HDF5_CHUNKS=none), fill time never.
-func (p *Pattern) dsSpec(t patterns.Type, shape []uint64) *patterns.DatasetSpec {
-	d := &patterns.DatasetSpec{Type: t, Shape: shape, FillNever: true}
-	if p.C.Chunks && patterns.Product(shape) > 0 {
+func (p *Pattern) dsSpec(t plan.Type, shape []uint64) *plan.DatasetSpec {
+	d := &plan.DatasetSpec{Type: t, Shape: shape, FillNever: true}
+	if p.C.Chunks && plan.Product(shape) > 0 {
 		d.Chunk = ChunkDims(shape, t.Size)
 	}
 	return d
@@ -281,7 +281,7 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 	ip := p.IterationPath(it)
 	first := b.step == 0 || c.Encoding == FileBased
 	if c.Encoding == FileBased {
-		b.op(patterns.CreateFile, p.iterFile(env, it), true).File = p.fileSpec(false)
+		b.op(plan.CreateFile, p.iterFile(env, it), true).File = p.fileSpec(false)
 	}
 	if first {
 		b.group("/data")
@@ -299,7 +299,7 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 		blocks = merge(blocks)
 	}
 	meshComponent := func(path, variable string) {
-		b.dataset(path, p.dsSpec(patterns.F64, m.Global))
+		b.dataset(path, p.dsSpec(plan.F64, m.Global))
 		for _, t := range p.meshTransfers(variable, m.Global, blocks) {
 			b.write(path, t, !c.Independent)
 		}
@@ -322,19 +322,19 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 	b.group(parts)
 	b.group(sp)
 	n := m.Particles()
-	particleComponent := func(path, variable string, t patterns.Type) {
+	particleComponent := func(path, variable string, t plan.Type) {
 		b.dataset(path, p.dsSpec(t, []uint64{n}))
 		for _, tr := range p.particleTransfers(variable, t, n, blocks) {
 			b.write(path, tr, !c.Independent)
 		}
 	}
 	vp := "particles/" + Species + "/"
-	particleComponent(sp+"/charge", vp+"charge", patterns.F64)
+	particleComponent(sp+"/charge", vp+"charge", plan.F64)
 	b.attrs(sp+"/charge", false, append(componentAttrs(), recordAttrs(zeros7)...)...)
-	particleComponent(sp+"/id", vp+"id", patterns.U64)
+	particleComponent(sp+"/id", vp+"id", plan.U64)
 	b.attrs(sp+"/id", false, append(componentAttrs(), recordAttrs(zeros7)...)...)
 	b.group(sp + "/position")
-	particleComponent(sp+"/position/x", vp+"position/x", patterns.F64)
+	particleComponent(sp+"/position/x", vp+"position/x", plan.F64)
 	b.attrs(sp+"/position/x", false, componentAttrs()...)
 	b.attrs(sp+"/position", true, recordAttrs(unitL)...)
 	b.group(sp + "/positionOffset")
@@ -348,22 +348,22 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 		b.attrs("/", true, rootAttrs(c.Encoding, p.IterationFormat(env), p.Date)...)
 	}
 	if c.Encoding == FileBased {
-		b.op(patterns.CloseFile, p.iterFile(env, it), true)
+		b.op(plan.CloseFile, p.iterFile(env, it), true)
 	}
 }
 
 // meshTransfers are a rank's writes of one mesh component: with independent transfers
 // one per block (storeChunk); with collective ones a single write of the union of its
 // boxes, or of nothing, so that every rank makes the call.
-func (p *Pattern) meshTransfers(variable string, global []uint64, blocks []Block) []*patterns.Transfer {
-	mk := func(buffer string, sel patterns.Selection, mem []uint64) *patterns.Transfer {
-		return &patterns.Transfer{Variable: variable, Buffer: buffer, MemType: patterns.F64, MemShape: mem,
-			FileType: patterns.F64, FileShape: global, Selection: sel}
+func (p *Pattern) meshTransfers(variable string, global []uint64, blocks []Block) []*plan.Transfer {
+	mk := func(buffer string, sel plan.Selection, mem []uint64) *plan.Transfer {
+		return &plan.Transfer{Variable: variable, Buffer: buffer, MemType: plan.F64, MemShape: mem,
+			FileType: plan.F64, FileShape: global, Selection: sel}
 	}
 	if !p.C.Independent {
-		var sel patterns.Selection
+		var sel plan.Selection
 		for _, bl := range blocks {
-			sel.Blocks = append(sel.Blocks, patterns.Block(bl.Offset, bl.Extent))
+			sel.Blocks = append(sel.Blocks, plan.Block(bl.Offset, bl.Extent))
 		}
 		mem := []uint64{sel.NPoints(global)}
 		switch {
@@ -372,24 +372,24 @@ func (p *Pattern) meshTransfers(variable string, global []uint64, blocks []Block
 		case len(blocks) == 1:
 			mem = blocks[0].Extent
 		}
-		return []*patterns.Transfer{mk(variable, sel, mem)}
+		return []*plan.Transfer{mk(variable, sel, mem)}
 	}
-	var out []*patterns.Transfer
+	var out []*plan.Transfer
 	for k, bl := range blocks {
-		out = append(out, mk(bufferName(variable, k), patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(bl.Offset, bl.Extent)}}, bl.Extent))
+		out = append(out, mk(bufferName(variable, k), plan.Selection{Blocks: []plan.Hyperslab{plan.Block(bl.Offset, bl.Extent)}}, bl.Extent))
 	}
 	return out
 }
 
 // particleTransfers are a rank's writes of one particle record component (1-D, n
 // particles), block by block like the mesh's.
-func (p *Pattern) particleTransfers(variable string, t patterns.Type, n uint64, blocks []Block) []*patterns.Transfer {
-	mk := func(buffer string, off, cnt uint64) *patterns.Transfer {
-		sel, mem := patterns.None(), []uint64{1}
+func (p *Pattern) particleTransfers(variable string, t plan.Type, n uint64, blocks []Block) []*plan.Transfer {
+	mk := func(buffer string, off, cnt uint64) *plan.Transfer {
+		sel, mem := plan.None(), []uint64{1}
 		if cnt > 0 {
-			sel, mem = patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{off}, []uint64{cnt})}}, []uint64{cnt}
+			sel, mem = plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{off}, []uint64{cnt})}}, []uint64{cnt}
 		}
-		return &patterns.Transfer{Variable: variable, Buffer: buffer, MemType: t, MemShape: mem,
+		return &plan.Transfer{Variable: variable, Buffer: buffer, MemType: t, MemShape: mem,
 			FileType: t, FileShape: []uint64{n}, Selection: sel}
 	}
 	if !p.C.Independent {
@@ -400,9 +400,9 @@ func (p *Pattern) particleTransfers(variable string, t patterns.Type, n uint64, 
 		for _, bl := range blocks {
 			cnt += bl.PCount // consecutive ranges
 		}
-		return []*patterns.Transfer{mk(variable, off, cnt)}
+		return []*plan.Transfer{mk(variable, off, cnt)}
 	}
-	var out []*patterns.Transfer
+	var out []*plan.Transfer
 	for k, bl := range blocks {
 		out = append(out, mk(bufferName(variable, k), bl.POffset, bl.PCount))
 	}
@@ -455,9 +455,9 @@ func (p *Pattern) readStep(b *builder, env patterns.Env) error {
 		obj{sp + "/positionOffset", true}, obj{sp + "/positionOffset/x", true})
 	for _, o := range objs {
 		if o.group {
-			b.op(patterns.OpenGroup, o.path, true)
+			b.op(plan.OpenGroup, o.path, true)
 		} else {
-			b.op(patterns.OpenDataset, o.path, true)
+			b.op(plan.OpenDataset, o.path, true)
 		}
 	}
 	if b.step%5 == 0 {
@@ -467,15 +467,15 @@ func (p *Pattern) readStep(b *builder, env patterns.Env) error {
 	}
 	for i := len(objs) - 1; i >= 0; i-- {
 		if objs[i].group {
-			b.op(patterns.CloseGroup, objs[i].path, true)
+			b.op(plan.CloseGroup, objs[i].path, true)
 		} else {
-			b.op(patterns.CloseDataset, objs[i].path, true)
+			b.op(plan.CloseDataset, objs[i].path, true)
 		}
 	}
 	if p.C.Encoding == FileBased {
-		b.op(patterns.CloseFile, p.iterFile(env, it), true)
+		b.op(plan.CloseFile, p.iterFile(env, it), true)
 		if it < p.C.Steps {
-			b.op(patterns.OpenFile, p.iterFile(env, it+1), true).File = p.fileSpec(true)
+			b.op(plan.OpenFile, p.iterFile(env, it+1), true).File = p.fileSpec(true)
 		}
 	}
 	return nil
@@ -484,7 +484,7 @@ func (p *Pattern) readStep(b *builder, env patterns.Env) error {
 // Slice returns 8b's slice of a mesh of the given shape perpendicular to axis for rank:
 // index rank mod extent along axis, everything along the others. A 1-D mesh is read
 // whole. ok is false when the mesh has no such axis (8b reads nothing then).
-func Slice(shape []uint64, axis, rank int) (sel patterns.Selection, mem []uint64, ok bool) {
+func Slice(shape []uint64, axis, rank int) (sel plan.Selection, mem []uint64, ok bool) {
 	if axis >= len(shape) {
 		return sel, nil, false
 	}
@@ -494,7 +494,7 @@ func Slice(shape []uint64, axis, rank int) (sel patterns.Selection, mem []uint64
 		start[axis] = uint64(rank) % shape[axis]
 		ext[axis] = 1
 	}
-	return patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(start, ext)}}, ext, true
+	return plan.Selection{Blocks: []plan.Hyperslab{plan.Block(start, ext)}}, ext, true
 }
 
 // reads adds the pattern's reads of an iteration: a slice of rho (s<axis>) or the same
@@ -527,9 +527,9 @@ func (p *Pattern) reads(b *builder, env patterns.Env, fields string, rhoShape []
 	}
 	for _, r := range recs {
 		v := "fields/" + r
-		t := &patterns.Transfer{Variable: v, Buffer: "read:" + v, MemType: patterns.F64, MemShape: mem,
-			FileType: patterns.F64, FileShape: shape, Selection: sel}
-		b.op(patterns.Read, fields+"/"+r, !p.C.Independent).Transfer = t
+		t := &plan.Transfer{Variable: v, Buffer: "read:" + v, MemType: plan.F64, MemShape: mem,
+			FileType: plan.F64, FileShape: shape, Selection: sel}
+		b.op(plan.Read, fields+"/"+r, !p.C.Independent).Transfer = t
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // shapesOf answers Env.Shape from a rank's replayed write of the same configuration.
@@ -46,13 +47,13 @@ func readAll(t *testing.T, p *Pattern, e patterns.Env, w *written) *written {
 		t.Errorf("read files %v, written %v", got.fileOrder, w.fileOrder)
 	}
 	var cur *file
-	for _, plan := range plans {
-		for _, op := range plan.Ops {
+	for _, pl := range plans {
+		for _, op := range pl.Ops {
 			switch op.Kind {
-			case patterns.OpenFile:
+			case plan.OpenFile:
 				cur = w.files[op.Path]
-			case patterns.OpenGroup, patterns.OpenDataset:
-				if o := cur.objs[op.Path]; o == nil || o.group != (op.Kind == patterns.OpenGroup) {
+			case plan.OpenGroup, plan.OpenDataset:
+				if o := cur.objs[op.Path]; o == nil || o.group != (op.Kind == plan.OpenGroup) {
 					t.Errorf("%s %s: no such object in the written file", op.Kind, op.Path)
 				}
 			}
@@ -85,8 +86,8 @@ func TestReadSample(t *testing.T) {
 			t.Fatalf("rank %d: %d reads", r, len(got.writes))
 		}
 		op := got.writes[0]
-		want := patterns.Transfer{Variable: "fields/rho", Buffer: "read:fields/rho", MemType: patterns.F64, MemShape: u(128, 1, 128),
-			FileType: patterns.F64, FileShape: u(128, 256, 128), Selection: patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(u(0, uint64(r), 0), u(128, 1, 128))}}}
+		want := plan.Transfer{Variable: "fields/rho", Buffer: "read:fields/rho", MemType: plan.F64, MemShape: u(128, 1, 128),
+			FileType: plan.F64, FileShape: u(128, 256, 128), Selection: plan.Selection{Blocks: []plan.Hyperslab{plan.Block(u(0, uint64(r), 0), u(128, 1, 128))}}}
 		if op.Path != "/data/fields/rho" || op.Collective || !reflect.DeepEqual(*op.Transfer, want) {
 			t.Errorf("rank %d: %s collective=%v %+v, want %+v", r, op.Path, op.Collective, *op.Transfer, want)
 		}
@@ -94,17 +95,17 @@ func TestReadSample(t *testing.T) {
 			t.Errorf("bytes %d", op.Transfer.Bytes())
 		}
 		b, _ := p.Begin(patterns.PhaseRead, e)
-		wantFS := patterns.FileSpec{Parallel: true, ReadOnly: true, CollMetadataOps: true, CollMetadataWrite: true, MDCInitialSize: 32 << 20}
-		if len(b.Ops) != 1 || b.Ops[0].Kind != patterns.OpenFile || b.Ops[0].Path != e.Path || !reflect.DeepEqual(*b.Ops[0].File, wantFS) {
+		wantFS := plan.FileSpec{Parallel: true, ReadOnly: true, CollMetadataOps: true, CollMetadataWrite: true, MDCInitialSize: 32 << 20}
+		if len(b.Ops) != 1 || b.Ops[0].Kind != plan.OpenFile || b.Ops[0].Path != e.Path || !reflect.DeepEqual(*b.Ops[0].File, wantFS) {
 			t.Errorf("Begin %v, want open-file %+v", b.Ops, wantFS)
 		}
 		st, _ := p.Step(patterns.PhaseRead, 0, e)
 		var opens []string
 		for _, op := range st.Ops {
 			switch op.Kind {
-			case patterns.OpenGroup:
+			case plan.OpenGroup:
 				opens = append(opens, "g "+op.Path)
-			case patterns.OpenDataset:
+			case plan.OpenDataset:
 				opens = append(opens, "d "+op.Path)
 			}
 		}
@@ -184,7 +185,7 @@ func TestReadEveryFifth(t *testing.T) {
 		t.Errorf("reads %v", paths)
 	}
 	st, _ := p.Step(patterns.PhaseRead, 3, e)
-	if st.Ops[0].Kind != patterns.OpenGroup || st.Ops[0].Path != "/data/4" || len(st.Ops) != 2*len(wantOpens("/data/4", 2)) {
+	if st.Ops[0].Kind != plan.OpenGroup || st.Ops[0].Path != "/data/4" || len(st.Ops) != 2*len(wantOpens("/data/4", 2)) {
 		t.Errorf("iteration 4: %d ops, first %v", len(st.Ops), st.Ops[0])
 	}
 }
@@ -204,14 +205,14 @@ func TestReadFileBased(t *testing.T) {
 	}
 	st, _ := p.Step(patterns.PhaseRead, 0, e)
 	n := len(st.Ops)
-	if st.Ops[n-2].Kind != patterns.CloseFile || st.Ops[n-2].Path != files[0] || st.Ops[n-1].Kind != patterns.OpenFile || st.Ops[n-1].Path != files[1] ||
+	if st.Ops[n-2].Kind != plan.CloseFile || st.Ops[n-2].Path != files[0] || st.Ops[n-1].Kind != plan.OpenFile || st.Ops[n-1].Path != files[1] ||
 		!st.Ops[n-1].File.ReadOnly {
 		t.Errorf("step 0 ends with %v %v", st.Ops[n-2], st.Ops[n-1])
 	}
 	// Ending after 1 of 3 iterations closes iteration 2's file, opened ahead.
 	b, _ := p.Begin(patterns.PhaseRead, e)
 	end, _ := p.End(patterns.PhaseRead, 1, e)
-	if _, err := replay(patterns.PhaseRead, false, []patterns.Plan{b, st, end}, []int{-1, 0, -1}); err != nil {
+	if _, err := replay(patterns.PhaseRead, false, []plan.Plan{b, st, end}, []int{-1, 0, -1}); err != nil {
 		t.Errorf("early end: %v", err)
 	}
 	if end.Ops[0].Path != files[1] {

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // node is an expected object of a series file.
 type node struct {
 	path  string
 	group bool
-	typ   patterns.Type
+	typ   plan.Type
 	shape []uint64
 	chunk []uint64
 	attrs []attr
@@ -60,18 +61,18 @@ func wantIterationTree(ip string, it int, dim int, global, chunk []uint64, n uin
 	for _, rec := range []string{"B", "E"} {
 		out = append(out, node{path: ip + "/fields/" + rec, group: true, attrs: wantMeshRecord})
 		for _, ax := range []string{"x", "y", "z"}[:dim] {
-			out = append(out, node{path: ip + "/fields/" + rec + "/" + ax, typ: patterns.F64, shape: global, chunk: chunk, attrs: wantMeshComponent})
+			out = append(out, node{path: ip + "/fields/" + rec + "/" + ax, typ: plan.F64, shape: global, chunk: chunk, attrs: wantMeshComponent})
 		}
 	}
 	sp := ip + "/particles/ion"
 	return append(out,
-		node{path: ip + "/fields/rho", typ: patterns.F64, shape: global, chunk: chunk, attrs: cat(wantMeshComponent, wantMeshRecord)},
+		node{path: ip + "/fields/rho", typ: plan.F64, shape: global, chunk: chunk, attrs: cat(wantMeshComponent, wantMeshRecord)},
 		node{path: ip + "/particles", group: true},
 		node{path: sp, group: true, attrs: []attr{{"openPMD_STEP", "i32", nil, int32(it)}, {"p2mRatio", "i32", nil, ratio}, {"particleSmoothing", "str(5)", nil, "none"}}},
-		node{path: sp + "/charge", typ: patterns.F64, shape: u(n), chunk: pchunk, attrs: cat(wantUnitSI, wantDimless)},
-		node{path: sp + "/id", typ: patterns.U64, shape: u(n), chunk: pchunk, attrs: cat(wantUnitSI, wantDimless)},
+		node{path: sp + "/charge", typ: plan.F64, shape: u(n), chunk: pchunk, attrs: cat(wantUnitSI, wantDimless)},
+		node{path: sp + "/id", typ: plan.U64, shape: u(n), chunk: pchunk, attrs: cat(wantUnitSI, wantDimless)},
 		node{path: sp + "/position", group: true, attrs: wantLength},
-		node{path: sp + "/position/x", typ: patterns.F64, shape: u(n), chunk: pchunk, attrs: wantUnitSI},
+		node{path: sp + "/position/x", typ: plan.F64, shape: u(n), chunk: pchunk, attrs: wantUnitSI},
 		node{path: sp + "/positionOffset", group: true, attrs: wantLength},
 		node{path: sp + "/positionOffset/x", group: true, attrs: []attr{{"value", "f64", nil, 0.0}, {"shape", "u64", u(1), []uint64{n}}, {"unitSI", "f64", nil, 1.0}}},
 	)
@@ -114,7 +115,7 @@ func checkFile(t *testing.T, name string, f *file, want []node, root []attr) {
 		}
 		if !w.group {
 			d := o.dataset
-			wantSpec := patterns.DatasetSpec{Type: w.typ, Shape: w.shape, Chunk: w.chunk, FillNever: true}
+			wantSpec := plan.DatasetSpec{Type: w.typ, Shape: w.shape, Chunk: w.chunk, FillNever: true}
 			if !d.Type.Equal(wantSpec.Type) || !reflect.DeepEqual(d.Shape, wantSpec.Shape) || !reflect.DeepEqual(d.Chunk, wantSpec.Chunk) ||
 				d.MaxShape != nil || d.Deflate != 0 || !d.FillNever {
 				t.Errorf("%s %s: dataset %+v, want %+v", name, w.path, *d, wantSpec)
@@ -171,8 +172,8 @@ func TestWriteSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantFS := patterns.FileSpec{Parallel: true, CollMetadataOps: true, CollMetadataWrite: true, MDCInitialSize: 32 << 20}
-	if len(b.Ops) != 1 || b.Ops[0].Kind != patterns.CreateFile || !reflect.DeepEqual(*b.Ops[0].File, wantFS) {
+	wantFS := plan.FileSpec{Parallel: true, CollMetadataOps: true, CollMetadataWrite: true, MDCInitialSize: 32 << 20}
+	if len(b.Ops) != 1 || b.Ops[0].Kind != plan.CreateFile || !reflect.DeepEqual(*b.Ops[0].File, wantFS) {
 		t.Errorf("Begin: %v, want create-file with %+v", b.Ops, wantFS)
 	}
 	// Plans are pure: the same inputs give the same plan.
@@ -243,16 +244,16 @@ func TestWriteEncodings(t *testing.T) {
 }
 
 // collectWrites returns, per rank, the writes of one step of a run.
-func collectWrites(t *testing.T, p *Pattern, R, step int) [][]patterns.Op {
+func collectWrites(t *testing.T, p *Pattern, R, step int) [][]plan.Op {
 	t.Helper()
-	out := make([][]patterns.Op, R)
+	out := make([][]plan.Op, R)
 	for r := 0; r < R; r++ {
-		plan, err := p.Step(patterns.PhaseWrite, step, env(r, R, "u.h5"))
+		pl, err := p.Step(patterns.PhaseWrite, step, env(r, R, "u.h5"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, op := range plan.Ops {
-			if op.Kind == patterns.Write {
+		for _, op := range pl.Ops {
+			if op.Kind == plan.Write {
 				out[r] = append(out[r], op)
 			}
 		}
@@ -389,7 +390,7 @@ func TestWriteSettings(t *testing.T) {
 		"OPENPMD_HDF5_DEFER_METADATA=OFF", "OPENPMD_HDF5_ALIGNMENT=1M", "OPENPMD_HDF5_THRESHOLD=4096")
 	e := env(0, 2, "s.h5")
 	b, _ := p.Begin(patterns.PhaseWrite, e)
-	want := patterns.FileSpec{Parallel: true, AlignThreshold: 4096, AlignLen: 1 << 20}
+	want := plan.FileSpec{Parallel: true, AlignThreshold: 4096, AlignLen: 1 << 20}
 	if !reflect.DeepEqual(*b.Ops[0].File, want) {
 		t.Errorf("file spec %+v, want %+v", *b.Ops[0].File, want)
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/options"
-	"github.com/h5proxy/h5proxy/patterns"
 )
 
 func TestConfigErrors(t *testing.T) {
@@ -194,11 +193,8 @@ func TestOptionsTable(t *testing.T) {
 	}
 }
 
-func TestRegistered(t *testing.T) {
-	f, err := patterns.Lookup("VPIC")
-	if err != nil {
-		t.Fatal(err)
-	}
+func TestFactory(t *testing.T) {
+	f := Factory
 	if f.Options != Options || f.Name != "vpic" || f.Summary == "" {
 		t.Errorf("factory %+v", f)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // The expected values below are written from layouts.md section 1, independently of the
@@ -22,27 +23,27 @@ var (
 )
 
 // particleWant is the 32-byte `particle` compound of layouts.md 1.2.
-var particleWant = patterns.Struct("particle", 32,
-	patterns.Field("x", 0, patterns.F32), patterns.Field("y", 4, patterns.F32), patterns.Field("z", 8, patterns.F32),
-	patterns.Field("px", 12, patterns.F32), patterns.Field("py", 16, patterns.F32), patterns.Field("pz", 20, patterns.F32),
-	patterns.Field("id_1", 24, patterns.I32), patterns.Field("id_2", 28, patterns.F32))
+var particleWant = plan.Struct("particle", 32,
+	plan.Field("x", 0, plan.F32), plan.Field("y", 4, plan.F32), plan.Field("z", 8, plan.F32),
+	plan.Field("px", 12, plan.F32), plan.Field("py", 16, plan.F32), plan.Field("pz", 20, plan.F32),
+	plan.Field("id_1", 24, plan.I32), plan.Field("id_2", 28, plan.F32))
 
-func varWant(name string) patterns.Type {
+func varWant(name string) plan.Type {
 	if name == "id_1" {
-		return patterns.I32
+		return plan.I32
 	}
-	return patterns.F32
+	return plan.F32
 }
 
 // singleWant is the 4-byte single-member compound {<name>: f32|i32}.
-func singleWant(name string) patterns.Type {
-	return patterns.Struct(name, 4, patterns.Field(name, 0, varWant(name)))
+func singleWant(name string) plan.Type {
+	return plan.Struct(name, 4, plan.Field(name, 0, varWant(name)))
 }
 
 func u(v ...uint64) []uint64 { return v }
 
-func slab(start, stride, count, block []uint64) patterns.Selection {
-	return patterns.Selection{Blocks: []patterns.Hyperslab{{Start: start, Stride: stride, Count: count, Block: block}}}
+func slab(start, stride, count, block []uint64) plan.Selection {
+	return plan.Selection{Blocks: []plan.Hyperslab{{Start: start, Stride: stride, Count: count, Block: block}}}
 }
 
 func ones(n int) []uint64 {
@@ -54,7 +55,7 @@ func ones(n int) []uint64 {
 }
 
 // one is a single-block selection (stride and count 1 in every dimension).
-func one(start, block []uint64) patterns.Selection {
+func one(start, block []uint64) plan.Selection {
 	return slab(start, ones(len(start)), ones(len(start)), block)
 }
 
@@ -80,7 +81,7 @@ func env(rank, size int) patterns.Env {
 // compareOps compares two op lists field by field. Types are compared with Type.Equal
 // (layout, member names and offsets). The collective flag of group/dataset closes is not
 // part of the contract and is not compared.
-func compareOps(got, want []patterns.Op) error {
+func compareOps(got, want []plan.Op) error {
 	var errs []string
 	n := max(len(got), len(want))
 	for i := 0; i < n; i++ {
@@ -105,14 +106,14 @@ func compareOps(got, want []patterns.Op) error {
 	return nil
 }
 
-func compareOp(g, w patterns.Op) error {
+func compareOp(g, w plan.Op) error {
 	if g.Kind != w.Kind || g.Path != w.Path {
 		return fmt.Errorf("got %s %s", g.Kind, g.Path)
 	}
 	if g.Step != w.Step {
 		return fmt.Errorf("step %d, want %d", g.Step, w.Step)
 	}
-	if w.Kind != patterns.CloseDataset && w.Kind != patterns.CloseGroup && g.Collective != w.Collective {
+	if w.Kind != plan.CloseDataset && w.Kind != plan.CloseGroup && g.Collective != w.Collective {
 		return fmt.Errorf("collective %v, want %v", g.Collective, w.Collective)
 	}
 	if !reflect.DeepEqual(g.File, w.File) {
@@ -168,32 +169,32 @@ func compareOp(g, w patterns.Op) error {
 // every file, group and dataset is created (write) or opened (read) once, closed exactly
 // once, closed only while open, that transfers touch open datasets, that objects live in
 // an open parent group, and that nothing is open at file close or afterwards.
-func checkLifecycle(ph patterns.Phase, plans []patterns.Plan) error {
-	open := map[string]patterns.OpKind{}
+func checkLifecycle(ph patterns.Phase, plans []plan.Plan) error {
+	open := map[string]plan.OpKind{}
 	file := ""
 	closedFiles := 0
-	isGroup := func(k patterns.OpKind) bool { return k == patterns.CreateGroup || k == patterns.OpenGroup }
-	isDataset := func(k patterns.OpKind) bool { return k == patterns.CreateDataset || k == patterns.OpenDataset }
-	for pi, plan := range plans {
-		for oi, op := range plan.Ops {
+	isGroup := func(k plan.OpKind) bool { return k == plan.CreateGroup || k == plan.OpenGroup }
+	isDataset := func(k plan.OpKind) bool { return k == plan.CreateDataset || k == plan.OpenDataset }
+	for pi, pl := range plans {
+		for oi, op := range pl.Ops {
 			where := fmt.Sprintf("plan %d op %d (%s %s)", pi, oi, op.Kind, op.Path)
-			if ph == patterns.PhaseWrite && (op.Kind == patterns.OpenFile || op.Kind == patterns.OpenGroup || op.Kind == patterns.OpenDataset || op.Kind == patterns.Read) {
+			if ph == patterns.PhaseWrite && (op.Kind == plan.OpenFile || op.Kind == plan.OpenGroup || op.Kind == plan.OpenDataset || op.Kind == plan.Read) {
 				return fmt.Errorf("%s: open/read in a write phase", where)
 			}
-			if ph == patterns.PhaseRead && (op.Kind == patterns.CreateFile || op.Kind == patterns.CreateGroup || op.Kind == patterns.CreateDataset || op.Kind == patterns.Write || op.Kind == patterns.FlushFile) {
+			if ph == patterns.PhaseRead && (op.Kind == plan.CreateFile || op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset || op.Kind == plan.Write || op.Kind == plan.FlushFile) {
 				return fmt.Errorf("%s: create/write in a read phase", where)
 			}
 			switch op.Kind {
-			case patterns.CreateFile, patterns.OpenFile:
+			case plan.CreateFile, plan.OpenFile:
 				if file != "" || closedFiles > 0 {
 					return fmt.Errorf("%s: file opened twice", where)
 				}
 				file = op.Path
-			case patterns.FlushFile:
+			case plan.FlushFile:
 				if file != op.Path {
 					return fmt.Errorf("%s: flush of a file that is not open (%q)", where, file)
 				}
-			case patterns.CloseFile:
+			case plan.CloseFile:
 				if file != op.Path {
 					return fmt.Errorf("%s: close of a file that is not open (%q)", where, file)
 				}
@@ -202,7 +203,7 @@ func checkLifecycle(ph patterns.Phase, plans []patterns.Plan) error {
 				}
 				file = ""
 				closedFiles++
-			case patterns.CreateGroup, patterns.OpenGroup, patterns.CreateDataset, patterns.OpenDataset:
+			case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
 				if file == "" {
 					return fmt.Errorf("%s: no open file", where)
 				}
@@ -213,7 +214,7 @@ func checkLifecycle(ph patterns.Phase, plans []patterns.Plan) error {
 					return fmt.Errorf("%s: parent group %s not open", where, parent)
 				}
 				open[op.Path] = op.Kind
-			case patterns.CloseGroup:
+			case plan.CloseGroup:
 				if !isGroup(open[op.Path]) {
 					return fmt.Errorf("%s: group not open", where)
 				}
@@ -223,12 +224,12 @@ func checkLifecycle(ph patterns.Phase, plans []patterns.Plan) error {
 					}
 				}
 				delete(open, op.Path)
-			case patterns.CloseDataset:
+			case plan.CloseDataset:
 				if !isDataset(open[op.Path]) {
 					return fmt.Errorf("%s: dataset not open", where)
 				}
 				delete(open, op.Path)
-			case patterns.Write, patterns.Read:
+			case plan.Write, plan.Read:
 				if !isDataset(open[op.Path]) {
 					return fmt.Errorf("%s: dataset not open", where)
 				}
@@ -244,8 +245,8 @@ func checkLifecycle(ph patterns.Phase, plans []patterns.Plan) error {
 }
 
 // runPhase plans Begin, steps 0..steps-1 and End.
-func runPhase(p *Pattern, ph patterns.Phase, steps int, e patterns.Env) ([]patterns.Plan, error) {
-	var plans []patterns.Plan
+func runPhase(p *Pattern, ph patterns.Phase, steps int, e patterns.Env) ([]plan.Plan, error) {
+	var plans []plan.Plan
 	b, err := p.Begin(ph, e)
 	if err != nil {
 		return nil, fmt.Errorf("Begin: %w", err)
@@ -267,15 +268,15 @@ func runPhase(p *Pattern, ph patterns.Phase, steps int, e patterns.Env) ([]patte
 
 // closedSteps lists the timesteps whose group a plan closes, in order, after checking that
 // each group close is preceded by the closes of all its datasets in the given order.
-func closedSteps(t *testing.T, plan patterns.Plan, names []string) []int {
+func closedSteps(t *testing.T, pl plan.Plan, names []string) []int {
 	t.Helper()
 	var steps []int
 	var pending []string
-	for _, op := range plan.Ops {
+	for _, op := range pl.Ops {
 		switch op.Kind {
-		case patterns.CloseDataset:
+		case plan.CloseDataset:
 			pending = append(pending, path.Base(op.Path))
-		case patterns.CloseGroup:
+		case plan.CloseGroup:
 			var s int
 			if _, err := fmt.Sscanf(op.Path, "/Timestep_%d", &s); err != nil {
 				t.Fatalf("close-group %q: %v", op.Path, err)

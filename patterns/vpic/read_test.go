@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // fileShape is a fake env.Shape: every dataset of the file has the given dims. It records
@@ -30,21 +31,21 @@ func readEnv(rank, size int, dims []uint64) patterns.Env {
 // wantReadStep is the read plan of one step (DELAYED_CLOSE_TIMESTEPS=0): open the group
 // and the 8 datasets in read order, read them with native types, close them in the same
 // order, then the group.
-func wantReadStep(step int, dims, memShape []uint64, sel patterns.Selection, collData, parallel bool) []patterns.Op {
+func wantReadStep(step int, dims, memShape []uint64, sel plan.Selection, collData, parallel bool) []plan.Op {
 	g := fmt.Sprintf("/Timestep_%d", step)
-	ops := []patterns.Op{{Kind: patterns.OpenGroup, Path: g, Collective: parallel, Step: step}}
+	ops := []plan.Op{{Kind: plan.OpenGroup, Path: g, Collective: parallel, Step: step}}
 	for _, v := range readOrderWant {
-		ops = append(ops, patterns.Op{Kind: patterns.OpenDataset, Path: g + "/" + v, Collective: parallel, Step: step})
+		ops = append(ops, plan.Op{Kind: plan.OpenDataset, Path: g + "/" + v, Collective: parallel, Step: step})
 	}
 	for _, v := range readOrderWant {
-		ops = append(ops, patterns.Op{Kind: patterns.Read, Path: g + "/" + v, Collective: collData && parallel, Step: step,
-			Transfer: &patterns.Transfer{Variable: v, Buffer: "read:" + v, MemType: varWant(v), MemShape: memShape,
+		ops = append(ops, plan.Op{Kind: plan.Read, Path: g + "/" + v, Collective: collData && parallel, Step: step,
+			Transfer: &plan.Transfer{Variable: v, Buffer: "read:" + v, MemType: varWant(v), MemShape: memShape,
 				FileType: varWant(v), FileShape: dims, Selection: sel}})
 	}
 	for _, v := range readOrderWant {
-		ops = append(ops, patterns.Op{Kind: patterns.CloseDataset, Path: g + "/" + v, Step: step})
+		ops = append(ops, plan.Op{Kind: plan.CloseDataset, Path: g + "/" + v, Step: step})
 	}
-	return append(ops, patterns.Op{Kind: patterns.CloseGroup, Path: g, Step: step})
+	return append(ops, plan.Op{Kind: plan.CloseGroup, Path: g, Step: step})
 }
 
 // ldcKeys is a 2-D corner-read configuration: rank 0's region is 20x10, so BLOCK_SIZE must
@@ -52,7 +53,7 @@ func wantReadStep(step int, dims, memShape []uint64, sel patterns.Selection, col
 var ldcKeys = []string{"NUM_DIMS=2", "DIM_1=20", "DIM_2=10", "BLOCK_SIZE=3", "BLOCK_SIZE_2=2"}
 
 func TestReadSelections(t *testing.T) {
-	type sel = patterns.Selection
+	type sel = plan.Selection
 	tests := []struct {
 		name string
 		keys []string
@@ -98,17 +99,17 @@ func TestReadSelections(t *testing.T) {
 		{"LDC", append([]string{"READ_OPTION=LDC"}, ldcKeys...),
 			func(R uint64) []uint64 { return u(20*R, 10) },
 			func(R, r uint64) (sel, []uint64) {
-				return sel{Blocks: []patterns.Hyperslab{one(u(0, 0), u(3, 2)).Blocks[0], one(u(17, 8), u(3, 2)).Blocks[0]}}, u(6, 2)
+				return sel{Blocks: []plan.Hyperslab{one(u(0, 0), u(3, 2)).Blocks[0], one(u(17, 8), u(3, 2)).Blocks[0]}}, u(6, 2)
 			}, true},
 		{"RDC", append([]string{"READ_OPTION=RDC"}, ldcKeys...),
 			func(R uint64) []uint64 { return u(20*R, 10) },
 			func(R, r uint64) (sel, []uint64) {
-				return sel{Blocks: []patterns.Hyperslab{one(u(17, 0), u(3, 2)).Blocks[0], one(u(0, 8), u(3, 2)).Blocks[0]}}, u(6, 2)
+				return sel{Blocks: []plan.Hyperslab{one(u(17, 0), u(3, 2)).Blocks[0], one(u(0, 8), u(3, 2)).Blocks[0]}}, u(6, 2)
 			}, true},
 		{"PRL", append([]string{"READ_OPTION=PRL"}, ldcKeys...),
 			func(R uint64) []uint64 { return u(20*R, 10) },
 			func(R, r uint64) (sel, []uint64) {
-				return sel{Blocks: []patterns.Hyperslab{
+				return sel{Blocks: []plan.Hyperslab{
 					one(u(0, 0), u(20, 2)).Blocks[0], one(u(0, 8), u(20, 2)).Blocks[0],
 					one(u(0, 2), u(3, 6)).Blocks[0], one(u(17, 2), u(3, 6)).Blocks[0],
 				}}, u(40+40+18+18, 1)
@@ -137,7 +138,7 @@ func TestReadSelections(t *testing.T) {
 			func(R uint64) []uint64 { return u(40*R, 10) },
 			func(R, r uint64) (sel, []uint64) {
 				// columns 0 and 4 fit; (10, 8) would end at column 10 = DIM_2.
-				return sel{Blocks: []patterns.Hyperslab{one(u(0, 0), u(2, 2)).Blocks[0], one(u(5, 4), u(2, 2)).Blocks[0]}}, u(8, 1)
+				return sel{Blocks: []plan.Hyperslab{one(u(0, 0), u(2, 2)).Blocks[0], one(u(5, 4), u(2, 2)).Blocks[0]}}, u(8, 1)
 			}, true},
 	}
 	for _, tc := range tests {
@@ -155,7 +156,7 @@ func TestReadSelections(t *testing.T) {
 					}
 					wantSel, wantMem := tc.want(uint64(R), uint64(r))
 					if tc.rank0Only && r != 0 {
-						wantSel, wantMem = patterns.None(), u(1)
+						wantSel, wantMem = plan.None(), u(1)
 					}
 					for s := 0; s < 2; s++ {
 						if err := compareOps(plans[1+s].Ops, wantReadStep(s, dims, wantMem, wantSel, false, true)); err != nil {
@@ -205,7 +206,7 @@ func TestReadBeginEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			begin := plans[0].Ops
-			if len(begin) != 1 || begin[0].Kind != patterns.OpenFile || begin[0].Path != c.path || begin[0].Collective != c.parallel {
+			if len(begin) != 1 || begin[0].Kind != plan.OpenFile || begin[0].Path != c.path || begin[0].Collective != c.parallel {
 				t.Fatalf("Begin = %v", begin)
 			}
 			f := begin[0].File
@@ -216,7 +217,7 @@ func TestReadBeginEnd(t *testing.T) {
 			if err := compareOps(plans[1].Ops, wantReadStep(0, u(12), u(4), one(u(8), u(4)), c.collData, c.parallel)); err != nil {
 				t.Errorf("step:\n%v", err)
 			}
-			if err := compareOps(plans[2].Ops, []patterns.Op{{Kind: patterns.CloseFile, Path: c.path, Collective: c.parallel}}); err != nil {
+			if err := compareOps(plans[2].Ops, []plan.Op{{Kind: plan.CloseFile, Path: c.path, Collective: c.parallel}}); err != nil {
 				t.Errorf("End (no flush in a read phase):\n%v", err)
 			}
 		})
@@ -238,7 +239,7 @@ func TestReadDelayedClose(t *testing.T) {
 				if got := closedSteps(t, plans[1+s], readOrderWant); !reflect.DeepEqual(got, w.steps[s]) {
 					t.Errorf("step %d closes %v, want %v", s, got, w.steps[s])
 				}
-				if w.d > 0 && plans[1+s].Ops[len(plans[1+s].Ops)-1].Kind != patterns.Read {
+				if w.d > 0 && plans[1+s].Ops[len(plans[1+s].Ops)-1].Kind != plan.Read {
 					t.Errorf("step %d: a delayed step must end with its reads", s)
 				}
 			}

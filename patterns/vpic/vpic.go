@@ -6,6 +6,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Variables are the 8 particle variables in h5bench's dataset creation order.
@@ -15,25 +16,25 @@ var Variables = []string{"x", "y", "z", "px", "py", "pz", "id_1", "id_2"}
 var readOrder = []string{"x", "y", "z", "id_1", "id_2", "px", "py", "pz"}
 
 // Particle is h5bench's 32-byte `particle` compound type.
-var Particle = patterns.Struct("particle", 32,
-	patterns.Field("x", 0, patterns.F32), patterns.Field("y", 4, patterns.F32), patterns.Field("z", 8, patterns.F32),
-	patterns.Field("px", 12, patterns.F32), patterns.Field("py", 16, patterns.F32), patterns.Field("pz", 20, patterns.F32),
-	patterns.Field("id_1", 24, patterns.I32), patterns.Field("id_2", 28, patterns.F32))
+var Particle = plan.Struct("particle", 32,
+	plan.Field("x", 0, plan.F32), plan.Field("y", 4, plan.F32), plan.Field("z", 8, plan.F32),
+	plan.Field("px", 12, plan.F32), plan.Field("py", 16, plan.F32), plan.Field("pz", 20, plan.F32),
+	plan.Field("id_1", 24, plan.I32), plan.Field("id_2", 28, plan.F32))
 
 // BytesPerParticle is what h5bench counts per particle for every pattern.
 const BytesPerParticle = 32
 
 // VarType returns the atomic type of a particle variable.
-func VarType(name string) patterns.Type {
+func VarType(name string) plan.Type {
 	if name == "id_1" {
-		return patterns.I32
+		return plan.I32
 	}
-	return patterns.F32
+	return plan.F32
 }
 
 // single is the 4-byte single-member compound h5bench uses per variable.
-func single(name string) patterns.Type {
-	return patterns.Struct(name, 4, patterns.Field(name, 0, VarType(name)))
+func single(name string) plan.Type {
+	return plan.Struct(name, 4, plan.Field(name, 0, VarType(name)))
 }
 
 // Pattern is the h5bench write (VPIC-IO) and read (BD-CATS-IO) kernel.
@@ -50,10 +51,9 @@ func New(v *options.Values) (patterns.Pattern, error) {
 	return &Pattern{C: c}, nil
 }
 
-func init() {
-	patterns.Register(patterns.Factory{Name: "vpic", Summary: "h5bench VPIC-IO write and BD-CATS-IO read kernels (Timestep_<i> groups of particle datasets)",
-		Options: Options, New: New})
-}
+// Factory builds the vpic pattern; package patterns/all registers it.
+var Factory = patterns.Factory{Name: "vpic", Summary: "h5bench VPIC-IO write and BD-CATS-IO read kernels (Timestep_<i> groups of particle datasets)",
+	Options: Options, New: New}
 
 // Name returns "vpic".
 func (p *Pattern) Name() string { return "vpic" }
@@ -78,10 +78,10 @@ func (p *Pattern) FilePath(env patterns.Env) string {
 func (p *Pattern) parallel() bool { return !p.C.FilePerProc }
 
 // Begin creates (write) or opens (read) the file with h5bench's access properties.
-func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (patterns.Plan, error) {
-	var plan patterns.Plan
-	fs := &patterns.FileSpec{Parallel: p.parallel(), FlushLocal: true}
-	kind := patterns.CreateFile
+func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
+	var pl plan.Plan
+	fs := &plan.FileSpec{Parallel: p.parallel(), FlushLocal: true}
+	kind := plan.CreateFile
 	switch ph {
 	case patterns.PhaseWrite:
 		if p.parallel() {
@@ -93,16 +93,16 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (patterns.Plan, err
 		}
 	case patterns.PhaseRead:
 		if p.C.FilePattern == "INTERLEAVED" {
-			return plan, fmt.Errorf("vpic read: the read kernel reads FILE_PATTERN CONTIG or STRIDED files (datasets of native f32/i32), not INTERLEAVED")
+			return pl, fmt.Errorf("vpic read: the read kernel reads FILE_PATTERN CONTIG or STRIDED files (datasets of native f32/i32), not INTERLEAVED")
 		}
-		kind = patterns.OpenFile
+		kind = plan.OpenFile
 		fs.ReadOnly = true
 		fs.CollMetadataOps, fs.CollMetadataWrite = p.parallel(), p.parallel()
 	default:
-		return plan, fmt.Errorf("vpic: no %s phase", ph)
+		return pl, fmt.Errorf("vpic: no %s phase", ph)
 	}
-	plan.Add(patterns.Op{Kind: kind, Path: p.FilePath(env), Collective: p.parallel(), File: fs})
-	return plan, nil
+	pl.Add(plan.Op{Kind: kind, Path: p.FilePath(env), Collective: p.parallel(), File: fs})
+	return pl, nil
 }
 
 // group is the path of a timestep's group.
@@ -118,33 +118,33 @@ func (p *Pattern) datasets() []string {
 
 // closeStep closes a timestep's datasets then its group, as h5bench does (collective on a
 // shared file, like every object close in parallel HDF5).
-func (p *Pattern) closeStep(plan *patterns.Plan, step int, names []string) {
+func (p *Pattern) closeStep(pl *plan.Plan, step int, names []string) {
 	coll := p.parallel()
 	for _, n := range names {
-		plan.Add(patterns.Op{Kind: patterns.CloseDataset, Path: group(step) + "/" + n, Collective: coll, Step: step})
+		pl.Add(plan.Op{Kind: plan.CloseDataset, Path: group(step) + "/" + n, Collective: coll, Step: step})
 	}
-	plan.Add(patterns.Op{Kind: patterns.CloseGroup, Path: group(step), Collective: coll, Step: step})
+	pl.Add(plan.Op{Kind: plan.CloseGroup, Path: group(step), Collective: coll, Step: step})
 }
 
 // Step plans one timestep.
-func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (patterns.Plan, error) {
+func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
 	if step < 0 || step >= p.C.Timesteps {
-		return patterns.Plan{}, fmt.Errorf("vpic: step %d outside 0..%d", step, p.C.Timesteps-1)
+		return plan.Plan{}, fmt.Errorf("vpic: step %d outside 0..%d", step, p.C.Timesteps-1)
 	}
-	var plan patterns.Plan
+	var pl plan.Plan
 	var err error
 	switch ph {
 	case patterns.PhaseWrite:
-		err = p.writeStep(&plan, step, env)
+		err = p.writeStep(&pl, step, env)
 	case patterns.PhaseRead:
-		err = p.readStep(&plan, step, env)
+		err = p.readStep(&pl, step, env)
 	default:
 		err = fmt.Errorf("vpic: no %s phase", ph)
 	}
 	if err == nil {
-		err = plan.Validate()
+		err = pl.Validate()
 	}
-	return plan, err
+	return pl, err
 }
 
 // delayedClose reports whether steps are closed late (h5bench does so only under async).
@@ -153,17 +153,17 @@ func (p *Pattern) delayedClose(env patterns.Env) bool { return p.C.DelayedClose 
 // closeDelayed adds, at the start of a step, the closes of earlier steps that h5bench's
 // delayed close (both kernels) performs there: at step D the first D steps close; after
 // that each step closes its predecessor.
-func (p *Pattern) closeDelayed(plan *patterns.Plan, step int, env patterns.Env, names []string) {
+func (p *Pattern) closeDelayed(pl *plan.Plan, step int, env patterns.Env, names []string) {
 	if !p.delayedClose(env) {
 		return
 	}
 	switch {
 	case step == p.C.DelayedClose:
 		for s := 0; s < step; s++ {
-			p.closeStep(plan, s, names)
+			p.closeStep(pl, s, names)
 		}
 	case step > p.C.DelayedClose:
-		p.closeStep(plan, step-1, names)
+		p.closeStep(pl, step-1, names)
 	}
 }
 
@@ -175,21 +175,21 @@ func (p *Pattern) stepNames(ph patterns.Phase) []string {
 	return p.datasets()
 }
 
-func (p *Pattern) writeStep(plan *patterns.Plan, step int, env patterns.Env) error {
+func (p *Pattern) writeStep(pl *plan.Plan, step int, env patterns.Env) error {
 	c := p.C
 	names := p.datasets()
-	p.closeDelayed(plan, step, env, names)
+	p.closeDelayed(pl, step, env, names)
 	coll := p.parallel()
-	plan.Add(patterns.Op{Kind: patterns.CreateGroup, Path: group(step), Collective: coll, Step: step})
+	pl.Add(plan.Op{Kind: plan.CreateGroup, Path: group(step), Collective: coll, Step: step})
 	fileShape, memShape, sel := p.writeSelection(env)
 	collData := p.parallel() && (c.CollectiveData || c.Compress)
 	for _, n := range names {
-		ds := &patterns.DatasetSpec{Type: p.fileType(n), Shape: fileShape}
+		ds := &plan.DatasetSpec{Type: p.fileType(n), Shape: fileShape}
 		if c.Compress {
 			ds.Chunk = append([]uint64(nil), c.ChunkDims[:c.NumDims]...)
 			ds.Deflate = 9
 		}
-		plan.Add(patterns.Op{Kind: patterns.CreateDataset, Path: group(step) + "/" + n, Collective: coll, Step: step, Dataset: ds})
+		pl.Add(plan.Op{Kind: plan.CreateDataset, Path: group(step) + "/" + n, Collective: coll, Step: step, Dataset: ds})
 	}
 	// One H5Dwrite per variable, except INTERLEAVED->INTERLEAVED: one for the whole struct.
 	for _, v := range p.writeVars() {
@@ -197,12 +197,12 @@ func (p *Pattern) writeStep(plan *patterns.Plan, step int, env patterns.Env) err
 		if c.FilePattern == "INTERLEAVED" {
 			dsName = "particles"
 		}
-		t := &patterns.Transfer{Variable: v, Buffer: p.bufferOf(v), MemType: p.memType(v),
+		t := &plan.Transfer{Variable: v, Buffer: p.bufferOf(v), MemType: p.memType(v),
 			MemShape: memShape, FileType: p.fileType(dsName), FileShape: fileShape, Selection: sel}
-		plan.Add(patterns.Op{Kind: patterns.Write, Path: group(step) + "/" + dsName, Collective: collData, Step: step, Transfer: t})
+		pl.Add(plan.Op{Kind: plan.Write, Path: group(step) + "/" + dsName, Collective: collData, Step: step, Transfer: t})
 	}
 	if c.DelayedClose == 0 {
-		p.closeStep(plan, step, names)
+		p.closeStep(pl, step, names)
 	}
 	return nil
 }
@@ -216,7 +216,7 @@ func (p *Pattern) writeVars() []string {
 }
 
 // fileType is the datatype of dataset n in the file (layouts.md 1.3).
-func (p *Pattern) fileType(n string) patterns.Type {
+func (p *Pattern) fileType(n string) plan.Type {
 	switch p.C.pattern() {
 	case "CI", "II":
 		return Particle
@@ -227,7 +227,7 @@ func (p *Pattern) fileType(n string) patterns.Type {
 }
 
 // memType is the memory datatype of a write of variable v.
-func (p *Pattern) memType(v string) patterns.Type {
+func (p *Pattern) memType(v string) plan.Type {
 	switch p.C.pattern() {
 	case "CI":
 		return single(v)
@@ -248,28 +248,28 @@ func (p *Pattern) bufferOf(v string) string {
 
 // writeSelection returns the file shape, memory shape and file selection of rank r
 // (layouts.md 1.4). Every rank has the same P, so FILE_OFFSET = r*P.
-func (p *Pattern) writeSelection(env patterns.Env) (fileShape, memShape []uint64, sel patterns.Selection) {
+func (p *Pattern) writeSelection(env patterns.Env) (fileShape, memShape []uint64, sel plan.Selection) {
 	c, r, R := p.C, uint64(env.Rank), uint64(env.Size)
 	P := c.Particles()
 	if c.pattern() == "CS" {
 		fileShape = []uint64{R * P}
 		memShape = []uint64{c.Block * c.BlockCount}
-		sel = patterns.Selection{Blocks: []patterns.Hyperslab{{Start: []uint64{r * P}, Stride: []uint64{c.Stride},
+		sel = plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{r * P}, Stride: []uint64{c.Stride},
 			Count: []uint64{c.BlockCount}, Block: []uint64{c.Block}}}}
 		return
 	}
 	if c.NumDims == 1 {
-		return []uint64{R * P}, []uint64{P}, patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{r * P}, []uint64{P})}}
+		return []uint64{R * P}, []uint64{P}, plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{r * P}, []uint64{P})}}
 	}
 	memShape = append([]uint64(nil), c.Dims[:c.NumDims]...)
 	fileShape = append([]uint64(nil), memShape...)
 	fileShape[0] *= R
 	start := make([]uint64, c.NumDims)
 	start[0] = r * c.Dims[0]
-	return fileShape, memShape, patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(start, memShape)}}
+	return fileShape, memShape, plan.Selection{Blocks: []plan.Hyperslab{plan.Block(start, memShape)}}
 }
 
-func (p *Pattern) readStep(plan *patterns.Plan, step int, env patterns.Env) error {
+func (p *Pattern) readStep(pl *plan.Plan, step int, env patterns.Env) error {
 	if env.Shape == nil {
 		return fmt.Errorf("vpic read: the plan needs the file's dataset shapes (env.Shape)")
 	}
@@ -281,39 +281,39 @@ func (p *Pattern) readStep(plan *patterns.Plan, step int, env patterns.Env) erro
 	if err != nil {
 		return err
 	}
-	p.closeDelayed(plan, step, env, readOrder)
+	p.closeDelayed(pl, step, env, readOrder)
 	coll := p.parallel()
 	collData := p.parallel() && p.C.CollectiveData
-	plan.Add(patterns.Op{Kind: patterns.OpenGroup, Path: group(step), Collective: coll, Step: step})
+	pl.Add(plan.Op{Kind: plan.OpenGroup, Path: group(step), Collective: coll, Step: step})
 	for _, v := range readOrder {
-		plan.Add(patterns.Op{Kind: patterns.OpenDataset, Path: group(step) + "/" + v, Collective: coll, Step: step})
+		pl.Add(plan.Op{Kind: plan.OpenDataset, Path: group(step) + "/" + v, Collective: coll, Step: step})
 	}
 	for _, v := range readOrder {
-		t := &patterns.Transfer{Variable: v, Buffer: "read:" + v, MemType: VarType(v), MemShape: memShape,
+		t := &plan.Transfer{Variable: v, Buffer: "read:" + v, MemType: VarType(v), MemShape: memShape,
 			FileType: VarType(v), FileShape: dims, Selection: sel}
-		plan.Add(patterns.Op{Kind: patterns.Read, Path: group(step) + "/" + v, Collective: collData, Step: step, Transfer: t})
+		pl.Add(plan.Op{Kind: plan.Read, Path: group(step) + "/" + v, Collective: collData, Step: step, Transfer: t})
 	}
 	if p.C.DelayedClose == 0 {
-		p.closeStep(plan, step, readOrder)
+		p.closeStep(pl, step, readOrder)
 	}
 	return nil
 }
 
 // readSelection returns what rank r reads (layouts.md 1.7) given the file's dims.
-func (p *Pattern) readSelection(dims []uint64, env patterns.Env) (patterns.Selection, []uint64, error) {
+func (p *Pattern) readSelection(dims []uint64, env patterns.Env) (plan.Selection, []uint64, error) {
 	// With FILE_PER_PROC each per-rank file holds the global dataspace with only the rank's
 	// slice written, so the selections are the same.
 	c, r, R := p.C, uint64(env.Rank), uint64(env.Size)
 	if len(dims) != c.NumDims {
-		return patterns.Selection{}, nil, fmt.Errorf("vpic read: file datasets have rank %d, NUM_DIMS=%d", len(dims), c.NumDims)
+		return plan.Selection{}, nil, fmt.Errorf("vpic read: file datasets have rank %d, NUM_DIMS=%d", len(dims), c.NumDims)
 	}
-	perRank := patterns.Product(dims) / R
+	perRank := plan.Product(dims) / R
 	fileOffset := r * perRank
-	var sel patterns.Selection
+	var sel plan.Selection
 	switch c.ReadOption {
 	case "LDC", "RDC", "PRL", "CS":
 		if env.Rank != 0 {
-			return patterns.None(), []uint64{1}, nil
+			return plan.None(), []uint64{1}, nil
 		}
 		d1, d2, b1, b2 := c.Dims[0], c.Dims[1], c.Block, c.Block2
 		if d1 > dims[0] || d2 > dims[1] {
@@ -321,25 +321,25 @@ func (p *Pattern) readSelection(dims []uint64, env patterns.Env) (patterns.Selec
 		}
 		switch c.ReadOption {
 		case "LDC":
-			sel.Blocks = []patterns.Hyperslab{b2d(0, 0, b1, b2), b2d(d1-b1, d2-b2, b1, b2)}
+			sel.Blocks = []plan.Hyperslab{b2d(0, 0, b1, b2), b2d(d1-b1, d2-b2, b1, b2)}
 			return sel, []uint64{2 * b1, b2}, nil
 		case "RDC":
-			sel.Blocks = []patterns.Hyperslab{b2d(d1-b1, 0, b1, b2), b2d(0, d2-b2, b1, b2)}
+			sel.Blocks = []plan.Hyperslab{b2d(d1-b1, 0, b1, b2), b2d(0, d2-b2, b1, b2)}
 			return sel, []uint64{2 * b1, b2}, nil
 		case "PRL":
-			sel.Blocks = []patterns.Hyperslab{b2d(0, 0, d1, b2), b2d(0, d2-b2, d1, b2), b2d(0, b2, b1, d2-2*b2), b2d(d1-b1, b2, b1, d2-2*b2)}
+			sel.Blocks = []plan.Hyperslab{b2d(0, 0, d1, b2), b2d(0, d2-b2, d1, b2), b2d(0, b2, b1, d2-2*b2), b2d(d1-b1, b2, b1, d2-2*b2)}
 		case "CS":
 			for k := uint64(0); k*c.Stride+b1 < d1 && k*c.Stride2+b2 < d2; k++ {
 				sel.Blocks = append(sel.Blocks, b2d(k*c.Stride, k*c.Stride2, b1, b2))
 			}
 			if len(sel.Blocks) == 0 {
-				return patterns.None(), []uint64{1}, nil
+				return plan.None(), []uint64{1}, nil
 			}
 		}
 		return sel, []uint64{sel.NPoints(dims), 1}, nil
 	}
 	if c.FilePattern == "STRIDED" {
-		sel.Blocks = []patterns.Hyperslab{{Start: []uint64{fileOffset}, Stride: []uint64{c.Stride}, Count: []uint64{c.BlockCount}, Block: []uint64{c.Block}}}
+		sel.Blocks = []plan.Hyperslab{{Start: []uint64{fileOffset}, Stride: []uint64{c.Stride}, Count: []uint64{c.BlockCount}, Block: []uint64{c.Block}}}
 		return sel, []uint64{c.Block * c.BlockCount}, sel.Validate(dims)
 	}
 	if c.NumDims == 1 {
@@ -350,7 +350,7 @@ func (p *Pattern) readSelection(dims []uint64, env patterns.Env) (patterns.Selec
 		if n > perRank {
 			return sel, nil, fmt.Errorf("vpic read: %d particles per rank requested, the file holds %d per rank (%d over %d ranks)", n, perRank, dims[0], R)
 		}
-		return patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{fileOffset}, []uint64{n})}}, []uint64{n}, nil
+		return plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{fileOffset}, []uint64{n})}}, []uint64{n}, nil
 	}
 	if c.Dims[0] > dims[0]/R {
 		return sel, nil, fmt.Errorf("vpic read: DIM_1=%d exceeds the file's %d rows per rank (%d over %d ranks)", c.Dims[0], dims[0]/R, dims[0], R)
@@ -363,29 +363,29 @@ func (p *Pattern) readSelection(dims []uint64, env patterns.Env) (patterns.Selec
 	ext := append([]uint64(nil), c.Dims[:c.NumDims]...)
 	start := make([]uint64, c.NumDims)
 	start[0] = r * c.Dims[0]
-	return patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block(start, ext)}}, ext, nil
+	return plan.Selection{Blocks: []plan.Hyperslab{plan.Block(start, ext)}}, ext, nil
 }
 
-func b2d(s0, s1, e0, e1 uint64) patterns.Hyperslab {
-	return patterns.Block([]uint64{s0, s1}, []uint64{e0, e1})
+func b2d(s0, s1, e0, e1 uint64) plan.Hyperslab {
+	return plan.Block([]uint64{s0, s1}, []uint64{e0, e1})
 }
 
 // End closes whatever the steps left open, flushes and closes the file.
-func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (patterns.Plan, error) {
-	var plan patterns.Plan
+func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan, error) {
+	var pl plan.Plan
 	if p.C.DelayedClose > 0 {
 		first := 0
 		if p.delayedClose(env) && steps > p.C.DelayedClose {
 			first = steps - 1 // earlier ones were closed by the steps themselves
 		}
 		for s := first; s < steps; s++ {
-			p.closeStep(&plan, s, p.stepNames(ph))
+			p.closeStep(&pl, s, p.stepNames(ph))
 		}
 	}
 	path := p.FilePath(env)
 	if ph == patterns.PhaseWrite {
-		plan.Add(patterns.Op{Kind: patterns.FlushFile, Path: path, Collective: p.parallel(), File: &patterns.FileSpec{FlushLocal: true}})
+		pl.Add(plan.Op{Kind: plan.FlushFile, Path: path, Collective: p.parallel(), File: &plan.FileSpec{FlushLocal: true}})
 	}
-	plan.Add(patterns.Op{Kind: patterns.CloseFile, Path: path, Collective: p.parallel()})
-	return plan, nil
+	pl.Add(plan.Op{Kind: plan.CloseFile, Path: path, Collective: p.parallel()})
+	return pl, nil
 }

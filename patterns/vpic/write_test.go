@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // writeCase is one valid row of the write pattern matrix (layouts.md 1.3).
@@ -40,7 +41,7 @@ func (c writeCase) keys() []string {
 // geometry is layouts.md 1.4 for rank r of R with DIM_1=4, DIM_2=3, DIM_3=2 (STRIDED:
 // DIM_1=16): file shape, memory shape, file selection and the number of particles
 // transferred per rank.
-func (c writeCase) geometry(R, r uint64) (file, mem []uint64, sel patterns.Selection, points uint64) {
+func (c writeCase) geometry(R, r uint64) (file, mem []uint64, sel plan.Selection, points uint64) {
 	switch {
 	case c.file == "STRIDED":
 		return u(16 * R), u(4), slab(u(16*r), u(4), u(2), u(2)), 4
@@ -57,11 +58,11 @@ func (c writeCase) geometry(R, r uint64) (file, mem []uint64, sel patterns.Selec
 // type, file type and dataset written (layouts.md 1.3).
 type writeSpec struct {
 	variable, buffer, dataset string
-	mem, file                 patterns.Type
+	mem, file                 plan.Type
 }
 
-func (c writeCase) datasets() ([]string, map[string]patterns.Type) {
-	types := map[string]patterns.Type{}
+func (c writeCase) datasets() ([]string, map[string]plan.Type) {
+	types := map[string]plan.Type{}
 	if c.file == "INTERLEAVED" {
 		types["particles"] = particleWant
 		return []string{"particles"}, types
@@ -116,28 +117,28 @@ var variants = []variant{
 }
 
 // wantWriteStep is the plan of one write step with DELAYED_CLOSE_TIMESTEPS=0.
-func wantWriteStep(c writeCase, v variant, R, r, step int) []patterns.Op {
+func wantWriteStep(c writeCase, v variant, R, r, step int) []plan.Op {
 	g := fmt.Sprintf("/Timestep_%d", step)
 	fileShape, memShape, sel, _ := c.geometry(uint64(R), uint64(r))
 	names, types := c.datasets()
-	ops := []patterns.Op{{Kind: patterns.CreateGroup, Path: g, Collective: !v.fpp, Step: step}}
+	ops := []plan.Op{{Kind: plan.CreateGroup, Path: g, Collective: !v.fpp, Step: step}}
 	for _, n := range names {
-		ds := &patterns.DatasetSpec{Type: types[n], Shape: fileShape}
+		ds := &plan.DatasetSpec{Type: types[n], Shape: fileShape}
 		if v.compress {
 			ds.Chunk = u(2, 3, 2)[:c.dims]
 			ds.Deflate = 9
 		}
-		ops = append(ops, patterns.Op{Kind: patterns.CreateDataset, Path: g + "/" + n, Collective: !v.fpp, Step: step, Dataset: ds})
+		ops = append(ops, plan.Op{Kind: plan.CreateDataset, Path: g + "/" + n, Collective: !v.fpp, Step: step, Dataset: ds})
 	}
 	for _, w := range c.writes() {
-		ops = append(ops, patterns.Op{Kind: patterns.Write, Path: g + "/" + w.dataset, Collective: v.collData && !v.fpp, Step: step,
-			Transfer: &patterns.Transfer{Variable: w.variable, Buffer: w.buffer, MemType: w.mem, MemShape: memShape,
+		ops = append(ops, plan.Op{Kind: plan.Write, Path: g + "/" + w.dataset, Collective: v.collData && !v.fpp, Step: step,
+			Transfer: &plan.Transfer{Variable: w.variable, Buffer: w.buffer, MemType: w.mem, MemShape: memShape,
 				FileType: w.file, FileShape: fileShape, Selection: sel}})
 	}
 	for _, n := range names {
-		ops = append(ops, patterns.Op{Kind: patterns.CloseDataset, Path: g + "/" + n, Step: step})
+		ops = append(ops, plan.Op{Kind: plan.CloseDataset, Path: g + "/" + n, Step: step})
 	}
-	return append(ops, patterns.Op{Kind: patterns.CloseGroup, Path: g, Step: step})
+	return append(ops, plan.Op{Kind: plan.CloseGroup, Path: g, Step: step})
 }
 
 func wantFilePath(v variant, r int) string {
@@ -147,8 +148,8 @@ func wantFilePath(v variant, r int) string {
 	return testPath
 }
 
-func wantWriteBegin(v variant, r int) []patterns.Op {
-	fs := &patterns.FileSpec{Parallel: !v.fpp, FlushLocal: true}
+func wantWriteBegin(v variant, r int) []plan.Op {
+	fs := &plan.FileSpec{Parallel: !v.fpp, FlushLocal: true}
 	if !v.fpp {
 		fs.MDCInitialSize = 16 * 1024 * 1024
 		fs.CollMetadataOps, fs.CollMetadataWrite = v.collMeta, v.collMeta
@@ -156,14 +157,14 @@ func wantWriteBegin(v variant, r int) []patterns.Op {
 			fs.AlignThreshold, fs.AlignLen = 16<<20, 16<<20
 		}
 	}
-	return []patterns.Op{{Kind: patterns.CreateFile, Path: wantFilePath(v, r), Collective: !v.fpp, File: fs}}
+	return []plan.Op{{Kind: plan.CreateFile, Path: wantFilePath(v, r), Collective: !v.fpp, File: fs}}
 }
 
-func wantWriteEnd(v variant, r int) []patterns.Op {
+func wantWriteEnd(v variant, r int) []plan.Op {
 	p := wantFilePath(v, r)
-	return []patterns.Op{
-		{Kind: patterns.FlushFile, Path: p, Collective: !v.fpp, File: &patterns.FileSpec{FlushLocal: true}},
-		{Kind: patterns.CloseFile, Path: p, Collective: !v.fpp},
+	return []plan.Op{
+		{Kind: plan.FlushFile, Path: p, Collective: !v.fpp, File: &plan.FileSpec{FlushLocal: true}},
+		{Kind: plan.CloseFile, Path: p, Collective: !v.fpp},
 	}
 }
 
@@ -188,23 +189,23 @@ func TestWriteMatrix(t *testing.T) {
 						}
 						_, _, _, points := c.geometry(uint64(R), uint64(r))
 						for s := 0; s < 2; s++ {
-							plan := plans[1+s]
-							if err := compareOps(plan.Ops, wantWriteStep(c, v, R, r, s)); err != nil {
+							pl := plans[1+s]
+							if err := compareOps(pl.Ops, wantWriteStep(c, v, R, r, s)); err != nil {
 								t.Fatalf("R=%d r=%d step %d:\n%v", R, r, s, err)
 							}
-							if got := plan.RawBytes(); got != 32*points {
+							if got := pl.RawBytes(); got != 32*points {
 								t.Errorf("R=%d r=%d step %d: RawBytes %d, want 32*%d", R, r, s, got, points)
 							}
 							writes := 0
-							for _, op := range plan.Ops {
-								if op.Kind == patterns.Write {
+							for _, op := range pl.Ops {
+								if op.Kind == plan.Write {
 									writes++
 								}
 							}
 							if want := map[bool]int{true: 1, false: 8}[c.mem == "INTERLEAVED" && c.file == "INTERLEAVED"]; writes != want {
 								t.Errorf("R=%d r=%d: %d writes per step, want %d", R, r, writes, want)
 							}
-							if err := plan.Validate(); err != nil {
+							if err := pl.Validate(); err != nil {
 								t.Errorf("Validate: %v", err)
 							}
 						}
@@ -249,15 +250,15 @@ func TestWriteLayoutExamples(t *testing.T) {
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
 			p := mustBuild(t, c.keys...)
-			plan, err := p.Step(patterns.PhaseWrite, 0, env(c.r, c.R))
+			pl, err := p.Step(patterns.PhaseWrite, 0, env(c.r, c.R))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var created []string
-			var first *patterns.Transfer
-			for _, op := range plan.Ops {
+			var first *plan.Transfer
+			for _, op := range pl.Ops {
 				switch op.Kind {
-				case patterns.CreateDataset:
+				case plan.CreateDataset:
 					created = append(created, strings.TrimPrefix(op.Path, "/Timestep_0/"))
 					if got := op.Dataset.Type.String(); len(created) == 1 && got != c.fileType {
 						t.Errorf("%s file type %s, want %s", op.Path, got, c.fileType)
@@ -265,7 +266,7 @@ func TestWriteLayoutExamples(t *testing.T) {
 					if !reflect.DeepEqual(op.Dataset.Shape, c.file) {
 						t.Errorf("%s shape %v, want %v", op.Path, op.Dataset.Shape, c.file)
 					}
-				case patterns.Write:
+				case plan.Write:
 					if first == nil {
 						first = op.Transfer
 					}
@@ -298,12 +299,12 @@ func TestWriteTypesOfIdVariables(t *testing.T) {
 		{"CONTIG", "INTERLEAVED", "particle{x:f32@0,y:f32@4,z:f32@8,px:f32@12,py:f32@16,pz:f32@20,id_1:i32@24,id_2:f32@28}[32B]", "id_1{id_1:i32@0}[4B]"},
 	} {
 		p := mustBuild(t, "MEM_PATTERN="+c.mem, "FILE_PATTERN="+c.file, "DIM_1=2")
-		plan, err := p.Step(patterns.PhaseWrite, 0, env(0, 1))
+		pl, err := p.Step(patterns.PhaseWrite, 0, env(0, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, op := range plan.Ops {
-			if op.Kind == patterns.Write && op.Transfer.Variable == "id_1" {
+		for _, op := range pl.Ops {
+			if op.Kind == plan.Write && op.Transfer.Variable == "id_1" {
 				if got := op.Transfer.FileType.String(); got != c.id1File {
 					t.Errorf("%s/%s: id_1 file type %s, want %s", c.mem, c.file, got, c.id1File)
 				}
@@ -314,7 +315,7 @@ func TestWriteTypesOfIdVariables(t *testing.T) {
 					t.Errorf("%s/%s: id_1 moves %d bytes per element", c.mem, c.file, op.Transfer.ElemBytes())
 				}
 			}
-			if op.Kind == patterns.Write && op.Transfer.Variable == "id_2" && c.mem == "CONTIG" && c.file == "CONTIG" {
+			if op.Kind == plan.Write && op.Transfer.Variable == "id_2" && c.mem == "CONTIG" && c.file == "CONTIG" {
 				if got := op.Transfer.MemType.String(); got != "f32" {
 					t.Errorf("id_2 memory type %s, want f32", got)
 				}
@@ -439,19 +440,19 @@ func TestDelayedCloseWrite(t *testing.T) {
 						// closes itself after its writes.
 						create := -1
 						for i, op := range ops {
-							if op.Kind == patterns.CreateGroup {
+							if op.Kind == plan.CreateGroup {
 								create = i
 							}
 						}
 						for i, op := range ops {
-							if op.Kind != patterns.CloseGroup && op.Kind != patterns.CloseDataset {
+							if op.Kind != plan.CloseGroup && op.Kind != plan.CloseDataset {
 								continue
 							}
 							if (op.Step < s) != (i < create) {
 								t.Errorf("step %d: close of step %d at position %d, group created at %d", s, op.Step, i, create)
 							}
 						}
-						if w.d == 0 && ops[len(ops)-1].Kind != patterns.CloseGroup {
+						if w.d == 0 && ops[len(ops)-1].Kind != plan.CloseGroup {
 							t.Errorf("step %d does not end with its group close", s)
 						}
 					}
@@ -459,7 +460,7 @@ func TestDelayedCloseWrite(t *testing.T) {
 					if got := closedSteps(t, end, names); !reflect.DeepEqual(got, w.end) {
 						t.Errorf("End closes %v, want %v", got, w.end)
 					}
-					if n := len(end.Ops); end.Ops[n-2].Kind != patterns.FlushFile || end.Ops[n-1].Kind != patterns.CloseFile {
+					if n := len(end.Ops); end.Ops[n-2].Kind != plan.FlushFile || end.Ops[n-1].Kind != plan.CloseFile {
 						t.Errorf("End does not finish with flush and close: %v", end.Ops)
 					}
 					if err := checkLifecycle(patterns.PhaseWrite, plans); err != nil {
@@ -534,8 +535,8 @@ func ExamplePattern_Step() {
 	begin, _ := p.Begin(patterns.PhaseWrite, e)
 	step, _ := p.Step(patterns.PhaseWrite, 0, e)
 	end, _ := p.End(patterns.PhaseWrite, 1, e)
-	for _, plan := range []patterns.Plan{begin, step, end} {
-		plan.Print(os.Stdout)
+	for _, pl := range []plan.Plan{begin, step, end} {
+		pl.Print(os.Stdout)
 	}
 	fmt.Println("bytes:", step.RawBytes())
 	// Output:

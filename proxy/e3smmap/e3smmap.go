@@ -1,9 +1,7 @@
 // Package e3smmap reads E3SM-IO decomposition map files (the HDF5 version of
 // map_<case>_<n>p.nc: -DIM_* root attributes, D<k>.* datasets and attributes) into
-// e3sm.Map values, and registers itself as the e3sm pattern's map reader. Import it for
-// its side effect wherever the e3sm pattern should accept map files:
-//
-//	import _ "github.com/h5proxy/h5proxy/proxy/e3smmap"
+// e3sm.Map values. Package patterns/all installs Load as the e3sm pattern's map reader
+// (patterns import nothing that calls HDF5).
 //
 // The file is opened serially and read-only on each rank that loads it.
 package e3smmap
@@ -13,16 +11,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
-func init() { e3sm.RegisterMapReader(Load) }
-
 // Load reads a map file in E3SM-IO's HDF5 format.
 func Load(path string) (_ *e3sm.Map, err error) {
-	f, err := h5.OpenFile(path, h5.Access{FileSpec: patterns.FileSpec{ReadOnly: true}})
+	f, err := h5.OpenFile(path, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		return nil, fmt.Errorf("e3sm map %s: %w", path, err)
 	}
@@ -56,7 +52,7 @@ func dimAttr(f h5.ID, name string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if a.Type.Class != patterns.Uint64 || len(a.Value) != 8 {
+	if a.Type.Class != plan.Uint64 || len(a.Value) != 8 {
 		return 0, fmt.Errorf("attribute -DIM_%s is %s %v, want a u64 scalar", name, a.Type, a.Shape)
 	}
 	return binary.NativeEndian.Uint64(a.Value), nil
@@ -77,7 +73,7 @@ func readDecomp(f h5.ID, k, nprocs int) (e3sm.Decomp, error) {
 	if err != nil {
 		return d, err
 	}
-	if a.Type.Class != patterns.Int32 {
+	if a.Type.Class != plan.Int32 {
 		return d, fmt.Errorf("D%d.dims is %s, want i32", k, a.Type)
 	}
 	for _, v := range ints(a.Value) {
@@ -128,7 +124,7 @@ func readInts(f h5.ID, name string) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if info.Type.Class != patterns.Int32 || len(info.Shape) != 1 {
+	if info.Type.Class != plan.Int32 || len(info.Shape) != 1 {
 		return nil, fmt.Errorf("%s is %s %v, want 1-D i32", name, info.Type, info.Shape)
 	}
 	n := info.Shape[0]
@@ -136,8 +132,8 @@ func readInts(f h5.ID, name string) ([]int64, error) {
 		return nil, nil
 	}
 	buf := make([]byte, 4*n)
-	t := &patterns.Transfer{Variable: name, Buffer: name, MemType: patterns.I32, MemShape: []uint64{n},
-		FileType: patterns.I32, FileShape: info.Shape, Selection: patterns.All(info.Shape)}
+	t := &plan.Transfer{Variable: name, Buffer: name, MemType: plan.I32, MemShape: []uint64{n},
+		FileType: plan.I32, FileShape: info.Shape, Selection: plan.All(info.Shape)}
 	if err := h5.Read(d, t, false, buf); err != nil {
 		return nil, err
 	}

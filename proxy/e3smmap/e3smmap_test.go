@@ -9,6 +9,7 @@ import (
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 func mapPath(t *testing.T, name string) string {
@@ -90,7 +91,7 @@ func TestRealMapPlansPerRank(t *testing.T) {
 	for _, size := range []int{1, 3, 4, 16, 20} {
 		var covered uint64
 		for rank := 0; rank < size; rank++ {
-			plan, err := pat.Step(patterns.PhaseWrite, 0, patterns.Env{Rank: rank, Size: size, Path: "/x/f.h5"})
+			pl, err := pat.Step(patterns.PhaseWrite, 0, patterns.Env{Rank: rank, Size: size, Path: "/x/f.h5"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,8 +100,8 @@ func TestRealMapPlansPerRank(t *testing.T) {
 			for p := start; p < start+count; p++ {
 				want += d3.Used[p]
 			}
-			for _, op := range plan.Ops {
-				if op.Kind != patterns.Write || op.Path != "/T" {
+			for _, op := range pl.Ops {
+				if op.Kind != plan.Write || op.Path != "/T" {
 					continue
 				}
 				tr := op.Transfer

@@ -12,7 +12,6 @@ import (
 	"runtime"
 
 	"github.com/h5proxy/h5proxy/patterns"
-	_ "github.com/h5proxy/h5proxy/patterns/vpic" // registers the vpic pattern
 	"github.com/h5proxy/h5proxy/proxy"
 )
 

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // This file holds the declarations shared by the cgo build and the !cgo stub.
@@ -67,7 +67,7 @@ type Access struct {
 	// FileSpec holds Parallel, ReadOnly (opens only), collective metadata, alignment,
 	// metadata cache and meta block settings. FlushLocal is not used here: pass it to
 	// FlushFile.
-	patterns.FileSpec
+	plan.FileSpec
 	// Core opens a file serially with the core driver: the whole file is read into memory
 	// and the backing store is off, so it is accepted only by OpenFile with ReadOnly and
 	// without Parallel.
@@ -77,10 +77,10 @@ type Access struct {
 // Info describes an existing dataset.
 type Info struct {
 	// Type is the dataset's datatype (compound names are not stored in files and are empty).
-	Type patterns.Type
+	Type plan.Type
 	// Shape is the current extent; empty for a scalar dataset.
 	Shape []uint64
-	// MaxShape is the maximum extent; patterns.MaxUnlimited marks H5S_UNLIMITED.
+	// MaxShape is the maximum extent; plan.MaxUnlimited marks H5S_UNLIMITED.
 	MaxShape []uint64
 	// Chunk is the chunk shape, nil unless the layout is chunked.
 	Chunk []uint64

@@ -11,7 +11,7 @@ import "C"
 import (
 	"fmt"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // SetExtent changes the current extent of chunked dataset d to shape (H5Dset_extent), for
@@ -27,7 +27,7 @@ func SetExtent(d ID, shape []uint64) error {
 		return fmt.Errorf("h5: H5Dset_extent %s: rank %d outside 1..%d", objName(d), len(shape), maxRank)
 	}
 	for _, v := range shape {
-		if v == patterns.MaxUnlimited {
+		if v == plan.MaxUnlimited {
 			return fmt.Errorf("h5: H5Dset_extent %s: extent %v holds H5S_UNLIMITED", objName(d), shape)
 		}
 	}

@@ -14,19 +14,19 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // particle is the 32-byte VPIC particle of h5bench.
-var particle = patterns.Struct("particle", 32,
-	patterns.Field("x", 0, patterns.F32),
-	patterns.Field("y", 4, patterns.F32),
-	patterns.Field("z", 8, patterns.F32),
-	patterns.Field("px", 12, patterns.F32),
-	patterns.Field("py", 16, patterns.F32),
-	patterns.Field("pz", 20, patterns.F32),
-	patterns.Field("id_1", 24, patterns.I32),
-	patterns.Field("id_2", 28, patterns.F32),
+var particle = plan.Struct("particle", 32,
+	plan.Field("x", 0, plan.F32),
+	plan.Field("y", 4, plan.F32),
+	plan.Field("z", 8, plan.F32),
+	plan.Field("px", 12, plan.F32),
+	plan.Field("py", 16, plan.F32),
+	plan.Field("pz", 20, plan.F32),
+	plan.Field("id_1", 24, plan.I32),
+	plan.Field("id_2", 28, plan.F32),
 )
 
 // randBytes returns n deterministic bytes. Float bit patterns may be NaNs: that is fine,
@@ -42,8 +42,8 @@ func randBytes(seed uint64, n uint64) []byte {
 
 // scatter copies mem, element by element, to the selected elements of file in row-major
 // order: the pairing HDF5 uses between a memory and a file selection. It is the test's
-// oracle, computed from patterns.Selection.Runs without HDF5.
-func scatter(file []byte, shape []uint64, sel patterns.Selection, size int, mem []byte) {
+// oracle, computed from plan.Selection.Runs without HDF5.
+func scatter(file []byte, shape []uint64, sel plan.Selection, size int, mem []byte) {
 	var m uint64
 	for _, r := range sel.Runs(shape) {
 		n := r.Len * uint64(size)
@@ -53,7 +53,7 @@ func scatter(file []byte, shape []uint64, sel patterns.Selection, size int, mem 
 }
 
 // gather is scatter's inverse.
-func gather(file []byte, shape []uint64, sel patterns.Selection, size int) []byte {
+func gather(file []byte, shape []uint64, sel plan.Selection, size int) []byte {
 	var out []byte
 	for _, r := range sel.Runs(shape) {
 		out = append(out, file[r.Start*uint64(size):(r.Start+r.Len)*uint64(size)]...)
@@ -112,8 +112,8 @@ func checkNoLeaks(t *testing.T, f ID, mark idMark) {
 	t.Logf("%d handles created, all closed", created)
 }
 
-func wholeTransfer(typ patterns.Type, shape []uint64) *patterns.Transfer {
-	return &patterns.Transfer{MemType: typ, MemShape: shape, FileShape: shape, Selection: patterns.All(shape)}
+func wholeTransfer(typ plan.Type, shape []uint64) *plan.Transfer {
+	return &plan.Transfer{MemType: typ, MemShape: shape, FileShape: shape, Selection: plan.All(shape)}
 }
 
 func TestVersion(t *testing.T) {
@@ -130,15 +130,15 @@ func TestAtomicAndCompoundRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "types.h5")
 	f := must(CreateFile(path, Access{}))
 	g := must(CreateGroup(f, "/Timestep_0"))
-	types := map[string]patterns.Type{
-		"f32": patterns.F32, "f64": patterns.F64, "i32": patterns.I32, "i64": patterns.I64,
-		"u64": patterns.U64, "u8": patterns.U8, "str": patterns.Str(12), "particle": particle,
+	types := map[string]plan.Type{
+		"f32": plan.F32, "f64": plan.F64, "i32": plan.I32, "i64": plan.I64,
+		"u64": plan.U64, "u8": plan.U8, "str": plan.Str(12), "particle": particle,
 	}
 	shape := []uint64{17}
 	want := map[string][]byte{}
 	seed := uint64(1)
 	for name, typ := range types {
-		d := must(CreateDataset(g, name, patterns.DatasetSpec{Type: typ, Shape: shape}))
+		d := must(CreateDataset(g, name, plan.DatasetSpec{Type: typ, Shape: shape}))
 		buf := randBytes(seed, shape[0]*uint64(typ.Size))
 		seed++
 		want[name] = buf
@@ -150,7 +150,7 @@ func TestAtomicAndCompoundRoundTrip(t *testing.T) {
 		}
 		info := must(DatasetInfo(d))
 		wantInfo := Info{Type: typ, Shape: shape, MaxShape: shape}
-		if typ.Class == patterns.Compound {
+		if typ.Class == plan.Compound {
 			wantInfo.Type.Name = "" // names of compounds are not stored
 		}
 		if !reflect.DeepEqual(info, wantInfo) {
@@ -170,8 +170,8 @@ func TestAtomicAndCompoundRoundTrip(t *testing.T) {
 	ok(t, CloseFile(f))
 
 	for _, a := range []Access{
-		{FileSpec: patterns.FileSpec{ReadOnly: true}},
-		{FileSpec: patterns.FileSpec{ReadOnly: true}, Core: true},
+		{FileSpec: plan.FileSpec{ReadOnly: true}},
+		{FileSpec: plan.FileSpec{ReadOnly: true}, Core: true},
 		{}, // read-write
 	} {
 		f := must(OpenFile(path, a))
@@ -192,7 +192,7 @@ func TestAtomicAndCompoundRoundTrip(t *testing.T) {
 }
 
 // TestSelections writes with hyperslab unions and strides and checks every byte of the
-// file against an oracle computed from patterns.Selection.Runs.
+// file against an oracle computed from plan.Selection.Runs.
 func TestSelections(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sel.h5")
 	f := must(CreateFile(path, Access{}))
@@ -200,22 +200,22 @@ func TestSelections(t *testing.T) {
 
 	cases := []struct {
 		name  string
-		typ   patterns.Type
+		typ   plan.Type
 		shape []uint64
-		sel   patterns.Selection
+		sel   plan.Selection
 	}{
-		{"union1d", patterns.I32, []uint64{20}, patterns.Selection{Blocks: []patterns.Hyperslab{
-			patterns.Block([]uint64{0}, []uint64{4}), patterns.Block([]uint64{10}, []uint64{5})}}},
-		{"strided", patterns.U8, []uint64{20}, patterns.Selection{Blocks: []patterns.Hyperslab{
+		{"union1d", plan.I32, []uint64{20}, plan.Selection{Blocks: []plan.Hyperslab{
+			plan.Block([]uint64{0}, []uint64{4}), plan.Block([]uint64{10}, []uint64{5})}}},
+		{"strided", plan.U8, []uint64{20}, plan.Selection{Blocks: []plan.Hyperslab{
 			{Start: []uint64{1}, Stride: []uint64{3}, Count: []uint64{5}, Block: []uint64{2}}}}},
-		{"union2d", patterns.F64, []uint64{6, 8}, patterns.Selection{Blocks: []patterns.Hyperslab{
-			patterns.Block([]uint64{0, 0}, []uint64{2, 3}), patterns.Block([]uint64{3, 4}, []uint64{3, 4})}}},
+		{"union2d", plan.F64, []uint64{6, 8}, plan.Selection{Blocks: []plan.Hyperslab{
+			plan.Block([]uint64{0, 0}, []uint64{2, 3}), plan.Block([]uint64{3, 4}, []uint64{3, 4})}}},
 		// Overlapping blocks: the union counts shared elements once.
-		{"overlap2d", patterns.I64, []uint64{5, 5}, patterns.Selection{Blocks: []patterns.Hyperslab{
-			patterns.Block([]uint64{0, 0}, []uint64{3, 3}), patterns.Block([]uint64{2, 2}, []uint64{3, 3})}}},
-		{"strided2d", particle, []uint64{7, 9}, patterns.Selection{Blocks: []patterns.Hyperslab{
+		{"overlap2d", plan.I64, []uint64{5, 5}, plan.Selection{Blocks: []plan.Hyperslab{
+			plan.Block([]uint64{0, 0}, []uint64{3, 3}), plan.Block([]uint64{2, 2}, []uint64{3, 3})}}},
+		{"strided2d", particle, []uint64{7, 9}, plan.Selection{Blocks: []plan.Hyperslab{
 			{Start: []uint64{1, 0}, Stride: []uint64{3, 4}, Count: []uint64{2, 3}, Block: []uint64{2, 1}},
-			patterns.Block([]uint64{0, 8}, []uint64{7, 1})}}},
+			plan.Block([]uint64{0, 8}, []uint64{7, 1})}}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -223,16 +223,16 @@ func TestSelections(t *testing.T) {
 				t.Fatal(err)
 			}
 			size := c.typ.Size
-			d := must(CreateDataset(f, c.name, patterns.DatasetSpec{Type: c.typ, Shape: c.shape}))
+			d := must(CreateDataset(f, c.name, plan.DatasetSpec{Type: c.typ, Shape: c.shape}))
 			defer func() { ok(t, CloseDataset(d)) }()
 
 			// Start from known contents so that unselected elements are checked too.
-			all := randBytes(uint64(100+i), patterns.Product(c.shape)*uint64(size))
+			all := randBytes(uint64(100+i), plan.Product(c.shape)*uint64(size))
 			ok(t, Write(d, wholeTransfer(c.typ, c.shape), false, all))
 
 			n := c.sel.NPoints(c.shape)
 			mem := randBytes(uint64(200+i), n*uint64(size))
-			tr := &patterns.Transfer{MemType: c.typ, MemShape: []uint64{n}, FileShape: c.shape, Selection: c.sel}
+			tr := &plan.Transfer{MemType: c.typ, MemShape: []uint64{n}, FileShape: c.shape, Selection: c.sel}
 			ok(t, Write(d, tr, false, mem))
 
 			want := append([]byte(nil), all...)
@@ -257,7 +257,7 @@ func TestSelections(t *testing.T) {
 			}
 
 			// An empty selection transfers nothing, with or without a buffer.
-			none := &patterns.Transfer{MemType: c.typ, FileShape: c.shape, Selection: patterns.None()}
+			none := &plan.Transfer{MemType: c.typ, FileShape: c.shape, Selection: plan.None()}
 			ok(t, Write(d, none, false, nil))
 			ok(t, Read(d, none, false, nil))
 			ok(t, Write(d, none, true, []byte{1})) // collective on a serial file: H5P_DEFAULT
@@ -273,33 +273,33 @@ func TestSelections(t *testing.T) {
 func TestChunkedDataset(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chunk.h5")
 	f := must(CreateFile(path, Access{}))
-	spec := patterns.DatasetSpec{
-		Type: patterns.F32, Shape: []uint64{100, 6}, MaxShape: []uint64{patterns.MaxUnlimited, 6},
+	spec := plan.DatasetSpec{
+		Type: plan.F32, Shape: []uint64{100, 6}, MaxShape: []uint64{plan.MaxUnlimited, 6},
 		Chunk: []uint64{10, 3}, Deflate: 6, FillNever: true,
 	}
 	d := must(CreateDataset(f, "/c", spec))
 	buf := randBytes(3, 100*6*4)
-	ok(t, Write(d, wholeTransfer(patterns.F32, spec.Shape), false, buf))
+	ok(t, Write(d, wholeTransfer(plan.F32, spec.Shape), false, buf))
 	ok(t, CloseDataset(d))
 
-	d2 := must(CreateDataset(f, "/plain", patterns.DatasetSpec{Type: patterns.U64, Shape: []uint64{3}, Chunk: []uint64{2}}))
+	d2 := must(CreateDataset(f, "/plain", plan.DatasetSpec{Type: plan.U64, Shape: []uint64{3}, Chunk: []uint64{2}}))
 	ok(t, CloseDataset(d2))
-	scalar := must(CreateDataset(f, "/scalar", patterns.DatasetSpec{Type: patterns.F64}))
+	scalar := must(CreateDataset(f, "/scalar", plan.DatasetSpec{Type: plan.F64}))
 	one := randBytes(4, 8)
-	ok(t, Write(scalar, &patterns.Transfer{MemType: patterns.F64, Selection: patterns.All(nil)}, false, one))
+	ok(t, Write(scalar, &plan.Transfer{MemType: plan.F64, Selection: plan.All(nil)}, false, one))
 	ok(t, CloseDataset(scalar))
 	ok(t, CloseFile(f))
 
-	f = must(OpenFile(path, Access{FileSpec: patterns.FileSpec{ReadOnly: true}}))
+	f = must(OpenFile(path, Access{FileSpec: plan.FileSpec{ReadOnly: true}}))
 	defer func() { ok(t, CloseFile(f)) }()
 	d = must(OpenDataset(f, "/c"))
 	info := must(DatasetInfo(d))
-	want := Info{Type: patterns.F32, Shape: spec.Shape, MaxShape: spec.MaxShape, Chunk: spec.Chunk, Deflate: 6, FillNever: true}
+	want := Info{Type: plan.F32, Shape: spec.Shape, MaxShape: spec.MaxShape, Chunk: spec.Chunk, Deflate: 6, FillNever: true}
 	if !reflect.DeepEqual(info, want) {
 		t.Errorf("DatasetInfo = %+v, want %+v", info, want)
 	}
 	got := make([]byte, len(buf))
-	ok(t, Read(d, wholeTransfer(patterns.F32, spec.Shape), false, got))
+	ok(t, Read(d, wholeTransfer(plan.F32, spec.Shape), false, got))
 	if !bytes.Equal(got, buf) {
 		t.Error("chunked read back differs")
 	}
@@ -307,7 +307,7 @@ func TestChunkedDataset(t *testing.T) {
 
 	d2 = must(OpenDataset(f, "/plain"))
 	info = must(DatasetInfo(d2))
-	want = Info{Type: patterns.U64, Shape: []uint64{3}, MaxShape: []uint64{3}, Chunk: []uint64{2}}
+	want = Info{Type: plan.U64, Shape: []uint64{3}, MaxShape: []uint64{3}, Chunk: []uint64{2}}
 	if !reflect.DeepEqual(info, want) {
 		t.Errorf("DatasetInfo = %+v, want %+v", info, want)
 	}
@@ -315,11 +315,11 @@ func TestChunkedDataset(t *testing.T) {
 
 	scalar = must(OpenDataset(f, "/scalar"))
 	info = must(DatasetInfo(scalar))
-	if len(info.Shape) != 0 || len(info.MaxShape) != 0 || info.Chunk != nil || !info.Type.Equal(patterns.F64) {
+	if len(info.Shape) != 0 || len(info.MaxShape) != 0 || info.Chunk != nil || !info.Type.Equal(plan.F64) {
 		t.Errorf("scalar DatasetInfo = %+v", info)
 	}
 	got = make([]byte, 8)
-	ok(t, Read(scalar, &patterns.Transfer{MemType: patterns.F64, Selection: patterns.All(nil)}, false, got))
+	ok(t, Read(scalar, &plan.Transfer{MemType: plan.F64, Selection: plan.All(nil)}, false, got))
 	if !bytes.Equal(got, one) {
 		t.Error("scalar read back differs")
 	}
@@ -330,11 +330,11 @@ func TestAttributes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "attr.h5")
 	f := must(CreateFile(path, Access{}))
 	g := must(CreateGroup(f, "/Timestep_0"))
-	d := must(CreateDataset(g, "x", patterns.DatasetSpec{Type: patterns.F32, Shape: []uint64{4}}))
-	attrs := []patterns.AttributeSpec{
-		{Name: "title", Type: patterns.Str(8), Value: []byte("vpic\x00\x00\x00\x00")},
-		{Name: "nparticles", Type: patterns.I32, Shape: []uint64{1}, Value: []byte{0x40, 0x42, 0x0f, 0}},
-		{Name: "origin", Type: patterns.F64, Shape: []uint64{3}, Value: randBytes(9, 24)},
+	d := must(CreateDataset(g, "x", plan.DatasetSpec{Type: plan.F32, Shape: []uint64{4}}))
+	attrs := []plan.AttributeSpec{
+		{Name: "title", Type: plan.Str(8), Value: []byte("vpic\x00\x00\x00\x00")},
+		{Name: "nparticles", Type: plan.I32, Shape: []uint64{1}, Value: []byte{0x40, 0x42, 0x0f, 0}},
+		{Name: "origin", Type: plan.F64, Shape: []uint64{3}, Value: randBytes(9, 24)},
 		{Name: "p", Type: particle, Value: randBytes(10, 32)},
 	}
 	for _, loc := range []ID{f, g, d} {
@@ -349,7 +349,7 @@ func TestAttributes(t *testing.T) {
 	ok(t, CloseGroup(g))
 	ok(t, CloseFile(f))
 
-	f = must(OpenFile(path, Access{FileSpec: patterns.FileSpec{ReadOnly: true}}))
+	f = must(OpenFile(path, Access{FileSpec: plan.FileSpec{ReadOnly: true}}))
 	defer func() { ok(t, CloseFile(f)) }()
 	g = must(OpenGroup(f, "/Timestep_0"))
 	d = must(OpenDataset(g, "x"))
@@ -378,7 +378,7 @@ func TestExists(t *testing.T) {
 	defer func() { ok(t, CloseFile(f)) }()
 	g := must(CreateGroup(f, "/a"))
 	ok(t, CloseGroup(must(CreateGroup(f, "/a/b"))))
-	ok(t, CloseDataset(must(CreateDataset(g, "b/x", patterns.DatasetSpec{Type: patterns.U8, Shape: []uint64{1}}))))
+	ok(t, CloseDataset(must(CreateDataset(g, "b/x", plan.DatasetSpec{Type: plan.U8, Shape: []uint64{1}}))))
 	for _, c := range []struct {
 		loc  ID
 		path string
@@ -398,13 +398,13 @@ func TestExists(t *testing.T) {
 // TestFileAccessSettings creates and reopens serial files with every FileSpec option.
 func TestFileAccessSettings(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fs.h5")
-	spec := patterns.FileSpec{
+	spec := plan.FileSpec{
 		CollMetadataOps: true, CollMetadataWrite: true, AlignThreshold: 1, AlignLen: 4096,
 		MDCInitialSize: 16 << 20, MetaBlockSize: 64 << 10, FlushLocal: true,
 	}
 	f := must(CreateFile(path, Access{FileSpec: spec}))
-	d := must(CreateDataset(f, "/x", patterns.DatasetSpec{Type: patterns.U8, Shape: []uint64{10}}))
-	ok(t, Write(d, wholeTransfer(patterns.U8, []uint64{10}), true, randBytes(1, 10)))
+	d := must(CreateDataset(f, "/x", plan.DatasetSpec{Type: plan.U8, Shape: []uint64{10}}))
+	ok(t, Write(d, wholeTransfer(plan.U8, []uint64{10}), true, randBytes(1, 10)))
 	ok(t, CloseDataset(d))
 	ok(t, FlushFile(f, spec.FlushLocal))
 	ok(t, CloseFile(f))
@@ -416,7 +416,7 @@ func TestFileAccessSettings(t *testing.T) {
 	// E3SM-IO's settings: libver LATEST writes the newest superblock (version 3 in HDF5
 	// 1.10) where the default bounds write version 0; a bounded cache with evictions.
 	latest := filepath.Join(t.TempDir(), "latest.h5")
-	f = must(CreateFile(latest, Access{FileSpec: patterns.FileSpec{LibverLatest: true,
+	f = must(CreateFile(latest, Access{FileSpec: plan.FileSpec{LibverLatest: true,
 		MDCInitialSize: 32 << 20, MDCMinSize: 32 << 20, MDCMaxSize: 128 << 20, MDCEvictions: true}}))
 	ok(t, CloseFile(f))
 	for file, want := range map[string]byte{path: 0, latest: 3} {
@@ -463,12 +463,12 @@ func TestErrors(t *testing.T) {
 	path := filepath.Join(dir, "err.h5")
 	f := must(CreateFile(path, Access{}))
 	defer func() { ok(t, CloseFile(f)) }()
-	spec := patterns.DatasetSpec{Type: patterns.F32, Shape: []uint64{8}}
+	spec := plan.DatasetSpec{Type: plan.F32, Shape: []uint64{8}}
 	d := must(CreateDataset(f, "/x", spec))
 
 	// Warm the type cache, then count handles: error paths must not leak.
-	ok(t, CloseDataset(must(CreateDataset(f, "/warm", patterns.DatasetSpec{Type: particle, Shape: []uint64{1}, Chunk: []uint64{1}}))))
-	ok(t, CloseDataset(must(CreateDataset(f, "/warm2", patterns.DatasetSpec{Type: patterns.Str(3), Shape: []uint64{1}}))))
+	ok(t, CloseDataset(must(CreateDataset(f, "/warm", plan.DatasetSpec{Type: particle, Shape: []uint64{1}, Chunk: []uint64{1}}))))
+	ok(t, CloseDataset(must(CreateDataset(f, "/warm2", plan.DatasetSpec{Type: plan.Str(3), Shape: []uint64{1}}))))
 	mark := newIDMark()
 
 	stderr = captureStderr(t, func() { _, err = CreateDataset(f, "/x", spec) })
@@ -481,13 +481,13 @@ func TestErrors(t *testing.T) {
 	if _, err := CreateDataset(f, "/nogroup/x", spec); err == nil {
 		t.Error("CreateDataset in a missing group succeeded")
 	}
-	if _, err := CreateDataset(f, "/y", patterns.DatasetSpec{Type: particle, Shape: []uint64{4}, MaxShape: []uint64{patterns.MaxUnlimited}}); err == nil {
+	if _, err := CreateDataset(f, "/y", plan.DatasetSpec{Type: particle, Shape: []uint64{4}, MaxShape: []uint64{plan.MaxUnlimited}}); err == nil {
 		t.Error("unlimited contiguous dataset succeeded")
 	}
-	if _, err := CreateDataset(f, "/y", patterns.DatasetSpec{Type: patterns.F32, Shape: []uint64{4}, Chunk: []uint64{0}, Deflate: 1, FillNever: true}); err == nil {
+	if _, err := CreateDataset(f, "/y", plan.DatasetSpec{Type: plan.F32, Shape: []uint64{4}, Chunk: []uint64{0}, Deflate: 1, FillNever: true}); err == nil {
 		t.Error("zero chunk succeeded")
 	}
-	if _, err := CreateDataset(f, "/y", patterns.DatasetSpec{Type: patterns.Type{Class: 99, Size: 4}, Shape: []uint64{4}}); err == nil {
+	if _, err := CreateDataset(f, "/y", plan.DatasetSpec{Type: plan.Type{Class: 99, Size: 4}, Shape: []uint64{4}}); err == nil {
 		t.Error("unknown type class succeeded")
 	}
 	if _, err := CreateGroup(f, "/x"); err == nil {
@@ -500,35 +500,35 @@ func TestErrors(t *testing.T) {
 		t.Error("OpenGroup of a dataset succeeded")
 	}
 
-	whole := wholeTransfer(patterns.F32, spec.Shape)
+	whole := wholeTransfer(plan.F32, spec.Shape)
 	if err := Write(d, whole, false, make([]byte, 31)); err == nil || !strings.Contains(err.Error(), "buffer has 31 bytes") {
 		t.Errorf("short write buffer: %v", err)
 	}
 	if err := Read(d, whole, false, nil); err == nil {
 		t.Error("read into nil buffer succeeded")
 	}
-	bad := &patterns.Transfer{MemType: patterns.F32, MemShape: []uint64{2},
-		Selection: patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{0, 0}, []uint64{1, 2})}}}
+	bad := &plan.Transfer{MemType: plan.F32, MemShape: []uint64{2},
+		Selection: plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{0, 0}, []uint64{1, 2})}}}
 	if err := Write(d, bad, false, make([]byte, 8)); err == nil || !strings.Contains(err.Error(), "rank") {
 		t.Errorf("rank mismatch: %v", err)
 	}
-	outside := &patterns.Transfer{MemType: patterns.F32, MemShape: []uint64{4},
-		Selection: patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{6}, []uint64{4})}}}
+	outside := &plan.Transfer{MemType: plan.F32, MemShape: []uint64{4},
+		Selection: plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{6}, []uint64{4})}}}
 	if err := Write(d, outside, false, make([]byte, 16)); err == nil || !errors.As(err, &he) || he.Op != "H5Dwrite /x" {
 		t.Errorf("selection outside the extent: %v", err)
 	}
-	mismatch := &patterns.Transfer{MemType: patterns.F32, MemShape: []uint64{3}, Selection: patterns.All(spec.Shape)}
+	mismatch := &plan.Transfer{MemType: plan.F32, MemShape: []uint64{3}, Selection: plan.All(spec.Shape)}
 	if err := Write(d, mismatch, false, make([]byte, 12)); err == nil {
 		t.Error("memory/file point count mismatch succeeded")
 	}
 	if err := Write(d, nil, false, nil); err == nil {
 		t.Error("nil transfer succeeded")
 	}
-	if err := WriteAttribute(d, patterns.AttributeSpec{Name: "a", Type: patterns.I32, Shape: []uint64{2}, Value: make([]byte, 4)}); err == nil {
+	if err := WriteAttribute(d, plan.AttributeSpec{Name: "a", Type: plan.I32, Shape: []uint64{2}, Value: make([]byte, 4)}); err == nil {
 		t.Error("short attribute value succeeded")
 	}
-	ok(t, WriteAttribute(d, patterns.AttributeSpec{Name: "a", Type: patterns.I32, Value: make([]byte, 4)}))
-	if err := WriteAttribute(d, patterns.AttributeSpec{Name: "a", Type: patterns.I32, Value: make([]byte, 4)}); err == nil {
+	ok(t, WriteAttribute(d, plan.AttributeSpec{Name: "a", Type: plan.I32, Value: make([]byte, 4)}))
+	if err := WriteAttribute(d, plan.AttributeSpec{Name: "a", Type: plan.I32, Value: make([]byte, 4)}); err == nil {
 		t.Error("attribute written twice")
 	}
 	if _, err := CreateFile(filepath.Join(dir, "core.h5"), Access{Core: true}); err == nil {
@@ -537,7 +537,7 @@ func TestErrors(t *testing.T) {
 	if _, err := OpenFile(path, Access{Core: true}); err == nil {
 		t.Error("read-write OpenFile with Core succeeded")
 	}
-	if _, err := OpenFile(path, Access{FileSpec: patterns.FileSpec{Parallel: true}}); err == nil || !strings.Contains(err.Error(), "MPI") {
+	if _, err := OpenFile(path, Access{FileSpec: plan.FileSpec{Parallel: true}}); err == nil || !strings.Contains(err.Error(), "MPI") {
 		t.Errorf("Parallel without MPI: %v", err)
 	}
 	if _, err := CreateFile(filepath.Join(dir, "missing-dir", "x.h5"), Access{}); err == nil {
@@ -551,7 +551,7 @@ func TestInvalidIDs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ids.h5")
 	f := must(CreateFile(path, Access{}))
 	g := must(CreateGroup(f, "/g"))
-	d := must(CreateDataset(f, "/d", patterns.DatasetSpec{Type: patterns.I32, Shape: []uint64{2}}))
+	d := must(CreateDataset(f, "/d", plan.DatasetSpec{Type: plan.I32, Shape: []uint64{2}}))
 	closedG := must(CreateGroup(f, "/closed"))
 	ok(t, CloseGroup(closedG))
 	closedD := must(OpenDataset(f, "/d"))
@@ -559,9 +559,9 @@ func TestInvalidIDs(t *testing.T) {
 	closedF := must(OpenFile(path, Access{}))
 	ok(t, CloseFile(closedF))
 
-	tr := wholeTransfer(patterns.I32, []uint64{2})
+	tr := wholeTransfer(plan.I32, []uint64{2})
 	buf := make([]byte, 8)
-	attr := patterns.AttributeSpec{Name: "a", Type: patterns.I32, Value: make([]byte, 4)}
+	attr := plan.AttributeSpec{Name: "a", Type: plan.I32, Value: make([]byte, 4)}
 	calls := map[string]func(ID) error{
 		"FlushFile":   func(id ID) error { return FlushFile(id, false) },
 		"CloseFile":   CloseFile,
@@ -570,7 +570,7 @@ func TestInvalidIDs(t *testing.T) {
 		"OpenGroup":   func(id ID) error { _, err := OpenGroup(id, "/g"); return err },
 		"CloseGroup":  CloseGroup,
 		"CreateDataset": func(id ID) error {
-			_, err := CreateDataset(id, "/n", patterns.DatasetSpec{Type: patterns.I32, Shape: []uint64{1}})
+			_, err := CreateDataset(id, "/n", plan.DatasetSpec{Type: plan.I32, Shape: []uint64{1}})
 			return err
 		},
 		"OpenDataset":    func(id ID) error { _, err := OpenDataset(id, "/d"); return err },
@@ -615,7 +615,7 @@ func TestObjectCount(t *testing.T) {
 		t.Fatalf("fresh file: ObjectCount = %d", n)
 	}
 	g := must(CreateGroup(f, "/g"))
-	d := must(CreateDataset(g, "d", patterns.DatasetSpec{Type: patterns.U8, Shape: []uint64{1}}))
+	d := must(CreateDataset(g, "d", plan.DatasetSpec{Type: plan.U8, Shape: []uint64{1}}))
 	if n := must(ObjectCount(f)); n != 2 {
 		t.Errorf("ObjectCount = %d, want 2", n)
 	}
@@ -630,13 +630,13 @@ func TestObjectCount(t *testing.T) {
 func TestTypeCache(t *testing.T) {
 	f := must(CreateFile(filepath.Join(t.TempDir(), "tc.h5"), Access{}))
 	defer func() { ok(t, CloseFile(f)) }()
-	nested := patterns.Struct("outer", 48,
-		patterns.Field("p", 0, particle), patterns.Field("tag", 32, patterns.Str(8)), patterns.Field("n", 40, patterns.U64))
+	nested := plan.Struct("outer", 48,
+		plan.Field("p", 0, particle), plan.Field("tag", 32, plan.Str(8)), plan.Field("n", 40, plan.U64))
 	for round := 0; round < 2; round++ {
 		ReleaseTypeCache() // other tests may have cached types
 		before := newIDMark()
 		name := []string{"/a", "/b"}[round]
-		d := must(CreateDataset(f, name, patterns.DatasetSpec{Type: nested, Shape: []uint64{3}}))
+		d := must(CreateDataset(f, name, plan.DatasetSpec{Type: nested, Shape: []uint64{3}}))
 		buf := randBytes(uint64(round), 3*48)
 		ok(t, Write(d, wholeTransfer(nested, []uint64{3}), false, buf))
 		after := newIDMark()
@@ -670,24 +670,24 @@ func TestNoLeaks(t *testing.T) {
 	ReleaseTypeCache()
 	mark := newIDMark()
 	path := filepath.Join(t.TempDir(), "leak.h5")
-	spec := patterns.FileSpec{AlignLen: 512, MDCInitialSize: 4 << 20, MetaBlockSize: 4096, CollMetadataOps: true}
+	spec := plan.FileSpec{AlignLen: 512, MDCInitialSize: 4 << 20, MetaBlockSize: 4096, CollMetadataOps: true}
 	f := must(CreateFile(path, Access{FileSpec: spec}))
 	g := must(CreateGroup(f, "/g"))
 	shape := []uint64{4, 6}
-	ds := patterns.DatasetSpec{Type: particle, Shape: shape, MaxShape: []uint64{patterns.MaxUnlimited, 6}, Chunk: []uint64{2, 3}, Deflate: 1, FillNever: true}
+	ds := plan.DatasetSpec{Type: particle, Shape: shape, MaxShape: []uint64{plan.MaxUnlimited, 6}, Chunk: []uint64{2, 3}, Deflate: 1, FillNever: true}
 	d := must(CreateDataset(g, "p", ds))
-	sel := patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{0, 0}, []uint64{2, 2}), patterns.Block([]uint64{1, 3}, []uint64{3, 3})}}
+	sel := plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{0, 0}, []uint64{2, 2}), plan.Block([]uint64{1, 3}, []uint64{3, 3})}}
 	n := sel.NPoints(shape)
-	tr := &patterns.Transfer{MemType: particle, MemShape: []uint64{n}, FileShape: shape, Selection: sel}
+	tr := &plan.Transfer{MemType: particle, MemShape: []uint64{n}, FileShape: shape, Selection: sel}
 	buf := randBytes(5, n*32)
 	ok(t, Write(d, tr, false, buf))
 	ok(t, Read(d, tr, true, buf))
-	none := &patterns.Transfer{MemType: particle, Selection: patterns.None()}
+	none := &plan.Transfer{MemType: particle, Selection: plan.None()}
 	ok(t, Write(d, none, true, nil))
 	must(DatasetInfo(d))
 	must(DatasetShape(d))
-	ok(t, WriteAttribute(d, patterns.AttributeSpec{Name: "s", Type: patterns.Str(5), Value: []byte("abcd\x00")}))
-	ok(t, WriteAttribute(g, patterns.AttributeSpec{Name: "v", Type: patterns.F64, Shape: []uint64{2}, Value: make([]byte, 16)}))
+	ok(t, WriteAttribute(d, plan.AttributeSpec{Name: "s", Type: plan.Str(5), Value: []byte("abcd\x00")}))
+	ok(t, WriteAttribute(g, plan.AttributeSpec{Name: "v", Type: plan.F64, Shape: []uint64{2}, Value: make([]byte, 16)}))
 	must(ReadAttribute(d, "s"))
 	must(ReadAttribute(g, "v"))
 	must(Exists(f, "/g/p"))
@@ -696,7 +696,7 @@ func TestNoLeaks(t *testing.T) {
 	ok(t, CloseGroup(g))
 	must(ObjectCount(f))
 	ok(t, CloseFile(f))
-	f = must(OpenFile(path, Access{Core: true, FileSpec: patterns.FileSpec{ReadOnly: true}}))
+	f = must(OpenFile(path, Access{Core: true, FileSpec: plan.FileSpec{ReadOnly: true}}))
 	d = must(OpenDataset(f, "/g/p"))
 	ok(t, Read(d, tr, false, buf))
 	ok(t, CloseDataset(d))

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // maxRank is HDF5's limit on dataspace rank (H5S_MAX_RANK).
@@ -29,7 +29,7 @@ func hsizes(s []uint64) *C.hsize_t {
 }
 
 // simpleSpace creates a dataspace: scalar for an empty shape, else simple with maxShape
-// (nil: same as shape; patterns.MaxUnlimited is H5S_UNLIMITED, the same value). The caller
+// (nil: same as shape; plan.MaxUnlimited is H5S_UNLIMITED, the same value). The caller
 // closes it.
 func simpleSpace(op string, shape, maxShape []uint64) (C.hid_t, error) {
 	if len(shape) > maxRank {
@@ -112,7 +112,7 @@ func CloseGroup(g ID) error {
 // CreateDataset creates the dataset at path as d describes: chunked when d.Chunk is set,
 // deflated when d.Deflate > 0, fill time never when d.FillNever, else the default
 // (contiguous) creation properties, as h5bench uses.
-func CreateDataset(loc ID, path string, d patterns.DatasetSpec) (ID, error) {
+func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 	enter()
 	defer leave()
 	op := "H5Dcreate2 " + path
@@ -277,7 +277,7 @@ func DatasetInfo(d ID) (Info, error) {
 // WriteAttribute creates the attribute a on loc (a file, group or dataset), writes its value
 // and closes it. A nil (or empty) a.Shape makes a scalar attribute. It is an error if the
 // attribute exists or len(a.Value) does not match the type and shape.
-func WriteAttribute(loc ID, a patterns.AttributeSpec) error {
+func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 	enter()
 	defer leave()
 	op := "H5Acreate2 @" + a.Name
@@ -288,7 +288,7 @@ func WriteAttribute(loc ID, a patterns.AttributeSpec) error {
 	if err != nil {
 		return fmt.Errorf("%w (attribute %s)", err, a.Name)
 	}
-	if want := patterns.Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want {
+	if want := plan.Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want {
 		return fmt.Errorf("h5: %s: value has %d bytes, type %s shape %v needs %d", op, len(a.Value), a.Type, a.Shape, want)
 	}
 	cname := cstr(a.Name)
@@ -317,50 +317,50 @@ func WriteAttribute(loc ID, a patterns.AttributeSpec) error {
 
 // ReadAttribute reads the attribute name of loc: its type, shape (nil for scalar) and raw
 // bytes in the native layout of that type.
-func ReadAttribute(loc ID, name string) (patterns.AttributeSpec, error) {
+func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 	enter()
 	defer leave()
 	op := "@" + name
 	if err := checkID("ReadAttribute "+op, loc, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
-		return patterns.AttributeSpec{}, err
+		return plan.AttributeSpec{}, err
 	}
 	cname := cstr(name)
 	defer free(cname)
 	attr := C.H5Aopen(C.hid_t(loc), cname, C.H5P_DEFAULT)
 	if attr < 0 {
-		return patterns.AttributeSpec{}, stackError("H5Aopen " + op)
+		return plan.AttributeSpec{}, stackError("H5Aopen " + op)
 	}
 	defer C.H5Aclose(attr)
 	ft := C.H5Aget_type(attr)
 	if ft < 0 {
-		return patterns.AttributeSpec{}, stackError("H5Aget_type " + op)
+		return plan.AttributeSpec{}, stackError("H5Aget_type " + op)
 	}
 	t, err := typeOf(ft)
 	C.H5Tclose(ft)
 	if err != nil {
-		return patterns.AttributeSpec{}, fmt.Errorf("%w (attribute %s)", err, name)
+		return plan.AttributeSpec{}, fmt.Errorf("%w (attribute %s)", err, name)
 	}
 	s := C.H5Aget_space(attr)
 	if s < 0 {
-		return patterns.AttributeSpec{}, stackError("H5Aget_space " + op)
+		return plan.AttributeSpec{}, stackError("H5Aget_space " + op)
 	}
 	defer C.H5Sclose(s)
 	dims, _, err := spaceDims(op, s)
 	if err != nil {
-		return patterns.AttributeSpec{}, err
+		return plan.AttributeSpec{}, err
 	}
 	if len(dims) == 0 {
 		dims = nil
 	}
 	mt, err := memType(t)
 	if err != nil {
-		return patterns.AttributeSpec{}, err
+		return plan.AttributeSpec{}, err
 	}
-	val := make([]byte, patterns.Product(dims)*uint64(t.Size))
+	val := make([]byte, plan.Product(dims)*uint64(t.Size))
 	if len(val) > 0 && C.H5Aread(attr, mt, unsafe.Pointer(&val[0])) < 0 {
-		return patterns.AttributeSpec{}, stackError("H5Aread " + op)
+		return plan.AttributeSpec{}, stackError("H5Aread " + op)
 	}
-	return patterns.AttributeSpec{Name: name, Type: t, Shape: dims, Value: val}, nil
+	return plan.AttributeSpec{Name: name, Type: t, Shape: dims, Value: val}, nil
 }
 
 // Exists reports whether every link along path exists, checking each prefix in turn with

@@ -2,7 +2,7 @@
 
 package h5
 
-import "github.com/h5proxy/h5proxy/patterns"
+import "github.com/h5proxy/h5proxy/plan"
 
 // Version returns "" in a build without cgo.
 func Version() string { return "" }
@@ -32,7 +32,7 @@ func OpenGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 func CloseGroup(g ID) error { return ErrNoCgo }
 
 // CreateDataset returns ErrNoCgo in a build without cgo.
-func CreateDataset(loc ID, path string, d patterns.DatasetSpec) (ID, error) { return 0, ErrNoCgo }
+func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) { return 0, ErrNoCgo }
 
 // OpenDataset returns ErrNoCgo in a build without cgo.
 func OpenDataset(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
@@ -47,18 +47,18 @@ func DatasetInfo(d ID) (Info, error) { return Info{}, ErrNoCgo }
 func DatasetShape(d ID) ([]uint64, error) { return nil, ErrNoCgo }
 
 // WriteAttribute returns ErrNoCgo in a build without cgo.
-func WriteAttribute(loc ID, a patterns.AttributeSpec) error { return ErrNoCgo }
+func WriteAttribute(loc ID, a plan.AttributeSpec) error { return ErrNoCgo }
 
 // ReadAttribute returns ErrNoCgo in a build without cgo.
-func ReadAttribute(loc ID, name string) (patterns.AttributeSpec, error) {
-	return patterns.AttributeSpec{}, ErrNoCgo
+func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
+	return plan.AttributeSpec{}, ErrNoCgo
 }
 
 // Write returns ErrNoCgo in a build without cgo.
-func Write(d ID, t *patterns.Transfer, collective bool, buf []byte) error { return ErrNoCgo }
+func Write(d ID, t *plan.Transfer, collective bool, buf []byte) error { return ErrNoCgo }
 
 // Read returns ErrNoCgo in a build without cgo.
-func Read(d ID, t *patterns.Transfer, collective bool, buf []byte) error { return ErrNoCgo }
+func Read(d ID, t *plan.Transfer, collective bool, buf []byte) error { return ErrNoCgo }
 
 // Exists returns ErrNoCgo in a build without cgo.
 func Exists(loc ID, path string) (bool, error) { return false, ErrNoCgo }
@@ -67,7 +67,7 @@ func Exists(loc ID, path string) (bool, error) { return false, ErrNoCgo }
 func ReleaseTypeCache() {}
 
 // CreateVirtual returns ErrNoCgo in a build without cgo.
-func CreateVirtual(loc ID, path string, d patterns.DatasetSpec, maps []VirtualMap) (ID, error) {
+func CreateVirtual(loc ID, path string, d plan.DatasetSpec, maps []VirtualMap) (ID, error) {
 	return 0, ErrNoCgo
 }
 
@@ -75,13 +75,13 @@ func CreateVirtual(loc ID, path string, d patterns.DatasetSpec, maps []VirtualMa
 func VirtualMappings(d ID) ([]VirtualMap, bool, error) { return nil, false, ErrNoCgo }
 
 // CreateNullDataset returns ErrNoCgo in a build without cgo.
-func CreateNullDataset(loc ID, path string, t patterns.Type) (ID, error) { return 0, ErrNoCgo }
+func CreateNullDataset(loc ID, path string, t plan.Type) (ID, error) { return 0, ErrNoCgo }
 
 // DatasetOffset returns ErrNoCgo in a build without cgo.
 func DatasetOffset(d ID) (uint64, bool, error) { return 0, false, ErrNoCgo }
 
 // SetAttribute returns ErrNoCgo in a build without cgo.
-func SetAttribute(loc ID, a patterns.AttributeSpec) error { return ErrNoCgo }
+func SetAttribute(loc ID, a plan.AttributeSpec) error { return ErrNoCgo }
 
 // AttributeNames returns ErrNoCgo in a build without cgo.
 func AttributeNames(loc ID) ([]string, error) { return nil, ErrNoCgo }

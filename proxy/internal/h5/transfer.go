@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Transfer caches, guarded by the gate.
@@ -121,7 +121,7 @@ func transferList(d ID, collective bool) (C.hid_t, error) {
 // nothing). collective selects an MPI-IO collective transfer on parallel files; every rank
 // of the file's communicator must then call Write, ranks with nothing to write passing an
 // empty selection. len(buf) must cover the memory space.
-func Write(d ID, t *patterns.Transfer, collective bool, buf []byte) error {
+func Write(d ID, t *plan.Transfer, collective bool, buf []byte) error {
 	enter()
 	defer leave()
 	return transfer(d, t, collective, buf, true)
@@ -129,14 +129,14 @@ func Write(d ID, t *patterns.Transfer, collective bool, buf []byte) error {
 
 // Read reads the elements of dataset d selected by t.Selection into buf, laid out as
 // t.MemShape elements of t.MemType. See Write for collective and the buffer size.
-func Read(d ID, t *patterns.Transfer, collective bool, buf []byte) error {
+func Read(d ID, t *plan.Transfer, collective bool, buf []byte) error {
 	enter()
 	defer leave()
 	return transfer(d, t, collective, buf, false)
 }
 
 // transfer implements Write and Read inside the gate.
-func transfer(d ID, t *patterns.Transfer, collective bool, buf []byte, write bool) error {
+func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) error {
 	call := "H5Dread"
 	if write {
 		call = "H5Dwrite"
@@ -180,7 +180,7 @@ func transfer(d ID, t *patterns.Transfer, collective bool, buf []byte, write boo
 		if err := selectBlocks(call, d, fs, t.Selection); err != nil {
 			return err
 		}
-		need = patterns.Product(memShape) * uint64(t.MemType.Size)
+		need = plan.Product(memShape) * uint64(t.MemType.Size)
 	}
 	if uint64(len(buf)) < need {
 		return fmt.Errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
@@ -210,13 +210,13 @@ func transfer(d ID, t *patterns.Transfer, collective bool, buf []byte, write boo
 // selectBlocks selects the union of sel's hyperslabs in the file space fs (SET for the
 // first, OR for the rest). Array lengths are checked against the dataspace rank before HDF5
 // reads them; nil Stride or Block mean all ones.
-func selectBlocks(call string, d ID, fs C.hid_t, sel patterns.Selection) error {
+func selectBlocks(call string, d ID, fs C.hid_t, sel plan.Selection) error {
 	rank := int(C.H5Sget_simple_extent_ndims(fs))
 	if rank < 0 {
 		return opError("H5Sget_simple_extent_ndims", d)
 	}
 	if rank == 0 {
-		// A scalar dataspace has no hyperslabs: rank-0 blocks (patterns.All(nil)) select
+		// A scalar dataspace has no hyperslabs: rank-0 blocks (plan.All(nil)) select
 		// its single element, the rank check below rejects anything else.
 		if err := checkRanks(call, d, sel, 0); err != nil {
 			return err
@@ -243,7 +243,7 @@ func selectBlocks(call string, d ID, fs C.hid_t, sel patterns.Selection) error {
 
 // checkRanks verifies every hyperslab's arrays have the dataspace rank (nil Stride and Block
 // allowed), so that HDF5 never reads past a Go slice.
-func checkRanks(call string, d ID, sel patterns.Selection, rank int) error {
+func checkRanks(call string, d ID, sel plan.Selection, rank int) error {
 	for i, h := range sel.Blocks {
 		if len(h.Start) != rank || len(h.Count) != rank ||
 			(h.Stride != nil && len(h.Stride) != rank) || (h.Block != nil && len(h.Block) != rank) {

@@ -26,13 +26,13 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // natives maps the atomic classes to h5p_native's selector.
-var natives = map[patterns.Class]C.int{
-	patterns.Float32: 1, patterns.Float64: 2, patterns.Int32: 3,
-	patterns.Int64: 4, patterns.Uint64: 5, patterns.Uint8: 6, patterns.Uint32: 7,
+var natives = map[plan.Class]C.int{
+	plan.Float32: 1, plan.Float64: 2, plan.Int32: 3,
+	plan.Int64: 4, plan.Uint64: 5, plan.Uint8: 6, plan.Uint32: 7,
 }
 
 // typeCache holds the string and compound datatypes built so far, keyed by Type.String(),
@@ -42,8 +42,8 @@ var typeCache = map[string]C.hid_t{}
 
 // memType returns the HDF5 datatype of t. The result is owned by the package (native or
 // cached): callers must not close it. Called inside the gate.
-func memType(t patterns.Type) (C.hid_t, error) {
-	if t.Class == patterns.String || t.Class == patterns.Compound {
+func memType(t plan.Type) (C.hid_t, error) {
+	if t.Class == plan.String || t.Class == plan.Compound {
 		if h, ok := typeCache[t.String()]; ok {
 			return h, nil // validated when cached: skip the per-write check
 		}
@@ -54,7 +54,7 @@ func memType(t patterns.Type) (C.hid_t, error) {
 	return convType(t)
 }
 
-func convType(t patterns.Type) (C.hid_t, error) {
+func convType(t plan.Type) (C.hid_t, error) {
 	if sel, ok := natives[t.Class]; ok {
 		return C.h5p_native(sel), nil
 	}
@@ -65,9 +65,9 @@ func convType(t patterns.Type) (C.hid_t, error) {
 	var h C.hid_t
 	var err error
 	switch t.Class {
-	case patterns.String:
+	case plan.String:
 		h, err = stringType(t.Size)
-	case patterns.Compound:
+	case plan.Compound:
 		h, err = compoundType(t)
 	default:
 		return -1, fmt.Errorf("h5: datatype: unknown class %v", t.Class)
@@ -104,7 +104,7 @@ func stringType(n int) (_ C.hid_t, err error) {
 }
 
 // compoundType builds a compound type, converting (and caching) its members' types.
-func compoundType(t patterns.Type) (_ C.hid_t, err error) {
+func compoundType(t plan.Type) (_ C.hid_t, err error) {
 	op := "compound datatype " + t.String()
 	h := C.H5Tcreate(C.H5T_COMPOUND, C.size_t(t.Size))
 	if h < 0 {
@@ -144,85 +144,85 @@ func ReleaseTypeCache() {
 	C.H5Eclear2(C.H5E_DEFAULT)
 }
 
-// typeOf describes an HDF5 datatype as a patterns.Type. Called inside the gate; h stays
+// typeOf describes an HDF5 datatype as a plan.Type. Called inside the gate; h stays
 // owned by the caller.
-func typeOf(h C.hid_t) (patterns.Type, error) {
+func typeOf(h C.hid_t) (plan.Type, error) {
 	size := int(C.H5Tget_size(h))
 	if size == 0 {
-		return patterns.Type{}, stackError("H5Tget_size")
+		return plan.Type{}, stackError("H5Tget_size")
 	}
 	switch cls := C.H5Tget_class(h); cls {
 	case C.H5T_FLOAT:
 		switch size {
 		case 4:
-			return patterns.F32, nil
+			return plan.F32, nil
 		case 8:
-			return patterns.F64, nil
+			return plan.F64, nil
 		}
-		return patterns.Type{}, fmt.Errorf("h5: unsupported datatype: float of %d bytes", size)
+		return plan.Type{}, fmt.Errorf("h5: unsupported datatype: float of %d bytes", size)
 	case C.H5T_INTEGER:
 		sign := C.H5Tget_sign(h)
 		if sign < 0 {
-			return patterns.Type{}, stackError("H5Tget_sign")
+			return plan.Type{}, stackError("H5Tget_sign")
 		}
 		signed := sign == C.H5T_SGN_2
 		switch {
 		case signed && size == 4:
-			return patterns.I32, nil
+			return plan.I32, nil
 		case signed && size == 8:
-			return patterns.I64, nil
+			return plan.I64, nil
 		case !signed && size == 8:
-			return patterns.U64, nil
+			return plan.U64, nil
 		case !signed && size == 4:
-			return patterns.U32, nil
+			return plan.U32, nil
 		case !signed && size == 1:
-			return patterns.U8, nil
+			return plan.U8, nil
 		}
 		sn := "unsigned"
 		if signed {
 			sn = "signed"
 		}
-		return patterns.Type{}, fmt.Errorf("h5: unsupported datatype: %s integer of %d bytes", sn, size)
+		return plan.Type{}, fmt.Errorf("h5: unsupported datatype: %s integer of %d bytes", sn, size)
 	case C.H5T_STRING:
 		v := C.H5Tis_variable_str(h)
 		if v < 0 {
-			return patterns.Type{}, stackError("H5Tis_variable_str")
+			return plan.Type{}, stackError("H5Tis_variable_str")
 		}
 		if v > 0 {
-			return patterns.Type{}, fmt.Errorf("h5: unsupported datatype: variable-length string")
+			return plan.Type{}, fmt.Errorf("h5: unsupported datatype: variable-length string")
 		}
-		return patterns.Str(size), nil
+		return plan.Str(size), nil
 	case C.H5T_COMPOUND:
 		return compoundOf(h, size)
 	default:
-		return patterns.Type{}, fmt.Errorf("h5: unsupported datatype: class %d of %d bytes", int(cls), size)
+		return plan.Type{}, fmt.Errorf("h5: unsupported datatype: class %d of %d bytes", int(cls), size)
 	}
 }
 
-func compoundOf(h C.hid_t, size int) (patterns.Type, error) {
+func compoundOf(h C.hid_t, size int) (plan.Type, error) {
 	n := int(C.H5Tget_nmembers(h))
 	if n < 0 {
-		return patterns.Type{}, stackError("H5Tget_nmembers")
+		return plan.Type{}, stackError("H5Tget_nmembers")
 	}
-	t := patterns.Struct("", size)
+	t := plan.Struct("", size)
 	for i := 0; i < n; i++ {
 		cname := C.H5Tget_member_name(h, C.uint(i))
 		if cname == nil {
-			return patterns.Type{}, stackError(fmt.Sprintf("H5Tget_member_name %d", i))
+			return plan.Type{}, stackError(fmt.Sprintf("H5Tget_member_name %d", i))
 		}
 		name := C.GoString(cname)
 		C.H5free_memory(unsafe.Pointer(cname))
 		off := int(C.H5Tget_member_offset(h, C.uint(i)))
 		mh := C.H5Tget_member_type(h, C.uint(i))
 		if mh < 0 {
-			return patterns.Type{}, stackError("H5Tget_member_type " + name)
+			return plan.Type{}, stackError("H5Tget_member_type " + name)
 		}
 		mt, err := typeOf(mh)
 		C.H5Tclose(mh)
 		if err != nil {
-			return patterns.Type{}, fmt.Errorf("compound member %s: %w", name, err)
+			return plan.Type{}, fmt.Errorf("compound member %s: %w", name, err)
 		}
-		t.Members = append(t.Members, patterns.Field(name, off, mt))
+		t.Members = append(t.Members, plan.Field(name, off, mt))
 	}
 	return t, nil
 }

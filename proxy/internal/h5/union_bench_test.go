@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // BenchmarkUnionWrite writes a union of n single-element hyperslabs (every other element,
@@ -20,13 +20,13 @@ func BenchmarkUnionWrite(b *testing.B) {
 		b.Run(fmt.Sprintf("blocks=%d", n), func(b *testing.B) {
 			f := must(CreateFile(filepath.Join(b.TempDir(), "u.h5"), Access{}))
 			defer CloseFile(f)
-			d := must(CreateDataset(f, "/x", patterns.DatasetSpec{Type: patterns.U8, Shape: []uint64{uint64(2 * n)}}))
+			d := must(CreateDataset(f, "/x", plan.DatasetSpec{Type: plan.U8, Shape: []uint64{uint64(2 * n)}}))
 			defer CloseDataset(d)
-			sel := patterns.Selection{Blocks: make([]patterns.Hyperslab, n)}
+			sel := plan.Selection{Blocks: make([]plan.Hyperslab, n)}
 			for i := range sel.Blocks {
-				sel.Blocks[i] = patterns.Hyperslab{Start: []uint64{uint64(2 * i)}, Count: []uint64{1}}
+				sel.Blocks[i] = plan.Hyperslab{Start: []uint64{uint64(2 * i)}, Count: []uint64{1}}
 			}
-			t := &patterns.Transfer{MemType: patterns.U8, MemShape: []uint64{uint64(n)}, FileShape: []uint64{uint64(2 * n)}, Selection: sel}
+			t := &plan.Transfer{MemType: plan.U8, MemShape: []uint64{uint64(n)}, FileShape: []uint64{uint64(2 * n)}, Selection: sel}
 			buf := make([]byte, n)
 			b.ResetTimer()
 			for range b.N {

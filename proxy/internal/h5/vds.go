@@ -81,12 +81,12 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // selectOn applies sel to the dataspace s of the given shape: the union of its hyperslabs,
 // nothing for an empty selection, everything for a scalar. Called inside the gate.
-func selectOn(op string, s C.hid_t, shape []uint64, sel patterns.Selection) error {
+func selectOn(op string, s C.hid_t, shape []uint64, sel plan.Selection) error {
 	if sel.IsNone() {
 		if C.H5Sselect_none(s) < 0 {
 			return stackError("H5Sselect_none " + op)
@@ -122,33 +122,33 @@ func selectOn(op string, s C.hid_t, shape []uint64, sel patterns.Selection) erro
 // selectionOf describes the selection of dataspace s as blocks (hyperslab selections are
 // returned block by block, as H5Sget_select_hyper_blocklist lists them). Called inside
 // the gate.
-func selectionOf(op string, s C.hid_t) (patterns.Selection, []uint64, []uint64, error) {
+func selectionOf(op string, s C.hid_t) (plan.Selection, []uint64, []uint64, error) {
 	shape, maxShape, err := spaceDims(op, s)
 	if err != nil {
-		return patterns.Selection{}, nil, nil, err
+		return plan.Selection{}, nil, nil, err
 	}
 	switch C.H5Sget_select_type(s) {
 	case C.H5S_SEL_NONE:
-		return patterns.None(), shape, maxShape, nil
+		return plan.None(), shape, maxShape, nil
 	case C.H5S_SEL_ALL:
-		return patterns.All(shape), shape, maxShape, nil
+		return plan.All(shape), shape, maxShape, nil
 	case C.H5S_SEL_HYPERSLABS:
 	default:
-		return patterns.Selection{}, nil, nil, fmt.Errorf("h5: %s: only hyperslab, all and none selections are supported", op)
+		return plan.Selection{}, nil, nil, fmt.Errorf("h5: %s: only hyperslab, all and none selections are supported", op)
 	}
 	n := C.H5Sget_select_hyper_nblocks(s)
 	if n < 0 {
-		return patterns.Selection{}, nil, nil, stackError("H5Sget_select_hyper_nblocks " + op)
+		return plan.Selection{}, nil, nil, stackError("H5Sget_select_hyper_nblocks " + op)
 	}
 	rank := len(shape)
 	if n == 0 || rank == 0 {
-		return patterns.None(), shape, maxShape, nil
+		return plan.None(), shape, maxShape, nil
 	}
 	corners := make([]uint64, int(n)*2*rank)
 	if C.H5Sget_select_hyper_blocklist(s, 0, C.hsize_t(n), hsizes(corners)) < 0 {
-		return patterns.Selection{}, nil, nil, stackError("H5Sget_select_hyper_blocklist " + op)
+		return plan.Selection{}, nil, nil, stackError("H5Sget_select_hyper_blocklist " + op)
 	}
-	sel := patterns.Selection{Blocks: make([]patterns.Hyperslab, n)}
+	sel := plan.Selection{Blocks: make([]plan.Hyperslab, n)}
 	for i := range sel.Blocks {
 		lo := corners[i*2*rank : i*2*rank+rank]
 		hi := corners[i*2*rank+rank : (i+1)*2*rank]
@@ -156,7 +156,7 @@ func selectionOf(op string, s C.hid_t) (patterns.Selection, []uint64, []uint64, 
 		for d := range ext {
 			ext[d] = hi[d] - lo[d] + 1
 		}
-		sel.Blocks[i] = patterns.Block(append([]uint64(nil), lo...), ext)
+		sel.Blocks[i] = plan.Block(append([]uint64(nil), lo...), ext)
 	}
 	return sel, shape, maxShape, nil
 }
@@ -165,7 +165,7 @@ func selectionOf(op string, s C.hid_t) (patterns.Selection, []uint64, []uint64, 
 // the given mappings (none: every element reads as the fill value). Chunking, deflate and
 // fill time of d do not apply to virtual datasets and are ignored. HDF5 1.10 creates
 // virtual datasets in files opened serially; it refuses to read them through MPI-IO.
-func CreateVirtual(loc ID, path string, d patterns.DatasetSpec, maps []VirtualMap) (ID, error) {
+func CreateVirtual(loc ID, path string, d plan.DatasetSpec, maps []VirtualMap) (ID, error) {
 	enter()
 	defer leave()
 	op := "H5Dcreate2 (virtual) " + path
@@ -316,7 +316,7 @@ func virtualName(what string, get func(*C.char, C.size_t) C.ssize_t) (string, er
 // CreateNullDataset creates a dataset of type t with a NULL dataspace (no elements, no
 // storage) at path: the anchor the Log VOL keeps in place of a user dataset, carrying the
 // user's name, type and attributes.
-func CreateNullDataset(loc ID, path string, t patterns.Type) (ID, error) {
+func CreateNullDataset(loc ID, path string, t plan.Type) (ID, error) {
 	enter()
 	defer leave()
 	op := "H5Dcreate2 (null dataspace) " + path
@@ -362,7 +362,7 @@ func DatasetOffset(d ID) (uint64, bool, error) {
 // SetAttribute writes attribute a on loc, creating it or, when it exists with the same
 // type and shape, overwriting its value (an existing attribute of another type or shape
 // is deleted and created anew).
-func SetAttribute(loc ID, a patterns.AttributeSpec) error {
+func SetAttribute(loc ID, a plan.AttributeSpec) error {
 	enter()
 	ok, err := rewriteAttribute(loc, a)
 	leave()
@@ -374,7 +374,7 @@ func SetAttribute(loc ID, a patterns.AttributeSpec) error {
 
 // rewriteAttribute overwrites a's value if the attribute exists with a's type and shape,
 // or deletes it if it exists otherwise. Called inside the gate.
-func rewriteAttribute(loc ID, a patterns.AttributeSpec) (bool, error) {
+func rewriteAttribute(loc ID, a plan.AttributeSpec) (bool, error) {
 	op := "@" + a.Name
 	if err := checkID("SetAttribute "+op, loc, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
 		return false, err
@@ -407,7 +407,7 @@ func rewriteAttribute(loc ID, a patterns.AttributeSpec) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if want := patterns.Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want {
+	if want := plan.Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want {
 		return false, fmt.Errorf("h5: H5Awrite %s: value has %d bytes, type %s shape %v needs %d", op, len(a.Value), a.Type, a.Shape, want)
 	}
 	if len(a.Value) > 0 && C.H5Awrite(attr, typ, unsafe.Pointer(&a.Value[0])) < 0 {
@@ -417,7 +417,7 @@ func rewriteAttribute(loc ID, a patterns.AttributeSpec) (bool, error) {
 }
 
 // attributeMatches reports whether attr has a's type and shape.
-func attributeMatches(op string, attr C.hid_t, a patterns.AttributeSpec) (bool, error) {
+func attributeMatches(op string, attr C.hid_t, a plan.AttributeSpec) (bool, error) {
 	ft := C.H5Aget_type(attr)
 	if ft < 0 {
 		return false, stackError("H5Aget_type " + op)

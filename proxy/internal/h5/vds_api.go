@@ -1,6 +1,6 @@
 package h5
 
-import "github.com/h5proxy/h5proxy/patterns"
+import "github.com/h5proxy/h5proxy/plan"
 
 // This file holds the declarations of vds.go shared by the cgo build and the !cgo stub.
 
@@ -9,7 +9,7 @@ import "github.com/h5proxy/h5proxy/patterns"
 // selects in dataset Dataset of file File. Both selections must have as many elements.
 type VirtualMap struct {
 	// Virtual selects elements of the virtual dataset's dataspace.
-	Virtual patterns.Selection
+	Virtual plan.Selection
 	// File is the source file name; "." is the virtual dataset's own file. HDF5 resolves a
 	// relative name against the directory of the virtual dataset's file (then the working
 	// directory), so relative names let the files move together.
@@ -21,7 +21,7 @@ type VirtualMap struct {
 	// returns those, not the source dataset's extent.
 	SourceShape, SourceMaxShape []uint64
 	// Source selects elements of the source dataset.
-	Source patterns.Selection
+	Source plan.Selection
 }
 
 // Object is a group or dataset found by Walk.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // TestVirtualDataset maps two source files' regions (an irregular union of hyperslabs and
@@ -22,21 +22,21 @@ func TestVirtualDataset(t *testing.T) {
 	dir := t.TempDir()
 	mark := newIDMark()
 	shape := []uint64{6, 5}
-	total := patterns.Product(shape)
-	selA := patterns.Selection{Blocks: []patterns.Hyperslab{
-		patterns.Block([]uint64{0, 0}, []uint64{2, 5}),
-		patterns.Block([]uint64{4, 1}, []uint64{1, 3}),
+	total := plan.Product(shape)
+	selA := plan.Selection{Blocks: []plan.Hyperslab{
+		plan.Block([]uint64{0, 0}, []uint64{2, 5}),
+		plan.Block([]uint64{4, 1}, []uint64{1, 3}),
 	}}
-	selB := patterns.Selection{Blocks: []patterns.Hyperslab{{Start: []uint64{2, 0}, Stride: []uint64{1, 2}, Count: []uint64{2, 3}, Block: []uint64{1, 1}}}}
+	selB := plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{2, 0}, Stride: []uint64{1, 2}, Count: []uint64{2, 3}, Block: []uint64{1, 1}}}}
 	want := make([]byte, total*4)
 	for i, src := range []struct {
 		name string
-		sel  patterns.Selection
+		sel  plan.Selection
 	}{{"a.h5", selA}, {"b.h5", selB}} {
 		f := must(CreateFile(filepath.Join(dir, src.name), Access{}))
-		d := must(CreateDataset(f, "/v", patterns.DatasetSpec{Type: patterns.I32, Shape: shape}))
+		d := must(CreateDataset(f, "/v", plan.DatasetSpec{Type: plan.I32, Shape: shape}))
 		mem := randBytes(uint64(i+1), src.sel.NPoints(shape)*4)
-		ok(t, Write(d, &patterns.Transfer{MemType: patterns.I32, MemShape: []uint64{src.sel.NPoints(shape)}, FileShape: shape, Selection: src.sel}, false, mem))
+		ok(t, Write(d, &plan.Transfer{MemType: plan.I32, MemShape: []uint64{src.sel.NPoints(shape)}, FileShape: shape, Selection: src.sel}, false, mem))
 		scatter(want, shape, src.sel, 4, mem)
 		ok(t, CloseDataset(d))
 		ok(t, CloseFile(f))
@@ -48,13 +48,13 @@ func TestVirtualDataset(t *testing.T) {
 	master := filepath.Join(dir, "master.h5")
 	f := must(CreateFile(master, Access{}))
 	g := must(CreateGroup(f, "/g"))
-	v := must(CreateVirtual(f, "/g/v", patterns.DatasetSpec{Type: patterns.I32, Shape: shape}, maps))
+	v := must(CreateVirtual(f, "/g/v", plan.DatasetSpec{Type: plan.I32, Shape: shape}, maps))
 	ok(t, CloseDataset(v))
 	// A virtual dataset without mappings reads as fill values.
-	e := must(CreateVirtual(f, "/g/empty", patterns.DatasetSpec{Type: patterns.F64, Shape: []uint64{3}}, nil))
+	e := must(CreateVirtual(f, "/g/empty", plan.DatasetSpec{Type: plan.F64, Shape: []uint64{3}}, nil))
 	ok(t, CloseDataset(e))
 	// A scalar virtual dataset.
-	s := must(CreateVirtual(f, "/s", patterns.DatasetSpec{Type: patterns.I32}, []VirtualMap{{Virtual: patterns.All(nil), File: "a.h5", Dataset: "/v", SourceShape: shape, Source: patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{1, 2}, []uint64{1, 1})}}}}))
+	s := must(CreateVirtual(f, "/s", plan.DatasetSpec{Type: plan.I32}, []VirtualMap{{Virtual: plan.All(nil), File: "a.h5", Dataset: "/v", SourceShape: shape, Source: plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{1, 2}, []uint64{1, 1})}}}}))
 	ok(t, CloseDataset(s))
 	ok(t, CloseGroup(g))
 	ok(t, CloseFile(f))
@@ -63,10 +63,10 @@ func TestVirtualDataset(t *testing.T) {
 	cwd := must(os.Getwd())
 	ok(t, os.Chdir(t.TempDir()))
 	defer os.Chdir(cwd)
-	f = must(OpenFile(master, Access{FileSpec: patterns.FileSpec{ReadOnly: true}}))
+	f = must(OpenFile(master, Access{FileSpec: plan.FileSpec{ReadOnly: true}}))
 	v = must(OpenDataset(f, "/g/v"))
 	got := make([]byte, total*4)
-	ok(t, Read(v, wholeTransfer(patterns.I32, shape), false, got))
+	ok(t, Read(v, wholeTransfer(plan.I32, shape), false, got))
 	if !bytes.Equal(got, want) {
 		t.Errorf("virtual dataset values differ from the sources'")
 	}
@@ -81,27 +81,27 @@ func TestVirtualDataset(t *testing.T) {
 		}
 	}
 	info := must(DatasetInfo(v))
-	if !info.Type.Equal(patterns.I32) || !reflect.DeepEqual(info.Shape, shape) || info.Chunk != nil {
+	if !info.Type.Equal(plan.I32) || !reflect.DeepEqual(info.Shape, shape) || info.Chunk != nil {
 		t.Errorf("virtual dataset info %+v", info)
 	}
 	ok(t, CloseDataset(v))
 	e = must(OpenDataset(f, "/g/empty"))
 	fill := bytes.Repeat([]byte{0xff}, 24)
-	ok(t, Read(e, wholeTransfer(patterns.F64, []uint64{3}), false, fill))
+	ok(t, Read(e, wholeTransfer(plan.F64, []uint64{3}), false, fill))
 	if !bytes.Equal(fill, make([]byte, 24)) {
 		t.Errorf("unmapped elements read %v, want zeros", fill)
 	}
 	ok(t, CloseDataset(e))
 	s = must(OpenDataset(f, "/s"))
 	one := make([]byte, 4)
-	ok(t, Read(s, wholeTransfer(patterns.I32, nil), false, one))
+	ok(t, Read(s, wholeTransfer(plan.I32, nil), false, one))
 	if !bytes.Equal(one, want[(1*5+2)*4:(1*5+3)*4]) {
 		t.Errorf("scalar virtual dataset reads %v", one)
 	}
 	ok(t, CloseDataset(s))
 	// A dataset of another layout is not virtual.
 	ok(t, CloseFile(f))
-	f = must(OpenFile(filepath.Join(dir, "a.h5"), Access{FileSpec: patterns.FileSpec{ReadOnly: true}}))
+	f = must(OpenFile(filepath.Join(dir, "a.h5"), Access{FileSpec: plan.FileSpec{ReadOnly: true}}))
 	d := must(OpenDataset(f, "/v"))
 	if m, virtual, err := VirtualMappings(d); err != nil || virtual || m != nil {
 		t.Errorf("contiguous dataset: mappings %v virtual %v err %v", m, virtual, err)
@@ -117,12 +117,12 @@ func TestVirtualErrors(t *testing.T) {
 	dir := t.TempDir()
 	mark := newIDMark()
 	f := must(CreateFile(filepath.Join(dir, "m.h5"), Access{}))
-	spec := patterns.DatasetSpec{Type: patterns.F32, Shape: []uint64{10}}
-	_, err := CreateVirtual(f, "/v", spec, []VirtualMap{{Virtual: patterns.All([]uint64{10}), File: "s.h5", Dataset: "/x", SourceShape: []uint64{4}, Source: patterns.All([]uint64{4})}})
+	spec := plan.DatasetSpec{Type: plan.F32, Shape: []uint64{10}}
+	_, err := CreateVirtual(f, "/v", spec, []VirtualMap{{Virtual: plan.All([]uint64{10}), File: "s.h5", Dataset: "/x", SourceShape: []uint64{4}, Source: plan.All([]uint64{4})}})
 	if err == nil || !strings.Contains(err.Error(), "10 elements") || !strings.Contains(err.Error(), "mapping 0 (s.h5:/x)") {
 		t.Errorf("size mismatch: %v", err)
 	}
-	_, err = CreateVirtual(f, "/v", spec, []VirtualMap{{Virtual: patterns.Selection{Blocks: []patterns.Hyperslab{patterns.Block([]uint64{8}, []uint64{4})}}, File: "s.h5", Dataset: "/x", SourceShape: []uint64{4}, Source: patterns.All([]uint64{4})}})
+	_, err = CreateVirtual(f, "/v", spec, []VirtualMap{{Virtual: plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{8}, []uint64{4})}}, File: "s.h5", Dataset: "/x", SourceShape: []uint64{4}, Source: plan.All([]uint64{4})}})
 	if err == nil || !strings.Contains(err.Error(), "beyond extent 10") {
 		t.Errorf("selection outside: %v", err)
 	}
@@ -152,12 +152,12 @@ func TestNullDatasetAndOffset(t *testing.T) {
 	if !info.Type.Equal(particle) || len(info.Shape) != 0 {
 		t.Errorf("anchor info %+v", info)
 	}
-	dims := patterns.AttributeSpec{Name: "_dims", Type: patterns.I64, Shape: []uint64{2}, Value: make([]byte, 16)}
+	dims := plan.AttributeSpec{Name: "_dims", Type: plan.I64, Shape: []uint64{2}, Value: make([]byte, 16)}
 	ok(t, SetAttribute(a, dims))
 	dims.Value[0] = 7
 	ok(t, SetAttribute(a, dims)) // same type and shape: overwritten in place
-	ok(t, SetAttribute(a, patterns.AttributeSpec{Name: "b", Type: patterns.U8, Shape: []uint64{1}, Value: []byte{3}}))
-	ok(t, SetAttribute(a, patterns.AttributeSpec{Name: "b", Type: patterns.I32, Shape: []uint64{2}, Value: make([]byte, 8)})) // replaced
+	ok(t, SetAttribute(a, plan.AttributeSpec{Name: "b", Type: plan.U8, Shape: []uint64{1}, Value: []byte{3}}))
+	ok(t, SetAttribute(a, plan.AttributeSpec{Name: "b", Type: plan.I32, Shape: []uint64{2}, Value: make([]byte, 8)})) // replaced
 	names := must(AttributeNames(a))
 	if !reflect.DeepEqual(names, []string{"_dims", "b"}) {
 		t.Errorf("attribute names %q", names)
@@ -165,20 +165,20 @@ func TestNullDatasetAndOffset(t *testing.T) {
 	if got := must(ReadAttribute(a, "_dims")); got.Value[0] != 7 {
 		t.Errorf("_dims not overwritten: %v", got.Value)
 	}
-	if got := must(ReadAttribute(a, "b")); !got.Type.Equal(patterns.I32) || !reflect.DeepEqual(got.Shape, []uint64{2}) {
+	if got := must(ReadAttribute(a, "b")); !got.Type.Equal(plan.I32) || !reflect.DeepEqual(got.Shape, []uint64{2}) {
 		t.Errorf("b not replaced: %+v", got)
 	}
 	ok(t, CloseDataset(a))
-	ok(t, WriteAttribute(f, patterns.AttributeSpec{Name: "root", Type: patterns.U8, Shape: []uint64{1}, Value: []byte{1}}))
+	ok(t, WriteAttribute(f, plan.AttributeSpec{Name: "root", Type: plan.U8, Shape: []uint64{1}, Value: []byte{1}}))
 	if names := must(AttributeNames(f)); !reflect.DeepEqual(names, []string{"root"}) {
 		t.Errorf("root attribute names %q", names)
 	}
-	d := must(CreateDataset(f, "/data", patterns.DatasetSpec{Type: patterns.U8, Shape: []uint64{64}}))
+	d := must(CreateDataset(f, "/data", plan.DatasetSpec{Type: plan.U8, Shape: []uint64{64}}))
 	if _, alloc, err := DatasetOffset(d); err != nil || alloc {
 		t.Errorf("unwritten serial dataset: allocated %v err %v", alloc, err)
 	}
 	payload := randBytes(9, 64)
-	ok(t, Write(d, wholeTransfer(patterns.U8, []uint64{64}), false, payload))
+	ok(t, Write(d, wholeTransfer(plan.U8, []uint64{64}), false, payload))
 	off, alloc, err := DatasetOffset(d)
 	ok(t, err)
 	if !alloc {

@@ -1,4 +1,4 @@
-package patterns
+package plan
 
 import (
 	"cmp"

@@ -1,0 +1,26 @@
+// Package all registers every built-in pattern, and the E3SM map file reader, in the
+// patterns registry. It is the one place that lists them: a new pattern is one package
+// plus one line here. Package proxy imports it, so any program using the proxy has every
+// pattern available.
+//
+//	import _ "github.com/h5proxy/h5proxy/patterns/all" // only needed without package proxy
+package all
+
+import (
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/amrex"
+	"github.com/h5proxy/h5proxy/patterns/e3sm"
+	"github.com/h5proxy/h5proxy/patterns/openpmd"
+	"github.com/h5proxy/h5proxy/patterns/vpic"
+	"github.com/h5proxy/h5proxy/proxy/e3smmap"
+)
+
+// Builtin lists the built-in patterns' factories in registration order.
+var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory}
+
+func init() {
+	for _, f := range Builtin {
+		patterns.Register(f)
+	}
+	e3sm.RegisterMapReader(e3smmap.Load)
+}
