@@ -7,8 +7,8 @@
 // value and what is allowed.
 //
 //	t := options.Table{Name: "vpic", Specs: []options.Spec{{Key: "DIM_1", Kind: options.Size, Default: "1"}}}
-//	v, err := t.Parse([]options.KV{{"DIM_1", "16 M"}})
-//	n := v.Size("DIM_1") // 16777216
+//	v, err := t.Parse([]options.KV{{Key: "DIM_1", Value: "16 M"}})
+//	n := v.Uint("DIM_1") // 16777216
 package options
 
 import (

@@ -253,3 +253,61 @@ func Product(shape []uint64) uint64 {
 	}
 	return n
 }
+
+// Explicit gives every hyperslab explicit strides and blocks (nil means ones), so the
+// selection encodes with one rank. A selection that has them is returned as is, sharing
+// its storage (plans are not modified once issued).
+func (sel Selection) Explicit() Selection {
+	complete := true
+	for _, h := range sel.Blocks {
+		n := len(h.Start)
+		complete = complete && len(h.Stride) == n && len(h.Block) == n && (n > 0 || (h.Stride == nil && h.Block == nil && h.Start == nil && h.Count == nil))
+	}
+	if complete {
+		return sel
+	}
+	out := Selection{Blocks: make([]Hyperslab, len(sel.Blocks))}
+	for i, h := range sel.Blocks {
+		n := len(h.Start)
+		c := Hyperslab{Start: append([]uint64(nil), h.Start...), Count: append([]uint64(nil), h.Count...)}
+		c.Stride, c.Block = OnesIfNil(h.Stride, n), OnesIfNil(h.Block, n)
+		out.Blocks[i] = c
+	}
+	return out
+}
+
+// OnesIfNil returns a copy of v, or n ones when v is nil (HDF5's default stride and
+// block); nil when n is 0.
+func OnesIfNil(v []uint64, n int) []uint64 {
+	if n == 0 {
+		return nil
+	}
+	if v != nil {
+		return append([]uint64(nil), v...)
+	}
+	o := make([]uint64, n)
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}
+
+// Ref identifies a selection by its storage. Plans never modify a selection once issued,
+// and a Ref keeps the storage alive, so its address is not reused: caches of what is
+// derived from large selections (their runs, their checked encodings) key on it.
+type Ref struct {
+	first *Hyperslab
+	n     int
+}
+
+// Ref returns the selection's storage key; ok is false for selections with fewer than
+// LargeSelection blocks, whose derived data is cheaper to recompute than to cache.
+func (sel Selection) Ref() (r Ref, ok bool) {
+	if len(sel.Blocks) < LargeSelection {
+		return Ref{}, false
+	}
+	return Ref{&sel.Blocks[0], len(sel.Blocks)}, true
+}
+
+// LargeSelection is the fewest blocks of a selection worth caching derived data for.
+const LargeSelection = 64

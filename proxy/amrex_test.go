@@ -9,6 +9,9 @@ import (
 	"reflect"
 	"testing"
 
+	logl "github.com/h5proxy/h5proxy/proxy/layout/log"
+	"github.com/h5proxy/h5proxy/proxy/layout/subfiling"
+
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
@@ -509,9 +512,9 @@ func TestAMReXLayouts(t *testing.T) {
 		return
 	}
 	for _, layout := range strategyLayouts {
-		convert := proxy.Replay
+		convert := logl.Replay
 		if layout == "subfiling" {
-			convert = proxy.Fuse
+			convert = subfiling.Fuse
 		}
 		in, out := amrexOut(dir, layout+"-sync", size), amrexOut(dir, layout+"-plain", size)
 		for i := 0; i < 2; i++ {

@@ -12,6 +12,7 @@ import (
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
 // Verify selects whether read phases check every element against the seeded fill.
@@ -27,8 +28,9 @@ const (
 )
 
 // Config is the one validated description of a run. Fill it from Go, from a native JSON
-// file (LoadConfig), from KEY=VALUE options (Set, ParseOptions) or from an h5bench
-// configuration (package h5bench); Validate checks it before any I/O.
+// file (LoadConfig), from KEY=VALUE options (Set, ParseOptions), from an h5bench
+// configuration (package h5bench), or from all of these (BuildConfig); Validate checks it
+// before any I/O.
 type Config struct {
 	// Pattern is the registered pattern name (see patterns.Names()).
 	Pattern string `json:"pattern"`
@@ -38,13 +40,16 @@ type Config struct {
 	Phases []patterns.Phase `json:"-"`
 	// File is the HDF5 file (or file prefix) the phases work on.
 	File string `json:"file"`
-	// Mode is the passthrough I/O mode ("sync").
+	// Mode is the passthrough I/O mode, one of Modes().
 	Mode string `json:"mode"`
-	// Layout is the terminal layout ("native", "null").
+	// Layout is the terminal layout, one of Layouts().
 	Layout string `json:"layout"`
 	// ComputeKind and ComputePerStep emulate the application between steps.
 	ComputeKind    emulate.ComputeKind `json:"-"`
 	ComputePerStep time.Duration       `json:"-"`
+	// ComputeJitter and ComputeTrace vary the compute per step.
+	ComputeJitter float64 `json:"-"`
+	ComputeTrace  string  `json:"-"`
 	// Fill selects write data; Seed makes seeded fills reproducible.
 	Fill emulate.FillKind `json:"-"`
 	Seed uint64           `json:"seed"`
@@ -56,26 +61,9 @@ type Config struct {
 	EnvMetadataFile string `json:"env_metadata_file,omitempty"`
 	// ReportFile, when set, receives the JSON report (rank 0 only).
 	ReportFile string `json:"report_file,omitempty"`
-	// StagingBytes bounds the async mode's staging memory; MemLimit is h5bench's
-	// IO_MEM_LIMIT.
-	StagingBytes int    `json:"-"`
-	MemLimit     uint64 `json:"-"`
-	// WriteMemcpy makes async writes copy their data into staging (the Async VOL built
-	// with ENABLE_WRITE_MEMCPY); without it the data is generated in staging memory.
-	WriteMemcpy bool `json:"-"`
-	// CachePath and CacheCapacity configure the cache mode's node-local storage.
-	CachePath     string `json:"-"`
-	CacheCapacity int    `json:"-"`
-	// ComputeJitter and ComputeTrace vary the compute per step.
-	ComputeJitter float64 `json:"-"`
-	ComputeTrace  string  `json:"-"`
-	// MPIIOFileView selects the mpiio layout's file-view write path.
-	MPIIOFileView bool `json:"-"`
-	// SubfilingCount and SubfilingRanksPerFile group the ranks of the subfiling layout
-	// (0 and 0: one group per node); LogReadGap is the log layout's read coalescing gap.
-	SubfilingCount        int `json:"-"`
-	SubfilingRanksPerFile int `json:"-"`
-	LogReadGap            int `json:"-"`
+	// Strategy are the keys the modes and layouts declare in their own tables
+	// (async.staging_bytes, cache.path, subfiling.count, ...), in order.
+	Strategy []options.KV `json:"-"`
 	// MPIInfo are MPI-IO hints passed to H5Pset_fapl_mpio.
 	MPIInfo map[string]string `json:"mpi_info,omitempty"`
 	// Warnings collects accepted-but-ignored settings; they are logged and reported.
@@ -85,52 +73,123 @@ type Config struct {
 // DefaultSeed is the seed of seeded fills unless configured.
 const DefaultSeed = 20240601
 
-// Session keys: the options every pattern shares, with their h5bench spellings.
-var sessionOptions = &options.Table{Name: "session", Specs: []options.Spec{
-	{Key: "file", Kind: options.String, Help: "HDF5 file path the phases write and read"},
-	{Key: "mode", Aliases: []string{"MODE"}, Kind: options.Enum, Default: "sync", Allowed: []string{"sync", "async", "cache", "log"}, Help: "I/O mode (h5bench MODE: SYNC, ASYNC, LOG)"},
-	{Key: "layout", Kind: options.Enum, Default: "native", Allowed: []string{"native", "mpiio", "null", "log", "subfiling"}, Help: "terminal layout: native (the real HDF5 file), mpiio (same bytes through plain MPI-IO, no HDF5), null (no I/O), log (Log VOL-like: per-rank data logs and an index), subfiling (one subfile per rank group, a master of virtual datasets)"},
-	{Key: "compute_time", Aliases: []string{"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "sleeptime"}, Kind: options.Duration, Default: "0s", Help: "emulated compute between steps (h5bench amrex: sleeptime, seconds)"},
-	{Key: "compute_kind", Kind: options.Enum, Default: "sleep", Allowed: emulate.ComputeKinds, Help: "how compute is emulated: sleep (h5bench) or spin (busy core)"},
-	{Key: "fill", Kind: options.Enum, Default: "seeded", Allowed: emulate.FillKinds, Help: "write data: seeded (verifiable), random (h5bench-like) or zero"},
-	{Key: "seed", Kind: options.Int, Default: fmt.Sprint(DefaultSeed), Min: options.Bound(0), Help: "seed of seeded fills"},
-	{Key: "verify", Aliases: []string{"VERIFY"}, Kind: options.Enum, Default: "auto", Allowed: []string{"auto", "yes", "no"}, Help: "check every element read against the seeded fill (auto: when this run wrote the file)"},
-	{Key: "csv_file", Aliases: []string{"CSV_FILE"}, Kind: options.String, Help: "h5bench-style CSV output (rank 0 only)"},
-	{Key: "env_metadata_file", Aliases: []string{"ENV_METADATA_FILE"}, Kind: options.String, Help: "file listing environment variable names to record in the CSV"},
-	{Key: "report_file", Kind: options.String, Help: "JSON report output (rank 0 only)"},
-	{Key: "mpiio.file_view", Kind: options.Bool, Default: "NO", Help: "mpiio layout: collective writes through a file view (set_view + write_at_all + reset), the MPI call sequence of HDF5's MPI-IO driver, instead of explicit offsets"},
-	{Key: "SUBFILING", Kind: options.Bool, Default: "NO", Help: "h5bench SUBFILING=YES selects the subfiling layout"},
-	{Key: "subfiling.count", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "subfiling layout: number of subfiles, each written by a group of consecutive ranks (at most the number of ranks); 0: one per node, unless subfiling.ranks_per_file is set"},
-	{Key: "subfiling.ranks_per_file", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "subfiling layout: ranks per subfile (consecutive ranks); 0: see subfiling.count; exclusive with subfiling.count"},
-	{Key: "log.read_gap", Kind: options.Size, Default: "64KiB", Help: "log layout: reads fetch pieces of the data logs closer than this many bytes with one read"},
-	{Key: "async.staging_bytes", Kind: options.Size, Default: "512MiB", Min: options.Bound(1), Help: "async mode: memory for copies of write buffers in flight; when full the caller waits (backpressure, measured)"},
-	{Key: "async.write_memcpy", Kind: options.Bool, Default: "YES", Help: "async mode: YES copies each write's data into staging and charges the copy to the caller (the Async VOL built with ENABLE_WRITE_MEMCPY); NO is the Async VOL's default build, which copies nothing and leaves double buffering to the application: each step's data is generated directly in a staging buffer that is not reused until its writes ran (waits for a free buffer are charged); the cache mode always copies (its copy is the node-local write)"},
-	{Key: "async.mem_limit", Aliases: []string{"IO_MEM_LIMIT"}, Kind: options.Size, Default: "0", Help: "background modes: at each step start, if staged bytes in flight >= this, wait for earlier steps' I/O (h5bench IO_MEM_LIMIT; 0: always)"},
-	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
-	{Key: "cache.capacity", Aliases: []string{"HDF5_CACHE_STORAGE_SIZE"}, Kind: options.Size, Default: "1GiB", Min: options.Bound(4096), Help: "cache mode: bytes of node-local storage per rank; full of unmigrated data, writers wait"},
-	{Key: "compute_jitter", Kind: options.Float, Default: "0", Help: "relative jitter of each compute period: d*(1+j*u), u uniform in [-1,1], seeded per rank and step"},
-	{Key: "compute_trace", Kind: options.String, Help: "file of per-step compute durations (one per line, e.g. 1.5s or '250 ms'); overrides compute_time"},
-}}
+// defaultMode is the value of the key "mode" when none is given (HDF5's own behaviour).
+const defaultMode = "sync"
 
-// SessionOptions returns the table of session-level keys (for help and schema output).
-func SessionOptions() *options.Table { return sessionOptions }
+// sessionKey declares one session key: its spec, how a parsed value sets the config, and
+// how the config renders it back (for reports).
+type sessionKey struct {
+	spec options.Spec
+	set  func(c *Config, v *options.Values, key string)
+	get  func(c *Config) string
+}
+
+// sessionKeys are the keys every pattern shares, with their h5bench spellings. The modes'
+// and layouts' own keys come from their tables (stack.Options()).
+var sessionKeys = []sessionKey{
+	{options.Spec{Key: "file", Kind: options.String, Help: "HDF5 file path the phases write and read"},
+		func(c *Config, v *options.Values, k string) { c.File = v.String(k) }, func(c *Config) string { return c.File }},
+	{options.Spec{Key: "mode", Aliases: []string{"MODE"}, Kind: options.Enum, Default: defaultMode, Allowed: modeValues(), Help: "I/O mode: " + summaries(stack.ModeStrategies()) + "; h5bench's MODE=" + strings.ToUpper(strings.Join(layoutAliases(), ", ")) + " selects the layout of that name"},
+		setMode, func(c *Config) string { return c.Mode }},
+	{options.Spec{Key: "layout", Kind: options.Enum, Default: "native", Allowed: stack.Layouts(), Help: "terminal layout: " + summaries(stack.LayoutStrategies())},
+		func(c *Config, v *options.Values, k string) { c.Layout = v.String(k) }, func(c *Config) string { return c.Layout }},
+	{options.Spec{Key: "compute_time", Aliases: []string{"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "sleeptime"}, Kind: options.Duration, Default: "0s", Help: "emulated compute between steps (h5bench amrex: sleeptime, seconds)"},
+		func(c *Config, v *options.Values, k string) { c.ComputePerStep = v.Duration(k) }, func(c *Config) string { return c.ComputePerStep.String() }},
+	{options.Spec{Key: "compute_kind", Kind: options.Enum, Default: "sleep", Allowed: emulate.ComputeKinds, Help: "how compute is emulated: sleep (h5bench) or spin (busy core)"},
+		func(c *Config, v *options.Values, k string) { c.ComputeKind, _ = emulate.ParseComputeKind(v.String(k)) }, func(c *Config) string { return c.ComputeKind.String() }},
+	{options.Spec{Key: "compute_jitter", Kind: options.Float, Default: "0", Help: "relative jitter of each compute period: d*(1+j*u), u uniform in [-1,1], seeded per rank and step"},
+		func(c *Config, v *options.Values, k string) { c.ComputeJitter = v.Float(k) }, func(c *Config) string { return fmt.Sprint(c.ComputeJitter) }},
+	{options.Spec{Key: "compute_trace", Kind: options.String, Help: "file of per-step compute durations (one per line, e.g. 1.5s or '250 ms'); overrides compute_time"},
+		func(c *Config, v *options.Values, k string) { c.ComputeTrace = v.String(k) }, func(c *Config) string { return c.ComputeTrace }},
+	{options.Spec{Key: "fill", Kind: options.Enum, Default: "seeded", Allowed: emulate.FillKinds, Help: "write data: seeded (verifiable), random (h5bench-like) or zero"},
+		func(c *Config, v *options.Values, k string) { c.Fill, _ = emulate.ParseFillKind(v.String(k)) }, func(c *Config) string { return c.Fill.String() }},
+	{options.Spec{Key: "seed", Kind: options.Int, Default: fmt.Sprint(DefaultSeed), Min: options.Bound(0), Help: "seed of seeded fills"},
+		func(c *Config, v *options.Values, k string) { c.Seed = v.Uint(k) }, func(c *Config) string { return fmt.Sprint(c.Seed) }},
+	{options.Spec{Key: "verify", Aliases: []string{"VERIFY"}, Kind: options.Enum, Default: "auto", Allowed: []string{"auto", "yes", "no"}, Help: "check every element read against the seeded fill (auto: when this run wrote the file)"},
+		func(c *Config, v *options.Values, k string) { c.Verify = Verify(v.String(k)) }, func(c *Config) string { return string(c.Verify) }},
+	{options.Spec{Key: "csv_file", Aliases: []string{"CSV_FILE"}, Kind: options.String, Help: "h5bench-style CSV output (rank 0 only)"},
+		func(c *Config, v *options.Values, k string) { c.CSVFile = v.String(k) }, func(c *Config) string { return c.CSVFile }},
+	{options.Spec{Key: "env_metadata_file", Aliases: []string{"ENV_METADATA_FILE"}, Kind: options.String, Help: "file listing environment variable names to record in the CSV"},
+		func(c *Config, v *options.Values, k string) { c.EnvMetadataFile = v.String(k) }, func(c *Config) string { return c.EnvMetadataFile }},
+	{options.Spec{Key: "report_file", Kind: options.String, Help: "JSON report output (rank 0 only)"},
+		func(c *Config, v *options.Values, k string) { c.ReportFile = v.String(k) }, func(c *Config) string { return c.ReportFile }},
+}
+
+// setMode sets the mode, or, for a layout's mode alias (h5bench's MODE=LOG), the default
+// mode and that layout.
+func setMode(c *Config, v *options.Values, k string) {
+	name := strings.ToLower(v.String(k))
+	for _, l := range stack.LayoutStrategies() {
+		if l.ModeAlias != "" && l.ModeAlias == name {
+			c.Mode, c.Layout = defaultMode, l.Name
+			return
+		}
+	}
+	c.Mode = name
+}
+
+// modeValues are the values of the key "mode": the default mode, the other modes, then
+// the layouts' mode aliases.
+func modeValues() []string {
+	v := []string{defaultMode}
+	for _, m := range stack.Modes() {
+		if m != defaultMode {
+			v = append(v, m)
+		}
+	}
+	return append(v, layoutAliases()...)
+}
+
+func layoutAliases() []string {
+	var a []string
+	for _, l := range stack.LayoutStrategies() {
+		if l.ModeAlias != "" {
+			a = append(a, l.ModeAlias)
+		}
+	}
+	return a
+}
+
+func summaries(ss []stack.Strategy) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = s.Name + " (" + s.Summary + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// coreTable holds the session keys of sessionKeys.
+var coreTable = func() *options.Table {
+	t := &options.Table{Name: "session"}
+	for _, k := range sessionKeys {
+		t.Specs = append(t.Specs, k.spec)
+	}
+	return t
+}()
+
+// sessionTable holds every session-level key: the core keys, then the strategies'.
+var sessionTable = &options.Table{Name: "session", Specs: append(slices.Clone(coreTable.Specs), stack.Options().Specs...)}
+
+// SessionOptions returns the table of every session-level key (the shared keys and the
+// modes' and layouts' own), for help, schema output and lookups.
+func SessionOptions() *options.Table { return sessionTable }
 
 // DefaultConfig returns a configuration with every session default applied.
 func DefaultConfig(pattern string) Config {
 	c := Config{Pattern: pattern}
-	v, err := sessionOptions.Parse(nil)
+	v, err := coreTable.Parse(nil)
 	if err != nil {
 		panic(err) // the defaults are constants: a failure is a programming error
 	}
-	for _, s := range sessionOptions.Specs {
-		c.apply(s.Key, v)
+	for _, k := range sessionKeys {
+		k.set(&c, v, k.spec.Key)
 	}
 	return c
 }
 
 // ParseOptions builds a configuration for pattern from KEY=VALUE pairs: session keys
-// (mode, file, CSV_FILE, EMULATED_COMPUTE_TIME_PER_TIMESTEP, ...) and pattern keys, in any
-// order. Unknown keys are errors naming both tables' keys.
+// (mode, file, CSV_FILE, EMULATED_COMPUTE_TIME_PER_TIMESTEP, ...), strategy keys and
+// pattern keys, in any order. Unknown keys are errors naming the known ones.
 func ParseOptions(pattern string, kvs []options.KV) (Config, error) {
 	c := DefaultConfig(pattern)
 	for _, kv := range kvs {
@@ -141,125 +200,83 @@ func ParseOptions(pattern string, kvs []options.KV) (Config, error) {
 	return c, c.Validate()
 }
 
-// Set assigns one key: a session key changes the config at once (its value is checked
-// here), any other key is appended to the pattern options (checked by Validate).
+// Set assigns one key: a session or strategy key changes the config at once (its value
+// is checked here), any other key is appended to the pattern options (checked by
+// Validate).
 func (c *Config) Set(key, value string) error {
-	s, ok := sessionOptions.Lookup(key)
+	kv := []options.KV{{Key: key, Value: value}}
+	if s, ok := coreTable.Lookup(key); ok {
+		v, err := coreTable.Parse(kv)
+		if err != nil {
+			return err
+		}
+		for _, k := range sessionKeys {
+			if k.spec.Key == s.Key {
+				k.set(c, v, s.Key)
+			}
+		}
+		c.Warnings = appendNew(c.Warnings, v.Warnings...)
+		return nil
+	}
+	strategies := stack.Options()
+	s, ok := strategies.Lookup(key)
 	if !ok {
 		c.Options = append(c.Options, options.KV{Key: key, Value: value})
 		return nil
 	}
-	v, err := sessionOptions.Parse([]options.KV{{Key: key, Value: value}})
+	v, err := strategies.Parse(kv)
 	if err != nil {
 		return err
 	}
-	c.apply(s.Key, v)
+	for _, l := range stack.LayoutStrategies() {
+		if l.SelectKey == s.Key && v.Bool(s.Key) {
+			c.Layout = l.Name
+		}
+	}
+	c.Strategy = slices.DeleteFunc(c.Strategy, func(o options.KV) bool {
+		o2, _ := strategies.Lookup(o.Key)
+		return o2 == s
+	})
+	c.Strategy = append(c.Strategy, options.KV{Key: s.Key, Value: value})
 	c.Warnings = appendNew(c.Warnings, v.Warnings...)
 	return nil
 }
 
-// sessionKVs renders the session fields back to key/value pairs.
-func (c *Config) sessionKVs() []options.KV {
-	kv := []options.KV{
-		{Key: "mode", Value: c.Mode}, {Key: "layout", Value: c.Layout},
-		{Key: "compute_time", Value: c.ComputePerStep.String()}, {Key: "compute_kind", Value: c.ComputeKind.String()},
-		{Key: "fill", Value: c.Fill.String()}, {Key: "mpiio.file_view", Value: fmt.Sprint(c.MPIIOFileView)},
-		{Key: "async.staging_bytes", Value: fmt.Sprint(c.StagingBytes)}, {Key: "async.mem_limit", Value: fmt.Sprint(c.MemLimit)},
-		{Key: "async.write_memcpy", Value: fmt.Sprint(c.WriteMemcpy)},
-		{Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter)}, {Key: "cache.capacity", Value: fmt.Sprint(c.CacheCapacity)},
-		{Key: "seed", Value: fmt.Sprint(c.Seed)}, {Key: "verify", Value: string(c.Verify)},
-		{Key: "subfiling.count", Value: fmt.Sprint(c.SubfilingCount)}, {Key: "subfiling.ranks_per_file", Value: fmt.Sprint(c.SubfilingRanksPerFile)},
-		{Key: "log.read_gap", Value: fmt.Sprint(c.LogReadGap)},
-	}
-	for _, p := range []struct{ k, v string }{{"file", c.File}, {"compute_trace", c.ComputeTrace}, {"cache.path", c.CachePath}, {"csv_file", c.CSVFile}, {"env_metadata_file", c.EnvMetadataFile}, {"report_file", c.ReportFile}} {
-		if p.v != "" {
-			kv = append(kv, options.KV{Key: p.k, Value: p.v})
-		}
-	}
-	return kv
-}
+// Settings parses the strategy keys with every default applied (what each mode and
+// layout reads its own keys from).
+func (c *Config) Settings() (*options.Values, error) { return stack.Options().Parse(c.Strategy) }
 
-// apply copies one parsed session key into the config.
-func (c *Config) apply(key string, v *options.Values) {
-	switch key {
-	case "file":
-		c.File = v.String(key)
-	case "mode":
-		c.Mode = strings.ToLower(v.String(key))
-		if c.Mode == "log" { // h5bench MODE=LOG means the Log VOL: a layout here
-			c.Mode, c.Layout = "sync", "log"
-		}
-	case "layout":
-		c.Layout = v.String(key)
-	case "async.staging_bytes":
-		c.StagingBytes = int(v.Int(key))
-	case "async.write_memcpy":
-		c.WriteMemcpy = v.Bool(key)
-	case "async.mem_limit":
-		c.MemLimit = v.Uint(key)
-	case "cache.path":
-		c.CachePath = v.String(key)
-	case "cache.capacity":
-		c.CacheCapacity = int(v.Int(key))
-	case "compute_jitter":
-		c.ComputeJitter = v.Float(key)
-	case "compute_trace":
-		c.ComputeTrace = v.String(key)
-	case "mpiio.file_view":
-		c.MPIIOFileView = v.Bool(key)
-	case "SUBFILING":
-		if v.Bool(key) {
-			c.Layout = "subfiling"
-		}
-	case "subfiling.count":
-		c.SubfilingCount = int(v.Int(key))
-	case "subfiling.ranks_per_file":
-		c.SubfilingRanksPerFile = int(v.Int(key))
-	case "log.read_gap":
-		c.LogReadGap = int(v.Uint(key))
-	case "compute_time":
-		c.ComputePerStep = v.Duration(key)
-	case "compute_kind":
-		c.ComputeKind, _ = emulate.ParseComputeKind(v.String(key))
-	case "fill":
-		c.Fill, _ = emulate.ParseFillKind(v.String(key))
-	case "seed":
-		c.Seed = v.Uint(key)
-	case "verify":
-		c.Verify = Verify(v.String(key))
-	case "csv_file":
-		c.CSVFile = v.String(key)
-	case "env_metadata_file":
-		c.EnvMetadataFile = v.String(key)
-	case "report_file":
-		c.ReportFile = v.String(key)
-	}
-}
-
-// Validate checks the whole configuration: pattern, its options, mode, layout, phases.
+// Validate checks the whole configuration: pattern, its options, mode, layout and their
+// keys, phases.
 func (c *Config) Validate() error {
 	if _, err := c.NewPattern(); err != nil {
 		return err
 	}
-	if _, err := lookupMode(c.Mode); err != nil {
+	mode, err := stack.LookupMode(c.Mode)
+	if err != nil {
 		return err
 	}
-	if _, err := lookupLayout(c.Layout); err != nil {
+	layout, err := stack.LookupLayout(c.Layout)
+	if err != nil {
 		return err
 	}
-	if c.File == "" && c.Layout != "null" {
+	settings, err := c.Settings()
+	if err != nil {
+		return err
+	}
+	for _, s := range []stack.Strategy{mode, layout} {
+		if s.Validate != nil {
+			if err := s.Validate(settings); err != nil {
+				return err
+			}
+		}
+	}
+	stores := layout.Has(stack.StoresData)
+	if c.File == "" && stores {
 		return &options.Error{Table: "session", Key: "file", Reason: "required: the HDF5 file to write or read"}
 	}
-	if c.Layout == "null" && c.Verify == VerifyYes {
-		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: "the null layout stores nothing to verify"}
-	}
-	if c.SubfilingCount > 0 && c.SubfilingRanksPerFile > 0 {
-		return &options.Error{Table: "session", Key: "subfiling.ranks_per_file", Value: fmt.Sprint(c.SubfilingRanksPerFile),
-			Reason: fmt.Sprintf("exclusive with subfiling.count=%d", c.SubfilingCount), Allowed: "0 when subfiling.count is set"}
-	}
-	if !c.WriteMemcpy && c.Mode == "cache" {
-		return &options.Error{Table: "session", Key: "async.write_memcpy", Value: "NO",
-			Reason: "the cache mode always copies: its copy is the write to node-local storage", Allowed: "YES with mode=cache"}
+	if !stores && c.Verify == VerifyYes {
+		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("the %s layout stores nothing to verify", c.Layout)}
 	}
 	if c.ComputeJitter < 0 || c.ComputeJitter > 1 {
 		return &options.Error{Table: "session", Key: "compute_jitter", Value: fmt.Sprint(c.ComputeJitter), Reason: "out of range", Allowed: "0..1"}
@@ -284,7 +301,7 @@ func (c *Config) NewPattern() (patterns.Pattern, error) {
 	v, err := f.Options.Parse(c.Options)
 	if err != nil {
 		if e, ok := err.(*options.Error); ok && e.Reason == "unknown key" {
-			e.Allowed = strings.Join(f.Options.Keys(), ", ") + "; session keys: " + strings.Join(sessionOptions.Keys(), ", ")
+			e.Allowed = strings.Join(f.Options.Keys(), ", ") + "; session keys: " + strings.Join(sessionTable.Keys(), ", ")
 		}
 		return nil, err
 	}
@@ -311,14 +328,17 @@ func appendNew(dst []string, add ...string) []string {
 // from it.
 func (c *Config) Effective() map[string]string {
 	m := map[string]string{"pattern": c.Pattern}
-	for _, kv := range c.sessionKVs() {
-		m[kv.Key] = kv.Value
+	for _, k := range sessionKeys {
+		if v := k.get(c); v != "" {
+			m[k.spec.Key] = v
+		}
+	}
+	if v, err := c.Settings(); err == nil {
+		maps.Copy(m, v.Effective())
 	}
 	if f, err := patterns.Lookup(c.Pattern); err == nil {
 		if v, err := f.Options.Parse(c.Options); err == nil {
-			for k, val := range v.Effective() {
-				m[k] = val
-			}
+			maps.Copy(m, v.Effective())
 		}
 	}
 	ph := make([]string, len(c.Phases))
@@ -381,8 +401,8 @@ func DecodeConfig(data []byte) (Config, error) {
 	c := DefaultConfig(n.Pattern)
 	c.MPIInfo = n.MPIInfo
 	for _, k := range slices.Sorted(maps.Keys(n.Session)) {
-		if _, ok := sessionOptions.Lookup(k); !ok {
-			return c, &options.Error{Table: "session", Key: k, Value: Scalar(n.Session[k]), Reason: "unknown key", Allowed: strings.Join(sessionOptions.Keys(), ", ")}
+		if _, ok := sessionTable.Lookup(k); !ok {
+			return c, &options.Error{Table: "session", Key: k, Value: Scalar(n.Session[k]), Reason: "unknown key", Allowed: strings.Join(sessionTable.Keys(), ", ")}
 		}
 		if err := c.Set(k, Scalar(n.Session[k])); err != nil {
 			return c, err

@@ -17,6 +17,10 @@
 //
 // Or step by step: BeginPhase, Step and Compute per step, EndPhase.
 //
-// Modes (passthrough): sync. Layouts (terminal): native (the real code's HDF5 file through
-// MPI-IO) and null (no I/O, for overhead measurements).
+// The I/O stack's strategies live in packages of their own (proxy/layout/..., proxy/mode/...)
+// and register in package stack; strategies.go lists the built-in ones and patterns.go
+// makes every built-in pattern available. Modes (passthrough): sync, async, cache. Layouts
+// (terminal): native (the real code's HDF5 file), mpiio (the same bytes through plain
+// MPI-IO), null (no I/O), log (Log VOL-like), subfiling (per-group subfiles under a
+// virtual-dataset master). Modes() and Layouts() list what is registered.
 package proxy

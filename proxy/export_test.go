@@ -5,19 +5,25 @@ import (
 	"syscall"
 
 	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
 // RegisterFaultyLayout registers the test layout "faulty": the native layout, except that
 // the operation named fail (e.g. "write /Timestep_2/y") fails as a full disk would.
 func RegisterFaultyLayout(fail string) {
-	registerLayout("faulty", func(env layoutEnv) (Layout, error) {
-		native, err := layouts["native"](env)
-		return &faultyLayout{Layout: native, fail: fail}, err
-	})
+	native, err := stack.LookupLayout("native")
+	if err != nil {
+		panic(err)
+	}
+	stack.RegisterLayout(stack.Strategy{Name: "faulty", Caps: native.Caps, Summary: "test: native with one failing operation",
+		NewLayout: func(env stack.Env) (stack.Layout, error) {
+			l, err := native.NewLayout(env)
+			return &faultyLayout{Layout: l, fail: fail}, err
+		}})
 }
 
 type faultyLayout struct {
-	Layout
+	stack.Layout
 	fail string
 }
 

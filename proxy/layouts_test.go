@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/h5proxy/h5proxy/proxy/layout/subfiling"
+
+	logl "github.com/h5proxy/h5proxy/proxy/layout/log"
+
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/options"
@@ -57,9 +61,9 @@ func toPlain(t *testing.T, layout string, c combo, file string, rank, size int) 
 	}
 	in := vp.FilePath(patterns.Env{Rank: rank, Size: size, Path: file})
 	out := vp.FilePath(patterns.Env{Rank: rank, Size: size, Path: plainOf(file)})
-	convert := proxy.Replay
+	convert := logl.Replay
 	if layout == "subfiling" {
-		convert = proxy.Fuse
+		convert = subfiling.Fuse
 	}
 	if err := convert(in, out); err != nil {
 		t.Fatalf("%s %s: %v", layout, c.name, err)
@@ -502,7 +506,7 @@ func TestLayoutsE3SM(t *testing.T) {
 			files, _ := filepath.Glob(strings.TrimSuffix(base, ".h5") + "*.h5")
 			for _, f := range files {
 				if !strings.HasSuffix(f, "-plain.h5") {
-					if err := proxy.Replay(f, plainOf(f)); err != nil {
+					if err := logl.Replay(f, plainOf(f)); err != nil {
 						t.Fatalf("replay %s: %v", f, err)
 					}
 				}

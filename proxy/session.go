@@ -14,6 +14,7 @@ import (
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
 // Session is what an application holds: a communicator (a duplicate of the host's, so the
@@ -25,18 +26,20 @@ import (
 // method marked collective must be called by all ranks of the communicator in the same
 // order.
 type Session struct {
-	cfg     Config
-	pat     patterns.Pattern
-	comm    mpi.Comm
-	ioComm  mpi.Comm // the layout's: comm itself in sync mode, a duplicate in background modes
-	trace   []time.Duration
-	stack   Mode
-	pool    emulate.Pool
-	log     zerolog.Logger
-	phase   *phaseRun
-	done    []*phaseRun
-	written map[string]uint64 // files this session wrote with seeded fills -> seed
-	closed  bool
+	cfg    Config
+	pat    patterns.Pattern
+	comm   mpi.Comm
+	ioComm mpi.Comm // the layout's: comm itself in sync mode, a duplicate in background modes
+	trace  []time.Duration
+	stack  stack.Mode
+	// background: the mode runs I/O on another thread; stores: the layout keeps data.
+	background, stores bool
+	pool               emulate.Pool
+	log                zerolog.Logger
+	phase              *phaseRun
+	done               []*phaseRun
+	written            map[string]uint64 // files this session wrote with seeded fills -> seed
+	closed             bool
 	// pendingCompute is compute done outside a phase, charged to the next phase.
 	pendingCompute float64
 }
@@ -88,7 +91,10 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 			return nil, err
 		}
 	}
-	background := cfg.Mode != "sync"
+	mode, _ := stack.LookupMode(cfg.Mode) // Validate checked both names
+	layout, _ := stack.LookupLayout(cfg.Layout)
+	settings, _ := cfg.Settings()
+	background := mode.Has(stack.Background)
 	if background {
 		if err := requireThreadMultiple(cfg.Mode); err != nil {
 			return nil, err
@@ -109,15 +115,15 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, trace: trace, written: map[string]uint64{}}
 	s.log = newLogger(dup.Rank())
-	layoutNew, _ := lookupLayout(cfg.Layout)
-	modeNew, _ := lookupMode(cfg.Mode)
-	under, err := layoutNew(layoutEnv{comm: Comm{ioComm}, mpiInfo: cfg.MPIInfo, fileView: cfg.MPIIOFileView, cfg: &cfg})
+	s.background, s.stores = background, layout.Has(stack.StoresData)
+	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIInfo, File: cfg.File, Settings: settings}
+	under, err := layout.NewLayout(env)
 	if err == nil {
-		s.stack, err = modeNew(under, modeEnv{cfg: &cfg, comm: dup})
+		s.stack, err = mode.NewMode(under, env)
 	}
 	// Creation is collective: if it failed on any rank (a cache directory, memory), every
 	// rank fails, so no rank goes on alone into collective calls.
-	if aerr := agree(dup, err); aerr != nil {
+	if aerr := dup.Agree(err, "h5proxy: session creation"); aerr != nil {
 		if s.stack != nil {
 			s.stack.Close()
 		}
@@ -199,12 +205,12 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		return err
 	}
 	verify := false
-	if ph == patterns.PhaseRead && s.cfg.Layout != "null" {
+	if ph == patterns.PhaseRead && s.stores {
 		seed, wrote := s.written[s.cfg.File]
 		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && seed == s.cfg.Seed && s.cfg.Fill == emulate.Seeded)
 	}
 	p := &phaseRun{ph: ph, verify: verify, steps: make([]sample, s.pat.Steps()), filled: map[string]int{}}
-	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.stack.Background(), Shape: s.stack.Shape}
+	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape}
 	s.stack.TakeStats() // start the phase's background statistics afresh
 	p.begin[mCompute] = s.pendingCompute
 	s.pendingCompute = 0
@@ -228,7 +234,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 // preflight catches what would otherwise fail deep inside HDF5 on every rank: a missing
 // output directory, a missing input file.
 func (s *Session) preflight(ph patterns.Phase) error {
-	if s.cfg.Layout == "null" {
+	if !s.stores {
 		return nil
 	}
 	switch ph {
@@ -272,9 +278,7 @@ func (s *Session) Step(step int) error {
 	}
 	smp := &p.steps[step]
 	smp[mStart] = now()
-	if p.ph == patterns.PhaseWrite && s.stack.Background() && step > 0 && uint64(s.stack.InFlight()) >= s.cfg.MemLimit {
-		// h5bench's IO_MEM_LIMIT: wait for the earlier steps' I/O before issuing more (at
-		// step 0 there are none: the file creation is left to overlap with the step).
+	if p.ph == patterns.PhaseWrite && s.stack.WaitBeforeStep(step) {
 		t := time.Now()
 		err := s.stack.Wait()
 		smp[mWait] += time.Since(t).Seconds()
@@ -290,7 +294,7 @@ func (s *Session) Step(step int) error {
 		return s.fail(fmt.Errorf("step %d: %w", step, err))
 	}
 	// Background modes read the next step ahead while the caller computes.
-	if p.ph == patterns.PhaseRead && s.stack.Background() && step+1 < len(p.steps) {
+	if p.ph == patterns.PhaseRead && s.background && step+1 < len(p.steps) {
 		next, err := s.pat.Step(p.ph, step+1, p.env)
 		if err == nil {
 			err = s.stack.Prefetch(&next)
@@ -440,15 +444,17 @@ func (s *Session) fail(err error) error {
 // execute runs a plan's operations, charging time and bytes to smp. A step's writes
 // generate their data in lent staging memory when the mode lends (no write copy).
 func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
-	var ln *lending
+	var ln *stack.Lending
 	if step {
-		ln = newLending(s.stack, pl)
-		defer ln.done()
+		ln = stack.NewLending(s.stack, pl)
+		defer ln.Done()
 	}
+	fill := func(op *plan.Op, buf []byte) error { return s.fill(op, buf, smp) }
 	for i := range pl.Ops {
 		op := &pl.Ops[i]
 		var buf []byte
-		lent, err := ln.buffer(op, smp, s.fill)
+		lent, waited, err := ln.Buffer(op, fill)
+		smp.charge(op.Kind, waited.Seconds())
 		if err != nil {
 			return err
 		}
@@ -459,7 +465,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		}
 		t0 := time.Now()
 		if lent != nil {
-			err = ln.exec(op, lent)
+			err = ln.Exec(op, lent)
 		} else {
 			err = s.stack.Exec(op, buf)
 		}
@@ -681,16 +687,16 @@ func (s *Session) freeComms() error {
 // step, the staging high-water mark and the time callers waited for staging room.
 func (s *Session) collectStats(p *phaseRun) {
 	st := s.stack.TakeStats()
-	for step, sec := range st.busy {
+	for step, sec := range st.Busy {
 		if step >= 0 && step < len(p.steps) {
 			p.steps[step][mBackground] += sec
 		} else {
 			p.end[mBackground] += sec
 		}
 	}
-	p.end[mStaged] = float64(st.stagingHigh)
-	p.end[mBlocked] += st.blocked
-	p.end[mLocalReads] += float64(st.localReads)
+	p.end[mStaged] = float64(st.StagingHigh)
+	p.end[mBlocked] += st.Blocked
+	p.end[mLocalReads] += float64(st.LocalReads)
 }
 
 // requireThreadMultiple refuses background modes unless MPI provides
@@ -713,19 +719,3 @@ func checkThreadLevel(mode string, level mpi.ThreadLevel) error {
 
 // ErrUnsupported is wrapped by errors for features the environment cannot support.
 var ErrUnsupported = errors.New("h5proxy: unsupported")
-
-// agree turns a local error into the same outcome on every rank: nil only if no rank
-// failed. Ranks that did not fail get an error saying another rank did.
-func agree(c mpi.Comm, local error) error {
-	res, err := c.AllreduceFloat64([]float64{b2f(local != nil)}, mpi.OpSum)
-	if err != nil {
-		return err
-	}
-	if local != nil {
-		return local
-	}
-	if res[0] > 0 {
-		return fmt.Errorf("h5proxy: session creation failed on %.0f other rank(s); see their errors", res[0])
-	}
-	return nil
-}

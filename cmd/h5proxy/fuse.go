@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/h5proxy/h5proxy/proxy"
+	"github.com/h5proxy/h5proxy/proxy/layout/subfiling"
 )
 
 // cmdFuse turns a subfiled file (master and subfiles) into one plain HDF5 file (serial).
@@ -17,7 +17,7 @@ func cmdFuse(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := proxy.Fuse(in, out); err != nil {
+	if err := subfiling.Fuse(in, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "fused %s into %s\n", in, out)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/h5proxy/h5proxy/proxy"
+	logl "github.com/h5proxy/h5proxy/proxy/layout/log"
 )
 
 // cmdReplay rewrites a log-layout file into the canonical layout (serial).
@@ -19,7 +19,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := proxy.Replay(in, out); err != nil {
+	if err := logl.Replay(in, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "replayed %s into %s\n", in, out)

@@ -17,7 +17,7 @@ type ID int64
 var ErrInvalidID = errors.New("invalid identifier")
 
 // ErrNoCgo is returned by every call of a build without cgo.
-var ErrNoCgo = errors.New("h5: built without cgo")
+var ErrNoCgo = errorf("h5: built without cgo")
 
 // Error is a failed HDF5 call together with the library's error stack.
 type Error struct {

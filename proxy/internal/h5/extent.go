@@ -24,11 +24,11 @@ func SetExtent(d ID, shape []uint64) error {
 		return err
 	}
 	if len(shape) == 0 || len(shape) > maxRank {
-		return fmt.Errorf("h5: H5Dset_extent %s: rank %d outside 1..%d", objName(d), len(shape), maxRank)
+		return errorf("h5: H5Dset_extent %s: rank %d outside 1..%d", objName(d), len(shape), maxRank)
 	}
 	for _, v := range shape {
 		if v == plan.MaxUnlimited {
-			return fmt.Errorf("h5: H5Dset_extent %s: extent %v holds H5S_UNLIMITED", objName(d), shape)
+			return errorf("h5: H5Dset_extent %s: extent %v holds H5S_UNLIMITED", objName(d), shape)
 		}
 	}
 	dims := append([]uint64(nil), shape...) // HDF5 reads the array during the call only

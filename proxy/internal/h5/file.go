@@ -67,7 +67,6 @@ static herr_t h5p_set_mdc(hid_t fapl, size_t initial, size_t min, size_t max, in
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"unsafe"
@@ -80,7 +79,7 @@ const coreIncrement = 64 << 20
 // the gate.
 func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 	if a.Core && a.Parallel {
-		return -1, fmt.Errorf("h5: %s: Core and Parallel are exclusive", op)
+		return -1, errorf("h5: %s: Core and Parallel are exclusive", op)
 	}
 	fapl := C.H5Pcreate(C.h5p_fapl_class())
 	if fapl < 0 {
@@ -131,7 +130,7 @@ func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 func setMPIO(op string, fapl C.hid_t, a Access) error {
 	// MPI_Comm_f2c before MPI_Init (or after MPI_Finalize) is undefined: refuse instead.
 	if C.h5p_mpi_ready() == 0 {
-		return fmt.Errorf("h5: %s: Parallel access needs MPI initialized (and not finalized)", op)
+		return errorf("h5: %s: Parallel access needs MPI initialized (and not finalized)", op)
 	}
 	keys := make([]string, 0, len(a.Info))
 	for k := range a.Info {
@@ -161,9 +160,9 @@ func setMPIO(op string, fapl C.hid_t, a Access) error {
 	case 0:
 		return nil
 	case -2:
-		return fmt.Errorf("h5: %s: Fortran communicator handle %d is MPI_COMM_NULL or invalid", op, a.Comm)
+		return errorf("h5: %s: Fortran communicator handle %d is MPI_COMM_NULL or invalid", op, a.Comm)
 	case -3:
-		return fmt.Errorf("h5: %s: building the MPI_Info hints failed", op)
+		return errorf("h5: %s: building the MPI_Info hints failed", op)
 	}
 	return stackError("H5Pset_fapl_mpio for " + op)
 }
@@ -175,7 +174,7 @@ func CreateFile(path string, a Access) (ID, error) {
 	defer leave()
 	op := "H5Fcreate " + path
 	if a.Core {
-		return 0, fmt.Errorf("h5: %s: the core driver (backing store off) is for reads only", op)
+		return 0, errorf("h5: %s: the core driver (backing store off) is for reads only", op)
 	}
 	fapl, err := fileAccess(op, a)
 	if err != nil {
@@ -198,7 +197,7 @@ func OpenFile(path string, a Access) (ID, error) {
 	defer leave()
 	op := "H5Fopen " + path
 	if a.Core && !a.ReadOnly {
-		return 0, fmt.Errorf("h5: %s: the core driver (backing store off) needs ReadOnly", op)
+		return 0, errorf("h5: %s: the core driver (backing store off) needs ReadOnly", op)
 	}
 	fapl, err := fileAccess(op, a)
 	if err != nil {
@@ -265,7 +264,7 @@ func ObjectCount(f ID) (int, error) {
 		return 0, stackError(fmt.Sprintf("H5Fget_obj_count file %d", f))
 	}
 	if n < 1 {
-		return 0, errors.New("h5: H5Fget_obj_count: file not counted")
+		return 0, errorf("h5: H5Fget_obj_count: file not counted")
 	}
 	return int(n) - 1, nil
 }

@@ -168,11 +168,11 @@ func kindName(k C.H5I_type_t) string {
 // given, of one of those kinds. Called inside the gate.
 func checkID(op string, id ID, kinds ...C.H5I_type_t) error {
 	if id <= 0 {
-		return fmt.Errorf("h5: %s: %w %d", op, ErrInvalidID, id)
+		return errorf("h5: %s: %w %d", op, ErrInvalidID, id)
 	}
 	if C.H5Iis_valid(C.hid_t(id)) <= 0 {
 		C.H5Eclear2(C.H5E_DEFAULT)
-		return fmt.Errorf("h5: %s: %w %d (closed or never opened)", op, ErrInvalidID, id)
+		return errorf("h5: %s: %w %d (closed or never opened)", op, ErrInvalidID, id)
 	}
 	if len(kinds) == 0 {
 		return nil
@@ -185,7 +185,7 @@ func checkID(op string, id ID, kinds ...C.H5I_type_t) error {
 		}
 		names[i] = kindName(want)
 	}
-	return fmt.Errorf("h5: %s: %w %d: a %s, want a %s", op, ErrInvalidID, id, kindName(k), strings.Join(names, " or "))
+	return errorf("h5: %s: %w %d: a %s, want a %s", op, ErrInvalidID, id, kindName(k), strings.Join(names, " or "))
 }
 
 // cstr returns a C copy of s; the caller frees it with free.

@@ -33,10 +33,10 @@ func hsizes(s []uint64) *C.hsize_t {
 // closes it.
 func simpleSpace(op string, shape, maxShape []uint64) (C.hid_t, error) {
 	if len(shape) > maxRank {
-		return -1, fmt.Errorf("h5: %s: rank %d exceeds %d", op, len(shape), maxRank)
+		return -1, errorf("h5: %s: rank %d exceeds %d", op, len(shape), maxRank)
 	}
 	if maxShape != nil && len(maxShape) != len(shape) {
-		return -1, fmt.Errorf("h5: %s: max shape rank %d != shape rank %d", op, len(maxShape), len(shape))
+		return -1, errorf("h5: %s: max shape rank %d != shape rank %d", op, len(maxShape), len(shape))
 	}
 	var s C.hid_t
 	if len(shape) == 0 {
@@ -120,10 +120,10 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		return 0, err
 	}
 	if d.Chunk != nil && len(d.Chunk) != len(d.Shape) {
-		return 0, fmt.Errorf("h5: %s: chunk rank %d != shape rank %d", op, len(d.Chunk), len(d.Shape))
+		return 0, errorf("h5: %s: chunk rank %d != shape rank %d", op, len(d.Chunk), len(d.Shape))
 	}
 	if d.Deflate < 0 || d.Deflate > 9 {
-		return 0, fmt.Errorf("h5: %s: deflate level %d outside 0..9", op, d.Deflate)
+		return 0, errorf("h5: %s: deflate level %d outside 0..9", op, d.Deflate)
 	}
 	typ, err := memType(d.Type)
 	if err != nil {
@@ -289,7 +289,7 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 		return fmt.Errorf("%w (attribute %s)", err, a.Name)
 	}
 	if want := plan.Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want {
-		return fmt.Errorf("h5: %s: value has %d bytes, type %s shape %v needs %d", op, len(a.Value), a.Type, a.Shape, want)
+		return errorf("h5: %s: value has %d bytes, type %s shape %v needs %d", op, len(a.Value), a.Type, a.Shape, want)
 	}
 	cname := cstr(a.Name)
 	defer free(cname)
@@ -297,7 +297,7 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 	case ex < 0:
 		return stackError("H5Aexists @" + a.Name)
 	case ex > 0:
-		return fmt.Errorf("h5: %s: attribute %q already exists", op, a.Name)
+		return errorf("h5: %s: attribute %q already exists", op, a.Name)
 	}
 	space, err := simpleSpace(op, a.Shape, nil)
 	if err != nil {
@@ -373,7 +373,7 @@ func Exists(loc ID, path string) (bool, error) {
 		return false, err
 	}
 	if path == "" {
-		return false, fmt.Errorf("h5: Exists: empty path")
+		return false, errorf("h5: Exists: empty path")
 	}
 	prefix := ""
 	if strings.HasPrefix(path, "/") {

@@ -145,7 +145,7 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 		return err
 	}
 	if t == nil {
-		return fmt.Errorf("h5: %s %s: nil transfer", call, objName(d))
+		return errorf("h5: %s %s: nil transfer", call, objName(d))
 	}
 	mt, err := memType(t.MemType)
 	if err != nil {
@@ -183,7 +183,7 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 		need = plan.Product(memShape) * uint64(t.MemType.Size)
 	}
 	if uint64(len(buf)) < need {
-		return fmt.Errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
+		return errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
 			call, objName(d), len(buf), memShape, t.MemType, need)
 	}
 
@@ -247,7 +247,7 @@ func checkRanks(call string, d ID, sel plan.Selection, rank int) error {
 	for i, h := range sel.Blocks {
 		if len(h.Start) != rank || len(h.Count) != rank ||
 			(h.Stride != nil && len(h.Stride) != rank) || (h.Block != nil && len(h.Block) != rank) {
-			return fmt.Errorf("h5: %s %s: hyperslab %d has start/stride/count/block ranks %d/%d/%d/%d, dataspace rank %d",
+			return errorf("h5: %s %s: hyperslab %d has start/stride/count/block ranks %d/%d/%d/%d, dataspace rank %d",
 				call, objName(d), i, len(h.Start), len(h.Stride), len(h.Count), len(h.Block), rank)
 		}
 	}

@@ -49,7 +49,7 @@ func memType(t plan.Type) (C.hid_t, error) {
 		}
 	}
 	if err := t.Validate(); err != nil {
-		return -1, fmt.Errorf("h5: datatype: %w", err)
+		return -1, errorf("h5: datatype: %w", err)
 	}
 	return convType(t)
 }
@@ -70,7 +70,7 @@ func convType(t plan.Type) (C.hid_t, error) {
 	case plan.Compound:
 		h, err = compoundType(t)
 	default:
-		return -1, fmt.Errorf("h5: datatype: unknown class %v", t.Class)
+		return -1, errorf("h5: datatype: unknown class %v", t.Class)
 	}
 	if err != nil {
 		return -1, err
@@ -159,7 +159,7 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 		case 8:
 			return plan.F64, nil
 		}
-		return plan.Type{}, fmt.Errorf("h5: unsupported datatype: float of %d bytes", size)
+		return plan.Type{}, errorf("h5: unsupported datatype: float of %d bytes", size)
 	case C.H5T_INTEGER:
 		sign := C.H5Tget_sign(h)
 		if sign < 0 {
@@ -182,20 +182,20 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 		if signed {
 			sn = "signed"
 		}
-		return plan.Type{}, fmt.Errorf("h5: unsupported datatype: %s integer of %d bytes", sn, size)
+		return plan.Type{}, errorf("h5: unsupported datatype: %s integer of %d bytes", sn, size)
 	case C.H5T_STRING:
 		v := C.H5Tis_variable_str(h)
 		if v < 0 {
 			return plan.Type{}, stackError("H5Tis_variable_str")
 		}
 		if v > 0 {
-			return plan.Type{}, fmt.Errorf("h5: unsupported datatype: variable-length string")
+			return plan.Type{}, errorf("h5: unsupported datatype: variable-length string")
 		}
 		return plan.Str(size), nil
 	case C.H5T_COMPOUND:
 		return compoundOf(h, size)
 	default:
-		return plan.Type{}, fmt.Errorf("h5: unsupported datatype: class %d of %d bytes", int(cls), size)
+		return plan.Type{}, errorf("h5: unsupported datatype: class %d of %d bytes", int(cls), size)
 	}
 }
 

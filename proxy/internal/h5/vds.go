@@ -96,7 +96,7 @@ func selectOn(op string, s C.hid_t, shape []uint64, sel plan.Selection) error {
 	if len(shape) == 0 {
 		for i, h := range sel.Blocks {
 			if len(h.Start) != 0 {
-				return fmt.Errorf("h5: %s: hyperslab %d has rank %d, the dataspace is scalar", op, i, len(h.Start))
+				return errorf("h5: %s: hyperslab %d has rank %d, the dataspace is scalar", op, i, len(h.Start))
 			}
 		}
 		if C.H5Sselect_all(s) < 0 {
@@ -105,7 +105,7 @@ func selectOn(op string, s C.hid_t, shape []uint64, sel plan.Selection) error {
 		return nil
 	}
 	if err := sel.Validate(shape); err != nil {
-		return fmt.Errorf("h5: %s: %w", op, err)
+		return errorf("h5: %s: %w", op, err)
 	}
 	for i, h := range sel.Blocks {
 		seloper := C.H5S_seloper_t(C.H5S_SELECT_OR)
@@ -134,7 +134,7 @@ func selectionOf(op string, s C.hid_t) (plan.Selection, []uint64, []uint64, erro
 		return plan.All(shape), shape, maxShape, nil
 	case C.H5S_SEL_HYPERSLABS:
 	default:
-		return plan.Selection{}, nil, nil, fmt.Errorf("h5: %s: only hyperslab, all and none selections are supported", op)
+		return plan.Selection{}, nil, nil, errorf("h5: %s: only hyperslab, all and none selections are supported", op)
 	}
 	n := C.H5Sget_select_hyper_nblocks(s)
 	if n < 0 {
@@ -207,7 +207,7 @@ func CreateVirtual(loc ID, path string, d plan.DatasetSpec, maps []VirtualMap) (
 func addMapping(op string, dcpl, vspace C.hid_t, shape []uint64, i int, m VirtualMap) error {
 	what := fmt.Sprintf("%s mapping %d (%s:%s)", op, i, m.File, m.Dataset)
 	if n, k := m.Virtual.NPoints(shape), m.Source.NPoints(m.SourceShape); n != k {
-		return fmt.Errorf("h5: %s: the virtual selection has %d elements, the source selection %d", what, n, k)
+		return errorf("h5: %s: the virtual selection has %d elements, the source selection %d", what, n, k)
 	}
 	vs := C.H5Scopy(vspace)
 	if vs < 0 {
@@ -408,7 +408,7 @@ func rewriteAttribute(loc ID, a plan.AttributeSpec) (bool, error) {
 		return false, err
 	}
 	if want := plan.Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want {
-		return false, fmt.Errorf("h5: H5Awrite %s: value has %d bytes, type %s shape %v needs %d", op, len(a.Value), a.Type, a.Shape, want)
+		return false, errorf("h5: H5Awrite %s: value has %d bytes, type %s shape %v needs %d", op, len(a.Value), a.Type, a.Shape, want)
 	}
 	if len(a.Value) > 0 && C.H5Awrite(attr, typ, unsafe.Pointer(&a.Value[0])) < 0 {
 		return false, stackError("H5Awrite " + op)
@@ -459,7 +459,7 @@ func AttributeNames(loc ID) ([]string, error) {
 	rc := C.h5p_attr_names(C.hid_t(loc), &out)
 	recs := takeRecords(out)
 	if rc == -2 {
-		return nil, fmt.Errorf("h5: H5Aiterate2 object %d: out of memory", loc)
+		return nil, errorf("h5: H5Aiterate2 object %d: out of memory", loc)
 	}
 	if rc < 0 {
 		return nil, stackError(fmt.Sprintf("H5Aiterate2 object %d", loc))
@@ -484,7 +484,7 @@ func Walk(f ID) ([]Object, error) {
 	rc := C.h5p_visit(C.hid_t(f), &out)
 	recs := takeRecords(out)
 	if rc == -2 {
-		return nil, fmt.Errorf("h5: H5Ovisit2 file %d: out of memory", f)
+		return nil, errorf("h5: H5Ovisit2 file %d: out of memory", f)
 	}
 	if rc < 0 {
 		return nil, stackError(fmt.Sprintf("H5Ovisit2 file %d", f))

@@ -52,7 +52,6 @@ static int h5p_comm_split_node(MPI_Comm c, int key, MPI_Comm *out) {
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -110,7 +109,7 @@ func mpiErr(op string, rc C.int) error {
 // cint converts a Go int to a C int, failing instead of truncating.
 func cint(what string, v int) (C.int, error) {
 	if v < math.MinInt32 || v > math.MaxInt32 {
-		return 0, fmt.Errorf("mpi: %s %d does not fit a C int", what, v)
+		return 0, errorf("mpi: %s %d does not fit a C int", what, v)
 	}
 	return C.int(v), nil
 }
@@ -118,7 +117,7 @@ func cint(what string, v int) (C.int, error) {
 // count checks that n elements fit one MPI call.
 func count(op string, n int) (C.int, error) {
 	if n > maxCount {
-		return 0, fmt.Errorf("mpi: %s: %d elements exceed the MPI count limit %d", op, n, maxCount)
+		return 0, errorf("mpi: %s: %d elements exceed the MPI count limit %d", op, n, maxCount)
 	}
 	return C.int(n), nil
 }
@@ -159,7 +158,7 @@ func Init() (provided ThreadLevel, owned bool, err error) {
 	initMu.Lock()
 	defer initMu.Unlock()
 	if Finalized() {
-		return 0, false, errors.New("mpi: Init: MPI was already finalized")
+		return 0, false, errorf("mpi: Init: MPI was already finalized")
 	}
 	if active() {
 		provided, err = QueryThread()
@@ -168,7 +167,7 @@ func Init() (provided ThreadLevel, owned bool, err error) {
 	if _, ok := os.LookupEnv("OMPI_MCA_opal_signal"); !ok {
 		// os.Setenv reaches the C environment in a cgo program, where OpenMPI reads it.
 		if err := os.Setenv("OMPI_MCA_opal_signal", ""); err != nil {
-			return 0, false, fmt.Errorf("mpi: Init: %w", err)
+			return 0, false, errorf("mpi: Init: %w", err)
 		}
 	}
 	var p C.int
@@ -187,7 +186,7 @@ func Finalize() error {
 	initMu.Lock()
 	defer initMu.Unlock()
 	if !active() {
-		return fmt.Errorf("mpi: Finalize: %w", ErrNotActive)
+		return errorf("mpi: Finalize: %w", ErrNotActive)
 	}
 	return mpiErr("MPI_Finalize", C.MPI_Finalize())
 }
@@ -195,7 +194,7 @@ func Finalize() error {
 // QueryThread returns the thread level MPI provides.
 func QueryThread() (ThreadLevel, error) {
 	if !active() {
-		return 0, fmt.Errorf("mpi: QueryThread: %w", ErrNotActive)
+		return 0, errorf("mpi: QueryThread: %w", ErrNotActive)
 	}
 	var p C.int
 	if err := mpiErr("MPI_Query_thread", C.MPI_Query_thread(&p)); err != nil {
@@ -216,9 +215,9 @@ func Self() Comm { return Comm{commSelf} }
 // handle names no communicator.
 func FromFortran(handle int) (Comm, error) {
 	if !active() {
-		return Comm{}, fmt.Errorf("mpi: FromFortran: %w", ErrNotActive)
+		return Comm{}, errorf("mpi: FromFortran: %w", ErrNotActive)
 	}
-	invalid := fmt.Errorf("mpi: invalid communicator handle %d", handle)
+	invalid := errorf("mpi: invalid communicator handle %d", handle)
 	if handle < math.MinInt32 || handle > math.MaxInt32 {
 		return Comm{}, invalid
 	}
@@ -255,10 +254,10 @@ func (c Comm) IsNull() bool {
 // check returns why c cannot be used now, if it cannot.
 func (c Comm) check(op string) error {
 	if !active() {
-		return fmt.Errorf("mpi: %s: %w", op, ErrNotActive)
+		return errorf("mpi: %s: %w", op, ErrNotActive)
 	}
 	if c.IsNull() {
-		return fmt.Errorf("mpi: %s: %w", op, ErrNullComm)
+		return errorf("mpi: %s: %w", op, ErrNullComm)
 	}
 	return nil
 }
@@ -301,7 +300,7 @@ func (c Comm) Free() error {
 		return err
 	}
 	if c.c == commWorld || c.c == commSelf {
-		return errors.New("mpi: Free: MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed")
+		return errorf("mpi: Free: MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed")
 	}
 	return mpiErr("MPI_Comm_free", C.MPI_Comm_free(&c.c))
 }
@@ -352,7 +351,7 @@ func (c Comm) Barrier() error {
 // allreduce reduces n elements of type t element-wise over c.
 func (c Comm) allreduce(in, out unsafe.Pointer, n int, t C.MPI_Datatype, op Op) error {
 	if op < OpMin || op > OpSum {
-		return fmt.Errorf("mpi: Allreduce: unknown operation %v", op)
+		return errorf("mpi: Allreduce: unknown operation %v", op)
 	}
 	cn, err := count("MPI_Allreduce", n)
 	if err != nil {
@@ -419,7 +418,7 @@ func (c Comm) BcastBytes(buf []byte, root int) ([]byte, error) {
 	}
 	size := c.Size()
 	if root < 0 || root >= size {
-		return nil, fmt.Errorf("mpi: BcastBytes: root %d outside [0, %d)", root, size)
+		return nil, errorf("mpi: BcastBytes: root %d outside [0, %d)", root, size)
 	}
 	croot := C.int(root)
 	n := [1]int64{int64(len(buf))}

@@ -93,7 +93,6 @@ static int h5p_file_io(int kind, MPI_File fh, MPI_Offset off, void *buf, MPI_Cou
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -116,7 +115,7 @@ func OpenFile(c Comm, path string, access FileAccess) (*File, error) {
 		return nil, err
 	}
 	if access < ReadOnly || access > ReadWrite {
-		return nil, fmt.Errorf("mpi: OpenFile %s: unknown access %d", path, access)
+		return nil, errorf("mpi: OpenFile %s: unknown access %d", path, access)
 	}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
@@ -130,24 +129,24 @@ func OpenFile(c Comm, path string, access FileAccess) (*File, error) {
 // io moves buf at offset with one MPI call of the given kind.
 func (f *File) io(kind C.int, op string, offset int64, buf []byte) error {
 	if f == nil || f.fh == fileNull {
-		return fmt.Errorf("mpi: %s: file is not open", op)
+		return errorf("mpi: %s: file is not open", op)
 	}
 	if !active() {
-		return fmt.Errorf("mpi: %s %s: %w", op, f.path, ErrNotActive)
+		return errorf("mpi: %s %s: %w", op, f.path, ErrNotActive)
 	}
 	// Checked here because OMPIO's collective writes lose the error of a read-only file.
 	write := kind != C.h5p_read_at_all && kind != C.h5p_read_at
 	if write && f.access == ReadOnly {
-		return fmt.Errorf("mpi: %s %s: file is open read-only", op, f.path)
+		return errorf("mpi: %s %s: file is open read-only", op, f.path)
 	}
 	if !write && f.access == Create {
-		return fmt.Errorf("mpi: %s %s: file is open write-only", op, f.path)
+		return errorf("mpi: %s %s: file is open write-only", op, f.path)
 	}
 	if offset < 0 {
-		return fmt.Errorf("mpi: %s %s: negative offset %d", op, f.path, offset)
+		return errorf("mpi: %s %s: negative offset %d", op, f.path, offset)
 	}
 	if len(buf)/maxCount > math.MaxInt32 {
-		return fmt.Errorf("mpi: %s %s: %d bytes exceed one call", op, f.path, len(buf))
+		return errorf("mpi: %s %s: %d bytes exceed one call", op, f.path, len(buf))
 	}
 	// buf may live outside the Go heap (mmap); either way C only uses it during the call.
 	var p unsafe.Pointer
@@ -164,7 +163,7 @@ func (f *File) io(kind C.int, op string, offset int64, buf []byte) error {
 		if kind == C.h5p_read_at_all || kind == C.h5p_read_at {
 			short = io.ErrUnexpectedEOF
 		}
-		return fmt.Errorf("mpi: %s %s: %d of %d bytes at offset %d: %w", op, f.path, int64(done), len(buf), offset, short)
+		return errorf("mpi: %s %s: %d of %d bytes at offset %d: %w", op, f.path, int64(done), len(buf), offset, short)
 	}
 	return nil
 }
@@ -191,10 +190,10 @@ func (f *File) ReadAtAll(offset int64, buf []byte) error {
 // C int.
 func (f *File) WriteViewAll(offset int64, buf []byte) error {
 	if f == nil || f.fh == fileNull || f.access == ReadOnly {
-		return fmt.Errorf("mpi: MPI_File_set_view+write_at_all: file is not open for writing")
+		return errorf("mpi: MPI_File_set_view+write_at_all: file is not open for writing")
 	}
 	if len(buf) > math.MaxInt32 {
-		return fmt.Errorf("mpi: MPI_File_write_at_all %s: %d bytes exceed a C int", f.path, len(buf))
+		return errorf("mpi: MPI_File_write_at_all %s: %d bytes exceed a C int", f.path, len(buf))
 	}
 	var p unsafe.Pointer
 	if len(buf) > 0 {
@@ -212,10 +211,10 @@ func (f *File) ReadAt(offset int64, buf []byte) error {
 // Sync flushes the file's written data to storage (collective).
 func (f *File) Sync() error {
 	if f == nil || f.fh == fileNull {
-		return errors.New("mpi: MPI_File_sync: file is not open")
+		return errorf("mpi: MPI_File_sync: file is not open")
 	}
 	if !active() {
-		return fmt.Errorf("mpi: MPI_File_sync %s: %w", f.path, ErrNotActive)
+		return errorf("mpi: MPI_File_sync %s: %w", f.path, ErrNotActive)
 	}
 	return mpiErr("MPI_File_sync "+f.path, C.MPI_File_sync(f.fh))
 }
@@ -223,10 +222,10 @@ func (f *File) Sync() error {
 // Size returns the file's current size in bytes (MPI_File_get_size; local).
 func (f *File) Size() (int64, error) {
 	if f == nil || f.fh == fileNull {
-		return 0, errors.New("mpi: MPI_File_get_size: file is not open")
+		return 0, errorf("mpi: MPI_File_get_size: file is not open")
 	}
 	if !active() {
-		return 0, fmt.Errorf("mpi: MPI_File_get_size %s: %w", f.path, ErrNotActive)
+		return 0, errorf("mpi: MPI_File_get_size %s: %w", f.path, ErrNotActive)
 	}
 	var n C.MPI_Offset
 	if err := mpiErr("MPI_File_get_size "+f.path, C.MPI_File_get_size(f.fh, &n)); err != nil {
@@ -239,10 +238,10 @@ func (f *File) Size() (int64, error) {
 // the same n on every rank). Bytes added read as zeros.
 func (f *File) SetSize(n int64) error {
 	if f == nil || f.fh == fileNull || f.access == ReadOnly {
-		return errors.New("mpi: MPI_File_set_size: file is not open for writing")
+		return errorf("mpi: MPI_File_set_size: file is not open for writing")
 	}
 	if !active() {
-		return fmt.Errorf("mpi: MPI_File_set_size %s: %w", f.path, ErrNotActive)
+		return errorf("mpi: MPI_File_set_size %s: %w", f.path, ErrNotActive)
 	}
 	return mpiErr("MPI_File_set_size "+f.path, C.MPI_File_set_size(f.fh, C.MPI_Offset(n)))
 }
@@ -253,10 +252,10 @@ func (f *File) Writable() bool { return f != nil && f.access != ReadOnly }
 // Close closes the file (collective). Closing a closed file is an error.
 func (f *File) Close() error {
 	if f == nil || f.fh == fileNull {
-		return errors.New("mpi: MPI_File_close: file is not open")
+		return errorf("mpi: MPI_File_close: file is not open")
 	}
 	if !active() {
-		return fmt.Errorf("mpi: MPI_File_close %s: %w", f.path, ErrNotActive)
+		return errorf("mpi: MPI_File_close %s: %w", f.path, ErrNotActive)
 	}
 	fh := f.fh
 	f.fh = fileNull
@@ -267,7 +266,7 @@ func (f *File) Close() error {
 // file gives an error matching fs.ErrNotExist.
 func DeleteFile(path string) error {
 	if !active() {
-		return fmt.Errorf("mpi: MPI_File_delete %s: %w", path, ErrNotActive)
+		return errorf("mpi: MPI_File_delete %s: %w", path, ErrNotActive)
 	}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))

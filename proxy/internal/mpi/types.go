@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -59,12 +58,12 @@ func (o Op) String() string {
 var (
 	// ErrNotActive is returned by calls made before MPI is initialized or after it is
 	// finalized, where MPI itself would abort the process.
-	ErrNotActive = errors.New("mpi: MPI is not initialized or already finalized")
+	ErrNotActive = errorf("mpi: MPI is not initialized or already finalized")
 	// ErrNullComm is returned by calls on a null communicator (the zero Comm, or the
 	// result of Split for a rank that opted out).
-	ErrNullComm = errors.New("mpi: null communicator")
+	ErrNullComm = errorf("mpi: null communicator")
 	// ErrNoCgo is returned by every call of a build without cgo.
-	ErrNoCgo = errors.New("mpi: built without cgo")
+	ErrNoCgo = errorf("mpi: built without cgo")
 )
 
 // Error is a failed MPI call: which call, MPI's error code and class, and MPI's message.

@@ -1,0 +1,71 @@
+package proxy_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/h5proxy/h5proxy/"
+
+// listImports returns every package of the module with its non-test imports (go list).
+func listImports(t *testing.T, deps bool, pkgs ...string) map[string][]string {
+	t.Helper()
+	args := []string{"list", "-f", `{{.ImportPath}} {{join .Imports " "}}`}
+	if deps {
+		args = []string{"list", "-deps", "-f", `{{.ImportPath}}`}
+	}
+	out, err := exec.Command("go", append(args, pkgs...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		m[f[0]] = f[1:]
+	}
+	return m
+}
+
+// TestArchitecture keeps the package boundaries of docs/architecture.md.
+func TestArchitecture(t *testing.T) {
+	// The cgo bindings depend on plan only (and system packages).
+	for _, b := range []string{"proxy/internal/h5", "proxy/internal/mpi"} {
+		for dep := range listImports(t, true, module+b) {
+			if strings.HasPrefix(dep, module) && dep != module+b && dep != module+"plan" {
+				t.Errorf("%s depends on %s", b, dep)
+			}
+		}
+	}
+	apps := []string{"patterns/vpic", "patterns/amrex", "patterns/openpmd", "patterns/e3sm"}
+	for pkg, imports := range listImports(t, false, "../...") {
+		short := strings.TrimPrefix(pkg, module)
+		for _, imp := range imports {
+			app := slices.Contains(apps, strings.TrimPrefix(imp, module))
+			if app && !appImporter(short) {
+				t.Errorf("%s imports the application pattern %s (only patterns/all may)", short, imp)
+			}
+			// Strategies register in package stack: only the strategies' own packages and
+			// proxy/strategies.go name them.
+			if strings.HasPrefix(imp, module+"proxy/layout/") || strings.HasPrefix(imp, module+"proxy/mode/") {
+				if !strings.HasPrefix(short, "proxy/layout/") && !strings.HasPrefix(short, "proxy/mode/") && short != "proxy" && !strings.HasPrefix(short, "cmd/") {
+					t.Errorf("%s imports the strategy package %s", short, imp)
+				}
+			}
+		}
+	}
+}
+
+// appImporter reports whether pkg may import an application pattern package: the
+// registration (patterns/all), the E3SM map reader (it builds e3sm.Map values), the
+// h5bench adapters (each translates one application's h5bench entry), benchmarks and
+// examples. The library and its front ends (proxy, capi, cmd) may not.
+func appImporter(pkg string) bool {
+	switch {
+	case pkg == "patterns/all", pkg == "proxy/e3smmap", pkg == "h5bench",
+		strings.HasPrefix(pkg, "bench/"), strings.HasPrefix(pkg, "examples/"):
+		return true
+	}
+	return false
+}

@@ -1,0 +1,198 @@
+// Package native is the layout that writes the real code's file: the plan's groups,
+// datasets and attributes through the HDF5 C library, shared through MPI-IO or per rank.
+package native
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/proxy/layout/internal/h5layout"
+	"github.com/h5proxy/h5proxy/proxy/stack"
+)
+
+// nativeLayout writes the canonical layout of the real code: one HDF5 file (shared through
+// MPI-IO, or per rank when the plan says so) with the plan's groups and datasets.
+type nativeLayout struct {
+	env   stack.Env
+	files []*openFile // stack: object operations apply to the innermost open file
+}
+
+type openFile struct {
+	path     string
+	id       h5.ID
+	parallel bool
+	objs     map[string]h5.ID
+	kinds    map[string]plan.OpKind // how each object was opened, to close it right
+}
+
+func init() {
+	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData,
+		Summary:   "the real file: one HDF5 file (shared through MPI-IO, or per rank when the plan says so) with the plan's groups and datasets",
+		NewLayout: func(env stack.Env) (stack.Layout, error) { return &nativeLayout{env: env}, nil }})
+}
+
+func (l *nativeLayout) current() (*openFile, error) {
+	if len(l.files) == 0 {
+		return nil, errors.New("no file is open")
+	}
+	return l.files[len(l.files)-1], nil
+}
+
+func (l *nativeLayout) access(fs *plan.FileSpec) h5.Access {
+	a := h5.Access{FileSpec: *fs}
+	if fs.Parallel {
+		a.Comm = l.env.Comm.Fortran()
+		a.Info = l.env.MPIInfo
+	}
+	return a
+}
+
+// Exec performs one plan operation through the HDF5 C library.
+func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
+	switch op.Kind {
+	case plan.CreateFile, plan.OpenFile:
+		open := h5.OpenFile
+		if op.Kind == plan.CreateFile {
+			open = h5.CreateFile
+			if err := h5layout.MakeDirs(op); err != nil {
+				return err
+			}
+		}
+		id, err := open(op.Path, l.access(op.File))
+		if err != nil {
+			return err
+		}
+		l.files = append(l.files, &openFile{path: op.Path, id: id, parallel: op.File.Parallel,
+			objs: map[string]h5.ID{}, kinds: map[string]plan.OpKind{}})
+		return nil
+	}
+	f, err := l.current()
+	if err != nil {
+		return err
+	}
+	switch op.Kind {
+	case plan.FlushFile:
+		local := op.File != nil && op.File.FlushLocal
+		return h5.FlushFile(f.id, local)
+	case plan.CloseFile:
+		return l.closeFile(f)
+	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
+		if _, dup := f.objs[op.Path]; dup {
+			return fmt.Errorf("%s is already open", op.Path)
+		}
+		var id h5.ID
+		switch op.Kind {
+		case plan.CreateGroup:
+			id, err = h5.CreateGroup(f.id, op.Path)
+		case plan.OpenGroup:
+			id, err = h5.OpenGroup(f.id, op.Path)
+		case plan.CreateDataset:
+			id, err = h5.CreateDataset(f.id, op.Path, *op.Dataset)
+		default:
+			id, err = h5.OpenDataset(f.id, op.Path)
+		}
+		if err != nil {
+			return err
+		}
+		f.objs[op.Path], f.kinds[op.Path] = id, op.Kind
+		return nil
+	case plan.CloseGroup, plan.CloseDataset:
+		id, ok := f.objs[op.Path]
+		if !ok {
+			return fmt.Errorf("%s is not open", op.Path)
+		}
+		delete(f.objs, op.Path)
+		if op.Kind == plan.CloseGroup {
+			return h5.CloseGroup(id)
+		}
+		return h5.CloseDataset(id)
+	case plan.ExtendDataset:
+		id, ok := f.objs[op.Path]
+		if !ok {
+			return fmt.Errorf("dataset %s is not open", op.Path)
+		}
+		return h5.SetExtent(id, op.Dataset.Shape)
+	case plan.WriteAttribute:
+		loc := f.id // an attribute on "/" goes on the root group through the file id
+		if op.Path != "/" {
+			id, ok := f.objs[op.Path]
+			if !ok {
+				return fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
+			}
+			loc = id
+		}
+		return h5.WriteAttribute(loc, *op.Attribute)
+	case plan.Write, plan.Read:
+		id, ok := f.objs[op.Path]
+		if !ok {
+			return fmt.Errorf("dataset %s is not open", op.Path)
+		}
+		// Serial (per-rank) files have no MPI-IO transfer mode to set.
+		coll := op.Collective && f.parallel
+		if op.Kind == plan.Write {
+			return h5.Write(id, op.Transfer, coll, buf)
+		}
+		return h5.Read(id, op.Transfer, coll, buf)
+	}
+	return fmt.Errorf("native layout: unsupported operation %s", op.Kind)
+}
+
+// closeFile closes the file; objects the plan left open are closed first and reported,
+// because a plan that leaks handles is a bug that would change HDF5's close behaviour.
+func (l *nativeLayout) closeFile(f *openFile) error {
+	var leaked []string
+	for p := range f.objs {
+		leaked = append(leaked, p)
+	}
+	sort.Strings(leaked)
+	l.closeObjects(f)
+	l.files = l.files[:len(l.files)-1]
+	if err := h5.CloseFile(f.id); err != nil {
+		return err
+	}
+	if len(leaked) > 0 {
+		return fmt.Errorf("plan left objects open at file close: %v", leaked)
+	}
+	return nil
+}
+
+func (l *nativeLayout) closeObjects(f *openFile) {
+	for p, id := range f.objs {
+		switch f.kinds[p] {
+		case plan.CreateGroup, plan.OpenGroup:
+			_ = h5.CloseGroup(id)
+		default:
+			_ = h5.CloseDataset(id)
+		}
+		delete(f.objs, p)
+	}
+}
+
+// Shape returns a dataset's current extent, opening it briefly if the plan has not.
+func (l *nativeLayout) Shape(path string) ([]uint64, error) {
+	f, err := l.current()
+	if err != nil {
+		return nil, err
+	}
+	if id, ok := f.objs[path]; ok && (f.kinds[path] == plan.CreateDataset || f.kinds[path] == plan.OpenDataset) {
+		return h5.DatasetShape(id)
+	}
+	return h5layout.OpenShape(f.id, path)
+}
+
+// Abort closes everything still open, innermost file first.
+func (l *nativeLayout) Abort() error {
+	var first error
+	for len(l.files) > 0 {
+		f := l.files[len(l.files)-1]
+		l.closeObjects(f)
+		l.files = l.files[:len(l.files)-1]
+		if err := h5.CloseFile(f.id); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

@@ -1,0 +1,118 @@
+package background
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+func newTestCache(t *testing.T, capacity int) *cacheStore {
+	t.Helper()
+	s, err := newCacheStore("/out/run.h5", t.TempDir(), capacity, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.release)
+	return s
+}
+
+// TestCacheStoreLandsInNodeLocalFile: staged data lives in the rank's cache file, named as
+// the Cache VOL names it, and is removed at release.
+func TestCacheStoreLandsInNodeLocalFile(t *testing.T) {
+	s := newTestCache(t, 64)
+	if filepath.Base(filepath.Dir(s.path)) != "run.h5-cache" || !strings.HasPrefix(filepath.Base(s.path), "mmap-") {
+		t.Errorf("cache file %s", s.path)
+	}
+	buf, done, err := s.stage(writeOp("/a", 0, 4), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, "data")
+	done()
+	onDisk, err := os.ReadFile(s.path)
+	if err != nil || string(onDisk[:4]) != "data" {
+		t.Errorf("cache file holds %q (%v)", onDisk[:4], err)
+	}
+	got := make([]byte, 4)
+	if !s.lookup(writeOp("/a", 0, 4), got) || string(got) != "data" {
+		t.Errorf("lookup: %q", got)
+	}
+	if s.lookup(writeOp("/other", 0, 4), got) {
+		t.Error("lookup hit for another dataset")
+	}
+	s.release()
+	if _, err := os.Stat(s.path); !os.IsNotExist(err) {
+		t.Errorf("cache file left behind: %v", err)
+	}
+}
+
+// TestCacheCapacityOverflow: a full cache evicts migrated data oldest first, waits while
+// everything cached is unmigrated, and refuses what can never fit.
+func TestCacheCapacityOverflow(t *testing.T) {
+	s := newTestCache(t, 8)
+	_, doneA, _ := s.stage(writeOp("/a", 0, 4), 4)
+	_, doneB, _ := s.stage(writeOp("/b", 0, 4), 4)
+	got := make(chan error)
+	go func() {
+		_, _, err := s.stage(writeOp("/c", 0, 4), 4)
+		got <- err
+	}()
+	select {
+	case <-got:
+		t.Fatal("staged into a cache full of unmigrated data")
+	case <-time.After(50 * time.Millisecond):
+	}
+	doneA() // /a migrated: evictable
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if s.lookup(writeOp("/a", 0, 4), make([]byte, 4)) {
+		t.Error("/a should have been evicted")
+	}
+	if !s.lookup(writeOp("/b", 0, 4), make([]byte, 4)) {
+		t.Error("/b (unmigrated) must stay")
+	}
+	doneB()
+	if high, blocked := s.takeStats(); high != 8 || blocked < 40*time.Millisecond {
+		t.Errorf("high-water %d (want 8), blocked %v", high, blocked)
+	}
+	if _, _, err := s.stage(writeOp("/huge", 0, 9), 9); err != errTooBig {
+		t.Errorf("oversized stage: %v, want errTooBig", err)
+	}
+}
+
+// TestCacheModeWriteThroughAndLocalReads drives the whole mode over a fake layout: writes
+// migrate in order, an oversized write goes through synchronously, an independent read of
+// cached data never reaches the layout.
+func TestCacheModeWriteThroughAndLocalReads(t *testing.T) {
+	f := &fakeLayout{data: map[string][]byte{}}
+	store := newTestCache(t, 8)
+	m := newBackground(f, store, nil)
+	m.local = func(op *plan.Op, buf []byte) (bool, error) { return store.lookup(op, buf), nil }
+	defer m.Close()
+	if err := m.Exec(writeOp("/a", 0, 4), []byte("aaaa")); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Exec(writeOp("/big", 0, 16), []byte("0123456789abcdef")); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if string(f.data["/a"]) != "aaaa" || string(f.data["/big"]) != "0123456789abcdef" {
+		t.Errorf("migrated data %q", f.data)
+	}
+	before := len(f.executed())
+	buf := make([]byte, 4)
+	read := &plan.Op{Kind: plan.Read, Path: "/a", Transfer: writeOp("/a", 0, 4).Transfer}
+	if err := m.Exec(read, buf); err != nil {
+		t.Fatal(err)
+	}
+	if string(buf) != "aaaa" || len(f.executed()) != before {
+		t.Errorf("read %q, layout saw %v", buf, f.executed()[before:])
+	}
+}

@@ -1,0 +1,232 @@
+// Package stack is h5proxy's I/O stack: the contracts of its strategies and their
+// registry. A layout is the terminal of the stack (it stores data, like an HDF5 terminal
+// VOL connector); a mode is a passthrough above a layout (like a passthrough VOL
+// connector). Each strategy lives in a package of its own under proxy/layout or
+// proxy/mode, declares its option keys once in its own table, and registers itself here;
+// package proxy imports every built-in strategy (proxy/strategies.go).
+//
+//	stack.RegisterLayout(stack.Strategy{Name: "null", Summary: "no I/O",
+//		NewLayout: func(stack.Env) (stack.Layout, error) { return &layout{}, nil }})
+package stack
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+)
+
+// Layout is a terminal of the I/O stack: it carries out plan operations on storage.
+// Implementations are not safe for concurrent use.
+type Layout interface {
+	// Exec performs one operation. buf holds the transfer's memory for reads and writes.
+	Exec(op *plan.Op, buf []byte) error
+	// Shape returns the extent of a dataset of the current file.
+	Shape(path string) ([]uint64, error)
+	// Abort releases every open object and file after a failure, best effort.
+	Abort() error
+}
+
+// Mode is a passthrough above a layout (sync, async, cache).
+type Mode interface {
+	Layout
+	// Wait blocks until every operation issued so far has completed and returns the first
+	// error of a background operation (then cleared: event-set semantics).
+	Wait() error
+	// Prefetch starts a plan's operations that the caller will Exec later (read-ahead).
+	Prefetch(p *plan.Plan) error
+	// InFlight is the number of staged bytes not yet written.
+	InFlight() int
+	// WaitBeforeStep reports whether the caller must wait for the earlier steps' I/O
+	// before issuing write step step (h5bench's IO_MEM_LIMIT).
+	WaitBeforeStep(step int) bool
+	// TakeStats returns and resets the background statistics of the phase.
+	TakeStats() Stats
+	// Close stops background work after draining it.
+	Close() error
+}
+
+// Stats are a background mode's measurements of one phase.
+type Stats struct {
+	// Busy is the background execution time in seconds per step (-1: the phase's begin,
+	// >= steps: its end).
+	Busy map[int]float64
+	// StagingHigh is the staging bytes' high-water mark.
+	StagingHigh int
+	// Blocked is the time in seconds callers waited for staging room.
+	Blocked float64
+	// LocalReads counts reads served from node-local storage (cache mode).
+	LocalReads int
+}
+
+// Env is what a strategy gets from the session.
+type Env struct {
+	// Comm is the layout's communicator: the session's own in sync mode, a duplicate in
+	// background modes (whose layouts run collectives on another thread).
+	Comm mpi.Comm
+	// SessionComm is the session's communicator, for agreement between ranks in modes.
+	SessionComm mpi.Comm
+	// MPIInfo are MPI-IO hints for file access.
+	MPIInfo map[string]string
+	// File is the session's file (or file prefix).
+	File string
+	// Settings are the parsed values of every strategy key (each strategy reads its own).
+	// Nil outside a session: strategies then use their tables' defaults.
+	Settings *options.Values
+}
+
+// Setting returns the parsed values a strategy reads its keys from: env.Settings, or the
+// defaults of every strategy table when the strategy is built outside a session.
+func (env Env) Setting() *options.Values {
+	if env.Settings != nil {
+		return env.Settings
+	}
+	v, err := Options().Parse(nil)
+	if err != nil {
+		panic(err) // defaults are constants: a failure is a programming error
+	}
+	return v
+}
+
+// Caps are a strategy's capabilities, which the session asks instead of names.
+type Caps uint
+
+// Capabilities.
+const (
+	// Background: the mode issues I/O from a background thread (MPI_THREAD_MULTIPLE is
+	// required, and the layout gets a communicator of its own).
+	Background Caps = 1 << iota
+	// StoresData: the layout keeps what is written (a file is required; reads verify).
+	StoresData
+	// Subfiles: the layout writes subfiles (h5bench's CSV reports SUBFILING=YES).
+	Subfiles
+)
+
+// Strategy declares one layout or mode.
+type Strategy struct {
+	Name    string
+	Summary string
+	Caps    Caps
+	// Options are the strategy's keys (namespaced, e.g. subfiling.count). Strategies of
+	// one package may share a table; each table is declared once.
+	Options *options.Table
+	// Validate checks the settings when this strategy is selected (keys that exclude each
+	// other, values this strategy cannot honour).
+	Validate func(v *options.Values) error
+	// ModeAlias is a value of the session key "mode" that selects this layout (h5bench's
+	// MODE=LOG means the Log VOL, a layout here).
+	ModeAlias string
+	// SelectKey is a boolean key of Options that selects this layout when YES (h5bench's
+	// SUBFILING=YES).
+	SelectKey string
+	// NewLayout builds a layout (layouts only).
+	NewLayout func(env Env) (Layout, error)
+	// NewMode builds a mode over a layout (modes only).
+	NewMode func(under Layout, env Env) (Mode, error)
+}
+
+// Has reports whether the strategy has every capability of c.
+func (s Strategy) Has(c Caps) bool { return s.Caps&c == c }
+
+var (
+	layouts = map[string]Strategy{}
+	modes   = map[string]Strategy{}
+)
+
+// RegisterLayout adds a layout; registering a name twice panics (a programming error).
+func RegisterLayout(s Strategy) { register(layouts, "layout", s) }
+
+// RegisterMode adds a mode; registering a name twice panics.
+func RegisterMode(s Strategy) { register(modes, "mode", s) }
+
+func register(m map[string]Strategy, kind string, s Strategy) {
+	if _, dup := m[s.Name]; dup {
+		panic("stack: duplicate " + kind + " " + s.Name)
+	}
+	m[s.Name] = s
+	merged.Store(nil)
+}
+
+// LookupLayout returns a registered layout.
+func LookupLayout(name string) (Strategy, error) { return lookup(layouts, "layout", name) }
+
+// LookupMode returns a registered mode.
+func LookupMode(name string) (Strategy, error) { return lookup(modes, "mode", name) }
+
+func lookup(m map[string]Strategy, kind, name string) (Strategy, error) {
+	if s, ok := m[name]; ok {
+		return s, nil
+	}
+	return Strategy{}, &options.Error{Table: "session", Key: kind, Value: name, Reason: "unknown " + kind, Allowed: strings.Join(names(m), ", ")}
+}
+
+// Layouts lists the registered layouts' names, sorted.
+func Layouts() []string { return names(layouts) }
+
+// Modes lists the registered modes' names, sorted.
+func Modes() []string { return names(modes) }
+
+// LayoutStrategies lists the registered layouts, sorted by name.
+func LayoutStrategies() []Strategy { return sorted(layouts) }
+
+// ModeStrategies lists the registered modes, sorted by name.
+func ModeStrategies() []Strategy { return sorted(modes) }
+
+func names(m map[string]Strategy) []string {
+	n := make([]string, 0, len(m))
+	for k := range m {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+func sorted(m map[string]Strategy) []Strategy {
+	var out []Strategy
+	for _, n := range names(m) {
+		out = append(out, m[n])
+	}
+	return out
+}
+
+// merged caches Options(); registration resets it.
+var merged atomic.Pointer[options.Table]
+
+// Options returns one table holding every registered strategy's keys (each shared table
+// once, modes first, then layouts, by name).
+func Options() *options.Table {
+	if t := merged.Load(); t != nil {
+		return t
+	}
+	t := &options.Table{Name: "session"}
+	seen := map[*options.Table]bool{}
+	for _, s := range append(ModeStrategies(), LayoutStrategies()...) {
+		if s.Options == nil || seen[s.Options] {
+			continue
+		}
+		seen[s.Options] = true
+		t.Specs = append(t.Specs, s.Options.Specs...)
+	}
+	merged.Store(t)
+	return t
+}
+
+// BackgroundError is a failure of an operation that ran in the background, reported at the
+// next wait or close: it names the step, the operation and the object.
+type BackgroundError struct {
+	Step int
+	Op   string
+	Path string
+	Err  error
+}
+
+func (b *BackgroundError) Error() string {
+	return fmt.Sprintf("background %s %s (step %d): %v", b.Op, b.Path, b.Step, b.Err)
+}
+
+// Unwrap returns the failed operation's error.
+func (b *BackgroundError) Unwrap() error { return b.Err }
