@@ -5,8 +5,12 @@ SHELL := /bin/bash
 GO ?= go
 PKGS := hdf5-openmpi ompi
 # gonum.org/v1/hdf5 has no pkg-config directive of its own: point cgo at the parallel HDF5.
-export CGO_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-export CGO_LDFLAGS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Recursively expanded (=, not :=): make expands an exported variable each time it starts a
+# recipe, so the flags are read after `make deps` has installed hdf5-openmpi.pc. Computed
+# when make parses this file, they would be empty on a fresh machine and the first build
+# would fail with "hdf5.h: No such file or directory".
+export CGO_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+export CGO_LDFLAGS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 export GOFLAGS := -tags=gonum
 BIN := bin
 DEMO_DIR ?= h5proxy-out
