@@ -15,7 +15,7 @@ export GOFLAGS := -tags=gonum
 BIN := bin
 DEMO_DIR ?= h5proxy-out
 
-.PHONY: all deps build demo test test-go test-race vet bench clean
+.PHONY: all deps build demo test test-readme vet bench clean
 
 all: build
 
@@ -31,12 +31,19 @@ demo: build
 
 vet: deps
 	$(GO) vet ./...
+	$(GO) vet -tags=readme ./tests/readme
 	CGO_ENABLED=0 GOFLAGS= $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 test: build vet cmake-test
 	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) --no-print-directory test-readme
+
+# The README's code blocks, run as written (tests/readme): needs bin/h5proxy and the CMake
+# build of cmake-test, which `make test` has made by then.
+test-readme:
+	$(GO) test -tags=readme -count=1 -timeout 10m ./tests/readme -args -cmake-build=$(CMAKE_BUILD_DIR)
 
 bench: build
 	$(GO) run ./bench/mpiio -np 2 -reps 9
