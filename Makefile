@@ -5,13 +5,17 @@ SHELL := /bin/bash
 GO ?= go
 PKGS := hdf5-openmpi ompi
 # gonum.org/v1/hdf5 has no pkg-config directive of its own: point cgo at the parallel HDF5.
-export CGO_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-export CGO_LDFLAGS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Recursively expanded (=, not :=): make expands an exported variable each time it starts a
+# recipe, so the flags are read after `make deps` has installed hdf5-openmpi.pc. Computed
+# when make parses this file, they would be empty on a fresh machine and the first build
+# would fail with "hdf5.h: No such file or directory".
+export CGO_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+export CGO_LDFLAGS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 export GOFLAGS := -tags=gonum
 BIN := bin
 DEMO_DIR ?= h5proxy-out
 
-.PHONY: all deps build demo test test-go test-race vet bench clean
+.PHONY: all deps build demo test test-readme vet bench clean
 
 all: build
 
@@ -27,12 +31,19 @@ demo: build
 
 vet: deps
 	$(GO) vet ./...
+	$(GO) vet -tags=readme ./tests/readme
 	CGO_ENABLED=0 GOFLAGS= $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 test: build vet cmake-test
 	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) --no-print-directory test-readme
+
+# The README's code blocks, run as written (tests/readme): needs bin/h5proxy and the CMake
+# build of cmake-test, which `make test` has made by then.
+test-readme:
+	$(GO) test -tags=readme -count=1 -timeout 10m ./tests/readme -args -cmake-build=$(CMAKE_BUILD_DIR)
 
 bench: build
 	$(GO) run ./bench/mpiio -np 2 -reps 9

@@ -82,7 +82,8 @@ func TestClassify(t *testing.T) {
 	}{
 		{nil, errIO, statusOK},
 		{fmt.Errorf("step 1: %w", proxy.ErrState), errIO, errState},
-		{fmt.Errorf("%w: mode async needs MPI_THREAD_MULTIPLE", proxy.ErrUnsupported), errConfig, errUnsupported},
+		{fmt.Errorf("%w: layout x is not available", proxy.ErrUnsupported), errConfig, errUnsupported},
+		{fmt.Errorf("%w: mode async needs MPI_THREAD_MULTIPLE", proxy.ErrThreadLevel), errConfig, errThreadLevel},
 		{fmt.Errorf("read: %w", proxy.ErrVerify), errIO, errVerify},
 		{proxy.ErrClosed, errIO, errInvalidHandle},
 		{fmt.Errorf("wrapped: %w", &options.Error{Key: "DIM_1"}), errIO, errConfig},

@@ -38,6 +38,7 @@ const (
 	errPanic           status = -9
 	errInternal        status = -10
 	errVerify          status = -11
+	errThreadLevel     status = -12
 )
 
 // statusNames maps each code to its name in the header, for the ABI test.
@@ -47,6 +48,7 @@ var statusNames = map[status]string{
 	errHDF5: "H5PROXY_ERR_HDF5", errMPI: "H5PROXY_ERR_MPI", errIO: "H5PROXY_ERR_IO",
 	errState: "H5PROXY_ERR_STATE", errUnsupported: "H5PROXY_ERR_UNSUPPORTED",
 	errPanic: "H5PROXY_ERR_PANIC", errInternal: "H5PROXY_ERR_INTERNAL", errVerify: "H5PROXY_ERR_VERIFY",
+	errThreadLevel: "H5PROXY_ERR_THREAD_LEVEL",
 }
 
 // abiVersion is H5PROXY_ABI_VERSION of the header this library implements.
@@ -97,6 +99,8 @@ func classify(err error, def status) status {
 		return errVerify
 	case errors.Is(err, proxy.ErrState):
 		return errState
+	case errors.Is(err, proxy.ErrThreadLevel): // before ErrUnsupported, which it wraps
+		return errThreadLevel
 	case errors.Is(err, proxy.ErrUnsupported):
 		return errUnsupported
 	case errors.As(err, &oe):

@@ -82,6 +82,7 @@ HIDDEN const char *h5p_strerror(int code) {
     case H5PROXY_ERR_PANIC: return "H5PROXY_ERR_PANIC: internal panic recovered (a bug; stack on stderr)";
     case H5PROXY_ERR_INTERNAL: return "H5PROXY_ERR_INTERNAL: internal error";
     case H5PROXY_ERR_VERIFY: return "H5PROXY_ERR_VERIFY: data read differs from data written";
+    case H5PROXY_ERR_THREAD_LEVEL: return "H5PROXY_ERR_THREAD_LEVEL: mode async or cache needs MPI initialized with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)";
     }
     return "unknown status code (treat as H5PROXY_ERR_INTERNAL: internal error)";
 }

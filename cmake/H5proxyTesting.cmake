@@ -69,6 +69,11 @@ foreach(np ${H5PROXY_RANK_COUNTS})
     EXPECT "misuse: rank 0 of ${np}: [0-9]+ checks, all passed")
 endforeach()
 
+h5proxy_add_mpi_test(NAME c_thread_level NP 2
+  COMMAND $<TARGET_FILE:thread_level> ${H5PROXY_TEST_DIR}/thread-level
+  SCRATCH ${H5PROXY_TEST_DIR}/thread-level
+  EXPECT "thread_level: 2 ranks, thread level [012]: all checks passed")
+
 h5proxy_add_mpi_test(NAME c_simulation_static NP 2
   COMMAND $<TARGET_FILE:simulation_static> ${H5PROXY_TEST_DIR}/c-static/particles.h5
   SCRATCH ${H5PROXY_TEST_DIR}/c-static
@@ -101,7 +106,8 @@ add_test(NAME install_consumer_np2
           -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DINCLUDEDIR=${CMAKE_INSTALL_INCLUDEDIR}
           -DSOURCE=${PROJECT_SOURCE_DIR}/tests/install -DBUILD=${PROJECT_BINARY_DIR}/install-consumer
           "-DGENERATOR=${CMAKE_GENERATOR}" -DC_COMPILER=${CMAKE_C_COMPILER}
-          -DFortran_COMPILER=${CMAKE_Fortran_COMPILER} -DPKG_CONFIG=${PKG_CONFIG_EXECUTABLE_FOR_TESTS}
+          -DFortran_COMPILER=${CMAKE_Fortran_COMPILER} -DMPI_Fortran_COMPILER=${MPI_Fortran_COMPILER}
+          -DPKG_CONFIG=${PKG_CONFIG_EXECUTABLE_FOR_TESTS}
           -DMPIEXEC_EXECUTABLE=${MPIEXEC_EXECUTABLE}
           -P ${PROJECT_SOURCE_DIR}/cmake/RunInstallTest.cmake)
 set_tests_properties(install_consumer_np2 PROPERTIES FIXTURES_REQUIRED h5proxy_installed

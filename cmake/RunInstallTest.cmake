@@ -1,7 +1,8 @@
 # Builds tests/install against an installed h5proxy, with find_package and with
 # pkg-config, and runs the consumers under MPI.
 #   cmake -DLAUNCH=<mpiexec|-n|2|...> -DPREFIX= -DLIBDIR= -DINCLUDEDIR= -DSOURCE= -DBUILD=
-#         -DGENERATOR= -DC_COMPILER= -DFortran_COMPILER= -DPKG_CONFIG= -DMPIEXEC_EXECUTABLE=
+#         -DGENERATOR= -DC_COMPILER= -DFortran_COMPILER= -DMPI_Fortran_COMPILER=
+#         -DPKG_CONFIG= -DMPIEXEC_EXECUTABLE=
 #         -P RunInstallTest.cmake
 string(REPLACE "|" ";" launch "${LAUNCH}")
 
@@ -9,7 +10,7 @@ string(REPLACE "|" ";" launch "${LAUNCH}")
 # and never cgo's generated header.
 foreach(f ${INCLUDEDIR}/h5proxy.h ${INCLUDEDIR}/h5proxy/fortran/h5proxy.mod
           ${LIBDIR}/libh5proxy.so ${LIBDIR}/libh5proxy.so.1 ${LIBDIR}/libh5proxy.a
-          ${LIBDIR}/libh5proxy_fortran.a ${LIBDIR}/pkgconfig/h5proxy.pc
+          ${LIBDIR}/libh5proxy_fortran.a ${LIBDIR}/pkgconfig/h5proxy.pc ${LIBDIR}/pkgconfig/h5proxy-fortran.pc
           ${LIBDIR}/cmake/h5proxy/h5proxy-config.cmake ${LIBDIR}/cmake/h5proxy/h5proxy-config-version.cmake
           ${LIBDIR}/cmake/h5proxy/h5proxy-targets.cmake)
   if(NOT EXISTS ${PREFIX}/${f})
@@ -69,8 +70,24 @@ if(NOT step_out MATCHES "-lh5proxy" OR NOT step_out MATCHES "-lhdf5" OR NOT step
 endif()
 step("pkg-config --cflags --libs" ${pcenv} ${PKG_CONFIG} --cflags --libs h5proxy)
 separate_arguments(pcflags UNIX_COMMAND "${step_out}")
-step("pkg-config libdir" ${pcenv} ${PKG_CONFIG} --variable=libdir h5proxy)
-string(STRIP "${step_out}" libdir)
+# No -Wl,-rpath of our own: the .pc file's Libs carries it, so the program finds
+# libh5proxy.so.1 in this non-system prefix at run time.
 step("compile consumer with pkg-config" ${C_COMPILER} -Wall -Wextra -Werror ${SOURCE}/consumer.c
-  ${pcflags} -Wl,-rpath,${libdir} -o ${BUILD}/consumer_pc)
+  ${pcflags} -o ${BUILD}/consumer_pc)
 run_consumer(${BUILD}/consumer_pc "consumer_c: 2 ranks, 12800 bytes: OK")
+
+# 3. Plain mpif90 with h5proxy-fortran.pc (module directory, both libraries, rpath).
+step("pkg-config --cflags --libs h5proxy-fortran" ${pcenv} ${PKG_CONFIG} --cflags --libs h5proxy-fortran)
+separate_arguments(pcfflags UNIX_COMMAND "${step_out}")
+step("compile Fortran consumer with mpif90 and pkg-config" ${MPI_Fortran_COMPILER} -Wall -Werror
+  ${SOURCE}/consumer.f90 ${pcfflags} -o ${BUILD}/consumer_f_pc)
+run_consumer(${BUILD}/consumer_f_pc "consumer_f: 2 ranks, 12800. bytes: OK")
+
+# 4. A project that enables only Fortran: find_package(h5proxy COMPONENTS Fortran).
+set(fbuild ${BUILD}-fortran-only)
+file(REMOVE_RECURSE ${fbuild})
+step("configure Fortran-only consumer" ${CMAKE_COMMAND} -S ${SOURCE}/fortran-only -B ${fbuild} -G ${GENERATOR}
+  -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_Fortran_COMPILER=${Fortran_COMPILER}
+  -DMPIEXEC_EXECUTABLE=${MPIEXEC_EXECUTABLE})
+step("build Fortran-only consumer" ${CMAKE_COMMAND} --build ${fbuild})
+run_consumer(${fbuild}/consumer_f_only "consumer_f: 2 ranks, 12800. bytes: OK")

@@ -43,6 +43,7 @@ module h5proxy
   integer(c_int), parameter, public :: H5PROXY_ERR_PANIC = -9
   integer(c_int), parameter, public :: H5PROXY_ERR_INTERNAL = -10
   integer(c_int), parameter, public :: H5PROXY_ERR_VERIFY = -11
+  integer(c_int), parameter, public :: H5PROXY_ERR_THREAD_LEVEL = -12
 
   integer(c_int), parameter, public :: H5PROXY_PHASE_WRITE = 1
   integer(c_int), parameter, public :: H5PROXY_PHASE_READ = 2

@@ -49,8 +49,19 @@
  *    Go panic inside the library is returned as ::H5PROXY_ERR_PANIC (its stack is
  *    written to stderr). Call h5proxy_finalize() before MPI_Finalize.
  *
+ * @par Modes, layouts and patterns of this build
+ * The values of the session keys @c mode and @c layout and the pattern names
+ * h5proxy_session_create() accepts (h5proxy_patterns_list() returns the patterns):
+ *  - modes: sync, async, cache
+ *  - layouts: native, mpiio, null, log, subfiling
+ *  - patterns: vpic, amrex, openpmd, e3sm
+ *
+ * The background modes (async, cache) issue HDF5 and MPI-IO calls from a second thread:
+ * they need MPI initialized with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) and return
+ * ::H5PROXY_ERR_THREAD_LEVEL otherwise.
+ *
  * Not yet provided: binding application buffers (writing the host's own arrays instead of
- * generated fills) and background (async/cache) modes; see capi/CONTRACT.md.
+ * generated fills); see capi/CONTRACT.md.
  */
 #ifndef H5PROXY_H
 #define H5PROXY_H
@@ -101,13 +112,17 @@ typedef enum h5proxy_status {
                                             phase begun twice, a report during a phase)
                                             or concurrent use of one session. */
     H5PROXY_ERR_UNSUPPORTED = -8,      /**< A mode or layout declared but not part of
-                                            this build, or a background mode without
-                                            MPI_THREAD_MULTIPLE. */
+                                            this build. */
     H5PROXY_ERR_PANIC = -9,            /**< A bug: a Go panic was recovered at the ABI
                                             boundary (stack written to stderr). */
     H5PROXY_ERR_INTERNAL = -10,        /**< Any other internal failure. */
-    H5PROXY_ERR_VERIFY = -11           /**< A verified read found data that differs
+    H5PROXY_ERR_VERIFY = -11,          /**< A verified read found data that differs
                                             from what was written. */
+    H5PROXY_ERR_THREAD_LEVEL = -12     /**< A background mode (async, cache) when MPI
+                                            was not initialized with
+                                            MPI_THREAD_MULTIPLE: call
+                                            MPI_Init_thread(..., MPI_THREAD_MULTIPLE,
+                                            ...) or use mode=sync. */
 } h5proxy_status;
 
 /**
@@ -260,7 +275,9 @@ int h5proxy_finalize(void);
  * @return ::H5PROXY_OK, ::H5PROXY_ERR_INVALID_ARGUMENT (@p session NULL, no pattern, comm
  *         MPI_COMM_NULL), ::H5PROXY_ERR_CONFIG (unknown pattern, key or value, missing
  *         file key, contradiction), ::H5PROXY_ERR_UNSUPPORTED (mode or layout not in this
- *         build; mode async or cache when MPI does not provide MPI_THREAD_MULTIPLE), ::H5PROXY_ERR_IO (@p config_file unreadable), ::H5PROXY_ERR_MPI (MPI not
+ *         build), ::H5PROXY_ERR_THREAD_LEVEL (mode async or cache when MPI does not
+ *         provide MPI_THREAD_MULTIPLE), ::H5PROXY_ERR_IO (@p config_file unreadable),
+ *         ::H5PROXY_ERR_MPI (MPI not
  *         initialized or finalized, invalid communicator, duplication failed),
  *         ::H5PROXY_ERR_PANIC.
  */
@@ -327,8 +344,8 @@ int h5proxy_session_run(h5proxy_session_t session);
 
 /**
  * @brief Wait until every I/O operation issued so far has completed, and return the
- *        first error of a background operation. In sync mode (the only mode of this
- *        build) everything completes inline and this returns at once. Local.
+ *        first error of a background operation. In sync mode everything completes
+ *        inline and this returns at once. Local.
  * @return ::H5PROXY_OK, ::H5PROXY_ERR_INVALID_HANDLE, or the code of the failed
  *         operation.
  */

@@ -714,8 +714,13 @@ func checkThreadLevel(mode string, level mpi.ThreadLevel) error {
 		return nil
 	}
 	return fmt.Errorf("%w: mode %s issues HDF5 and MPI-IO calls from a background thread and needs MPI_THREAD_MULTIPLE, but MPI provides %s; initialize MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) (Go: proxy.InitMPI does), or use mode=sync",
-		ErrUnsupported, mode, level)
+		ErrThreadLevel, mode, level)
 }
 
 // ErrUnsupported is wrapped by errors for features the environment cannot support.
 var ErrUnsupported = errors.New("h5proxy: unsupported")
+
+// ErrThreadLevel is wrapped by the error of a background mode started under an MPI that
+// does not provide MPI_THREAD_MULTIPLE, so callers (the C ABI) can tell the host to change
+// its MPI initialisation. It wraps ErrUnsupported: the environment cannot run that mode.
+var ErrThreadLevel = fmt.Errorf("%w: MPI thread level", ErrUnsupported)
