@@ -33,7 +33,7 @@ type rawSample struct {
 // entry to a run on the directory's file, the native one is not taken for h5bench.
 func TestSamples(t *testing.T) {
 	// From the repository root, as the samples are run: their relative paths (the e3sm
-	// map beside the repository in ../shared) resolve from there.
+	// map in data/e3sm, relative to directory) resolve from there.
 	t.Chdir("..")
 	files, err := filepath.Glob("samples/*.json")
 	if err != nil {
