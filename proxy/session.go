@@ -55,6 +55,7 @@ type phaseRun struct {
 	mismatch   *emulate.Mismatch
 	failed     error
 	ahead      *patterns.Plan // next step's plan, submitted ahead (background reads)
+	files      []string       // files created or opened, in order (noteFile)
 }
 
 // ErrClosed is returned by every method of a closed session.
@@ -302,7 +303,7 @@ func (s *Session) Step(step int) error {
 	smp[mEnd] = now()
 	p.stepsDone++
 	s.log.Info().Str("phase", p.ph.String()).Int("step", step).Int("of", len(p.steps)).
-		Float64("bytes", smp[mBytes]).Float64("raw_s", smp[mRaw]).Msg("step done")
+		Float64("bytes", smp[mBytes]).Float64("raw_s", logRound(smp[mRaw])).Msg("step done")
 	return nil
 }
 
@@ -466,6 +467,7 @@ func (s *Session) execute(plan *patterns.Plan, smp *sample, step bool) error {
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
+		s.noteFile(op)
 		if op.Transfer == nil {
 			continue
 		}
