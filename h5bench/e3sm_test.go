@@ -23,7 +23,7 @@ func e3smEntry(t *testing.T, conf map[string]any) []byte {
 	}
 	run := filepath.Join(filepath.Dir(filepath.Dir(dir)), "run")
 	if _, ok := conf["map"]; !ok {
-		conf["map"] = "../data/e3sm/map_f_case_16p.h5" // run/../data = shared/data
+		conf["map"] = "../data/e3sm/map_f_case_16p.h5" // <repository>/run/../data/e3sm: the shipped maps
 	}
 	data, err := json.Marshal(map[string]any{
 		"mpi": map[string]any{"command": "mpirun", "ranks": "2"}, "directory": run,
@@ -103,7 +103,7 @@ func TestE3SMEntryErrors(t *testing.T) {
 		{map[string]any{"x": "adios"}, []string{`key "x" value "adios"`, "canonical"}},
 		{map[string]any{"x": "canonical", "a": "pnetcdf"}, []string{`key "a" value "pnetcdf"`, "hdf5"}},
 		{map[string]any{"x": "canonical", "map": ""}, []string{`key "map"`, "required"}},
-		{map[string]any{"x": "canonical", "map": "../data/e3sm/none.h5"}, []string{`key "map"`, "none.h5"}},
+		{map[string]any{"x": "canonical", "map": "../data/e3sm/none.h5"}, []string{`key "map"`, "none.h5", "does not exist", "data/e3sm", "map_f_case_16p.h5"}},
 		{map[string]any{"x": "canonical", "r": "0"}, []string{`key "r" value "0"`}},
 		{map[string]any{"x": "canonical", "zz": "1"}, []string{`key "zz"`, "unknown key"}},
 	} {
@@ -128,6 +128,14 @@ func TestE3SMSamples(t *testing.T) {
 	if c := f.Runs[0].Config; c.Layout != "native" || c.Pattern != "e3sm" || f.MPI.Ranks != 4 {
 		t.Errorf("canonical sample: layout %s pattern %s ranks %d", c.Layout, c.Pattern, f.MPI.Ranks)
 	}
+	// The map is the repository's own (users have only the repository).
+	pat, err := f.Runs[0].Config.NewPattern()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mp := pat.(*e3sm.Pattern).C.MapPath; mp != filepath.Join(e3sm.MapDirRel, "map_f_case_16p.h5") {
+		t.Errorf("canonical sample reads map %s, want the shipped %s/map_f_case_16p.h5", mp, e3sm.MapDirRel)
+	}
 	f, err = h5bench.Load("samples/sync-e3sm.json")
 	if !hasLayout("log") {
 		if err == nil || !strings.Contains(err.Error(), `key "layout" value "log"`) {
@@ -138,7 +146,7 @@ func TestE3SMSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pat, err := f.Runs[0].Config.NewPattern()
+	pat, err = f.Runs[0].Config.NewPattern()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,10 @@ type MPI struct {
 	Ranks int
 	// Args replace the rank option when "configuration" is given (split on spaces).
 	Args []string
+	// LauncherCount is true when Args give no rank count: the launcher starts its default
+	// number of ranks (mpirun: one per slot), as under h5bench's runner, and Ranks is only
+	// what the file asked for.
+	LauncherCount bool
 }
 
 // Run is one benchmark entry mapped to a session configuration.
@@ -132,6 +136,10 @@ func Parse(data []byte) (*File, error) {
 	var err error
 	if f.MPI, err = parseMPI(raw.MPI); err != nil {
 		return nil, fmt.Errorf("h5bench: %w", err)
+	}
+	if _, ok := raw.MPI["ranks"]; ok && f.MPI.LauncherCount {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("mpi.ranks=%d ignored, as by h5bench's runner: mpi.configuration %q replaces the rank option and gives none, so %s starts its default number of ranks; add -np %d to mpi.configuration",
+			f.MPI.Ranks, strings.Join(f.MPI.Args, " "), f.MPI.Command, f.MPI.Ranks))
 	}
 	// Sorted, so that the warnings (and the reports that carry them) are reproducible.
 	for _, k := range slices.Sorted(maps.Keys(raw.Vol)) {
@@ -265,6 +273,7 @@ func parseMPI(m map[string]any) (MPI, error) {
 		}
 		out.Ranks = n
 	}
+	out.LauncherCount = len(out.Args) > 0 && !found
 	return out, nil
 }
 

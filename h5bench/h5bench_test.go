@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ type rawSample struct {
 // entry to a run on the directory's file, the native one is not taken for h5bench.
 func TestSamples(t *testing.T) {
 	// From the repository root, as the samples are run: their relative paths (the e3sm
-	// map beside the repository in ../shared) resolve from there.
+	// map in data/e3sm, relative to directory) resolve from there.
 	t.Chdir("..")
 	files, err := filepath.Glob("samples/*.json")
 	if err != nil {
@@ -88,6 +89,11 @@ func TestSamples(t *testing.T) {
 			}
 			if raw.MPI.Ranks != "" && f.MPI.Ranks == 0 {
 				t.Errorf("Ranks = 0 with mpi.ranks %q", raw.MPI.Ranks)
+			}
+			// The rank count launched is the one the sample names: never mpirun's default
+			// (an mpi.configuration without -np), which mpi.ranks would then contradict.
+			if f.MPI.LauncherCount || (raw.MPI.Ranks != "" && strconv.Itoa(f.MPI.Ranks) != raw.MPI.Ranks) {
+				t.Errorf("mpi %+v launches a count other than mpi.ranks %q (warnings %q)", f.MPI, raw.MPI.Ranks, f.Warnings)
 			}
 			if len(f.Runs) != len(raw.Benchmarks) {
 				t.Fatalf("%d runs for %d benchmarks", len(f.Runs), len(raw.Benchmarks))

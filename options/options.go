@@ -128,7 +128,9 @@ type Values struct {
 	Warnings []string
 }
 
-// Error is a configuration error naming the key, the value and what is allowed.
+// Error is a configuration error naming the key, the value and what is allowed. An
+// unknown key (Reason "unknown key") whose Allowed list holds a close spelling suggests
+// it: "did you mean TIMESTEPS?".
 type Error struct {
 	Table, Key, Value, Allowed, Reason string
 }
@@ -144,6 +146,11 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, " value %q", e.Value)
 	}
 	b.WriteString(": " + e.Reason)
+	if e.Reason == "unknown key" {
+		if s := suggestKey(e.Key, e.Allowed); s != "" {
+			b.WriteString(" (did you mean " + s + "?)")
+		}
+	}
 	if e.Allowed != "" {
 		b.WriteString("; allowed: " + e.Allowed)
 	}

@@ -227,7 +227,9 @@ func TestParseErrors(t *testing.T) {
 		want string // full error text
 	}{
 		{"unknown key", []KV{{"DIM_9", "3"}},
-			`config (demo): key "DIM_9" value "3": unknown key; allowed: COMPRESS, COMPUTE, CSV_FILE, DIM_1, LIMIT, MODE, NUM_DIMS, OLD_KEY, RATIO`},
+			`config (demo): key "DIM_9" value "3": unknown key (did you mean DIM_1?); allowed: COMPRESS, COMPUTE, CSV_FILE, DIM_1, LIMIT, MODE, NUM_DIMS, OLD_KEY, RATIO`},
+		{"unknown key, case and a typo", []KV{{"num_dim", "2"}},
+			`config (demo): key "num_dim" value "2": unknown key (did you mean NUM_DIMS?); allowed: COMPRESS, COMPUTE, CSV_FILE, DIM_1, LIMIT, MODE, NUM_DIMS, OLD_KEY, RATIO`},
 		{"unknown key without value", []KV{{"FOO", ""}},
 			`config (demo): key "FOO": unknown key; allowed: COMPRESS, COMPUTE, CSV_FILE, DIM_1, LIMIT, MODE, NUM_DIMS, OLD_KEY, RATIO`},
 		{"duplicate key", []KV{{"DIM_1", "3"}, {"dim_1", "4"}},
@@ -438,4 +440,36 @@ func ExampleTable_Parse() {
 	// Output:
 	// 16777216 true 100ms CONTIG false
 	// config (vpic): key "MEM_PATTERN" value "STRIDED": not an allowed value; allowed: CONTIG, INTERLEAVED
+}
+
+// TestSuggestKey: an unknown key suggests the nearest known spelling, case-insensitively,
+// from every group of an Allowed list, and nothing when no key is close.
+func TestSuggestKey(t *testing.T) {
+	const allowed = "DIM_1, DIM_2, TIMESTEPS; session keys: compute_time, file; h5bench spellings of session keys: EMULATED_COMPUTE_TIME_PER_TIMESTEP, CSV_FILE"
+	for key, want := range map[string]string{
+		"TIMESTEP":                       "TIMESTEPS",
+		"timesteps_":                     "TIMESTEPS",
+		"TIMSTEPS":                       "TIMESTEPS",
+		"DIMS_2":                         "DIM_2",
+		"compute-tim":                    "compute_time",
+		"CSV_FLIE":                       "CSV_FILE",
+		"fiel":                           "file",
+		"EMULATED_COMPUTE_TIME_PER_STEP": "",
+		"READ_OPTION":                    "",
+		"x":                              "",
+		"session":                        "", // a label, not a key
+	} {
+		if got := suggestKey(key, allowed); got != want {
+			t.Errorf("suggestKey(%q) = %q, want %q", key, got, want)
+		}
+	}
+	e := &Error{Table: "vpic", Key: "TIMESTEP", Value: "4", Reason: "unknown key", Allowed: allowed}
+	if got, want := e.Error(), `config (vpic): key "TIMESTEP" value "4": unknown key (did you mean TIMESTEPS?); allowed: `+allowed; got != want {
+		t.Errorf("error\n%s\nwant\n%s", got, want)
+	}
+	// Other reasons never suggest, even with a close value.
+	e = &Error{Key: "MODE", Value: "SYN", Reason: "not an allowed value", Allowed: "SYNC, ASYNC"}
+	if strings.Contains(e.Error(), "did you mean") {
+		t.Errorf("suggestion for a bad value: %s", e)
+	}
 }

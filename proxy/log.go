@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -68,4 +69,19 @@ func logsRank(rank int, spec string) bool {
 		}
 	}
 	return false
+}
+
+// logRound rounds a logged measurement to what is worth reading: three decimals (a
+// millisecond of a time in seconds), or three significant digits below 0.1, so a log
+// line says raw_s=0.139 rather than raw_s=0.13860553499999997.
+func logRound(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	d := max(3, 2-int(math.Floor(math.Log10(math.Abs(v)))))
+	if d > 15 {
+		return v
+	}
+	p := math.Pow10(d)
+	return math.Round(v*p) / p
 }

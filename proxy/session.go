@@ -59,6 +59,7 @@ type phaseRun struct {
 	mismatch   *emulate.Mismatch
 	failed     error
 	ahead      *plan.Plan // next step's plan, submitted ahead (background reads)
+	files      []string   // files created or opened, in order (noteFile)
 }
 
 // ErrClosed is returned by every method of a closed session.
@@ -307,7 +308,7 @@ func (s *Session) Step(step int) error {
 	smp[mEnd] = now()
 	p.stepsDone++
 	s.log.Info().Str("phase", p.ph.String()).Int("step", step).Int("of", len(p.steps)).
-		Float64("bytes", smp[mBytes]).Float64("raw_s", smp[mRaw]).Msg("step done")
+		Float64("bytes", smp[mBytes]).Float64("raw_s", logRound(smp[mRaw])).Msg("step done")
 	return nil
 }
 
@@ -473,6 +474,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
+		s.noteFile(op)
 		if op.Transfer == nil {
 			continue
 		}

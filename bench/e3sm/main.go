@@ -5,7 +5,7 @@
 // log/canonical. Layouts not in this build are reported as not available.
 //
 //	go run ./bench/e3sm                      # -nps 2,4 -reps 1 -r 1
-//	go run ./bench/e3sm -nps 2 -reps 3 -map ../shared/data/e3sm/map_f_case_16p.h5
+//	go run ./bench/e3sm -nps 2 -reps 3 -map data/e3sm/map_f_case_16p.h5
 //
 // The time is the write phase's observed time (file create to close, over all ranks).
 package main
@@ -35,7 +35,7 @@ func main() {
 	nps := flag.String("nps", "2,4", "rank counts, comma-separated")
 	reps := flag.Int("reps", 1, "runs per layout and rank count (the median is reported)")
 	records := flag.Int("r", 1, "records of the h1 file (E3SM-IO -r)")
-	mapFile := flag.String("map", "", "F-case map file (default: map_f_case_16p.h5 in shared/data/e3sm beside the repository)")
+	mapFile := flag.String("map", "", "F-case map file (default: the repository's data/e3sm/map_f_case_16p.h5)")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	out := flag.String("results", "", "internal: results file of a launched run")
 	flag.Parse()

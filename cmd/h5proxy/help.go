@@ -75,6 +75,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 {
 		return usageError{error: fmt.Errorf("need exactly one file")}
 	}
+	if err := checkHDF5(fs.Arg(0)); err != nil {
+		return err
+	}
 	nodes, err := inspect.Tree(fs.Arg(0))
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ func TestReplayFuseErrors(t *testing.T) {
 	for _, cmd := range []string{"replay", "fuse"} {
 		h5proxy(t, dir, cmd, plain).expect(t, 2, nil, []string{"need an input and an output file, got 1"})
 		h5proxy(t, dir, cmd, plain, "./plain.h5").expect(t, 2, nil, []string{`the output "./plain.h5" is the input`})
-		h5proxy(t, dir, cmd, "missing.h5", "out.h5").expect(t, 1, nil, []string{"missing.h5", "no such file"})
+		h5proxy(t, dir, cmd, "missing.h5", "out.h5").expect(t, 1, nil, []string{"missing.h5: file does not exist"})
 	}
 	// A plain file is not a log file; fusing one copies it.
 	h5proxy(t, dir, "replay", plain, "r.h5").expect(t, 1, nil, []string{"not a log-layout file", "_h5proxy_log"})

@@ -330,8 +330,15 @@ func checkCSV(t *testing.T, path string, rep *proxy.Report, p proxy.PhaseReport,
 	}
 }
 
-// readReport parses a JSON report, checking the top-level names the schema promises.
+// readReport parses a VPIC run's JSON report.
 func readReport(t *testing.T, path string) *proxy.Report {
+	t.Helper()
+	return readPatternReport(t, path, "vpic")
+}
+
+// readPatternReport parses a JSON report of a sync run on the native layout, checking the
+// top-level names the schema promises.
+func readPatternReport(t *testing.T, path, pattern string) *proxy.Report {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -352,7 +359,7 @@ func readReport(t *testing.T, path string) *proxy.Report {
 		t.Fatalf("%s: %v", path, err)
 	}
 	if rep.SchemaVersion != proxy.SchemaVersion || rep.HDF5Version != "1.10.8" || !strings.Contains(rep.MPIVersion, "MPI") ||
-		rep.Pattern != "vpic" || rep.ModeEffective != "sync" || rep.Layout != "native" {
+		rep.Pattern != pattern || rep.ModeEffective != "sync" || rep.Layout != "native" {
 		t.Errorf("%s: schema %d, HDF5 %q, MPI %q, pattern %q, mode %q, layout %q", path, rep.SchemaVersion,
 			rep.HDF5Version, rep.MPIVersion, rep.Pattern, rep.ModeEffective, rep.Layout)
 	}
@@ -583,7 +590,7 @@ func TestRunConfigErrors(t *testing.T) {
 		data = bytes.Replace(data, []byte(`"READ_OPTION": "FULL"`), []byte(`"READ_OPTION": "FULL", "DIMS_2": "3"`), 1)
 		os.WriteFile(cfg, data, 0o644)
 		r := h5proxy(t, dir, "run", cfg)
-		r.expect(t, 1, nil, []string{"benchmarks[1]", `key "DIMS_2"`, `value "3"`, "unknown key", "allowed: ", "DIM_2"})
+		r.expect(t, 1, nil, []string{"benchmarks[1]", `key "DIMS_2"`, `value "3"`, "unknown key (did you mean DIM_2?)", "allowed: ", "DIM_2"})
 		if strings.Contains(r.stderr, "launching") || r.stdout != "" {
 			t.Errorf("a bad configuration was launched:\n%s", r)
 		}
@@ -619,6 +626,15 @@ func TestRunConfigErrors(t *testing.T) {
 		cfg := writeJSON(t, filepath.Join(dir, "c.json"), doc)
 		r := h5proxy(t, dir, "run", cfg)
 		r.expect(t, 1, nil, []string{"launching 2 ranks", "benchmark 0 (read)", filepath.Join(dir, "missing.h5"), "launched run failed"})
+		// Both ranks fail alike: the error once, without OpenMPI's termination notices.
+		if n := strings.Count(r.stderr, filepath.Join(dir, "missing.h5")+`": stat`); n != 1 {
+			t.Errorf("the ranks' common error appears %d times, want once:\n%s", n, r)
+		}
+		for _, notice := range []string{"Primary job", "mpirun detected", "-----"} {
+			if strings.Contains(r.stderr, notice) {
+				t.Errorf("OpenMPI's termination notice %q shown:\n%s", notice, r)
+			}
+		}
 	})
 }
 
@@ -633,6 +649,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--frob"}, []string{"flag provided but not defined: -frob", "-no-launch", "-report"}},
 		{[]string{"run", "-np", "many"}, []string{`invalid value "many" for flag -np`}},
 		{[]string{"run", "a.json", "b.json"}, []string{"one configuration file at most"}},
+		{[]string{"run", "-np", "0"}, []string{"-np 0", "at least 1"}},
+		{[]string{"run", "-np=-3", "samples/none.json"}, []string{"-np -3", "at least 1"}},
 		{[]string{"plan"}, []string{"missing PATTERN", "vpic"}},
 		{[]string{"plan", "-x", "vpic"}, []string{"flag provided but not defined: -x", "-rank", "-size", "-phase"}},
 		{[]string{"plan", "vpic", "DIM_1=4", "-rank", "1"}, []string{"flag -rank after PATTERN vpic", "flags go before the pattern"}},
@@ -800,6 +818,9 @@ func TestPlan(t *testing.T) {
 
 	// Option errors name the key and the value.
 	h5proxy(t, "", "plan", "vpic", "DIM_1=lots").expect(t, 1, nil, []string{`key "DIM_1"`, `value "lots"`, "16 M"})
+	// A misspelt key suggests the nearest one before the full list.
+	r = h5proxy(t, "", "plan", "vpic", "TIMESTEP=2")
+	r.expect(t, 1, nil, []string{`key "TIMESTEP"`, "unknown key (did you mean TIMESTEPS?); allowed: "})
 }
 
 // TestInspect lists a file written by a singleton run; a missing file is an error naming it.
@@ -814,5 +835,138 @@ func TestInspect(t *testing.T) {
 	if got, want := strings.Split(strings.TrimSpace(r.stdout), "\n"), wantTree(2, 16); !slices.Equal(got, want) {
 		t.Errorf("inspect:\n%s\nwant:\n%s", r.stdout, strings.Join(want, "\n"))
 	}
-	h5proxy(t, dir, "inspect", "missing.h5").expect(t, 1, nil, []string{"missing.h5"})
+	// Files HDF5 cannot open are named with the reason, before HDF5 is asked.
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not HDF5 at all\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.h5"), nil, 0o000)
+	cases := [][2]string{{"missing.h5", "missing.h5: file does not exist"}, {"notes.txt", "notes.txt: not an HDF5 file"}, {".", ".: is a directory"}}
+	if os.Getuid() != 0 { // root reads any file
+		cases = append(cases, [2]string{"secret.h5", "secret.h5: file is not readable"})
+	}
+	for _, c := range cases {
+		r := h5proxy(t, dir, "inspect", c[0])
+		r.expect(t, 1, nil, []string{c[1]})
+		if strings.Contains(r.stderr, "code -1") {
+			t.Errorf("HDF5's own error shown:\n%s", r)
+		}
+	}
+	// A user block before the superblock: the signature is found at 512.
+	ub := filepath.Join(dir, "userblock.h5")
+	data, err := os.ReadFile(filepath.Join(dir, "w.h5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkHDF5(filepath.Join(dir, "w.h5")); err != nil {
+		t.Errorf("checkHDF5 rejects a file HDF5 wrote: %v", err)
+	}
+	os.WriteFile(ub, append(make([]byte, 512), data[:64]...), 0o644)
+	if err := checkHDF5(ub); err != nil {
+		t.Errorf("checkHDF5 misses a signature after a 512-byte user block: %v", err)
+	}
+}
+
+// TestRunFailureOnce: an output directory that cannot be created is found before any
+// rank is launched; the launched ranks' stderr filter passes an error common to all ranks
+// once, every differing one, and drops OpenMPI's termination notices (TestRunConfigErrors
+// checks it on a real failed run).
+func TestRunFailureOnce(t *testing.T) {
+	t.Run("bad directory", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, bad := range []string{"/proc/h5proxy-test", filepath.Join(dir, "file.txt", "sub")} {
+			os.WriteFile(filepath.Join(dir, "file.txt"), nil, 0o644)
+			doc := map[string]any{"mpi": map[string]any{"ranks": 2}, "directory": bad, "benchmarks": []any{
+				map[string]any{"benchmark": "write", "file": "x.h5", "configuration": map[string]any{"DIM_1": "8", "TIMESTEPS": "1"}}}}
+			cfg := writeJSON(t, filepath.Join(dir, "c.json"), doc)
+			r := h5proxy(t, dir, "run", cfg)
+			r.expect(t, 1, nil, []string{fmt.Sprintf("output directory %q cannot be created", bad)})
+			if strings.Contains(r.stderr, "launching") || strings.Count(r.stderr, "output directory") != 1 {
+				t.Errorf("launched, or the error repeated:\n%s", r)
+			}
+		}
+	})
+	t.Run("filter", func(t *testing.T) {
+		var out bytes.Buffer
+		w := newRankErrors(&out)
+		rule := strings.Repeat("-", 74) + "\n"
+		in := "h5proxy: benchmark 0 (read): boom\n" +
+			"12:00:00.001 ERR phase failed error=boom rank=0\n" +
+			"h5proxy: benchmark 0 (read): boom\n" +
+			"12:00:00.002 ERR phase failed error=boom rank=1\n" +
+			"12:00:00.003 ERR phase failed error=other rank=1\n" +
+			"h5proxy: benchmark 0 (read): rank 1 only\n" +
+			"12:00:00.004 INF step done rank=0\n12:00:00.004 INF step done rank=0\n" +
+			rule + "Primary job  terminated normally, but 1 process returned\na non-zero exit code.\n" + rule +
+			rule + "mpirun detected that one or more processes exited with non-zero status, thus causing\n\n  Exit code:    1\n" + rule +
+			rule + "mpirun noticed that process rank 1 exited on signal 11 (Segmentation fault).\n" + rule + "partial"
+		for i := 0; i < len(in); i += 7 { // arbitrary chunks, as pipes deliver them
+			w.Write([]byte(in[i:min(i+7, len(in))]))
+		}
+		w.Flush()
+		want := "h5proxy: benchmark 0 (read): boom\n" +
+			"12:00:00.001 ERR phase failed error=boom rank=0\n" +
+			"12:00:00.003 ERR phase failed error=other rank=1\n" +
+			"h5proxy: benchmark 0 (read): rank 1 only\n" +
+			"12:00:00.004 INF step done rank=0\n12:00:00.004 INF step done rank=0\n" +
+			rule + "mpirun noticed that process rank 1 exited on signal 11 (Segmentation fault).\n" + rule + "partial"
+		if out.String() != want {
+			t.Errorf("filtered:\n%s\nwant:\n%s", out.String(), want)
+		}
+	})
+}
+
+// TestRunLauncherCount: an mpi.configuration without a rank option leaves the count to
+// mpirun, as h5bench's runner does; the launch message says so instead of naming
+// mpi.ranks, and a warning says mpi.ranks is ignored.
+func TestRunLauncherCount(t *testing.T) {
+	dir := t.TempDir()
+	doc := map[string]any{"mpi": map[string]any{"command": "mpirun", "ranks": "4", "configuration": "--oversubscribe"}, "directory": dir,
+		"benchmarks": []any{map[string]any{"benchmark": "write", "file": "x.h5", "configuration": map[string]any{"DIM_1": "8", "TIMESTEPS": "1"}}}}
+	cfg := writeJSON(t, filepath.Join(dir, "c.json"), doc)
+	r := h5proxy(t, dir, "run", cfg)
+	r.expect(t, 0, []string{"Total number of ranks: "}, []string{`launching mpirun's default number of ranks (mpi.configuration gives no -np): "mpirun" "--oversubscribe"`,
+		"mpi.ranks=4 ignored", "add -np 4 to mpi.configuration"})
+	if strings.Contains(r.stderr, "launching 4 ranks") || strings.Contains(r.stderr, "asks for 4 ranks") {
+		t.Errorf("the message names mpi.ranks:\n%s", r)
+	}
+	// With -np in the configuration, the count is the configuration's and is named.
+	doc["mpi"] = map[string]any{"command": "mpirun", "ranks": "1", "configuration": "--oversubscribe -np 1"}
+	cfg = writeJSON(t, filepath.Join(dir, "c.json"), doc)
+	r = h5proxy(t, dir, "run", cfg)
+	r.expect(t, 0, []string{"Total number of ranks: 1\n"}, []string{`launching 1 ranks: "mpirun" "--oversubscribe" "-np" "1"`})
+}
+
+// TestRunE3SMSummary: the summary names the history files E3SM writes (out_h0.h5 and
+// out_h1.h5 for out.h5), says why the canonical layout is slow, and names the CSV and
+// JSON outputs with their units; log fields are rounded.
+func TestRunE3SMSummary(t *testing.T) {
+	dir := t.TempDir()
+	doc := map[string]any{"pattern": "e3sm", "phases": []string{"write"},
+		"session": map[string]any{"file": filepath.Join(dir, "out.h5"), "report_file": filepath.Join(dir, "r.json"), "CSV_FILE": filepath.Join(dir, "w.csv")},
+		"options": map[string]any{"case": "F", "ne": 2, "lev": 4, "r": 2}}
+	cfg := writeJSON(t, filepath.Join(dir, "c.json"), doc)
+	r := h5proxy(t, dir, "run", "-np", "2", cfg)
+	h0, h1 := filepath.Join(dir, "out_h0.h5"), filepath.Join(dir, "out_h1.h5")
+	r.expect(t, 0, []string{"layout native, file " + h0 + ", " + h1 + "\n", "Note: the canonical layout writes each decomposed variable",
+		"CSV (h5bench's units: KB, MB = 1024^n bytes): " + filepath.Join(dir, "w.csv") + "\n",
+		"JSON report (SI units: bytes, seconds, bytes/s): " + filepath.Join(dir, "r.json") + "\n"}, nil)
+	for _, f := range []string{h0, h1} {
+		if err := checkHDF5(f); err != nil {
+			t.Error(err)
+		}
+	}
+	rep := readPatternReport(t, filepath.Join(dir, "r.json"), "e3sm")
+	if p := rep.Phases[0]; !slices.Equal(p.Files, []string{h0, h1}) || p.File != filepath.Join(dir, "out.h5") {
+		t.Errorf("report files %q (configured %s), want %q", p.Files, p.File, []string{h0, h1})
+	}
+	// raw_s is logged rounded: three decimals, or three significant digits below 0.1.
+	m := regexp.MustCompile(`raw_s=(\S+)`).FindAllStringSubmatch(r.stderr, -1)
+	if len(m) == 0 {
+		t.Fatalf("no raw_s log field:\n%s", r)
+	}
+	for _, f := range m {
+		v, err := strconv.ParseFloat(f[1], 64)
+		_, dec, _ := strings.Cut(f[1], ".")
+		if err != nil || (len(dec) > 3 && (v >= 0.1 || len(strings.TrimLeft(dec, "0")) > 3)) {
+			t.Errorf("raw_s=%s is not rounded", f[1])
+		}
+	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	logl "github.com/h5proxy/h5proxy/proxy/layout/log"
@@ -26,13 +25,13 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// inOut checks an INPUT OUTPUT argument pair: two different paths, the input existing.
+// inOut checks an INPUT OUTPUT argument pair: two different paths, the input an HDF5 file.
 func inOut(args []string) (string, string, error) {
 	if len(args) != 2 {
 		return "", "", usageError{error: fmt.Errorf("need an input and an output file, got %d arguments", len(args))}
 	}
 	in, out := args[0], args[1]
-	if _, err := os.Stat(in); err != nil {
+	if err := checkHDF5(in); err != nil {
 		return "", "", err
 	}
 	a, _ := filepath.Abs(in)

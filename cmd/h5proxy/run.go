@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"go.uber.org/automaxprocs/maxprocs"
 
 	"github.com/h5proxy/h5proxy/h5bench"
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
 )
 
@@ -67,18 +69,69 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 1 {
 		return usageError{error: fmt.Errorf("one configuration file at most, got %q", fs.Args())}
 	}
+	npSet := false
+	fs.Visit(func(f *flag.Flag) { npSet = npSet || f.Name == "np" })
+	if npSet && *np < 1 {
+		return usageError{error: fmt.Errorf("-np %d: the number of ranks must be at least 1", *np)}
+	}
 	j, err := loadJob(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	if *np > 0 {
+	if npSet {
 		j.ranks = *np
 		j.mpi.Args = nil
+	}
+	if err := checkOutputDirs(j); err != nil {
+		return err
 	}
 	if !launch.Underneath() && !*noLaunch {
 		return relaunch(j, args, stdout, stderr)
 	}
 	return runJob(j, *report, *quiet, stdout, stderr)
+}
+
+// checkOutputDirs makes sure, before any rank is launched, that the run directory can be
+// created and written, and that every writing benchmark's file lands in a writable
+// directory: found after MPI start-up, the same error would come from every rank.
+func checkOutputDirs(j *job) error {
+	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+		return fmt.Errorf("output directory %q cannot be created: %w", j.dir, err)
+	}
+	if err := probeWritable(j.dir); err != nil {
+		return err
+	}
+	checked := map[string]bool{filepath.Clean(j.dir): true}
+	for i, r := range j.runs {
+		cfg := r.Config
+		if cfg.Layout == "null" || !slices.Contains(cfg.Phases, patterns.PhaseWrite) {
+			continue
+		}
+		dir := filepath.Clean(filepath.Dir(cfg.File))
+		if checked[dir] {
+			continue
+		}
+		checked[dir] = true
+		if err := probeWritable(dir); err != nil {
+			return fmt.Errorf("benchmark %d (%s): file %q: %w", i, r.Benchmark, cfg.File, err)
+		}
+	}
+	return nil
+}
+
+// probeWritable creates and removes a file in dir: permission bits alone do not tell
+// (root, read-only mounts, /proc).
+func probeWritable(dir string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("output directory %q does not exist", dir)
+	}
+	f, err := os.CreateTemp(dir, ".h5proxy-probe-")
+	if err != nil {
+		return fmt.Errorf("output directory %q is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // parseFlags parses a command's flags. A bad flag is a usage error (exit status 2, as for
@@ -115,9 +168,18 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = stdout, stderr, nil
-	fmt.Fprintf(stderr, "h5proxy: launching %d ranks: %s\n", j.ranks, shellJoin(argv))
-	if err := cmd.Run(); err != nil {
+	ranksErr := newRankErrors(stderr)
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = stdout, ranksErr, nil
+	if j.mpi.LauncherCount && os.Getenv(launch.EnvLauncher) == "" {
+		fmt.Fprintf(stderr, "h5proxy: launching %s's default number of ranks (mpi.configuration gives no -np): %s\n", argv[0], shellJoin(argv))
+	} else {
+		fmt.Fprintf(stderr, "h5proxy: launching %d ranks: %s\n", j.ranks, shellJoin(argv))
+	}
+	err = cmd.Run()
+	if ferr := ranksErr.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return fmt.Errorf("launched run failed (%v)", ee)
@@ -151,7 +213,7 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
 	world := proxy.World()
 	rank := world.Rank()
-	if j.ranks != world.Size() && rank == 0 {
+	if j.ranks != world.Size() && rank == 0 && !j.mpi.LauncherCount {
 		fmt.Fprintf(stderr, "h5proxy: warning: configuration asks for %d ranks, running on %d\n", j.ranks, world.Size())
 	}
 	if rank == 0 {

@@ -278,6 +278,9 @@ func LoadMap(path string) (*Map, error) {
 	if reader == nil {
 		return nil, fmt.Errorf("e3sm: no map reader is registered to read %s (import github.com/h5proxy/h5proxy/patterns/all)", path)
 	}
+	if err := checkMapFile(path); err != nil {
+		return nil, err
+	}
 	m, err := reader(path)
 	if err != nil {
 		return nil, err

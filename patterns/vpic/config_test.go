@@ -94,7 +94,7 @@ func TestUnknownKeyListsAllowedKeys(t *testing.T) {
 	if err == nil {
 		t.Fatal("unknown key accepted")
 	}
-	want := `config (vpic): key "NUM_PARTICLE" value "16": unknown key; allowed: ` + strings.Join(Options.Keys(), ", ")
+	want := `config (vpic): key "NUM_PARTICLE" value "16": unknown key (did you mean NUM_PARTICLES?); allowed: ` + strings.Join(Options.Keys(), ", ")
 	if err.Error() != want {
 		t.Errorf("error %q\nwant  %q", err, want)
 	}
