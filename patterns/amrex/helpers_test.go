@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/options"
@@ -135,76 +133,6 @@ func checkAttr(op plan.Op, objPath string, w attrWant) error {
 	return nil
 }
 
-// checkLifecycle replays one step's plan: files are created/opened and closed in pairs,
-// objects live in an open file and parent group, are closed once, transfers touch open
-// datasets and nothing is left open. Attributes go on "/" or an open object.
-func checkLifecycle(pl plan.Plan, ph patterns.Phase) error {
-	file := ""
-	open := map[string]plan.OpKind{}
-	for i, op := range pl.Ops {
-		where := fmt.Sprintf("op %d (%s %s)", i, op.Kind, op.Path)
-		if ph == patterns.PhaseRead && (op.Kind == plan.CreateFile || op.Kind == plan.CreateGroup ||
-			op.Kind == plan.CreateDataset || op.Kind == plan.Write || op.Kind == plan.WriteAttribute) {
-			return fmt.Errorf("%s: create/write in a read phase", where)
-		}
-		if ph == patterns.PhaseWrite && op.Kind == plan.Read {
-			return fmt.Errorf("%s: read in a write phase", where)
-		}
-		switch op.Kind {
-		case plan.CreateFile, plan.OpenFile:
-			if file != "" {
-				return fmt.Errorf("%s: %s still open", where, file)
-			}
-			file = op.Path
-		case plan.CloseFile:
-			if file != op.Path || len(open) > 0 {
-				return fmt.Errorf("%s: open file %q, open objects %v", where, file, open)
-			}
-			file = ""
-		case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
-			if file == "" {
-				return fmt.Errorf("%s: no open file", where)
-			}
-			if _, dup := open[op.Path]; dup {
-				return fmt.Errorf("%s: already open", where)
-			}
-			if parent := path.Dir(op.Path); parent != "/" {
-				if k := open[parent]; k != plan.CreateGroup && k != plan.OpenGroup {
-					return fmt.Errorf("%s: parent %s not open", where, parent)
-				}
-			}
-			open[op.Path] = op.Kind
-		case plan.CloseGroup, plan.CloseDataset:
-			if _, ok := open[op.Path]; !ok {
-				return fmt.Errorf("%s: not open", where)
-			}
-			for p := range open {
-				if strings.HasPrefix(p, op.Path+"/") {
-					return fmt.Errorf("%s: child %s still open", where, p)
-				}
-			}
-			delete(open, op.Path)
-		case plan.WriteAttribute:
-			if file == "" {
-				return fmt.Errorf("%s: no open file", where)
-			}
-			if _, ok := open[op.Path]; op.Path != "/" && !ok {
-				return fmt.Errorf("%s: object not open", where)
-			}
-		case plan.Write, plan.Read:
-			if k := open[op.Path]; k != plan.CreateDataset && k != plan.OpenDataset {
-				return fmt.Errorf("%s: dataset not open", where)
-			}
-		default:
-			return fmt.Errorf("%s: unexpected operation", where)
-		}
-	}
-	if file != "" || len(open) > 0 {
-		return fmt.Errorf("after the step: file %q open, objects %v", file, open)
-	}
-	return nil
-}
-
 // stepPlan plans one step and fails the test on error.
 func stepPlan(t *testing.T, p *Pattern, ph patterns.Phase, step, rank, size int) plan.Plan {
 	t.Helper()
@@ -212,7 +140,7 @@ func stepPlan(t *testing.T, p *Pattern, ph patterns.Phase, step, rank, size int)
 	if err != nil {
 		t.Fatalf("%s step %d rank %d/%d: %v", ph, step, rank, size, err)
 	}
-	if err := checkLifecycle(pl, ph); err != nil {
+	if err := plantest.CheckLifecycle(ph, []plan.Plan{pl}, plantest.Lifecycle{}); err != nil {
 		t.Fatalf("%s step %d rank %d/%d: %v", ph, step, rank, size, err)
 	}
 	return pl

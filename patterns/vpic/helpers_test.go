@@ -165,85 +165,6 @@ func compareOp(g, w plan.Op) error {
 	return nil
 }
 
-// checkLifecycle replays the plans of one phase (Begin, the steps, End) and checks that
-// every file, group and dataset is created (write) or opened (read) once, closed exactly
-// once, closed only while open, that transfers touch open datasets, that objects live in
-// an open parent group, and that nothing is open at file close or afterwards.
-func checkLifecycle(ph patterns.Phase, plans []plan.Plan) error {
-	open := map[string]plan.OpKind{}
-	file := ""
-	closedFiles := 0
-	isGroup := func(k plan.OpKind) bool { return k == plan.CreateGroup || k == plan.OpenGroup }
-	isDataset := func(k plan.OpKind) bool { return k == plan.CreateDataset || k == plan.OpenDataset }
-	for pi, pl := range plans {
-		for oi, op := range pl.Ops {
-			where := fmt.Sprintf("plan %d op %d (%s %s)", pi, oi, op.Kind, op.Path)
-			if ph == patterns.PhaseWrite && (op.Kind == plan.OpenFile || op.Kind == plan.OpenGroup || op.Kind == plan.OpenDataset || op.Kind == plan.Read) {
-				return fmt.Errorf("%s: open/read in a write phase", where)
-			}
-			if ph == patterns.PhaseRead && (op.Kind == plan.CreateFile || op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset || op.Kind == plan.Write || op.Kind == plan.FlushFile) {
-				return fmt.Errorf("%s: create/write in a read phase", where)
-			}
-			switch op.Kind {
-			case plan.CreateFile, plan.OpenFile:
-				if file != "" || closedFiles > 0 {
-					return fmt.Errorf("%s: file opened twice", where)
-				}
-				file = op.Path
-			case plan.FlushFile:
-				if file != op.Path {
-					return fmt.Errorf("%s: flush of a file that is not open (%q)", where, file)
-				}
-			case plan.CloseFile:
-				if file != op.Path {
-					return fmt.Errorf("%s: close of a file that is not open (%q)", where, file)
-				}
-				if len(open) > 0 {
-					return fmt.Errorf("%s: objects still open at file close: %v", where, open)
-				}
-				file = ""
-				closedFiles++
-			case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
-				if file == "" {
-					return fmt.Errorf("%s: no open file", where)
-				}
-				if _, dup := open[op.Path]; dup {
-					return fmt.Errorf("%s: already open", where)
-				}
-				if parent := path.Dir(op.Path); parent != "/" && !isGroup(open[parent]) {
-					return fmt.Errorf("%s: parent group %s not open", where, parent)
-				}
-				open[op.Path] = op.Kind
-			case plan.CloseGroup:
-				if !isGroup(open[op.Path]) {
-					return fmt.Errorf("%s: group not open", where)
-				}
-				for p := range open {
-					if strings.HasPrefix(p, op.Path+"/") {
-						return fmt.Errorf("%s: child %s still open", where, p)
-					}
-				}
-				delete(open, op.Path)
-			case plan.CloseDataset:
-				if !isDataset(open[op.Path]) {
-					return fmt.Errorf("%s: dataset not open", where)
-				}
-				delete(open, op.Path)
-			case plan.Write, plan.Read:
-				if !isDataset(open[op.Path]) {
-					return fmt.Errorf("%s: dataset not open", where)
-				}
-			default:
-				return fmt.Errorf("%s: unexpected operation", where)
-			}
-		}
-	}
-	if file != "" || len(open) > 0 || closedFiles != 1 {
-		return fmt.Errorf("after End: file %q open, objects %v open, %d file closes", file, open, closedFiles)
-	}
-	return nil
-}
-
 // runPhase plans Begin, steps 0..steps-1 and End.
 func runPhase(p *Pattern, ph patterns.Phase, steps int, e patterns.Env) ([]plan.Plan, error) {
 	var plans []plan.Plan
@@ -296,3 +217,6 @@ func closedSteps(t *testing.T, pl plan.Plan, names []string) []int {
 	}
 	return steps
 }
+
+// vpicLifecycle: a VPIC phase works on one file, and its write phase creates everything.
+var vpicLifecycle = plantest.Lifecycle{OneFile: true, CreateOnly: true}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -174,7 +175,7 @@ func TestReadSelections(t *testing.T) {
 					if len(asked) == 0 {
 						t.Error("env.Shape never called")
 					}
-					if err := checkLifecycle(patterns.PhaseRead, plans); err != nil {
+					if err := plantest.CheckLifecycle(patterns.PhaseRead, plans, vpicLifecycle); err != nil {
 						t.Errorf("R=%d r=%d lifecycle: %v", R, r, err)
 					}
 				}
@@ -246,7 +247,7 @@ func TestReadDelayedClose(t *testing.T) {
 			if got := closedSteps(t, plans[6], readOrderWant); !reflect.DeepEqual(got, w.end) {
 				t.Errorf("End closes %v, want %v", got, w.end)
 			}
-			if err := checkLifecycle(patterns.PhaseRead, plans); err != nil {
+			if err := plantest.CheckLifecycle(patterns.PhaseRead, plans, vpicLifecycle); err != nil {
 				t.Error(err)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -212,7 +213,7 @@ func TestWriteMatrix(t *testing.T) {
 						if err := compareOps(plans[3].Ops, wantWriteEnd(v, r)); err != nil {
 							t.Errorf("R=%d r=%d End:\n%v", R, r, err)
 						}
-						if err := checkLifecycle(patterns.PhaseWrite, plans); err != nil {
+						if err := plantest.CheckLifecycle(patterns.PhaseWrite, plans, vpicLifecycle); err != nil {
 							t.Errorf("R=%d r=%d lifecycle: %v", R, r, err)
 						}
 					}
@@ -463,7 +464,7 @@ func TestDelayedCloseWrite(t *testing.T) {
 					if n := len(end.Ops); end.Ops[n-2].Kind != plan.FlushFile || end.Ops[n-1].Kind != plan.CloseFile {
 						t.Errorf("End does not finish with flush and close: %v", end.Ops)
 					}
-					if err := checkLifecycle(patterns.PhaseWrite, plans); err != nil {
+					if err := plantest.CheckLifecycle(patterns.PhaseWrite, plans, vpicLifecycle); err != nil {
 						t.Errorf("lifecycle: %v", err)
 					}
 				}
@@ -484,7 +485,7 @@ func TestDelayedCloseEarlyEnd(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := checkLifecycle(patterns.PhaseWrite, plans); err != nil {
+				if err := plantest.CheckLifecycle(patterns.PhaseWrite, plans, vpicLifecycle); err != nil {
 					t.Errorf("D=%d async=%v after %d steps: %v", d, async, ran, err)
 				}
 			}
@@ -509,7 +510,7 @@ func TestLifecycleAllWrite(t *testing.T) {
 							if err != nil {
 								t.Fatalf("%s/%s D=%d: %v", c.name(), v.name, d, err)
 							}
-							if err := checkLifecycle(patterns.PhaseWrite, plans); err != nil {
+							if err := plantest.CheckLifecycle(patterns.PhaseWrite, plans, vpicLifecycle); err != nil {
 								t.Fatalf("%s/%s D=%d async=%v R=%d r=%d: %v", c.name(), v.name, d, async, R, r, err)
 							}
 						}

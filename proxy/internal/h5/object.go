@@ -116,14 +116,40 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 	enter()
 	defer leave()
 	op := "H5Dcreate2 " + path
-	if err := checkID("CreateDataset "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
-		return 0, err
-	}
 	if d.Chunk != nil && len(d.Chunk) != len(d.Shape) {
 		return 0, errorf("h5: %s: chunk rank %d != shape rank %d", op, len(d.Chunk), len(d.Shape))
 	}
 	if d.Deflate < 0 || d.Deflate > 9 {
 		return 0, errorf("h5: %s: deflate level %d outside 0..9", op, d.Deflate)
+	}
+	return create(loc, "CreateDataset", path, op, d, func(C.hid_t) (C.hid_t, error) {
+		if d.Chunk == nil && d.Deflate == 0 && !d.FillNever {
+			return C.H5P_DEFAULT, nil
+		}
+		dcpl := C.H5Pcreate(C.h5p_dcpl_class())
+		if dcpl < 0 {
+			return dcpl, stackError("H5Pcreate(H5P_DATASET_CREATE) for " + op)
+		}
+		if d.Chunk != nil && C.H5Pset_chunk(dcpl, C.int(len(d.Chunk)), hsizes(d.Chunk)) < 0 {
+			return dcpl, stackError(fmt.Sprintf("H5Pset_chunk %v for %s", d.Chunk, op))
+		}
+		if d.Deflate > 0 && C.H5Pset_deflate(dcpl, C.uint(d.Deflate)) < 0 {
+			return dcpl, stackError(fmt.Sprintf("H5Pset_deflate %d for %s", d.Deflate, op))
+		}
+		if d.FillNever && C.H5Pset_fill_time(dcpl, C.H5D_FILL_TIME_NEVER) < 0 {
+			return dcpl, stackError("H5Pset_fill_time for " + op)
+		}
+		return dcpl, nil
+	})
+}
+
+// create runs H5Dcreate2 for the dataset at path with d's datatype and dataspace and the
+// creation property list props builds over that dataspace (H5P_DEFAULT for none; any
+// other list props returns, failed or not, is closed here). fn names the caller for
+// identifier checks, op the HDF5 call in errors. Called inside the gate.
+func create(loc ID, fn, path, op string, d plan.DatasetSpec, props func(space C.hid_t) (C.hid_t, error)) (ID, error) {
+	if err := checkID(fn+" "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
+		return 0, err
 	}
 	typ, err := memType(d.Type)
 	if err != nil {
@@ -134,21 +160,12 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		return 0, err
 	}
 	defer C.H5Sclose(space)
-	dcpl := C.hid_t(C.H5P_DEFAULT)
-	if d.Chunk != nil || d.Deflate > 0 || d.FillNever {
-		if dcpl = C.H5Pcreate(C.h5p_dcpl_class()); dcpl < 0 {
-			return 0, stackError("H5Pcreate(H5P_DATASET_CREATE) for " + op)
-		}
+	dcpl, err := props(space)
+	if dcpl > 0 && dcpl != C.H5P_DEFAULT {
 		defer C.H5Pclose(dcpl)
-		if d.Chunk != nil && C.H5Pset_chunk(dcpl, C.int(len(d.Chunk)), hsizes(d.Chunk)) < 0 {
-			return 0, stackError(fmt.Sprintf("H5Pset_chunk %v for %s", d.Chunk, op))
-		}
-		if d.Deflate > 0 && C.H5Pset_deflate(dcpl, C.uint(d.Deflate)) < 0 {
-			return 0, stackError(fmt.Sprintf("H5Pset_deflate %d for %s", d.Deflate, op))
-		}
-		if d.FillNever && C.H5Pset_fill_time(dcpl, C.H5D_FILL_TIME_NEVER) < 0 {
-			return 0, stackError("H5Pset_fill_time for " + op)
-		}
+	}
+	if err != nil {
+		return 0, err
 	}
 	cpath := cstr(path)
 	defer free(cpath)

@@ -169,38 +169,21 @@ func CreateVirtual(loc ID, path string, d plan.DatasetSpec, maps []VirtualMap) (
 	enter()
 	defer leave()
 	op := "H5Dcreate2 (virtual) " + path
-	if err := checkID("CreateVirtual "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
-		return 0, err
-	}
-	typ, err := memType(d.Type)
-	if err != nil {
-		return 0, fmt.Errorf("%w (creating %s)", err, path)
-	}
-	space, err := simpleSpace(op, d.Shape, d.MaxShape)
-	if err != nil {
-		return 0, err
-	}
-	defer C.H5Sclose(space)
-	dcpl := C.H5Pcreate(C.h5p_vds_dcpl_class())
-	if dcpl < 0 {
-		return 0, stackError("H5Pcreate(H5P_DATASET_CREATE) for " + op)
-	}
-	defer C.H5Pclose(dcpl)
-	if C.H5Pset_layout(dcpl, C.H5D_VIRTUAL) < 0 {
-		return 0, stackError("H5Pset_layout(H5D_VIRTUAL) for " + op)
-	}
-	for i, m := range maps {
-		if err := addMapping(op, dcpl, space, d.Shape, i, m); err != nil {
-			return 0, err
+	return create(loc, "CreateVirtual", path, op, d, func(space C.hid_t) (C.hid_t, error) {
+		dcpl := C.H5Pcreate(C.h5p_vds_dcpl_class())
+		if dcpl < 0 {
+			return dcpl, stackError("H5Pcreate(H5P_DATASET_CREATE) for " + op)
 		}
-	}
-	cpath := cstr(path)
-	defer free(cpath)
-	ds := C.H5Dcreate2(C.hid_t(loc), cpath, typ, space, C.H5P_DEFAULT, dcpl, C.H5P_DEFAULT)
-	if ds < 0 {
-		return 0, stackError(op)
-	}
-	return ID(ds), nil
+		if C.H5Pset_layout(dcpl, C.H5D_VIRTUAL) < 0 {
+			return dcpl, stackError("H5Pset_layout(H5D_VIRTUAL) for " + op)
+		}
+		for i, m := range maps {
+			if err := addMapping(op, dcpl, space, d.Shape, i, m); err != nil {
+				return dcpl, err
+			}
+		}
+		return dcpl, nil
+	})
 }
 
 // addMapping adds mapping i to dcpl. Called inside the gate.

@@ -4,7 +4,6 @@
 package log
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -44,7 +43,7 @@ func metaLogPath(n int) string { return fmt.Sprintf("%s/_md_%d", logGroupPath, n
 type logLayout struct {
 	env   stack.Env
 	gap   int64
-	files []*logFile // stack: object operations apply to the innermost open file
+	files h5layout.Files[*logFile]
 	// coalesced keeps the index's coalesced selections across flushes and files.
 	coalesced coalesced
 }
@@ -97,20 +96,13 @@ func newLogStore(path string, id h5.ID, nlogs int, gap int64) logStore {
 		dsets: map[string]*plan.DatasetSpec{}, addr: map[int]int64{}, gap: gap}
 }
 
-func (l *logLayout) current() (*logFile, error) {
-	if len(l.files) == 0 {
-		return nil, errors.New("log layout: no file is open")
-	}
-	return l.files[len(l.files)-1], nil
-}
-
 // Exec performs one plan operation.
 func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
 	case plan.CreateFile, plan.OpenFile:
 		return l.open(op)
 	}
-	f, err := l.current()
+	f, err := l.files.Current()
 	if err != nil {
 		return err
 	}
@@ -194,7 +186,7 @@ func (l *logLayout) open(op *plan.Op) (err error) {
 		h5.CloseFile(id)
 		return err
 	}
-	l.files = append(l.files, &logFile{logStore: newLogStore(op.Path, id, nlogs, l.gap), parallel: op.File.Parallel,
+	l.files.Push(&logFile{logStore: newLogStore(op.Path, id, nlogs, l.gap), parallel: op.File.Parallel,
 		readOnly: op.Kind == plan.OpenFile && op.File.ReadOnly, comm: comm, ownComm: own, objs: h5layout.NewObjTable()})
 	return nil
 }
@@ -503,13 +495,13 @@ func (l *logLayout) flush(f *logFile) error {
 // close flushes, then closes the file.
 func (l *logLayout) close(f *logFile) error {
 	err := l.flush(f)
-	leaked := f.objs.CloseAll()
-	l.files = l.files[:len(l.files)-1]
+	leaked := f.objs.CloseForFileClose()
+	l.files.Pop()
 	if cerr := f.release(); err == nil {
 		err = cerr
 	}
-	if err == nil && len(leaked) > 0 {
-		err = fmt.Errorf("plan left objects open at file close: %v", leaked)
+	if err == nil {
+		err = leaked
 	}
 	return err
 }
@@ -732,7 +724,7 @@ func (s *logStore) fetch(reads []fileRead, buf []byte, msize uint64) error {
 
 // Shape returns a dataset's extent, from memory or from its anchor's _dims.
 func (l *logLayout) Shape(path string) ([]uint64, error) {
-	f, err := l.current()
+	f, err := l.files.Current()
 	if err != nil {
 		return nil, err
 	}
@@ -745,16 +737,10 @@ func (l *logLayout) Shape(path string) ([]uint64, error) {
 
 // Abort closes everything still open, innermost file first; pending requests are lost.
 func (l *logLayout) Abort() error {
-	var first error
-	for len(l.files) > 0 {
-		f := l.files[len(l.files)-1]
+	return l.files.Abort(func(f *logFile) error {
 		f.objs.CloseAll()
-		l.files = l.files[:len(l.files)-1]
-		if err := f.release(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+		return f.release()
+	})
 }
 
 // Replay rewrites the log-layout file logPath into the canonical layout at outPath: the

@@ -3,9 +3,7 @@
 package native
 
 import (
-	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
@@ -17,28 +15,20 @@ import (
 // MPI-IO, or per rank when the plan says so) with the plan's groups and datasets.
 type nativeLayout struct {
 	env   stack.Env
-	files []*openFile // stack: object operations apply to the innermost open file
+	files h5layout.Files[*openFile]
 }
 
 type openFile struct {
 	path     string
 	id       h5.ID
 	parallel bool
-	objs     map[string]h5.ID
-	kinds    map[string]plan.OpKind // how each object was opened, to close it right
+	objs     h5layout.ObjTable
 }
 
 func init() {
 	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData,
 		Summary:   "the real file: one HDF5 file (shared through MPI-IO, or per rank when the plan says so) with the plan's groups and datasets",
 		NewLayout: func(env stack.Env) (stack.Layout, error) { return &nativeLayout{env: env}, nil }})
-}
-
-func (l *nativeLayout) current() (*openFile, error) {
-	if len(l.files) == 0 {
-		return nil, errors.New("no file is open")
-	}
-	return l.files[len(l.files)-1], nil
 }
 
 func (l *nativeLayout) access(fs *plan.FileSpec) h5.Access {
@@ -65,11 +55,10 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		if err != nil {
 			return err
 		}
-		l.files = append(l.files, &openFile{path: op.Path, id: id, parallel: op.File.Parallel,
-			objs: map[string]h5.ID{}, kinds: map[string]plan.OpKind{}})
+		l.files.Push(&openFile{path: op.Path, id: id, parallel: op.File.Parallel, objs: h5layout.NewObjTable()})
 		return nil
 	}
-	f, err := l.current()
+	f, err := l.files.Current()
 	if err != nil {
 		return err
 	}
@@ -80,7 +69,7 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 	case plan.CloseFile:
 		return l.closeFile(f)
 	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
-		if _, dup := f.objs[op.Path]; dup {
+		if _, dup := f.objs.IDs[op.Path]; dup {
 			return fmt.Errorf("%s is already open", op.Path)
 		}
 		var id h5.ID
@@ -97,20 +86,12 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		if err != nil {
 			return err
 		}
-		f.objs[op.Path], f.kinds[op.Path] = id, op.Kind
+		f.objs.Add(op.Path, id, op.Kind)
 		return nil
 	case plan.CloseGroup, plan.CloseDataset:
-		id, ok := f.objs[op.Path]
-		if !ok {
-			return fmt.Errorf("%s is not open", op.Path)
-		}
-		delete(f.objs, op.Path)
-		if op.Kind == plan.CloseGroup {
-			return h5.CloseGroup(id)
-		}
-		return h5.CloseDataset(id)
+		return f.objs.Close(op.Path)
 	case plan.ExtendDataset:
-		id, ok := f.objs[op.Path]
+		id, ok := f.objs.IDs[op.Path]
 		if !ok {
 			return fmt.Errorf("dataset %s is not open", op.Path)
 		}
@@ -118,7 +99,7 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 	case plan.WriteAttribute:
 		loc := f.id // an attribute on "/" goes on the root group through the file id
 		if op.Path != "/" {
-			id, ok := f.objs[op.Path]
+			id, ok := f.objs.IDs[op.Path]
 			if !ok {
 				return fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
 			}
@@ -126,7 +107,7 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		}
 		return h5.WriteAttribute(loc, *op.Attribute)
 	case plan.Write, plan.Read:
-		id, ok := f.objs[op.Path]
+		id, ok := f.objs.IDs[op.Path]
 		if !ok {
 			return fmt.Errorf("dataset %s is not open", op.Path)
 		}
@@ -143,56 +124,27 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 // closeFile closes the file; objects the plan left open are closed first and reported,
 // because a plan that leaks handles is a bug that would change HDF5's close behaviour.
 func (l *nativeLayout) closeFile(f *openFile) error {
-	var leaked []string
-	for p := range f.objs {
-		leaked = append(leaked, p)
-	}
-	sort.Strings(leaked)
-	l.closeObjects(f)
-	l.files = l.files[:len(l.files)-1]
+	leaked := f.objs.CloseForFileClose()
+	l.files.Pop()
 	if err := h5.CloseFile(f.id); err != nil {
 		return err
 	}
-	if len(leaked) > 0 {
-		return fmt.Errorf("plan left objects open at file close: %v", leaked)
-	}
-	return nil
-}
-
-func (l *nativeLayout) closeObjects(f *openFile) {
-	for p, id := range f.objs {
-		switch f.kinds[p] {
-		case plan.CreateGroup, plan.OpenGroup:
-			_ = h5.CloseGroup(id)
-		default:
-			_ = h5.CloseDataset(id)
-		}
-		delete(f.objs, p)
-	}
+	return leaked
 }
 
 // Shape returns a dataset's current extent, opening it briefly if the plan has not.
 func (l *nativeLayout) Shape(path string) ([]uint64, error) {
-	f, err := l.current()
+	f, err := l.files.Current()
 	if err != nil {
 		return nil, err
 	}
-	if id, ok := f.objs[path]; ok && (f.kinds[path] == plan.CreateDataset || f.kinds[path] == plan.OpenDataset) {
-		return h5.DatasetShape(id)
-	}
-	return h5layout.OpenShape(f.id, path)
+	return f.objs.Shape(f.id, path)
 }
 
 // Abort closes everything still open, innermost file first.
 func (l *nativeLayout) Abort() error {
-	var first error
-	for len(l.files) > 0 {
-		f := l.files[len(l.files)-1]
-		l.closeObjects(f)
-		l.files = l.files[:len(l.files)-1]
-		if err := h5.CloseFile(f.id); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return l.files.Abort(func(f *openFile) error {
+		f.objs.CloseAll()
+		return h5.CloseFile(f.id)
+	})
 }

@@ -55,7 +55,7 @@ func subfileName(master string, gen, k, n int) string {
 type subfilingLayout struct {
 	env            stack.Env
 	count, perFile int
-	files          []*subFile
+	files          h5layout.Files[*subFile]
 }
 
 // Options are the subfiling layout's keys.
@@ -105,13 +105,6 @@ type subFile struct {
 	written log.Selections
 }
 
-func (l *subfilingLayout) current() (*subFile, error) {
-	if len(l.files) == 0 {
-		return nil, errors.New("subfiling layout: no file is open")
-	}
-	return l.files[len(l.files)-1], nil
-}
-
 // Exec performs one plan operation.
 func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
@@ -123,7 +116,7 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 		}
 		return l.openMaster(op)
 	}
-	f, err := l.current()
+	f, err := l.files.Current()
 	if err != nil {
 		return err
 	}
@@ -298,7 +291,7 @@ func (l *subfilingLayout) create(op *plan.Op, reopen bool) (err error) {
 			return err
 		}
 	}
-	l.files = append(l.files, f)
+	l.files.Push(f)
 	return nil
 }
 
@@ -401,7 +394,7 @@ func (l *subfilingLayout) openMaster(op *plan.Op) error {
 	if err != nil {
 		return err
 	}
-	l.files = append(l.files, &subFile{master: op.Path, id: id, reading: true, objs: h5layout.NewObjTable(), specs: map[string]*plan.DatasetSpec{}})
+	l.files.Push(&subFile{master: op.Path, id: id, reading: true, objs: h5layout.NewObjTable(), specs: map[string]*plan.DatasetSpec{}})
 	return nil
 }
 
@@ -444,12 +437,12 @@ func (f *subFile) openObject(op *plan.Op) error {
 // close ends a file. Writing: the group records its selections and closes its subfile,
 // then rank 0 writes the master (collective on the file's communicator).
 func (l *subfilingLayout) close(f *subFile) error {
-	l.files = l.files[:len(l.files)-1]
-	leaked := f.objs.CloseAll()
+	l.files.Pop()
+	leaked := f.objs.CloseForFileClose()
 	if f.reading {
 		err := h5.CloseFile(f.id)
-		if err == nil && len(leaked) > 0 {
-			err = fmt.Errorf("plan left objects open at file close: %v", leaked)
+		if err == nil {
+			err = leaked
 		}
 		return err
 	}
@@ -468,8 +461,8 @@ func (l *subfilingLayout) close(f *subFile) error {
 	if ferr := f.freeComms(); err == nil {
 		err = ferr
 	}
-	if err == nil && len(leaked) > 0 {
-		err = fmt.Errorf("plan left objects open at file close: %v", leaked)
+	if err == nil {
+		err = leaked
 	}
 	return err
 }
@@ -666,34 +659,22 @@ func (f *subFile) freeComms() error {
 // Shape returns a dataset's extent: from the plan while writing, from the master while
 // reading.
 func (l *subfilingLayout) Shape(path string) ([]uint64, error) {
-	f, err := l.current()
+	f, err := l.files.Current()
 	if err != nil {
 		return nil, err
 	}
 	if d, ok := f.specs[path]; ok {
 		return d.Shape, nil
 	}
-	if id, ok := f.objs.IDs[path]; ok && !h5layout.IsGroupKind(f.objs.Kinds[path]) {
-		return h5.DatasetShape(id)
-	}
-	return h5layout.OpenShape(f.id, path)
+	return f.objs.Shape(f.id, path)
 }
 
 // Abort closes everything still open, innermost first; no master is written.
 func (l *subfilingLayout) Abort() error {
-	var first error
-	for len(l.files) > 0 {
-		f := l.files[len(l.files)-1]
-		l.files = l.files[:len(l.files)-1]
+	return l.files.Abort(func(f *subFile) error {
 		f.objs.CloseAll()
-		if err := h5.CloseFile(f.id); err != nil && first == nil {
-			first = err
-		}
-		if err := f.freeComms(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+		return errors.Join(h5.CloseFile(f.id), f.freeComms())
+	})
 }
 
 // Fuse turns the subfiled file whose master is masterPath into one plain HDF5 file at

@@ -1,0 +1,72 @@
+package h5layout
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+)
+
+// Files is a layout's stack of open files: object operations apply to the innermost one.
+type Files[F any] struct{ open []F }
+
+// ErrNoFile is returned for an object operation when no file is open.
+var ErrNoFile = errors.New("no file is open")
+
+// Push makes f the innermost open file.
+func (s *Files[F]) Push(f F) { s.open = append(s.open, f) }
+
+// Current returns the innermost open file.
+func (s *Files[F]) Current() (F, error) {
+	if len(s.open) == 0 {
+		var zero F
+		return zero, ErrNoFile
+	}
+	return s.open[len(s.open)-1], nil
+}
+
+// Pop forgets the innermost open file (its caller closes it).
+func (s *Files[F]) Pop() {
+	if len(s.open) > 0 {
+		s.open = s.open[:len(s.open)-1]
+	}
+}
+
+// Len is the number of open files.
+func (s *Files[F]) Len() int { return len(s.open) }
+
+// All returns the open files, outermost first.
+func (s *Files[F]) All() []F { return s.open }
+
+// Abort closes every open file with release, innermost first, after a failure; it
+// returns the first error and forgets every file whatever happens.
+func (s *Files[F]) Abort(release func(F) error) error {
+	var first error
+	for len(s.open) > 0 {
+		f := s.open[len(s.open)-1]
+		s.Pop()
+		if err := release(f); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Shape returns the extent of the dataset at path: from its open identifier when the
+// table holds it, else by opening it briefly in file.
+func (o ObjTable) Shape(file h5.ID, path string) ([]uint64, error) {
+	if id, ok := o.IDs[path]; ok && !IsGroupKind(o.Kinds[path]) {
+		return h5.DatasetShape(id)
+	}
+	return OpenShape(file, path)
+}
+
+// CloseForFileClose closes every object still open when its file closes. The objects
+// were leaked by the plan, a bug that would change HDF5's close behaviour: the returned
+// error names them (nil when none was open).
+func (o ObjTable) CloseForFileClose() error {
+	if leaked := o.CloseAll(); len(leaked) > 0 {
+		return fmt.Errorf("plan left objects open at file close: %v", leaked)
+	}
+	return nil
+}
