@@ -3,7 +3,14 @@
  * (create, def_dim, def_var, put_att, expand_rec_size, put_vara, put_varn -> varn_expand,
  * wait, close) and src/cases/var_wr_case.cpp (the order of the phases and their timers).
  *
- *   mpirun -np 2 e3sm_canonical MAP.h5 OUT.h5 HEADER...
+ *   mpirun -np 2 e3sm_canonical [--sorted] MAP.h5 OUT.h5 HEADER...
+ *   e3sm_canonical --dims MAP.h5     print the map's process count and D<k>.dims, one per line
+ *
+ * Request order: E3SM-IO's current read_decomp (src/read_decomp.cpp) keeps a rank's requests
+ * in map order (the fill_starts[p] first requests of each map process it takes); its earlier
+ * read_decomp sorted them by offset and coalesced adjacent ones (breaking at the start of a
+ * row of the last dimension), which --sorted does. The union selections differ in order and
+ * in size accordingly (the 16p F map's D2/D3 requests of length 1 coalesce into runs).
  *
  * MAP.h5 is a decomposition map in E3SM-IO's HDF5 form (root attributes -DIM_decomp_nprocs
  * and -DIM_num_decomp, attributes D<k>.dims, datasets D<k>.nreqs, D<k>.fill_starts,
@@ -50,7 +57,9 @@
  *   barrier; wait: nothing for the plain HDF5 driver (no H5Fflush)          [write flushing]
  *   barrier; close: H5Dclose of every dataset, H5Fclose                     [close]
  *   end-to-end timer off
- * Rank 0 prints E3SM-IO's min/max timer lines per file and the sum of the end-to-end maxima. */
+ * Rank 0 prints E3SM-IO's min/max timer lines per file (plus the share of the posting time
+ * spent building union selections and in the collective H5Dwrite calls) and the sum of the
+ * end-to-end maxima. */
 #include "ref_common.h"
 
 #include <ctype.h>
@@ -236,12 +245,48 @@ static unsigned long long read_u64_attr(hid_t f, const char *name)
 /* read_map loads every decomposition and keeps this rank's requests: map processes
  * [start, start+count), count = P/R plus one for the first P%R ranks, each process's
  * fill_starts[p] first requests, in map order. */
-static decomp_t *read_map(const char *path, int rank, int nranks, int *ndecomp)
+typedef struct {
+    long long off, len;
+} req_t;
+
+static int req_cmp(const void *a, const void *b)
+{
+    long long x = ((const req_t *)a)->off, y = ((const req_t *)b)->off;
+    return x < y ? -1 : x > y;
+}
+
+/* sort_coalesce is the earlier read_decomp's ordering: by offset, adjacent requests merged
+ * unless the next one starts a row of the last dimension. */
+static void sort_coalesce(decomp_t *d)
+{
+    if (d->nreq < 2)
+        return;
+    req_t *r = malloc((size_t)d->nreq * sizeof(req_t));
+    for (long long i = 0; i < d->nreq; i++)
+        r[i] = (req_t){d->off[i], d->len[i]};
+    qsort(r, (size_t)d->nreq, sizeof(req_t), req_cmp);
+    long long row = (long long)d->dims[d->ndims - 1], j = 0;
+    for (long long i = 1; i < d->nreq; i++) {
+        if (r[i].off % row == 0 || r[i].off > r[j].off + r[j].len)
+            r[++j] = r[i];
+        else
+            r[j].len += r[i].len;
+    }
+    d->nreq = j + 1;
+    for (long long i = 0; i < d->nreq; i++) {
+        d->off[i] = r[i].off;
+        d->len[i] = r[i].len;
+    }
+    free(r);
+}
+
+static decomp_t *read_map(const char *path, int rank, int nranks, int *ndecomp, int *nprocs)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         ref_die("cannot open map %s", path);
     int np = (int)read_u64_attr(f, "-DIM_decomp_nprocs");
+    *nprocs = np;
     *ndecomp = (int)read_u64_attr(f, "-DIM_num_decomp");
     decomp_t *ds = calloc((size_t)*ndecomp, sizeof(decomp_t));
     int count = rank < np ? np / nranks + (rank < np % nranks ? 1 : 0) : 0;
@@ -352,6 +397,10 @@ static char *history_path(const char *out, const char *hist)
     return p;
 }
 
+/* Seconds in selection building and in H5Dwrite, over all variables of a file (E3SM-IO's
+ * E3SM_IO_TIMER_HDF5_SEL and E3SM_IO_TIMER_HDF5_WR profiling timers). */
+static double t_sel, t_wr;
+
 /* varn_expand is E3SM-IO's union path: SET then OR per request, one collective write. */
 static void varn_expand(hid_t did, hid_t mtype, const decomp_t *d, int rec, hid_t dxpl, const void *buf)
 {
@@ -364,6 +413,7 @@ static void varn_expand(hid_t did, hid_t mtype, const decomp_t *d, int rec, hid_
         one[j] = 1;
     H5S_seloper_t op = H5S_SELECT_SET;
     hsize_t total = 0;
+    double t0 = MPI_Wtime();
     int lead = rec >= 0 ? 1 : 0;
     for (long long i = 0; i < d->nreq; i++) {
         if (d->len[i] == 0)
@@ -391,7 +441,11 @@ static void varn_expand(hid_t did, hid_t mtype, const decomp_t *d, int rec, hid_
         REF_CHECK(H5Sselect_none(dsid));
     }
     REF_CHECK(msid);
+    double t1 = MPI_Wtime();
     REF_CHECK(H5Dwrite(did, mtype, msid, dsid, dxpl, buf));
+    double t2 = MPI_Wtime();
+    t_sel += t1 - t0;
+    t_wr += t2 - t1;
     hid_t tid = H5Dget_type(did);
     (void)H5Tget_size(tid);
     H5Tclose(tid);
@@ -428,11 +482,12 @@ static void put_vara(hid_t did, hid_t mtype, const var_t *v, int rec, hid_t dxpl
     H5Sclose(dsid);
 }
 
-enum { T_PRE, T_OPEN, T_DEF, T_POST, T_FLUSH, T_CLOSE, T_E2E, NT };
+enum { T_PRE, T_OPEN, T_DEF, T_POST, T_FLUSH, T_CLOSE, T_E2E, T_SEL, T_WR, NT };
 static const char *tnames[NT] = {"Time of I/O preparing          ", "Time of file open/create       ",
                                  "Time of define variables       ", "Time of posting write requests ",
                                  "Time of write flushing         ", "Time of close                  ",
-                                 "end-to-end time                "};
+                                 "end-to-end time                ", "  of which union selection      ",
+                                 "  of which collective H5Dwrite "};
 
 /* write_history writes one history file; returns the end-to-end time's maximum over ranks. */
 static double write_history(const char *out, const header_t *h, const decomp_t *ds, int ndecomp, int rank)
@@ -544,6 +599,7 @@ static double write_history(const char *out, const header_t *h, const decomp_t *
 
     MPI_Barrier(MPI_COMM_WORLD);
     timing = MPI_Wtime();
+    t_sel = t_wr = 0;
     for (int r = 0; r < h->records; r++) {
         for (int i = 0; i < h->nvars; i++) { /* expand_rec_size */
             hid_t dsid = H5Dget_space(dids[i]);
@@ -566,6 +622,8 @@ static double write_history(const char *out, const header_t *h, const decomp_t *
         }
     }
     t[T_POST] = MPI_Wtime() - timing;
+    t[T_SEL] = t_sel;
+    t[T_WR] = t_wr;
     MPI_Barrier(MPI_COMM_WORLD);
     timing = MPI_Wtime();
     t[T_FLUSH] = MPI_Wtime() - timing; /* the plain HDF5 driver's wait does nothing */
@@ -602,17 +660,37 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    if (argc < 4)
-        ref_die("usage: %s MAP.h5 OUT.h5 HEADER...", argv[0]);
-    int ndecomp = 0;
-    decomp_t *ds = read_map(argv[1], rank, nranks, &ndecomp);
-    int nh = argc - 3;
+    if (argc == 3 && strcmp(argv[1], "--dims") == 0) {
+        int ndecomp = 0, np = 0;
+        decomp_t *ds = read_map(argv[2], 0, 1, &ndecomp, &np);
+        if (rank == 0) {
+            printf("nprocs %d\n", np);
+            for (int k = 0; k < ndecomp; k++) {
+                printf("D%d", k + 1);
+                for (int i = 0; i < ds[k].ndims; i++)
+                    printf(" %llu", (unsigned long long)ds[k].dims[i]);
+                printf("\n");
+            }
+        }
+        MPI_Finalize();
+        return 0;
+    }
+    int sorted = argc > 1 && strcmp(argv[1], "--sorted") == 0;
+    if (argc < 4 + sorted)
+        ref_die("usage: %s [--sorted] MAP.h5 OUT.h5 HEADER... | --dims MAP.h5", argv[0]);
+    char **a = argv + sorted;
+    int ndecomp = 0, np = 0;
+    decomp_t *ds = read_map(a[1], rank, nranks, &ndecomp, &np);
+    if (sorted)
+        for (int k = 0; k < ndecomp; k++)
+            sort_coalesce(&ds[k]);
+    int nh = argc - 3 - sorted;
     header_t *hs = calloc((size_t)nh, sizeof(header_t));
     for (int i = 0; i < nh; i++)
-        read_header(argv[3 + i], &hs[i]);
+        read_header(a[3 + i], &hs[i]);
     double total = 0;
     for (int i = 0; i < nh; i++)
-        total += write_history(argv[2], &hs[i], ds, ndecomp, rank);
+        total += write_history(a[2], &hs[i], ds, ndecomp, rank);
     if (rank == 0)
         printf("Total end-to-end time (all files, max over ranks): %.4f s\n", total);
     MPI_Finalize();
