@@ -23,14 +23,13 @@
 // measured) or map (the current one: map order, as h5proxy's patterns/e3sm does).
 //
 // The e3sm-f reference writes the variables of h5proxy's patterns/e3sm (names, shapes,
-// decompositions, attributes) with E3SM-IO's types: char variables as H5T_NATIVE_CHAR and
-// each _FillValue of the variable's own type, as E3SM-IO's header-definition code does.
+// decompositions, attributes and their types) but stores the char variables as E3SM-IO does,
+// H5T_NATIVE_CHAR (signed), where h5proxy writes u8.
 package main
 
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -526,8 +525,7 @@ func typeName(t patterns.Type, variable bool) string {
 	return t.Class.String()
 }
 
-// headerText renders a history in the reference's header format. A _FillValue takes the
-// variable's type, as E3SM-IO's PUT_ATTR_FILL does.
+// headerText renders a history in the reference's header format.
 func headerText(h *e3sm.History) []byte {
 	var b bytes.Buffer
 	hist := h.Name
@@ -559,31 +557,8 @@ func headerText(h *e3sm.History) []byte {
 		}
 		b.WriteByte('\n')
 		for _, a := range v.Attrs {
-			if a.Name == "_FillValue" {
-				a = retype(a, v.Type)
-			}
 			attr("attr", a)
 		}
 	}
 	return b.Bytes()
-}
-
-// retype converts a one-value numeric attribute to type t.
-func retype(a patterns.AttributeSpec, t patterns.Type) patterns.AttributeSpec {
-	if a.Type.Class == t.Class || len(a.Value) != a.Type.Size {
-		return a
-	}
-	ne := binary.NativeEndian
-	var v float64
-	switch a.Type.Class {
-	case patterns.Float32:
-		v = float64(math.Float32frombits(ne.Uint32(a.Value)))
-	case patterns.Float64:
-		v = math.Float64frombits(ne.Uint64(a.Value))
-	case patterns.Int32:
-		v = float64(int32(ne.Uint32(a.Value)))
-	default:
-		return a
-	}
-	return e3sm.NumAttr(a.Name, t, v)
 }
