@@ -103,29 +103,18 @@ typedef struct {
     long long *off, *len;
 } decomp_t;
 
+/* type_of maps a header type word to its HDF5 native type; str reports the string type. */
 static hid_t type_of(const char *s, int *str)
 {
+    static const char *words[] = {"f64", "f32", "i32", "i64", "u64", "i8", "u8", "char", "str"};
+    const hid_t types[] = {H5T_NATIVE_DOUBLE, H5T_NATIVE_FLOAT, H5T_NATIVE_INT,   H5T_NATIVE_INT64, H5T_NATIVE_UINT64,
+                           H5T_NATIVE_INT8,   H5T_NATIVE_UINT8, H5T_NATIVE_CHAR, H5T_C_S1};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(s, words[i]) == 0) {
+            *str = types[i] == H5T_C_S1;
+            return types[i];
+        }
     *str = 0;
-    if (strcmp(s, "f64") == 0)
-        return H5T_NATIVE_DOUBLE;
-    if (strcmp(s, "f32") == 0)
-        return H5T_NATIVE_FLOAT;
-    if (strcmp(s, "i32") == 0)
-        return H5T_NATIVE_INT;
-    if (strcmp(s, "i64") == 0)
-        return H5T_NATIVE_INT64;
-    if (strcmp(s, "u64") == 0)
-        return H5T_NATIVE_UINT64;
-    if (strcmp(s, "i8") == 0)
-        return H5T_NATIVE_INT8;
-    if (strcmp(s, "u8") == 0)
-        return H5T_NATIVE_UINT8;
-    if (strcmp(s, "char") == 0)
-        return H5T_NATIVE_CHAR;
-    if (strcmp(s, "str") == 0) {
-        *str = 1;
-        return H5T_C_S1;
-    }
     return -1;
 }
 
@@ -401,14 +390,31 @@ static char *history_path(const char *out, const char *hist)
  * E3SM_IO_TIMER_HDF5_SEL and E3SM_IO_TIMER_HDF5_WR profiling timers). */
 static double t_sel, t_wr;
 
-/* varn_expand is E3SM-IO's union path: SET then OR per request, one collective write. */
-static void varn_expand(hid_t did, hid_t mtype, const decomp_t *d, int rec, hid_t dxpl, const void *buf)
+/* file_space opens a dataset's file space and reads its extent, as both write paths begin. */
+static hid_t file_space(hid_t did, hsize_t *dims, int *ndim)
 {
     hid_t dsid = H5Dget_space(did);
     REF_CHECK(dsid);
+    *ndim = H5Sget_simple_extent_dims(dsid, dims, NULL);
+    REF_CHECK(*ndim);
+    return dsid;
+}
+
+/* account queries the dataset's type size after a write, as E3SM-IO counts its bytes. */
+static void account(hid_t did)
+{
+    hid_t tid = H5Dget_type(did);
+    REF_CHECK(tid);
+    (void)H5Tget_size(tid);
+    H5Tclose(tid);
+}
+
+/* varn_expand is E3SM-IO's union path: SET then OR per request, one collective write. */
+static void varn_expand(hid_t did, hid_t mtype, const decomp_t *d, int rec, hid_t dxpl, const void *buf)
+{
     hsize_t dims[MAXD], start[MAXD], block[MAXD], one[MAXD];
-    int ndim = H5Sget_simple_extent_dims(dsid, dims, NULL);
-    REF_CHECK(ndim);
+    int ndim;
+    hid_t dsid = file_space(did, dims, &ndim);
     for (int j = 0; j < MAXD; j++)
         one[j] = 1;
     H5S_seloper_t op = H5S_SELECT_SET;
@@ -446,9 +452,7 @@ static void varn_expand(hid_t did, hid_t mtype, const decomp_t *d, int rec, hid_
     double t2 = MPI_Wtime();
     t_sel += t1 - t0;
     t_wr += t2 - t1;
-    hid_t tid = H5Dget_type(did);
-    (void)H5Tget_size(tid);
-    H5Tclose(tid);
+    account(did);
     H5Sclose(dsid);
     H5Sclose(msid);
 }
@@ -456,11 +460,9 @@ static void varn_expand(hid_t did, hid_t mtype, const decomp_t *d, int rec, hid_
 /* put_vara is E3SM-IO's path for variables rank 0 writes alone: independent H5Dwrite. */
 static void put_vara(hid_t did, hid_t mtype, const var_t *v, int rec, hid_t dxpl, const void *buf)
 {
-    hid_t dsid = H5Dget_space(did);
-    REF_CHECK(dsid);
     hsize_t dims[MAXD], start[MAXD], block[MAXD], one[MAXD];
-    int ndim = H5Sget_simple_extent_dims(dsid, dims, NULL);
-    REF_CHECK(ndim);
+    int ndim;
+    hid_t dsid = file_space(did, dims, &ndim);
     for (int j = 0; j < ndim; j++) {
         one[j] = 1;
         start[j] = 0;
@@ -475,9 +477,7 @@ static void put_vara(hid_t did, hid_t mtype, const var_t *v, int rec, hid_t dxpl
     if (ndim > 0)
         REF_CHECK(H5Sselect_hyperslab(dsid, H5S_SELECT_SET, start, NULL, one, block));
     REF_CHECK(H5Dwrite(did, mtype, msid, dsid, dxpl, buf));
-    hid_t tid = H5Dget_type(did);
-    (void)H5Tget_size(tid);
-    H5Tclose(tid);
+    account(did);
     H5Sclose(msid);
     H5Sclose(dsid);
 }
@@ -656,10 +656,8 @@ static double write_history(const char *out, const header_t *h, const decomp_t *
 
 int main(int argc, char **argv)
 {
-    int provided, rank, nranks;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int rank, nranks;
+    ref_init(&argc, &argv, &rank, &nranks);
     if (argc == 3 && strcmp(argv[1], "--dims") == 0) {
         int ndecomp = 0, np = 0;
         decomp_t *ds = read_map(argv[2], 0, 1, &ndecomp, &np);

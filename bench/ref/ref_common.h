@@ -72,4 +72,38 @@ static inline double ref_human(double v, char *unit)
     return v;
 }
 
+/* ref_init starts MPI as h5bench does (MPI_THREAD_MULTIPLE) and returns rank and size. */
+static inline void ref_init(int *argc, char ***argv, int *rank, int *nranks)
+{
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nranks);
+}
+
+/* ref_summary prints h5bench's performance summary for op ("write" or "read"): the banner,
+ * ranks, compute time (none here), size, raw and metadata time, the lines in between
+ * (extra, may be NULL), the observed time under its h5bench name, both rates and the
+ * closing line. */
+static inline void ref_summary(const char *op, int nranks, double bytes, double raw_s, double meta_s,
+                               const char *extra, const char *observed_name, double obs_s)
+{
+    char u;
+    printf("\n=================== Performance Results ==================\n");
+    printf("Total number of ranks: %d\n", nranks);
+    printf("Total emulated compute time: %.3lf s\n", 0.0);
+    double v = ref_human(bytes, &u);
+    printf("Total %s size: %.3lf %cB\n", op, v, u);
+    printf("Raw %s time: %.3f s\n", op, raw_s);
+    printf("Metadata time: %.3f s\n", meta_s);
+    if (extra != NULL)
+        fputs(extra, stdout);
+    printf("%s: %.3f s\n", observed_name, obs_s);
+    v = ref_human(bytes / raw_s, &u);
+    printf("SYNC Raw %s rate: %.3f %cB/s \n", op, v, u);
+    v = ref_human(bytes / obs_s, &u);
+    printf("SYNC Observed %s rate: %.3f %cB/s\n", op, v, u);
+    printf("===========================================================\n");
+}
+
 #endif

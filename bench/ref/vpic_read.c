@@ -30,10 +30,8 @@ static const char *names[NVARS] = {"x", "y", "z", "id_1", "id_2", "px", "py", "p
 
 int main(int argc, char **argv)
 {
-    int provided, rank, nranks;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int rank, nranks;
+    ref_init(&argc, &argv, &rank, &nranks);
     if (argc < 6)
         ref_die("usage: %s FILE DIM_1 TIMESTEPS COLLECTIVE_DATA FULL|PARTIAL N|STRIDED STRIDE BLOCK CNT",
                 argv[0]);
@@ -152,21 +150,8 @@ int main(int argc, char **argv)
 
     if (rank == 0) {
         double bytes = (double)nranks * steps * (double)to_read * (6 * sizeof(float) + 2 * sizeof(int));
-        double raw_s = raw_us / 1e6, obs_s = (t4 - t1) / 1e6;
-        char u;
-        printf("\n=================== Performance Results ==================\n");
-        printf("Total number of ranks: %d\n", nranks);
-        printf("Total emulated compute time: %.3lf s\n", 0.0);
-        double v = ref_human(bytes, &u);
-        printf("Total read size: %.3lf %cB\n", v, u);
-        printf("Raw read time: %.3f s\n", raw_s);
-        printf("Metadata time: %.3f s\n", meta_us / 1e6);
-        printf("Observed read completion time: %.3f s\n", obs_s);
-        v = ref_human(bytes / raw_s, &u);
-        printf("SYNC Raw read rate: %.3f %cB/s \n", v, u);
-        v = ref_human(bytes / obs_s, &u);
-        printf("SYNC Observed read rate: %.3f %cB/s\n", v, u);
-        printf("===========================================================\n");
+        ref_summary("read", nranks, bytes, raw_us / 1e6, meta_us / 1e6, NULL, "Observed read completion time",
+                    (t4 - t1) / 1e6);
     }
     for (int v = 0; v < NVARS; v++)
         free(buf[v]);

@@ -35,10 +35,8 @@ static const char *names[NVARS] = {"x", "y", "z", "px", "py", "pz", "id_1", "id_
 
 int main(int argc, char **argv)
 {
-    int provided, rank, nranks;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int rank, nranks;
+    ref_init(&argc, &argv, &rank, &nranks);
     if (argc != 7 && argc != 9)
         ref_die("usage: %s FILE DIM_1 TIMESTEPS COLLECTIVE_DATA COLLECTIVE_METADATA "
                 "DELAYED_CLOSE_TIMESTEPS [ALIGN_THRESHOLD ALIGN_LEN]",
@@ -175,24 +173,11 @@ int main(int argc, char **argv)
 
     if (rank == 0) {
         double bytes = (double)nranks * steps * (double)n * (7 * sizeof(float) + sizeof(int));
-        double raw_s = raw_us / 1e6, obs_s = (t4 - t1) / 1e6;
-        char u;
-        printf("\n=================== Performance Results ==================\n");
-        printf("Total number of ranks: %d\n", nranks);
-        printf("Total emulated compute time: %.3lf s\n", 0.0);
-        double v = ref_human(bytes, &u);
-        printf("Total write size: %.3lf %cB\n", v, u);
-        printf("Raw write time: %.3f s\n", raw_s);
-        printf("Metadata time: %.3f s\n", meta_us / 1e6);
-        printf("H5Fcreate() time: %.3f s\n", (tcreate1 - tcreate0) / 1e6);
-        printf("H5Fflush() time: %.3f s\n", (tflush1 - tflush0) / 1e6);
-        printf("H5Fclose() time: %.3f s\n", (tclose1 - tflush1) / 1e6);
-        printf("Observed completion time: %.3f s\n", obs_s);
-        v = ref_human(bytes / raw_s, &u);
-        printf("SYNC Raw write rate: %.3f %cB/s \n", v, u);
-        v = ref_human(bytes / obs_s, &u);
-        printf("SYNC Observed write rate: %.3f %cB/s\n", v, u);
-        printf("===========================================================\n");
+        char extra[256];
+        snprintf(extra, sizeof extra, "H5Fcreate() time: %.3f s\nH5Fflush() time: %.3f s\nH5Fclose() time: %.3f s\n",
+                 (tcreate1 - tcreate0) / 1e6, (tflush1 - tflush0) / 1e6, (tclose1 - tflush1) / 1e6);
+        ref_summary("write", nranks, bytes, raw_us / 1e6, meta_us / 1e6, extra, "Observed completion time",
+                    (t4 - t1) / 1e6);
         /* Not one of h5bench's lines: the preparation h5bench leaves outside its window. */
         printf("Data preparation time (outside the window): %.3f s\n", prep_us / 1e6);
     }
