@@ -48,6 +48,7 @@ test-readme:
 bench: build
 	$(GO) run ./bench/mpiio -np 2 -reps 9
 	$(GO) run ./bench/overlap -np 1 -reps 5
+	$(GO) run ./bench/fidelity -np 2 -reps 7
 
 clean:
 	rm -rf $(BIN) build $(DEMO_DIR)
@@ -73,3 +74,16 @@ bench-capi: deps
 	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target bench_calls
 	cmake --build $(CMAKE_BUILD_DIR) --target bench-capi
+
+# ---- bench/ref: C reference programs issuing h5bench's VPIC-IO/BD-CATS and E3SM-IO's canonical
+# HDF5 call sequences (see bench/ref/*.c); bench/fidelity times them against h5proxy.
+.PHONY: bench-ref
+REF_CC ?= mpicc
+REF_CFLAGS ?= -O2 -Wall -Werror $(shell pkg-config --cflags hdf5-openmpi 2>/dev/null)
+REF_LIBS := $(shell pkg-config --libs hdf5-openmpi 2>/dev/null)
+REF_PROGS := $(BIN)/ref/vpic_write $(BIN)/ref/vpic_read $(BIN)/ref/e3sm_canonical
+bench: bench-ref
+bench-ref: $(REF_PROGS)
+$(BIN)/ref/%: bench/ref/%.c bench/ref/ref_common.h
+	@mkdir -p $(BIN)/ref
+	$(REF_CC) $(REF_CFLAGS) -o $@ $< $(REF_LIBS)

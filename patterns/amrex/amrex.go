@@ -281,15 +281,18 @@ func (p *Pattern) readPlotfile(b *builder, path string) {
 }
 
 // particleRootAttributes are the particle file's root attributes after version_name (the
-// Chombo_global group comes between), in WriteHDF5ParticleDataSync's order.
+// Chombo_global group comes between), in WriteHDF5ParticleDataSync's order. Components are
+// numbered from 0, as the AMReX h5bench builds names them (real_component_<i> and
+// int_component_<i> for the i-th written component); later AMReX releases start the real
+// ones at AMREX_SPACEDIM and the int ones at 2.
 func (p *Pattern) particleRootAttributes(size int) []plan.AttributeSpec {
 	a := []plan.AttributeSpec{i32Attr("num_component", NumRealComps+NumIntComps), i32Attr("num_component_real", NumRealComps)}
 	for i := 0; i < NumRealComps; i++ {
-		a = append(a, strAttr(fmt.Sprintf("real_component_%d", 3+i), fmt.Sprintf("particle_real_component_%d", i)))
+		a = append(a, strAttr(fmt.Sprintf("real_component_%d", i), fmt.Sprintf("particle_real_component_%d", i)))
 	}
 	a = append(a, i32Attr("num_component_int", NumIntComps))
 	for i := 0; i < NumIntComps; i++ {
-		a = append(a, strAttr(fmt.Sprintf("int_component_%d", 2+i), fmt.Sprintf("particle_int_component_%d", i)))
+		a = append(a, strAttr(fmt.Sprintf("int_component_%d", i), fmt.Sprintf("particle_int_component_%d", i)))
 	}
 	total := p.C.Particles()
 	return append(a, i64Attr("nparticles", int64(total)), i64Attr("maxnextid", MaxNextID(total, size)),

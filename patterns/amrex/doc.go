@@ -91,9 +91,9 @@
 //	├── Chombo_global/       @SpaceDim i32[1] = 3
 //	├── @num_component       i32[1] = 16
 //	├── @num_component_real  i32[1] = 12
-//	├── @real_component_3 .. @real_component_14   str "particle_real_component_0" .. "_11"
+//	├── @real_component_0 .. @real_component_11   str "particle_real_component_0" .. "_11"
 //	├── @num_component_int   i32[1] = 4
-//	├── @int_component_2 .. @int_component_5      str "particle_int_component_0" .. "_3"
+//	├── @int_component_0 .. @int_component_3      str "particle_int_component_0" .. "_3"
 //	├── @nparticles          i64[1] = nppc*ncells^3
 //	├── @maxnextid           i64[1] = N/R + N%R + 1 (rank 0 generates the remainder)
 //	├── @finest_level        i32[1] = nlevs-1

@@ -248,11 +248,11 @@ func exampleParticleHeader(path string, ranks int) []opWant {
 		ow(plan.CreateGroup, "/Chombo_global", false), aw("/Chombo_global", iAttr("SpaceDim", 3)), ow(plan.CloseGroup, "/Chombo_global", false),
 		aw("/", iAttr("num_component", 16)), aw("/", iAttr("num_component_real", 12))}
 	for i := 0; i < 12; i++ {
-		w = append(w, aw("/", sAttr(fmt.Sprintf("real_component_%d", i+3), fmt.Sprintf("particle_real_component_%d", i))))
+		w = append(w, aw("/", sAttr(fmt.Sprintf("real_component_%d", i), fmt.Sprintf("particle_real_component_%d", i))))
 	}
 	w = append(w, aw("/", iAttr("num_component_int", 4)))
 	for i := 0; i < 4; i++ {
-		w = append(w, aw("/", sAttr(fmt.Sprintf("int_component_%d", i+2), fmt.Sprintf("particle_int_component_%d", i))))
+		w = append(w, aw("/", sAttr(fmt.Sprintf("int_component_%d", i), fmt.Sprintf("particle_int_component_%d", i))))
 	}
 	return append(w, aw("/", lAttr("nparticles", 4096)), aw("/", lAttr("maxnextid", int64(4096/ranks+4096%ranks+1))),
 		aw("/", iAttr("finest_level", 0)),

@@ -96,6 +96,33 @@ func NumAttr(name string, t plan.Type, values ...float64) plan.AttributeSpec {
 	return plan.AttributeSpec{Name: name, Type: t, Shape: []uint64{uint64(len(values))}, Value: b}
 }
 
+// fillOfVarType gives v's _FillValue v's own type: E3SM-IO's PUT_ATTR_FILL writes the fill
+// value with the variable's external type, so a double variable gets an 8-byte _FillValue
+// (the tables transcribe the real files' float one).
+func fillOfVarType(v *Var) {
+	for i, a := range v.Attrs {
+		if a.Name != "_FillValue" || a.Type.Class == v.Type.Class || len(a.Value) != a.Type.Size {
+			continue
+		}
+		var x float64
+		ne := binary.NativeEndian
+		switch a.Type.Class {
+		case plan.Float32:
+			x = float64(math.Float32frombits(ne.Uint32(a.Value)))
+		case plan.Float64:
+			x = math.Float64frombits(ne.Uint64(a.Value))
+		case plan.Int32:
+			x = float64(int32(ne.Uint32(a.Value)))
+		default:
+			continue
+		}
+		switch v.Type.Class {
+		case plan.Float32, plan.Float64, plan.Int32:
+			v.Attrs[i] = NumAttr(a.Name, v.Type, x)
+		}
+	}
+}
+
 // DimAttr is the root attribute of a dimension: -DIM_<name>, u64 scalar, H5S_UNLIMITED for
 // the unlimited one.
 func DimAttr(d Dim) plan.AttributeSpec {
@@ -429,6 +456,7 @@ func buildHistory(c, hist string, m *Map, float bool, records int) (*History, er
 				}
 			}
 		}
+		fillOfVarType(v)
 	}
 	h.Vars = vars
 	return h, nil

@@ -1,7 +1,9 @@
 package e3sm
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -151,5 +153,55 @@ func TestAttributeEncoding(t *testing.T) {
 	}
 	if d := DimAttr(Dim{"ncol", 866}); d.Value[0] != 866%256 || d.Value[1] != 866/256 {
 		t.Errorf("ncol attribute %+v", d)
+	}
+}
+
+// TestFillValueTypes pins E3SM-IO's rule that a _FillValue has its variable's type (50
+// double ones in F h0 and 3 in F h1, float with j) while missing_value stays float, and
+// that the value survives the conversion.
+func TestFillValueTypes(t *testing.T) {
+	for _, tc := range []struct {
+		c, hist string
+		float   bool
+		want    plan.Type
+		count   int
+	}{
+		{"F", "h0", false, plan.F64, 50},
+		{"F", "h1", false, plan.F64, 3},
+		{"F", "h0", true, plan.F32, 50},
+		{"G", "", false, plan.F64, -1},
+		{"I", "h0", false, plan.F64, -1},
+		{"I", "h1", false, plan.F64, -1},
+	} {
+		h, err := buildHistory(tc.c, tc.hist, synth(t, tc.c, 2), tc.float, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, v := range h.Vars {
+			for _, a := range v.Attrs {
+				switch a.Name {
+				case "_FillValue":
+					if !a.Type.Equal(v.Type) || len(a.Shape) != 1 || a.Shape[0] != 1 {
+						t.Errorf("%s %s %s: _FillValue %s %v, variable %s", tc.c, tc.hist, v.Name, a.Type, a.Shape, v.Type)
+					}
+					if v.Type.Equal(tc.want) {
+						n++
+					}
+					if tc.c == "F" && v.Type.Class == plan.Float64 && len(a.Value) == 8 {
+						if got := math.Float64frombits(binary.NativeEndian.Uint64(a.Value)); got != float64(float32(1e20)) {
+							t.Errorf("F %s %s: _FillValue %g, want 1e20f", tc.hist, v.Name, got)
+						}
+					}
+				case "missing_value":
+					if tc.c == "F" && !a.Type.Equal(plan.F32) {
+						t.Errorf("F %s %s: missing_value %s, want f32", tc.hist, v.Name, a.Type)
+					}
+				}
+			}
+		}
+		if tc.count >= 0 && n != tc.count {
+			t.Errorf("%s %s (j=%v): %d _FillValue of %s, want %d", tc.c, tc.hist, tc.float, n, tc.want, tc.count)
+		}
 	}
 }

@@ -1,0 +1,564 @@
+// Command fidelity times h5proxy against the C reference programs of bench/ref, which issue
+// the real kernels' HDF5 call sequences (h5bench's VPIC-IO write and BD-CATS read, E3SM-IO's
+// canonical HDF5 write), case by case: it runs the reference and `bin/h5proxy run` with the
+// equivalent h5bench configuration interleaved (A B A B ...), each under the MPI launcher
+// at the given rank count, deletes each run's files after it (outside both programs' timed
+// windows), and prints per case the medians and min–max spreads of the observed and raw
+// times and the ratio h5proxy / reference of the medians.
+//
+//	make bench-ref build && go run ./bench/fidelity -np 2 -reps 7     # or: make bench
+//	go run ./bench/fidelity -cases vpic-write -reps 3 -dim1 1048576
+//
+// Cases (issue 12): vpic-write (1-D CONTIG/CONTIG, collective data and metadata, DIM_1
+// particles per rank, -steps steps, DELAYED_CLOSE_TIMESTEPS -delay, no compute), vpic-read
+// (BD-CATS FULL over a file h5proxy wrote once before the runs) and e3sm-f (E3SM-IO's F case,
+// h0 and h1, from the -map file). Times are as each program reports them: h5proxy's JSON
+// report (observed_time, raw_time.max and, for insight, observed − prep_time.max) and the
+// reference's printed lines (h5bench's "Observed completion time", "Raw write time", ...;
+// for e3sm-f the sum over the files of E3SM-IO's end-to-end maxima and of its "posting
+// write requests" maxima).
+//
+// -e3sm-order picks the reference's request order: sorted (E3SM-IO's earlier read_decomp,
+// which sorted and coalesced each rank's requests; the version whose files the issue
+// measured) or map (the current one: map order, as h5proxy's patterns/e3sm does).
+//
+// The e3sm-f reference writes the variables of h5proxy's patterns/e3sm (names, shapes,
+// decompositions, attributes and their types) but stores the char variables as E3SM-IO does,
+// H5T_NATIVE_CHAR (signed), where h5proxy writes u8.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns/e3sm"
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// sample is one run's times in seconds; prep is h5proxy's data preparation inside its
+// window (0 for the references, which prepare outside).
+type sample struct{ observed, raw, prep float64 }
+
+// side is one of the two programs of a case.
+type side struct {
+	argv  func(run int) []string       // program and arguments (without the launcher)
+	parse func([]byte) (sample, error) // times from its output
+	files func(run int) []string       // files to delete after the run
+}
+
+type benchCase struct {
+	name, what string
+	ref, proxy side
+}
+
+func main() {
+	np := flag.Int("np", 2, "ranks of every run")
+	reps := flag.Int("reps", 7, "runs of each program per case (interleaved)")
+	cases := flag.String("cases", "vpic-write,vpic-read,e3sm-f", "cases to run, comma-separated")
+	dim1 := flag.Uint64("dim1", 2097152, "VPIC particles per rank (DIM_1)")
+	steps := flag.Int("steps", 4, "VPIC timesteps")
+	delay := flag.Int("delay", 2, "VPIC DELAYED_CLOSE_TIMESTEPS")
+	mapFile := flag.String("map", filepath.Join("data", "e3sm", "map_f_case_16p.h5"), "E3SM-IO F-case map (HDF5 form) for e3sm-f")
+	records := flag.Int("r", 1, "E3SM-IO records of the F h1 file (-r)")
+	order := flag.String("e3sm-order", "sorted", "request order of the E3SM reference: sorted (earlier E3SM-IO read_decomp: sorted, coalesced) or map (current: map order)")
+	bin := flag.String("bin", "bin", "directory holding h5proxy and ref/ (make build bench-ref)")
+	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
+	flag.Parse()
+	if *order != "sorted" && *order != "map" {
+		fmt.Fprintf(os.Stderr, "fidelity: -e3sm-order %q: want sorted or map\n", *order)
+		os.Exit(2)
+	}
+	if err := run(*np, *reps, *cases, *dim1, *steps, *delay, *mapFile, *records, *order == "sorted", *bin, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "fidelity:", err)
+		os.Exit(1)
+	}
+}
+
+func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapFile string, records int, sorted bool, bin, dir string) error {
+	if np < 1 || reps < 1 || steps < 1 || delay < 0 || dim1 < 1 || records < 1 {
+		return fmt.Errorf("-np, -reps, -steps, -dim1 and -r must be positive and -delay not negative")
+	}
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	for _, p := range []string{"h5proxy", "ref/vpic_write", "ref/vpic_read", "ref/e3sm_canonical"} {
+		if _, err := os.Stat(filepath.Join(bin, p)); err != nil {
+			return fmt.Errorf("-bin %s: %s missing (run make build bench-ref): %w", bin, p, err)
+		}
+	}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "h5proxy-fidelity-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	} else if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	names := strings.Split(caseList, ",")
+	var todo []benchCase
+	for _, n := range names {
+		var c benchCase
+		var err error
+		switch strings.TrimSpace(n) {
+		case "vpic-write":
+			c = vpicWrite(bin, dir, np, dim1, steps, delay)
+		case "vpic-read":
+			c, err = vpicRead(bin, dir, np, dim1, steps)
+		case "e3sm-f":
+			c, err = e3smF(bin, dir, np, mapFile, records, sorted)
+		default:
+			return fmt.Errorf("-cases: unknown case %q (known: vpic-write, vpic-read, e3sm-f)", n)
+		}
+		if err != nil {
+			return fmt.Errorf("case %s: %w", n, err)
+		}
+		todo = append(todo, c)
+	}
+	fmt.Printf("fidelity: %d ranks, %d interleaved runs per program; seconds (median [min–max])\n", np, reps)
+	for _, c := range todo {
+		var ref, px []sample
+		for i := 0; i < reps; i++ {
+			s, err := execute(np, c.ref, i)
+			if err != nil {
+				return fmt.Errorf("%s reference run %d: %w", c.name, i, err)
+			}
+			ref = append(ref, s)
+			if s, err = execute(np, c.proxy, i); err != nil {
+				return fmt.Errorf("%s h5proxy run %d: %w", c.name, i, err)
+			}
+			px = append(px, s)
+		}
+		report(c, ref, px)
+	}
+	return nil
+}
+
+// execute runs one side under the launcher and deletes its files afterwards.
+func execute(np int, s side, i int) (sample, error) {
+	pre, env, err := launch.Launcher(np)
+	if err != nil {
+		return sample{}, err
+	}
+	argv := append(pre, s.argv(i)...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	var smp sample
+	if err == nil {
+		smp, err = s.parse(out)
+	}
+	for _, f := range s.files(i) {
+		os.Remove(f)
+	}
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out)
+	}
+	return smp, nil
+}
+
+func report(c benchCase, ref, px []sample) {
+	fmt.Printf("\n%s: %s\n", c.name, c.what)
+	rows := []struct {
+		name string
+		get  func(sample) float64
+	}{
+		{"observed", func(s sample) float64 { return s.observed }},
+		{"raw", func(s sample) float64 { return s.raw }},
+		{"observed - prep", func(s sample) float64 { return s.observed - s.prep }},
+	}
+	fmt.Printf("  %-16s %-26s %-26s %s\n", "time", "reference", "h5proxy", "h5proxy/reference")
+	for _, r := range rows {
+		rm, rlo, rhi := stats(ref, r.get)
+		pm, plo, phi := stats(px, r.get)
+		ratio := math.NaN()
+		if rm > 0 {
+			ratio = pm / rm
+		}
+		fmt.Printf("  %-16s %-26s %-26s %.3f\n", r.name, fmt.Sprintf("%.3f [%.3f–%.3f]", rm, rlo, rhi),
+			fmt.Sprintf("%.3f [%.3f–%.3f]", pm, plo, phi), ratio)
+	}
+}
+
+// stats returns the median, minimum and maximum.
+func stats(ss []sample, get func(sample) float64) (med, lo, hi float64) {
+	v := make([]float64, len(ss))
+	for i, s := range ss {
+		v[i] = get(s)
+	}
+	sort.Float64s(v)
+	n := len(v)
+	med = v[n/2]
+	if n%2 == 0 {
+		med = (v[n/2-1] + v[n/2]) / 2
+	}
+	return med, v[0], v[n-1]
+}
+
+// h5benchConfig writes an h5bench-style configuration with one benchmark and returns its path.
+func h5benchConfig(dir, name, benchmark, file string, np int, conf map[string]string) (string, error) {
+	doc := map[string]any{
+		"mpi":        map[string]string{"command": "mpirun", "ranks": strconv.Itoa(np)},
+		"directory":  dir,
+		"benchmarks": []any{map[string]any{"benchmark": benchmark, "file": file, "configuration": conf}},
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, name+".json")
+	return p, os.WriteFile(p, b, 0o644)
+}
+
+// proxySide runs `h5proxy run` on a configuration and reads its JSON report.
+func proxySide(bin, dir, name, cfg string, files func(int) []string) side {
+	rep := filepath.Join(dir, name+"-report.json")
+	return side{
+		argv: func(int) []string {
+			return []string{filepath.Join(bin, "h5proxy"), "run", "-quiet", "-report", rep, cfg}
+		},
+		files: func(i int) []string { return append(files(i), rep) },
+		parse: func([]byte) (sample, error) { return proxyReport(rep) },
+	}
+}
+
+// proxyReport reads the first phase of h5proxy's JSON report.
+func proxyReport(path string) (sample, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return sample{}, err
+	}
+	var r struct {
+		Phases []struct {
+			Observed float64 `json:"observed_time"`
+			Raw      struct {
+				Max float64 `json:"max"`
+			} `json:"raw_time"`
+			Prep struct {
+				Max float64 `json:"max"`
+			} `json:"prep_time"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return sample{}, fmt.Errorf("report %s: %w", path, err)
+	}
+	if len(r.Phases) == 0 {
+		return sample{}, fmt.Errorf("report %s: no phase", path)
+	}
+	p := r.Phases[0]
+	return sample{observed: p.Observed, raw: p.Raw.Max, prep: p.Prep.Max}, nil
+}
+
+// lineValue finds the first number after the text matched by re in out.
+func lineValue(out []byte, re *regexp.Regexp) (float64, error) {
+	m := re.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("no line matching %q", re)
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}
+
+var (
+	reObserved = regexp.MustCompile(`Observed (?:read )?completion time: ([0-9.]+) s`)
+	reRawWrite = regexp.MustCompile(`Raw write time: ([0-9.]+) s`)
+	reRawRead  = regexp.MustCompile(`Raw read time: ([0-9.]+) s`)
+	reE2E      = regexp.MustCompile(`Total end-to-end time \(all files, max over ranks\): ([0-9.]+) s`)
+	rePost     = regexp.MustCompile(`Time of posting write requests +min/max = +[0-9.]+ / +([0-9.]+)`)
+)
+
+// h5benchParser reads a reference's h5bench summary: observed and raw time.
+func h5benchParser(raw *regexp.Regexp) func([]byte) (sample, error) {
+	return func(out []byte) (sample, error) {
+		o, err := lineValue(out, reObserved)
+		if err != nil {
+			return sample{}, err
+		}
+		r, err := lineValue(out, raw)
+		return sample{observed: o, raw: r}, err
+	}
+}
+
+func yes(b bool) string {
+	if b {
+		return "YES"
+	}
+	return "NO"
+}
+
+func vpicConf(dim1 uint64, steps int) map[string]string {
+	return map[string]string{"MEM_PATTERN": "CONTIG", "FILE_PATTERN": "CONTIG", "NUM_DIMS": "1",
+		"DIM_1": strconv.FormatUint(dim1, 10), "TIMESTEPS": strconv.Itoa(steps), "COLLECTIVE_DATA": yes(true), "MODE": "SYNC"}
+}
+
+func vpicWrite(bin, dir string, np int, dim1 uint64, steps, delay int) benchCase {
+	refFile := filepath.Join(dir, "ref-vpic-write.h5")
+	conf := vpicConf(dim1, steps)
+	conf["COLLECTIVE_METADATA"] = yes(true)
+	conf["DELAYED_CLOSE_TIMESTEPS"] = strconv.Itoa(delay)
+	conf["IO_OPERATION"] = "WRITE"
+	return benchCase{
+		name: "vpic-write",
+		what: fmt.Sprintf("VPIC-IO 1-D CONTIG/CONTIG, DIM_1=%d, %d steps, DELAYED_CLOSE_TIMESTEPS=%d, collective data+metadata, no compute", dim1, steps, delay),
+		ref: side{
+			argv: func(int) []string {
+				return []string{filepath.Join(bin, "ref", "vpic_write"), refFile, strconv.FormatUint(dim1, 10),
+					strconv.Itoa(steps), "yes", "yes", strconv.Itoa(delay)}
+			},
+			parse: h5benchParser(reRawWrite),
+			files: func(int) []string { return []string{refFile} },
+		},
+		proxy: lazyProxy(bin, dir, "proxy-vpic-write", "write", "proxy-vpic-write.h5", np, conf),
+	}
+}
+
+// lazyProxy is proxySide over a configuration written now; a failure to write it surfaces
+// at the first run.
+func lazyProxy(bin, dir, name, benchmark, file string, np int, conf map[string]string) side {
+	cfg, err := h5benchConfig(dir, name, benchmark, file, np, conf)
+	if err != nil {
+		return side{argv: func(int) []string { return []string{"false"} },
+			parse: func([]byte) (sample, error) { return sample{}, err }, files: func(int) []string { return nil }}
+	}
+	out := filepath.Join(dir, file)
+	return proxySide(bin, dir, name, cfg, func(int) []string {
+		if benchmark == "read" {
+			return nil // the shared input stays
+		}
+		return []string{out}
+	})
+}
+
+// vpicRead writes the input once with h5proxy (same parameters as vpic-write, independent
+// closes) and reads it with both programs.
+func vpicRead(bin, dir string, np int, dim1 uint64, steps int) (benchCase, error) {
+	const input = "vpic-read-input.h5"
+	wconf := vpicConf(dim1, steps)
+	wconf["IO_OPERATION"] = "WRITE"
+	wcfg, err := h5benchConfig(dir, "vpic-read-input", "write", input, np, wconf)
+	if err != nil {
+		return benchCase{}, err
+	}
+	pre, env, err := launch.Launcher(np)
+	if err != nil {
+		return benchCase{}, err
+	}
+	argv := append(pre, filepath.Join(bin, "h5proxy"), "run", "-quiet", wcfg)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return benchCase{}, fmt.Errorf("writing the read input: %w\n%s", err, out)
+	}
+	rconf := vpicConf(dim1, steps)
+	rconf["READ_OPTION"] = "FULL"
+	rconf["IO_OPERATION"] = "READ"
+	rconf["VERIFY"] = "NO"
+	return benchCase{
+		name: "vpic-read",
+		what: fmt.Sprintf("BD-CATS FULL, DIM_1=%d, %d steps, collective data", dim1, steps),
+		ref: side{
+			argv: func(int) []string {
+				return []string{filepath.Join(bin, "ref", "vpic_read"), filepath.Join(dir, input), strconv.FormatUint(dim1, 10),
+					strconv.Itoa(steps), "yes", "FULL"}
+			},
+			parse: h5benchParser(reRawRead),
+			files: func(int) []string { return nil },
+		},
+		proxy: lazyProxy(bin, dir, "proxy-vpic-read", "read", input, np, rconf),
+	}, nil
+}
+
+// e3smF prepares the reference's header files from patterns/e3sm and the map's shapes.
+func e3smF(bin, dir string, np int, mapFile string, records int, sorted bool) (benchCase, error) {
+	abs, err := filepath.Abs(mapFile)
+	if err != nil {
+		return benchCase{}, err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return benchCase{}, fmt.Errorf("-map %s: %w (pass the F-case map, e.g. data/e3sm/map_f_case_16p.h5)", mapFile, err)
+	}
+	headers, err := writeHeaders(bin, dir, abs, np, records)
+	if err != nil {
+		return benchCase{}, err
+	}
+	refOut := filepath.Join(dir, "ref-e3sm.h5")
+	conf := map[string]string{"a": "hdf5", "x": "canonical", "r": strconv.Itoa(records), "map": abs}
+	px := lazyProxy(bin, dir, "proxy-e3sm", "e3sm", "proxy-e3sm.h5", np, conf)
+	outs := func(base string) func(int) []string {
+		return func(int) []string { return []string{e3sm.HistoryPath(base, "h0"), e3sm.HistoryPath(base, "h1")} }
+	}
+	px.files = func(next func(int) []string) func(int) []string {
+		return func(i int) []string { return append(next(i), outs(filepath.Join(dir, "proxy-e3sm.h5"))(i)...) }
+	}(px.files)
+	return benchCase{
+		name: "e3sm-f",
+		what: fmt.Sprintf("E3SM-IO F canonical, h0 + h1 (r=%d), map %s, reference requests %s; reference raw = posting write requests",
+			records, filepath.Base(mapFile), map[bool]string{true: "sorted and coalesced", false: "in map order"}[sorted]),
+		ref: side{
+			argv: func(int) []string {
+				argv := []string{filepath.Join(bin, "ref", "e3sm_canonical")}
+				if sorted {
+					argv = append(argv, "--sorted")
+				}
+				return append(append(argv, abs, refOut), headers...)
+			},
+			parse: func(out []byte) (sample, error) {
+				o, err := lineValue(out, reE2E)
+				if err != nil {
+					return sample{}, err
+				}
+				var raw float64
+				for _, m := range rePost.FindAllSubmatch(out, -1) {
+					v, err := strconv.ParseFloat(string(m[1]), 64)
+					if err != nil {
+						return sample{}, err
+					}
+					raw += v
+				}
+				return sample{observed: o, raw: raw}, nil
+			},
+			files: outs(refOut),
+		},
+		proxy: px,
+	}, nil
+}
+
+// writeHeaders asks the reference for the map's shapes, builds the F histories with
+// patterns/e3sm and writes one header file per history; it returns their paths.
+func writeHeaders(bin, dir, mapFile string, np, records int) ([]string, error) {
+	cmd := exec.Command(filepath.Join(bin, "ref", "e3sm_canonical"), "--dims", mapFile)
+	_, env, err := launch.Launcher(1)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("reading the shapes of %s: %w", mapFile, err)
+	}
+	m, err := shapesMap(mapFile, out)
+	if err != nil {
+		return nil, err
+	}
+	// The pattern only needs the shapes to define the files: serve them as the map.
+	e3sm.RegisterMapReader(func(string) (*e3sm.Map, error) { return m, nil })
+	v, err := e3sm.Options.Parse([]options.KV{{Key: "map", Value: mapFile}, {Key: "r", Value: strconv.Itoa(records)}})
+	if err != nil {
+		return nil, err
+	}
+	pat, err := e3sm.New(v)
+	if err != nil {
+		return nil, err
+	}
+	hs, err := pat.(*e3sm.Pattern).Histories(np)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, h := range hs {
+		p := filepath.Join(dir, "e3sm-"+h.Name+".hdr")
+		if err := os.WriteFile(p, headerText(h), 0o644); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// shapesMap turns the reference's "--dims" lines (nprocs N, D<k> len...) into a map that
+// holds shapes only (no requests).
+func shapesMap(path string, out []byte) (*e3sm.Map, error) {
+	m := &e3sm.Map{Source: path}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			continue
+		}
+		if f[0] == "nprocs" {
+			n, err := strconv.Atoi(f[1])
+			if err != nil {
+				return nil, fmt.Errorf("map %s: nprocs %q", path, f[1])
+			}
+			m.NProcs = n
+			continue
+		}
+		var d e3sm.Decomp
+		for _, s := range f[1:] {
+			n, err := strconv.ParseUint(s, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("map %s: %s length %q", path, f[0], s)
+			}
+			d.Dims = append(d.Dims, n)
+		}
+		m.Decomps = append(m.Decomps, d)
+	}
+	for k := range m.Decomps {
+		m.Decomps[k].Starts = make([]int, m.NProcs+1)
+		m.Decomps[k].Used = make([]int, m.NProcs)
+		m.Decomps[k].Fill = make([]int, m.NProcs)
+	}
+	return m, sc.Err()
+}
+
+// typeName is the reference header's type word for a pattern type; 1-byte variables are
+// E3SM-IO's NC_CHAR ones (H5T_NATIVE_CHAR).
+func typeName(t plan.Type, variable bool) string {
+	if t.Class == plan.Uint8 && variable {
+		return "char"
+	}
+	return t.Class.String()
+}
+
+// headerText renders a history in the reference's header format.
+func headerText(h *e3sm.History) []byte {
+	var b bytes.Buffer
+	hist := h.Name
+	if hist == "" {
+		hist = "-"
+	}
+	fmt.Fprintf(&b, "file %s %d\n", hist, h.Records)
+	attr := func(kw string, a plan.AttributeSpec) {
+		n := a.Type.Size
+		if a.Type.Class != plan.String {
+			n = len(a.Value) / a.Type.Size
+		}
+		fmt.Fprintf(&b, "%s %s %s %d %s\n", kw, a.Name, typeName(a.Type, false), n, hex.EncodeToString(a.Value))
+	}
+	for _, a := range h.Globals {
+		attr("gattr", a)
+	}
+	for _, d := range h.Dims {
+		fmt.Fprintf(&b, "dim %s %d\n", d.Name, d.Len)
+	}
+	for _, v := range h.Vars {
+		rec := 0
+		if v.Record {
+			rec = 1
+		}
+		fmt.Fprintf(&b, "var %s %s %d %d %d", v.Name, typeName(v.Type, true), v.Decomp, rec, len(v.Shape))
+		for _, n := range v.Shape {
+			fmt.Fprintf(&b, " %d", n)
+		}
+		b.WriteByte('\n')
+		for _, a := range v.Attrs {
+			attr("attr", a)
+		}
+	}
+	return b.Bytes()
+}
