@@ -242,6 +242,13 @@ func (c *Config) Set(key, value string) error {
 	return nil
 }
 
+// StoresData reports whether the configured layout keeps what is written (every layout
+// but null): only then is there a file to check, write or verify.
+func (c *Config) StoresData() bool {
+	l, err := stack.LookupLayout(c.Layout)
+	return err == nil && l.Has(stack.StoresData)
+}
+
 // Settings parses the strategy keys with every default applied (what each mode and
 // layout reads its own keys from).
 func (c *Config) Settings() (*options.Values, error) { return stack.Options().Parse(c.Strategy) }
@@ -271,7 +278,7 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
-	stores := layout.Has(stack.StoresData)
+	stores := c.StoresData()
 	if c.File == "" && stores {
 		return &options.Error{Table: "session", Key: "file", Reason: "required: the HDF5 file to write or read"}
 	}

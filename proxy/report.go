@@ -14,6 +14,7 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
 // Version is the h5proxy version.
@@ -305,7 +306,8 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 	fmt.Fprintf(bw, "ranks, %d, \n", r.Ranks)
 	fmt.Fprintf(bw, "collective data, %s, \n", yn("COLLECTIVE_DATA"))
 	fmt.Fprintf(bw, "collective meta, %s, \n", yn("COLLECTIVE_METADATA"))
-	fmt.Fprintf(bw, "subfiling, %s, \n", map[bool]string{true: "YES", false: "NO"}[r.Layout == "subfiling"])
+	layout, _ := stack.LookupLayout(r.Layout)
+	fmt.Fprintf(bw, "subfiling, %s, \n", map[bool]string{true: "YES", false: "NO"}[layout.Has(stack.Subfiles)])
 	fmt.Fprintf(bw, "total compute time, %.3f, seconds\n", p.ComputeTime.Max)
 	v, u := human(p.Bytes)
 	fmt.Fprintf(bw, "total size, %.3f, %sB\n", v, u)

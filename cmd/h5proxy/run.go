@@ -104,7 +104,7 @@ func checkOutputDirs(j *job) error {
 	checked := map[string]bool{filepath.Clean(j.dir): true}
 	for i, r := range j.runs {
 		cfg := r.Config
-		if cfg.Layout == "null" || !slices.Contains(cfg.Phases, patterns.PhaseWrite) {
+		if !cfg.StoresData() || !slices.Contains(cfg.Phases, patterns.PhaseWrite) {
 			continue
 		}
 		dir := filepath.Clean(filepath.Dir(cfg.File))
