@@ -69,25 +69,7 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 	case plan.CloseFile:
 		return l.closeFile(f)
 	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
-		if _, dup := f.objs.IDs[op.Path]; dup {
-			return fmt.Errorf("%s is already open", op.Path)
-		}
-		var id h5.ID
-		switch op.Kind {
-		case plan.CreateGroup:
-			id, err = h5.CreateGroup(f.id, op.Path)
-		case plan.OpenGroup:
-			id, err = h5.OpenGroup(f.id, op.Path)
-		case plan.CreateDataset:
-			id, err = h5.CreateDataset(f.id, op.Path, *op.Dataset)
-		default:
-			id, err = h5.OpenDataset(f.id, op.Path)
-		}
-		if err != nil {
-			return err
-		}
-		f.objs.Add(op.Path, id, op.Kind)
-		return nil
+		return f.objs.Open(f.id, op)
 	case plan.CloseGroup, plan.CloseDataset:
 		return f.objs.Close(op.Path)
 	case plan.ExtendDataset:

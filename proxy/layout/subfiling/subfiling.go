@@ -400,9 +400,6 @@ func (l *subfilingLayout) openMaster(op *plan.Op) error {
 
 // openObject creates or opens a group or dataset (in the subfile, or the master).
 func (f *subFile) openObject(op *plan.Op) error {
-	if _, dup := f.objs.IDs[op.Path]; dup {
-		return fmt.Errorf("%s is already open", op.Path)
-	}
 	if f.reading && (op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset) {
 		return fmt.Errorf("subfiling layout: %s %s: the file is open read-only", op.Kind, op.Path)
 	}
@@ -410,24 +407,13 @@ func (f *subFile) openObject(op *plan.Op) error {
 		return fmt.Errorf("subfiling layout: %s %s: the dataset was written before the file was reopened; "+
 			"its virtual dataset cannot gain mappings (HDF5 fixes them at creation)", op.Kind, op.Path)
 	}
-	var id h5.ID
-	var err error
-	switch op.Kind {
-	case plan.CreateGroup:
-		id, err = h5.CreateGroup(f.id, op.Path)
-	case plan.OpenGroup:
-		id, err = h5.OpenGroup(f.id, op.Path)
-	case plan.CreateDataset:
-		id, err = h5.CreateDataset(f.id, op.Path, *op.Dataset)
-		d := *op.Dataset
-		f.specs[op.Path] = &d
-	default:
-		id, err = h5.OpenDataset(f.id, op.Path)
-	}
-	if err != nil {
+	if err := f.objs.Open(f.id, op); err != nil {
 		return err
 	}
-	f.objs.Add(op.Path, id, op.Kind)
+	if op.Kind == plan.CreateDataset {
+		d := *op.Dataset
+		f.specs[op.Path] = &d
+	}
 	if op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset {
 		f.record = append(f.record, *op)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
@@ -68,5 +69,32 @@ func (o ObjTable) CloseForFileClose() error {
 	if leaked := o.CloseAll(); len(leaked) > 0 {
 		return fmt.Errorf("plan left objects open at file close: %v", leaked)
 	}
+	return nil
+}
+
+// Open creates or opens, in file, the group or dataset op names (CreateGroup, OpenGroup,
+// CreateDataset, OpenDataset) and records it.
+func (o ObjTable) Open(file h5.ID, op *plan.Op) error {
+	if _, dup := o.IDs[op.Path]; dup {
+		return fmt.Errorf("%s is already open", op.Path)
+	}
+	var id h5.ID
+	var err error
+	switch op.Kind {
+	case plan.CreateGroup:
+		id, err = h5.CreateGroup(file, op.Path)
+	case plan.OpenGroup:
+		id, err = h5.OpenGroup(file, op.Path)
+	case plan.CreateDataset:
+		id, err = h5.CreateDataset(file, op.Path, *op.Dataset)
+	case plan.OpenDataset:
+		id, err = h5.OpenDataset(file, op.Path)
+	default:
+		return fmt.Errorf("%s %s: not an object to open", op.Kind, op.Path)
+	}
+	if err != nil {
+		return err
+	}
+	o.Add(op.Path, id, op.Kind)
 	return nil
 }
