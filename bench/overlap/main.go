@@ -51,6 +51,7 @@ func main() {
 	modes := flag.String("modes", "sync,async,async-nocopy,cache", "modes compared (sync first: the yardstick), comma-separated")
 	bind := flag.String("bind", "none", "core binding of the ranks: none, or core (mpirun's default for 2 ranks or fewer, as h5bench runs)")
 	membound := flag.Bool("membound", true, "also run the memory-bound check")
+	flag.DurationVar(&ioStep, "iostep", 0, "sync I/O time per step the compute ratios multiply (default: measured first, median of -reps no-compute sync runs)")
 	flag.Parse()
 	var err error
 	if ratios, err = parseRatios(*ratioList); err == nil {
@@ -100,6 +101,9 @@ type variant struct {
 	label string
 	kv    []options.KV
 }
+
+// ioStep, when set, replaces the measured sync I/O time per step (-iostep).
+var ioStep time.Duration
 
 // ratios are the compute ratios measured (-ratios) and chosen the variants (-modes).
 var (
@@ -209,24 +213,27 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 	rank0 := proxy.World().Rank() == 0
 
 	// Sync I/O time per step, no compute: the yardstick.
-	base, err := newSession(variants[0], dim1, steps, dir, 0)
-	if err != nil {
-		return err
-	}
+	ioPerStep := ioStep.Seconds()
 	var ios []float64
-	for i := 0; i < reps; i++ {
-		r, err := phase(base)
+	if ioStep == 0 {
+		base, err := newSession(variants[0], dim1, steps, dir, 0)
 		if err != nil {
 			return err
 		}
-		ios = append(ios, r.unhiddenNoDrain)
+		for i := 0; i < reps; i++ {
+			r, err := phase(base)
+			if err != nil {
+				return err
+			}
+			ios = append(ios, r.unhiddenNoDrain/float64(steps))
+		}
+		base.Close()
+		ioPerStep = median(ios)
 	}
-	base.Close()
-	ioPerStep := median(ios) / float64(steps)
 	if rank0 {
 		fmt.Printf("VPIC 1-D write, %d ranks, DIM_1=%s (%.1f MiB per rank per step), %d steps, %s compute, %d runs per cell\n",
 			proxy.World().Size(), dim1, float64(mustSize(dim1)*32)/(1<<20), steps, computeKind, reps)
-		fmt.Printf("sync I/O time per step (median, no compute, final drain excluded): %.3f s\n", ioPerStep)
+		fmt.Printf("sync I/O time per step (no compute, final drain excluded): %.3f s (runs: %s)\n", ioPerStep, fmtList(ios))
 		fmt.Printf("unhidden = observed - compute - data preparation (h5bench's observed time minus its compute); -drain: without the final flush/drain\n\n")
 		fmt.Printf("%-8s %-12s %10s %10s %8s %10s %8s %7s %8s %9s\n", "compute", "mode", "observed s", "unhidden s", "/sync",
 			"-drain s", "/sync", "hidden", "bg s", "sync raw")
@@ -276,6 +283,17 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 		}
 	}
 	return nil
+}
+
+func fmtList(v []float64) string {
+	if len(v) == 0 {
+		return "given by -iostep"
+	}
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = fmt.Sprintf("%.3f", x)
+	}
+	return strings.Join(out, " ")
 }
 
 func pick(rs []run, f func(run) float64) []float64 {
