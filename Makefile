@@ -48,6 +48,7 @@ test-readme:
 bench: build
 	$(GO) run ./bench/mpiio -np 2 -reps 9
 	$(GO) run ./bench/overlap -np 1 -reps 5
+	$(GO) run ./bench/overlap -np 2 -bind core -compute sleep -steps 8 -ratios 1.5 -modes sync,async -reps 7 -membound=false
 	$(GO) run ./bench/fidelity -np 2 -reps 7
 
 clean:

@@ -1,15 +1,21 @@
 // Command overlap measures how much of the VPIC write I/O the background modes hide
 // behind emulated compute. In one MPI run it first measures the sync I/O time per step
-// (no compute), then for compute per step = 0, 0.5, 1.2 and 2 times that (spin compute,
-// which really occupies a core), runs sync, async (with and without the write copy, see
-// docs/modes.md) and cache write phases interleaved (A B C D A B C D ...) and prints
-// medians: observed time, un-hidden I/O (observed time minus compute, data preparation
-// and the final drain) as a share of the sync I/O time, and the hidden fraction. A second
-// run checks the memory bound: both async variants with a small staging limit and no
-// waits between steps, reporting the rise of peak RSS over the sync baseline.
+// (no compute), then for each compute ratio (-ratios: compute per step as a multiple of
+// that) runs the chosen modes' write phases interleaved (A B C D A B C D ...) and prints
+// medians: observed time; un-hidden I/O as h5bench counts it (observed time minus compute
+// and data preparation: the final flush and drain stay in it) and as a share of sync's;
+// the same without the final drain (the part compute could hide); the hidden fraction;
+// and the background executor's time next to sync's raw write time. A second run checks
+// the memory bound: both async variants with a small staging limit and no waits between
+// steps, reporting the rise of peak RSS over the sync baseline.
 //
-// Ranks are launched without core binding (a rank's background thread needs the second
-// core): go run ./bench/overlap -np 1 -reps 5   # or: make bench
+// By default ranks are launched without core binding, 1 rank, spin compute (a rank's
+// background thread then really competes for a core). Issue 12's case is h5bench's: 2
+// ranks under mpirun's default binding (one core per rank, shared by the caller and the
+// executor thread), sleep compute 1.5 times a step's sync I/O, 8 steps:
+//
+//	go run ./bench/overlap -np 1 -reps 5   # or: make bench
+//	go run ./bench/overlap -np 2 -bind core -compute sleep -steps 8 -ratios 1.5 -modes sync,async -reps 7 -membound=false
 package main
 
 import (
@@ -18,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,15 +47,35 @@ func main() {
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	flag.StringVar(&computeKind, "compute", "spin", "compute kind: spin, sleep or stream")
 	flag.BoolVar(&warmUp, "warm", true, warm.FlagUsage)
+	ratioList := flag.String("ratios", "0,0.5,1.2,2", "compute per step as multiples of the sync I/O time per step, comma-separated")
+	modes := flag.String("modes", "sync,async,async-nocopy,cache", "modes compared (sync first: the yardstick), comma-separated")
+	bind := flag.String("bind", "none", "core binding of the ranks: none, or core (mpirun's default for 2 ranks or fewer, as h5bench runs)")
+	membound := flag.Bool("membound", true, "also run the memory-bound check")
+	flag.DurationVar(&ioStep, "iostep", 0, "sync I/O time per step the compute ratios multiply (default: measured first, median of -reps no-compute sync runs)")
 	flag.Parse()
+	var err error
+	if ratios, err = parseRatios(*ratioList); err == nil {
+		chosen, err = pickVariants(*modes)
+	}
+	if err == nil && *bind != "none" && *bind != "core" {
+		err = fmt.Errorf("-bind %q: want none or core", *bind)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "overlap:", err)
+		os.Exit(2)
+	}
 	runBytes = int(mustSize(*dim1)) * 32 * *steps
 	if !launch.Underneath() {
-		// The memory-bound check runs in a fresh process: peak RSS is per process. Ranks
-		// are not bound to cores: a rank's background thread needs the second core.
-		os.Setenv("OMPI_MCA_hwloc_base_binding_policy", "none")
-		os.Exit(launch.SelfInDir("overlap", *np, *dir, nil, []string{"-rss"}))
+		// The memory-bound check runs in a fresh process: peak RSS is per process.
+		if *bind == "none" {
+			os.Setenv("OMPI_MCA_hwloc_base_binding_policy", "none")
+		}
+		runs := [][]string{nil}
+		if *membound {
+			runs = append(runs, []string{"-rss"})
+		}
+		os.Exit(launch.SelfInDir("overlap", *np, *dir, runs...))
 	}
-	var err error
 	if *rss {
 		err = memoryBound(*dim1, *steps, *staging, *dir)
 	} else {
@@ -73,6 +100,43 @@ var (
 type variant struct {
 	label string
 	kv    []options.KV
+}
+
+// ioStep, when set, replaces the measured sync I/O time per step (-iostep).
+var ioStep time.Duration
+
+// ratios are the compute ratios measured (-ratios) and chosen the variants (-modes).
+var (
+	ratios []float64
+	chosen []variant
+)
+
+func parseRatios(list string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(list, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || r < 0 {
+			return nil, fmt.Errorf("-ratios: %q is not a compute ratio (a number >= 0)", f)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// pickVariants returns the named variants; sync must come first (the yardstick).
+func pickVariants(list string) ([]variant, error) {
+	var out []variant
+	for _, name := range strings.Split(list, ",") {
+		i := slices.IndexFunc(variants, func(v variant) bool { return v.label == strings.TrimSpace(name) })
+		if i < 0 {
+			return nil, fmt.Errorf("-modes: unknown mode %q (known: sync, async, async-nocopy, cache)", name)
+		}
+		out = append(out, variants[i])
+	}
+	if out[0].label != "sync" {
+		return nil, fmt.Errorf("-modes %q: sync must come first (the yardstick)", list)
+	}
+	return out, nil
 }
 
 // variants are the strategies compared: sync, async with the write copy (the Async VOL
@@ -101,9 +165,11 @@ func newSession(v variant, dim1 string, steps int, dir string, compute time.Dura
 	return proxy.NewSession(proxy.World(), cfg)
 }
 
-// run is one write phase's outcome.
+// run is one write phase's outcome: observed time; un-hidden I/O as h5bench counts it
+// (observed minus compute and data preparation) and without the final drain; hidden
+// fraction; background executor time; raw write time.
 type run struct {
-	observed, unhidden, hidden float64
+	observed, unhidden, unhiddenNoDrain, hidden, background, raw float64
 }
 
 func phase(s *proxy.Session) (run, error) {
@@ -126,8 +192,9 @@ func phase(s *proxy.Session) (run, error) {
 		os.Remove(s.Config().File)
 	}
 	p := rep.Phases[len(rep.Phases)-1]
-	un := p.ObservedTime - p.ComputeTime.Max - p.PrepTime.Max - p.DrainTime.Max
-	return run{observed: p.ObservedTime, unhidden: max(un, 0), hidden: p.HiddenFraction}, nil
+	un := max(p.ObservedTime-p.ComputeTime.Max-p.PrepTime.Max, 0)
+	return run{observed: p.ObservedTime, unhidden: un, unhiddenNoDrain: max(un-p.DrainTime.Max, 0),
+		hidden: p.HiddenFraction, background: p.BackgroundTime.Max, raw: p.RawTime.Max}, nil
 }
 
 func median(v []float64) float64 {
@@ -146,37 +213,42 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 	rank0 := proxy.World().Rank() == 0
 
 	// Sync I/O time per step, no compute: the yardstick.
-	base, err := newSession(variants[0], dim1, steps, dir, 0)
-	if err != nil {
-		return err
-	}
+	ioPerStep := ioStep.Seconds()
 	var ios []float64
-	for i := 0; i < reps; i++ {
-		r, err := phase(base)
+	if ioStep == 0 {
+		base, err := newSession(variants[0], dim1, steps, dir, 0)
 		if err != nil {
 			return err
 		}
-		ios = append(ios, r.unhidden)
+		for i := 0; i < reps; i++ {
+			r, err := phase(base)
+			if err != nil {
+				return err
+			}
+			ios = append(ios, r.unhiddenNoDrain/float64(steps))
+		}
+		base.Close()
+		ioPerStep = median(ios)
 	}
-	base.Close()
-	ioPerStep := median(ios) / float64(steps)
 	if rank0 {
 		fmt.Printf("VPIC 1-D write, %d ranks, DIM_1=%s (%.1f MiB per rank per step), %d steps, %s compute, %d runs per cell\n",
 			proxy.World().Size(), dim1, float64(mustSize(dim1)*32)/(1<<20), steps, computeKind, reps)
-		fmt.Printf("sync I/O time per step (median, no compute): %.3f s\n\n", ioPerStep)
-		fmt.Printf("%-8s %-12s %12s %12s %14s %8s\n", "compute", "mode", "observed s", "unhidden s", "unhidden/sync", "hidden")
+		fmt.Printf("sync I/O time per step (no compute, final drain excluded): %.3f s (runs: %s)\n", ioPerStep, fmtList(ios))
+		fmt.Printf("unhidden = observed - compute - data preparation (h5bench's observed time minus its compute); -drain: without the final flush/drain\n\n")
+		fmt.Printf("%-8s %-12s %10s %10s %8s %10s %8s %7s %8s %9s\n", "compute", "mode", "observed s", "unhidden s", "/sync",
+			"-drain s", "/sync", "hidden", "bg s", "sync raw")
 	}
-	for _, ratio := range []float64{0, 0.5, 1.2, 2} {
+	for _, ratio := range ratios {
 		compute := time.Duration(ratio * ioPerStep * float64(time.Second))
 		sessions := map[string]*proxy.Session{}
-		for _, v := range variants {
+		for _, v := range chosen {
 			if sessions[v.label], err = newSession(v, dim1, steps, dir, compute); err != nil {
 				return err
 			}
 		}
 		res := map[string][]run{}
 		for i := 0; i < reps; i++ {
-			for _, v := range variants {
+			for _, v := range chosen {
 				r, err := phase(sessions[v.label])
 				if err != nil {
 					return fmt.Errorf("%s: %w", v.label, err)
@@ -184,29 +256,44 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 				res[v.label] = append(res[v.label], r)
 			}
 		}
-		for _, v := range variants {
+		for _, v := range chosen {
 			sessions[v.label].Close()
 		}
-		syncIO := median(pick(res["sync"], func(r run) float64 { return r.unhidden }))
-		for _, v := range variants {
+		med := func(m string, f func(run) float64) float64 { return median(pick(res[m], f)) }
+		syncUn := med("sync", func(r run) float64 { return r.unhidden })
+		syncND := med("sync", func(r run) float64 { return r.unhiddenNoDrain })
+		syncRaw := med("sync", func(r run) float64 { return r.raw })
+		for _, v := range chosen {
 			m := v.label
-			obs := median(pick(res[m], func(r run) float64 { return r.observed }))
-			un := median(pick(res[m], func(r run) float64 { return r.unhidden }))
-			hid := median(pick(res[m], func(r run) float64 { return r.hidden }))
+			un := med(m, func(r run) float64 { return r.unhidden })
+			nd := med(m, func(r run) float64 { return r.unhiddenNoDrain })
 			if rank0 {
-				fmt.Printf("%-8s %-12s %12.3f %12.3f %14.3f %8.3f\n", fmt.Sprintf("%.1fx", ratio), m, obs, un, un/syncIO, hid)
+				fmt.Printf("%-8s %-12s %10.3f %10.3f %8.3f %10.3f %8.3f %7.3f %8.3f %9.3f\n", fmt.Sprintf("%.1fx", ratio), m,
+					med(m, func(r run) float64 { return r.observed }), un, un/syncUn, nd, nd/syncND,
+					med(m, func(r run) float64 { return r.hidden }), med(m, func(r run) float64 { return r.background }), syncRaw)
 			}
 		}
 		if rank0 {
-			s := median(pick(res["sync"], func(r run) float64 { return r.observed }))
+			s := med("sync", func(r run) float64 { return r.observed })
 			fmt.Printf("%-8s observed time / sync:", "")
-			for _, v := range variants[1:] {
-				fmt.Printf(" %s %.3f", v.label, median(pick(res[v.label], func(r run) float64 { return r.observed }))/s)
+			for _, v := range chosen[1:] {
+				fmt.Printf(" %s %.3f", v.label, med(v.label, func(r run) float64 { return r.observed })/s)
 			}
 			fmt.Print("\n\n")
 		}
 	}
 	return nil
+}
+
+func fmtList(v []float64) string {
+	if len(v) == 0 {
+		return "given by -iostep"
+	}
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = fmt.Sprintf("%.3f", x)
+	}
+	return strings.Join(out, " ")
 }
 
 func pick(rs []run, f func(run) float64) []float64 {

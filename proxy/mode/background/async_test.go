@@ -3,6 +3,7 @@ package background
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -278,5 +279,41 @@ func TestAsyncLendsWrites(t *testing.T) {
 	m.lendWrites = false
 	if ln := stack.NewLending(m, step0); ln != nil {
 		t.Error("copying mode set up lending")
+	}
+}
+
+// TestExecutorRaisesProcs: under a one-core binding (GOMAXPROCS 1) a background mode
+// raises GOMAXPROCS to 2 while any executor runs, so the caller's Go code and the
+// executor's run side by side, and restores it when the last one stops.
+func TestExecutorRaisesProcs(t *testing.T) {
+	orig := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(orig)
+	a := newAsyncMode(&fakeLayout{data: map[string][]byte{}}, 1<<20)
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Fatalf("GOMAXPROCS %d with an executor running, want 2", got)
+	}
+	b := newAsyncMode(&fakeLayout{data: map[string][]byte{}}, 1<<20)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil { // a second Close must not lower it again
+		t.Fatal(err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Fatalf("GOMAXPROCS %d with one executor still running, want 2", got)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS %d after the last executor stopped, want the original 1", got)
+	}
+	// More than two cores: left alone.
+	runtime.GOMAXPROCS(4)
+	c := newAsyncMode(&fakeLayout{data: map[string][]byte{}}, 1<<20)
+	got := runtime.GOMAXPROCS(0)
+	c.Close()
+	if got != 4 || runtime.GOMAXPROCS(0) != 4 {
+		t.Fatalf("GOMAXPROCS %d while running, %d after, want 4 and 4", got, runtime.GOMAXPROCS(0))
 	}
 }

@@ -42,6 +42,7 @@ var errCancelled = errors.New("cancelled after an earlier background failure")
 
 func newExecutor(under stack.Layout) *executor {
 	e := &executor{under: under, busy: map[int]float64{}}
+	raiseProcs()
 	e.cond = sync.NewCond(&e.mu)
 	go e.loop()
 	return e
@@ -133,7 +134,50 @@ func (e *executor) reset() map[int]float64 {
 // stop ends the background goroutine after the queue drains.
 func (e *executor) stop() {
 	e.mu.Lock()
+	if !e.stopped {
+		defer lowerProcs()
+	}
 	e.stopped = true
 	e.mu.Unlock()
 	e.cond.Broadcast()
 }
+
+// procs counts the running executors that raised GOMAXPROCS, and old is the value
+// before the first of them did (0: it was not raised).
+var procs struct {
+	sync.Mutex
+	running, old int
+}
+
+// raiseProcs lets the executor and the caller run Go code at the same time. The Go
+// runtime sets GOMAXPROCS from the CPU affinity mask, and mpirun binds each rank to one
+// core by default (2 ranks or fewer), so GOMAXPROCS is 1: then the executor, returning
+// from every HDF5 call, waits for the only P until the caller's Go code (data
+// preparation, the staging copy) is preempted, up to the runtime's 10 ms time slice
+// per operation, and the caller waits for the P the executor holds in a long HDF5
+// call until the runtime's monitor retakes it. The Async VOL's background thread is a
+// plain OS thread that the kernel time-shares with the application's on the same core;
+// with 2 Ps the two Go threads are that again.
+func raiseProcs() {
+	procs.Lock()
+	defer procs.Unlock()
+	procs.running++
+	if n := runtime.GOMAXPROCS(0); n < minProcs && procs.running == 1 {
+		procs.old = runtime.GOMAXPROCS(minProcs)
+	}
+}
+
+// lowerProcs restores GOMAXPROCS when the last executor stops.
+func lowerProcs() {
+	procs.Lock()
+	defer procs.Unlock()
+	procs.running--
+	if procs.running == 0 && procs.old > 0 {
+		runtime.GOMAXPROCS(procs.old)
+		procs.old = 0
+	}
+}
+
+// minProcs is the GOMAXPROCS a background mode needs: the caller's thread and the
+// executor's.
+const minProcs = 2
