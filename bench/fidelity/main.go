@@ -519,7 +519,7 @@ func shapesMap(path string, out []byte) (*e3sm.Map, error) {
 // typeName is the reference header's type word for a pattern type; 1-byte variables are
 // E3SM-IO's NC_CHAR ones (H5T_NATIVE_CHAR).
 func typeName(t plan.Type, variable bool) string {
-	if t.Class == plan.Uint8 && variable {
+	if t.Class == plan.Int8 && variable {
 		return "char"
 	}
 	return t.Class.String()

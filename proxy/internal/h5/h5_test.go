@@ -132,7 +132,7 @@ func TestAtomicAndCompoundRoundTrip(t *testing.T) {
 	g := must(CreateGroup(f, "/Timestep_0"))
 	types := map[string]plan.Type{
 		"f32": plan.F32, "f64": plan.F64, "i32": plan.I32, "i64": plan.I64,
-		"u64": plan.U64, "u8": plan.U8, "str": plan.Str(12), "particle": particle,
+		"u64": plan.U64, "u8": plan.U8, "i8": plan.I8, "u32": plan.U32, "str": plan.Str(12), "particle": particle,
 	}
 	shape := []uint64{17}
 	want := map[string][]byte{}
