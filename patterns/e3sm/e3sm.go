@@ -48,6 +48,10 @@ func (p *Pattern) selection(m *Map, decomp, rec, io, ioSize int) cachedSel {
 	var reqs []Request
 	if io >= 0 {
 		reqs = m.Requests(decomp-1, io, ioSize, p.C.FillMode)
+		if p.C.Sorted {
+			dims := m.Decomps[decomp-1].Dims
+			reqs = SortCoalesce(reqs, int64(dims[len(dims)-1]))
+		}
 	}
 	c.sel, c.n = Selection(reqs, m.Decomps[decomp-1].Dims, rec)
 	p.mu.Lock()

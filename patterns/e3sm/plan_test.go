@@ -2,6 +2,7 @@ package e3sm
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -391,3 +392,95 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestSortCoalesce checks the earlier read_decomp's order: sorted by offset, touching
+// requests merged, never across the start of a row (row length 10 here).
+func TestSortCoalesce(t *testing.T) {
+	reqs := []Request{{25, 2}, {3, 2}, {5, 1}, {8, 2}, {10, 3}, {13, 1}, {1, 1}, {27, 1}}
+	got := fmt.Sprint(SortCoalesce(reqs, 10))
+	if want := "[{1 1} {3 3} {8 2} {10 4} {25 3}]"; got != want {
+		t.Errorf("SortCoalesce = %s, want %s", got, want)
+	}
+	if got := SortCoalesce([]Request{{4, 1}}, 10); len(got) != 1 || got[0] != (Request{4, 1}) {
+		t.Errorf("one request: %v", got)
+	}
+}
+
+// TestOrderKey checks that order=sorted gives each rank the sorted, coalesced requests
+// (fewer hyperslabs, increasing starts, the same elements) and that the default keeps
+// map order, as h5bench's E3SM-IO does.
+func TestOrderKey(t *testing.T) {
+	kv := []options.KV{{Key: "ne", Value: "2"}, {Key: "lev", Value: "3"}, {Key: "nprocs", Value: "4"}}
+	env := patterns.Env{Rank: 0, Size: 2, Path: "/d/out.h5"}
+	writes := func(p *Pattern) map[string]*plan.Transfer {
+		pl, err := p.Step(patterns.PhaseWrite, 0, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*plan.Transfer{}
+		for _, op := range pl.Ops {
+			if op.Kind == plan.Write && op.Collective {
+				out[op.Path] = op.Transfer
+			}
+		}
+		return out
+	}
+	mapOrder := writes(newPattern(t, kv...))
+	sorted := writes(newPattern(t, append(kv, options.KV{Key: "order", Value: "sorted"})...))
+	fewer, unsorted := 0, 0
+	for path, m := range mapOrder {
+		s := sorted[path]
+		if s == nil {
+			t.Fatalf("sorted plan lacks %s", path)
+		}
+		if s.Selection.NPoints(s.FileShape) != m.Selection.NPoints(m.FileShape) {
+			t.Errorf("%s: sorted selects %d elements, map order %d", path, s.Selection.NPoints(s.FileShape), m.Selection.NPoints(m.FileShape))
+		}
+		if fmt.Sprint(s.Selection.Runs(s.FileShape)) != fmt.Sprint(sortedRuns(m.Selection.Runs(m.FileShape))) {
+			t.Errorf("%s: sorted selection covers other elements", path)
+		}
+		if len(s.Selection.Blocks) < len(m.Selection.Blocks) {
+			fewer++
+		}
+		if !increasing(s) {
+			t.Errorf("%s: sorted blocks out of order", path)
+		}
+		if !increasing(m) {
+			unsorted++
+		}
+	}
+	if fewer == 0 || unsorted == 0 {
+		t.Errorf("%d variables with fewer hyperslabs sorted, %d unsorted in map order: the synthesized map should show both", fewer, unsorted)
+	}
+}
+
+// increasing reports whether a transfer's blocks start at increasing linear offsets.
+func increasing(t *plan.Transfer) bool {
+	prev := -1
+	for _, b := range t.Selection.Blocks {
+		off := 0
+		for d, x := range b.Start {
+			off = off*int(t.FileShape[d]) + int(x)
+		}
+		if off <= prev {
+			return false
+		}
+		prev = off
+	}
+	return true
+}
+
+// sortedRuns merges runs in increasing order (what a sorted selection's runs are).
+func sortedRuns(runs []plan.Run) []plan.Run {
+	rs := append([]plan.Run(nil), runs...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Start < rs[j].Start })
+	var out []plan.Run
+	for _, r := range rs {
+		if n := len(out); n > 0 && out[n-1].Start+out[n-1].Len == r.Start {
+			out[n-1].Len += r.Len
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
