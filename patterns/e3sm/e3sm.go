@@ -357,9 +357,10 @@ func (pl *rankPlan) createFile(i, step int) {
 }
 
 // DatasetSpec is a variable's dataset: record variables chunked one record at a time with
-// an unlimited first dimension, created empty; fixed-size ones contiguous. Fill time never.
+// an unlimited first dimension, created empty; fixed-size ones contiguous. As E3SM-IO's
+// dcpl: fill value undefined, fill time never, allocation time the default.
 func DatasetSpec(v *Var) *plan.DatasetSpec {
-	d := &plan.DatasetSpec{Type: v.Type, FillNever: true}
+	d := &plan.DatasetSpec{Type: v.Type, FillNever: true, FillUndefined: true}
 	if !v.Record {
 		d.Shape = append([]uint64(nil), v.Shape...)
 		return d

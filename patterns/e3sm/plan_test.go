@@ -343,11 +343,11 @@ func varOf(t *testing.T, path string) *Var {
 // TestDatasetSpecs checks the canonical dataset properties.
 func TestDatasetSpecs(t *testing.T) {
 	rec := DatasetSpec(&Var{Type: plan.F64, Record: true, Shape: []uint64{72, 866}})
-	if fmt.Sprint(rec.Shape, rec.MaxShape[1:], rec.Chunk) != "[0 72 866] [72 866] [1 72 866]" || rec.MaxShape[0] != plan.MaxUnlimited || !rec.FillNever {
+	if fmt.Sprint(rec.Shape, rec.MaxShape[1:], rec.Chunk) != "[0 72 866] [72 866] [1 72 866]" || rec.MaxShape[0] != plan.MaxUnlimited || !rec.FillNever || !rec.FillUndefined {
 		t.Errorf("record dataset %+v", rec)
 	}
 	fix := DatasetSpec(&Var{Type: plan.F64, Shape: []uint64{866}})
-	if fmt.Sprint(fix.Shape) != "[866]" || fix.Chunk != nil || fix.MaxShape != nil || !fix.FillNever {
+	if fmt.Sprint(fix.Shape) != "[866]" || fix.Chunk != nil || fix.MaxShape != nil || !fix.FillNever || !fix.FillUndefined {
 		t.Errorf("fixed dataset %+v", fix)
 	}
 	if s := DatasetSpec(&Var{Type: plan.F64}); len(s.Shape) != 0 {
