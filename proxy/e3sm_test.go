@@ -35,8 +35,9 @@ var e3smRuns = []e3smRun{
 	{"Fsynth", "case=F;ne=2;lev=4;r=2", ""},
 	{"Gsynth", "case=G;g_cells=40;g_levels=5;r=2", ""},
 	{"Isynth", "case=I;i_lat=12;i_lon=20;r=1;u=YES", ""},
-	// One map process: ranks >= 1 have no requests and write with an H5S_NULL memory space
-	// in every collective call, and no call at all for the non-partitioned variables.
+	// One map process: ranks >= 1 have no requests (an empty selection in every collective
+	// write; an H5S_NULL memory space there corrupted rank 0's data with HDF5 1.10.8) and
+	// make no call at all for the non-partitioned variables.
 	{"Fsynth1", "case=F;ne=2;lev=4;r=1;nprocs=1", ""},
 }
 

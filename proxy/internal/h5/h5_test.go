@@ -343,25 +343,6 @@ func TestChunkedDataset(t *testing.T) {
 	ok(t, CloseDataset(scalar))
 }
 
-// TestEmptyRankMemorySpace pins E3SM-IO's memory space of a rank without requests:
-// H5S_NULL (not a 1-element space with nothing selected); others keep their shape.
-func TestEmptyRankMemorySpace(t *testing.T) {
-	for _, c := range []struct {
-		t    *plan.Transfer
-		null bool
-	}{
-		{&plan.Transfer{MemType: plan.F64, MemShape: []uint64{1}, FileShape: []uint64{4}, Selection: plan.None()}, true},
-		{&plan.Transfer{MemType: plan.F64, FileShape: []uint64{4}, Selection: plan.None()}, true},
-		{wholeTransfer(plan.F64, []uint64{4}), false},
-	} {
-		null, err := memSpaceIsNull(c.t)
-		ok(t, err)
-		if null != c.null {
-			t.Errorf("selection %v: memory space null %v, want %v", c.t.Selection, null, c.null)
-		}
-	}
-}
-
 func TestAttributes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "attr.h5")
 	f := must(CreateFile(path, Access{}))
