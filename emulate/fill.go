@@ -85,6 +85,8 @@ func encode(c plan.Class, b []byte, h uint64) {
 		ne.PutUint64(b, h)
 	case plan.Uint8:
 		b[0] = byte(h >> 56)
+	case plan.Int8:
+		b[0] = byte(h >> 57) // 0..127: the same value whether read signed or unsigned
 	case plan.String:
 		for i := range b {
 			b[i] = 'a' + byte((h>>(uint(i)%8*8))%26)
@@ -284,6 +286,8 @@ func decode(c plan.Class, b []byte) float64 {
 		return float64(ne.Uint64(b))
 	case plan.Uint8:
 		return float64(b[0])
+	case plan.Int8:
+		return float64(int8(b[0]))
 	}
 	return math.NaN()
 }

@@ -60,6 +60,7 @@ func TestFillVerifyRoundTrip(t *testing.T) {
 		{"i64", plan.I64, []uint64{10}, block1(3, 5)},
 		{"u64", plan.U64, []uint64{10}, block1(3, 5)},
 		{"u8", plan.U8, []uint64{300}, block1(0, 300)},
+		{"i8", plan.I8, []uint64{300}, block1(0, 300)},
 		{"str(5)", plan.Str(5), []uint64{10}, block1(0, 10)},
 		{"str(12)", plan.Str(12), []uint64{10}, block1(2, 6)},
 		{"particle 2-D LDC", particle, []uint64{20, 10}, ldc},
@@ -228,7 +229,7 @@ func TestDecompositionIndependence(t *testing.T) {
 func TestValueAgreesWithBytes(t *testing.T) {
 	const seed, step = 11, 6
 	ne := binary.NativeEndian
-	classes := []plan.Type{plan.F32, plan.F64, plan.I32, plan.I64, plan.U64, plan.U8}
+	classes := []plan.Type{plan.F32, plan.F64, plan.I32, plan.I64, plan.U64, plan.U8, plan.I8}
 	for _, typ := range classes {
 		l := layout(typ, "q", []uint64{1000}, block1(500, 200))
 		buf := filled(t, Seeded, l, seed, step, 0)
@@ -248,6 +249,8 @@ func TestValueAgreesWithBytes(t *testing.T) {
 				got = float64(ne.Uint64(b))
 			case plan.Uint8:
 				got = float64(b[0])
+			case plan.Int8:
+				got = float64(int8(b[0]))
 			}
 			if want := Value(typ.Class, seed, "q", step, 500+e); got != want {
 				t.Fatalf("%s element %d: bytes say %v, Value says %v", typ, e, got, want)

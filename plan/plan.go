@@ -118,6 +118,10 @@ type DatasetSpec struct {
 	Deflate  int      // 0: no filter; 1..9: H5Pset_deflate level
 	// FillNever sets H5D_FILL_TIME_NEVER.
 	FillNever bool
+	// FillUndefined leaves the fill value undefined (H5Pset_fill_value with a NULL value),
+	// as E3SM-IO's HDF5 driver creates its datasets; otherwise HDF5 stores its default
+	// (zero) fill value.
+	FillUndefined bool
 }
 
 // MaxUnlimited marks an unlimited maximum extent.

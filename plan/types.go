@@ -19,11 +19,12 @@ const (
 	String                    // fixed-length H5T_C_S1, NULLTERM, ASCII
 	Compound                  // H5T_COMPOUND with named members at byte offsets
 	Uint32                    // H5T_NATIVE_UINT (openPMD's openPMDextension)
+	Int8                      // H5T_NATIVE_SCHAR (NetCDF's NC_CHAR through H5T_NATIVE_CHAR, E3SM-IO)
 )
 
 var classNames = map[Class]string{
 	Float32: "f32", Float64: "f64", Int32: "i32", Int64: "i64", Uint64: "u64", Uint8: "u8",
-	String: "str", Compound: "compound", Uint32: "u32",
+	String: "str", Compound: "compound", Uint32: "u32", Int8: "i8",
 }
 
 // String returns the short notation used in layouts.md (f32, i32, str, compound, ...).
@@ -58,6 +59,7 @@ var (
 	U64 = Type{Class: Uint64, Size: 8}
 	U8  = Type{Class: Uint8, Size: 1}
 	U32 = Type{Class: Uint32, Size: 4}
+	I8  = Type{Class: Int8, Size: 1}
 )
 
 // Str returns a fixed-length string type of n bytes.
@@ -84,9 +86,9 @@ func (t Type) Validate() error {
 		if t.Size != 8 {
 			return fmt.Errorf("type %s: size %d, want 8", t.Class, t.Size)
 		}
-	case Uint8:
+	case Uint8, Int8:
 		if t.Size != 1 {
-			return fmt.Errorf("type u8: size %d, want 1", t.Size)
+			return fmt.Errorf("type %s: size %d, want 1", t.Class, t.Size)
 		}
 	case String:
 		if t.Size < 1 {

@@ -18,13 +18,14 @@
 // for e3sm-f the sum over the files of E3SM-IO's end-to-end maxima and of its "posting
 // write requests" maxima).
 //
-// -e3sm-order picks the reference's request order: sorted (E3SM-IO's earlier read_decomp,
-// which sorted and coalesced each rank's requests; the version whose files the issue
-// measured) or map (the current one: map order, as h5proxy's patterns/e3sm does).
+// -e3sm-order picks the request order of both programs: map (the default: E3SM-IO as
+// h5bench ships it, whose read_decomp keeps map order since E3SM-IO's pull request 165)
+// or sorted (the earlier read_decomp, which sorted and coalesced each rank's requests;
+// h5proxy then runs with order=sorted).
 //
 // The e3sm-f reference writes the variables of h5proxy's patterns/e3sm (names, shapes,
-// decompositions, attributes and their types) but stores the char variables as E3SM-IO does,
-// H5T_NATIVE_CHAR (signed), where h5proxy writes u8.
+// decompositions, attributes and their types; char variables H5T_NATIVE_CHAR, signed, in
+// both).
 package main
 
 import (
@@ -74,7 +75,7 @@ func main() {
 	delay := flag.Int("delay", 2, "VPIC DELAYED_CLOSE_TIMESTEPS")
 	mapFile := flag.String("map", filepath.Join("data", "e3sm", "map_f_case_16p.h5"), "E3SM-IO F-case map (HDF5 form) for e3sm-f")
 	records := flag.Int("r", 1, "E3SM-IO records of the F h1 file (-r)")
-	order := flag.String("e3sm-order", "sorted", "request order of the E3SM reference: sorted (earlier E3SM-IO read_decomp: sorted, coalesced) or map (current: map order)")
+	order := flag.String("e3sm-order", "map", "request order of the E3SM reference and h5proxy: map (E3SM-IO as h5bench ships it) or sorted (earlier E3SM-IO read_decomp: sorted, coalesced; h5proxy order=sorted)")
 	bin := flag.String("bin", "bin", "directory holding h5proxy and ref/ (make build bench-ref)")
 	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
 	flag.Parse()
@@ -398,6 +399,9 @@ func e3smF(bin, dir string, np int, mapFile string, records int, sorted bool) (b
 	}
 	refOut := filepath.Join(dir, "ref-e3sm.h5")
 	conf := map[string]string{"a": "hdf5", "x": "canonical", "r": strconv.Itoa(records), "map": abs}
+	if sorted {
+		conf["order"] = "sorted"
+	}
 	px := lazyProxy(bin, dir, "proxy-e3sm", "e3sm", "proxy-e3sm.h5", np, conf)
 	outs := func(base string) func(int) []string {
 		return func(int) []string { return []string{e3sm.HistoryPath(base, "h0"), e3sm.HistoryPath(base, "h1")} }
@@ -407,7 +411,7 @@ func e3smF(bin, dir string, np int, mapFile string, records int, sorted bool) (b
 	}(px.files)
 	return benchCase{
 		name: "e3sm-f",
-		what: fmt.Sprintf("E3SM-IO F canonical, h0 + h1 (r=%d), map %s, reference requests %s; reference raw = posting write requests",
+		what: fmt.Sprintf("E3SM-IO F canonical, h0 + h1 (r=%d), map %s, requests %s in both; reference raw = posting write requests",
 			records, filepath.Base(mapFile), map[bool]string{true: "sorted and coalesced", false: "in map order"}[sorted]),
 		ref: side{
 			argv: func(int) []string {
@@ -519,7 +523,7 @@ func shapesMap(path string, out []byte) (*e3sm.Map, error) {
 // typeName is the reference header's type word for a pattern type; 1-byte variables are
 // E3SM-IO's NC_CHAR ones (H5T_NATIVE_CHAR).
 func typeName(t plan.Type, variable bool) string {
-	if t.Class == plan.Uint8 && variable {
+	if t.Class == plan.Int8 && variable {
 		return "char"
 	}
 	return t.Class.String()

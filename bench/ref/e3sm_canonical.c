@@ -6,10 +6,11 @@
  *   mpirun -np 2 e3sm_canonical [--sorted] MAP.h5 OUT.h5 HEADER...
  *   e3sm_canonical --dims MAP.h5     print the map's process count and D<k>.dims, one per line
  *
- * Request order: E3SM-IO's current read_decomp (src/read_decomp.cpp) keeps a rank's requests
- * in map order (the fill_starts[p] first requests of each map process it takes); its earlier
- * read_decomp sorted them by offset and coalesced adjacent ones (breaking at the start of a
- * row of the last dimension), which --sorted does. The union selections differ in order and
+ * Request order: E3SM-IO's read_decomp (src/read_decomp.cpp) keeps a rank's requests in map
+ * order (the fill_starts[p] first requests of each map process it takes) since its pull
+ * request 165 (October 2022), which h5bench's E3SM-IO includes (it ships map_f_case_16p.h5,
+ * introduced by that change); the earlier read_decomp sorted them by offset and coalesced
+ * adjacent ones (breaking at the start of a row of the last dimension), which --sorted does. The union selections differ in order and
  * in size accordingly (the 16p F map's D2/D3 requests of length 1 coalesce into runs).
  *
  * MAP.h5 is a decomposition map in E3SM-IO's HDF5 form (root attributes -DIM_decomp_nprocs

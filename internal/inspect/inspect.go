@@ -120,7 +120,7 @@ var atomics = []struct {
 	{hdf5.T_NATIVE_FLOAT, plan.F32}, {hdf5.T_NATIVE_DOUBLE, plan.F64},
 	{hdf5.T_NATIVE_INT32, plan.I32}, {hdf5.T_NATIVE_INT64, plan.I64},
 	{hdf5.T_NATIVE_UINT64, plan.U64}, {hdf5.T_NATIVE_UINT8, plan.U8},
-	{hdf5.T_NATIVE_UINT32, plan.U32},
+	{hdf5.T_NATIVE_UINT32, plan.U32}, {hdf5.T_NATIVE_INT8, plan.I8},
 }
 
 // typeOf describes an HDF5 datatype in patterns' notation.

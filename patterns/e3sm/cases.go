@@ -135,7 +135,8 @@ func DimAttr(d Dim) plan.AttributeSpec {
 	return plan.AttributeSpec{Name: "-DIM_" + d.Name, Type: plan.U64, Value: b}
 }
 
-// typeOf maps the table letters to types: d f64, f f32, i i32, c char (stored as u8).
+// typeOf maps the table letters to types: d f64, f f32, i i32, c NC_CHAR, which E3SM-IO
+// stores as H5T_NATIVE_CHAR: a signed byte (i8).
 func typeOf(c string) (plan.Type, error) {
 	switch c {
 	case "d":
@@ -145,7 +146,7 @@ func typeOf(c string) (plan.Type, error) {
 	case "i":
 		return plan.I32, nil
 	case "c":
-		return plan.U8, nil
+		return plan.I8, nil
 	}
 	return plan.Type{}, fmt.Errorf("e3sm: variable type %q", c)
 }

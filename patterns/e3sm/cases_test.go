@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -84,7 +86,7 @@ func TestFNamesAndAttributes(t *testing.T) {
 		{"lat", "ncol", 2, "long_name,units", plan.F64},
 		{"area", "ncol", 1, "long_name", plan.F64},
 		{"P0", "", 0, "long_name,units", plan.F64},
-		{"date_written", "time,chars", 0, "", plan.U8},
+		{"date_written", "time,chars", 0, "", plan.I8},
 		{"QRL", "time,lev,ncol", 3, "mdims,Sampling_Sequence,_FillValue,missing_value,units,long_name,cell_methods", plan.F64},
 		{"AODVIS", "time,ncol", 2, "_FillValue,missing_value,long_name,standard_name,cell_methods", plan.F64},
 		{"CLDICE", "time,lev,ncol", 3, "mdims,units,mixing_ratio,long_name,cell_methods", plan.F64},
@@ -122,7 +124,7 @@ func TestFNamesAndAttributes(t *testing.T) {
 		switch {
 		case v.Decomp > 0 && v.Record:
 			want = plan.F32
-		case v.Type.Class == plan.Int32 || v.Type.Class == plan.Uint8:
+		case v.Type.Class == plan.Int32 || v.Type.Class == plan.Int8:
 			want = v.Type
 		}
 		if !v.Type.Equal(want) {
@@ -202,6 +204,54 @@ func TestFillValueTypes(t *testing.T) {
 		}
 		if tc.count >= 0 && n != tc.count {
 			t.Errorf("%s %s (j=%v): %d _FillValue of %s, want %d", tc.c, tc.hist, tc.float, n, tc.want, tc.count)
+		}
+	}
+}
+
+// TestCharVariablesAreSignedBytes pins E3SM-IO's NC_CHAR variables (F and I date_written,
+// time_written; G xtime) to H5T_NATIVE_CHAR, a signed byte, in the histories and in the
+// CreateDataset ops of the write plan.
+func TestCharVariablesAreSignedBytes(t *testing.T) {
+	want := map[string][]string{
+		"F": {"date_written", "time_written"},
+		"G": {"xtime"},
+		"I": {"date_written", "time_written"},
+	}
+	for c, names := range want {
+		p := newPattern(t, options.KV{Key: "case", Value: c})
+		env := patterns.Env{Rank: 0, Size: 1, Path: "/d/out.h5"}
+		var ops []plan.Op
+		for s := -1; s < p.Steps(); s++ {
+			var pl plan.Plan
+			var err error
+			if s < 0 {
+				pl, err = p.Begin(patterns.PhaseWrite, env)
+			} else {
+				pl, err = p.Step(patterns.PhaseWrite, s, env)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ops = append(ops, pl.Ops...)
+		}
+		created := map[string]int{}
+		for _, op := range ops {
+			if op.Kind != plan.CreateDataset {
+				continue
+			}
+			for _, n := range names {
+				if op.Path == "/"+n {
+					created[n]++
+					if !op.Dataset.Type.Equal(plan.I8) {
+						t.Errorf("%s %s created as %s, want i8", c, n, op.Dataset.Type)
+					}
+				}
+			}
+		}
+		for _, n := range names {
+			if created[n] == 0 {
+				t.Errorf("%s: no dataset %s created", c, n)
+			}
 		}
 	}
 }

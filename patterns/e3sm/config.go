@@ -14,7 +14,9 @@ var Options = &options.Table{Name: "e3sm", Specs: []options.Spec{
 	{Key: "f", Kind: options.Int, Default: "-1", Min: options.Bound(-1), Max: options.Bound(1), Help: "history files of F and I: 0 h0 only, 1 h1 only, -1 both"},
 	{Key: "j", Kind: options.Bool, Default: "NO", Help: "F and I partitioned record variables as float instead of double"},
 	{Key: "u", Kind: options.Bool, Default: "NO", Help: "also write the map's fill requests (elements no process owns; E3SM-IO -u)"},
-	{Key: "y", Kind: options.Int, Default: "1", Min: options.Bound(-1), Max: options.Bound(1), Help: "flush frequency: 1 flush after every record, -1 only at close"},
+	{Key: "y", Kind: options.Int, Default: "1", Min: options.Bound(-1), Max: options.Bound(1), Help: "E3SM-IO's flush (wait) frequency: 1 after every record, -1 only at close; its HDF5 driver's wait flushes nothing, so it matters only with flush_file"},
+	{Key: "flush_file", Kind: options.Bool, Default: "NO", Help: "H5Fflush at every wait (y=1: after every record), as E3SM-IO's log-VOL driver (-a hdf5_log) does; its plain HDF5 driver does not"},
+	{Key: "order", Kind: options.Enum, Allowed: []string{"map", "sorted"}, Default: "map", Help: "each rank's request order: map (E3SM-IO as h5bench ships it: map order, never merged) or sorted (E3SM-IO before October 2022: sorted by offset, touching requests merged within a row)"},
 	{Key: "s", Kind: options.Int, Default: "1", Min: options.Bound(1), Help: "I/O rank stride: ranks r with r % s == 0 do the I/O (the others join collective calls with nothing)"},
 	{Key: "nprocs", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "synthesized maps: map processes (0: as many as I/O ranks)"},
 	{Key: "ne", Kind: options.Int, Default: "4", Min: options.Bound(1), Help: "synthesized F: cubed-sphere resolution, ncol = 54*ne^2+2 (4 is the 16p map's 866; 30, 120 production)"},
@@ -39,16 +41,20 @@ type Config struct {
 	Files    int // -1 both, 0 h0, 1 h1
 	Float    bool
 	FillMode bool
-	Flush    int
-	Stride   int
-	Synth    SynthSpec // sizes of a synthesized map (NProcs 0: the I/O rank count)
+	// Sorted sorts and coalesces each rank's requests (E3SM-IO's earlier read_decomp).
+	Sorted bool
+	Flush  int
+	// FlushFile adds an H5Fflush at every wait (E3SM-IO's log-VOL driver).
+	FlushFile bool
+	Stride    int
+	Synth     SynthSpec // sizes of a synthesized map (NProcs 0: the I/O rank count)
 }
 
 // FromValues builds and validates a Config from parsed options.
 func FromValues(v *options.Values) (Config, error) {
 	c := Config{
 		MapPath: v.String("map"), Case: v.String("case"), Records: int(v.Int("r")), Files: int(v.Int("f")),
-		Float: v.Bool("j"), FillMode: v.Bool("u"), Flush: int(v.Int("y")), Stride: int(v.Int("s")),
+		Float: v.Bool("j"), FillMode: v.Bool("u"), Sorted: v.String("order") == "sorted", Flush: int(v.Int("y")), FlushFile: v.Bool("flush_file"), Stride: int(v.Int("s")),
 		Synth: SynthSpec{NProcs: int(v.Int("nprocs")), NE: int(v.Int("ne")), Lev: int(v.Int("lev")),
 			Cells: int(v.Int("g_cells")), GLev: int(v.Int("g_levels")), Lat: int(v.Int("i_lat")), Lon: int(v.Int("i_lon")),
 			Land: v.Float("land")},

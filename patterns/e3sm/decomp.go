@@ -2,6 +2,7 @@ package e3sm
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/h5proxy/h5proxy/plan"
@@ -137,6 +138,29 @@ func (m *Map) Requests(k, rank, size int, fill bool) []Request {
 		}
 	}
 	return out
+}
+
+// SortCoalesce orders requests by offset and merges each with the next when they touch,
+// unless the next starts a row of the last dimension (length row): the order of E3SM-IO's
+// read_decomp before its pull request 165 (October 2022), which h5bench's E3SM-IO
+// (map_f_case_16p.h5 and later) no longer does. reqs is sorted in place; the result
+// shares its storage.
+func SortCoalesce(reqs []Request, row int64) []Request {
+	if len(reqs) < 2 {
+		return reqs
+	}
+	sort.Slice(reqs, func(i, j int) bool { return reqs[i].Offset < reqs[j].Offset })
+	j := 0
+	for _, q := range reqs[1:] {
+		last := &reqs[j]
+		if q.Offset%row == 0 || q.Offset > last.Offset+last.Length {
+			j++
+			reqs[j] = q
+		} else {
+			last.Length += q.Length
+		}
+	}
+	return reqs[:j+1]
 }
 
 // Selection turns requests into the union of 1-element-thick hyperslabs E3SM-IO selects:

@@ -46,26 +46,29 @@
 //	fixed-size      [d...] (scalar for rank 0)      contiguous       time never
 //
 //	type            F, I partitioned record: f64 (f32 with j); G record: f64; others as
-//	                the real header (f64, i32, char as u8)
+//	                the real header (f64, i32, char as i8: H5T_NATIVE_CHAR is signed)
 //
 // # Operations
 //
 //	Begin(write)   create file 1 (MPI-IO, libver LATEST, collective metadata writes,
 //	               32-128 MiB metadata cache), global and -DIM_ attributes, every
-//	               dataset and its attributes, then the fixed-size variables
+//	               dataset and its attributes
 //	Step s         s is a record of a file, files one after the other (F: h0's record,
 //	               then h1's r records). At a file's first record (but the first file's)
-//	               the previous file is closed and the next created as in Begin. Then per
-//	               record variable, in definition order: H5Dset_extent to rec+1 records
-//	               (collective), the write; then H5Fflush (y=1).
+//	               the previous file is closed and the next created as in Begin. Then, as
+//	               E3SM-IO's var_wr_case: every record dataset extended to rec+1 records
+//	               (H5Dset_extent, collective) in definition order, then every variable
+//	               written in definition order, fixed-size ones only at record 0. No
+//	               H5Fflush (E3SM-IO's HDF5 driver's wait is empty); flush_file=YES adds
+//	               one per record (y=1), as its log-VOL driver does.
 //	End            close the datasets and the file
 //
 // A partitioned variable's write is one collective H5Dwrite per rank: the union (OR) of
 // one hyperslab per request, start [rec, row..., col], block [1, 1..., len], stride and
 // count 1, memory 1-D of the total length; ranks without requests select nothing. The
-// other variables' data is written by rank 0 alone; the other ranks join its collective
-// H5Dwrite with an empty selection (parallel HDF5 1.10 queries the file's access
-// properties collectively at a dataset's first transfer). The read phase opens the files in the
+// other variables are written as E3SM-IO's put_vara writes them: by rank 0 alone, one
+// independent H5Dwrite of the block (the record, or the whole fixed-size variable) with a
+// memory space of the block's shape; the other ranks make no call. The read phase opens the files in the
 // same order, reads the fixed-size variables at a file's first step and every record
 // variable's record per step with the same selections; the session verifies every
 // element (values are emulate's seeded fills, a function of variable, step and global

@@ -48,6 +48,10 @@ func (p *Pattern) selection(m *Map, decomp, rec, io, ioSize int) cachedSel {
 	var reqs []Request
 	if io >= 0 {
 		reqs = m.Requests(decomp-1, io, ioSize, p.C.FillMode)
+		if p.C.Sorted {
+			dims := m.Decomps[decomp-1].Dims
+			reqs = SortCoalesce(reqs, int64(dims[len(dims)-1]))
+		}
 	}
 	c.sel, c.n = Selection(reqs, m.Decomps[decomp-1].Dims, rec)
 	p.mu.Lock()
@@ -329,8 +333,9 @@ func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan
 
 func (pl *rankPlan) add(op plan.Op) { pl.out.Add(op) }
 
-// createFile creates history file i, defines it (global and -DIM_ attributes, every
-// variable with its attributes) and writes its fixed-size variables, all at step.
+// createFile creates history file i and defines it (global and -DIM_ attributes, every
+// variable with its attributes), at step. The fixed-size variables are written with
+// record 0 (writeRecord), as E3SM-IO writes them.
 func (pl *rankPlan) createFile(i, step int) {
 	h := pl.hs[i]
 	file := HistoryPath(pl.env.Path, h.Name)
@@ -349,17 +354,13 @@ func (pl *rankPlan) createFile(i, step int) {
 			pl.add(plan.Op{Kind: plan.WriteAttribute, Path: path(v), Collective: true, Step: step, Attribute: &v.Attrs[k]})
 		}
 	}
-	for j := range h.Vars {
-		if v := &h.Vars[j]; !v.Record {
-			pl.transfer(plan.Write, v, -1, step)
-		}
-	}
 }
 
 // DatasetSpec is a variable's dataset: record variables chunked one record at a time with
-// an unlimited first dimension, created empty; fixed-size ones contiguous. Fill time never.
+// an unlimited first dimension, created empty; fixed-size ones contiguous. As E3SM-IO's
+// dcpl: fill value undefined, fill time never, allocation time the default.
 func DatasetSpec(v *Var) *plan.DatasetSpec {
-	d := &plan.DatasetSpec{Type: v.Type, FillNever: true}
+	d := &plan.DatasetSpec{Type: v.Type, FillNever: true, FillUndefined: true}
 	if !v.Record {
 		d.Shape = append([]uint64(nil), v.Shape...)
 		return d
@@ -393,8 +394,11 @@ func (pl *rankPlan) closeFile(i int, ph patterns.Phase) {
 	pl.add(plan.Op{Kind: plan.CloseFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true})
 }
 
-// writeRecord extends and writes every record variable of file i for record rec, in
-// definition order, then flushes (y=1).
+// writeRecord writes record rec of file i as E3SM-IO's var_wr_case does: first every
+// record dataset is extended to rec+1 records, in definition order (expand_rec_size),
+// then every variable is written in definition order, the fixed-size ones only with
+// record 0. E3SM-IO's HDF5 driver issues no H5Fflush (its wait is empty); flush_file
+// adds one per record (y=1) as its log-VOL driver's wait does.
 func (pl *rankPlan) writeRecord(i, rec, step int) {
 	h := pl.hs[i]
 	for j := range h.Vars {
@@ -404,9 +408,16 @@ func (pl *rankPlan) writeRecord(i, rec, step int) {
 		}
 		ext := append([]uint64{uint64(rec + 1)}, v.Shape...)
 		pl.add(plan.Op{Kind: plan.ExtendDataset, Path: path(v), Collective: true, Step: step, Dataset: &plan.DatasetSpec{Shape: ext}})
-		pl.transfer(plan.Write, v, rec, step)
 	}
-	if pl.p.C.Flush == 1 {
+	for j := range h.Vars {
+		switch v := &h.Vars[j]; {
+		case v.Record:
+			pl.transfer(plan.Write, v, rec, step)
+		case rec == 0:
+			pl.transfer(plan.Write, v, -1, step)
+		}
+	}
+	if pl.p.C.FlushFile && pl.p.C.Flush == 1 {
 		pl.add(plan.Op{Kind: plan.FlushFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true, Step: step, File: &plan.FileSpec{}})
 	}
 }
@@ -423,11 +434,12 @@ func (pl *rankPlan) readRecord(i, rec, step int) error {
 }
 
 // transfer adds the write or read of variable v (record rec, or the whole fixed-size
-// variable when rec < 0), collectively on every rank: partitioned variables with the
-// rank's union of request hyperslabs (an empty selection without requests), the others
-// with the whole variable (record) on rank 0 and an empty selection elsewhere. (Rank 0
-// alone moves their data; the others join the call because parallel HDF5 1.10 makes a
-// dataset's first transfer query the file's access properties collectively.)
+// variable when rec < 0). Partitioned variables: collectively on every rank, with the
+// rank's union of request hyperslabs (an empty selection without requests). The others
+// are written as E3SM-IO's put_vara writes them: by rank 0 alone, an independent
+// H5Dwrite of the block (whole variable or one record) with a memory space of the
+// block's shape; the other ranks make no call. Reads of them stay collective, the data
+// on rank 0 and an empty selection elsewhere.
 func (pl *rankPlan) transfer(kind plan.OpKind, v *Var, rec, step int) {
 	t := &plan.Transfer{Variable: v.Name, MemType: v.Type, FileType: v.Type}
 	prefix := "w:"
@@ -442,6 +454,9 @@ func (pl *rankPlan) transfer(kind plan.OpKind, v *Var, rec, step int) {
 	op := plan.Op{Kind: kind, Path: path(v), Step: step, Transfer: t, Collective: true}
 	if v.Decomp == 0 {
 		if pl.env.Rank != 0 {
+			if kind == plan.Write {
+				return
+			}
 			t.Selection, t.MemShape = plan.None(), []uint64{1}
 			pl.add(op)
 			return
@@ -457,7 +472,12 @@ func (pl *rankPlan) transfer(kind plan.OpKind, v *Var, rec, step int) {
 		} else {
 			t.Selection = plan.Selection{Blocks: []plan.Hyperslab{plan.Block(start, ext)}}
 		}
-		t.MemShape = []uint64{plan.Product(ext)}
+		if kind == plan.Write {
+			op.Collective = false
+			t.MemShape = ext
+		} else {
+			t.MemShape = []uint64{plan.Product(ext)}
+		}
 		if len(ext) == 0 {
 			t.MemShape = nil
 		}

@@ -2,6 +2,7 @@ package e3sm
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -164,25 +165,40 @@ func newPattern(t *testing.T, kv ...options.KV) *Pattern {
 	return p.(*Pattern)
 }
 
-// TestPlanStructure walks the F write and read plans per rank: files one after the other,
-// definitions, fixed-size writes first, extend-then-write per record variable, collective
-// partitioned transfers with empty selections where a rank has nothing, rank-0-only
-// non-partitioned ones.
+// TestPlanStructure walks the F write plans per rank and pins E3SM-IO's call order:
+// files one after the other; definitions only at file creation; per record every record
+// dataset extended first, in definition order, then every variable written in definition
+// order, the fixed-size ones with record 0; partitioned writes collective (empty
+// selections where a rank has nothing); non-partitioned ones an independent write on rank
+// 0 alone with a memory space of the block's shape; no H5Fflush unless flush_file.
 func TestPlanStructure(t *testing.T) {
-	p := newPattern(t, options.KV{Key: "ne", Value: "2"}, options.KV{Key: "lev", Value: "3"}, options.KV{Key: "r", Value: "2"},
-		options.KV{Key: "nprocs", Value: "2"})
+	kv := []options.KV{{Key: "ne", Value: "2"}, {Key: "lev", Value: "3"}, {Key: "r", Value: "2"}, {Key: "nprocs", Value: "2"}}
+	p := newPattern(t, kv...)
 	if p.Steps() != 3 {
 		t.Fatalf("steps %d, want 1 (h0) + 2 (h1)", p.Steps())
+	}
+	hs, err := p.Histories(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Definition order of each file's variables, and of its record variables.
+	order := func(h *History, recOnly bool) string {
+		var names []string
+		for _, v := range h.Vars {
+			if v.Record || !recOnly {
+				names = append(names, "/"+v.Name)
+			}
+		}
+		return strings.Join(names, " ")
 	}
 	for _, size := range []int{1, 2, 3} {
 		for rank := 0; rank < size; rank++ {
 			env := patterns.Env{Rank: rank, Size: size, Path: "/d/out.h5"}
-			var all []plan.Op
 			begin, err := p.Begin(patterns.PhaseWrite, env)
 			if err != nil {
 				t.Fatal(err)
 			}
-			all = append(all, begin.Ops...)
+			steps := [][]plan.Op{begin.Ops}
 			for s := 0; s < p.Steps(); s++ {
 				pl, err := p.Step(patterns.PhaseWrite, s, env)
 				if err != nil {
@@ -191,34 +207,73 @@ func TestPlanStructure(t *testing.T) {
 				if err := pl.Validate(); err != nil {
 					t.Fatal(err)
 				}
-				all = append(all, pl.Ops...)
+				steps = append(steps, pl.Ops)
 			}
 			end, _ := p.End(patterns.PhaseWrite, p.Steps(), env)
-			all = append(all, end.Ops...)
+			steps = append(steps, end.Ops)
 			var files []string
 			counts := map[plan.OpKind]int{}
 			extended := map[string]int{}
-			for i, op := range all {
-				counts[op.Kind]++
-				switch op.Kind {
-				case plan.CreateFile:
-					files = append(files, op.Path)
-				case plan.ExtendDataset:
-					extended[op.Path] = int(op.Dataset.Shape[0])
-					if next := all[i+1]; next.Kind != plan.Write || next.Path != op.Path {
-						t.Fatalf("rank %d: extend of %s followed by %s %s", rank, op.Path, next.Kind, next.Path)
+			for si, ops := range steps {
+				var exts, writes []string
+				for _, op := range ops {
+					counts[op.Kind]++
+					switch op.Kind {
+					case plan.CreateFile:
+						files = append(files, op.Path)
+						exts, writes = nil, nil // the previous file's record ended with its close
+					case plan.ExtendDataset:
+						if len(writes) > 0 {
+							t.Fatalf("rank %d step %d: extend of %s after writes", rank, si-1, op.Path)
+						}
+						extended[op.Path] = int(op.Dataset.Shape[0])
+						exts = append(exts, op.Path)
+					case plan.Write:
+						tr := op.Transfer
+						v := varOf(t, op.Path)
+						writes = append(writes, op.Path)
+						switch {
+						case v.Decomp > 0 && !op.Collective:
+							t.Errorf("rank %d: partitioned write of %s is not collective", rank, op.Path)
+						case v.Decomp == 0 && rank != 0:
+							t.Errorf("rank %d writes non-partitioned %s", rank, op.Path)
+						case v.Decomp == 0 && (op.Collective || len(tr.MemShape) != len(tr.FileShape)):
+							t.Errorf("non-partitioned %s: collective %v, memory %v for file %v; want independent, block rank", op.Path, op.Collective, tr.MemShape, tr.FileShape)
+						case v.Decomp == 0 && len(tr.MemShape) > 0 && plan.Product(tr.MemShape) != tr.Selection.NPoints(tr.FileShape):
+							t.Errorf("non-partitioned %s: memory %v, %d points selected", op.Path, tr.MemShape, tr.Selection.NPoints(tr.FileShape))
+						}
+						if rank >= 2 && !tr.Selection.IsNone() {
+							t.Errorf("size %d rank %d (no map process) selects data in %s", size, rank, op.Path)
+						}
 					}
-				case plan.Write:
-					tr := op.Transfer
-					if !op.Collective {
-						t.Errorf("rank %d: write of %s is not collective", rank, op.Path)
+				}
+				if si == 0 && len(writes) > 0 {
+					t.Errorf("rank %d: Begin writes %v; E3SM-IO writes fixed-size variables with record 0", rank, writes)
+				}
+				if si == 0 || si == len(steps)-1 {
+					continue
+				}
+				h := hs[0]
+				if si > 1 {
+					h = hs[1]
+				}
+				if got := strings.Join(exts, " "); got != order(h, true) {
+					t.Errorf("rank %d step %d: extends %s, want every record variable in definition order", rank, si-1, got)
+				}
+				// Record 0 of a file (steps 0 and 1) writes every variable, later records
+				// the record variables; rank 0 alone writes the non-partitioned ones.
+				want := order(h, si == 3)
+				if rank != 0 {
+					var keep []string
+					for _, n := range strings.Fields(want) {
+						if varOf(t, n).Decomp > 0 {
+							keep = append(keep, n)
+						}
 					}
-					if v := varOf(t, op.Path); v.Decomp == 0 && rank != 0 && !tr.Selection.IsNone() {
-						t.Errorf("rank %d writes non-partitioned %s", rank, op.Path)
-					}
-					if rank >= 2 && op.Collective && !tr.Selection.IsNone() {
-						t.Errorf("size %d rank %d (no map process) selects data in %s", size, rank, op.Path)
-					}
+					want = strings.Join(keep, " ")
+				}
+				if got := strings.Join(writes, " "); got != want {
+					t.Errorf("rank %d step %d: writes out of definition order:\n got %.200s\nwant %.200s", rank, si-1, got, want)
 				}
 			}
 			if fmt.Sprint(files) != "[/d/out_h0.h5 /d/out_h1.h5]" {
@@ -227,6 +282,9 @@ func TestPlanStructure(t *testing.T) {
 			if counts[plan.CreateFile] != counts[plan.CloseFile] || counts[plan.CreateDataset] != counts[plan.CloseDataset] || counts[plan.CreateDataset] != 414+51 {
 				t.Errorf("op counts %v", counts)
 			}
+			if counts[plan.FlushFile] != 0 {
+				t.Errorf("rank %d: %d H5Fflush; E3SM-IO's HDF5 driver flushes nothing", rank, counts[plan.FlushFile])
+			}
 			if extended["/U"] != 2 || extended["/T"] != 1 {
 				t.Errorf("extents: U %d (h1, 2 records), T %d (h0)", extended["/U"], extended["/T"])
 			}
@@ -234,6 +292,25 @@ func TestPlanStructure(t *testing.T) {
 			if counts[plan.ExtendDataset] != wantRec {
 				t.Errorf("%d extends, want %d", counts[plan.ExtendDataset], wantRec)
 			}
+		}
+	}
+	// flush_file: one H5Fflush per record with y=1, none with y=-1.
+	for y, want := range map[string]int{"1": 3, "-1": 0} {
+		p := newPattern(t, append(kv, options.KV{Key: "flush_file", Value: "YES"}, options.KV{Key: "y", Value: y})...)
+		n := 0
+		for s := 0; s < p.Steps(); s++ {
+			pl, err := p.Step(patterns.PhaseWrite, s, patterns.Env{Rank: 1, Size: 2, Path: "/d/out.h5"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range pl.Ops {
+				if op.Kind == plan.FlushFile {
+					n++
+				}
+			}
+		}
+		if n != want {
+			t.Errorf("flush_file y=%s: %d flushes, want %d", y, n, want)
 		}
 	}
 }
@@ -266,11 +343,11 @@ func varOf(t *testing.T, path string) *Var {
 // TestDatasetSpecs checks the canonical dataset properties.
 func TestDatasetSpecs(t *testing.T) {
 	rec := DatasetSpec(&Var{Type: plan.F64, Record: true, Shape: []uint64{72, 866}})
-	if fmt.Sprint(rec.Shape, rec.MaxShape[1:], rec.Chunk) != "[0 72 866] [72 866] [1 72 866]" || rec.MaxShape[0] != plan.MaxUnlimited || !rec.FillNever {
+	if fmt.Sprint(rec.Shape, rec.MaxShape[1:], rec.Chunk) != "[0 72 866] [72 866] [1 72 866]" || rec.MaxShape[0] != plan.MaxUnlimited || !rec.FillNever || !rec.FillUndefined {
 		t.Errorf("record dataset %+v", rec)
 	}
 	fix := DatasetSpec(&Var{Type: plan.F64, Shape: []uint64{866}})
-	if fmt.Sprint(fix.Shape) != "[866]" || fix.Chunk != nil || fix.MaxShape != nil || !fix.FillNever {
+	if fmt.Sprint(fix.Shape) != "[866]" || fix.Chunk != nil || fix.MaxShape != nil || !fix.FillNever || !fix.FillUndefined {
 		t.Errorf("fixed dataset %+v", fix)
 	}
 	if s := DatasetSpec(&Var{Type: plan.F64}); len(s.Shape) != 0 {
@@ -315,3 +392,95 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestSortCoalesce checks the earlier read_decomp's order: sorted by offset, touching
+// requests merged, never across the start of a row (row length 10 here).
+func TestSortCoalesce(t *testing.T) {
+	reqs := []Request{{25, 2}, {3, 2}, {5, 1}, {8, 2}, {10, 3}, {13, 1}, {1, 1}, {27, 1}}
+	got := fmt.Sprint(SortCoalesce(reqs, 10))
+	if want := "[{1 1} {3 3} {8 2} {10 4} {25 3}]"; got != want {
+		t.Errorf("SortCoalesce = %s, want %s", got, want)
+	}
+	if got := SortCoalesce([]Request{{4, 1}}, 10); len(got) != 1 || got[0] != (Request{4, 1}) {
+		t.Errorf("one request: %v", got)
+	}
+}
+
+// TestOrderKey checks that order=sorted gives each rank the sorted, coalesced requests
+// (fewer hyperslabs, increasing starts, the same elements) and that the default keeps
+// map order, as h5bench's E3SM-IO does.
+func TestOrderKey(t *testing.T) {
+	kv := []options.KV{{Key: "ne", Value: "2"}, {Key: "lev", Value: "3"}, {Key: "nprocs", Value: "4"}}
+	env := patterns.Env{Rank: 0, Size: 2, Path: "/d/out.h5"}
+	writes := func(p *Pattern) map[string]*plan.Transfer {
+		pl, err := p.Step(patterns.PhaseWrite, 0, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*plan.Transfer{}
+		for _, op := range pl.Ops {
+			if op.Kind == plan.Write && op.Collective {
+				out[op.Path] = op.Transfer
+			}
+		}
+		return out
+	}
+	mapOrder := writes(newPattern(t, kv...))
+	sorted := writes(newPattern(t, append(kv, options.KV{Key: "order", Value: "sorted"})...))
+	fewer, unsorted := 0, 0
+	for path, m := range mapOrder {
+		s := sorted[path]
+		if s == nil {
+			t.Fatalf("sorted plan lacks %s", path)
+		}
+		if s.Selection.NPoints(s.FileShape) != m.Selection.NPoints(m.FileShape) {
+			t.Errorf("%s: sorted selects %d elements, map order %d", path, s.Selection.NPoints(s.FileShape), m.Selection.NPoints(m.FileShape))
+		}
+		if fmt.Sprint(s.Selection.Runs(s.FileShape)) != fmt.Sprint(sortedRuns(m.Selection.Runs(m.FileShape))) {
+			t.Errorf("%s: sorted selection covers other elements", path)
+		}
+		if len(s.Selection.Blocks) < len(m.Selection.Blocks) {
+			fewer++
+		}
+		if !increasing(s) {
+			t.Errorf("%s: sorted blocks out of order", path)
+		}
+		if !increasing(m) {
+			unsorted++
+		}
+	}
+	if fewer == 0 || unsorted == 0 {
+		t.Errorf("%d variables with fewer hyperslabs sorted, %d unsorted in map order: the synthesized map should show both", fewer, unsorted)
+	}
+}
+
+// increasing reports whether a transfer's blocks start at increasing linear offsets.
+func increasing(t *plan.Transfer) bool {
+	prev := -1
+	for _, b := range t.Selection.Blocks {
+		off := 0
+		for d, x := range b.Start {
+			off = off*int(t.FileShape[d]) + int(x)
+		}
+		if off <= prev {
+			return false
+		}
+		prev = off
+	}
+	return true
+}
+
+// sortedRuns merges runs in increasing order (what a sorted selection's runs are).
+func sortedRuns(runs []plan.Run) []plan.Run {
+	rs := append([]plan.Run(nil), runs...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Start < rs[j].Start })
+	var out []plan.Run
+	for _, r := range rs {
+		if n := len(out); n > 0 && out[n-1].Start+out[n-1].Len == r.Start {
+			out[n-1].Len += r.Len
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -88,4 +88,6 @@ type Info struct {
 	Deflate int
 	// FillNever reports H5D_FILL_TIME_NEVER.
 	FillNever bool
+	// FillUndefined reports an undefined fill value (H5D_FILL_VALUE_UNDEFINED).
+	FillUndefined bool
 }

@@ -132,7 +132,7 @@ func TestAtomicAndCompoundRoundTrip(t *testing.T) {
 	g := must(CreateGroup(f, "/Timestep_0"))
 	types := map[string]plan.Type{
 		"f32": plan.F32, "f64": plan.F64, "i32": plan.I32, "i64": plan.I64,
-		"u64": plan.U64, "u8": plan.U8, "str": plan.Str(12), "particle": particle,
+		"u64": plan.U64, "u8": plan.U8, "i8": plan.I8, "u32": plan.U32, "str": plan.Str(12), "particle": particle,
 	}
 	shape := []uint64{17}
 	want := map[string][]byte{}
@@ -284,6 +284,14 @@ func TestChunkedDataset(t *testing.T) {
 
 	d2 := must(CreateDataset(f, "/plain", plan.DatasetSpec{Type: plan.U64, Shape: []uint64{3}, Chunk: []uint64{2}}))
 	ok(t, CloseDataset(d2))
+	// E3SM-IO's dcpl: fill value undefined, fill time never, on contiguous and chunked.
+	for _, name := range []string{"/undef", "/undef_chunked"} {
+		us := plan.DatasetSpec{Type: plan.I8, Shape: []uint64{4}, FillNever: true, FillUndefined: true}
+		if name == "/undef_chunked" {
+			us.Shape, us.MaxShape, us.Chunk = []uint64{0, 4}, []uint64{plan.MaxUnlimited, 4}, []uint64{1, 4}
+		}
+		ok(t, CloseDataset(must(CreateDataset(f, name, us))))
+	}
 	scalar := must(CreateDataset(f, "/scalar", plan.DatasetSpec{Type: plan.F64}))
 	one := randBytes(4, 8)
 	ok(t, Write(scalar, &plan.Transfer{MemType: plan.F64, Selection: plan.All(nil)}, false, one))
@@ -312,6 +320,15 @@ func TestChunkedDataset(t *testing.T) {
 		t.Errorf("DatasetInfo = %+v, want %+v", info, want)
 	}
 	ok(t, CloseDataset(d2))
+
+	for _, name := range []string{"/undef", "/undef_chunked"} {
+		u := must(OpenDataset(f, name))
+		info = must(DatasetInfo(u))
+		if !info.FillUndefined || !info.FillNever || !info.Type.Equal(plan.I8) {
+			t.Errorf("%s: DatasetInfo = %+v, want i8, fill value undefined, fill time never", name, info)
+		}
+		ok(t, CloseDataset(u))
+	}
 
 	scalar = must(OpenDataset(f, "/scalar"))
 	info = must(DatasetInfo(scalar))

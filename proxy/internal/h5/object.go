@@ -110,8 +110,8 @@ func CloseGroup(g ID) error {
 }
 
 // CreateDataset creates the dataset at path as d describes: chunked when d.Chunk is set,
-// deflated when d.Deflate > 0, fill time never when d.FillNever, else the default
-// (contiguous) creation properties, as h5bench uses.
+// deflated when d.Deflate > 0, fill time never when d.FillNever, fill value undefined when
+// d.FillUndefined, else the default (contiguous) creation properties, as h5bench uses.
 func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 	enter()
 	defer leave()
@@ -123,7 +123,7 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		return 0, errorf("h5: %s: deflate level %d outside 0..9", op, d.Deflate)
 	}
 	return create(loc, "CreateDataset", path, op, d, func(C.hid_t) (C.hid_t, error) {
-		if d.Chunk == nil && d.Deflate == 0 && !d.FillNever {
+		if d.Chunk == nil && d.Deflate == 0 && !d.FillNever && !d.FillUndefined {
 			return C.H5P_DEFAULT, nil
 		}
 		dcpl := C.H5Pcreate(C.h5p_dcpl_class())
@@ -138,6 +138,15 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		}
 		if d.FillNever && C.H5Pset_fill_time(dcpl, C.H5D_FILL_TIME_NEVER) < 0 {
 			return dcpl, stackError("H5Pset_fill_time for " + op)
+		}
+		if d.FillUndefined {
+			typ, err := memType(d.Type) // native or cached: not closed here
+			if err != nil {
+				return dcpl, err
+			}
+			if C.H5Pset_fill_value(dcpl, typ, nil) < 0 {
+				return dcpl, stackError("H5Pset_fill_value(NULL) for " + op)
+			}
 		}
 		return dcpl, nil
 	})
@@ -288,6 +297,11 @@ func DatasetInfo(d ID) (Info, error) {
 		return Info{}, stackError("H5Pget_fill_time " + op)
 	}
 	info.FillNever = ft == C.H5D_FILL_TIME_NEVER
+	var fv C.H5D_fill_value_t
+	if C.H5Pfill_value_defined(dcpl, &fv) < 0 {
+		return Info{}, stackError("H5Pfill_value_defined " + op)
+	}
+	info.FillUndefined = fv == C.H5D_FILL_VALUE_UNDEFINED
 	return info, nil
 }
 

@@ -14,6 +14,7 @@ static hid_t h5p_native(int c) {
 	case 5: return H5T_NATIVE_ULLONG;
 	case 6: return H5T_NATIVE_UCHAR;
 	case 7: return H5T_NATIVE_UINT;
+	case 8: return H5T_NATIVE_SCHAR;
 	}
 	return H5I_INVALID_HID;
 }
@@ -32,7 +33,7 @@ import (
 // natives maps the atomic classes to h5p_native's selector.
 var natives = map[plan.Class]C.int{
 	plan.Float32: 1, plan.Float64: 2, plan.Int32: 3,
-	plan.Int64: 4, plan.Uint64: 5, plan.Uint8: 6, plan.Uint32: 7,
+	plan.Int64: 4, plan.Uint64: 5, plan.Uint8: 6, plan.Uint32: 7, plan.Int8: 8,
 }
 
 // typeCache holds the string and compound datatypes built so far, keyed by Type.String(),
@@ -177,6 +178,8 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 			return plan.U32, nil
 		case !signed && size == 1:
 			return plan.U8, nil
+		case signed && size == 1:
+			return plan.I8, nil
 		}
 		sn := "unsigned"
 		if signed {

@@ -186,7 +186,7 @@ func (c *converter) run(dst, src []byte, n int) {
 
 func numeric(c plan.Class) bool {
 	switch c {
-	case plan.Float32, plan.Float64, plan.Int32, plan.Int64, plan.Uint64, plan.Uint8, plan.Uint32:
+	case plan.Float32, plan.Float64, plan.Int32, plan.Int64, plan.Uint64, plan.Uint8, plan.Uint32, plan.Int8:
 		return true
 	}
 	return false
@@ -231,6 +231,8 @@ func convertAtomic(dst []byte, dt plan.Type, src []byte, st plan.Type) {
 		i, isSigned = int64(int32(ne.Uint32(src))), true
 	case plan.Int64:
 		i, isSigned = int64(ne.Uint64(src)), true
+	case plan.Int8:
+		i, isSigned = int64(int8(src[0])), true
 	case plan.Uint8:
 		u = uint64(src[0])
 	case plan.Uint32:
@@ -304,6 +306,8 @@ func convertAtomic(dst []byte, dt plan.Type, src []byte, st plan.Type) {
 		ne.PutUint64(dst, uint64(out))
 	case plan.Uint8:
 		dst[0] = uint8(out)
+	case plan.Int8:
+		dst[0] = uint8(int8(out))
 	case plan.Uint32:
 		ne.PutUint32(dst, uint32(out))
 	}
@@ -316,6 +320,8 @@ func intRange(c plan.Class) (int64, int64) {
 		return math.MinInt32, math.MaxInt32
 	case plan.Uint8:
 		return 0, math.MaxUint8
+	case plan.Int8:
+		return math.MinInt8, math.MaxInt8
 	case plan.Uint32:
 		return 0, math.MaxUint32
 	case plan.Uint64:

@@ -258,6 +258,9 @@ func TestProjectionAndConversion(t *testing.T) {
 		{plan.I32, 1e12, le32(math.MaxInt32)},
 		{plan.U8, 300, []byte{255}},
 		{plan.U8, -5, []byte{0}},
+		{plan.I8, -5.5, []byte{0xFB}}, // -5
+		{plan.I8, 300, []byte{127}},
+		{plan.I8, -300, []byte{0x80}},
 		{plan.U32, 7.99, le32(7)},
 		{plan.U64, -1, make([]byte, 8)},
 		{plan.F32, 0.5, le32(math.Float32bits(0.5))},
@@ -270,6 +273,15 @@ func TestProjectionAndConversion(t *testing.T) {
 	convertAtomic(out, plan.U8, le32(uint32(0xFFFFFFFF)), plan.I32) // -1 clips to 0
 	if out[0] != 0 {
 		t.Errorf("i32 -1 -> u8 = %d", out[0])
+	}
+	convertAtomic(out, plan.I8, le32(uint32(0xFFFFFFFF)), plan.I32) // -1 stays -1
+	if int8(out[0]) != -1 {
+		t.Errorf("i32 -1 -> i8 = %d", int8(out[0]))
+	}
+	wide := make([]byte, 4)
+	convertAtomic(wide, plan.I32, []byte{0xF0}, plan.I8) // i8 -16 widens signed
+	if int32(binary.NativeEndian.Uint32(wide)) != -16 {
+		t.Errorf("i8 -16 -> i32 = %d", int32(binary.NativeEndian.Uint32(wide)))
 	}
 	i64 := make([]byte, 8)
 	convertAtomic(i64, plan.I64, le64(math.MaxUint64), plan.U64)

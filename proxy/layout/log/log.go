@@ -20,8 +20,8 @@ import (
 // The log layout is modelled on the Log VOL (layouts.md 4.5). The plan's groups and
 // attributes are created as usual; each dataset becomes an anchor: a dataset with the
 // user's name and type, a NULL dataspace and one attribute _anchor (i64: the extent, the
-// maximum extent with unlimited as -1, the chunk extent, the deflate level and whether the
-// fill time is never; format version 2, docs/layouts.md; readers also accept version 1's
+// maximum extent with unlimited as -1, the chunk extent, the deflate level and the fill
+// flags: 1 fill time never, 2 fill value undefined; format version 2, docs/layouts.md; readers also accept version 1's
 // _dims/_mdims/_chunk/_deflate/_fill_never). A write is converted to the file type, appended to the rank's pending
 // buffer and indexed (dataset, selection, offset, size). At every flush and at close, all
 // ranks together write one data log /_LOG/_ld_<n> (u8, each rank's requests back to back
@@ -288,8 +288,8 @@ func writeAnchor(id h5.ID, d *plan.DatasetSpec) error {
 
 // anchorAttr is the anchor attribute _anchor of format 2: the extent (rewritten by
 // ExtendDataset), the maximum extent (unlimited = -1) and the chunk extent (all 0 when
-// contiguous), ndim values each, then the deflate level and 1 when the fill time is never
-// (else 0). One attribute: creating one costs more than half as much as the anchor.
+// contiguous), ndim values each, then the deflate level and the fill flags (1 fill time
+// never, 2 fill value undefined, or-ed). One attribute: creating one costs more than half as much as the anchor.
 func anchorAttr(d *plan.DatasetSpec) plan.AttributeSpec {
 	nd := len(d.Shape)
 	max := d.MaxShape
@@ -300,9 +300,12 @@ func anchorAttr(d *plan.DatasetSpec) plan.AttributeSpec {
 	if d.Chunk != nil {
 		copy(v[2*nd:], h5layout.ToInt64(d.Chunk))
 	}
-	fill := int64(0)
+	fill := int64(0) // bit 0: fill time never, bit 1: fill value undefined
 	if d.FillNever {
 		fill = 1
+	}
+	if d.FillUndefined {
+		fill |= 2
 	}
 	return h5layout.Int64Attr("_anchor", append(v, int64(d.Deflate), fill))
 }
@@ -336,7 +339,7 @@ func anchorSpec(id h5.ID, path string) (*plan.DatasetSpec, error) {
 		if chunk := v[2*nd : 3*nd]; nd > 0 && chunk[0] != 0 {
 			d.Chunk = h5layout.ToUint64(chunk)
 		}
-		d.Deflate, d.FillNever = int(v[3*nd]), v[3*nd+1] != 0
+		d.Deflate, d.FillNever, d.FillUndefined = int(v[3*nd]), v[3*nd+1]&1 != 0, v[3*nd+1]&2 != 0
 		return d, nil
 	}
 	if !has["_dims"] {

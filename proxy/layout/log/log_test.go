@@ -22,9 +22,14 @@ func TestAnchorSpec(t *testing.T) {
 		{Type: plan.F64, Shape: []uint64{4, 5}},
 		{Type: plan.I32, Shape: []uint64{0, 72, 866}, MaxShape: []uint64{plan.MaxUnlimited, 72, 866}, Chunk: []uint64{1, 72, 866}, Deflate: 4, FillNever: true},
 		{Type: plan.U8, Shape: []uint64{}, FillNever: true},
+		{Type: plan.I8, Shape: []uint64{3}, FillNever: true, FillUndefined: true},
+		{Type: plan.F64, Shape: []uint64{2}, FillUndefined: true},
 	}
 	for i, d := range specs {
 		for _, format := range []int{1, 2} {
+			if format == 1 && d.FillUndefined {
+				continue // format 1 has no attribute for it
+			}
 			path := "/v" + string(rune('a'+i)) + string(rune('0'+format))
 			id, err := h5.CreateNullDataset(f, path, d.Type)
 			if err != nil {
