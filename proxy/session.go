@@ -67,6 +67,35 @@ type phaseRun struct {
 	failed     error
 	ahead      *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
 	files      []string   // files created or opened, in order (noteFile)
+	opens      int        // file creates and opens executed so far
+	shapes     map[shapeKey][]uint64
+}
+
+// shapeKey names a dataset of the file open at a point of a read phase.
+type shapeKey struct {
+	opens int
+	path  string
+}
+
+// shape is env.Shape of a read phase: a read-only file's extents do not change, so each is
+// queried once per opened file; the real readers query them once, before their timers,
+// where the plans would otherwise open and close a dataset in every step.
+func (s *Session) shape(p *phaseRun) func(string) ([]uint64, error) {
+	return func(path string) ([]uint64, error) {
+		k := shapeKey{p.opens, path}
+		if d, ok := p.shapes[k]; ok {
+			return slices.Clone(d), nil
+		}
+		d, err := s.stack.Shape(path)
+		if err != nil {
+			return nil, err
+		}
+		if p.shapes == nil {
+			p.shapes = map[shapeKey][]uint64{}
+		}
+		p.shapes[k] = slices.Clone(d)
+		return d, nil
+	}
 }
 
 // ErrClosed is returned by every method of a closed session.
@@ -222,6 +251,9 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	}
 	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, s.pat.Steps()), filled: map[string]filledBuf{}}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape}
+	if ph == patterns.PhaseRead {
+		p.env.Shape = s.shape(p)
+	}
 	s.stack.TakeStats() // start the phase's background statistics afresh
 	p.begin[mCompute] = s.pendingCompute
 	s.pendingCompute = 0
@@ -535,6 +567,9 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
 		s.noteFile(op)
+		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && s.phase != nil {
+			s.phase.opens++
+		}
 		if op.Transfer == nil {
 			continue
 		}
@@ -622,7 +657,7 @@ type filledBuf struct {
 }
 
 // holds reports whether a buffer filled as f already holds op's data: the same step, or
-// with fill=once (every step's data is step 0's) the same variable, memory layout and
+// with fill=once (every step's data is step 0's) the same fields, memory layout and
 // selection.
 func (f filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
 	if f.step == op.Step {
@@ -632,8 +667,10 @@ func (f filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
 	if kind != emulate.Once || a.Data != nil || b.Data != nil {
 		return false
 	}
-	return a == b || a.Variable == b.Variable && a.MemType.Equal(b.MemType) && slices.Equal(a.MemShape, b.MemShape) &&
-		slices.Equal(a.FileShape, b.FileShape) && sameSelection(a.Selection, b.Selection)
+	// The fields, not the variable: writes of an interleaved buffer name one member each but
+	// share the whole struct.
+	return a == b || a.MemType.Equal(b.MemType) && slices.Equal(emulate.Fields(a.MemType, a.Variable), emulate.Fields(b.MemType, b.Variable)) &&
+		slices.Equal(a.MemShape, b.MemShape) && slices.Equal(a.FileShape, b.FileShape) && sameSelection(a.Selection, b.Selection)
 }
 
 // sameSelection compares two selections block by block (shared storage first: plans share
