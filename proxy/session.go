@@ -640,8 +640,13 @@ func newSelRuns(t *plan.Transfer) selRuns {
 	return c
 }
 
-// transferBytes is t.Bytes(), from the phase's runs cache.
+// transferBytes is t.Bytes(): a single hyperslab's count needs no expansion (a strided
+// read of 87381 blocks would otherwise expand them at every transfer, which the measured
+// code never does), a union's runs come from the phase's cache.
 func (s *Session) transferBytes(t *plan.Transfer) uint64 {
+	if len(t.Selection.Blocks) == 1 {
+		return t.Bytes()
+	}
 	return s.runs(t).points * t.ElemBytes()
 }
 
