@@ -22,10 +22,14 @@ const (
 	Random
 	// Zero leaves buffers as allocated (zeros) or as the previous step left them.
 	Zero
+	// Once is Seeded with step 0's values at every step: h5bench prepares its buffers once,
+	// before its timed loop, and writes the same data at every step; a session fills each
+	// buffer once, before the phase's timed window. Still verifiable (DataStep).
+	Once
 )
 
 // FillKinds lists the accepted names.
-var FillKinds = []string{"seeded", "random", "zero"}
+var FillKinds = []string{"seeded", "random", "zero", "once"}
 
 // ParseFillKind maps a name to a kind, case-insensitively.
 func ParseFillKind(s string) (FillKind, error) {
@@ -39,10 +43,22 @@ func ParseFillKind(s string) (FillKind, error) {
 
 // String returns the kind's name.
 func (k FillKind) String() string {
-	if k >= Seeded && k <= Zero {
+	if k >= Seeded && k <= Once {
 		return FillKinds[k-1]
 	}
 	return fmt.Sprintf("fill(%d)", int(k))
+}
+
+// Verifiable reports whether data written with kind can be checked element by element.
+func (k FillKind) Verifiable() bool { return k == Seeded || k == Once }
+
+// DataStep is the step whose seeded values a buffer of step holds under kind: step 0 for
+// Once (every step repeats it), the step itself otherwise.
+func DataStep(kind FillKind, step int) int {
+	if kind == Once {
+		return 0
+	}
+	return step
 }
 
 // mix64 is the SplitMix64 finalizer: a cheap bijective scrambler.
@@ -145,7 +161,8 @@ func (l *Layout) check(buf []byte) error {
 	return nil
 }
 
-// Fill writes the step's values into buf according to kind. rank only perturbs Random.
+// Fill writes the step's values into buf according to kind (Once: step 0's values whatever
+// step is). rank only perturbs Random.
 func Fill(kind FillKind, buf []byte, l *Layout, seed uint64, step, rank int) error {
 	if err := l.check(buf); err != nil {
 		return err
@@ -165,9 +182,9 @@ func Fill(kind FillKind, buf []byte, l *Layout, seed uint64, step, rank int) err
 			}
 		}
 		return nil
-	case Seeded:
+	case Seeded, Once:
 		for _, f := range l.Fields {
-			base := stream(seed, f.Variable, step)
+			base := stream(seed, f.Variable, DataStep(kind, step))
 			var e uint64
 			for _, run := range l.Runs {
 				fillRun(f, buf, l.Elem, e, base, run)

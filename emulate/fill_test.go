@@ -410,7 +410,7 @@ func TestFieldsAndPoints(t *testing.T) {
 }
 
 func TestParseFillKind(t *testing.T) {
-	for in, want := range map[string]FillKind{"seeded": Seeded, "SEEDED": Seeded, "Random": Random, "zero": Zero} {
+	for in, want := range map[string]FillKind{"seeded": Seeded, "SEEDED": Seeded, "Random": Random, "zero": Zero, "Once": Once} {
 		got, err := ParseFillKind(in)
 		if err != nil || got != want {
 			t.Errorf("ParseFillKind(%q) = %v, %v", in, got, err)
@@ -419,13 +419,58 @@ func TestParseFillKind(t *testing.T) {
 			t.Errorf("%v.String() = %q", got, got.String())
 		}
 	}
-	if _, err := ParseFillKind("noise"); err == nil || err.Error() != `fill "noise": allowed seeded, random, zero` {
+	if _, err := ParseFillKind("noise"); err == nil || err.Error() != `fill "noise": allowed seeded, random, zero, once` {
 		t.Errorf("ParseFillKind(noise) = %v", err)
 	}
 	if s := FillKind(0).String(); s != "fill(0)" {
 		t.Errorf("FillKind(0) = %q", s)
 	}
-	if s := FillKind(4).String(); s != "fill(4)" {
-		t.Errorf("FillKind(4) = %q", s)
+	if s := FillKind(5).String(); s != "fill(5)" {
+		t.Errorf("FillKind(5) = %q", s)
+	}
+}
+
+// TestOnceFill pins fill=once: every step holds step 0's seeded values, element by element,
+// so a read of any step verifies against step 0 (DataStep) and not against its own step.
+func TestOnceFill(t *testing.T) {
+	sel := plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{5}, Stride: []uint64{3}, Count: []uint64{4}, Block: []uint64{2}}}}
+	for _, typ := range []plan.Type{plan.F32, plan.I32, plan.F64, particle} {
+		l := layout(typ, "v", []uint64{40}, sel)
+		const seed = 9
+		step0 := filled(t, Seeded, l, seed, 0, 0)
+		for _, step := range []int{0, 1, 7} {
+			buf := filled(t, Once, l, seed, step, 3)
+			if !bytes.Equal(buf, step0) {
+				t.Fatalf("%s: Once at step %d differs from Seeded at step 0", typ.Name, step)
+			}
+			bad, first, err := Verify(buf, l, seed, DataStep(Once, step))
+			if err != nil || bad != 0 || first != nil {
+				t.Fatalf("%s step %d: Verify(DataStep) = %d, %v, %v", typ.Name, step, bad, first, err)
+			}
+			if step > 0 {
+				if bad, _, _ := Verify(buf, l, seed, step); bad == 0 {
+					t.Errorf("%s step %d: Once data verified as the step's own seeded values", typ.Name, step)
+				}
+			}
+		}
+		// Element by element: the values are f(seed, variable, 0, global index).
+		for e, g := range []uint64{5, 6, 8, 9, 11, 12, 14, 15} {
+			for _, f := range l.Fields {
+				got := decode(f.Class, step0[e*l.Elem+f.Offset:][:f.Size])
+				if want := Value(f.Class, seed, f.Variable, 0, g); got != want {
+					t.Errorf("%s %s[%d] = %v, want %v", typ.Name, f.Variable, g, got, want)
+				}
+			}
+		}
+	}
+	for kind, want := range map[FillKind][2]int{Once: {0, 0}, Seeded: {0, 5}, Random: {0, 5}} {
+		if a, b := DataStep(kind, 0), DataStep(kind, 5); a != want[0] || b != want[1] {
+			t.Errorf("DataStep(%v) = %d, %d; want %v", kind, a, b, want)
+		}
+	}
+	for kind, want := range map[FillKind]bool{Seeded: true, Once: true, Random: false, Zero: false} {
+		if kind.Verifiable() != want {
+			t.Errorf("%v.Verifiable() = %v", kind, !want)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/proxy"
 )
@@ -300,6 +301,11 @@ func parseBenchmark(dir string, b map[string]any) (Run, error) {
 		return Run{}, &options.Error{Key: "configuration", Value: proxy.Scalar(b["configuration"]), Reason: "must be an object of KEY: value"}
 	}
 	cfg := proxy.DefaultConfig(a.pattern)
+	// h5bench prepares its data once, before its timer starts, and writes it at every step:
+	// fill=once, unless the entry's configuration sets fill itself.
+	if err := cfg.Set("fill", emulate.Once.String()); err != nil {
+		return Run{}, err
+	}
 	if err := a.configure(dir, file, conf, &cfg); err != nil {
 		return Run{}, err
 	}

@@ -429,3 +429,27 @@ func TestSupported(t *testing.T) {
 		t.Errorf("Supported() = %q, want %q", got, want)
 	}
 }
+
+// TestFillDefaultsToOnce pins h5bench's data preparation: every benchmark run from an h5bench
+// configuration fills its buffers once (fill=once) unless its configuration sets fill; the
+// native default stays seeded.
+func TestFillDefaultsToOnce(t *testing.T) {
+	doc := `{"mpi": {"command": "mpirun", "ranks": "2"}, "directory": "out", "benchmarks": [
+	  {"benchmark": "write", "file": "a.h5", "configuration": {"MEM_PATTERN": "CONTIG", "FILE_PATTERN": "CONTIG", "NUM_DIMS": "1", "DIM_1": "16", "TIMESTEPS": "2", "MODE": "SYNC"}},
+	  {"benchmark": "read", "file": "a.h5", "configuration": {"MEM_PATTERN": "CONTIG", "FILE_PATTERN": "CONTIG", "NUM_DIMS": "1", "DIM_1": "16", "TIMESTEPS": "2", "READ_OPTION": "FULL", "MODE": "SYNC"}},
+	  {"benchmark": "write", "file": "b.h5", "configuration": {"MEM_PATTERN": "CONTIG", "FILE_PATTERN": "CONTIG", "NUM_DIMS": "1", "DIM_1": "16", "TIMESTEPS": "2", "MODE": "SYNC", "fill": "seeded"}}]}`
+	f, err := h5bench.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range f.Runs {
+		got = append(got, r.Config.Fill.String()+"/"+r.Config.Effective()["fill"])
+	}
+	if want := []string{"once/once", "once/once", "seeded/seeded"}; !slices.Equal(got, want) {
+		t.Errorf("fills = %v, want %v", got, want)
+	}
+	if d := proxy.DefaultConfig("vpic"); d.Fill.String() != "seeded" {
+		t.Errorf("native default fill = %s, want seeded", d.Fill)
+	}
+}

@@ -101,7 +101,7 @@ var sessionKeys = []sessionKey{
 		func(c *Config, v *options.Values, k string) { c.ComputeJitter = v.Float(k) }, func(c *Config) string { return fmt.Sprint(c.ComputeJitter) }},
 	{options.Spec{Key: "compute_trace", Kind: options.String, Help: "file of per-step compute durations (one per line, e.g. 1.5s or '250 ms'); overrides compute_time"},
 		func(c *Config, v *options.Values, k string) { c.ComputeTrace = v.String(k) }, func(c *Config) string { return c.ComputeTrace }},
-	{options.Spec{Key: "fill", Kind: options.Enum, Default: "seeded", Allowed: emulate.FillKinds, Help: "write data: seeded (verifiable), random (h5bench-like) or zero"},
+	{options.Spec{Key: "fill", Kind: options.Enum, Default: "seeded", Allowed: emulate.FillKinds, Help: "write data: seeded (verifiable, per step), once (step 0's seeded values at every step, prepared before the timed window as h5bench does; verifiable; the default of h5bench configurations), random (h5bench-like) or zero"},
 		func(c *Config, v *options.Values, k string) { c.Fill, _ = emulate.ParseFillKind(v.String(k)) }, func(c *Config) string { return c.Fill.String() }},
 	{options.Spec{Key: "seed", Kind: options.Int, Default: fmt.Sprint(DefaultSeed), Min: options.Bound(0), Help: "seed of seeded fills"},
 		func(c *Config, v *options.Values, k string) { c.Seed = v.Uint(k) }, func(c *Config) string { return fmt.Sprint(c.Seed) }},
@@ -293,8 +293,8 @@ func (c *Config) Validate() error {
 			return &options.Error{Table: "session", Key: "compute_trace", Value: c.ComputeTrace, Reason: err.Error()}
 		}
 	}
-	if c.Fill != emulate.Seeded && c.Verify == VerifyYes {
-		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("only seeded fills can be verified (fill=%s)", c.Fill)}
+	if !c.Fill.Verifiable() && c.Verify == VerifyYes {
+		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("only seeded and once fills can be verified (fill=%s)", c.Fill)}
 	}
 	return nil
 }

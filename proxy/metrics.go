@@ -22,17 +22,19 @@ const (
 	mMismatch                 // elements that failed verification
 	mStart                    // wall-clock start (Unix seconds)
 	mEnd                      // wall-clock end (Unix seconds)
-	mExcluded                 // compute + preparation + verification: outside the observed rate
+	mExcluded                 // compute + preparation and verification inside the window (derived)
 	mBackground               // background I/O time (async, cache)
 	mStaged                   // staging bytes high-water mark
 	mBlocked                  // time the caller waited for staging room
 	mCallerIO                 // time the caller spent in I/O calls and waits (derived)
 	mLocalReads               // reads served from the node-local cache
+	mPrepBefore               // the part of mPrep done before the observed window (fill=once)
+	mPrepWindow               // the part of mPrep done inside the observed window (derived)
 	nMetrics
 )
 
 var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time", "file_flush_time",
-	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time", "background_time", "staging_high_water", "staging_blocked_time", "caller_io_time", "cache_read_hits"}
+	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time", "background_time", "staging_high_water", "staging_blocked_time", "caller_io_time", "cache_read_hits", "prep_before_window_time", "prep_in_window_time"}
 
 // sample is one rank's measurements of one step (or of a phase's begin/end).
 type sample [nMetrics]float64

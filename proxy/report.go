@@ -55,16 +55,22 @@ type PhaseReport struct {
 	Steps int      `json:"steps"`
 	// Bytes moved by all ranks.
 	Bytes float64 `json:"bytes"`
-	// ObservedTime is from before the file create/open to after the close and a barrier,
-	// compute included (seconds).
+	// Fill is how the phase's data was written (write) or is assumed written (read):
+	// seeded, once, random or zero.
+	Fill string `json:"fill"`
+	// ObservedTime is h5bench's observed window (seconds), compute and whatever data
+	// preparation happens inside it included: a write's from before the file create to after
+	// the close and a barrier; a read's from after the file open (and the extent query of the
+	// first step's plan) and a barrier to after the close and a barrier, as BD-CATS-IO
+	// leaves its H5Fopen out.
 	ObservedTime float64 `json:"observed_time"`
-	// RawRate is Bytes / max raw time; ObservedRate is Bytes / (ObservedTime - the least
-	// time any rank spent on compute, data preparation and verification): h5bench fills
-	// its buffers before its timed loop, h5proxy fills per step inside it, so preparation is
-	// taken out to keep the rates comparable. The least rank's share keeps the window at
-	// least as long as the slowest rank's I/O.
-	RawRate      float64 `json:"raw_rate"`
-	ObservedRate float64 `json:"observed_rate"`
+	// RawRate is Bytes / max raw time and ObservedRate Bytes / (ObservedTime - the least
+	// compute time of any rank): h5bench's rates. ObservedIORate is h5proxy's: it also takes
+	// out the data preparation and verification done inside the window (the least any rank
+	// did, so the window stays at least as long as the slowest rank's I/O).
+	RawRate        float64 `json:"raw_rate"`
+	ObservedRate   float64 `json:"observed_rate"`
+	ObservedIORate float64 `json:"observed_io_rate"`
 	// Per-rank spreads (seconds).
 	RawTime      Stat `json:"raw_time"`
 	MetadataTime Stat `json:"metadata_time"`
@@ -73,9 +79,12 @@ type PhaseReport struct {
 	CloseTime    Stat `json:"file_close_time"`
 	ComputeTime  Stat `json:"compute_time"`
 	PrepTime     Stat `json:"prep_time"`
-	VerifyTime   Stat `json:"verify_time"`
-	WaitTime     Stat `json:"wait_time"`
-	RankBytes    Stat `json:"rank_bytes"`
+	// PrepWindowTime is the part of PrepTime inside the observed window (fill=once: only
+	// buffers whose layout changes after step 0).
+	PrepWindowTime Stat `json:"prep_in_window_time"`
+	VerifyTime     Stat `json:"verify_time"`
+	WaitTime       Stat `json:"wait_time"`
+	RankBytes      Stat `json:"rank_bytes"`
 	// Background modes: time the background spent in I/O; the caller's own time in I/O
 	// calls and waits (what it was blocked by I/O); the drain at phase end; the staging
 	// high-water mark (bytes) and the time callers waited for staging room.
@@ -144,7 +153,8 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 		total.add(&all[i])
 	}
 	total[mStart], total[mEnd] = p.begin[mStart], p.end[mEnd]
-	total[mExcluded] = total[mCompute] + total[mPrep] + total[mVerify]
+	total[mPrepWindow] = total[mPrep] - total[mPrepBefore]
+	total[mExcluded] = total[mCompute] + total[mPrepWindow] + total[mVerify]
 	total[mCallerIO] = total[mRaw] + total[mMetadata] + total[mFileOpen] + total[mFileFlush] + total[mFileClose] + total[mWait]
 	all = append(all, total)
 	red, err := reduceSamples(s.comm, all)
@@ -152,10 +162,10 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 		return PhaseReport{}, err
 	}
 	t := red.stats[len(all)-1]
-	pr := PhaseReport{Phase: p.ph.String(), File: s.cfg.File, Files: p.files, Steps: p.stepsDone,
+	pr := PhaseReport{Phase: p.ph.String(), File: s.cfg.File, Files: p.files, Steps: p.stepsDone, Fill: p.fill.String(),
 		Bytes: t[mBytes].Sum, ObservedTime: t[mEnd].Max - t[mStart].Min,
 		RawTime: t[mRaw], MetadataTime: t[mMetadata], FileOpenTime: t[mFileOpen], FlushTime: t[mFileFlush],
-		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], VerifyTime: t[mVerify],
+		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], PrepWindowTime: t[mPrepWindow], VerifyTime: t[mVerify],
 		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify, Mismatches: t[mMismatch].Sum,
 		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
 		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum}
@@ -163,7 +173,8 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 		pr.HiddenFraction = min(1, max(0, 1-pr.CallerIOTime.Max/b))
 	}
 	pr.RawRate = rate(pr.Bytes, pr.RawTime.Max)
-	pr.ObservedRate = rate(pr.Bytes, pr.ObservedTime-t[mExcluded].Min)
+	pr.ObservedRate = rate(pr.Bytes, pr.ObservedTime-t[mCompute].Min)
+	pr.ObservedIORate = rate(pr.Bytes, pr.ObservedTime-t[mExcluded].Min)
 	for i := range p.steps {
 		st := red.stats[i+1]
 		pr.PerStep = append(pr.PerStep, StepReport{Step: i, Bytes: st[mBytes].Sum, ObservedTime: st[mEnd].Max - st[mStart].Min,
@@ -248,7 +259,9 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(bw, "%s Raw %s rate: %.3f %sB/s\n", mode, op, v, u)
 		v, u = human(p.ObservedRate)
 		fmt.Fprintf(bw, "%s Observed %s rate: %.3f %sB/s\n", mode, op, v, u)
-		fmt.Fprintf(bw, "Data preparation time: %.3f s (excluded from both rates)\n", p.PrepTime.Max)
+		fmt.Fprintf(bw, "Data preparation time (fill=%s): %.3f s, of which %.3f s inside the observed window\n", p.Fill, p.PrepTime.Max, p.PrepWindowTime.Max)
+		v, u = human(p.ObservedIORate)
+		fmt.Fprintf(bw, "Observed %s rate without in-window preparation and verification: %.3f %sB/s\n", op, v, u)
 		if p.BackgroundTime.Max > 0 {
 			fmt.Fprintf(bw, "Background I/O time: %.3f s; caller blocked by I/O: %.3f s; hidden fraction: %.3f\n",
 				p.BackgroundTime.Max, p.CallerIOTime.Max, p.HiddenFraction)
@@ -320,7 +333,15 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 	fmt.Fprintf(bw, "observed time, %.3f, seconds\n", p.ObservedTime)
 	// h5proxy's own rows follow h5bench's, so tools reading h5bench's rows by name still work.
 	fmt.Fprintf(bw, "mode, %s, \n", strings.ToUpper(r.ModeEffective))
+	fmt.Fprintf(bw, "fill, %s, \n", p.Fill)
 	fmt.Fprintf(bw, "data preparation time, %.3f, seconds\n", p.PrepTime.Max)
+	fmt.Fprintf(bw, "data preparation in window time, %.3f, seconds\n", p.PrepWindowTime.Max)
+	fmt.Fprintf(bw, "verification time, %.3f, seconds\n", p.VerifyTime.Max)
+	v, u = human(p.ObservedIORate)
+	fmt.Fprintf(bw, "observed io rate, %.3f, %sB/s\n", v, u)
+	fmt.Fprintf(bw, "raw time min, %.3f, seconds\n", p.RawTime.Min)
+	fmt.Fprintf(bw, "raw time mean, %.3f, seconds\n", p.RawTime.Mean)
+	fmt.Fprintf(bw, "file open time, %.3f, seconds\n", p.FileOpenTime.Max)
 	if p.BackgroundTime.Max > 0 {
 		fmt.Fprintf(bw, "background time, %.3f, seconds\n", p.BackgroundTime.Max)
 		fmt.Fprintf(bw, "caller io time, %.3f, seconds\n", p.CallerIOTime.Max)
@@ -442,8 +463,8 @@ func (r *Report) SortedConfig() []string {
 func HDF5Version() string { return h5.Version() }
 
 // Metrics lists the names Metric accepts.
-var Metrics = []string{"bytes", "observed_time", "raw_rate", "observed_rate", "raw_time", "metadata_time",
-	"file_open_time", "file_flush_time", "file_close_time", "compute_time", "prep_time", "verify_time",
+var Metrics = []string{"bytes", "observed_time", "raw_rate", "observed_rate", "observed_io_rate", "raw_time", "metadata_time",
+	"file_open_time", "file_flush_time", "file_close_time", "compute_time", "prep_time", "prep_in_window_time", "verify_time",
 	"wait_time", "mismatches", "steps", "background_time", "caller_io_time", "drain_time", "staging_high_water",
 	"hidden_fraction", "cache_read_hits"}
 
@@ -459,6 +480,10 @@ func (p PhaseReport) Metric(name string) (float64, bool) {
 		return p.RawRate, true
 	case "observed_rate":
 		return p.ObservedRate, true
+	case "observed_io_rate":
+		return p.ObservedIORate, true
+	case "prep_in_window_time":
+		return p.PrepWindowTime.Max, true
 	case "raw_time":
 		return p.RawTime.Max, true
 	case "metadata_time":

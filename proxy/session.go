@@ -38,10 +38,16 @@ type Session struct {
 	log                zerolog.Logger
 	phase              *phaseRun
 	done               []*phaseRun
-	written            map[string]uint64 // files this session wrote with seeded fills -> seed
+	written            map[string]writtenFile // files this session wrote with verifiable fills
 	closed             bool
 	// pendingCompute is compute done outside a phase, charged to the next phase.
 	pendingCompute float64
+}
+
+// writtenFile is how a session filled a file it wrote: what a later read verifies against.
+type writtenFile struct {
+	seed uint64
+	fill emulate.FillKind
 }
 
 // phaseRun is the state and measurements of one phase.
@@ -53,13 +59,43 @@ type phaseRun struct {
 	end        sample
 	steps      []sample
 	stepsDone  int
-	filled     map[string]int     // write buffer -> step it holds data of
-	runs       map[selRef]selRuns // the runs of large selections (see Session.runs)
-	runsCached int                // runs held in runs
+	fill       emulate.FillKind     // how the phase's data was (write) or is assumed (read) filled
+	filled     map[string]filledBuf // write buffer -> the data it holds
+	runs       map[selRef]selRuns   // the runs of large selections (see Session.runs)
+	runsCached int                  // runs held in runs
 	mismatch   *emulate.Mismatch
 	failed     error
-	ahead      *plan.Plan // next step's plan, submitted ahead (background reads)
+	ahead      *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
 	files      []string   // files created or opened, in order (noteFile)
+	opens      int        // file creates and opens executed so far
+	shapes     map[shapeKey][]uint64
+}
+
+// shapeKey names a dataset of the file open at a point of a read phase.
+type shapeKey struct {
+	opens int
+	path  string
+}
+
+// shape is env.Shape of a read phase: a read-only file's extents do not change, so each is
+// queried once per opened file; the real readers query them once, before their timers,
+// where the plans would otherwise open and close a dataset in every step.
+func (s *Session) shape(p *phaseRun) func(string) ([]uint64, error) {
+	return func(path string) ([]uint64, error) {
+		k := shapeKey{p.opens, path}
+		if d, ok := p.shapes[k]; ok {
+			return slices.Clone(d), nil
+		}
+		d, err := s.stack.Shape(path)
+		if err != nil {
+			return nil, err
+		}
+		if p.shapes == nil {
+			p.shapes = map[shapeKey][]uint64{}
+		}
+		p.shapes[k] = slices.Clone(d)
+		return d, nil
+	}
 }
 
 // ErrClosed is returned by every method of a closed session.
@@ -114,7 +150,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 			return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
 		}
 	}
-	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, trace: trace, written: map[string]uint64{}}
+	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, trace: trace, written: map[string]writtenFile{}}
 	s.log = newLogger(dup.Rank())
 	s.background, s.stores = background, layout.Has(stack.StoresData)
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIInfo, File: cfg.File, Settings: settings}
@@ -205,30 +241,86 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if err := s.preflight(ph); err != nil {
 		return err
 	}
-	verify := false
+	verify, fill := false, s.cfg.Fill
 	if ph == patterns.PhaseRead && s.stores {
-		seed, wrote := s.written[s.cfg.File]
-		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && seed == s.cfg.Seed && s.cfg.Fill == emulate.Seeded)
+		w, wrote := s.written[s.cfg.File]
+		if wrote {
+			fill = w.fill // verify what this session wrote, whatever the read's fill says
+		}
+		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && w.seed == s.cfg.Seed)
 	}
-	p := &phaseRun{ph: ph, verify: verify, steps: make([]sample, s.pat.Steps()), filled: map[string]int{}}
+	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, s.pat.Steps()), filled: map[string]filledBuf{}}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape}
+	if ph == patterns.PhaseRead {
+		p.env.Shape = s.shape(p)
+	}
 	s.stack.TakeStats() // start the phase's background statistics afresh
 	p.begin[mCompute] = s.pendingCompute
 	s.pendingCompute = 0
-	if err := s.comm.Barrier(); err != nil {
-		return err
-	}
-	p.begin[mStart] = now()
 	s.phase = p
+	// What h5bench does before its timer starts happens before the observed window: the
+	// plans of the file create/open and of the first step are built here; fill=once fills
+	// every write buffer of both; a read opens its file and queries the extents there.
 	pl, err := s.pat.Begin(ph, p.env)
 	if err != nil {
 		return s.fail(err)
 	}
-	if err := s.execute(&pl, &p.begin, false); err != nil {
+	if ph == patterns.PhaseWrite {
+		if err := s.prepare(&pl, p); err != nil {
+			return s.fail(err)
+		}
+	} else {
+		if err := s.execute(&pl, &p.begin, false); err != nil {
+			return s.fail(err)
+		}
+		if len(p.steps) > 0 && !s.background {
+			step0, err := s.pat.Step(ph, 0, p.env)
+			if err != nil {
+				return s.fail(err)
+			}
+			p.ahead = &step0
+		}
+	}
+	if err := s.comm.Barrier(); err != nil {
 		return s.fail(err)
+	}
+	p.begin[mStart] = now()
+	if ph == patterns.PhaseWrite {
+		if err := s.execute(&pl, &p.begin, false); err != nil {
+			return s.fail(err)
+		}
 	}
 	p.begin[mEnd] = now()
 	s.log.Info().Str("phase", ph.String()).Str("file", s.cfg.File).Bool("verify", verify).Msg("phase begun")
+	return nil
+}
+
+// prepare plans a write phase's first step ahead and, with fill=once, fills the write
+// buffers of the begin plan and of that step: outside the observed window, as h5bench
+// prepares its data before its timer starts. Later steps reuse the buffers (buffer).
+func (s *Session) prepare(begin *plan.Plan, p *phaseRun) error {
+	if len(p.steps) == 0 {
+		return nil
+	}
+	step0, err := s.pat.Step(p.ph, 0, p.env)
+	if err != nil {
+		return err
+	}
+	p.ahead = &step0
+	if p.fill != emulate.Once {
+		return nil
+	}
+	var smp sample
+	defer func() { p.begin[mPrep], p.begin[mPrepBefore] = p.begin[mPrep]+smp[mPrep], smp[mPrep] }()
+	for _, pl := range []*plan.Plan{begin, &step0} {
+		for i := range pl.Ops {
+			if op := &pl.Ops[i]; op.Kind == plan.Write && op.Transfer != nil {
+				if _, err := s.buffer(op, &smp); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -391,8 +483,8 @@ func (s *Session) EndPhase() error {
 	p.steps = p.steps[:p.stepsDone]
 	s.done = append(s.done, p)
 	s.phase = nil
-	if p.ph == patterns.PhaseWrite && s.cfg.Fill == emulate.Seeded && p.stepsDone > 0 {
-		s.written[s.cfg.File] = s.cfg.Seed
+	if p.ph == patterns.PhaseWrite && p.fill.Verifiable() && p.stepsDone > 0 {
+		s.written[s.cfg.File] = writtenFile{seed: s.cfg.Seed, fill: p.fill}
 	}
 	if p.verify {
 		return s.verdict(p)
@@ -475,6 +567,9 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
 		s.noteFile(op)
+		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && s.phase != nil {
+			s.phase.opens++
+		}
 		if op.Transfer == nil {
 			continue
 		}
@@ -545,8 +640,13 @@ func newSelRuns(t *plan.Transfer) selRuns {
 	return c
 }
 
-// transferBytes is t.Bytes(), from the phase's runs cache.
+// transferBytes is t.Bytes(): a single hyperslab's count needs no expansion (a strided
+// read of 87381 blocks would otherwise expand them at every transfer, which the measured
+// code never does), a union's runs come from the phase's cache.
 func (s *Session) transferBytes(t *plan.Transfer) uint64 {
+	if len(t.Selection.Blocks) == 1 {
+		return t.Bytes()
+	}
 	return s.runs(t).points * t.ElemBytes()
 }
 
@@ -555,8 +655,46 @@ func (s *Session) bufLayout(t *plan.Transfer) *emulate.Layout {
 	return &emulate.Layout{Elem: t.MemType.Size, Fields: emulate.Fields(t.MemType, t.Variable), Runs: s.runs(t).runs}
 }
 
+// filledBuf is what a write buffer holds: the data of a step's transfer.
+type filledBuf struct {
+	step int
+	t    *plan.Transfer
+}
+
+// holds reports whether a buffer filled as f already holds op's data: the same step, or
+// with fill=once (every step's data is step 0's) the same fields, memory layout and
+// selection.
+func (f filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
+	if f.step == op.Step {
+		return true
+	}
+	a, b := f.t, op.Transfer
+	if kind != emulate.Once || a.Data != nil || b.Data != nil {
+		return false
+	}
+	// The fields, not the variable: writes of an interleaved buffer name one member each but
+	// share the whole struct.
+	return a == b || a.MemType.Equal(b.MemType) && slices.Equal(emulate.Fields(a.MemType, a.Variable), emulate.Fields(b.MemType, b.Variable)) &&
+		slices.Equal(a.MemShape, b.MemShape) && slices.Equal(a.FileShape, b.FileShape) && sameSelection(a.Selection, b.Selection)
+}
+
+// sameSelection compares two selections block by block (shared storage first: plans share
+// large selections between steps).
+func sameSelection(a, b plan.Selection) bool {
+	if len(a.Blocks) != len(b.Blocks) {
+		return false
+	}
+	if len(a.Blocks) == 0 || &a.Blocks[0] == &b.Blocks[0] {
+		return true
+	}
+	return slices.EqualFunc(a.Blocks, b.Blocks, func(x, y plan.Hyperslab) bool {
+		return slices.Equal(x.Start, y.Start) && slices.Equal(x.Stride, y.Stride) && slices.Equal(x.Count, y.Count) && slices.Equal(x.Block, y.Block)
+	})
+}
+
 // buffer returns the transfer's memory, filled with this step's data for writes (once
-// per buffer and step: writes that share an interleaved buffer fill it once).
+// per buffer and step: writes that share an interleaved buffer fill it once; with
+// fill=once, once per phase).
 func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	t := op.Transfer
 	buf, err := s.pool.Get(t.Buffer, int(plan.Product(t.MemShape))*t.MemType.Size)
@@ -566,10 +704,10 @@ func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	if op.Kind != plan.Write || s.phase == nil {
 		return buf, nil
 	}
-	if step, ok := s.phase.filled[t.Buffer]; ok && step == op.Step {
+	if f, ok := s.phase.filled[t.Buffer]; ok && f.holds(op, s.phase.fill) {
 		return buf, nil
 	}
-	s.phase.filled[t.Buffer] = op.Step
+	s.phase.filled[t.Buffer] = filledBuf{step: op.Step, t: t}
 	return buf, s.fill(op, buf, smp)
 }
 
@@ -581,7 +719,11 @@ func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 	if t.Data != nil { // explicit contents (index datasets) whatever the fill
 		copy(buf, t.Data)
 	} else {
-		err = emulate.Fill(s.cfg.Fill, buf, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
+		kind := s.cfg.Fill
+		if s.phase != nil {
+			kind = s.phase.fill
+		}
+		err = emulate.Fill(kind, buf, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
 	}
 	smp[mPrep] += time.Since(t0).Seconds()
 	return err
@@ -600,7 +742,7 @@ func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 	if op.Transfer.Data != nil {
 		bad, first = checkData(op.Transfer, buf)
 	} else {
-		bad, first, err = emulate.Verify(buf, s.bufLayout(op.Transfer), s.cfg.Seed, op.Step)
+		bad, first, err = emulate.Verify(buf, s.bufLayout(op.Transfer), s.cfg.Seed, emulate.DataStep(s.phase.fill, op.Step))
 	}
 	smp[mVerify] += time.Since(t0).Seconds()
 	if err != nil {

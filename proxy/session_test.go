@@ -623,7 +623,7 @@ func TestConfigErrors(t *testing.T) {
 		{"MODE=turbo", `key "MODE" value "turbo": not an allowed value`},
 		{"SUBFILING=YES;subfiling.count=2;subfiling.ranks_per_file=2", `key "subfiling.ranks_per_file" value "2": exclusive with subfiling.count=2`},
 		{"subfiling.count=-1", `key "subfiling.count" value "-1": out of range`},
-		{"verify=yes;fill=random", `only seeded fills can be verified`},
+		{"verify=yes;fill=random", `only seeded and once fills can be verified`},
 		{"mode=cache;async.write_memcpy=no", `key "async.write_memcpy" value "NO": the cache mode always copies`},
 		{"async.write_memcpy=maybe", `key "async.write_memcpy" value "maybe"`},
 	}

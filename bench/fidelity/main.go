@@ -11,9 +11,10 @@
 //
 // Cases (issue 12): vpic-write (1-D CONTIG/CONTIG, collective data and metadata, DIM_1
 // particles per rank, -steps steps, DELAYED_CLOSE_TIMESTEPS -delay, no compute), vpic-read
-// (BD-CATS FULL over a file h5proxy wrote once before the runs) and e3sm-f (E3SM-IO's F case,
+// (BD-CATS -read FULL, PARTIAL or STRIDED over a file h5proxy wrote once before the runs) and e3sm-f (E3SM-IO's F case,
 // h0 and h1, from the -map file). Times are as each program reports them: h5proxy's JSON
-// report (observed_time, raw_time.max and, for insight, observed − prep_time.max) and the
+// report (observed_time, raw_time.max and, for insight, observed − prep_in_window_time.max:
+// h5bench configurations default to fill=once, which prepares the data before the window) and the
 // reference's printed lines (h5bench's "Observed completion time", "Raw write time", ...;
 // for e3sm-f the sum over the files of E3SM-IO's end-to-end maxima and of its "posting
 // write requests" maxima).
@@ -78,18 +79,100 @@ func main() {
 	order := flag.String("e3sm-order", "map", "request order of the E3SM reference and h5proxy: map (E3SM-IO as h5bench ships it) or sorted (earlier E3SM-IO read_decomp: sorted, coalesced; h5proxy order=sorted)")
 	bin := flag.String("bin", "bin", "directory holding h5proxy and ref/ (make build bench-ref)")
 	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
+	var ro readOpts
+	flag.StringVar(&ro.option, "read", "FULL", "vpic-read READ_OPTION: FULL, PARTIAL or STRIDED")
+	flag.Uint64Var(&ro.toRead, "to-read", 0, "PARTIAL: TO_READ_NUM_PARTICLES (default DIM_1/2)")
+	flag.Uint64Var(&ro.stride, "stride", 0, "STRIDED: STRIDE_SIZE (default 16)")
+	flag.Uint64Var(&ro.block, "block", 0, "STRIDED: BLOCK_SIZE (default 8)")
+	flag.Uint64Var(&ro.count, "block-cnt", 0, "STRIDED: BLOCK_CNT (default DIM_1/(STRIDE_SIZE+BLOCK_SIZE))")
 	flag.Parse()
 	if *order != "sorted" && *order != "map" {
 		fmt.Fprintf(os.Stderr, "fidelity: -e3sm-order %q: want sorted or map\n", *order)
 		os.Exit(2)
 	}
-	if err := run(*np, *reps, *cases, *dim1, *steps, *delay, *mapFile, *records, *order == "sorted", *bin, *dir); err != nil {
+	if err := ro.resolve(*dim1); err != nil {
+		fmt.Fprintln(os.Stderr, "fidelity:", err)
+		os.Exit(2)
+	}
+	if err := run(*np, *reps, *cases, *dim1, *steps, *delay, *mapFile, *records, *order == "sorted", *bin, *dir, ro); err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity:", err)
 		os.Exit(1)
 	}
 }
 
-func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapFile string, records int, sorted bool, bin, dir string) error {
+// readOpts are the vpic-read case's BD-CATS selection (READ_OPTION and its parameters).
+type readOpts struct {
+	option                       string
+	toRead, stride, block, count uint64
+}
+
+// resolve checks the option and fills the parameters left at 0 with defaults for dim1.
+func (o *readOpts) resolve(dim1 uint64) error {
+	switch o.option {
+	case "FULL":
+	case "PARTIAL":
+		if o.toRead == 0 {
+			o.toRead = max(1, dim1/2)
+		}
+		if o.toRead > dim1 {
+			return fmt.Errorf("-to-read %d exceeds -dim1 %d", o.toRead, dim1)
+		}
+	case "STRIDED":
+		if o.stride == 0 {
+			o.stride = 16
+		}
+		if o.block == 0 {
+			o.block = 8
+		}
+		if o.count == 0 {
+			o.count = dim1 / (o.stride + o.block)
+		}
+		if o.count == 0 || (o.stride+o.block)*o.count > dim1 {
+			return fmt.Errorf("-stride %d -block %d -block-cnt %d: (STRIDE_SIZE + BLOCK_SIZE) * BLOCK_CNT must be positive and at most -dim1 %d (h5bench's bound)", o.stride, o.block, o.count, dim1)
+		}
+	default:
+		return fmt.Errorf("-read %q: want FULL, PARTIAL or STRIDED", o.option)
+	}
+	return nil
+}
+
+// conf adds the read selection's keys to an h5bench read configuration.
+func (o readOpts) conf(c map[string]string) {
+	c["READ_OPTION"] = o.option
+	switch o.option {
+	case "PARTIAL":
+		c["TO_READ_NUM_PARTICLES"] = strconv.FormatUint(o.toRead, 10)
+	case "STRIDED":
+		// h5proxy's kernel takes the strided selection from the strided file pattern.
+		c["FILE_PATTERN"] = "STRIDED"
+		c["STRIDE_SIZE"] = strconv.FormatUint(o.stride, 10)
+		c["BLOCK_SIZE"] = strconv.FormatUint(o.block, 10)
+		c["BLOCK_CNT"] = strconv.FormatUint(o.count, 10)
+	}
+}
+
+// args are the reference's READ_OPTION arguments.
+func (o readOpts) args() []string {
+	switch o.option {
+	case "PARTIAL":
+		return []string{o.option, strconv.FormatUint(o.toRead, 10)}
+	case "STRIDED":
+		return []string{o.option, strconv.FormatUint(o.stride, 10), strconv.FormatUint(o.block, 10), strconv.FormatUint(o.count, 10)}
+	}
+	return []string{o.option}
+}
+
+func (o readOpts) String() string {
+	switch o.option {
+	case "PARTIAL":
+		return fmt.Sprintf("PARTIAL (TO_READ_NUM_PARTICLES=%d)", o.toRead)
+	case "STRIDED":
+		return fmt.Sprintf("STRIDED (STRIDE_SIZE=%d, BLOCK_SIZE=%d, BLOCK_CNT=%d)", o.stride, o.block, o.count)
+	}
+	return o.option
+}
+
+func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapFile string, records int, sorted bool, bin, dir string, ro readOpts) error {
 	if np < 1 || reps < 1 || steps < 1 || delay < 0 || dim1 < 1 || records < 1 {
 		return fmt.Errorf("-np, -reps, -steps, -dim1 and -r must be positive and -delay not negative")
 	}
@@ -121,7 +204,7 @@ func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapFile s
 		case "vpic-write":
 			c = vpicWrite(bin, dir, np, dim1, steps, delay)
 		case "vpic-read":
-			c, err = vpicRead(bin, dir, np, dim1, steps)
+			c, err = vpicRead(bin, dir, np, dim1, steps, ro)
 		case "e3sm-f":
 			c, err = e3smF(bin, dir, np, mapFile, records, sorted)
 		default:
@@ -253,7 +336,7 @@ func proxyReport(path string) (sample, error) {
 			} `json:"raw_time"`
 			Prep struct {
 				Max float64 `json:"max"`
-			} `json:"prep_time"`
+			} `json:"prep_in_window_time"`
 		} `json:"phases"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -347,7 +430,7 @@ func lazyProxy(bin, dir, name, benchmark, file string, np int, conf map[string]s
 
 // vpicRead writes the input once with h5proxy (same parameters as vpic-write, independent
 // closes) and reads it with both programs.
-func vpicRead(bin, dir string, np int, dim1 uint64, steps int) (benchCase, error) {
+func vpicRead(bin, dir string, np int, dim1 uint64, steps int, ro readOpts) (benchCase, error) {
 	const input = "vpic-read-input.h5"
 	wconf := vpicConf(dim1, steps)
 	wconf["IO_OPERATION"] = "WRITE"
@@ -366,16 +449,16 @@ func vpicRead(bin, dir string, np int, dim1 uint64, steps int) (benchCase, error
 		return benchCase{}, fmt.Errorf("writing the read input: %w\n%s", err, out)
 	}
 	rconf := vpicConf(dim1, steps)
-	rconf["READ_OPTION"] = "FULL"
+	ro.conf(rconf)
 	rconf["IO_OPERATION"] = "READ"
 	rconf["VERIFY"] = "NO"
 	return benchCase{
 		name: "vpic-read",
-		what: fmt.Sprintf("BD-CATS FULL, DIM_1=%d, %d steps, collective data", dim1, steps),
+		what: fmt.Sprintf("BD-CATS %s, DIM_1=%d, %d steps, collective data", ro, dim1, steps),
 		ref: side{
 			argv: func(int) []string {
-				return []string{filepath.Join(bin, "ref", "vpic_read"), filepath.Join(dir, input), strconv.FormatUint(dim1, 10),
-					strconv.Itoa(steps), "yes", "FULL"}
+				return append([]string{filepath.Join(bin, "ref", "vpic_read"), filepath.Join(dir, input), strconv.FormatUint(dim1, 10),
+					strconv.Itoa(steps), "yes"}, ro.args()...)
 			},
 			parse: h5benchParser(reRawRead),
 			files: func(int) []string { return nil },

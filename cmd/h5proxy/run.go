@@ -224,7 +224,7 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return err
 	}
-	written := map[string]uint64{} // files written with seeded fills by earlier entries
+	written := map[string]proxy.Config{} // files written with verifiable fills by earlier entries
 	for i, r := range j.runs {
 		cfg := r.Config
 		if report != "" {
@@ -233,8 +233,9 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 				cfg.ReportFile = fmt.Sprintf("%s.%d", report, i)
 			}
 		}
-		if seed, ok := written[cfg.File]; ok && cfg.Verify == proxy.VerifyAuto && seed == cfg.Seed {
-			cfg.Verify = proxy.VerifyYes
+		if w, ok := written[cfg.File]; ok && cfg.Verify != proxy.VerifyNo && w.Seed == cfg.Seed {
+			// A read checks what the earlier entry wrote: its fill (seeded or once).
+			cfg.Verify, cfg.Fill = proxy.VerifyYes, w.Fill
 		}
 		out := stdout
 		if quiet || rank != 0 {
@@ -243,8 +244,8 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 		if err := runOne(world, r.Benchmark, cfg, out); err != nil {
 			return fmt.Errorf("benchmark %d (%s): %w", i, r.Benchmark, err)
 		}
-		if cfg.Fill.String() == "seeded" {
-			written[cfg.File] = cfg.Seed
+		if cfg.Fill.Verifiable() {
+			written[cfg.File] = cfg
 		}
 	}
 	return nil
