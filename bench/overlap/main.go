@@ -192,7 +192,8 @@ func phase(s *proxy.Session) (run, error) {
 		os.Remove(s.Config().File)
 	}
 	p := rep.Phases[len(rep.Phases)-1]
-	un := max(p.ObservedTime-p.ComputeTime.Max-p.PrepTime.Max, 0)
+	// Preparation inside the window (seeded fills) is the emulated application's, not I/O.
+	un := max(p.ObservedTime-p.ComputeTime.Max-p.PrepWindowTime.Max, 0)
 	return run{observed: p.ObservedTime, unhidden: un, unhiddenNoDrain: max(un-p.DrainTime.Max, 0),
 		hidden: p.HiddenFraction, background: p.BackgroundTime.Max, raw: p.RawTime.Max}, nil
 }
