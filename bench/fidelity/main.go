@@ -19,10 +19,10 @@
 // for e3sm-f the sum over the files of E3SM-IO's end-to-end maxima and of its "posting
 // write requests" maxima).
 //
-// -e3sm-order picks the request order of both programs: map (the default: E3SM-IO as
-// h5bench ships it, whose read_decomp keeps map order since E3SM-IO's pull request 165)
-// or sorted (the earlier read_decomp, which sorted and coalesced each rank's requests;
-// h5proxy then runs with order=sorted).
+// -e3sm-order picks the request order of both programs: sorted (the default: the
+// read_decomp that sorts and coalesces each rank's requests, whose cost is the measured
+// E3SM-IO's, docs/fidelity-notes.md §3) or map (read_decomp after E3SM-IO's pull request
+// 165; h5proxy then runs with order=map).
 //
 // The e3sm-f reference writes the variables of h5proxy's patterns/e3sm (names, shapes,
 // decompositions, attributes and their types; char variables H5T_NATIVE_CHAR, signed, in
@@ -76,7 +76,7 @@ func main() {
 	delay := flag.Int("delay", 2, "VPIC DELAYED_CLOSE_TIMESTEPS")
 	mapFile := flag.String("map", filepath.Join("data", "e3sm", "map_f_case_16p.h5"), "E3SM-IO F-case map (HDF5 form) for e3sm-f")
 	records := flag.Int("r", 1, "E3SM-IO records of the F h1 file (-r)")
-	order := flag.String("e3sm-order", "map", "request order of the E3SM reference and h5proxy: map (E3SM-IO as h5bench ships it) or sorted (earlier E3SM-IO read_decomp: sorted, coalesced; h5proxy order=sorted)")
+	order := flag.String("e3sm-order", "sorted", "request order of the E3SM reference and h5proxy: sorted (E3SM-IO read_decomp sorting and merging each rank's requests; h5proxy's default) or map (E3SM-IO after its pull request 165; h5proxy order=map)")
 	bin := flag.String("bin", "bin", "directory holding h5proxy and ref/ (make build bench-ref)")
 	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
 	var ro readOpts
@@ -481,7 +481,7 @@ func e3smF(bin, dir string, np int, mapFile string, records int, sorted bool) (b
 		return benchCase{}, err
 	}
 	refOut := filepath.Join(dir, "ref-e3sm.h5")
-	conf := map[string]string{"a": "hdf5", "x": "canonical", "r": strconv.Itoa(records), "map": abs}
+	conf := map[string]string{"a": "hdf5", "x": "canonical", "r": strconv.Itoa(records), "map": abs, "order": "map"}
 	if sorted {
 		conf["order"] = "sorted"
 	}

@@ -425,8 +425,8 @@ func TestOrderKey(t *testing.T) {
 		}
 		return out
 	}
-	mapOrder := writes(newPattern(t, kv...))
-	sorted := writes(newPattern(t, append(kv, options.KV{Key: "order", Value: "sorted"})...))
+	mapOrder := writes(newPattern(t, append(kv, options.KV{Key: "order", Value: "map"})...))
+	sorted := writes(newPattern(t, kv...)) // the default
 	fewer, unsorted := 0, 0
 	for path, m := range mapOrder {
 		s := sorted[path]

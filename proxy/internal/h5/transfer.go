@@ -13,6 +13,20 @@ static void *h5p_empty(void) {
 	static char b[8];
 	return b;
 }
+
+// h5p_select_union selects the union of n hyperslabs in space: SET for the first, OR for
+// the rest. hs holds, per hyperslab, start, stride, count and block of rank values each.
+// One call per selection instead of one per hyperslab: E3SM's unions have tens of
+// thousands of hyperslabs per write, and each Go-to-C call costs more than HDF5's OR.
+// Returns the index of the failing hyperslab, or -1.
+static long h5p_select_union(hid_t space, int rank, long n, const hsize_t *hs) {
+	for (long i = 0; i < n; i++) {
+		const hsize_t *h = hs + (size_t)i * 4 * rank;
+		H5S_seloper_t op = i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR;
+		if (H5Sselect_hyperslab(space, op, h, h + rank, h + 2 * rank, h + 3 * rank) < 0) return i;
+	}
+	return -1;
+}
 */
 import "C"
 
@@ -233,16 +247,31 @@ func selectBlocks(call string, d ID, fs C.hid_t, sel plan.Selection) error {
 	if err := checkRanks(call, d, sel, rank); err != nil {
 		return err
 	}
-	for i, h := range sel.Blocks {
-		op := C.H5S_seloper_t(C.H5S_SELECT_OR)
-		if i == 0 {
-			op = C.H5S_SELECT_SET
-		}
-		if C.H5Sselect_hyperslab(fs, op, hsizes(h.Start), hsizes(h.Stride), hsizes(h.Count), hsizes(h.Block)) < 0 {
-			return opError(fmt.Sprintf("H5Sselect_hyperslab %d (start %v stride %v count %v block %v) in", i, h.Start, h.Stride, h.Count, h.Block), d)
-		}
+	// Pack start, stride, count and block of every hyperslab (nil stride or block: ones)
+	// for one C call over the whole union.
+	packed := make([]uint64, 0, len(sel.Blocks)*4*rank)
+	for _, h := range sel.Blocks {
+		packed = append(packed, h.Start...)
+		packed = appendOnes(packed, h.Stride, rank)
+		packed = append(packed, h.Count...)
+		packed = appendOnes(packed, h.Block, rank)
+	}
+	if i := C.h5p_select_union(fs, C.int(rank), C.long(len(sel.Blocks)), hsizes(packed)); i >= 0 {
+		h := sel.Blocks[i]
+		return opError(fmt.Sprintf("H5Sselect_hyperslab %d (start %v stride %v count %v block %v) in", i, h.Start, h.Stride, h.Count, h.Block), d)
 	}
 	return nil
+}
+
+// appendOnes appends v, or rank ones when v is nil (HDF5's default stride and block).
+func appendOnes(dst, v []uint64, rank int) []uint64 {
+	if v != nil {
+		return append(dst, v...)
+	}
+	for range rank {
+		dst = append(dst, 1)
+	}
+	return dst
 }
 
 // checkRanks verifies every hyperslab's arrays have the dataspace rank (nil Stride and Block
