@@ -46,6 +46,7 @@ import (
 	"strings"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/internal/warm"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
 	"github.com/h5proxy/h5proxy/plan"
@@ -70,6 +71,7 @@ type benchCase struct {
 func main() {
 	np := flag.Int("np", 2, "ranks of every run")
 	reps := flag.Int("reps", 7, "runs of each program per case (interleaved)")
+	flag.IntVar(&warmBytes, "warm", 1<<30, "bytes of memory to touch before each run: "+warm.FlagUsage)
 	cases := flag.String("cases", "vpic-write,vpic-read,e3sm-f", "cases to run, comma-separated")
 	dim1 := flag.Uint64("dim1", 2097152, "VPIC particles per rank (DIM_1)")
 	steps := flag.Int("steps", 4, "VPIC timesteps")
@@ -219,20 +221,39 @@ func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapFile s
 	for _, c := range todo {
 		var ref, px []sample
 		for i := 0; i < reps; i++ {
-			s, err := execute(np, c.ref, i)
-			if err != nil {
-				return fmt.Errorf("%s reference run %d: %w", c.name, i, err)
+			// A B, then B A: neither program always runs first after the other's file was
+			// deleted; and memory is touched before each run, since these VMs hand idle
+			// memory back to the host and the first touch (page cache included) is slow.
+			order := []bool{true, false}
+			if i%2 == 1 {
+				order = []bool{false, true}
 			}
-			ref = append(ref, s)
-			if s, err = execute(np, c.proxy, i); err != nil {
-				return fmt.Errorf("%s h5proxy run %d: %w", c.name, i, err)
+			for _, isRef := range order {
+				if err := warm.Memory(warmBytes); err != nil {
+					return err
+				}
+				side, who := c.proxy, "h5proxy"
+				if isRef {
+					side, who = c.ref, "reference"
+				}
+				s, err := execute(np, side, i)
+				if err != nil {
+					return fmt.Errorf("%s %s run %d: %w", c.name, who, i, err)
+				}
+				if isRef {
+					ref = append(ref, s)
+				} else {
+					px = append(px, s)
+				}
 			}
-			px = append(px, s)
 		}
 		report(c, ref, px)
 	}
 	return nil
 }
+
+// warmBytes is how much memory is touched before each run (-warm).
+var warmBytes int
 
 // execute runs one side under the launcher and deletes its files afterwards.
 func execute(np int, s side, i int) (sample, error) {
