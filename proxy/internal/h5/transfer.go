@@ -39,6 +39,10 @@ import (
 
 // Transfer caches, guarded by the gate.
 var (
+	// packScratch holds the packed hyperslabs of the last union selected, reused so that
+	// E3SM's hundreds of union writes per record allocate nothing.
+	packScratch []uint64
+
 	// mpioCache records, per open dataset, whether its file uses the MPI-IO driver; filled
 	// on the dataset's first transfer, dropped by CloseDataset.
 	mpioCache = map[ID]bool{}
@@ -249,13 +253,14 @@ func selectBlocks(call string, d ID, fs C.hid_t, sel plan.Selection) error {
 	}
 	// Pack start, stride, count and block of every hyperslab (nil stride or block: ones)
 	// for one C call over the whole union.
-	packed := make([]uint64, 0, len(sel.Blocks)*4*rank)
+	packed := packScratch[:0]
 	for _, h := range sel.Blocks {
 		packed = append(packed, h.Start...)
 		packed = appendOnes(packed, h.Stride, rank)
 		packed = append(packed, h.Count...)
 		packed = appendOnes(packed, h.Block, rank)
 	}
+	packScratch = packed
 	if i := C.h5p_select_union(fs, C.int(rank), C.long(len(sel.Blocks)), hsizes(packed)); i >= 0 {
 		h := sel.Blocks[i]
 		return opError(fmt.Sprintf("H5Sselect_hyperslab %d (start %v stride %v count %v block %v) in", i, h.Start, h.Stride, h.Count, h.Block), d)
