@@ -82,7 +82,7 @@ func TestRealMapPlansPerRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := e3sm.Options.Parse([]options.KV{{Key: "map", Value: path}, {Key: "f", Value: "0"}})
+	v, err := e3sm.Options.Parse([]options.KV{{Key: "map", Value: path}, {Key: "f", Value: "0"}, {Key: "order", Value: "map"}}) // one hyperslab per map request
 	if err != nil {
 		t.Fatal(err)
 	}
