@@ -260,14 +260,7 @@ func TestSelectionValidate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Selection{Blocks: []Hyperslab{tc.h}}.Validate(tc.shape)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("Validate = %v, want nil", err)
-			case tc.want != "" && err == nil:
-				t.Fatalf("Validate = nil, want error containing %q", tc.want)
-			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
-				t.Fatalf("Validate = %q, want it to contain %q", err, tc.want)
-			}
+			checkValidate(t, err, tc.want)
 		})
 	}
 	// The index names the offending hyperslab of a union.

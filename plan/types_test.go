@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -51,14 +50,7 @@ func TestTypeValidate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.t.Validate()
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("Validate = %v, want nil", err)
-			case tc.want != "" && err == nil:
-				t.Fatalf("Validate = nil, want error containing %q", tc.want)
-			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
-				t.Fatalf("Validate = %q, want it to contain %q", err, tc.want)
-			}
+			checkValidate(t, err, tc.want)
 		})
 	}
 }
