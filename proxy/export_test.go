@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
@@ -33,3 +34,7 @@ func (f *faultyLayout) Exec(op *plan.Op, buf []byte) error {
 	}
 	return f.Layout.Exec(op, buf)
 }
+
+// WrapPattern replaces a new session's pattern with wrap(pattern): tests of the optional
+// pattern interfaces (patterns.Reporter) wrap a built-in pattern.
+func WrapPattern(s *Session, wrap func(patterns.Pattern) patterns.Pattern) { s.pat = wrap(s.pat) }

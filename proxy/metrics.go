@@ -30,11 +30,12 @@ const (
 	mLocalReads               // reads served from the node-local cache
 	mPrepBefore               // the part of mPrep done before the observed window (fill=once)
 	mPrepWindow               // the part of mPrep done inside the observed window (derived)
+	mWall                     // the rank's own time from start to end (derived)
 	nMetrics
 )
 
 var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time", "file_flush_time",
-	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time", "background_time", "staging_high_water", "staging_blocked_time", "caller_io_time", "cache_read_hits", "prep_before_window_time", "prep_in_window_time"}
+	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time", "background_time", "staging_high_water", "staging_blocked_time", "caller_io_time", "cache_read_hits", "prep_before_window_time", "prep_in_window_time", "wall_time"}
 
 // sample is one rank's measurements of one step (or of a phase's begin/end).
 type sample [nMetrics]float64

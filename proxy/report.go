@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
@@ -102,6 +103,9 @@ type PhaseReport struct {
 	Verified   bool         `json:"verified"`
 	Mismatches float64      `json:"mismatches"`
 	PerStep    []StepReport `json:"per_step"`
+	// Kernel holds the lines of the pattern's own report (patterns.Reporter): what the
+	// real program prints beside h5bench's metrics.
+	Kernel []patterns.Line `json:"kernel,omitempty"`
 }
 
 // StepReport holds one step's reduced metrics.
@@ -150,9 +154,11 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 	all = append(all, p.end)
 	var total sample
 	for i := range all {
+		all[i][mWall] = all[i][mEnd] - all[i][mStart]
 		total.add(&all[i])
 	}
 	total[mStart], total[mEnd] = p.begin[mStart], p.end[mEnd]
+	total[mWall] = total[mEnd] - total[mStart]
 	total[mPrepWindow] = total[mPrep] - total[mPrepBefore]
 	total[mExcluded] = total[mCompute] + total[mPrepWindow] + total[mVerify]
 	total[mCallerIO] = total[mRaw] + total[mMetadata] + total[mFileOpen] + total[mFileFlush] + total[mFileClose] + total[mWait]
@@ -181,7 +187,23 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 			RawTime: st[mRaw], MetadataTime: st[mMetadata], ComputeTime: st[mCompute], PrepTime: st[mPrep],
 			WaitTime: st[mWait], Background: st[mBackground]})
 	}
+	if k, ok := s.pat.(patterns.Reporter); ok {
+		pr.Kernel = k.KernelReport(phaseTimes(p.ph, s.Size(), &pr, t, red.stats[1:len(p.steps)+1]))
+	}
 	return pr, nil
+}
+
+// phaseTimes is the input of a pattern's own report: the phase's reduced measurements.
+func phaseTimes(ph patterns.Phase, ranks int, pr *PhaseReport, t [nMetrics]Stat, steps [][nMetrics]Stat) patterns.PhaseTimes {
+	tm := func(s Stat) patterns.Timing { return patterns.Timing{Min: s.Min, Max: s.Max, Mean: s.Mean} }
+	pt := patterns.PhaseTimes{Phase: ph, Ranks: ranks, Bytes: pr.Bytes, Observed: pr.ObservedTime,
+		Wall: tm(t[mWall]), Raw: tm(t[mRaw]), Metadata: tm(t[mMetadata]), FileOpen: tm(t[mFileOpen]),
+		Flush: tm(t[mFileFlush]), FileClose: tm(t[mFileClose]), Compute: tm(t[mCompute])}
+	for i, st := range steps {
+		pt.Steps = append(pt.Steps, patterns.StepTimes{Step: i, Bytes: st[mBytes].Sum, Wall: tm(st[mWall]),
+			Raw: tm(st[mRaw]), Metadata: tm(st[mMetadata])})
+	}
+	return pt
 }
 
 // noteFile records a file the running phase creates or opens, so the report names the
@@ -279,6 +301,13 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			}
 			fmt.Fprintf(bw, "Verification: %s (%.3f s)\n", status, p.VerifyTime.Max)
 		}
+		for _, l := range p.Kernel {
+			if l.Text != "" {
+				fmt.Fprintln(bw, l.Text)
+			} else {
+				fmt.Fprintf(bw, "%s: %.3f %s\n", l.Name, l.Value, l.Unit)
+			}
+		}
 		if n, ok := layoutNotes[r.Pattern+"/"+r.Layout]; ok && op == "write" {
 			fmt.Fprintf(bw, "Note: %s\n", n)
 		}
@@ -350,6 +379,11 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 		fmt.Fprintf(bw, "staging high-water, %.3f, %sB\n", v, u)
 		fmt.Fprintf(bw, "staging wait time, %.3f, seconds\n", p.StagingBlocked.Max)
 		fmt.Fprintf(bw, "drain time, %.3f, seconds\n", p.DrainTime.Max)
+	}
+	for _, l := range p.Kernel {
+		if l.Name != "" {
+			fmt.Fprintf(bw, "%s, %.3f, %s\n", l.Name, l.Value, l.Unit)
+		}
 	}
 	return bw.Flush()
 }

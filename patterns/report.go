@@ -1,0 +1,51 @@
+package patterns
+
+// Timing is one quantity measured on every rank, reduced over the ranks (seconds).
+type Timing struct {
+	Min, Max, Mean float64
+}
+
+// StepTimes is one step of a finished phase, reduced over the ranks.
+type StepTimes struct {
+	Step int
+	// Bytes is what all ranks moved in the step.
+	Bytes float64
+	// Wall is each rank's time from the step's start to its end.
+	Wall, Raw, Metadata Timing
+}
+
+// PhaseTimes is what the session measured in a finished phase, reduced over the ranks: the
+// input of a kernel's own report. Times are per-rank sums of the operations of their
+// category (raw: dataset reads and writes; metadata: group, dataset and attribute
+// operations; file: create or open, flush, close), as h5proxy's reports charge them.
+type PhaseTimes struct {
+	Phase Phase
+	Ranks int
+	// Bytes is what all ranks moved.
+	Bytes float64
+	// Observed is h5bench's observed window: the earliest start to the latest end.
+	Observed float64
+	// Wall is each rank's own time from the phase's first operation to its last.
+	Wall                                      Timing
+	Raw, Metadata, FileOpen, Flush, FileClose Timing
+	Compute                                   Timing
+	Steps                                     []StepTimes
+}
+
+// Line is one line of a kernel's own report. The summary prints Text when it is set, else
+// "Name: Value Unit"; the CSV gets a row "Name, Value, Unit" unless Name is empty (a
+// Text-only line, such as a table heading).
+type Line struct {
+	Name  string  `json:"name,omitempty"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit,omitempty"`
+	Text  string  `json:"text,omitempty"`
+}
+
+// Reporter is implemented by patterns whose real program prints results of its own (the
+// HDF5 I/O test's per-phase times, the exerciser's per-size rates): the session calls it
+// once per finished phase, on every rank with the same reduced input, and adds the lines
+// to the summary, the CSV and the JSON report after h5bench's rows.
+type Reporter interface {
+	KernelReport(t PhaseTimes) []Line
+}
