@@ -11,12 +11,12 @@
 //
 // Cases (issue 12): vpic-write (1-D CONTIG/CONTIG, collective data and metadata, DIM_1
 // particles per rank, -steps steps, DELAYED_CLOSE_TIMESTEPS -delay, no compute), vpic-read
-// (BD-CATS -read FULL, PARTIAL or STRIDED over a file h5proxy wrote once before the runs) and e3sm-f (E3SM-IO's F case,
-// h0 and h1, from the -map file). Times are as each program reports them: h5proxy's JSON
+// (BD-CATS -read FULL, PARTIAL or STRIDED over a file h5proxy wrote once before the runs) and e3sm-f, e3sm-g,
+// e3sm-i (E3SM-IO's F case, h0 and h1; G, one file; I, h0 and h1; from the 16p maps in -maps). Times are as each program reports them: h5proxy's JSON
 // report (observed_time, raw_time.max and, for insight, observed − prep_in_window_time.max:
 // h5bench configurations default to fill=once, which prepares the data before the window) and the
 // reference's printed lines (h5bench's "Observed completion time", "Raw write time", ...;
-// for e3sm-f the sum over the files of E3SM-IO's end-to-end maxima and of its "posting
+// for the e3sm cases the sum over the files of E3SM-IO's end-to-end maxima and of its "posting
 // write requests" maxima).
 //
 // -e3sm-order picks the request order of both programs: sorted (the default: the
@@ -24,7 +24,7 @@
 // E3SM-IO's, docs/fidelity-notes.md §3) or map (read_decomp after E3SM-IO's pull request
 // 165; h5proxy then runs with order=map).
 //
-// The e3sm-f reference writes the variables of h5proxy's patterns/e3sm (names, shapes,
+// The e3sm references write the variables of h5proxy's patterns/e3sm (names, shapes,
 // decompositions, attributes and their types; char variables H5T_NATIVE_CHAR, signed, in
 // both).
 package main
@@ -76,8 +76,8 @@ func main() {
 	dim1 := flag.Uint64("dim1", 2097152, "VPIC particles per rank (DIM_1)")
 	steps := flag.Int("steps", 4, "VPIC timesteps")
 	delay := flag.Int("delay", 2, "VPIC DELAYED_CLOSE_TIMESTEPS")
-	mapFile := flag.String("map", filepath.Join("data", "e3sm", "map_f_case_16p.h5"), "E3SM-IO F-case map (HDF5 form) for e3sm-f")
-	records := flag.Int("r", 1, "E3SM-IO records of the F h1 file (-r)")
+	mapDir := flag.String("maps", filepath.Join("data", "e3sm"), "directory of E3SM-IO's maps (HDF5 form) map_<f|g|i>_case_16p.h5 for e3sm-f, e3sm-g and e3sm-i")
+	records := flag.Int("r", 1, "E3SM-IO records (-r) of the F h1, G and I h0 files")
 	order := flag.String("e3sm-order", "sorted", "request order of the E3SM reference and h5proxy: sorted (E3SM-IO read_decomp sorting and merging each rank's requests; h5proxy's default) or map (E3SM-IO after its pull request 165; h5proxy order=map)")
 	bin := flag.String("bin", "bin", "directory holding h5proxy and ref/ (make build bench-ref)")
 	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
@@ -96,7 +96,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fidelity:", err)
 		os.Exit(2)
 	}
-	if err := run(*np, *reps, *cases, *dim1, *steps, *delay, *mapFile, *records, *order == "sorted", *bin, *dir, ro); err != nil {
+	if err := run(*np, *reps, *cases, *dim1, *steps, *delay, *mapDir, *records, *order == "sorted", *bin, *dir, ro); err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity:", err)
 		os.Exit(1)
 	}
@@ -174,7 +174,7 @@ func (o readOpts) String() string {
 	return o.option
 }
 
-func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapFile string, records int, sorted bool, bin, dir string, ro readOpts) error {
+func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapDir string, records int, sorted bool, bin, dir string, ro readOpts) error {
 	if np < 1 || reps < 1 || steps < 1 || delay < 0 || dim1 < 1 || records < 1 {
 		return fmt.Errorf("-np, -reps, -steps, -dim1 and -r must be positive and -delay not negative")
 	}
@@ -207,10 +207,10 @@ func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapFile s
 			c = vpicWrite(bin, dir, np, dim1, steps, delay)
 		case "vpic-read":
 			c, err = vpicRead(bin, dir, np, dim1, steps, ro)
-		case "e3sm-f":
-			c, err = e3smF(bin, dir, np, mapFile, records, sorted)
+		case "e3sm-f", "e3sm-g", "e3sm-i":
+			c, err = e3smCase(strings.TrimPrefix(strings.TrimSpace(n), "e3sm-"), bin, dir, np, mapDir, records, sorted)
 		default:
-			return fmt.Errorf("-cases: unknown case %q (known: vpic-write, vpic-read, e3sm-f)", n)
+			return fmt.Errorf("-cases: unknown case %q (known: vpic-write, vpic-read, e3sm-f, e3sm-g, e3sm-i)", n)
 		}
 		if err != nil {
 			return fmt.Errorf("case %s: %w", n, err)
@@ -488,16 +488,18 @@ func vpicRead(bin, dir string, np int, dim1 uint64, steps int, ro readOpts) (ben
 	}, nil
 }
 
-// e3smF prepares the reference's header files from patterns/e3sm and the map's shapes.
-func e3smF(bin, dir string, np int, mapFile string, records int, sorted bool) (benchCase, error) {
+// e3smCase prepares E3SM-IO's F, G or I case (letter f, g or i): the reference's header
+// files from patterns/e3sm and the map's shapes, and both programs' commands.
+func e3smCase(letter, bin, dir string, np int, mapDir string, records int, sorted bool) (benchCase, error) {
+	mapFile := filepath.Join(mapDir, "map_"+letter+"_case_16p.h5")
 	abs, err := filepath.Abs(mapFile)
 	if err != nil {
 		return benchCase{}, err
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return benchCase{}, fmt.Errorf("-map %s: %w (pass the F-case map, e.g. data/e3sm/map_f_case_16p.h5)", mapFile, err)
+		return benchCase{}, fmt.Errorf("-maps %s: %w (pass the directory of E3SM-IO's 16p maps, e.g. data/e3sm)", mapDir, err)
 	}
-	headers, err := writeHeaders(bin, dir, abs, np, records)
+	headers, hists, err := writeHeaders(bin, dir, abs, np, records)
 	if err != nil {
 		return benchCase{}, err
 	}
@@ -506,17 +508,23 @@ func e3smF(bin, dir string, np int, mapFile string, records int, sorted bool) (b
 	if sorted {
 		conf["order"] = "sorted"
 	}
-	px := lazyProxy(bin, dir, "proxy-e3sm", "e3sm", "proxy-e3sm.h5", np, conf)
+	px := lazyProxy(bin, dir, "proxy-e3sm-"+letter, "e3sm", "proxy-e3sm-"+letter+".h5", np, conf)
 	outs := func(base string) func(int) []string {
-		return func(int) []string { return []string{e3sm.HistoryPath(base, "h0"), e3sm.HistoryPath(base, "h1")} }
+		return func(int) []string {
+			var fs []string
+			for _, h := range hists {
+				fs = append(fs, e3sm.HistoryPath(base, h))
+			}
+			return fs
+		}
 	}
 	px.files = func(next func(int) []string) func(int) []string {
-		return func(i int) []string { return append(next(i), outs(filepath.Join(dir, "proxy-e3sm.h5"))(i)...) }
+		return func(i int) []string { return append(next(i), outs(filepath.Join(dir, "proxy-e3sm-"+letter+".h5"))(i)...) }
 	}(px.files)
 	return benchCase{
-		name: "e3sm-f",
-		what: fmt.Sprintf("E3SM-IO F canonical, h0 + h1 (r=%d), map %s, requests %s in both; reference raw = posting write requests",
-			records, filepath.Base(mapFile), map[bool]string{true: "sorted and coalesced", false: "in map order"}[sorted]),
+		name: "e3sm-" + letter,
+		what: fmt.Sprintf("E3SM-IO %s canonical, %d history file(s) (r=%d), map %s, requests %s in both; reference raw = posting write requests",
+			strings.ToUpper(letter), len(hists), records, filepath.Base(mapFile), map[bool]string{true: "sorted and coalesced", false: "in map order"}[sorted]),
 		ref: side{
 			argv: func(int) []string {
 				argv := []string{filepath.Join(bin, "ref", "e3sm_canonical")}
@@ -546,46 +554,47 @@ func e3smF(bin, dir string, np int, mapFile string, records int, sorted bool) (b
 	}, nil
 }
 
-// writeHeaders asks the reference for the map's shapes, builds the F histories with
-// patterns/e3sm and writes one header file per history; it returns their paths.
-func writeHeaders(bin, dir, mapFile string, np, records int) ([]string, error) {
+// writeHeaders asks the reference for the map's shapes, builds the case's histories with
+// patterns/e3sm (the case follows from the map's decomposition count) and writes one header
+// file per history; it returns their paths and the histories' names ("" for G's one file).
+func writeHeaders(bin, dir, mapFile string, np, records int) (paths, hists []string, err error) {
 	cmd := exec.Command(filepath.Join(bin, "ref", "e3sm_canonical"), "--dims", mapFile)
 	_, env, err := launch.Launcher(1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("reading the shapes of %s: %w", mapFile, err)
+		return nil, nil, fmt.Errorf("reading the shapes of %s: %w", mapFile, err)
 	}
 	m, err := shapesMap(mapFile, out)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The pattern only needs the shapes to define the files: serve them as the map.
 	e3sm.RegisterMapReader(func(string) (*e3sm.Map, error) { return m, nil })
 	v, err := e3sm.Options.Parse([]options.KV{{Key: "map", Value: mapFile}, {Key: "r", Value: strconv.Itoa(records)}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pat, err := e3sm.New(v)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hs, err := pat.(*e3sm.Pattern).Histories(np)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var paths []string
 	for _, h := range hs {
-		p := filepath.Join(dir, "e3sm-"+h.Name+".hdr")
+		p := filepath.Join(dir, fmt.Sprintf("e3sm-%s-%s.hdr", filepath.Base(mapFile), h.Name))
 		if err := os.WriteFile(p, headerText(h), 0o644); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		paths = append(paths, p)
+		hists = append(hists, h.Name)
 	}
-	return paths, nil
+	return paths, hists, nil
 }
 
 // shapesMap turns the reference's "--dims" lines (nprocs N, D<k> len...) into a map that

@@ -46,8 +46,8 @@ func TestParsers(t *testing.T) {
 	if _, err := h5benchParser(reRawRead)([]byte(writeOut)); err == nil {
 		t.Error("a write summary parsed as a read one")
 	}
-	c, err := e3smF(t.TempDir(), t.TempDir(), 2, filepath.Join(t.TempDir(), "missing.h5"), 1, true)
-	if err == nil || !strings.Contains(err.Error(), "-map") {
+	c, err := e3smCase("g", t.TempDir(), t.TempDir(), 2, t.TempDir(), 1, true)
+	if err == nil || !strings.Contains(err.Error(), "-maps") || !strings.Contains(err.Error(), "map_g_case_16p.h5") {
 		t.Errorf("missing map: %+v, %v", c, err)
 	}
 }
