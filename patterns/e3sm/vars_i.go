@@ -7,13 +7,14 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-// I case (ELM land) history files, transcribed from E3SM-IO's header_def_I_case.cpp as it
-// defines them since its pull request 184 (the version whose F files carry the 8-byte
-// _FillValues the issue measured): global attributes from add_gattrs, the 21 dimensions,
-// then the fixed-size variables before the record ones. Type x is E3SM-IO's REC_XTYPE:
-// double, float with j (the real land model's files, and E3SM-IO before that change, have
-// these variables float). Decompositions: D1 lat × lon, D2 levgrnd|levdcmp × lat × lon,
-// D3 levlak, D4 ltype, D5 natpft (each × lat × lon).
+// I case (ELM land) history files, transcribed from E3SM-IO's header_def_I_case.cpp as
+// its pull request 184 defines them (the change that makes record variables double, as the
+// 8-byte _FillValues of the F files the issue measured in h5bench's E3SM-IO show): global
+// attributes from add_gattrs, the 21 dimensions, then the fixed-size variables before the
+// record ones. Type x is E3SM-IO's REC_XTYPE: double, float with j (the land model's own
+// files, and E3SM-IO's header without that change, have these variables float).
+// Decompositions: D1 lat × lon, D2 levgrnd|levdcmp × lat × lon, D3 levlak, D4 ltype, D5
+// natpft (each × lat × lon).
 
 // iGlobals are both files' global attributes in definition order; iGlobalsH1 follow them
 // in h1 only.
