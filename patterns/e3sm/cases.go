@@ -157,11 +157,7 @@ func typeOf(c string) (plan.Type, error) {
 // a scalar); an attribute k:t=v is a number of type letter t, the others are text.
 func parseVars(text string) ([]Var, error) {
 	var out []Var
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
+	for _, line := range tableLines(text) {
 		head, attrs, _ := strings.Cut(line, "|")
 		f := strings.Fields(head)
 		if len(f) != 4 {
@@ -206,6 +202,17 @@ func parseVars(text string) ([]Var, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// tableLines are the non-empty lines of a table, trimmed.
+func tableLines(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // parseGlobals reads "t name=text", "i name=int", "d name=double" lines.

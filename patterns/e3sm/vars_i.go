@@ -651,11 +651,7 @@ var iLayouts = map[string]struct {
 // parseIRecords expands iRecords.
 func parseIRecords(text string) ([]Var, error) {
 	var out []Var
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
+	for _, line := range tableLines(text) {
 		f := strings.Split(line, "|")
 		if len(f) != 4 && len(f) != 6 {
 			return nil, fmt.Errorf("e3sm: bad I record variable line %q", line)
