@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,8 +207,8 @@ func checkE3SMFiles(t *testing.T, r e3smRun, np int, file string) {
 // charVars are the NC_CHAR variables of the F, G and I cases.
 var charVars = map[string]bool{"date_written": true, "time_written": true, "xtime": true}
 
-// checkDimAttrs reads the -DIM_ root attributes, a chunked record variable's layout and
-// the global attribute names through a serial open.
+// checkDimAttrs reads the -DIM_ root attributes, every record variable's layout and every
+// global and variable attribute (type, shape, value; no others) through a serial open.
 func checkDimAttrs(t *testing.T, path string, h *e3sm.History) {
 	t.Helper()
 	f, err := h5.OpenFile(path, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
@@ -231,16 +232,34 @@ func checkDimAttrs(t *testing.T, path string, h *e3sm.History) {
 	}
 	var names []string
 	for _, g := range h.Globals {
-		if _, err := h5.ReadAttribute(f, g.Name); err != nil {
-			t.Errorf("%s: global attribute %s: %v", path, g.Name, err)
-		}
+		checkAttr(t, path, f, "", g)
 		names = append(names, g.Name)
 	}
 	sort.Strings(names)
+	root, err := h5.AttributeNames(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var globals []string
+	for _, n := range root {
+		if !strings.HasPrefix(n, "-DIM_") {
+			globals = append(globals, n)
+		}
+	}
+	sort.Strings(globals)
+	if fmt.Sprint(globals) != fmt.Sprint(names) || len(root) != len(globals)+len(h.Dims) {
+		t.Errorf("%s: root attributes %v, want the %d -DIM_ ones and %v", path, root, len(h.Dims), names)
+	}
 	for _, v := range h.Vars {
 		d, err := h5.OpenDataset(f, "/"+v.Name)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, a := range v.Attrs {
+			checkAttr(t, path, d, v.Name, a)
+		}
+		if an, err := h5.AttributeNames(d); err != nil || len(an) != len(v.Attrs) {
+			t.Errorf("%s: %s has attributes %v (%v), want %d", path, v.Name, an, err, len(v.Attrs))
 		}
 		info, err := h5.DatasetInfo(d)
 		h5.CloseDataset(d)
@@ -254,6 +273,20 @@ func checkDimAttrs(t *testing.T, path string, h *e3sm.History) {
 		if gotChunk := fmt.Sprint(info.Chunk); (v.Record && gotChunk != wantChunk) || (!v.Record && info.Chunk != nil) || !info.FillNever {
 			t.Errorf("%s: %s chunk %v fill-never %v, want chunk %s", path, v.Name, info.Chunk, info.FillNever, wantChunk)
 		}
+	}
+}
+
+// checkAttr reads attribute want of loc (the file's root, or variable v) back and
+// compares its type, shape and bytes with the history's.
+func checkAttr(t *testing.T, path string, loc h5.ID, v string, want plan.AttributeSpec) {
+	t.Helper()
+	got, err := h5.ReadAttribute(loc, want.Name)
+	if err != nil {
+		t.Errorf("%s: %s attribute %s: %v", path, v, want.Name, err)
+		return
+	}
+	if !got.Type.Equal(want.Type) || fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) || string(got.Value) != string(want.Value) {
+		t.Errorf("%s: %s attribute %s is %s %v %q, want %s %v %q", path, v, want.Name, got.Type, got.Shape, got.Value, want.Type, want.Shape, want.Value)
 	}
 }
 

@@ -32,6 +32,8 @@ type Var struct {
 	Record bool
 	// Shape is the extent of the non-record dimensions.
 	Shape []uint64
+	// recType marks E3SM-IO's REC_XTYPE variables: double, float with j.
+	recType bool
 }
 
 // History is one output file: its dimensions, global attributes and variables.
@@ -136,10 +138,10 @@ func DimAttr(d Dim) plan.AttributeSpec {
 }
 
 // typeOf maps the table letters to types: d f64, f f32, i i32, c NC_CHAR, which E3SM-IO
-// stores as H5T_NATIVE_CHAR: a signed byte (i8).
+// stores as H5T_NATIVE_CHAR: a signed byte (i8), x REC_XTYPE (f64 until j makes it f32).
 func typeOf(c string) (plan.Type, error) {
 	switch c {
-	case "d":
+	case "d", "x":
 		return plan.F64, nil
 	case "f":
 		return plan.F32, nil
@@ -152,14 +154,10 @@ func typeOf(c string) (plan.Type, error) {
 }
 
 // parseVars reads "type name dims decomp | k=v; k=v" lines (dims comma-separated, - for
-// a scalar).
+// a scalar); an attribute k:t=v is a number of type letter t, the others are text.
 func parseVars(text string) ([]Var, error) {
 	var out []Var
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
+	for _, line := range tableLines(text) {
 		head, attrs, _ := strings.Cut(line, "|")
 		f := strings.Fields(head)
 		if len(f) != 4 {
@@ -173,7 +171,7 @@ func parseVars(text string) ([]Var, error) {
 		if err != nil {
 			return nil, fmt.Errorf("e3sm: bad decomposition in %q", line)
 		}
-		v := Var{Name: f[1], Type: t, Decomp: k}
+		v := Var{Name: f[1], Type: t, Decomp: k, recType: f[0] == "x"}
 		if f[2] != "-" {
 			v.Dims = strings.Split(f[2], ",")
 		}
@@ -186,11 +184,35 @@ func parseVars(text string) ([]Var, error) {
 			if !ok {
 				return nil, fmt.Errorf("e3sm: bad attribute %q of %s", kv, v.Name)
 			}
-			v.Attrs = append(v.Attrs, TextAttr(name, val))
+			name, tl, numeric := strings.Cut(name, ":")
+			if !numeric {
+				v.Attrs = append(v.Attrs, TextAttr(name, val))
+				continue
+			}
+			at, err := typeOf(tl)
+			if err != nil {
+				return nil, fmt.Errorf("e3sm: attribute %s of %s: %w", name, v.Name, err)
+			}
+			x, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return nil, fmt.Errorf("e3sm: attribute %s of %s: value %q", name, v.Name, val)
+			}
+			v.Attrs = append(v.Attrs, NumAttr(name, at, x))
 		}
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// tableLines are the non-empty lines of a table, trimmed.
+func tableLines(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // parseGlobals reads "t name=text", "i name=int", "d name=double" lines.
@@ -318,68 +340,6 @@ func parseRecordTable(text string) ([]Var, error) {
 	return out, nil
 }
 
-// I case (ELM land): layouts.md gives only the counts per decomposition; the real variable
-// names and attribute lists were not available (UNCONFIRMED there). The 14
-// non-partitioned variables carry the standard land-model coordinate names; the 546
-// partitioned ones get generated names I_D<k>_F<nnn> (fixed) and I_D<k>_R<nnn> (record).
-const iHead = `
-f levgrnd levgrnd 0 | long_name=coordinate soil levels; units=m
-f levlak levlak 0 | long_name=coordinate lake levels; units=m
-f levdcmp levdcmp 0 | long_name=coordinate soil levels; units=m
-f time time 0 | long_name=time; units=days since 0001-01-01 00:00:00; calendar=noleap; bounds=time_bounds
-i mcdate time 0 | long_name=current date (YYYYMMDD)
-i mcsec time 0 | long_name=current seconds of current date; units=s
-i mdcur time 0 | long_name=current day (from base day)
-i mscur time 0 | long_name=current seconds of current day
-i nstep time 0 | long_name=time step
-d time_bounds time,hist_interval 0 | long_name=history time interval endpoints
-c date_written time,string_length 0 |
-c time_written time,string_length 0 |
-f lon lon 0 | long_name=coordinate longitude; units=degrees_east
-f lat lat 0 | long_name=coordinate latitude; units=degrees_north
-`
-
-// iLayout gives, per history file, the fixed and record partitioned variable counts per
-// decomposition (layouts.md 4.1: h0 465/75/4/1/1 with 18 fixed in all, h1 465/69/2/1/1
-// with 10; the non-partitioned 14 hold 5 fixed).
-var iLayout = map[string][5][2]int{
-	"h0": {{5, 460}, {6, 69}, {2, 2}, {0, 1}, {0, 1}},
-	"h1": {{5, 460}, {0, 69}, {0, 2}, {0, 1}, {0, 1}},
-}
-
-// iDims are the spatial dimensions of I decompositions 1..5 after time.
-var iDims = [5][]string{{"lat", "lon"}, {"levgrnd", "lat", "lon"}, {"levlak", "lat", "lon"}, {"ltype", "lat", "lon"}, {"natpft", "lat", "lon"}}
-
-func iVars(hist string) ([]Var, error) {
-	vars, err := parseVars(iHead)
-	if err != nil {
-		return nil, err
-	}
-	for k, fr := range iLayout[hist] {
-		for kind, n := range fr {
-			for i := 1; i <= n; i++ {
-				v := Var{Type: plan.F64, Decomp: k + 1, Dims: append([]string(nil), iDims[k]...)}
-				if kind == 0 {
-					v.Name = fmt.Sprintf("I_D%d_F%03d", k+1, i)
-				} else {
-					v.Name = fmt.Sprintf("I_D%d_R%03d", k+1, i)
-					v.Dims = append([]string{"time"}, v.Dims...)
-					if k == 1 && i%4 == 0 {
-						v.Dims[1] = "levdcmp" // D2 is (levgrnd|levdcmp) × lat × lon
-					}
-				}
-				v.Attrs = []plan.AttributeSpec{TextAttr("long_name", "generated "+v.Name), TextAttr("units", "1"),
-					NumAttr("_FillValue", plan.F32, 1e36), NumAttr("missing_value", plan.F32, 1e36)}
-				if kind == 1 {
-					v.Attrs = append(v.Attrs, TextAttr("cell_methods", "time: mean"))
-				}
-				vars = append(vars, v)
-			}
-		}
-	}
-	return vars, nil
-}
-
 // buildHistory assembles one history file of case c for map m.
 func buildHistory(c, hist string, m *Map, float bool, records int) (*History, error) {
 	h := &History{Name: hist, Records: records}
@@ -413,9 +373,13 @@ func buildHistory(c, hist string, m *Map, float bool, records int) (*History, er
 			return nil, err
 		}
 	case "I":
-		h.Dims = []Dim{{"time", 0}, {"lat", dd(0, 0)}, {"lon", dd(0, 1)}, {"levgrnd", dd(1, 0)}, {"levdcmp", dd(1, 0)},
-			{"levlak", dd(2, 0)}, {"ltype", dd(3, 0)}, {"natpft", dd(4, 0)}, {"hist_interval", 2}, {"string_length", 16}}
-		if vars, err = iVars(hist); err != nil {
+		// E3SM-IO's order; the land model's unstructured sizes (gridcell ... pft) are the
+		// production run's constants, unused by any variable.
+		h.Dims = []Dim{{"time", 0}, {"lon", dd(0, 1)}, {"lat", dd(0, 0)}, {"gridcell", 62482}, {"topounit", 62482},
+			{"landunit", 271014}, {"column", 1020642}, {"pft", 2020354}, {"levgrnd", dd(1, 0)}, {"levurb", 5},
+			{"levlak", dd(2, 0)}, {"numrad", 2}, {"month", 12}, {"levsno", 5}, {"ltype", dd(3, 0)}, {"nvegwcs", 4},
+			{"natpft", dd(4, 0)}, {"string_length", 16}, {"levdcmp", dd(1, 0)}, {"levtrc", 10}, {"hist_interval", 2}}
+		if h.Globals, vars, err = iHistory(hist); err != nil {
 			return nil, err
 		}
 	default:
@@ -456,6 +420,9 @@ func buildHistory(c, hist string, m *Map, float bool, records int) (*History, er
 					v.Type = plan.F32
 				}
 			}
+		}
+		if v.recType && float {
+			v.Type = plan.F32
 		}
 		fillOfVarType(v)
 	}

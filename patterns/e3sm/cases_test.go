@@ -159,8 +159,9 @@ func TestAttributeEncoding(t *testing.T) {
 }
 
 // TestFillValueTypes pins E3SM-IO's rule that a _FillValue has its variable's type (50
-// double ones in F h0 and 3 in F h1, float with j) while missing_value stays float, and
-// that the value survives the conversion.
+// double ones in F h0 and 3 in F h1, 546 in I h0 and 538 in I h1, float with j) while
+// missing_value stays float (int for int variables), and that the value survives the
+// conversion.
 func TestFillValueTypes(t *testing.T) {
 	for _, tc := range []struct {
 		c, hist string
@@ -172,8 +173,9 @@ func TestFillValueTypes(t *testing.T) {
 		{"F", "h1", false, plan.F64, 3},
 		{"F", "h0", true, plan.F32, 50},
 		{"G", "", false, plan.F64, -1},
-		{"I", "h0", false, plan.F64, -1},
-		{"I", "h1", false, plan.F64, -1},
+		{"I", "h0", false, plan.F64, 546},
+		{"I", "h1", false, plan.F64, 538},
+		{"I", "h0", true, plan.F32, 546},
 	} {
 		h, err := buildHistory(tc.c, tc.hist, synth(t, tc.c, 2), tc.float, 1)
 		if err != nil {
@@ -190,14 +192,19 @@ func TestFillValueTypes(t *testing.T) {
 					if v.Type.Equal(tc.want) {
 						n++
 					}
-					if tc.c == "F" && v.Type.Class == plan.Float64 && len(a.Value) == 8 {
-						if got := math.Float64frombits(binary.NativeEndian.Uint64(a.Value)); got != float64(float32(1e20)) {
-							t.Errorf("F %s %s: _FillValue %g, want 1e20f", tc.hist, v.Name, got)
+					fill := map[string]float64{"F": 1e20, "I": 1e36}[tc.c]
+					if fill != 0 && v.Type.Class == plan.Float64 && len(a.Value) == 8 {
+						if got := math.Float64frombits(binary.NativeEndian.Uint64(a.Value)); got != float64(float32(fill)) {
+							t.Errorf("%s %s %s: _FillValue %g, want %gf", tc.c, tc.hist, v.Name, got, fill)
 						}
 					}
 				case "missing_value":
-					if tc.c == "F" && !a.Type.Equal(plan.F32) {
-						t.Errorf("F %s %s: missing_value %s, want f32", tc.hist, v.Name, a.Type)
+					want := plan.F32
+					if v.Type.Class == plan.Int32 {
+						want = plan.I32
+					}
+					if tc.c != "G" && !a.Type.Equal(want) {
+						t.Errorf("%s %s %s: missing_value %s, want %s", tc.c, tc.hist, v.Name, a.Type, want)
 					}
 				}
 			}
@@ -252,6 +259,183 @@ func TestCharVariablesAreSignedBytes(t *testing.T) {
 			if created[n] == 0 {
 				t.Errorf("%s: no dataset %s created", c, n)
 			}
+		}
+	}
+}
+
+// TestINamesAndAttributes pins the I case to E3SM-IO's header: definition order, a sample
+// of variables with their dimensions, decomposition, type and attributes (names, types,
+// values), the D2 split between levgrnd and levdcmp, the dimensions and the global
+// attributes of both files, and what j changes.
+func TestINamesAndAttributes(t *testing.T) {
+	m := synth(t, "I", 2)
+	h0, err := buildHistory("I", "h0", m, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1, err := buildHistory("I", "h1", m, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := func(h *History) map[string]int {
+		idx := map[string]int{}
+		for i, v := range h.Vars {
+			idx[v.Name] = i
+		}
+		return idx
+	}
+	i0, i1 := index(h0), index(h1)
+	for _, o := range []struct {
+		h    *History
+		idx  map[string]int
+		name string
+		at   int
+	}{
+		{h0, i0, "landmask", 0}, {h0, i0, "landfrac", 9}, {h0, i0, "ZSOI", 10}, {h0, i0, "DZLAKE", 17},
+		{h0, i0, "date_written", 18}, {h0, i0, "time", 26}, {h0, i0, "ACTUAL_IMMOB", 27}, {h0, i0, "plim_m", 559},
+		{h1, i1, "landfrac", 9}, {h1, i1, "date_written", 10}, {h1, i1, "ACTUAL_IMMOB", 19}, {h1, i1, "plim_m", 551},
+	} {
+		if got, ok := o.idx[o.name]; !ok || got != o.at {
+			t.Errorf("%s: %s at %d (present %v), want %d", o.h.Name, o.name, got, ok, o.at)
+		}
+	}
+	for _, name := range []string{"ZSOI", "DZSOI", "WATSAT", "SUCSAT", "BSW", "HKSAT", "ZLAKE", "DZLAKE"} {
+		if _, ok := i1[name]; ok {
+			t.Errorf("h1 defines the h0-only %s", name)
+		}
+	}
+	type attr struct {
+		name string
+		typ  plan.Type
+		val  string // text, or the number formatted with %g
+	}
+	show := func(a plan.AttributeSpec) attr {
+		ne := binary.NativeEndian
+		switch a.Type.Class {
+		case plan.String:
+			return attr{a.Name, a.Type, strings.TrimSuffix(string(a.Value), "\x00")}
+		case plan.Float32:
+			return attr{a.Name, a.Type, fmt.Sprintf("%g", math.Float32frombits(ne.Uint32(a.Value)))}
+		case plan.Float64:
+			return attr{a.Name, a.Type, fmt.Sprintf("%g", float32(math.Float64frombits(ne.Uint64(a.Value))))}
+		case plan.Int32:
+			return attr{a.Name, a.Type, fmt.Sprint(int32(ne.Uint32(a.Value)))}
+		}
+		return attr{a.Name, a.Type, fmt.Sprintf("%x", a.Value)}
+	}
+	str := func(s string) plan.Type { return plan.Str(len(s) + 1) }
+	fill, miss := attr{"_FillValue", plan.F64, "1e+36"}, attr{"missing_value", plan.F32, "1e+36"}
+	for _, c := range []struct {
+		name, dims string
+		decomp     int
+		typ        plan.Type
+		attrs      []attr
+	}{
+		{"landmask", "lat,lon", 1, plan.I32, []attr{{"long_name", str("land/ocean mask (0.=ocean and 1.=land)"), "land/ocean mask (0.=ocean and 1.=land)"},
+			{"_FillValue", plan.I32, "-9999"}, {"missing_value", plan.I32, "-9999"}}},
+		{"levdcmp", "levdcmp", 0, plan.F64, []attr{{"long_name", str("coordinate soil levels"), "coordinate soil levels"}, {"units", str("m"), "m"}}},
+		{"lat", "lat", 0, plan.F64, []attr{{"long_name", str("coordinate latitude"), "coordinate latitude"},
+			{"units", str("degrees_north"), "degrees_north"}, fill, miss}},
+		{"landfrac", "lat,lon", 1, plan.F64, []attr{{"long_name", str("land fraction"), "land fraction"}, fill, miss}},
+		{"WATSAT", "levgrnd,lat,lon", 2, plan.F64, []attr{{"long_name", str("saturated soil water content (porosity)"), "saturated soil water content (porosity)"},
+			{"units", str("mm3/mm3"), "mm3/mm3"}, fill, miss}},
+		{"ZLAKE", "levlak,lat,lon", 3, plan.F64, []attr{{"long_name", str("lake layer node depth"), "lake layer node depth"}, {"units", str("m"), "m"}, fill, miss}},
+		{"date_written", "time,string_length", 0, plan.I8, nil},
+		{"mcsec", "time", 0, plan.I32, []attr{{"long_name", str("current seconds of current date"), "current seconds of current date"}, {"units", str("s"), "s"}}},
+		{"time_bounds", "time,hist_interval", 0, plan.F64, []attr{{"long_name", str("history time interval endpoints"), "history time interval endpoints"}}},
+		{"time", "time", 0, plan.F64, []attr{{"long_name", str("time"), "time"}, {"units", str("days since 0001-01-01 00:00:00"), "days since 0001-01-01 00:00:00"},
+			{"calendar", str("noleap"), "noleap"}, {"bounds", str("time_bounds"), "time_bounds"}}},
+		{"ACTUAL_IMMOB", "time,lat,lon", 1, plan.F64, []attr{{"long_name", str("actual N immobilization"), "actual N immobilization"},
+			{"units", str("gN/m^2/s"), "gN/m^2/s"}, {"cell_methods", str("time: mean"), "time: mean"}, fill, miss}},
+		{"CWDC_vr", "time,levdcmp,lat,lon", 2, plan.F64, []attr{{"long_name", str("CWD C (vertically resolved)"), "CWD C (vertically resolved)"},
+			{"units", str("gC/m^3"), "gC/m^3"}, {"cell_methods", str("time: mean"), "time: mean"}, fill, miss}},
+		{"TSOI", "time,levgrnd,lat,lon", 2, plan.F64, []attr{{"long_name", str("soil temperature (vegetated landunits only)"), "soil temperature (vegetated landunits only)"},
+			{"standard_name", str("soil_temperature"), "soil_temperature"}, {"units", str("K"), "K"}, {"cell_methods", str("time: mean"), "time: mean"}, fill, miss}},
+		{"TLAKE", "time,levlak,lat,lon", 3, plan.F64, []attr{{"long_name", str("lake temperature"), "lake temperature"},
+			{"units", str("K"), "K"}, {"cell_methods", str("time: mean"), "time: mean"}, fill, miss}},
+		{"PCT_LANDUNIT", "time,ltype,lat,lon", 4, plan.F64, []attr{{"long_name", str("% of each landunit on grid cell"), "% of each landunit on grid cell"},
+			{"units", str("%"), "%"}, {"cell_methods", str("time: mean"), "time: mean"}, fill, miss}},
+		{"PCT_NAT_PFT", "time,natpft,lat,lon", 5, plan.F64, []attr{{"long_name", str("% of each PFT on the natural vegetation (i.e., soil) landunit"), "% of each PFT on the natural vegetation (i.e., soil) landunit"},
+			{"units", str("%"), "%"}, {"cell_methods", str("time: mean"), "time: mean"}, fill, miss}},
+		{"TWS_MONTH_END", "time,lat,lon", 1, plan.F64, []attr{{"long_name", str("total water storage at the end of a month"), "total water storage at the end of a month"},
+			{"units", str("mm"), "mm"}, {"cell_methods", str("time: point"), "time: point"}, fill, miss}},
+		{"cn_scalar", "time,lat,lon", 1, plan.F64, []attr{{"long_name", str("N limitation factor"), "N limitation factor"},
+			{"units", str(""), ""}, {"cell_methods", str("time: mean"), "time: mean"}, fill, miss}},
+	} {
+		v := &h0.Vars[i0[c.name]]
+		var got []attr
+		for _, a := range v.Attrs {
+			got = append(got, show(a))
+		}
+		if strings.Join(v.Dims, ",") != c.dims || v.Decomp != c.decomp || !v.Type.Equal(c.typ) || fmt.Sprint(got) != fmt.Sprint(c.attrs) {
+			t.Errorf("%s: %v D%d %s %v\nwant %s D%d %s %v", c.name, v.Dims, v.Decomp, v.Type, got, c.dims, c.decomp, c.typ, c.attrs)
+		}
+	}
+	// D2 holds levgrnd and levdcmp variables (the same length): 19 and 56 in h0, 13 and 56 in h1.
+	for _, tc := range []struct {
+		h                *History
+		levgrnd, levdcmp int
+	}{{h0, 19, 56}, {h1, 13, 56}} {
+		n := map[string]int{}
+		for _, v := range tc.h.Vars {
+			if v.Decomp == 2 {
+				n[v.Dims[len(v.Dims)-3]]++
+			}
+		}
+		if n["levgrnd"] != tc.levgrnd || n["levdcmp"] != tc.levdcmp || len(n) != 2 {
+			t.Errorf("%s D2: %v, want levgrnd %d levdcmp %d", tc.h.Name, n, tc.levgrnd, tc.levdcmp)
+		}
+	}
+	var dims []string
+	for _, d := range h0.Dims {
+		dims = append(dims, d.Name)
+	}
+	if want := "time,lon,lat,gridcell,topounit,landunit,column,pft,levgrnd,levurb,levlak,numrad,month,levsno,ltype,nvegwcs,natpft,string_length,levdcmp,levtrc,hist_interval"; strings.Join(dims, ",") != want {
+		t.Errorf("I dimensions %v", dims)
+	}
+	for _, tc := range []struct {
+		h           *History
+		n           int
+		last        attr
+		texts, ints int
+	}{
+		{h0, 27, attr{"ltype_urban_md", plan.I32, "9"}, 18, 9},
+		{h1, 29, attr{"Time_constant_3Dvars", str("ZSOI:DZSOI:WATSAT:SUCSAT:BSW:HKSAT:ZLAKE:DZLAKE"), "ZSOI:DZSOI:WATSAT:SUCSAT:BSW:HKSAT:ZLAKE:DZLAKE"}, 20, 9},
+	} {
+		texts, ints := 0, 0
+		for _, g := range tc.h.Globals {
+			switch g.Type.Class {
+			case plan.String:
+				texts++
+			case plan.Int32:
+				ints++
+				if fmt.Sprint(g.Shape) != "[1]" {
+					t.Errorf("%s global %s shape %v, want [1]", tc.h.Name, g.Name, g.Shape)
+				}
+			}
+		}
+		if len(tc.h.Globals) != tc.n || texts != tc.texts || ints != tc.ints || fmt.Sprint(show(tc.h.Globals[tc.n-1])) != fmt.Sprint(tc.last) {
+			t.Errorf("%s: %d globals (%d text, %d int), last %v", tc.h.Name, len(tc.h.Globals), texts, ints, show(tc.h.Globals[len(tc.h.Globals)-1]))
+		}
+		if g := show(tc.h.Globals[0]); fmt.Sprint(g) != fmt.Sprint(attr{"title", str("ELM History file information"), "ELM History file information"}) {
+			t.Errorf("%s: first global %v", tc.h.Name, g)
+		}
+	}
+	// j makes every REC_XTYPE variable float, fixed ones and time included; the int, char
+	// and double ones keep their types.
+	hj, err := buildHistory("I", "h0", m, true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := map[string]plan.Type{"landmask": plan.I32, "pftmask": plan.I32, "date_written": plan.I8, "time_written": plan.I8,
+		"mcdate": plan.I32, "mcsec": plan.I32, "mdcur": plan.I32, "mscur": plan.I32, "nstep": plan.I32, "time_bounds": plan.F64}
+	for _, v := range hj.Vars {
+		want, ok := keep[v.Name]
+		if !ok {
+			want = plan.F32
+		}
+		if !v.Type.Equal(want) {
+			t.Errorf("j=YES: %s is %s, want %s", v.Name, v.Type, want)
 		}
 	}
 }

@@ -28,11 +28,18 @@
 //
 // Variable names, dimensions and attributes: F and G are transcribed from E3SM-IO's real
 // headers (datasets/f_case_h0.txt, f_case_h1.txt, g_case_hist.txt); the G global
-// attributes stop after the first 15 (the real file has a few hundred config_* ones). The I
-// case's real lists were not available: its 14 non-partitioned variables carry the land
-// model's coordinate names, the partitioned ones generated names I_D<k>_F<nnn> (fixed)
-// and I_D<k>_R<nnn> (record) with generated attributes (long_name, units, _FillValue,
-// missing_value, cell_methods); I files have no global attributes.
+// attributes stop after the first 15 (the real file has a few hundred config_* ones). I is
+// transcribed from E3SM-IO's header_def_I_case.cpp as defined since its pull request 184
+// (vars_i.go): 27 global attributes (18 text, 9 int; h1 adds 2 text), 21 dimensions in
+// E3SM-IO's order (time, lon, lat, the land model's unused gridcell ... pft sizes, ...,
+// hist_interval), then the fixed-size variables (landmask and pftmask int on D1 with
+// _FillValue and missing_value -9999; levgrnd, levlak, levdcmp, lon, lat; area, topo,
+// landfrac on D1; in h0 only ZSOI, DZSOI, WATSAT, SUCSAT, BSW, HKSAT on D2 and ZLAKE,
+// DZLAKE on D3), then the record ones (date_written, time_written, mcdate, mcsec, mdcur,
+// mscur, nstep, time_bounds, time, then the 533 partitioned ACTUAL_IMMOB ... plim_m:
+// 460 on D1, 13 on D2 over levgrnd and 56 over levdcmp, 2 on D3, PCT_LANDUNIT on D4,
+// PCT_NAT_PFT on D5), each with long_name, [standard_name,] units, cell_methods,
+// _FillValue and missing_value (1e36f).
 //
 // # File layout (layouts.md 4.3)
 //
@@ -45,8 +52,11 @@
 //	record          [0, d...] max [UNLIMITED, d...] chunk [1, d...]  time never
 //	fixed-size      [d...] (scalar for rank 0)      contiguous       time never
 //
-//	type            F, I partitioned record: f64 (f32 with j); G record: f64; others as
-//	                the real header (f64, i32, char as i8: H5T_NATIVE_CHAR is signed)
+//	type            F partitioned record: f64 (f32 with j); I: every variable E3SM-IO
+//	                defines with REC_XTYPE (all the land model's float ones, fixed and
+//	                record, partitioned or not) f64, f32 with j; G record: f64; others as
+//	                the real header (f64, i32, char as i8: H5T_NATIVE_CHAR is signed);
+//	                _FillValue has the variable's type, missing_value stays f32 (i32)
 //
 // # Operations
 //
@@ -102,8 +112,13 @@
 //   - Fill value "undefined": the datasets keep HDF5's default fill value (never written,
 //     fill time NEVER as in E3SM-IO).
 //   - With j, write buffers are float (E3SM-IO converts double buffers), so that reads
-//     verify exactly; char variables are stored as u8 (E3SM-IO: H5T_NATIVE_CHAR).
+//     verify exactly.
 //   - -t sleeps before every record in E3SM-IO; the session's compute_time runs between
 //     records (not before the first).
 //   - m (noncontiguous buffers), k, v, q and g are accepted and ignored.
+//   - I follows E3SM-IO's pull request 184 (REC_XTYPE double by default, fixed-size
+//     variables defined first), as the F files h5bench's E3SM-IO wrote do (8-byte
+//     _FillValue); E3SM-IO's header without it (commit f09170bc) defines the same
+//     variables, attributes and values float, written from double buffers, in the land
+//     model's own order. F keeps the real file's order (docs/fidelity-notes.md, E11).
 package e3sm
