@@ -66,7 +66,7 @@ func FromValues(v *options.Values) (Config, error) {
 func (c Config) CheckRanks(size int) error {
 	if c.ProcRows*c.ProcCols != uint64(size) {
 		return &options.Error{Table: "iotest", Key: "process-rows", Value: fmt.Sprint(c.ProcRows),
-			Reason: fmt.Sprintf("process-rows x process-columns = %d x %d = %d, but the run has %d ranks", c.ProcRows, c.ProcCols, c.ProcRows*c.ProcCols, size),
+			Reason:  fmt.Sprintf("process-rows x process-columns = %d x %d = %d, but the run has %d ranks", c.ProcRows, c.ProcCols, c.ProcRows*c.ProcCols, size),
 			Allowed: fmt.Sprintf("process-rows and process-columns whose product is %d", size)}
 	}
 	return nil
