@@ -16,16 +16,7 @@ import (
 
 // iotestPattern builds a run's iotest pattern.
 func iotestPattern(t *testing.T, cfg proxy.Config) *iotest.Pattern {
-	t.Helper()
-	p, err := cfg.NewPattern()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ip, ok := p.(*iotest.Pattern)
-	if !ok {
-		t.Fatalf("pattern %T, want *iotest.Pattern", p)
-	}
-	return ip
+	return patternAs[*iotest.Pattern](t, cfg)
 }
 
 // TestMetadataSample: testdata/sync-metadata.json is h5bench's samples/sync-metadata.json

@@ -213,16 +213,13 @@ func TestIOTestWriteRead(t *testing.T) {
 	}
 }
 
-// runIOTest writes and reads one case and checks the report and the kernel's lines.
-func runIOTest(t *testing.T, c iotestCase, extra, file string, size int) {
+// runReport runs a session's phases, closes it and returns its report; what names the
+// run in failures.
+func runReport(t *testing.T, cfg proxy.Config, what string) *proxy.Report {
 	t.Helper()
-	kv := c.kv
-	if extra != "" {
-		kv += ";" + extra
-	}
-	s := session(t, iotestConfig(t, kv, file, size))
+	s := session(t, cfg)
 	if err := s.Run(); err != nil {
-		t.Fatalf("%s %s: %v", c.name, extra, err)
+		t.Fatalf("%s: %v", what, err)
 	}
 	rep, err := s.Report()
 	if err != nil {
@@ -231,6 +228,17 @@ func runIOTest(t *testing.T, c iotestCase, extra, file string, size int) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return rep
+}
+
+// runIOTest writes and reads one case and checks the report and the kernel's lines.
+func runIOTest(t *testing.T, c iotestCase, extra, file string, size int) {
+	t.Helper()
+	kv := c.kv
+	if extra != "" {
+		kv += ";" + extra
+	}
+	rep := runReport(t, iotestConfig(t, kv, file, size), c.name+" "+extra)
 	r, cl := c.block(size)
 	rankBytes := float64(ioSteps * ioArrays * r * cl * 8)
 	if len(rep.Phases) != 2 {
@@ -240,7 +248,7 @@ func runIOTest(t *testing.T, c iotestCase, extra, file string, size int) {
 	if w.Bytes != rankBytes*float64(size) || rd.Bytes != w.Bytes || !rd.Verified || rd.Mismatches != 0 || rd.Steps != ioSteps {
 		t.Errorf("%s %s: bytes %v/%v (want %v), verified %v, mismatches %v, steps %d", c.name, extra, w.Bytes, rd.Bytes, rankBytes*float64(size), rd.Verified, rd.Mismatches, rd.Steps)
 	}
-	if s.Rank() != 0 {
+	if world(t).Rank() != 0 {
 		return
 	}
 	// The kernel's lines: the program's quantities from the report's (rank 0 has both).

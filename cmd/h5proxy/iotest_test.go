@@ -10,22 +10,29 @@ import (
 	"testing"
 )
 
+// sampleIn reads an h5bench configuration and points its directory at a new temporary
+// directory, which it returns: the sample runs unchanged otherwise.
+func sampleIn(t *testing.T, path string) (doc map[string]any, dir string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	doc["directory"] = dir
+	return doc, dir
+}
+
 // TestRunMetadataSample runs h5bench/testdata/sync-metadata.json (h5bench's
 // samples/sync-metadata.json with smaller sizes) with only its directory changed: h5proxy
 // launches the sample's 4 ranks, writes and reads hdf5_iotest.h5, prints the HDF5 I/O
 // test's own lines after h5bench's, and the CSV ends with the test's columns, equal to the
 // JSON report's kernel lines.
 func TestRunMetadataSample(t *testing.T) {
-	data, err := os.ReadFile("../../h5bench/testdata/sync-metadata.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	doc["directory"] = dir
+	doc, dir := sampleIn(t, "../../h5bench/testdata/sync-metadata.json")
 	cfg := writeJSON(t, filepath.Join(dir, "sample.json"), doc)
 	report := filepath.Join(dir, "report.json")
 	r := h5proxy(t, dir, "run", "--report", report, cfg)
