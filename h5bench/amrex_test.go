@@ -15,16 +15,7 @@ import (
 
 // amrexPattern builds a run's amrex pattern.
 func amrexPattern(t *testing.T, cfg proxy.Config) *amrex.Pattern {
-	t.Helper()
-	p, err := cfg.NewPattern()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ap, ok := p.(*amrex.Pattern)
-	if !ok {
-		t.Fatalf("pattern %T, want *amrex.Pattern", p)
-	}
-	return ap
+	return patternAs[*amrex.Pattern](t, cfg)
 }
 
 // TestAMReXSample: samples/sync-amrex.json (h5bench's samples/sync-amrex.json) maps onto a

@@ -142,19 +142,23 @@ func atoi(t *testing.T, s string) int {
 	return n
 }
 
-// pattern builds the run's vpic pattern, whose parsed configuration the tests inspect.
-func pattern(t *testing.T, cfg proxy.Config) *vpic.Pattern {
+// patternAs builds a run's pattern as its concrete type, whose parsed configuration the
+// tests inspect.
+func patternAs[T patterns.Pattern](t *testing.T, cfg proxy.Config) T {
 	t.Helper()
 	p, err := cfg.NewPattern()
 	if err != nil {
 		t.Fatal(err)
 	}
-	vp, ok := p.(*vpic.Pattern)
+	tp, ok := p.(T)
 	if !ok {
-		t.Fatalf("pattern %T, want *vpic.Pattern", p)
+		t.Fatalf("pattern %T, want %T", p, tp)
 	}
-	return vp
+	return tp
 }
+
+// pattern builds the run's vpic pattern.
+func pattern(t *testing.T, cfg proxy.Config) *vpic.Pattern { return patternAs[*vpic.Pattern](t, cfg) }
 
 // TestSampleValues checks field by field where the sample lands.
 func TestSampleValues(t *testing.T) {
@@ -418,10 +422,10 @@ func TestNotJSON(t *testing.T) {
 // then those of the applications' adapters.
 func TestSupported(t *testing.T) {
 	got := h5bench.Supported()
-	order := []string{"write", "read", "amrex", "openpmd", "e3sm"}
+	order := []string{"write", "read", "metadata", "amrex", "openpmd", "e3sm"}
 	var want []string
 	for _, name := range order {
-		if name == "write" || name == "read" || name == "openpmd" || name == "e3sm" || slices.Contains(got, name) {
+		if name == "write" || name == "read" || name == "metadata" || name == "openpmd" || name == "e3sm" || slices.Contains(got, name) {
 			want = append(want, name)
 		}
 	}

@@ -13,16 +13,7 @@ import (
 )
 
 func openpmdPattern(t *testing.T, cfg proxy.Config) *openpmd.Pattern {
-	t.Helper()
-	p, err := cfg.NewPattern()
-	if err != nil {
-		t.Fatal(err)
-	}
-	op, ok := p.(*openpmd.Pattern)
-	if !ok {
-		t.Fatalf("pattern %T, want *openpmd.Pattern", p)
-	}
-	return op
+	return patternAs[*openpmd.Pattern](t, cfg)
 }
 
 // TestOpenPMDSample: samples/sync-openpmd.json (h5bench's sample) maps to a write and a

@@ -29,7 +29,23 @@ type PhaseTimes struct {
 	Wall                                      Timing
 	Raw, Metadata, FileOpen, Flush, FileClose Timing
 	Compute                                   Timing
-	Steps                                     []StepTimes
+	// Opens is each rank's time in file creates or opens and group and dataset creates and
+	// opens (closes and attribute writes left out).
+	Opens Timing
+	// Span is each rank's own time from before its file create or open to after its last
+	// operation, before the phase's closing barrier (a read's open, done before h5bench's
+	// window, included), less the data preparation and verification h5proxy does inside
+	// it, which the real programs do not do.
+	Span Timing
+	// Start and End are the earliest start and the latest end of the observed window over
+	// the ranks (Unix seconds).
+	Start, End float64
+	// FileBytes is what the files rank 0 created or opened take on disk after the phase
+	// (the file's H5Fget_filesize under the native layout); 0 when nothing is stored.
+	FileBytes float64
+	Steps     []StepTimes
+	// Earlier are the session's phases that finished before this one, in order.
+	Earlier []PhaseTimes
 }
 
 // Line is one line of a kernel's own report. The summary prints Text when it is set, else

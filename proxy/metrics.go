@@ -31,11 +31,16 @@ const (
 	mPrepBefore               // the part of mPrep done before the observed window (fill=once)
 	mPrepWindow               // the part of mPrep done inside the observed window (derived)
 	mWall                     // the rank's own time from start to end (derived)
+	mOpens                    // file create/open and group/dataset create/open (part of file and metadata time)
+	mDone                     // wall-clock time of the rank's last operation, before the phase's closing barrier (Unix seconds)
+	mFileSize                 // bytes on disk of the files rank 0 created or opened, after the phase (rank 0 only)
+	mSpan                     // the rank's own span from its file create/open to mDone, less in-window preparation and verification (derived)
 	nMetrics
 )
 
 var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time", "file_flush_time",
-	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time", "background_time", "staging_high_water", "staging_blocked_time", "caller_io_time", "cache_read_hits", "prep_before_window_time", "prep_in_window_time", "wall_time"}
+	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time", "background_time", "staging_high_water", "staging_blocked_time", "caller_io_time", "cache_read_hits", "prep_before_window_time", "prep_in_window_time", "wall_time",
+	"opens_time", "done", "file_size", "span_time"}
 
 // sample is one rank's measurements of one step (or of a phase's begin/end).
 type sample [nMetrics]float64
@@ -47,10 +52,14 @@ func (s *sample) charge(k plan.OpKind, seconds float64) {
 		s[mRaw] += seconds
 	case plan.CreateFile, plan.OpenFile:
 		s[mFileOpen] += seconds
+		s[mOpens] += seconds
 	case plan.FlushFile:
 		s[mFileFlush] += seconds
 	case plan.CloseFile:
 		s[mFileClose] += seconds
+	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
+		s[mMetadata] += seconds
+		s[mOpens] += seconds
 	default:
 		s[mMetadata] += seconds
 	}
@@ -59,8 +68,8 @@ func (s *sample) charge(k plan.OpKind, seconds float64) {
 func (s *sample) add(o *sample) {
 	for i := range s {
 		switch metric(i) {
-		case mStart, mEnd:
-		case mStaged:
+		case mStart, mEnd, mDone:
+		case mStaged, mFileSize:
 			s[i] = max(s[i], o[i])
 		default:
 			s[i] += o[i]

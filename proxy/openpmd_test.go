@@ -136,17 +136,7 @@ func runOpenPMD(t *testing.T, c opmdCase, extra, file string, size int) {
 	t.Helper()
 	cfg := opmdConfig(t, c.kv+";"+extra, file)
 	cfg.Phases = []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-	s := session(t, cfg)
-	if err := s.Run(); err != nil {
-		t.Fatalf("%s %s: %v", c.name, extra, err)
-	}
-	rep, err := s.Report()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	rep := runReport(t, cfg, c.name+" "+extra)
 	processed := uint64((c.steps + 4) / 5)
 	w, r := rep.Phases[0], rep.Phases[1]
 	if want := float64(c.writtenBytes() * uint64(c.steps)); w.Bytes != want {

@@ -138,17 +138,21 @@ func (s *Session) Report() (*Report, error) {
 		HDF5Version: h5.Version(), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
 		JobID: jobID(), Host: host, Pattern: s.pat.Name(), ModeRequested: s.cfg.Mode, ModeEffective: s.cfg.Mode,
 		Layout: s.cfg.Layout, Config: s.cfg.Effective(), Warnings: s.cfg.Warnings}
+	var earlier []patterns.PhaseTimes
 	for _, p := range s.done {
-		pr, err := s.reducePhase(p)
+		pr, pt, err := s.reducePhase(p, earlier)
 		if err != nil {
 			return nil, err
 		}
 		r.Phases = append(r.Phases, pr)
+		earlier = append(earlier, pt)
 	}
 	return r, nil
 }
 
-func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
+// reducePhase reduces one phase; earlier are the times of the phases before it, which its
+// pattern's own report may use.
+func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (PhaseReport, patterns.PhaseTimes, error) {
 	// Samples: begin, steps..., end, then the total of all of them.
 	all := append([]sample{p.begin}, p.steps...)
 	all = append(all, p.end)
@@ -162,10 +166,14 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 	total[mPrepWindow] = total[mPrep] - total[mPrepBefore]
 	total[mExcluded] = total[mCompute] + total[mPrepWindow] + total[mVerify]
 	total[mCallerIO] = total[mRaw] + total[mMetadata] + total[mFileOpen] + total[mFileFlush] + total[mFileClose] + total[mWait]
+	total[mSpan] = p.end[mDone] - total[mStart] - total[mPrepWindow] - total[mVerify]
+	if p.ph == patterns.PhaseRead {
+		total[mSpan] += p.begin[mFileOpen] // opened before the window starts
+	}
 	all = append(all, total)
 	red, err := reduceSamples(s.comm, all)
 	if err != nil {
-		return PhaseReport{}, err
+		return PhaseReport{}, patterns.PhaseTimes{}, err
 	}
 	t := red.stats[len(all)-1]
 	pr := PhaseReport{Phase: p.ph.String(), File: s.cfg.File, Files: p.files, Steps: p.stepsDone, Fill: p.fill.String(),
@@ -187,10 +195,12 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 			RawTime: st[mRaw], MetadataTime: st[mMetadata], ComputeTime: st[mCompute], PrepTime: st[mPrep],
 			WaitTime: st[mWait], Background: st[mBackground]})
 	}
+	pt := phaseTimes(p.ph, s.Size(), &pr, t, red.stats[1:len(p.steps)+1])
+	pt.Earlier = earlier
 	if k, ok := s.pat.(patterns.Reporter); ok {
-		pr.Kernel = k.KernelReport(phaseTimes(p.ph, s.Size(), &pr, t, red.stats[1:len(p.steps)+1]))
+		pr.Kernel = k.KernelReport(pt)
 	}
-	return pr, nil
+	return pr, pt, nil
 }
 
 // phaseTimes is the input of a pattern's own report: the phase's reduced measurements.
@@ -198,7 +208,8 @@ func phaseTimes(ph patterns.Phase, ranks int, pr *PhaseReport, t [nMetrics]Stat,
 	tm := func(s Stat) patterns.Timing { return patterns.Timing{Min: s.Min, Max: s.Max, Mean: s.Mean} }
 	pt := patterns.PhaseTimes{Phase: ph, Ranks: ranks, Bytes: pr.Bytes, Observed: pr.ObservedTime,
 		Wall: tm(t[mWall]), Raw: tm(t[mRaw]), Metadata: tm(t[mMetadata]), FileOpen: tm(t[mFileOpen]),
-		Flush: tm(t[mFileFlush]), FileClose: tm(t[mFileClose]), Compute: tm(t[mCompute])}
+		Flush: tm(t[mFileFlush]), FileClose: tm(t[mFileClose]), Compute: tm(t[mCompute]),
+		Opens: tm(t[mOpens]), Span: tm(t[mSpan]), Start: t[mStart].Min, End: t[mEnd].Max, FileBytes: t[mFileSize].Max}
 	for i, st := range steps {
 		pt.Steps = append(pt.Steps, patterns.StepTimes{Step: i, Bytes: st[mBytes].Sum, Wall: tm(st[mWall]),
 			Raw: tm(st[mRaw]), Metadata: tm(st[mMetadata])})

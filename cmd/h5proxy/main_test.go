@@ -461,16 +461,7 @@ func TestRunWriteRead(t *testing.T) {
 // samples/sync-write-read-1d-contig.json, with only its directory and compute time
 // changed: 2 ranks, DIM_1=2097152, 4 timesteps, write then verified read.
 func TestAcceptanceSample(t *testing.T) {
-	data, err := os.ReadFile("../../samples/sync-write-read-1d-contig.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	doc["directory"] = dir
+	doc, dir := sampleIn(t, "../../samples/sync-write-read-1d-contig.json")
 	for _, b := range doc["benchmarks"].([]any) {
 		conf := b.(map[string]any)["configuration"].(map[string]any)
 		if conf["EMULATED_COMPUTE_TIME_PER_TIMESTEP"] != "1 s" || conf["DIM_1"] != "2097152" || conf["TIMESTEPS"] != "4" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/h5bench"
@@ -22,6 +23,15 @@ func schema() (map[string]any, error) {
 			return nil, err
 		}
 		maps.Copy(conf, f.Options.SchemaProperties())
+	}
+	// h5bench's metadata benchmark calls its dataset layout "layout" (the iotest pattern's
+	// dataset-layout, where package h5bench maps it), the session's storage layout key
+	// elsewhere: in the schema, layout takes the values of both.
+	if l, ok := conf["layout"].(map[string]any); ok {
+		if d, ok := conf["dataset-layout"].(map[string]any); ok {
+			l["enum"] = slices.Concat(l["enum"].([]string), d["enum"].([]string))
+			l["description"] = l["description"].(string) + "; in a metadata benchmark: " + d["description"].(string)
+		}
 	}
 	obj := func(props map[string]any, required ...string) map[string]any {
 		m := map[string]any{"type": "object", "additionalProperties": false, "properties": props}
