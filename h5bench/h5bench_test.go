@@ -353,8 +353,6 @@ func TestErrors(t *testing.T) {
 			[]string{"configuration", `"-np"`, "not a rank count"}},
 		{"unknown benchmark", func(d map[string]any) { bench0(d)["benchmark"] = "wirte" },
 			[]string{"benchmarks[0]", `"benchmark"`, `"wirte"`, "not an h5bench benchmark", "write, read"}},
-		{"exerciser not supported", func(d map[string]any) { bench0(d)["benchmark"] = "exerciser" },
-			[]string{`"benchmark"`, `"exerciser"`, "not supported by h5proxy yet", "allowed: write, read"}},
 		{"macsio not supported", func(d map[string]any) { bench0(d)["benchmark"] = "macsio" },
 			[]string{`"macsio"`, "not supported by h5proxy yet", "allowed: write, read"}},
 		{"unknown benchmark entry key", func(d map[string]any) { bench0(d)["files"] = "x.h5" },

@@ -31,7 +31,10 @@ const (
 	mPrepBefore               // the part of mPrep done before the observed window (fill=once)
 	mPrepWindow               // the part of mPrep done inside the observed window (derived)
 	mWall                     // the rank's own time from start to end (derived)
-	nMetrics
+	// mKind is the first of the per-operation-kind times: mKind+k holds the time of the
+	// operations of kind k (plan.OpKind), what a kernel's own report splits its columns by.
+	mKind
+	nMetrics = mKind + metric(plan.ExtendDataset) + 1
 )
 
 var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time", "file_flush_time",
@@ -42,6 +45,9 @@ type sample [nMetrics]float64
 
 // charge books an operation's duration to its metric.
 func (s *sample) charge(k plan.OpKind, seconds float64) {
+	if k > 0 && mKind+metric(k) < nMetrics {
+		s[mKind+metric(k)] += seconds
+	}
 	switch k {
 	case plan.Write, plan.Read:
 		s[mRaw] += seconds

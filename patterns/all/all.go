@@ -10,13 +10,14 @@ import (
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/amrex"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
+	"github.com/h5proxy/h5proxy/patterns/exerciser"
 	"github.com/h5proxy/h5proxy/patterns/openpmd"
 	"github.com/h5proxy/h5proxy/patterns/vpic"
 	"github.com/h5proxy/h5proxy/proxy/e3smmap"
 )
 
 // Builtin lists the built-in patterns' factories in registration order.
-var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory}
+var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory, exerciser.Factory}
 
 func init() {
 	for _, f := range Builtin {
