@@ -416,10 +416,10 @@ func TestNotJSON(t *testing.T) {
 // then those of the applications' adapters.
 func TestSupported(t *testing.T) {
 	got := h5bench.Supported()
-	order := []string{"write", "read", "amrex", "openpmd", "e3sm"}
+	order := []string{"write", "read", "exerciser", "amrex", "openpmd", "e3sm"}
 	var want []string
 	for _, name := range order {
-		if name == "write" || name == "read" || name == "openpmd" || name == "e3sm" || slices.Contains(got, name) {
+		if name == "write" || name == "read" || name == "exerciser" || name == "openpmd" || name == "e3sm" || slices.Contains(got, name) {
 			want = append(want, name)
 		}
 	}

@@ -115,7 +115,8 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	if !mpi.Initialized() {
 		return nil, errors.New("h5proxy: MPI is not initialized (call MPI_Init in the host, or proxy.InitMPI from Go)")
 	}
-	if len(cfg.Phases) == 0 {
+	unset := len(cfg.Phases) == 0
+	if unset {
 		cfg.Phases, _ = ParsePhases(nil)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -124,6 +125,9 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	pat, err := cfg.NewPattern()
 	if err != nil {
 		return nil, err
+	}
+	if unset {
+		cfg.Phases = pat.Phases() // a write-only kernel (the exerciser) runs its one phase
 	}
 	var trace []time.Duration
 	if cfg.ComputeTrace != "" {
