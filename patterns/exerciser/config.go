@@ -85,7 +85,7 @@ func FromValues(v *options.Values) (Config, error) {
 	// The exerciser keeps a rank's element count in an int.
 	for s := 0; s < c.NSizes; s++ {
 		if n := c.Size(s).Elements(); n >= 1<<31 {
-			return c, bad(v, "nsizes", fmt.Sprintf("size %d holds %d elements per rank, more than the exerciser's int counts", s, n), "fewer sizes, or smaller minels or bufmult")
+			return c, v.Invalid("nsizes", fmt.Sprintf("size %d holds %d elements per rank, more than the exerciser's int counts", s, n), "fewer sizes, or smaller minels or bufmult")
 		}
 	}
 	return c, nil
@@ -104,24 +104,16 @@ func list(v *options.Values, key string, dims int, def, min uint64) ([]uint64, e
 	allowed := fmt.Sprintf("%d space-separated integers >= %d (one per dimension, numdims=%d)", dims, min, dims)
 	f := strings.Fields(v.String(key))
 	if len(f) != dims {
-		return nil, bad(v, key, fmt.Sprintf("has %d numbers, numdims=%d needs %d", len(f), dims, dims), allowed)
+		return nil, v.Invalid(key, fmt.Sprintf("has %d numbers, numdims=%d needs %d", len(f), dims, dims), allowed)
 	}
 	for i, s := range f {
 		n, err := strconv.ParseUint(s, 10, 31)
 		if err != nil || n < min {
-			return nil, bad(v, key, fmt.Sprintf("%q is not an integer >= %d", s, min), allowed)
+			return nil, v.Invalid(key, fmt.Sprintf("%q is not an integer >= %d", s, min), allowed)
 		}
 		out[i] = n
 	}
 	return out, nil
-}
-
-// bad returns a configuration error naming the key, its value, the reason and what is
-// allowed.
-func bad(v *options.Values, key, reason, allowed string) error {
-	err := v.Errorf(key, "%s", reason).(*options.Error)
-	err.Allowed = allowed
-	return err
 }
 
 // Size is one buffer size: each rank's elements per dimension.
