@@ -41,8 +41,8 @@ type PhaseTimes struct {
 }
 
 // Line is one line of a kernel's own report. The summary prints Text when it is set, else
-// "Name: Value Unit" unless Quiet; the CSV gets a row "Name, Value, Unit" unless Name is empty (a
-// Text-only line, such as a table heading).
+// "Name: Value Unit" unless Quiet; the CSV gets a row "Name, Value, Unit" unless Name is
+// empty (a Text-only line, such as a table heading).
 type Line struct {
 	Name  string  `json:"name,omitempty"`
 	Value float64 `json:"value"`

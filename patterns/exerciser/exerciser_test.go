@@ -212,8 +212,11 @@ func TestKernelReport(t *testing.T) {
 	}
 	want := []string{
 		"WARNING!! - ndomains: 3 must be: 2. Only dividing dim-0",
+		"WARNING: Bufsize is the size of the double-type dataset (The derived-type dataset is 8x larger!).",
 		"useMetaDataCollectives: 0 addDerivedTypeDataset: 0 addAttributes: 1 useIndependentIO: 0 numDims: 1 useChunked: 0 rankShift: 0",
 		Header,
+		"FileSpace: Dim= 0 Block= 4 Stride= 4 Count= 1",
+		"MemSpace:  Dim= 0 Block= 1 Stride= 1 Count= 4",
 		// 32 bytes per rank on 2 ranks: 6.1e-5 MiB in 1 and 3 ms.
 		"Min              32   0.001000      0.020345   0.002000      0.030518   0.750000   0.000000   0.000000   0.000000   1.000000   0.000000   0.000000",
 		"Med              32   0.002000      0.040690   0.002000      0.030518   0.750000   0.000000   0.000000   0.000000   1.000000   0.000000   0.000000",

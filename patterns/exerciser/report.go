@@ -69,9 +69,9 @@ func Moments(x []float64) []float64 {
 	return []float64{s[0], med, s[len(s)-1], avg, math.Sqrt(sq / n)}
 }
 
-// KernelReport prints the exerciser's table: for each size, its Min, Med, Max, Avg and Std
-// rows over the iterations, with the settings line and the decomposition warning it
-// prints first. Each cell is also a CSV row "<stat> <column> <bufsize>".
+// KernelReport prints what the exerciser prints: the decomposition warning, its notes and
+// settings, the table heading, and for each size its file and memory selections and the
+// Min, Med, Max, Avg and Std rows over the iterations. Each cell is also a CSV row "<stat> <column> <bufsize>".
 func (p *Pattern) KernelReport(t patterns.PhaseTimes) []patterns.Line {
 	if t.Phase != patterns.PhaseWrite {
 		return nil
@@ -87,6 +87,7 @@ func (p *Pattern) KernelReport(t patterns.PhaseTimes) []patterns.Line {
 		}
 		return 0
 	}
+	text("WARNING: Bufsize is the size of the double-type dataset (The derived-type dataset is 8x larger!).")
 	text("useMetaDataCollectives: %d addDerivedTypeDataset: %d addAttributes: %d useIndependentIO: %d numDims: %d useChunked: %d rankShift: %d",
 		b(p.C.MetaColl), b(p.C.DerivedType), b(p.C.AddAttr), b(p.C.IndepIO), p.C.NumDims, b(p.C.UseChunked), p.C.RShift)
 	text("%s", Header)
@@ -96,6 +97,12 @@ func (p *Pattern) KernelReport(t patterns.PhaseTimes) []patterns.Line {
 			break // the phase ended early: only whole sizes are reported
 		}
 		bufsize := float64(p.C.Size(s).Bytes())
+		if l, err := p.C.Layout(s, 0, t.Ranks); err == nil { // Begin reported any error
+			for d := range l.Block {
+				text("FileSpace: Dim= %d Block= %d Stride= %d Count= %d", d, l.Block[d], l.Stride[d], l.Count[d])
+			}
+			text("MemSpace:  Dim= %d Block= %d Stride= %d Count= %d", 0, l.MemBlock, l.MemStride, l.MemCount)
+		}
 		cols := map[string][]float64{}
 		for _, st := range t.Steps[lo:hi] {
 			for c, v := range p.Iteration(st, bufsize, t.Ranks) {
