@@ -15,7 +15,9 @@ import (
 var exerciserFlags = []string{"keepfile", "usechunked", "indepio", "addattr", "derivedtype"}
 
 // The h5bench exerciser benchmark (h5bench_exerciser): h5bench turns each configuration
-// key into --<key> <value>, the flags above into --<key>. The exerciser writes
+// key into --<key> <value>, the flags above into --<key>; metacoll is not among h5bench's
+// flags, so only an empty value turns it on there (any other value is an argument the
+// exerciser rejects), which h5proxy accepts along with boolean values. The exerciser writes
 // hdf5TestFile-<random> in its working directory; h5proxy writes it in the run directory
 // (or the entry's "file" there), and its read-backs are in the write phase.
 func init() {
@@ -28,8 +30,13 @@ func init() {
 			return err
 		}
 		return setAll(dir, conf, cfg, func(k, v string) (bool, error) {
-			if slices.Contains(exerciserFlags, k) {
+			switch {
+			case slices.Contains(exerciserFlags, k):
 				return true, cfg.Set(k, strconv.FormatBool(strings.EqualFold(v, "true")))
+			case k == "metacoll" && v == "":
+				// h5bench passes "--metacoll " with the value: empty is the one value that
+				// leaves the exerciser a bare flag.
+				return true, cfg.Set(k, "true")
 			}
 			return false, nil
 		})

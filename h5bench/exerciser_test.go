@@ -76,9 +76,16 @@ func TestExerciserFlags(t *testing.T) {
 		on.MemBlock != 4 || on.MemStride != 8 || !slices.Equal(on.FileBlocks, []uint64{2, 2}) || !slices.Equal(on.FileStrides, []uint64{4, 4}) || on.RShift != 1 {
 		t.Errorf("flags on: %+v", on)
 	}
-	off := exerciserEntry(t, "", map[string]any{"keepfile": "yes", "usechunked": "1", "indepio": "false", "addattr": "", "derivedtype": "on"}).C
-	if off.KeepFile || off.UseChunked || off.IndepIO || off.AddAttr || off.DerivedType || off.MaxCheckSet {
+	off := exerciserEntry(t, "", map[string]any{"keepfile": "yes", "usechunked": "1", "indepio": "false", "addattr": "", "derivedtype": "on", "metacoll": "false"}).C
+	if off.KeepFile || off.UseChunked || off.IndepIO || off.AddAttr || off.DerivedType || off.MaxCheckSet || off.MetaColl {
 		t.Errorf("values other than true leave the flags off: %+v", off)
+	}
+}
+
+// TestExerciserMetacoll: an empty metacoll, the bare flag h5bench then passes, turns it on.
+func TestExerciserMetacoll(t *testing.T) {
+	if c := exerciserEntry(t, "", map[string]any{"metacoll": ""}).C; !c.MetaColl {
+		t.Errorf("metacoll \"\" left off")
 	}
 }
 
