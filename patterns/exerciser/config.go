@@ -19,7 +19,7 @@ const Iterations = 10
 // keepfile, usechunked, indepio, addattr and derivedtype when their value is "true"),
 // plus iterations, the exerciser's compile-time NUM_ITERATIONS.
 var Options = &options.Table{Name: "exerciser", Specs: []options.Spec{
-	{Key: "numdims", Kind: options.Int, Default: "1", Min: options.Bound(1), Max: options.Bound(MaxDims), Help: "dimensions of the datasets (the exerciser requires it; at most 4)"},
+	{Key: "numdims", Kind: options.Int, Default: "1", Min: options.Bound(1), Max: options.Bound(MaxDims), Help: "dimensions of the datasets, at most 4 (the exerciser requires the key; h5proxy defaults to 1)"},
 	{Key: "minels", Kind: options.String, Help: "elements of each rank's buffer in each dimension at the first size: numdims numbers (default 8 each)"},
 	{Key: "nsizes", Kind: options.Int, Default: "1", Min: options.Bound(1), Help: "buffer sizes run, each multiplied by bufmult per dimension from the previous"},
 	{Key: "bufmult", Kind: options.String, Help: "factor per dimension between one size and the next: numdims numbers (default 2 each)"},
