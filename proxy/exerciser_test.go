@@ -81,7 +81,8 @@ func runExerciser(t *testing.T, cfg proxy.Config) (*proxy.Report, *capturing, er
 // TestExerciser runs the 2-D exerciser at 1, 2 and 4 ranks: every read-back is checked,
 // the bytes are the exerciser's, the kernel table's cells are the statistics of the
 // per-iteration measurements; the parent then compares the file left (keepfile) with what
-// the exerciser leaves: the last iteration of the last size.
+// the exerciser leaves: the last iteration of the last size. At 4 ranks h5bench's sample
+// runs too (exerciserSample).
 func TestExerciser(t *testing.T) {
 	dir := testDir(t)
 	if mpitest.Run(t, rankCounts...) {
@@ -108,6 +109,9 @@ func TestExerciser(t *testing.T) {
 		t.Fatalf("%d kernel reports", len(c.got))
 	}
 	checkExerciserReport(t, rep, c.got[0], np, []float64{64, 128})
+	if np == 4 {
+		exerciserSample(t, dir)
+	}
 }
 
 // checkExerciserReport checks the kernel lines against the measurements: the table's
@@ -279,7 +283,8 @@ const exerciserSmall = "numdims=2;minels=4 4;nsizes=1;iterations=1;addattr=true;
 // TestExerciserStrategies runs the exerciser at 2 ranks under the async and cache modes and
 // the log, mpiio and null layouts: the stored files equal the sync/native one (the log's
 // once replayed) with the read-back checked; the subfiling layout refuses the reopen of a
-// dataset it wrote, naming why.
+// dataset it wrote, naming why. Then rshift, maxcheck and the removal of the file
+// (exerciserShift), in the same launch.
 func TestExerciserStrategies(t *testing.T) {
 	dir := testDir(t)
 	runs := []struct{ name, kv string }{{"native", ""}, {"async", ";mode=async"}, {"cache", ";mode=cache"},
@@ -292,6 +297,9 @@ func TestExerciserStrategies(t *testing.T) {
 				f = plainOf(f)
 			}
 			sameFiles(t, native, f)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "shift.h5")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("file left without keepfile: %v", err)
 		}
 		return
 	}
@@ -319,20 +327,14 @@ func TestExerciserStrategies(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "open-dataset /Data/hdf5DataSet1-iter0-size16") || !strings.Contains(err.Error(), "cannot gain mappings") {
 		t.Errorf("subfiling: %v, want the reopen refused", err)
 	}
+	exerciserShift(t, filepath.Join(dir, "shift.h5"))
 }
 
-// TestExerciserShift: with rshift=1 each rank writes at the next rank's place and reads the
+// exerciserShift: with rshift=1 each rank writes at the next rank's place and reads the
 // one after, whose data (another rank's) the check expects; maxcheck leaves the second size
 // unchecked (the phase is then not reported verified); without keepfile the file is gone.
-func TestExerciserShift(t *testing.T) {
-	dir := testDir(t)
-	if mpitest.Run(t, 2) {
-		if _, err := os.Stat(filepath.Join(dir, "shift.h5")); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("file left without keepfile: %v", err)
-		}
-		return
-	}
-	file := filepath.Join(dir, "shift.h5")
+func exerciserShift(t *testing.T, file string) {
+	t.Helper()
 	rep, _, err := runExerciser(t, exerciserConfig(t, "numdims=1;minels=8;nsizes=2;iterations=1;rshift=1;indepio=true;maxcheck=64;verify=yes", file))
 	if err != nil {
 		t.Fatal(err)
@@ -342,15 +344,12 @@ func TestExerciserShift(t *testing.T) {
 	}
 }
 
-// TestExerciserH5benchSample runs h5bench/testdata/sync-exerciser.json (h5bench's
+// exerciserSample runs h5bench/testdata/sync-exerciser.json (h5bench's
 // samples/sync-exerciser.json with smaller buffers) through the h5bench adapter at its 4
 // ranks: its dimranks 8 4 do not multiply to 4, so dimension 0 is split, with the
 // exerciser's warning in the report.
-func TestExerciserH5benchSample(t *testing.T) {
-	dir := testDir(t)
-	if mpitest.Run(t, 4) {
-		return
-	}
+func exerciserSample(t *testing.T, dir string) {
+	t.Helper()
 	f, err := h5bench.Load("../h5bench/testdata/sync-exerciser.json")
 	if err != nil {
 		t.Fatal(err)
