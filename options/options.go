@@ -394,6 +394,12 @@ func (v *Values) Errorf(key, reason string, args ...any) error {
 	return &Error{Table: v.table.Name, Key: v.canon(key), Value: v.raw[v.canon(key)], Reason: fmt.Sprintf(reason, args...)}
 }
 
+// Invalid returns a configuration error naming the key, its value, why it is wrong and
+// what is allowed.
+func (v *Values) Invalid(key, reason, allowed string) error {
+	return &Error{Table: v.table.Name, Key: v.canon(key), Value: v.raw[v.canon(key)], Reason: reason, Allowed: allowed}
+}
+
 // WriteHelp prints the table as aligned text: key, kind, default, help, allowed values.
 func (t *Table) WriteHelp(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)

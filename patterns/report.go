@@ -1,5 +1,7 @@
 package patterns
 
+import "github.com/h5proxy/h5proxy/plan"
+
 // Timing is one quantity measured on every rank, reduced over the ranks (seconds).
 type Timing struct {
 	Min, Max, Mean float64
@@ -11,7 +13,13 @@ type StepTimes struct {
 	// Bytes is what all ranks moved in the step.
 	Bytes float64
 	// Wall is each rank's time from the step's start to its end.
-	Wall, Raw, Metadata Timing
+	Wall, Raw, Metadata        Timing
+	FileOpen, Flush, FileClose Timing
+	// Ops holds each rank's time in the operations of one kind (a write's H5Dwrite calls, a
+	// dataset create's H5Dcreate calls, ...): a kernel that prints a column per call, as
+	// the exerciser does, splits the categories by it. Each kind is reduced on its own: the
+	// maximum of two kinds' sum over ranks is at most the sum of their maxima.
+	Ops map[plan.OpKind]Timing
 }
 
 // PhaseTimes is what the session measured in a finished phase, reduced over the ranks: the
@@ -49,13 +57,16 @@ type PhaseTimes struct {
 }
 
 // Line is one line of a kernel's own report. The summary prints Text when it is set, else
-// "Name: Value Unit"; the CSV gets a row "Name, Value, Unit" unless Name is empty (a
-// Text-only line, such as a table heading).
+// "Name: Value Unit" unless Quiet; the CSV gets a row "Name, Value, Unit" unless Name is
+// empty (a Text-only line, such as a table heading).
 type Line struct {
 	Name  string  `json:"name,omitempty"`
 	Value float64 `json:"value"`
 	Unit  string  `json:"unit,omitempty"`
 	Text  string  `json:"text,omitempty"`
+	// Quiet keeps a named line out of the summary, whose Text lines already show its value
+	// (one cell of the exerciser's table); the CSV and the JSON keep it.
+	Quiet bool `json:"-"`
 }
 
 // Reporter is implemented by patterns whose real program prints results of its own (the

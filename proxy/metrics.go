@@ -35,7 +35,10 @@ const (
 	mDone                     // wall-clock time of the rank's last operation, before the phase's closing barrier (Unix seconds)
 	mFileSize                 // bytes on disk of the files rank 0 created or opened, after the phase (rank 0 only)
 	mSpan                     // the rank's own span from its file create/open to mDone, less in-window preparation and verification (derived)
-	nMetrics
+	// mKind is the first of the per-operation-kind times: mKind+k holds the time of the
+	// operations of kind k (plan.OpKind), what a kernel's own report splits its columns by.
+	mKind
+	nMetrics = mKind + metric(plan.ExtendDataset) + 1
 )
 
 var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time", "file_flush_time",
@@ -47,6 +50,9 @@ type sample [nMetrics]float64
 
 // charge books an operation's duration to its metric.
 func (s *sample) charge(k plan.OpKind, seconds float64) {
+	if k > 0 && mKind+metric(k) < nMetrics {
+		s[mKind+metric(k)] += seconds
+	}
 	switch k {
 	case plan.Write, plan.Read:
 		s[mRaw] += seconds

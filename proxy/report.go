@@ -180,7 +180,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 		Bytes: t[mBytes].Sum, ObservedTime: t[mEnd].Max - t[mStart].Min,
 		RawTime: t[mRaw], MetadataTime: t[mMetadata], FileOpenTime: t[mFileOpen], FlushTime: t[mFileFlush],
 		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], PrepWindowTime: t[mPrepWindow], VerifyTime: t[mVerify],
-		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify, Mismatches: t[mMismatch].Sum,
+		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify || (p.ownChecked && !p.ownUnchecked), Mismatches: t[mMismatch].Sum,
 		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
 		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum}
 	if b := pr.BackgroundTime.Max; b > 0 {
@@ -211,8 +211,13 @@ func phaseTimes(ph patterns.Phase, ranks int, pr *PhaseReport, t [nMetrics]Stat,
 		Flush: tm(t[mFileFlush]), FileClose: tm(t[mFileClose]), Compute: tm(t[mCompute]),
 		Opens: tm(t[mOpens]), Span: tm(t[mSpan]), Start: t[mStart].Min, End: t[mEnd].Max, FileBytes: t[mFileSize].Max}
 	for i, st := range steps {
+		ops := map[plan.OpKind]patterns.Timing{}
+		for k := plan.CreateFile; mKind+metric(k) < nMetrics; k++ {
+			ops[k] = tm(st[mKind+metric(k)])
+		}
 		pt.Steps = append(pt.Steps, patterns.StepTimes{Step: i, Bytes: st[mBytes].Sum, Wall: tm(st[mWall]),
-			Raw: tm(st[mRaw]), Metadata: tm(st[mMetadata])})
+			Raw: tm(st[mRaw]), Metadata: tm(st[mMetadata]), FileOpen: tm(st[mFileOpen]), Flush: tm(st[mFileFlush]),
+			FileClose: tm(st[mFileClose]), Ops: ops})
 	}
 	return pt
 }
@@ -315,7 +320,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		for _, l := range p.Kernel {
 			if l.Text != "" {
 				fmt.Fprintln(bw, l.Text)
-			} else {
+			} else if !l.Quiet {
 				fmt.Fprintf(bw, "%s: %.3f %s\n", l.Name, l.Value, l.Unit)
 			}
 		}

@@ -69,6 +69,9 @@ type phaseRun struct {
 	files      []string   // files created or opened, in order (noteFile)
 	opens      int        // file creates and opens executed so far
 	shapes     map[shapeKey][]uint64
+	// ownChecked and ownUnchecked: a write phase read back data it wrote and checked it, or
+	// skipped some (checksOwnRead).
+	ownChecked, ownUnchecked bool
 }
 
 // shapeKey names a dataset of the file open at a point of a read phase.
@@ -112,7 +115,8 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	if !mpi.Initialized() {
 		return nil, errors.New("h5proxy: MPI is not initialized (call MPI_Init in the host, or proxy.InitMPI from Go)")
 	}
-	if len(cfg.Phases) == 0 {
+	unset := len(cfg.Phases) == 0
+	if unset {
 		cfg.Phases, _ = ParsePhases(nil)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -121,6 +125,9 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	pat, err := cfg.NewPattern()
 	if err != nil {
 		return nil, err
+	}
+	if unset {
+		cfg.Phases = pat.Phases() // a write-only kernel (the exerciser) runs its one phase
 	}
 	var trace []time.Duration
 	if cfg.ComputeTrace != "" {
@@ -488,7 +495,8 @@ func (s *Session) EndPhase() error {
 	if p.ph == patterns.PhaseWrite && p.fill.Verifiable() && p.stepsDone > 0 {
 		s.written[s.cfg.File] = writtenFile{seed: s.cfg.Seed, fill: p.fill}
 	}
-	if p.verify {
+	s.cleanup(p)
+	if p.verify || p.ownChecked {
 		return s.verdict(p)
 	}
 	return nil
@@ -508,6 +516,20 @@ func (s *Session) filesSize(p *phaseRun) float64 {
 		}
 	}
 	return n
+}
+
+// cleanup removes, on rank 0 after the phase's closing barrier, the files a pattern's
+// program deletes when it ends (the exerciser without keepfile).
+func (s *Session) cleanup(p *phaseRun) {
+	c, ok := s.pat.(interface{ Cleanup(patterns.Env) []string })
+	if !ok || !s.stores || s.Rank() != 0 {
+		return
+	}
+	for _, f := range c.Cleanup(p.env) {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.log.Warn().Err(err).Str("file", f).Msg("removing the pattern's file")
+		}
+	}
 }
 
 // verdict turns the ranks' mismatch counts into one error, the same on every rank.
@@ -592,13 +614,30 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			continue
 		}
 		smp[mBytes] += float64(s.transferBytes(op.Transfer))
-		if op.Kind == plan.Read && s.phase != nil && s.phase.verify {
+		if op.Kind == plan.Read && s.phase != nil && (s.phase.verify || s.checksOwnRead(op)) {
 			if err := s.check1(op, buf, smp); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// checksOwnRead reports whether a read inside a write phase is checked: a kernel that reads
+// back what it just wrote (the exerciser) gives the expected bytes (Transfer.Data); the
+// layout must store data and verification must not be off. It notes on the phase whether
+// every such read was checked, for the report's Verified.
+func (s *Session) checksOwnRead(op *plan.Op) bool {
+	p := s.phase
+	if p.ph != patterns.PhaseWrite || op.Transfer.Data == nil || !s.stores || s.cfg.Verify == VerifyNo {
+		return false
+	}
+	if op.Transfer.Unchecked {
+		p.ownUnchecked = true
+	} else {
+		p.ownChecked = true
+	}
+	return true
 }
 
 // selRef identifies a selection by its storage (a plan does not change a selection once

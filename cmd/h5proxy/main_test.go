@@ -674,6 +674,8 @@ func TestHelp(t *testing.T) {
 		"Patterns: [", "openpmd", "vpic]", "h5proxy help session", "h5bench benchmarks run unchanged: [write read", "H5PROXY_MPIEXEC"}, nil)
 	h5proxy(t, "", "--help").expect(t, 0, []string{"Usage:", "Patterns: [", "vpic]"}, nil)
 	h5proxy(t, "", "help", "openpmd").expect(t, 0, []string{"minBlock", "grid", "balanced", "encoding", "pattern", "OPENPMD_HDF5_INDEPENDENT", "fileLocation"}, nil)
+	h5proxy(t, "", "help", "exerciser").expect(t, 0, []string{"numdims", "minels", "nsizes", "bufmult", "dimranks", "metacoll", "derivedtype",
+		"addattr", "indepio", "keepfile", "usechunked", "maxcheck", "memblock", "memstride", "fileblocks", "filestrides", "rshift", "iterations   int     10"}, nil)
 	h5proxy(t, "", "help", "amrex").expect(t, 0, []string{"ncells", "max_grid_size", "nplotfile", "hdf5compression", "restart_check", "(accepted, ignored)"}, nil)
 	h5proxy(t, "", "help", "session").expect(t, 0, []string{"file", "compute_time", "EMULATED_COMPUTE_TIME_PER_TIMESTEP",
 		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|cache|log"}, nil)

@@ -10,6 +10,7 @@ import (
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/amrex"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
+	"github.com/h5proxy/h5proxy/patterns/exerciser"
 	"github.com/h5proxy/h5proxy/patterns/iotest"
 	"github.com/h5proxy/h5proxy/patterns/openpmd"
 	"github.com/h5proxy/h5proxy/patterns/vpic"
@@ -17,7 +18,7 @@ import (
 )
 
 // Builtin lists the built-in patterns' factories in registration order.
-var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory, iotest.Factory}
+var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory, iotest.Factory, exerciser.Factory}
 
 func init() {
 	for _, f := range Builtin {
