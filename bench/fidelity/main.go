@@ -519,7 +519,9 @@ func e3smCase(letter, bin, dir string, np int, mapDir string, records int, sorte
 		}
 	}
 	px.files = func(next func(int) []string) func(int) []string {
-		return func(i int) []string { return append(next(i), outs(filepath.Join(dir, "proxy-e3sm-"+letter+".h5"))(i)...) }
+		return func(i int) []string {
+			return append(next(i), outs(filepath.Join(dir, "proxy-e3sm-"+letter+".h5"))(i)...)
+		}
 	}(px.files)
 	return benchCase{
 		name: "e3sm-" + letter,
