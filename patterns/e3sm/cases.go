@@ -215,28 +215,28 @@ func tableLines(text string) []string {
 	return out
 }
 
-// parseGlobals reads "t name=text", "i name=int", "d name=double" lines.
-func parseGlobals(text string) []plan.AttributeSpec {
+// parseGlobals reads "t name=text", "i name=int", "d name=double" lines; a malformed line
+// is an error, so that a typo in a table cannot turn into a silent zero.
+func parseGlobals(text string) ([]plan.AttributeSpec, error) {
 	var out []plan.AttributeSpec
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
+	for _, line := range tableLines(text) {
+		kind, kv, _ := strings.Cut(line, " ")
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("e3sm: bad global attribute line %q", line)
+		}
+		if kind == "t" {
+			out = append(out, TextAttr(name, strings.ReplaceAll(val, `\n`, "\n")))
 			continue
 		}
-		kind, kv, _ := strings.Cut(line, " ")
-		name, val, _ := strings.Cut(kv, "=")
-		switch kind {
-		case "t":
-			out = append(out, TextAttr(name, strings.ReplaceAll(val, `\n`, "\n")))
-		case "i":
-			n, _ := strconv.ParseFloat(val, 64)
-			out = append(out, NumAttr(name, plan.I32, n))
-		case "d":
-			n, _ := strconv.ParseFloat(val, 64)
-			out = append(out, NumAttr(name, plan.F64, n))
+		t := map[string]plan.Type{"i": plan.I32, "d": plan.F64}[kind]
+		n, err := strconv.ParseFloat(val, 64)
+		if t.Size == 0 || err != nil || (kind == "i" && n != math.Trunc(n)) {
+			return nil, fmt.Errorf("e3sm: bad global attribute line %q", line)
 		}
+		out = append(out, NumAttr(name, t, n))
 	}
-	return out
+	return out, nil
 }
 
 // parseRecordTable expands the F record-variable table (see fH0).
@@ -350,7 +350,9 @@ func buildHistory(c, hist string, m *Map, float bool, records int) (*History, er
 	case "F":
 		lev, ncol := dd(2, 0), dd(2, 1)
 		h.Dims = []Dim{{"time", 0}, {"nbnd", 2}, {"chars", 8}, {"lev", lev}, {"ilev", lev + 1}, {"ncol", ncol}}
-		h.Globals = parseGlobals(fGlobals)
+		if h.Globals, err = parseGlobals(fGlobals); err != nil {
+			return nil, err
+		}
 		freq := "day_5"
 		table := fH0
 		if hist == "h1" {
@@ -366,9 +368,12 @@ func buildHistory(c, hist string, m *Map, float bool, records int) (*History, er
 		}
 		vars = append(vars, rec...)
 	case "G":
-		h.Dims = []Dim{{"nCells", dd(0, 0)}, {"Time", 0}, {"nVertLevelsP1", dd(5, 1)}, {"nVertLevels", dd(2, 1)},
-			{"nEdges", dd(1, 0)}, {"nVertices", dd(4, 0)}, {"StrLen", 64}}
-		h.Globals = parseGlobals(gGlobals)
+		// E3SM-IO's order (its -DIM_ attributes follow it).
+		h.Dims = []Dim{{"Time", 0}, {"nCells", dd(0, 0)}, {"nEdges", dd(1, 0)}, {"nVertices", dd(4, 0)},
+			{"nVertLevelsP1", dd(5, 1)}, {"nVertLevels", dd(2, 1)}, {"StrLen", 64}}
+		if h.Globals, err = parseGlobals(gGlobals); err != nil {
+			return nil, err
+		}
 		if vars, err = parseVars(gVars); err != nil {
 			return nil, err
 		}

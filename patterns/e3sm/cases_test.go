@@ -263,6 +263,33 @@ func TestCharVariablesAreSignedBytes(t *testing.T) {
 	}
 }
 
+// attr is an attribute as the tests compare it: name, type and value.
+type attr struct {
+	name string
+	typ  plan.Type
+	val  string // text, or the number formatted with %g
+}
+
+// show renders a transcribed attribute for comparison (doubles through float32, so that a
+// table can say 1e+36 for 1e36f).
+func show(a plan.AttributeSpec) attr {
+	ne := binary.NativeEndian
+	switch a.Type.Class {
+	case plan.String:
+		return attr{a.Name, a.Type, strings.TrimSuffix(string(a.Value), "\x00")}
+	case plan.Float32:
+		return attr{a.Name, a.Type, fmt.Sprintf("%g", math.Float32frombits(ne.Uint32(a.Value)))}
+	case plan.Float64:
+		return attr{a.Name, a.Type, fmt.Sprintf("%g", float32(math.Float64frombits(ne.Uint64(a.Value))))}
+	case plan.Int32:
+		return attr{a.Name, a.Type, fmt.Sprint(int32(ne.Uint32(a.Value)))}
+	}
+	return attr{a.Name, a.Type, fmt.Sprintf("%x", a.Value)}
+}
+
+// str is the type of a text attribute of value s.
+func str(s string) plan.Type { return plan.Str(len(s) + 1) }
+
 // TestINamesAndAttributes pins the I case to E3SM-IO's header: definition order, a sample
 // of variables with their dimensions, decomposition, type and attributes (names, types,
 // values), the D2 split between levgrnd and levdcmp, the dimensions and the global
@@ -304,26 +331,6 @@ func TestINamesAndAttributes(t *testing.T) {
 			t.Errorf("h1 defines the h0-only %s", name)
 		}
 	}
-	type attr struct {
-		name string
-		typ  plan.Type
-		val  string // text, or the number formatted with %g
-	}
-	show := func(a plan.AttributeSpec) attr {
-		ne := binary.NativeEndian
-		switch a.Type.Class {
-		case plan.String:
-			return attr{a.Name, a.Type, strings.TrimSuffix(string(a.Value), "\x00")}
-		case plan.Float32:
-			return attr{a.Name, a.Type, fmt.Sprintf("%g", math.Float32frombits(ne.Uint32(a.Value)))}
-		case plan.Float64:
-			return attr{a.Name, a.Type, fmt.Sprintf("%g", float32(math.Float64frombits(ne.Uint64(a.Value))))}
-		case plan.Int32:
-			return attr{a.Name, a.Type, fmt.Sprint(int32(ne.Uint32(a.Value)))}
-		}
-		return attr{a.Name, a.Type, fmt.Sprintf("%x", a.Value)}
-	}
-	str := func(s string) plan.Type { return plan.Str(len(s) + 1) }
 	fill, miss := attr{"_FillValue", plan.F64, "1e+36"}, attr{"missing_value", plan.F32, "1e+36"}
 	for _, c := range []struct {
 		name, dims string
@@ -437,5 +444,188 @@ func TestINamesAndAttributes(t *testing.T) {
 		if !v.Type.Equal(want) {
 			t.Errorf("j=YES: %s is %s, want %s", v.Name, v.Type, want)
 		}
+	}
+}
+
+// TestGNamesAndAttributes pins the G case to E3SM-IO's header_def_G_case.cpp: the 747
+// global attributes (order, types, sample values), the dimension order and every
+// variable's name, type, dimensions, decomposition and attributes.
+func TestGNamesAndAttributes(t *testing.T) {
+	for _, j := range []bool{false, true} {
+		h, err := buildHistory("G", "", synth(t, "G", 2), j, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// name type dims decomposition, in definition order; j changes nothing in G.
+		want := `salinitySurfaceRestoringTendency f64 Time,nCells 1
+vertTransportVelocityTop f64 Time,nCells,nVertLevelsP1 6
+vertGMBolusVelocityTop f64 Time,nCells,nVertLevelsP1 6
+vertAleTransportTop f64 Time,nCells,nVertLevelsP1 6
+tendSSH f64 Time,nCells 1
+layerThickness f64 Time,nCells,nVertLevels 3
+normalVelocity f64 Time,nEdges,nVertLevels 4
+ssh f64 Time,nCells 1
+maxLevelEdgeTop i32 nEdges 2
+vertCoordMovementWeights f64 nVertLevels 0
+edgeMask i32 nEdges,nVertLevels 4
+cellMask i32 nCells,nVertLevels 3
+vertexMask i32 nVertices,nVertLevels 5
+refZMid f64 nVertLevels 0
+refLayerThickness f64 nVertLevels 0
+xtime i8 Time,StrLen 0
+kineticEnergyCell f64 Time,nCells,nVertLevels 3
+relativeVorticityCell f64 Time,nCells,nVertLevels 3
+relativeVorticity f64 Time,nVertices,nVertLevels 5
+divergence f64 Time,nCells,nVertLevels 3
+areaCellGlobal f64 Time 0
+areaEdgeGlobal f64 Time 0
+areaTriangleGlobal f64 Time 0
+volumeCellGlobal f64 Time 0
+volumeEdgeGlobal f64 Time 0
+CFLNumberGlobal f64 Time 0
+BruntVaisalaFreqTop f64 Time,nCells,nVertLevels 3
+vertVelocityTop f64 Time,nCells,nVertLevelsP1 6
+velocityZonal f64 Time,nCells,nVertLevels 3
+velocityMeridional f64 Time,nCells,nVertLevels 3
+displacedDensity f64 Time,nCells,nVertLevels 3
+potentialDensity f64 Time,nCells,nVertLevels 3
+pressure f64 Time,nCells,nVertLevels 3
+refBottomDepth f64 nVertLevels 0
+zMid f64 Time,nCells,nVertLevels 3
+bottomDepth f64 nCells 1
+maxLevelCell i32 nCells 1
+maxLevelEdgeBot i32 nEdges 2
+columnIntegratedSpeed f64 Time,nCells 1`
+		for _, tr := range []string{"HorizontalAdvection", "VerticalAdvection", "VertMix", "SurfaceFlux"} {
+			want += "\ntemperature" + tr + "Tendency f64 Time,nCells,nVertLevels 3\nsalinity" + tr + "Tendency f64 Time,nCells,nVertLevels 3"
+		}
+		want += `
+temperatureShortWaveTendency f64 Time,nCells,nVertLevels 3
+temperatureNonLocalTendency f64 Time,nCells,nVertLevels 3
+salinityNonLocalTendency f64 Time,nCells,nVertLevels 3
+temperature f64 Time,nCells,nVertLevels 3
+salinity f64 Time,nCells,nVertLevels 3`
+		var got []string
+		for _, v := range h.Vars {
+			got = append(got, fmt.Sprintf("%s %s %s %d", v.Name, v.Type, strings.Join(v.Dims, ","), v.Decomp))
+		}
+		if g := strings.Join(got, "\n"); g != want {
+			t.Errorf("j=%v: G variables\n%s\nwant\n%s", j, g, want)
+		}
+	}
+	h, err := buildHistory("G", "", synth(t, "G", 2), false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two text attributes each: units then long_name, except the tracer tendencies and
+	// temperature/salinity (long_name first) — temperatureShortWaveTendency keeps units first.
+	longFirst := 0
+	for _, v := range h.Vars {
+		if len(v.Attrs) != 2 || v.Attrs[0].Type.Class != plan.String || v.Attrs[1].Type.Class != plan.String {
+			t.Errorf("%s: attributes %v, want units and long_name text", v.Name, v.Attrs)
+			continue
+		}
+		names := v.Attrs[0].Name + "," + v.Attrs[1].Name
+		switch names {
+		case "long_name,units":
+			longFirst++
+		case "units,long_name":
+		default:
+			t.Errorf("%s: attributes %s", v.Name, names)
+		}
+	}
+	if longFirst != 12 {
+		t.Errorf("%d variables with long_name first, want 12", longFirst)
+	}
+	byName := map[string]*Var{}
+	for i := range h.Vars {
+		byName[h.Vars[i].Name] = &h.Vars[i]
+	}
+	for name, a := range map[string][2]attr{
+		"vertCoordMovementWeights": {{"units", str("unitless"), "unitless"}, {"long_name", str("Weights used for distribution of sea surface height perturbations through multiple vertical levels."), "Weights used for distribution of sea surface height perturbations through multiple vertical levels."}},
+		"edgeMask":                 {{"units", str("unitless"), "unitless"}, {"long_name", str("Mask on edges that determines if computations should be done on edges."), "Mask on edges that determines if computations should be done on edges."}},
+		"vertexMask":               {{"units", str("unitless"), "unitless"}, {"long_name", str("Mask on vertices that determines if computations should be done on vertices."), "Mask on vertices that determines if computations should be done on vertices."}},
+		"normalVelocity":           {{"units", str("m s^{-1}"), "m s^{-1}"}, {"long_name", str("horizonal velocity, normal component to an edge"), "horizonal velocity, normal component to an edge"}},
+		"kineticEnergyCell":        {{"units", str("m^2 s^{-2}"), "m^2 s^{-2}"}, {"long_name", str("kinetic energy of horizontal velocity on cells"), "kinetic energy of horizontal velocity on cells"}},
+		"divergence":               {{"units", str("s^{-1}"), "s^{-1}"}, {"long_name", str("divergence of horizontal velocity"), "divergence of horizontal velocity"}},
+		"xtime":                    {{"units", str("unitless"), "unitless"}, {"long_name", str("model time, with format 'YYYY-MM-DD_HH:MM:SS'"), "model time, with format 'YYYY-MM-DD_HH:MM:SS'"}},
+		"salinity":                 {{"long_name", str("salinity"), "salinity"}, {"units", str("grams salt per kilogram seawater"), "grams salt per kilogram seawater"}},
+	} {
+		v := byName[name]
+		if got := [2]attr{show(v.Attrs[0]), show(v.Attrs[1])}; fmt.Sprint(got) != fmt.Sprint(a) {
+			t.Errorf("%s: %v, want %v", name, got, a)
+		}
+	}
+	var dims []string
+	for _, d := range h.Dims {
+		dims = append(dims, d.Name)
+	}
+	if want := "Time,nCells,nEdges,nVertices,nVertLevelsP1,nVertLevels,StrLen"; strings.Join(dims, ",") != want {
+		t.Errorf("G dimensions %v, want %s", dims, want)
+	}
+
+	count := map[plan.Class]int{}
+	index := map[string]int{}
+	for i, g := range h.Globals {
+		count[g.Type.Class]++
+		index[g.Name] = i
+		if g.Type.Class != plan.String && fmt.Sprint(g.Shape) != "[1]" {
+			t.Errorf("global %s shape %v, want [1]", g.Name, g.Shape)
+		}
+	}
+	if len(h.Globals) != 747 || len(index) != 747 || count[plan.String] != 562 || count[plan.Int32] != 27 || count[plan.Float64] != 158 {
+		t.Errorf("%d globals (%d names): %d text, %d int, %d double; want 747: 562, 27, 158",
+			len(h.Globals), len(index), count[plan.String], count[plan.Int32], count[plan.Float64])
+	}
+	for _, c := range []struct {
+		at int
+		a  attr
+	}{
+		{0, attr{"initial_file", str("/global/cfs/cdirs/e3sm/inputdata/atm/cam/inic/homme/cami_mam3_Linoz_0000-01-ne120np4_L72_c160318.nc"), "/global/cfs/cdirs/e3sm/inputdata/atm/cam/inic/homme/cami_mam3_Linoz_0000-01-ne120np4_L72_c160318.nc"}},
+		{1, attr{"ne", plan.I32, "120"}},
+		{2, attr{"np", plan.I32, "9600"}},
+		{4, attr{"title", str("MPAS-Ocean output file information"), "MPAS-Ocean output file information"}},
+		{20, attr{"sphere_radius", plan.F64, "6.371229e+06"}},
+		{23, attr{"parent_id", str("rz1tbn0bed\n555vk5hkh9\n0s1lcmezuy\n7z1uysqc5i\nwj661vqvze"), "rz1tbn0bed\n555vk5hkh9\n0s1lcmezuy\n7z1uysqc5i\nwj661vqvze"}},
+		{25, attr{"config_ocean_run_mode", str("forward"), "forward"}},
+		{746, attr{"file_id", str("6270j0pl9q"), "6270j0pl9q"}},
+		{index["config_vert_levels"], attr{"config_vert_levels", plan.I32, "-1"}},
+		{index["config_AM_waterMassCensus_region_group"], attr{"config_AM_waterMassCensus_region_group", str(""), ""}},
+		{index["config_AM_timeSeriesStatsMonthlyMin_operation"], attr{"config_AM_timeSeriesStatsMonthlyMin_operation", str("min"), "min"}},
+		{index["config_AM_rpnCalculator_expression_1"], attr{"config_AM_rpnCalculator_expression_1", str("a b *"), "a b *"}},
+		{index["config_AM_eliassenPalm_nBuoyancyLayers"], attr{"config_AM_eliassenPalm_nBuoyancyLayers", plan.I32, "45"}},
+	} {
+		if got := show(h.Globals[c.at]); fmt.Sprint(got) != fmt.Sprint(c.a) {
+			t.Errorf("global %d: %v, want %v", c.at, got, c.a)
+		}
+	}
+	// Doubles keep every digit of the source.
+	for name, want := range map[string]float64{
+		"config_vegetation_drag_coefficient":                         1.0900000333786,
+		"config_drying_min_cell_height":                              0.00100000004749745,
+		"config_land_ice_cavity_freezing_temperature_coeff_pS":       -1.74e-10,
+		"config_AM_zonalMean_min_bin":                                -1e+34,
+		"config_AM_sedimentTransport_vertical_diffusion_coefficient": 0.01,
+	} {
+		g := h.Globals[index[name]]
+		if got := math.Float64frombits(binary.NativeEndian.Uint64(g.Value)); g.Type.Class != plan.Float64 || got != want {
+			t.Errorf("%s = %s %v, want f64 %v", name, g.Type, got, want)
+		}
+	}
+	if got := string(h.Globals[index["institution"]].Value); !strings.HasSuffix(got, "(Sandia National Laboratories, Albuquerque,\x00") {
+		t.Errorf("institution ends %q", got[len(got)-30:])
+	}
+}
+
+// TestParseGlobalsErrors checks that a malformed global attribute line is an error naming it.
+func TestParseGlobalsErrors(t *testing.T) {
+	for _, line := range []string{"i ne=12o", "d x=", "i n=1.5", "q name=v", "t novalue", "t =v"} {
+		if _, err := parseGlobals("t ok=1\n" + line + "\n"); err == nil || !strings.Contains(err.Error(), line) {
+			t.Errorf("%q: %v", line, err)
+		}
+	}
+	g, err := parseGlobals("t a=x=y\ni b=-3\nd c=2.5e-3\n")
+	if err != nil || len(g) != 3 || show(g[0]).val != "x=y" || show(g[1]).val != "-3" || show(g[2]).val != "0.0025" {
+		t.Errorf("parseGlobals: %v %v", g, err)
 	}
 }

@@ -26,9 +26,14 @@
 // D6 [nCells, nVertLevelsP1]; I D1 [lat, lon], D2..D5 [levgrnd|levdcmp / levlak / ltype /
 // natpft, lat, lon].
 //
-// Variable names, dimensions and attributes: F and G are transcribed from E3SM-IO's real
-// headers (datasets/f_case_h0.txt, f_case_h1.txt, g_case_hist.txt); the G global
-// attributes stop after the first 15 (the real file has a few hundred config_* ones). I is
+// Variable names, dimensions and attributes: F is transcribed from E3SM-IO's real headers
+// (datasets/f_case_h0.txt, f_case_h1.txt). G is transcribed from E3SM-IO's
+// header_def_G_case.cpp (vars_g.go; its two stored versions write the same canonical file):
+// 747 global attributes in its order (562 text, 27 int, 158 double: initial_file, ne, np,
+// time_period_freq, title ... contact, the MPAS on_a_sphere ... mesh_spec, the ocean
+// namelist's config_* ones, file_id last; the blob strategy's and ADIOS's own are not
+// written by the canonical HDF5 driver), the dimensions Time, nCells, nEdges, nVertices,
+// nVertLevelsP1, nVertLevels, StrLen, and the 52 variables with units and long_name. I is
 // transcribed from E3SM-IO's header_def_I_case.cpp as defined since its pull request 184
 // (vars_i.go): 27 global attributes (18 text, 9 int; h1 adds 2 text), 21 dimensions in
 // E3SM-IO's order (time, lon, lat, the land model's unused gridcell ... pft sizes, ...,

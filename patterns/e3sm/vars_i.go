@@ -680,12 +680,15 @@ func parseIRecords(text string) ([]Var, error) {
 
 // iHistory gives an I history file's global attributes and variables in definition order.
 func iHistory(hist string) ([]plan.AttributeSpec, []Var, error) {
-	globals := parseGlobals(iGlobals)
-	fixed := iFixed
+	gtext, fixed := iGlobals, iFixed
 	if hist == "h0" {
 		fixed += iFixedH0
 	} else {
-		globals = append(globals, parseGlobals(iGlobalsH1)...)
+		gtext += iGlobalsH1
+	}
+	globals, err := parseGlobals(gtext)
+	if err != nil {
+		return nil, nil, err
 	}
 	vars, err := parseVars(fixed + iRecHead)
 	if err != nil {
