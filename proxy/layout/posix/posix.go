@@ -158,6 +158,14 @@ func (l *posixLayout) open(op *plan.Op) error {
 			flags = create
 		}
 	}
+	raw := l.files.Begin(op)
+	if op.Kind == plan.OpenFile && op.File.Parallel {
+		// Collective like MPI_File_open: no rank opens a file before rank 0 is done with
+		// what it wrote alone (AMReX's headers).
+		if raw, err = l.files.Agree(l.env.Comm, op.Path); err != nil {
+			return err
+		}
+	}
 	fd, err := openFd(name, flags)
 	if err != nil {
 		if errors.Is(err, unix.EINVAL) && l.direct {
@@ -165,13 +173,7 @@ func (l *posixLayout) open(op *plan.Op) error {
 		}
 		return fail(op, name, "open", err)
 	}
-	l.cur = &openFile{path: op.Path, name: name, fd: fd, writable: flags&unix.O_ACCMODE != unix.O_RDONLY, raw: l.files.Begin(op)}
-	if op.Kind == plan.OpenFile && op.File.Parallel {
-		if l.cur.raw, err = l.files.Agree(l.env.Comm, op.Path); err != nil {
-			l.close(op, false)
-			return err
-		}
-	}
+	l.cur = &openFile{path: op.Path, name: name, fd: fd, writable: flags&unix.O_ACCMODE != unix.O_RDONLY, raw: raw}
 	return nil
 }
 
