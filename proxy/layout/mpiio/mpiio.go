@@ -87,19 +87,14 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 	if l.file == nil {
 		return fmt.Errorf("mpiio layout: %s %s: no file is open", op.Kind, op.Path)
 	}
+	if ok, err := l.files.Define(l.cur, op); ok {
+		return err
+	}
 	switch op.Kind {
 	case plan.FlushFile:
 		return l.file.Sync()
 	case plan.CloseFile:
 		return l.close()
-	case plan.CreateDataset:
-		l.cur.Create(op)
-		return nil
-	case plan.ExtendDataset:
-		return l.files.Extend(l.cur, op)
-	case plan.OpenDataset:
-		_, err := l.files.Region(l.cur, op.Path)
-		return err
 	case plan.Write, plan.Read:
 		return l.transfer(l.file, op, buf)
 	}
@@ -181,14 +176,7 @@ func (l *mpiioLayout) grow() error {
 }
 
 func (l *mpiioLayout) Shape(path string) ([]uint64, error) {
-	if l.cur == nil {
-		return nil, errors.New("mpiio layout: no file is open")
-	}
-	r, err := l.files.Region(l.cur, path)
-	if err != nil {
-		return nil, err
-	}
-	return r.Shape, nil
+	return l.files.Shape(l.cur, path)
 }
 
 func (l *mpiioLayout) Abort() error {

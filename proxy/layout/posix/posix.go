@@ -91,6 +91,9 @@ func (l *posixLayout) Exec(op *plan.Op, buf []byte) error {
 	if l.cur == nil {
 		return fmt.Errorf("posix layout: %s %s: no file is open", op.Kind, op.Path)
 	}
+	if ok, err := l.files.Define(l.cur.raw, op); ok {
+		return err
+	}
 	switch op.Kind {
 	case plan.FlushFile:
 		if l.fsync == "flush" || l.fsync == "both" {
@@ -101,14 +104,6 @@ func (l *posixLayout) Exec(op *plan.Op, buf []byte) error {
 		return nil
 	case plan.CloseFile:
 		return l.close(op, true)
-	case plan.CreateDataset:
-		l.cur.raw.Create(op)
-		return nil
-	case plan.ExtendDataset:
-		return l.files.Extend(l.cur.raw, op)
-	case plan.OpenDataset:
-		_, err := l.files.Region(l.cur.raw, op.Path)
-		return err
 	case plan.Write, plan.Read:
 		pieces, err := l.files.Pieces(l.cur.raw, op.Path, op.Transfer)
 		if err != nil {
@@ -354,13 +349,9 @@ func grow(op *plan.Op, f *openFile) error {
 
 func (l *posixLayout) Shape(path string) ([]uint64, error) {
 	if l.cur == nil {
-		return nil, errors.New("posix layout: no file is open")
+		return l.files.Shape(nil, path)
 	}
-	r, err := l.files.Region(l.cur.raw, path)
-	if err != nil {
-		return nil, err
-	}
-	return r.Shape, nil
+	return l.files.Shape(l.cur.raw, path)
 }
 
 func (l *posixLayout) Abort() error {

@@ -145,6 +145,34 @@ func (s *Set) Extend(f *File, op *plan.Op) error {
 	return nil
 }
 
+// Define carries out the dataset operations of a raw file (create, extend, open) and
+// reports whether op was one.
+func (s *Set) Define(f *File, op *plan.Op) (bool, error) {
+	switch op.Kind {
+	case plan.CreateDataset:
+		f.Create(op)
+		return true, nil
+	case plan.ExtendDataset:
+		return true, s.Extend(f, op)
+	case plan.OpenDataset:
+		_, err := s.Region(f, op.Path)
+		return true, err
+	}
+	return false, nil
+}
+
+// Shape returns the extent of the dataset at path of the open file f (nil: none is open).
+func (s *Set) Shape(f *File, path string) ([]uint64, error) {
+	if f == nil {
+		return nil, fmt.Errorf("%s layout: no file is open", s.Layout)
+	}
+	r, err := s.Region(f, path)
+	if err != nil {
+		return nil, err
+	}
+	return r.Shape, nil
+}
+
 // Region returns the region of the dataset at path; datasets the session did not lay out
 // are an error (raw files carry no metadata).
 func (s *Set) Region(f *File, path string) (*Region, error) {
