@@ -17,12 +17,12 @@ import (
 const rawKV = "MEM_PATTERN=CONTIG;FILE_PATTERN=CONTIG;NUM_DIMS=1;DIM_1=1024;COLLECTIVE_DATA=YES"
 
 // rawVariants are the runs of rawKV whose files checkRawFiles compares.
-var rawVariants = []struct{ name, kv string }{
-	{"native", ""},
-	{"posix", ";layout=posix"},
-	{"mpiio", ";layout=mpiio"},
-	{"posix-fpr", ";layout=posix;posix.file_per_rank=YES"},
-	{"posix-direct", ";layout=posix;posix.odirect=YES;posix.fsync=both;mode=async"},
+var rawVariants = []struct{ name, kv, mode string }{
+	{"native", "", "sync"},
+	{"posix", ";layout=posix", "sync"},
+	{"mpiio", ";layout=mpiio", "sync"},
+	{"posix-fpr", ";layout=posix;posix.file_per_rank=YES", "sync"},
+	{"posix-direct", ";layout=posix;posix.odirect=YES;posix.fsync=both", "async"},
 }
 
 // TestPosixLayout writes every VPIC combination through the posix layout under every mode
@@ -52,21 +52,7 @@ func TestPosixLayout(t *testing.T) {
 		return
 	}
 	for _, v := range rawVariants {
-		name := v.name
-		cfg := config(t, rawKV+v.kv+";verify=yes", filepath.Join(dir, "raw-"+name+".h5"))
-		cfg.Phases = []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-		s := session(t, cfg)
-		if err := s.Run(); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		rep, err := s.Report()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
-		if p := rep.Phases[1]; !p.Verified || p.Mismatches != 0 || p.Bytes == 0 {
-			t.Errorf("%s read: verified %v, %v mismatches, %v bytes", name, p.Verified, p.Mismatches, p.Bytes)
-		}
+		writeReadVerify(t, combo{v.name, rawKV + v.kv, true}, v.mode, filepath.Join(dir, "raw-"+v.name+".h5"), size)
 	}
 }
 
