@@ -483,7 +483,7 @@ func checkChunking(t *testing.T, file, dset string, chunk []uint64, deflate int,
 }
 
 // TestAMReXLayouts runs the example (plotfiles whose header rank 0 creates alone before
-// every rank reopens them) under the mpiio, log and subfiling layouts in sync and async
+// every rank reopens them) under the mpiio, posix, log and subfiling layouts in sync and async
 // mode at 1, 2 and 4 ranks, reading everything back verified; rank 0 then turns the log
 // and subfiled files into plain ones (replay, fuse), which the parent checks like native
 // files: structure, attributes and values.
@@ -502,7 +502,7 @@ func TestAMReXLayouts(t *testing.T) {
 	}
 	size := world(t).Size()
 	both := []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-	for _, layout := range append([]string{"mpiio"}, strategyLayouts...) {
+	for _, layout := range append([]string{"mpiio", "posix"}, strategyLayouts...) {
 		for _, mode := range []string{"sync", "async"} {
 			out := amrexOut(dir, layout+"-"+mode, size)
 			runAMReX(t, amrexConfig(t, amrexExample+";verify=yes;mode="+mode+layoutKV(layout, size), out, both...))

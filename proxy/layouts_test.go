@@ -457,8 +457,9 @@ var e3smLayoutRuns = []e3smRun{
 }
 
 // TestLayoutsE3SM writes a synthesized E3SM F case (both history files, 465 variables)
-// natively, subfiled and logged (under the async mode) at 2 ranks, reads it back through
-// the same layout with verification and replays the log files; the parent then compares
+// natively, subfiled, logged (under the async mode) and through posix calls (under the
+// cache mode) at 2 ranks, reads it back through the same layout with verification and
+// replays the log files; the parent then compares
 // every master and replayed file with the native one: structure through gonum, and every
 // dataset's values and every attribute through a serial HDF5 open.
 func TestLayoutsE3SM(t *testing.T) {
@@ -485,6 +486,7 @@ func TestLayoutsE3SM(t *testing.T) {
 	for _, r := range e3smLayoutRuns {
 		for _, run := range []struct{ name, kv string }{
 			{"native", ""}, {"subfiling", ";layout=subfiling;subfiling.count=2"}, {"log-async", ";layout=log;mode=async"},
+			{"posix-cache", ";layout=posix;mode=cache"},
 		} {
 			base := filepath.Join(dir, run.name+"-"+r.name+".h5")
 			cfg := e3smConfig(t, e3smRun{r.name, r.kv + run.kv + ";verify=yes", r.real}, base)

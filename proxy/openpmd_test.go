@@ -112,15 +112,16 @@ func TestOpenPMDWriteRead(t *testing.T) {
 	}
 }
 
-// TestOpenPMDLayouts runs every openPMD case under the log and subfiling layouts in sync
-// and async mode at 1, 2 and 4 ranks: writes, then 8b reads verified element by element.
+// TestOpenPMDLayouts runs every openPMD case under the posix, log and subfiling layouts in
+// sync and async mode at 1, 2 and 4 ranks: writes, then 8b reads verified element by
+// element.
 func TestOpenPMDLayouts(t *testing.T) {
 	dir := testDir(t)
 	if mpitest.Run(t, rankCounts...) {
 		return
 	}
 	size := world(t).Size()
-	for _, layout := range strategyLayouts {
+	for _, layout := range append([]string{"posix"}, strategyLayouts...) {
 		for _, mode := range []string{"sync", "async"} {
 			for _, c := range opmdCases {
 				file := filepath.Join(dir, fmt.Sprintf("%s-%s-%s-np%d.h5", c.name, layout, mode, size))

@@ -42,6 +42,8 @@ type Session struct {
 	closed             bool
 	// pendingCompute is compute done outside a phase, charged to the next phase.
 	pendingCompute float64
+	// rankFiles: the layout may keep a shared file as per-rank files (stack.RankFiles).
+	rankFiles bool
 }
 
 // writtenFile is how a session filled a file it wrote: what a later read verifies against.
@@ -159,7 +161,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, trace: trace, written: map[string]writtenFile{}}
 	s.log = newLogger(dup.Rank())
-	s.background, s.stores = background, layout.Has(stack.StoresData)
+	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIInfo, File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
@@ -344,7 +346,7 @@ func (s *Session) preflight(ph patterns.Phase) error {
 			return fmt.Errorf("h5proxy: output directory %q of file %q does not exist", dir, s.cfg.File)
 		}
 	case patterns.PhaseRead:
-		if _, err := os.Stat(s.cfg.File); err != nil && !s.perRankFiles() {
+		if _, err := os.Stat(s.cfg.File); err != nil && !s.perRankFiles() && !s.rankFiles {
 			return fmt.Errorf("h5proxy: input file %q: %w", s.cfg.File, err)
 		}
 	}

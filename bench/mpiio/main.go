@@ -2,9 +2,11 @@
 // bytes, side by side in one MPI job: the VPIC 1-D contiguous collective write pattern through the
 // native layout (HDF5 over MPI-IO) and through the mpiio layout (the same selections with
 // MPI_File_write_at_all, no HDF5), interleaved A B A B so that drifts of the page cache and
-// of memory handed back to the host hit both alike. It prints every run, the medians and
-// the ratio of the medians, once under each of OpenMPI's MPI-IO components (OMPIO and
-// ROMIO), which treat HDF5's file-view writes very differently.
+// of memory handed back to the host hit both alike; the posix layout (the same bytes with
+// pwrite, no MPI-IO) runs in the same rounds as the third side of the comparison. It
+// prints every run, the medians and the ratio of the medians, once under each of
+// OpenMPI's MPI-IO components (OMPIO and ROMIO), which treat HDF5's file-view writes very
+// differently.
 //
 //	go run ./bench/mpiio -np 2 -reps 7        # or: make bench
 //	go run ./bench/mpiio -io ''               # the environment's MPI-IO only
@@ -73,8 +75,9 @@ func run(reps int, dim1 string, steps int, dir, extra string) error {
 	runtime.LockOSThread()
 	world := proxy.World()
 	// Variants: h5proxy's native HDF5 layout; the same bytes with MPI_File_write_at_all at
-	// explicit offsets; and with the call sequence HDF5's MPI-IO driver uses (file view).
-	layouts := []string{"native", "mpiio", "mpiio-view"}
+	// explicit offsets; with the call sequence HDF5's MPI-IO driver uses (file view); and
+	// with pwrite at the same offsets (no MPI-IO).
+	layouts := []string{"native", "mpiio", "mpiio-view", "posix"}
 	sessions := map[string]*proxy.Session{}
 	for _, variant := range layouts {
 		layout, view := variant, "NO"
@@ -179,8 +182,19 @@ func run(reps int, dim1 string, steps int, dir, extra string) error {
 		f    func(result) float64
 	}{{"raw", raw}, {"observed", obs}} {
 		n := med("native", m.f)
-		fmt.Printf("median %-8s rate: native %.1f MiB/s, mpiio %.1f MiB/s, mpiio-view %.1f MiB/s; ratio of medians native/mpiio %.3f, native/mpiio-view %.3f; median of paired ratios %.3f, %.3f\n",
-			m.name, n, med("mpiio", m.f), med("mpiio-view", m.f), n/med("mpiio", m.f), n/med("mpiio-view", m.f), paired("mpiio", m.f), paired("mpiio-view", m.f))
+		fmt.Printf("median %-8s rate: native %.1f MiB/s", m.name, n)
+		for _, l := range layouts[1:] {
+			fmt.Printf(", %s %.1f MiB/s", l, med(l, m.f))
+		}
+		fmt.Print("; native over each, ratio of medians")
+		for _, l := range layouts[1:] {
+			fmt.Printf(" %s %.3f", l, n/med(l, m.f))
+		}
+		fmt.Print(", median of paired ratios")
+		for _, l := range layouts[1:] {
+			fmt.Printf(" %s %.3f", l, paired(l, m.f))
+		}
+		fmt.Println()
 	}
 	return nil
 }

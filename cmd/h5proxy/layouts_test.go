@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,4 +60,31 @@ func TestReplayFuseErrors(t *testing.T) {
 	if r := h5proxy(t, dir, "help"); !strings.Contains(r.stdout, "h5proxy replay LOG.h5 OUT.h5") || !strings.Contains(r.stdout, "h5proxy fuse MASTER.h5 OUT.h5") {
 		t.Errorf("usage lacks replay and fuse:\n%s", r.stdout)
 	}
+}
+
+// TestPosixRun runs a native configuration on the posix layout with one file per rank at 2
+// ranks: the verified read finds what the write left in each rank's file (IOR's -F names,
+// each file as large as the shared file would be); a bad posix key is refused before
+// anything runs, naming the key.
+func TestPosixRun(t *testing.T) {
+	dir := t.TempDir()
+	conf := func(extra string) string {
+		return writeJSON(t, filepath.Join(dir, "posix.json"), map[string]any{
+			"pattern": "vpic", "phases": []string{"write", "read"},
+			"session": map[string]any{"file": "p.h5", "layout": "posix", "posix.file_per_rank": true, "posix.fsync": "close", "verify": "yes", "posix.alignment": extra},
+			"options": map[string]any{"TIMESTEPS": 2, "DIM_1": 64, "COLLECTIVE_DATA": true},
+		})
+	}
+	r := h5proxy(t, dir, "run", "--np", "2", conf("4KiB"))
+	r.expect(t, 0, []string{"layout posix", "Verification: OK"}, nil)
+	for rank := 0; rank < 2; rank++ {
+		// 2 steps x 8 variables x 2 ranks x 64 particles x 4 bytes.
+		if st, err := os.Stat(filepath.Join(dir, fmt.Sprintf("p.h5.%08d", rank))); err != nil || st.Size() != 2*8*2*64*4 {
+			t.Errorf("rank %d's file: %v %v", rank, st, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.h5")); err == nil {
+		t.Error("the shared file exists")
+	}
+	h5proxy(t, dir, "run", "--np", "2", conf("3000")).expect(t, 1, nil, []string{`key "posix.alignment" value "3000": not a power of two`})
 }

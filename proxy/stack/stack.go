@@ -104,6 +104,10 @@ const (
 	StoresData
 	// Subfiles: the layout writes subfiles (h5bench's CSV reports SUBFILING=YES).
 	Subfiles
+	// RankFiles: the layout may keep a shared file as files of its own per rank, so the
+	// configured path need not exist before a read (the layout's open names what is
+	// missing).
+	RankFiles
 )
 
 // Strategy declares one layout or mode.
