@@ -110,6 +110,11 @@ type stager interface {
 // Exec submits op; writes return once their data is staged.
 func (m *asyncMode) Exec(op *plan.Op, buf []byte) error {
 	if err := m.ex.sticky(); err != nil {
+		// Closes still run after a failure, as the executor runs the queued ones: the
+		// handles are released whether the failure was seen before or after the close came.
+		if isClose(op.Kind) {
+			m.ex.submit(op, nil, nil)
+		}
 		return err
 	}
 	if q, ok := m.ahead[keyOf(op)]; ok {

@@ -154,6 +154,32 @@ func TestAsyncStickyFailure(t *testing.T) {
 	}
 }
 
+// TestAsyncCloseAfterKnownFailure: a close that comes after the failure is already known
+// still runs (and reports the failure), as a queued one does.
+func TestAsyncCloseAfterKnownFailure(t *testing.T) {
+	f := &fakeLayout{data: map[string][]byte{}, failAt: "write /g/y"}
+	m := newAsyncMode(f, 1<<20)
+	defer m.Close()
+	_ = m.Exec(writeOp("/g/y", 1, 4), []byte("data"))
+	deadline := time.Now().Add(5 * time.Second)
+	for m.ex.sticky() == nil && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if err := m.Exec(&plan.Op{Kind: plan.CloseGroup, Path: "/g", Step: 1}, nil); err == nil {
+		t.Fatal("a close after a known failure must report it")
+	}
+	if err := m.Exec(writeOp("/g/z", 1, 4), []byte("data")); err == nil {
+		t.Fatal("a write after a known failure must report it")
+	}
+	var be *stack.BackgroundError
+	if err := m.Wait(); !errors.As(err, &be) || be.Path != "/g/y" {
+		t.Fatalf("Wait: %v", err)
+	}
+	if got := strings.Join(f.executed(), ","); got != "write /g/y,close-group /g" {
+		t.Errorf("executed %s: the close must run, the later write must not", got)
+	}
+}
+
 // TestAsyncPrefetch: a prefetched read runs before the caller asks and is served from
 // staging when the caller Execs the same operation.
 func TestAsyncPrefetch(t *testing.T) {
