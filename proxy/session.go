@@ -250,7 +250,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && w.seed == s.cfg.Seed)
 	}
 	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, s.pat.Steps()), filled: map[string]filledBuf{}}
-	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape}
+	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed}
 	if ph == patterns.PhaseRead {
 		p.env.Shape = s.shape(p)
 	}
@@ -265,7 +265,18 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if err != nil {
 		return s.fail(err)
 	}
-	if ph == patterns.PhaseWrite {
+	// A write phase that opens an existing file (h5bench's overwrite and append) opens it
+	// and takes its extents before the window, as those kernels and the readers do.
+	modify := ph == patterns.PhaseWrite && len(pl.Ops) > 0 && pl.Ops[0].Kind == plan.OpenFile
+	if modify {
+		p.env.Shape = s.shape(p)
+		if err := s.execute(&pl, &p.begin, false); err != nil {
+			return s.fail(err)
+		}
+		if err := s.prepare(&plan.Plan{}, p); err != nil {
+			return s.fail(err)
+		}
+	} else if ph == patterns.PhaseWrite {
 		if err := s.prepare(&pl, p); err != nil {
 			return s.fail(err)
 		}
@@ -285,7 +296,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		return s.fail(err)
 	}
 	p.begin[mStart] = now()
-	if ph == patterns.PhaseWrite {
+	if ph == patterns.PhaseWrite && !modify {
 		if err := s.execute(&pl, &p.begin, false); err != nil {
 			return s.fail(err)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"maps"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/h5bench"
@@ -16,12 +15,19 @@ import (
 // the session.
 func schema() (map[string]any, error) {
 	conf := proxy.SessionOptions().SchemaProperties()
+	fromPattern := map[string]bool{}
 	for _, name := range patterns.Names() {
 		f, err := patterns.Lookup(name)
 		if err != nil {
 			return nil, err
 		}
-		maps.Copy(conf, f.Options.SchemaProperties())
+		// A key several patterns share keeps the first (sorted) pattern's description:
+		// vpic's, not that of one of its h5bench variants.
+		for k, v := range f.Options.SchemaProperties() {
+			if !fromPattern[k] {
+				conf[k], fromPattern[k] = v, true
+			}
+		}
 	}
 	obj := func(props map[string]any, required ...string) map[string]any {
 		m := map[string]any{"type": "object", "additionalProperties": false, "properties": props}
