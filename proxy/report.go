@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
@@ -48,6 +49,12 @@ type Report struct {
 // to the latest end, times as the slowest rank's (max) with the per-rank spread.
 type PhaseReport struct {
 	Phase string `json:"phase"`
+	// Operation is the kernel's own name of the phase ("append", "write unlimited"), when
+	// it has one; the CSV's operation row carries it.
+	Operation string `json:"operation,omitempty"`
+	// KernelMetrics are the kernel's own rows (the normal-distribution kernel's particle
+	// statistics), printed after the rank count.
+	KernelMetrics []patterns.Metric `json:"kernel_metrics,omitempty"`
 	// File is the configured path; Files the files rank 0 created or opened, in order
 	// (E3SM's out_h0.h5 and out_h1.h5 for out.h5, AMReX's plotfiles, ...).
 	File  string   `json:"file"`
@@ -169,6 +176,9 @@ func (s *Session) reducePhase(p *phaseRun) (PhaseReport, error) {
 		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify, Mismatches: t[mMismatch].Sum,
 		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
 		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum}
+	if k, ok := s.pat.(patterns.Reporter); ok {
+		pr.Operation, pr.KernelMetrics = k.Operation(p.ph), k.Metrics(p.ph, p.env)
+	}
 	if b := pr.BackgroundTime.Max; b > 0 {
 		pr.HiddenFraction = min(1, max(0, 1-pr.CallerIOTime.Max/b))
 	}
@@ -237,9 +247,16 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	for _, p := range r.Phases {
 		op := p.Phase
 		fmt.Fprintf(bw, "\n=================== Performance Results ==================\n")
-		fmt.Fprintf(bw, "Pattern: %s (%s phase), layout %s, file %s\n", r.Pattern, op, r.Layout, p.fileList())
+		kernel := ""
+		if p.Operation != "" {
+			kernel = ", " + p.Operation
+		}
+		fmt.Fprintf(bw, "Pattern: %s (%s phase%s), layout %s, file %s\n", r.Pattern, op, kernel, r.Layout, p.fileList())
 		fmt.Fprintf(bw, "Mode: %s\n", mode)
 		fmt.Fprintf(bw, "Total number of ranks: %d\n", r.Ranks)
+		for _, m := range p.KernelMetrics {
+			fmt.Fprintf(bw, "%s: %s %s\n", m.Name, m.Value, m.Unit)
+		}
 		fmt.Fprintf(bw, "Total emulated compute time: %.3f s\n", p.ComputeTime.Max)
 		v, u := human(p.Bytes)
 		fmt.Fprintf(bw, "Total %s size: %.3f %sB\n", op, v, u)
@@ -315,8 +332,15 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 		return "NO"
 	}
 	fmt.Fprintln(bw, "metric, value, unit")
-	fmt.Fprintf(bw, "operation, %s, \n", p.Phase)
+	op := p.Phase
+	if p.Operation != "" {
+		op = p.Operation
+	}
+	fmt.Fprintf(bw, "operation, %s, \n", op)
 	fmt.Fprintf(bw, "ranks, %d, \n", r.Ranks)
+	for _, m := range p.KernelMetrics {
+		fmt.Fprintf(bw, "%s, %s, %s\n", m.Name, m.Value, m.Unit)
+	}
 	fmt.Fprintf(bw, "collective data, %s, \n", yn("COLLECTIVE_DATA"))
 	fmt.Fprintf(bw, "collective meta, %s, \n", yn("COLLECTIVE_METADATA"))
 	layout, _ := stack.LookupLayout(r.Layout)
