@@ -58,10 +58,11 @@ func schema() (map[string]any, error) {
 	}, nil
 }
 
-// withFileRule requires "file" of the write and read benchmarks only: h5bench's openpmd
+// withFileRule requires "file" of the h5bench_patterns benchmarks only: h5bench's openpmd
 // entries have none (its runner warns when one is given).
 func withFileRule(item map[string]any) map[string]any {
-	item["if"] = map[string]any{"properties": map[string]any{"benchmark": map[string]any{"enum": []string{"write", "read"}}}}
+	item["if"] = map[string]any{"properties": map[string]any{"benchmark": map[string]any{"enum": []string{"write", "read",
+		"write-unlimited", "write_var_normal_dist", "overwrite", "append"}}}}
 	item["then"] = map[string]any{"required": []string{"file"}}
 	return item
 }

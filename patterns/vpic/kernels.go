@@ -90,6 +90,8 @@ func modifyChange(s *options.Spec) {
 		s.Allowed, s.Help = []string{"FULL", "PARTIAL", "STRIDED"}, "no effect on the selection (h5bench's LDC, RDC, PRL and CS make these kernels fail)"
 	case "IO_OPERATION":
 		s.Allowed = []string{"READ", "WRITE", "OVERWRITE", "APPEND"}
+	case "DIM_1":
+		s.Help = "rows each rank writes: overwrite at r*N/R (N: the file's extent), append at DIM_1 after growing every dataset to 2*DIM_1 rows (at most N/R)"
 	}
 }
 
