@@ -11,20 +11,23 @@ import (
 	"github.com/h5proxy/h5proxy/patterns"
 )
 
-// TestKernelSamples: h5bench's samples of the VPIC-family kernels (testdata: DIM_1 shrunk,
-// mpi.ranks agreeing with -np) map each entry onto its pattern's write phase on the
-// directory's file, with the entry's keys. proxy's TestVPICKernels runs them.
+// kernelSamples are h5bench's samples of the VPIC-family kernels (testdata: DIM_1 shrunk,
+// mpi.ranks agreeing with -np), the benchmarks of their entries and the patterns those run.
+var kernelSamples = []struct {
+	sample   string
+	benches  []string
+	patterns []string
+}{
+	{"sync-write-unlimited-contig-1d-small.json", []string{"write-unlimited"}, []string{"vpic-unlimited"}},
+	{"sync-append.json", []string{"write-unlimited", "append"}, []string{"vpic-unlimited", "vpic-append"}},
+	{"sync-overwrite.json", []string{"overwrite"}, []string{"vpic-overwrite"}},
+	{"sync-write-1d-contig-contig-write-full_var_normal_dist.json", []string{"write_var_normal_dist"}, []string{"vpic-normal-dist"}},
+}
+
+// TestKernelSamples: each kernel sample maps every entry onto its pattern's write phase on
+// the directory's file, with the entry's keys. proxy's TestVPICKernels runs them.
 func TestKernelSamples(t *testing.T) {
-	for _, tc := range []struct {
-		sample   string
-		benches  []string
-		patterns []string
-	}{
-		{"sync-write-unlimited-contig-1d-small.json", []string{"write-unlimited"}, []string{"vpic-unlimited"}},
-		{"sync-append.json", []string{"write-unlimited", "append"}, []string{"vpic-unlimited", "vpic-append"}},
-		{"sync-overwrite.json", []string{"overwrite"}, []string{"vpic-overwrite"}},
-		{"sync-write-1d-contig-contig-write-full_var_normal_dist.json", []string{"write_var_normal_dist"}, []string{"vpic-normal-dist"}},
-	} {
+	for _, tc := range kernelSamples {
 		f, err := h5bench.Load(filepath.Join("testdata", tc.sample))
 		if err != nil {
 			t.Errorf("%s: %v", tc.sample, err)

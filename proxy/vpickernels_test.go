@@ -230,21 +230,19 @@ func checkKernelTree(t *testing.T, file string, steps int, shape, maxShape, chun
 // readKernelVar reads one dataset as float64 values (f32 or i32).
 func readKernelVar(t *testing.T, file, p string, n uint64) []float64 {
 	t.Helper()
-	out := make([]float64, n)
 	if strings.HasSuffix(p, "/id_1") {
-		v := make([]int32, n)
-		if err := inspect.Read(file, p, &v); err != nil {
-			t.Fatal(err)
-		}
-		for i := range v {
-			out[i] = float64(v[i])
-		}
-		return out
+		return readAs[int32](t, file, p, n)
 	}
-	v := make([]float32, n)
+	return readAs[float32](t, file, p, n)
+}
+
+func readAs[T int32 | float32](t *testing.T, file, p string, n uint64) []float64 {
+	t.Helper()
+	v := make([]T, n)
 	if err := inspect.Read(file, p, &v); err != nil {
 		t.Fatal(err)
 	}
+	out := make([]float64, n)
 	for i := range v {
 		out[i] = float64(v[i])
 	}
@@ -256,42 +254,41 @@ func seededAt(v string, g uint64) float64 {
 	return emulate.Value(kernelVarType(v).Class, proxy.DefaultSeed, v, 0, g)
 }
 
-// checkUnlimited: h5bench_write_unlimited's file: [R*DIM_1] datasets of unlimited maximum
-// extent, chunks of CHUNK_DIM_1 (default 1), deflate 9, seeded values.
-func checkUnlimited(t *testing.T, file string, np int) {
-	n := uint64(2 * np)
-	checkKernelTree(t, file, 5, []uint64{n}, []uint64{plan.MaxUnlimited}, []uint64{1}, 9)
+// checkKernelValues compares every element of the 8 datasets of a timestep with want.
+func checkKernelValues(t *testing.T, file string, step int, n uint64, want func(v string, g uint64) float64) {
+	t.Helper()
 	for _, v := range kernelVars {
-		got := readKernelVar(t, file, "/Timestep_4/"+v, n)
+		got := readKernelVar(t, file, fmt.Sprintf("/Timestep_%d/%s", step, v), n)
 		for g := range got {
-			if want := seededAt(v, uint64(g)); got[g] != want {
-				t.Errorf("%s %s[%d] = %v, want %v", file, v, g, got[g], want)
+			if w := want(v, uint64(g)); got[g] != w {
+				t.Errorf("%s step %d %s[%d] = %v, want %v", file, step, v, g, got[g], w)
 				break
 			}
 		}
 	}
 }
 
+// checkUnlimited: h5bench_write_unlimited's file: [R*DIM_1] datasets of unlimited maximum
+// extent, chunks of CHUNK_DIM_1 (default 1), deflate 9, seeded values.
+func checkUnlimited(t *testing.T, file string, np int) {
+	n := uint64(2 * np)
+	checkKernelTree(t, file, 5, []uint64{n}, []uint64{plan.MaxUnlimited}, []uint64{1}, 9)
+	checkKernelValues(t, file, 4, n, seededAt)
+}
 
 // checkAppend: after the append every dataset has 2*DIM_1 rows whatever the rank count
 // (H5Dset_extent to 2*DIM_1: growing at 1 rank, shrinking at 4), rows DIM_1.. hold the
-// append's values and the rows before it what the write kernel wrote there.
+// append's values (1-D: int i, float i) and the rows before it what the write kernel
+// wrote there.
 func checkAppend(t *testing.T, file string, np int, dim1 uint64) {
 	checkKernelTree(t, file, 5, []uint64{2 * dim1}, []uint64{plan.MaxUnlimited}, []uint64{1}, 9)
 	for s := 0; s < 5; s++ {
-		for _, v := range kernelVars {
-			got := readKernelVar(t, file, fmt.Sprintf("/Timestep_%d/%s", s, v), 2*dim1)
-			for g := uint64(0); g < 2*dim1; g++ {
-				want := seededAt(v, g)
-				if g >= dim1 {
-					want = float64(g - dim1) // h5bench_append's 1-D values: int i, float i
-				}
-				if got[g] != want {
-					t.Errorf("%s step %d %s[%d] = %v, want %v", file, s, v, g, got[g], want)
-					break
-				}
+		checkKernelValues(t, file, s, 2*dim1, func(v string, g uint64) float64 {
+			if g >= dim1 {
+				return float64(g - dim1)
 			}
-		}
+			return seededAt(v, g)
+		})
 	}
 }
 
@@ -301,20 +298,12 @@ func checkOverwrite(t *testing.T, file string, np int) {
 	const dim1 = 4
 	n := uint64(dim1 * np)
 	checkKernelTree(t, file, 5, []uint64{n}, []uint64{n}, nil, 0)
-	for _, v := range kernelVars {
-		got := readKernelVar(t, file, "/Timestep_2/"+v, n)
-		for g := range got {
-			i := g % dim1
-			want := float64(float32(float64(i) * 0.1))
-			if v == "id_1" {
-				want = float64(i)
-			}
-			if got[g] != want {
-				t.Errorf("%s %s[%d] = %v, want %v", file, v, g, got[g], want)
-				break
-			}
+	checkKernelValues(t, file, 2, n, func(v string, g uint64) float64 {
+		if v == "id_1" {
+			return float64(g % dim1)
 		}
-	}
+		return float64(float32(float64(g%dim1) * 0.1))
+	})
 }
 
 // checkNormalDist: one dataset extent, the sum of the drawn counts (the mean DIM_1 = 64
@@ -330,15 +319,7 @@ func checkNormalDist(t *testing.T, file string, np int) {
 		t.Errorf("%s: %d particles, exactly %d ranks x 64: the counts were not drawn", file, n, np)
 	}
 	checkKernelTree(t, file, 5, []uint64{n}, []uint64{n}, nil, 0)
-	for _, v := range kernelVars {
-		got := readKernelVar(t, file, "/Timestep_3/"+v, n)
-		for g := range got {
-			if want := seededAt(v, uint64(g)); got[g] != want {
-				t.Errorf("%s %s[%d] = %v, want %v", file, v, g, got[g], want)
-				break
-			}
-		}
-	}
+	checkKernelValues(t, file, 3, n, seededAt)
 }
 
 // checkAppend2D: a 2-D write-unlimited file (2x3 per rank, chunks 2x3) appended: extent
