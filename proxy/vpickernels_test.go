@@ -150,6 +150,26 @@ func TestVPICKernels(t *testing.T) {
 		csvHas(t, rep, "operation, overwrite, ")
 	}
 
+	// Layouts that cannot modify a file say so.
+	if np == 2 {
+		for _, v := range []struct{ layout, want string }{
+			{"subfiling", "subfiled datasets cannot be modified"},
+			{"mpiio", "was not written by this session"},
+		} {
+			f := kernelFile(dir, "overwrite-"+v.layout, np)
+			runKernel(t, config(t, "NUM_DIMS=1;DIM_1=4;TIMESTEPS=1"+layoutKV(v.layout, np), f), wp)
+			cfg := kernelRun(t, "sync-overwrite.json", 0, f)
+			if err := cfg.Set("layout", v.layout); err != nil {
+				t.Fatal(err)
+			}
+			s := session(t, cfg)
+			if err := s.Run(); err == nil || !strings.Contains(err.Error(), v.want) {
+				t.Errorf("overwrite under the %s layout: %v, want %q", v.layout, err, v.want)
+			}
+			s.Close()
+		}
+	}
+
 	// write_var_normal_dist, each rank reading its slice back.
 	f = kernelFile(dir, "normal", np)
 	rep = runKernel(t, kernelRun(t, "sync-write-1d-contig-contig-write-full_var_normal_dist.json", 0, f), wp, rp)
