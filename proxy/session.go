@@ -55,6 +55,7 @@ type phaseRun struct {
 	ph         patterns.Phase
 	env        patterns.Env
 	verify     bool
+	modify     bool // a write phase into an existing file (h5bench's overwrite and append)
 	begin      sample
 	end        sample
 	steps      []sample
@@ -268,6 +269,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	// A write phase that opens an existing file (h5bench's overwrite and append) opens it
 	// and takes its extents before the window, as those kernels and the readers do.
 	modify := ph == patterns.PhaseWrite && len(pl.Ops) > 0 && pl.Ops[0].Kind == plan.OpenFile
+	p.modify = modify
 	if modify {
 		p.env.Shape = s.shape(p)
 		if err := s.execute(&pl, &p.begin, false); err != nil {

@@ -148,6 +148,19 @@ func TestVPICKernels(t *testing.T) {
 			t.Errorf("%s: operation %q bytes %v", v.name, w.Operation, w.Bytes)
 		}
 		csvHas(t, rep, "operation, overwrite, ")
+		var sum strings.Builder
+		if err := rep.WriteSummary(&sum); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range []string{"(write phase, overwrite)", "Total modify size: 1.250 KB", "Raw modify time:", "H5Fopen() time:",
+			"Observed modify completion time:", "Raw modify rate:", "Total read size: 1.250 KB"} {
+			if np == 2 && !strings.Contains(sum.String(), line) {
+				t.Errorf("summary lacks %q:\n%s", line, sum.String())
+			}
+		}
+		if strings.Contains(sum.String(), "H5Fflush") {
+			t.Errorf("overwrite summary has a flush:\n%s", sum.String())
+		}
 	}
 
 	// Layouts that cannot modify a file say so.
