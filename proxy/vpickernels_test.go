@@ -191,6 +191,21 @@ func TestVPICKernels(t *testing.T) {
 		t.Fatalf("normal dist: operation %q metrics %+v", w.Operation, w.KernelMetrics)
 	}
 	csvHas(t, rep, "operation, write_var_normal_dist, ", "Total number of particles, 0M, ", "Final mean particles, "+w.KernelMetrics[1].Value+", ")
+	// The varying counts under the log and subfiling layouts, async.
+	for _, layout := range strategyLayouts {
+		cfg := kernelRun(t, "sync-write-1d-contig-contig-write-full_var_normal_dist.json", 0, kernelFile(dir, "normal-"+layout, np))
+		for k, v := range map[string]string{"layout": layout, "mode": "async"} {
+			if err := cfg.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if layout == "subfiling" && np > 1 {
+			if err := cfg.Set("subfiling.count", "2"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runKernel(t, cfg, wp, rp)
+	}
 
 	// 2-D write-unlimited and append from native configurations (by pattern name).
 	f = kernelFile(dir, "append2d", np)
