@@ -135,7 +135,11 @@ func newKernel(k Kernel) func(v *options.Values) (patterns.Pattern, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Pattern{C: c}, nil
+		p := &Pattern{C: c}
+		if k.modify() {
+			p.ints, p.floats = p.modifyData(p.modifyMemShape())
+		}
+		return p, nil
 	}
 }
 
@@ -304,12 +308,22 @@ func (p *Pattern) modifySelection(dims []uint64, env patterns.Env) (plan.Selecti
 		start[0] = r * (dims[0] / uint64(env.Size))
 		if c.FilePattern == "STRIDED" {
 			sel := plan.Selection{Blocks: []plan.Hyperslab{{Start: start, Stride: []uint64{c.Stride}, Count: []uint64{c.BlockCount}, Block: []uint64{c.Block}}}}
-			return sel, []uint64{c.Block * c.BlockCount}, dims
+			return sel, p.modifyMemShape(), dims
 		}
 	} else {
 		start[0] = r * c.Dims[0]
 	}
 	return plan.Selection{Blocks: []plan.Hyperslab{plan.Block(start, block)}}, block, dims
+}
+
+// modifyMemShape is the memory block of a modify kernel's transfers: the DIM_<n> block,
+// or BLOCK_CNT*BLOCK_SIZE elements for an overwrite with FILE_PATTERN=STRIDED.
+func (p *Pattern) modifyMemShape() []uint64 {
+	c := p.C
+	if c.Kernel == KernelOverwrite && c.FilePattern == "STRIDED" {
+		return []uint64{c.Block * c.BlockCount}
+	}
+	return append([]uint64(nil), c.Dims[:c.NumDims]...)
 }
 
 // modifyData returns the values h5bench's modify kernels write, the same for every
@@ -356,7 +370,10 @@ func (p *Pattern) modifyStep(pl *plan.Plan, ph patterns.Phase, step int, env pat
 	if p.C.Kernel == KernelAppend && ph == patterns.PhaseRead && env.Shape != nil {
 		ext = dims // the read phase finds the extended extent
 	}
-	ints, floats := p.modifyData(memShape)
+	ints, floats := p.ints, p.floats
+	if uint64(len(ints)) != 4*plan.Product(memShape) {
+		return fmt.Errorf("%s: memory block %v, values for %d elements", kernelNames[p.C.Kernel].pattern, memShape, len(ints)/4)
+	}
 	p.closeDelayed(pl, step, env, readOrder)
 	pl.Add(plan.Op{Kind: plan.OpenGroup, Path: group(step), Collective: true, Step: step})
 	for _, v := range readOrder {

@@ -40,6 +40,8 @@ func single(name string) plan.Type {
 // Pattern is the h5bench write (VPIC-IO) and read (BD-CATS-IO) kernel.
 type Pattern struct {
 	C Config
+	// ints and floats are the modify kernels' write values (modifyData), made once.
+	ints, floats []byte
 }
 
 // New builds the pattern from parsed options.
