@@ -253,6 +253,10 @@ func checkKernelTree(t *testing.T, file string, steps int, shape, maxShape, chun
 		t.Fatal(err)
 	}
 	defer h5.CloseFile(f)
+	// h5bench's VPIC-family files carry no attributes.
+	if names, err := h5.AttributeNames(f); err != nil || len(names) > 0 {
+		t.Errorf("%s: root attributes %v (%v)", file, names, err)
+	}
 	for s := 0; s < steps; s++ {
 		for _, v := range kernelVars {
 			p := fmt.Sprintf("/Timestep_%d/%s", s, v)
@@ -262,6 +266,9 @@ func checkKernelTree(t *testing.T, file string, steps int, shape, maxShape, chun
 				continue
 			}
 			info, err := h5.DatasetInfo(d)
+			if names, aerr := h5.AttributeNames(d); aerr != nil || len(names) > 0 {
+				t.Errorf("%s %s: attributes %v (%v)", file, p, names, aerr)
+			}
 			h5.CloseDataset(d)
 			if err != nil {
 				t.Fatal(err)
