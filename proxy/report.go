@@ -70,9 +70,10 @@ type PhaseReport struct {
 	Fill string `json:"fill"`
 	// ObservedTime is h5bench's observed window (seconds), compute and whatever data
 	// preparation happens inside it included: a write's from before the file create to after
-	// the close and a barrier; a read's from after the file open (and the extent query of the
-	// first step's plan) and a barrier to after the close and a barrier, as BD-CATS-IO
-	// leaves its H5Fopen out.
+	// the close and a barrier; a read's, and a write's into an existing file (h5bench's
+	// overwrite and append), from after the file open (and the extent query of the first
+	// step's plan) and a barrier to after the close and a barrier, as BD-CATS-IO and those
+	// kernels leave their H5Fopen out.
 	ObservedTime float64 `json:"observed_time"`
 	// RawRate is Bytes / max raw time and ObservedRate Bytes / (ObservedTime - the least
 	// compute time of any rank): h5bench's rates. ObservedIORate is h5proxy's: it also takes

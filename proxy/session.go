@@ -268,9 +268,8 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	}
 	// A write phase that opens an existing file (h5bench's overwrite and append) opens it
 	// and takes its extents before the window, as those kernels and the readers do.
-	modify := ph == patterns.PhaseWrite && len(pl.Ops) > 0 && pl.Ops[0].Kind == plan.OpenFile
-	p.modify = modify
-	if modify {
+	p.modify = ph == patterns.PhaseWrite && len(pl.Ops) > 0 && pl.Ops[0].Kind == plan.OpenFile
+	if p.modify {
 		p.env.Shape = s.shape(p)
 		if err := s.execute(&pl, &p.begin, false); err != nil {
 			return s.fail(err)
@@ -298,7 +297,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		return s.fail(err)
 	}
 	p.begin[mStart] = now()
-	if ph == patterns.PhaseWrite && !modify {
+	if ph == patterns.PhaseWrite && !p.modify {
 		if err := s.execute(&pl, &p.begin, false); err != nil {
 			return s.fail(err)
 		}
