@@ -290,3 +290,31 @@ func TestAppendPlan(t *testing.T) {
 		t.Errorf("operation %q", p.Operation(patterns.PhaseWrite))
 	}
 }
+
+// TestKernelLifecycles: every variant's phases open and close files, groups and datasets
+// in pairs, under sync and async (delayed closes), at 3 ranks; the modify kernels open
+// what they write.
+func TestKernelLifecycles(t *testing.T) {
+	for _, f := range []patterns.Factory{UnlimitedFactory, NormalDistFactory, OverwriteFactory, AppendFactory} {
+		p := mustKernel(t, f, "DIM_1=6", "TIMESTEPS=4", "DELAYED_CLOSE_TIMESTEPS=2", "STDEV_DIM_1=2")
+		rules := plantest.Lifecycle{OneFile: true, CreateOnly: !p.C.Kernel.modify()}
+		for _, async := range []bool{false, true} {
+			for _, ph := range p.Phases() {
+				e := env(2, 3)
+				e.Async, e.Seed = async, 5
+				e.Shape = shapeOf(18)
+				if ph == patterns.PhaseRead && p.C.Kernel == KernelNormalDist {
+					_, _, total := p.slice(e)
+					e.Shape = shapeOf(total)
+				}
+				plans, err := runPhase(p, ph, 4, e)
+				if err == nil {
+					err = plantest.CheckLifecycle(ph, plans, rules)
+				}
+				if err != nil {
+					t.Errorf("%s %s async=%v: %v", p.Name(), ph, async, err)
+				}
+			}
+		}
+	}
+}
