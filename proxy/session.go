@@ -270,6 +270,9 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	// and takes its extents before the window, as those kernels and the readers do.
 	p.modify = ph == patterns.PhaseWrite && len(pl.Ops) > 0 && pl.Ops[0].Kind == plan.OpenFile
 	if p.modify {
+		if _, err := os.Stat(s.cfg.File); err != nil && s.stores {
+			return s.fail(fmt.Errorf("h5proxy: file %q to modify: %w", s.cfg.File, err))
+		}
 		p.env.Shape = s.shape(p)
 		if err := s.execute(&pl, &p.begin, false); err != nil {
 			return s.fail(err)

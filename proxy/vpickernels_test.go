@@ -163,8 +163,13 @@ func TestVPICKernels(t *testing.T) {
 		}
 	}
 
-	// Layouts that cannot modify a file say so.
+	// Layouts that cannot modify a file say so; so does a missing file.
 	if np == 2 {
+		s := session(t, kernelRun(t, "sync-overwrite.json", 0, kernelFile(dir, "missing", np)))
+		if err := s.Run(); err == nil || !strings.Contains(err.Error(), "missing-np2.h5\" to modify") {
+			t.Errorf("overwrite of a missing file: %v", err)
+		}
+		s.Close()
 		for _, v := range []struct{ layout, want string }{
 			{"subfiling", "subfiled datasets cannot be modified"},
 			{"mpiio", "was not written by this session"},
