@@ -356,9 +356,9 @@ func TestErrors(t *testing.T) {
 		{"rank option without count", func(d map[string]any) { d["mpi"] = map[string]any{"configuration": "--bind-to core -np"} },
 			[]string{"configuration", `"-np"`, "not a rank count"}},
 		{"unknown benchmark", func(d map[string]any) { bench0(d)["benchmark"] = "wirte" },
-			[]string{"benchmarks[0]", `"benchmark"`, `"wirte"`, "not an h5bench benchmark", "write, read"}},
+			[]string{"benchmarks[0]", `"benchmark"`, `"wirte"`, "not an h5bench benchmark", "write, write-unlimited, write_var_normal_dist, overwrite, append, read"}},
 		{"macsio not supported", func(d map[string]any) { bench0(d)["benchmark"] = "macsio" },
-			[]string{`"macsio"`, "not supported by h5proxy yet", "allowed: write, read"}},
+			[]string{`"macsio"`, "not supported by h5proxy yet", "allowed: write, write-unlimited"}},
 		{"unknown benchmark entry key", func(d map[string]any) { bench0(d)["files"] = "x.h5" },
 			[]string{`"files"`, `"x.h5"`, "unknown key", "benchmark, file, configuration"}},
 		{"unknown configuration key", func(d map[string]any) { conf0(d)["DIMS_1"] = "8" },
@@ -416,14 +416,15 @@ func TestNotJSON(t *testing.T) {
 	}
 }
 
-// TestSupported lists the benchmarks h5proxy runs, in h5bench's order: write and read,
-// then those of the applications' adapters.
+// TestSupported lists the benchmarks h5proxy runs, in h5bench's order: the h5bench_patterns
+// programs, then those of the applications' adapters.
 func TestSupported(t *testing.T) {
 	got := h5bench.Supported()
-	order := []string{"write", "read", "metadata", "exerciser", "amrex", "openpmd", "e3sm"}
+	order := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "amrex", "openpmd", "e3sm"}
+	core := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "openpmd", "e3sm"}
 	var want []string
 	for _, name := range order {
-		if name == "write" || name == "read" || name == "metadata" || name == "exerciser" || name == "openpmd" || name == "e3sm" || slices.Contains(got, name) {
+		if slices.Contains(core, name) || slices.Contains(got, name) {
 			want = append(want, name)
 		}
 	}

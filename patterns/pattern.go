@@ -39,6 +39,26 @@ type Env struct {
 	// Shape returns the extent of an existing dataset; read plans use it after Begin's
 	// operations ran (h5bench's reader takes its dimensions from the file).
 	Shape func(path string) ([]uint64, error)
+	// Seed is the session's seed: patterns that draw sizes at random (h5bench's normal
+	// distribution of particle counts) draw them from it, so a rerun plans the same.
+	Seed uint64
+}
+
+// Describer is implemented by patterns whose kernel names its operation and prints rows of
+// its own, known before any I/O, in h5bench's summary and CSV (h5bench_append's "append",
+// the normal-distribution kernel's particle statistics). Rows computed from the phase's
+// measurements come from Reporter.
+type Describer interface {
+	// Operation is the kernel's name of a phase's operation ("" keeps the phase's name).
+	Operation(ph Phase) string
+	// Metrics are the kernel's own rows for a phase, in the kernel's order.
+	Metrics(ph Phase, env Env) []Metric
+}
+
+// Metric is one row of a kernel's own report lines: name, value and unit as h5bench
+// prints them in its CSV.
+type Metric struct {
+	Name, Value, Unit string
 }
 
 // Pattern produces the plans of one application's I/O. Begin runs once before the first

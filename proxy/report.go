@@ -49,6 +49,15 @@ type Report struct {
 // to the latest end, times as the slowest rank's (max) with the per-rank spread.
 type PhaseReport struct {
 	Phase string `json:"phase"`
+	// Operation is the kernel's own name of the phase ("append", "write unlimited"), when
+	// it has one; the CSV's operation row carries it.
+	Operation string `json:"operation,omitempty"`
+	// KernelMetrics are the kernel's own rows known before any I/O (patterns.Describer:
+	// the normal-distribution kernel's particle statistics), printed after the rank count.
+	KernelMetrics []patterns.Metric `json:"kernel_metrics,omitempty"`
+	// Modify marks a write phase into an existing file (h5bench's overwrite and append),
+	// whose summary speaks of a modify and of H5Fopen as those kernels' does.
+	Modify bool `json:"modify,omitempty"`
 	// File is the configured path; Files the files rank 0 created or opened, in order
 	// (E3SM's out_h0.h5 and out_h1.h5 for out.h5, AMReX's plotfiles, ...).
 	File  string   `json:"file"`
@@ -61,9 +70,10 @@ type PhaseReport struct {
 	Fill string `json:"fill"`
 	// ObservedTime is h5bench's observed window (seconds), compute and whatever data
 	// preparation happens inside it included: a write's from before the file create to after
-	// the close and a barrier; a read's from after the file open (and the extent query of the
-	// first step's plan) and a barrier to after the close and a barrier, as BD-CATS-IO
-	// leaves its H5Fopen out.
+	// the close and a barrier; a read's, and a write's into an existing file (h5bench's
+	// overwrite and append), from after the file open (and the extent query of the first
+	// step's plan) and a barrier to after the close and a barrier, as BD-CATS-IO and those
+	// kernels leave their H5Fopen out.
 	ObservedTime float64 `json:"observed_time"`
 	// RawRate is Bytes / max raw time and ObservedRate Bytes / (ObservedTime - the least
 	// compute time of any rank): h5bench's rates. ObservedIORate is h5proxy's: it also takes
@@ -176,13 +186,16 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 		return PhaseReport{}, patterns.PhaseTimes{}, err
 	}
 	t := red.stats[len(all)-1]
-	pr := PhaseReport{Phase: p.ph.String(), File: s.cfg.File, Files: p.files, Steps: p.stepsDone, Fill: p.fill.String(),
+	pr := PhaseReport{Phase: p.ph.String(), Modify: p.modify, File: s.cfg.File, Files: p.files, Steps: p.stepsDone, Fill: p.fill.String(),
 		Bytes: t[mBytes].Sum, ObservedTime: t[mEnd].Max - t[mStart].Min,
 		RawTime: t[mRaw], MetadataTime: t[mMetadata], FileOpenTime: t[mFileOpen], FlushTime: t[mFileFlush],
 		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], PrepWindowTime: t[mPrepWindow], VerifyTime: t[mVerify],
 		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify || (p.ownChecked && !p.ownUnchecked), Mismatches: t[mMismatch].Sum,
 		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
 		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum}
+	if k, ok := s.pat.(patterns.Describer); ok {
+		pr.Operation, pr.KernelMetrics = k.Operation(p.ph), k.Metrics(p.ph, p.env)
+	}
 	if b := pr.BackgroundTime.Max; b > 0 {
 		pr.HiddenFraction = min(1, max(0, 1-pr.CallerIOTime.Max/b))
 	}
@@ -273,30 +286,44 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	mode := strings.ToUpper(r.ModeEffective)
 	for _, p := range r.Phases {
-		op := p.Phase
+		op, word := p.Phase, p.Phase
+		if p.Modify {
+			word = "modify"
+		}
 		fmt.Fprintf(bw, "\n=================== Performance Results ==================\n")
-		fmt.Fprintf(bw, "Pattern: %s (%s phase), layout %s, file %s\n", r.Pattern, op, r.Layout, p.fileList())
+		kernel := ""
+		if p.Operation != "" {
+			kernel = ", " + p.Operation
+		}
+		fmt.Fprintf(bw, "Pattern: %s (%s phase%s), layout %s, file %s\n", r.Pattern, op, kernel, r.Layout, p.fileList())
 		fmt.Fprintf(bw, "Mode: %s\n", mode)
 		fmt.Fprintf(bw, "Total number of ranks: %d\n", r.Ranks)
+		for _, m := range p.KernelMetrics {
+			fmt.Fprintf(bw, "%s: %s %s\n", m.Name, m.Value, m.Unit)
+		}
 		fmt.Fprintf(bw, "Total emulated compute time: %.3f s\n", p.ComputeTime.Max)
 		v, u := human(p.Bytes)
-		fmt.Fprintf(bw, "Total %s size: %.3f %sB\n", op, v, u)
-		fmt.Fprintf(bw, "Raw %s time: %.3f s (ranks: min %.3f, mean %.3f)\n", op, p.RawTime.Max, p.RawTime.Min, p.RawTime.Mean)
+		fmt.Fprintf(bw, "Total %s size: %.3f %sB\n", word, v, u)
+		fmt.Fprintf(bw, "Raw %s time: %.3f s (ranks: min %.3f, mean %.3f)\n", word, p.RawTime.Max, p.RawTime.Min, p.RawTime.Mean)
 		fmt.Fprintf(bw, "Metadata time: %.3f s\n", p.MetadataTime.Max)
 		open := "H5Fcreate()"
-		if op == "read" {
+		if op == "read" || p.Modify {
 			open = "H5Fopen()"
 		}
 		fmt.Fprintf(bw, "%s time: %.3f s\n", open, p.FileOpenTime.Max)
-		if op == "write" {
+		if op == "write" && !p.Modify {
 			fmt.Fprintf(bw, "H5Fflush() time: %.3f s\n", p.FlushTime.Max)
 		}
 		fmt.Fprintf(bw, "H5Fclose() time: %.3f s\n", p.CloseTime.Max)
-		fmt.Fprintf(bw, "Observed completion time: %.3f s\n", p.ObservedTime)
+		if p.Modify {
+			fmt.Fprintf(bw, "Observed modify completion time: %.3f s\n", p.ObservedTime)
+		} else {
+			fmt.Fprintf(bw, "Observed completion time: %.3f s\n", p.ObservedTime)
+		}
 		v, u = human(p.RawRate)
-		fmt.Fprintf(bw, "%s Raw %s rate: %.3f %sB/s\n", mode, op, v, u)
+		fmt.Fprintf(bw, "%s Raw %s rate: %.3f %sB/s\n", mode, word, v, u)
 		v, u = human(p.ObservedRate)
-		fmt.Fprintf(bw, "%s Observed %s rate: %.3f %sB/s\n", mode, op, v, u)
+		fmt.Fprintf(bw, "%s Observed %s rate: %.3f %sB/s\n", mode, word, v, u)
 		fmt.Fprintf(bw, "Data preparation time (fill=%s): %.3f s, of which %.3f s inside the observed window\n", p.Fill, p.PrepTime.Max, p.PrepWindowTime.Max)
 		v, u = human(p.ObservedIORate)
 		fmt.Fprintf(bw, "Observed %s rate without in-window preparation and verification: %.3f %sB/s\n", op, v, u)
@@ -360,8 +387,15 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 		return "NO"
 	}
 	fmt.Fprintln(bw, "metric, value, unit")
-	fmt.Fprintf(bw, "operation, %s, \n", p.Phase)
+	op := p.Phase
+	if p.Operation != "" {
+		op = p.Operation
+	}
+	fmt.Fprintf(bw, "operation, %s, \n", op)
 	fmt.Fprintf(bw, "ranks, %d, \n", r.Ranks)
+	for _, m := range p.KernelMetrics {
+		fmt.Fprintf(bw, "%s, %s, %s\n", m.Name, m.Value, m.Unit)
+	}
 	fmt.Fprintf(bw, "collective data, %s, \n", yn("COLLECTIVE_DATA"))
 	fmt.Fprintf(bw, "collective meta, %s, \n", yn("COLLECTIVE_METADATA"))
 	layout, _ := stack.LookupLayout(r.Layout)

@@ -57,6 +57,7 @@ type phaseRun struct {
 	ph         patterns.Phase
 	env        patterns.Env
 	verify     bool
+	modify     bool // a write phase into an existing file (h5bench's overwrite and append)
 	begin      sample
 	end        sample
 	steps      []sample
@@ -259,7 +260,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && w.seed == s.cfg.Seed)
 	}
 	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, s.pat.Steps()), filled: map[string]filledBuf{}}
-	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape}
+	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed}
 	if ph == patterns.PhaseRead {
 		p.env.Shape = s.shape(p)
 	}
@@ -274,7 +275,21 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if err != nil {
 		return s.fail(err)
 	}
-	if ph == patterns.PhaseWrite {
+	// A write phase that opens an existing file (h5bench's overwrite and append) opens it
+	// and takes its extents before the window, as those kernels and the readers do.
+	p.modify = ph == patterns.PhaseWrite && len(pl.Ops) > 0 && pl.Ops[0].Kind == plan.OpenFile
+	if p.modify {
+		if _, err := os.Stat(s.cfg.File); err != nil && s.stores {
+			return s.fail(fmt.Errorf("h5proxy: file %q to modify: %w", s.cfg.File, err))
+		}
+		p.env.Shape = s.shape(p)
+		if err := s.execute(&pl, &p.begin, false); err != nil {
+			return s.fail(err)
+		}
+		if err := s.prepare(&plan.Plan{}, p); err != nil {
+			return s.fail(err)
+		}
+	} else if ph == patterns.PhaseWrite {
 		if err := s.prepare(&pl, p); err != nil {
 			return s.fail(err)
 		}
@@ -294,7 +309,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		return s.fail(err)
 	}
 	p.begin[mStart] = now()
-	if ph == patterns.PhaseWrite {
+	if ph == patterns.PhaseWrite && !p.modify {
 		if err := s.execute(&pl, &p.begin, false); err != nil {
 			return s.fail(err)
 		}

@@ -671,8 +671,15 @@ func TestUsageErrors(t *testing.T) {
 // TestHelp: the help command and every command's --help exit 0 and list keys and flags.
 func TestHelp(t *testing.T) {
 	h5proxy(t, "", "help").expect(t, 0, []string{"Usage:", "h5proxy run [flags] [CONFIG.json]", "h5proxy plan",
-		"Patterns: [", "openpmd", "vpic]", "h5proxy help session", "h5bench benchmarks run unchanged: [write read", "H5PROXY_MPIEXEC"}, nil)
-	h5proxy(t, "", "--help").expect(t, 0, []string{"Usage:", "Patterns: [", "vpic]"}, nil)
+		"Patterns: [", "openpmd", "vpic vpic-append vpic-normal-dist vpic-overwrite vpic-unlimited]", "h5proxy help session",
+		"h5bench benchmarks run unchanged: [write write-unlimited write_var_normal_dist overwrite append read", "H5PROXY_MPIEXEC"}, nil)
+	h5proxy(t, "", "--help").expect(t, 0, []string{"Usage:", "Patterns: [", "vpic-unlimited]"}, nil)
+	h5proxy(t, "", "help", "vpic-normal-dist").expect(t, 0, []string{"h5bench write_var_normal_dist",
+		"STDEV_DIM_1              int   1        standard deviation of the per-rank particle count"}, nil)
+	h5proxy(t, "", "help", "vpic-unlimited").expect(t, 0, []string{"h5bench write-unlimited", "COMPRESS                 bool  YES"}, nil)
+	h5proxy(t, "", "help", "vpic-append").expect(t, 0, []string{"h5bench append", "[CONTIG|STRIDED]", "DIM_1", "2*DIM_1",
+		"COLLECTIVE_METADATA      bool  -        accepted like h5bench, no effect"}, nil)
+	h5proxy(t, "", "help", "vpic-overwrite").expect(t, 0, []string{"h5bench overwrite", "TIMESTEPS", "(accepted, ignored)"}, nil)
 	h5proxy(t, "", "help", "openpmd").expect(t, 0, []string{"minBlock", "grid", "balanced", "encoding", "pattern", "OPENPMD_HDF5_INDEPENDENT", "fileLocation"}, nil)
 	h5proxy(t, "", "help", "exerciser").expect(t, 0, []string{"numdims", "minels", "nsizes", "bufmult", "dimranks", "metacoll", "derivedtype",
 		"addattr", "indepio", "keepfile", "usechunked", "maxcheck", "memblock", "memstride", "fileblocks", "filestrides", "rshift", "iterations   int     10"}, nil)

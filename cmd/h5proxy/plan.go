@@ -55,7 +55,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env := patterns.Env{Rank: *rank, Size: *size, Path: cfg.File, Async: *async}
+	env := patterns.Env{Rank: *rank, Size: *size, Path: cfg.File, Async: *async, Seed: cfg.Seed}
 	env.Shape, err = writtenShapes(pat, env)
 	if err != nil {
 		return err
@@ -121,6 +121,11 @@ func writtenShapes(pat patterns.Pattern, env patterns.Env) (func(string) ([]uint
 				shapes[op.Path] = op.Dataset.Shape
 			}
 		}
+	}
+	if len(shapes) == 0 {
+		// The write phase creates no dataset (h5bench's overwrite and append open an
+		// existing file): the pattern plans without the file's extents.
+		return nil, nil
 	}
 	return func(path string) ([]uint64, error) {
 		if s, ok := shapes[path]; ok {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 
@@ -17,12 +16,19 @@ import (
 // the session.
 func schema() (map[string]any, error) {
 	conf := proxy.SessionOptions().SchemaProperties()
+	fromPattern := map[string]bool{}
 	for _, name := range patterns.Names() {
 		f, err := patterns.Lookup(name)
 		if err != nil {
 			return nil, err
 		}
-		maps.Copy(conf, f.Options.SchemaProperties())
+		// A key several patterns share keeps the first (sorted) pattern's description:
+		// vpic's, not that of one of its h5bench variants.
+		for k, v := range f.Options.SchemaProperties() {
+			if !fromPattern[k] {
+				conf[k], fromPattern[k] = v, true
+			}
+		}
 	}
 	// h5bench's metadata benchmark calls its dataset layout "layout" (the iotest pattern's
 	// dataset-layout, where package h5bench maps it), the session's storage layout key
@@ -62,10 +68,11 @@ func schema() (map[string]any, error) {
 	}, nil
 }
 
-// withFileRule requires "file" of the write and read benchmarks only: h5bench's openpmd
+// withFileRule requires "file" of the h5bench_patterns benchmarks only: h5bench's openpmd
 // entries have none (its runner warns when one is given).
 func withFileRule(item map[string]any) map[string]any {
-	item["if"] = map[string]any{"properties": map[string]any{"benchmark": map[string]any{"enum": []string{"write", "read"}}}}
+	item["if"] = map[string]any{"properties": map[string]any{"benchmark": map[string]any{"enum": []string{"write", "read",
+		"write-unlimited", "write_var_normal_dist", "overwrite", "append"}}}}
 	item["then"] = map[string]any{"required": []string{"file"}}
 	return item
 }

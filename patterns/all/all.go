@@ -18,7 +18,8 @@ import (
 )
 
 // Builtin lists the built-in patterns' factories in registration order.
-var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory, iotest.Factory, exerciser.Factory}
+var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory, iotest.Factory, exerciser.Factory,
+	vpic.UnlimitedFactory, vpic.NormalDistFactory, vpic.OverwriteFactory, vpic.AppendFactory}
 
 func init() {
 	for _, f := range Builtin {

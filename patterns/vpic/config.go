@@ -62,11 +62,18 @@ type Config struct {
 	Align                   bool
 	AlignThreshold          uint64
 	AlignLen                uint64
+	// Kernel is the h5bench program (KernelVPIC: h5bench_write and h5bench_read).
+	Kernel Kernel
+	// StdevDim1 is the normal-distribution kernel's standard deviation of the count.
+	StdevDim1 uint64
 }
 
-// FromValues builds and validates a Config from parsed options.
-func FromValues(v *options.Values) (Config, error) {
-	c := Config{
+// FromValues builds and validates the vpic pattern's Config from parsed options.
+func FromValues(v *options.Values) (Config, error) { return fromValues(v, KernelVPIC) }
+
+// fromValues builds and validates the Config of kernel k from its table's values.
+func fromValues(v *options.Values, k Kernel) (Config, error) {
+	c := Config{Kernel: k, StdevDim1: v.Uint("STDEV_DIM_1"),
 		MemPattern: v.String("MEM_PATTERN"), FilePattern: v.String("FILE_PATTERN"),
 		NumDims:   int(v.Int("NUM_DIMS")),
 		Dims:      [3]uint64{v.Uint("DIM_1"), v.Uint("DIM_2"), v.Uint("DIM_3")},
@@ -85,7 +92,10 @@ func FromValues(v *options.Values) (Config, error) {
 		c.Dims[d] = 1
 		c.ChunkDims[d] = 1
 	}
-	return c, c.validate(v)
+	if err := c.validate(v); err != nil {
+		return c, err
+	}
+	return c, c.validateKernel(v)
 }
 
 // pattern names the write pattern as h5bench's matrix does (layouts.md 1.3).
@@ -152,7 +162,7 @@ func (c Config) validate(v *options.Values) error {
 			return v.Errorf("STRIDE_SIZE_2", "must be < STRIDE_SIZE = %d for READ_OPTION=CS (h5bench reads nothing otherwise)", c.Stride)
 		}
 	case "STRIDED":
-		if c.FilePattern != "STRIDED" {
+		if c.FilePattern != "STRIDED" && !c.Kernel.modify() {
 			return v.Errorf("READ_OPTION", "STRIDED reads need FILE_PATTERN=STRIDED")
 		}
 	}

@@ -48,4 +48,60 @@
 //
 // Values written are emulate's seeded fills (value = f(seed, variable, step, index)), not
 // h5bench's random numbers, so every read can be verified.
+//
+// # The variants of h5bench_patterns/ (patterns of their own, same keys and file)
+//
+//	pattern           h5bench benchmark       program
+//	vpic-unlimited    write-unlimited         h5bench_write_unlimited
+//	vpic-normal-dist  write_var_normal_dist   h5bench_write_var_normal_dist
+//	vpic-overwrite    overwrite               h5bench_overwrite
+//	vpic-append       append                  h5bench_append
+//
+// vpic-unlimited is the write kernel with COMPRESS required (the program exits without
+// it) and collective data forced: every dataset chunked (CHUNK_DIM_<n>, default 1),
+// deflate 9, maximum extent H5S_UNLIMITED. Its CSV operation is "write unlimited". Its
+// read phase is BD-CATS-IO's, verified.
+//
+// vpic-normal-dist is the 1-D write kernel with per-rank particle counts drawn from a
+// normal distribution (mean DIM_1, deviation STDEV_DIM_1, default 1; the polar method,
+// truncated): the dataset extent is their sum and rank r writes its count at the sum of
+// the counts before it (h5bench: MPI_Scatter from rank 0, MPI_Scan). Its CSV adds "Total
+// number of particles" (in M), "Final mean particles" and "Final standard deviation"
+// (integer mean and squares, as the program computes them); its operation is
+// "write_var_normal_dist". Its read phase (h5proxy's) reads each rank's slice back.
+//
+// vpic-overwrite and vpic-append open an existing file read-write through MPI-IO with
+// collective metadata (H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write), take
+// the extent of /Timestep_0/px before their timer, then per timestep open the group and
+// the 8 datasets in the order x, y, z, id_1, id_2, px, py, pz, write them in that order
+// (collective when COLLECTIVE_DATA) and close them; the file is closed without a flush.
+// The file must have NUM_DIMS dimensions and at least DIM_1 rows per rank.
+//
+//	overwrite  1-D: DIM_1 rows at r*N/R (N: the file's rows); FILE_PATTERN=STRIDED:
+//	           BLOCK_CNT blocks of BLOCK_SIZE every STRIDE_SIZE from r*N/R; 2-D/3-D: the
+//	           block [DIM_1, DIM_2, DIM_3] at [r*DIM_1, 0, 0]. Values: int i+j+k, float
+//	           i/(j+1)/(k+1)*0.1 at (i, j, k) of the block.
+//	append     H5Dset_extent of the 8 datasets to [2*DIM_1, DIM_2, DIM_3] (every rank the
+//	           same: it grows the file at 1 rank and shrinks it beyond 2 ranks), then
+//	           every rank writes the block [DIM_1, DIM_2, DIM_3] at [DIM_1, 0, 0]. Values:
+//	           int i+j+k, float i/(j+1)/(k+1).
+//
+// Their read phases (h5proxy's) read back what they wrote and verify it. Their CSV
+// operations are "overwrite" and "append". Keys the programs read but do not use
+// (COMPRESS, ALIGN, FILE_PER_PROC, COLLECTIVE_METADATA, ...) are accepted with a warning.
+//
+// Differences from h5bench in the variants:
+//
+//   - write-unlimited passes H5Screate_simple a one-element maxdims array whatever
+//     NUM_DIMS: dimensions 2 and 3 get whatever follows it in memory; here every
+//     dimension is unlimited.
+//   - The normal-distribution counts come from the session's seed (h5bench: the time), so
+//     a rerun with the same seed writes the same file; a draw below 1 becomes 1.
+//   - overwrite and append fill 2-D and 3-D buffers as arrays of row pointers, which their
+//     H5Dwrite then writes; here the values those rows were meant to hold are written.
+//   - HDF5 1.10 writes filtered (compressed) datasets collectively only: an append with
+//     COLLECTIVE_DATA=NO on a write-unlimited file fails with HDF5's error (h5bench ignores
+//     the failed H5Dwrite and reports a rate). h5bench's sample sets COLLECTIVE_DATA=YES.
+//   - Under the log layout an append that shrinks a dataset (more than 2 ranks) is an
+//     error; the mpiio layout cannot extend datasets (an error too).
 package vpic

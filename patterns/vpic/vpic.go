@@ -40,6 +40,8 @@ func single(name string) plan.Type {
 // Pattern is the h5bench write (VPIC-IO) and read (BD-CATS-IO) kernel.
 type Pattern struct {
 	C Config
+	// ints and floats are the modify kernels' write values (modifyData), made once.
+	ints, floats []byte
 }
 
 // New builds the pattern from parsed options.
@@ -55,8 +57,8 @@ func New(v *options.Values) (patterns.Pattern, error) {
 var Factory = patterns.Factory{Name: "vpic", Summary: "h5bench VPIC-IO write and BD-CATS-IO read kernels (Timestep_<i> groups of particle datasets)",
 	Options: Options, New: New}
 
-// Name returns "vpic".
-func (p *Pattern) Name() string { return "vpic" }
+// Name returns "vpic", or the name of the h5bench variant (vpic-append, ...).
+func (p *Pattern) Name() string { return kernelNames[p.C.Kernel].pattern }
 
 // Steps returns TIMESTEPS.
 func (p *Pattern) Steps() int { return p.C.Timesteps }
@@ -84,6 +86,9 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) 
 	kind := plan.CreateFile
 	switch ph {
 	case patterns.PhaseWrite:
+		if p.C.Kernel.modify() {
+			return p.modifyBegin(env), nil
+		}
 		if p.parallel() {
 			fs.CollMetadataOps, fs.CollMetadataWrite = p.C.CollectiveMetadata, p.C.CollectiveMetadata
 			fs.MDCInitialSize = 16 << 20
@@ -133,10 +138,12 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	}
 	var pl plan.Plan
 	var err error
-	switch ph {
-	case patterns.PhaseWrite:
+	switch {
+	case p.C.Kernel.modify() && (ph == patterns.PhaseWrite || ph == patterns.PhaseRead):
+		err = p.modifyStep(&pl, ph, step, env)
+	case ph == patterns.PhaseWrite:
 		err = p.writeStep(&pl, step, env)
-	case patterns.PhaseRead:
+	case ph == patterns.PhaseRead:
 		err = p.readStep(&pl, step, env)
 	default:
 		err = fmt.Errorf("vpic: no %s phase", ph)
@@ -169,7 +176,7 @@ func (p *Pattern) closeDelayed(pl *plan.Plan, step int, env patterns.Env, names 
 
 // stepNames lists the datasets of a step in the order the phase opens (and closes) them.
 func (p *Pattern) stepNames(ph patterns.Phase) []string {
-	if ph == patterns.PhaseRead {
+	if ph == patterns.PhaseRead || p.C.Kernel.modify() {
 		return readOrder
 	}
 	return p.datasets()
@@ -188,6 +195,15 @@ func (p *Pattern) writeStep(pl *plan.Plan, step int, env patterns.Env) error {
 		if c.Compress {
 			ds.Chunk = append([]uint64(nil), c.ChunkDims[:c.NumDims]...)
 			ds.Deflate = 9
+		}
+		if c.Kernel == KernelUnlimited {
+			// h5bench_write_unlimited passes a one-element maxdims array of H5S_UNLIMITED
+			// for every rank: dim 1 is unlimited, the others read past the array (in
+			// practice garbage); h5proxy makes every dimension unlimited.
+			ds.MaxShape = make([]uint64, len(fileShape))
+			for i := range ds.MaxShape {
+				ds.MaxShape[i] = plan.MaxUnlimited
+			}
 		}
 		pl.Add(plan.Op{Kind: plan.CreateDataset, Path: group(step) + "/" + n, Collective: coll, Step: step, Dataset: ds})
 	}
@@ -247,19 +263,20 @@ func (p *Pattern) bufferOf(v string) string {
 }
 
 // writeSelection returns the file shape, memory shape and file selection of rank r
-// (layouts.md 1.4). Every rank has the same P, so FILE_OFFSET = r*P.
+// (layouts.md 1.4). In 1-D, FILE_OFFSET is the sum of the counts of the ranks before r:
+// r*P, except in the normal-distribution kernel.
 func (p *Pattern) writeSelection(env patterns.Env) (fileShape, memShape []uint64, sel plan.Selection) {
 	c, r, R := p.C, uint64(env.Rank), uint64(env.Size)
-	P := c.Particles()
+	count, offset, total := p.slice(env)
 	if c.pattern() == "CS" {
-		fileShape = []uint64{R * P}
+		fileShape = []uint64{total}
 		memShape = []uint64{c.Block * c.BlockCount}
-		sel = plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{r * P}, Stride: []uint64{c.Stride},
+		sel = plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{offset}, Stride: []uint64{c.Stride},
 			Count: []uint64{c.BlockCount}, Block: []uint64{c.Block}}}}
 		return
 	}
 	if c.NumDims == 1 {
-		return []uint64{R * P}, []uint64{P}, plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{r * P}, []uint64{P})}}
+		return []uint64{total}, []uint64{count}, plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{offset}, []uint64{count})}}
 	}
 	memShape = append([]uint64(nil), c.Dims[:c.NumDims]...)
 	fileShape = append([]uint64(nil), memShape...)
@@ -309,6 +326,18 @@ func (p *Pattern) readSelection(dims []uint64, env patterns.Env) (plan.Selection
 	}
 	perRank := plan.Product(dims) / R
 	fileOffset := r * perRank
+	n := c.Particles()
+	if c.ToRead > 0 { // h5bench applies it whatever READ_OPTION says
+		n = c.ToRead
+	}
+	if c.Kernel == KernelNormalDist {
+		// h5bench has no reader for these files: each rank reads back its own slice.
+		count, offset, total := p.slice(env)
+		if total != dims[0] {
+			return plan.Selection{}, nil, fmt.Errorf("vpic-normal-dist read: the file holds %d particles, the counts drawn with seed %d over %d ranks sum to %d (read with the writer's seed and rank count)", dims[0], env.Seed, R, total)
+		}
+		perRank, fileOffset, n = count, offset, count
+	}
 	var sel plan.Selection
 	switch c.ReadOption {
 	case "LDC", "RDC", "PRL", "CS":
@@ -343,10 +372,6 @@ func (p *Pattern) readSelection(dims []uint64, env patterns.Env) (plan.Selection
 		return sel, []uint64{c.Block * c.BlockCount}, sel.Validate(dims)
 	}
 	if c.NumDims == 1 {
-		n := c.Particles()
-		if c.ToRead > 0 { // h5bench applies it whatever READ_OPTION says
-			n = c.ToRead
-		}
 		if n > perRank {
 			return sel, nil, fmt.Errorf("vpic read: %d particles per rank requested, the file holds %d per rank (%d over %d ranks)", n, perRank, dims[0], R)
 		}
@@ -383,7 +408,7 @@ func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan
 		}
 	}
 	path := p.FilePath(env)
-	if ph == patterns.PhaseWrite {
+	if ph == patterns.PhaseWrite && !p.C.Kernel.modify() { // the modify kernels close without a flush
 		pl.Add(plan.Op{Kind: plan.FlushFile, Path: path, Collective: p.parallel(), File: &plan.FileSpec{FlushLocal: true}})
 	}
 	pl.Add(plan.Op{Kind: plan.CloseFile, Path: path, Collective: p.parallel()})

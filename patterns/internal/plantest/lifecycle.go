@@ -40,7 +40,7 @@ func CheckLifecycle(ph patterns.Phase, plans []plan.Plan, rules Lifecycle) error
 				ph == patterns.PhaseWrite && rules.CreateOnly && (op.Kind == plan.OpenFile || op.Kind == plan.OpenGroup || op.Kind == plan.OpenDataset):
 				return fmt.Errorf("%s: open/read in a write phase", where)
 			case ph == patterns.PhaseRead && (op.Kind == plan.CreateFile || op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset ||
-				op.Kind == plan.Write || op.Kind == plan.WriteAttribute || op.Kind == plan.FlushFile):
+				op.Kind == plan.Write || op.Kind == plan.WriteAttribute || op.Kind == plan.FlushFile || op.Kind == plan.ExtendDataset):
 				return fmt.Errorf("%s: create/write in a read phase", where)
 			}
 			switch op.Kind {
@@ -95,7 +95,7 @@ func CheckLifecycle(ph patterns.Phase, plans []plan.Plan, rules Lifecycle) error
 				if _, ok := open[op.Path]; op.Path != "/" && !ok {
 					return fmt.Errorf("%s: object not open", where)
 				}
-			case plan.Write, plan.Read:
+			case plan.Write, plan.Read, plan.ExtendDataset:
 				if !isDataset(open[op.Path]) {
 					return fmt.Errorf("%s: dataset not open", where)
 				}

@@ -38,6 +38,8 @@ func TestCheckLifecycle(t *testing.T) {
 		{patterns.PhaseRead, []plan.Plan{ops(plan.OpenFile, "f", plan.WriteAttribute, "/")}, Lifecycle{}, "create/write in a read phase"},
 		{patterns.PhaseRead, []plan.Plan{ops(plan.OpenFile, "f", plan.CloseFile, "f"), ops(plan.OpenFile, "f", plan.CloseFile, "f")}, Lifecycle{OneFile: true}, "after the phase's file"},
 		{patterns.PhaseRead, []plan.Plan{ops(plan.OpenFile, "f")}, Lifecycle{}, "at the end"},
+		{patterns.PhaseWrite, []plan.Plan{ops(plan.OpenFile, "f", plan.ExtendDataset, "/d")}, Lifecycle{}, "dataset not open"},
+		{patterns.PhaseRead, []plan.Plan{ops(plan.OpenFile, "f", plan.OpenDataset, "/d", plan.ExtendDataset, "/d")}, Lifecycle{}, "create/write in a read phase"},
 	} {
 		err := CheckLifecycle(tc.ph, tc.plans, tc.rules)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -255,6 +255,11 @@ func (f *logFile) extend(op *plan.Op) error {
 	if err := checkExtent(op.Path, d, op.Dataset.Shape); err != nil {
 		return err
 	}
+	for i, n := range op.Dataset.Shape {
+		if n < d.Shape[i] {
+			return fmt.Errorf("log layout: %s: shrinking the extent %v to %v is not supported (the logs keep the data beyond it)", op.Path, d.Shape, op.Dataset.Shape)
+		}
+	}
 	grown := *d
 	grown.Shape = append([]uint64(nil), op.Dataset.Shape...)
 	if err := h5.SetAttribute(id, anchorAttr(&grown)); err != nil {

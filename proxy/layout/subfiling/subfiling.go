@@ -652,6 +652,10 @@ func (l *subfilingLayout) Shape(path string) ([]uint64, error) {
 	if d, ok := f.specs[path]; ok {
 		return d.Shape, nil
 	}
+	if f.existing[path] {
+		// A plan asks for the extent to modify the dataset (h5bench's overwrite, append).
+		return nil, fmt.Errorf("subfiling layout: %s was written before the file was reopened for writing; subfiled datasets cannot be modified", path)
+	}
 	return f.objs.Shape(f.id, path)
 }
 
