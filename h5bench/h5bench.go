@@ -46,6 +46,10 @@ type MPI struct {
 	// number of ranks (mpirun: one per slot), as under h5bench's runner, and Ranks is only
 	// what the file asked for.
 	LauncherCount bool
+	// IgnoredRanks is the mpi.ranks value that mpi.configuration's rank option (RanksOption)
+	// overrode, as under h5bench's runner; 0 when they agree or one is absent.
+	IgnoredRanks int
+	RanksOption  string
 }
 
 // Run is one benchmark entry mapped to a session configuration.
@@ -145,6 +149,10 @@ func Parse(data []byte) (*File, error) {
 	if _, ok := raw.MPI["ranks"]; ok && f.MPI.LauncherCount {
 		f.Warnings = append(f.Warnings, fmt.Sprintf("mpi.ranks=%d ignored, as by h5bench's runner: mpi.configuration %q replaces the rank option and gives none, so %s starts its default number of ranks; add -np %d to mpi.configuration",
 			f.MPI.Ranks, strings.Join(f.MPI.Args, " "), f.MPI.Command, f.MPI.Ranks))
+	}
+	if f.MPI.IgnoredRanks > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("mpi.ranks=%d ignored, as by h5bench's runner: mpi.configuration's %q gives %d ranks",
+			f.MPI.IgnoredRanks, f.MPI.RanksOption, f.MPI.Ranks))
 	}
 	// Sorted, so that the warnings (and the reports that carry them) are reproducible.
 	for _, k := range slices.Sorted(maps.Keys(raw.Vol)) {
@@ -272,9 +280,12 @@ func parseMPI(m map[string]any) (MPI, error) {
 		return out, err
 	}
 	if found {
+		// h5bench's runner uses mpi.configuration instead of mpi.ranks when both are given
+		// (several of its own samples say ranks 4 with -np 2): so does h5proxy, with a
+		// warning naming both.
 		if ranksSet && n != out.Ranks {
-			return out, &options.Error{Table: "mpi", Key: "ranks", Value: strconv.Itoa(out.Ranks),
-				Reason: fmt.Sprintf("contradicts %q in mpi.configuration", opt), Allowed: strconv.Itoa(n) + " (as mpi.configuration says), or drop one of them"}
+			out.IgnoredRanks = out.Ranks
+			out.RanksOption = opt
 		}
 		out.Ranks = n
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // The h5bench samples of the VPIC-family kernels (h5bench/testdata: h5bench's samples with
-// DIM_1 shrunk and mpi.ranks agreeing with -np) run through the h5bench adapter at 1, 2
+// DIM_1 shrunk; mpi.ranks 4 and -np 2, as in h5bench's) run through the h5bench adapter at 1, 2
 // and 4 ranks, without their compute time. The expected files are written out here from
 // h5bench_write_unlimited.c, h5bench_append.c, h5bench_overwrite.c and
 // h5bench_write_var_normal_dist.c, independently of the patterns.
