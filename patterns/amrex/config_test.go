@@ -1,12 +1,11 @@
 package amrex
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 )
 
 func TestDefaults(t *testing.T) {
@@ -52,15 +51,7 @@ func TestConfigErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("accepted")
 			}
-			var oe *options.Error
-			if !errors.As(err, &oe) {
-				t.Errorf("error %T is not an options.Error: %v", err, err)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
+			plantest.CheckOptionsError(t, c.name, err, c.want...)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package exerciser
 
 import (
-	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -52,16 +52,7 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"memblock=-2"}, []string{`"memblock"`, `"-2"`}},
 	} {
 		_, err := parse(t, c.kv...)
-		var oe *options.Error
-		if !errors.As(err, &oe) {
-			t.Errorf("%v: %v, want an options error", c.kv, err)
-			continue
-		}
-		for _, w := range c.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%v: %q lacks %q", c.kv, err, w)
-			}
-		}
+		plantest.CheckOptionsError(t, c.kv, err, c.want...)
 	}
 }
 

@@ -1,7 +1,6 @@
 package iotest
 
 import (
-	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -80,16 +79,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := build(t, c.kv...)
-		var oe *options.Error
-		if !errors.As(err, &oe) {
-			t.Errorf("%v: err %v, want an options.Error", c.kv, err)
-			continue
-		}
-		for _, w := range c.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%v: %v lacks %s", c.kv, err, w)
-			}
-		}
+		plantest.CheckOptionsError(t, c.kv, err, c.want...)
 	}
 	// The process grid must cover the ranks (the program's validate).
 	p := mustBuild(t, "process-rows=2", "process-columns=3")

@@ -3,6 +3,7 @@
 package plantest
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -47,4 +48,20 @@ func MustBuild[P patterns.Pattern](t testing.TB, table *options.Table, newPatter
 		t.Fatalf("build %v: %v", pairs, err)
 	}
 	return p
+}
+
+// CheckOptionsError reports, for the test case named what, an err that is not an
+// *options.Error or whose text lacks one of want (the key, the value, what is allowed).
+func CheckOptionsError(t testing.TB, what any, err error, want ...string) {
+	t.Helper()
+	var oe *options.Error
+	if !errors.As(err, &oe) {
+		t.Errorf("%v: error %v (%T), want an options.Error", what, err, err)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%v: error %q lacks %q", what, err, w)
+		}
+	}
 }
