@@ -25,13 +25,14 @@ const dlioKV = "num-files-train=5;num-files-eval=3;num-samples-per-file=3;record
 	"compression=true;compression-level=6;keep-files=true;epochs=2;batch-size=2;batch-size-eval=1;shuffle=true;" +
 	"seed-change-epoch=true;evaluation=true;computation-time=0.001;eval-time=0.001"
 
-func dlioConfig(t *testing.T, kv, dir string) proxy.Config {
+// patternConfig is the configuration of a pattern from "key=value;..." and a file.
+func patternConfig(t *testing.T, pattern, kv, file string) proxy.Config {
 	t.Helper()
-	kvs, err := proxy.ParseKV(kv + ";file=" + dir)
+	kvs, err := proxy.ParseKV(kv + ";file=" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := proxy.ParseOptions("dlio", kvs)
+	cfg, err := proxy.ParseOptions(pattern, kvs)
 	if err != nil {
 		t.Fatalf("%s: %v", kv, err)
 	}
@@ -54,7 +55,7 @@ func TestDLIO(t *testing.T) {
 	}
 	np := world(t).Size()
 	data := filepath.Join(dir, fmt.Sprintf("data-np%d", np))
-	cfg := dlioConfig(t, dlioKV+";generate-data=true;train=true;read-threads=0", data)
+	cfg := patternConfig(t, "dlio", dlioKV+";generate-data=true;train=true;read-threads=0", data)
 	rep, got := runDLIO(t, cfg)
 	if len(rep.Phases) != 2 || rep.Phases[0].Phase != "write" || rep.Phases[1].Phase != "read" {
 		t.Fatalf("phases %+v", rep.Phases)
@@ -64,7 +65,7 @@ func TestDLIO(t *testing.T) {
 	}
 	checkDLIORead(t, rep.Phases[1], got[1], np)
 	// Training alone, with read threads: a session of its own, verifying the same files.
-	cfg = dlioConfig(t, dlioKV+";train=true;read-threads=2;verify=yes", data)
+	cfg = patternConfig(t, "dlio", dlioKV+";train=true;read-threads=2;verify=yes", data)
 	rep, got = runDLIO(t, cfg)
 	if len(rep.Phases) != 1 {
 		t.Fatalf("phases %+v", rep.Phases)

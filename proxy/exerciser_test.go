@@ -37,15 +37,7 @@ func exerciserKV(np int) string {
 
 func exerciserConfig(t *testing.T, kv, file string) proxy.Config {
 	t.Helper()
-	kvs, err := proxy.ParseKV(kv + ";file=" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := proxy.ParseOptions("exerciser", kvs)
-	if err != nil {
-		t.Fatalf("%s: %v", kv, err)
-	}
-	return cfg
+	return patternConfig(t, "exerciser", kv, file)
 }
 
 // capturing records the measurements the session hands the exerciser's report.
