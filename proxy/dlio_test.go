@@ -170,15 +170,7 @@ func checkDLIOFiles(t *testing.T, data string) {
 		t.Fatalf("data directory holds %v, want %v", all, files)
 	}
 	for _, file := range files {
-		tree, err := inspect.Tree(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, n := range tree {
-			got = append(got, n.String())
-		}
-		if want := []string{"/labels dataset i64 [3]", "/records dataset u8 [3 5 5]"}; !slices.Equal(got, want) {
+		if got, want := treeLines(t, file), []string{"/labels dataset i64 [3]", "/records dataset u8 [3 5 5]"}; !slices.Equal(got, want) {
 			t.Errorf("%s holds %v, want %v", file, got, want)
 		}
 		f, err := h5.OpenFile(file, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
@@ -206,4 +198,18 @@ func checkDLIOFiles(t *testing.T, data string) {
 			t.Errorf("%s labels %v (%v)", file, labels, err)
 		}
 	}
+}
+
+// treeLines lists a file's groups and datasets, one line each (inspect.Node.String).
+func treeLines(t *testing.T, file string) []string {
+	t.Helper()
+	tree, err := inspect.Tree(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, n := range tree {
+		lines = append(lines, n.String())
+	}
+	return lines
 }
