@@ -195,16 +195,17 @@ func (s *Session) Rank() int { return s.comm.Rank() }
 // Size returns the number of ranks of the session.
 func (s *Session) Size() int { return s.comm.Size() }
 
-// Steps returns the number of steps of the running phase, else of the first configured
-// phase (patterns whose count depends on the phase and the ranks: patterns.Stepper).
+// Steps returns the configured number of steps of the pattern; for a pattern whose count
+// depends on the phase and the ranks (patterns.Stepper), that of the running phase, else
+// of the first configured phase (a closed session has no ranks left to ask: Steps).
 func (s *Session) Steps() int {
+	if _, ok := s.pat.(patterns.Stepper); !ok || s.closed {
+		return s.pat.Steps()
+	}
 	if s.phase != nil {
 		return len(s.phase.steps)
 	}
-	if len(s.cfg.Phases) > 0 {
-		return patterns.StepsOf(s.pat, s.cfg.Phases[0], s.Size())
-	}
-	return s.pat.Steps()
+	return patterns.StepsOf(s.pat, s.cfg.Phases[0], s.Size())
 }
 
 func (s *Session) check() error {
