@@ -74,7 +74,7 @@ func register(name string, a adapter) { benchmarks[name] = a }
 
 // known lists every benchmark name h5bench dispatches, for error messages.
 var known = []string{"write", "write-unlimited", "write_var_normal_dist", "write_var_data_dist", "overwrite", "append", "read",
-	"metadata", "exerciser", "amrex", "openpmd", "e3sm", "macsio"}
+	"metadata", "exerciser", "amrex", "openpmd", "e3sm", "macsio", "dlio"}
 
 // misnamed are names h5bench's samples use that its runner does not dispatch (it logs
 // "Unsupported benchmark/kernel" and runs nothing), with the name it does run.

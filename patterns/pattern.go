@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
@@ -75,6 +76,28 @@ type Pattern interface {
 	Begin(ph Phase, env Env) (plan.Plan, error)
 	Step(ph Phase, step int, env Env) (plan.Plan, error)
 	End(ph Phase, steps int, env Env) (plan.Plan, error)
+}
+
+// Stepper is implemented by patterns whose number of steps depends on the phase and on the
+// number of ranks (h5bench's DLIO: a write step per round of generated files, a read step
+// per batch each rank reads). Steps is then the first phase's count on one rank.
+type Stepper interface {
+	PhaseSteps(ph Phase, ranks int) int
+}
+
+// StepsOf is the number of steps of phase ph of p on the given number of ranks.
+func StepsOf(p Pattern, ph Phase, ranks int) int {
+	if s, ok := p.(Stepper); ok {
+		return s.PhaseSteps(ph, ranks)
+	}
+	return p.Steps()
+}
+
+// Computer is implemented by patterns whose kernel computes for times of its own after each
+// step (h5bench's DLIO: a time drawn per batch): the session emulates ComputeAfter after
+// every step, the last included, in place of the configured compute_time.
+type Computer interface {
+	ComputeAfter(ph Phase, step int, env Env) time.Duration
 }
 
 // Factory builds a pattern from its parsed option values.

@@ -15,6 +15,8 @@ type StepTimes struct {
 	// Wall is each rank's time from the step's start to its end.
 	Wall, Raw, Metadata        Timing
 	FileOpen, Flush, FileClose Timing
+	// Compute is each rank's emulated compute after the step.
+	Compute Timing
 	// Ops holds each rank's time in the operations of one kind (a write's H5Dwrite calls, a
 	// dataset create's H5Dcreate calls, ...): a kernel that prints a column per call, as
 	// the exerciser does, splits the categories by it. Each kind is reduced on its own: the

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/h5bench"
-	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/exerciser"
@@ -37,15 +36,7 @@ func exerciserKV(np int) string {
 
 func exerciserConfig(t *testing.T, kv, file string) proxy.Config {
 	t.Helper()
-	kvs, err := proxy.ParseKV(kv + ";file=" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := proxy.ParseOptions("exerciser", kvs)
-	if err != nil {
-		t.Fatalf("%s: %v", kv, err)
-	}
-	return cfg
+	return patternConfig(t, "exerciser", kv, file)
 }
 
 // capturing records the measurements the session hands the exerciser's report.
@@ -190,14 +181,7 @@ func checkExerciserFile(t *testing.T, file string, np int) {
 	dname := "/Data/hdf5DataSet1-iter1-size16"
 	dshape := []uint64{8 * g[0], 4 * g[1]}
 	cshape := []uint64{4 * g[0], 4 * g[1]}
-	tree, err := inspect.Tree(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, n := range tree {
-		got = append(got, n.String())
-	}
+	got := treeLines(t, file)
 	sp := exerciser.SimParams
 	sp.Name = "" // files keep no struct name
 	want := []string{"/Data group", "/Data/derivedData group",

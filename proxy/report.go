@@ -230,7 +230,7 @@ func phaseTimes(ph patterns.Phase, ranks int, pr *PhaseReport, t [nMetrics]Stat,
 		}
 		pt.Steps = append(pt.Steps, patterns.StepTimes{Step: i, Bytes: st[mBytes].Sum, Wall: tm(st[mWall]),
 			Raw: tm(st[mRaw]), Metadata: tm(st[mMetadata]), FileOpen: tm(st[mFileOpen]), Flush: tm(st[mFileFlush]),
-			FileClose: tm(st[mFileClose]), Ops: ops})
+			FileClose: tm(st[mFileClose]), Compute: tm(st[mCompute]), Ops: ops})
 	}
 	return pt
 }

@@ -196,8 +196,18 @@ func (s *Session) Rank() int { return s.comm.Rank() }
 // Size returns the number of ranks of the session.
 func (s *Session) Size() int { return s.comm.Size() }
 
-// Steps returns the configured number of steps of the pattern.
-func (s *Session) Steps() int { return s.pat.Steps() }
+// Steps returns the configured number of steps of the pattern; for a pattern whose count
+// depends on the phase and the ranks (patterns.Stepper), that of the running phase, else
+// of the first configured phase (a closed session has no ranks left to ask: Steps).
+func (s *Session) Steps() int {
+	if _, ok := s.pat.(patterns.Stepper); !ok || s.closed {
+		return s.pat.Steps()
+	}
+	if s.phase != nil {
+		return len(s.phase.steps)
+	}
+	return patterns.StepsOf(s.pat, s.cfg.Phases[0], s.Size())
+}
 
 func (s *Session) check() error {
 	if s == nil || s.closed {
@@ -222,11 +232,13 @@ func (s *Session) RunPhase(ph patterns.Phase) error {
 	if err := s.BeginPhase(ph); err != nil {
 		return err
 	}
-	for step := 0; step < s.pat.Steps(); step++ {
+	_, own := s.pat.(patterns.Computer) // the kernel computes after its last step too
+	n := len(s.phase.steps)
+	for step := 0; step < n; step++ {
 		if err := s.Step(step); err != nil {
 			return err
 		}
-		if step < s.pat.Steps()-1 {
+		if step < n-1 || own {
 			s.ComputeStep()
 		}
 	}
@@ -260,7 +272,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		}
 		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && w.seed == s.cfg.Seed)
 	}
-	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, s.pat.Steps()), filled: map[string]filledBuf{}}
+	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, patterns.StepsOf(s.pat, ph, s.Size())), filled: map[string]filledBuf{}}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed}
 	if ph == patterns.PhaseRead {
 		p.env.Shape = s.shape(p)
@@ -452,7 +464,8 @@ func (s *Session) planStep(p *phaseRun, step int) (plan.Plan, error) {
 
 // ComputeStep emulates the configured compute after the current step: compute_time, or
 // the trace's duration for this step (the trace repeats when shorter than the run), with
-// compute_jitter applied. Local.
+// compute_jitter applied; or, for a pattern that computes for times of its own
+// (patterns.Computer), the time it gives for the step just done. Local.
 func (s *Session) ComputeStep() time.Duration {
 	if s.check() != nil {
 		return 0
@@ -460,6 +473,12 @@ func (s *Session) ComputeStep() time.Duration {
 	step := 0
 	if s.phase != nil {
 		step = s.phase.stepsDone
+		if c, ok := s.pat.(patterns.Computer); ok {
+			if step == 0 {
+				return 0
+			}
+			return s.Compute(c.ComputeAfter(s.phase.ph, step-1, s.phase.env))
+		}
 	}
 	d := s.cfg.ComputePerStep
 	if len(s.trace) > 0 {

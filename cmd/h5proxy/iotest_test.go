@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/h5proxy/h5proxy/patterns"
 )
 
 // sampleIn reads an h5bench configuration and points its directory at a new temporary
@@ -45,17 +47,7 @@ func TestRunMetadataSample(t *testing.T) {
 		t.Fatalf("phases %+v", rep.Phases)
 	}
 	rows := readCSV(t, filepath.Join(dir, "hdf5_iotest.csv"))
-	names := 0
-	for _, l := range rep.Phases[1].Kernel {
-		if l.Name == "" {
-			continue
-		}
-		names++
-		if row := rows[l.Name]; row.value != fmt.Sprintf("%.3f", l.Value) || row.unit != l.Unit {
-			t.Errorf("CSV row %+v, kernel line %+v", row, l)
-		}
-	}
-	if names != 16 {
+	if names := kernelRowsMatch(t, rows, rep.Phases[1].Kernel); names != 16 {
 		t.Errorf("%d kernel lines with names, want the program's 16 measurement columns", names)
 	}
 	st, err := os.Stat(filepath.Join(dir, "hdf5_iotest.h5"))
@@ -70,6 +62,23 @@ func TestRunMetadataSample(t *testing.T) {
 	if !strings.Contains(ins.stdout, "/dataset") || !strings.Contains(ins.stdout, "[3 5 20 40]") {
 		t.Errorf("inspect:\n%s", ins)
 	}
+}
+
+// kernelRowsMatch checks that every named kernel line is a CSV row with its value and
+// unit, and returns how many lines have names.
+func kernelRowsMatch(t *testing.T, rows map[string]csvRow, lines []patterns.Line) int {
+	t.Helper()
+	names := 0
+	for _, l := range lines {
+		if l.Name == "" {
+			continue
+		}
+		names++
+		if row := rows[l.Name]; row.value != fmt.Sprintf("%.3f", l.Value) || row.unit != l.Unit {
+			t.Errorf("CSV row %+v, kernel line %+v", row, l)
+		}
+	}
+	return names
 }
 
 // TestHelpIOTest: `h5proxy help iotest` lists every key with its default.

@@ -90,13 +90,14 @@ func planAll(pat patterns.Pattern, ph patterns.Phase, env patterns.Env) (plan.Pl
 		return all, err
 	}
 	all.Add(p.Ops...)
-	for s := 0; s < pat.Steps(); s++ {
+	n := patterns.StepsOf(pat, ph, env.Size)
+	for s := 0; s < n; s++ {
 		if p, err = pat.Step(ph, s, env); err != nil {
 			return all, err
 		}
 		all.Add(p.Ops...)
 	}
-	if p, err = pat.End(ph, pat.Steps(), env); err != nil {
+	if p, err = pat.End(ph, n, env); err != nil {
 		return all, err
 	}
 	all.Add(p.Ops...)
