@@ -22,7 +22,7 @@ func copySample(t *testing.T, dir, name string) string {
 }
 
 // TestRunSamples runs a few of h5bench's samples unchanged but for their sizes, launched
-// with their own mpi sections: a chunked SZIP write and verified read, a strided write and
+// with their own mpi sections: a chunked N-Bit write and verified read, a strided write and
 // read under async, the GPU-IO write and read (from host memory, with a warning); SZ3,
 // whose plugin is not installed, and MACSio, an external program, stop before any I/O.
 func TestRunSamples(t *testing.T) {
@@ -37,7 +37,7 @@ func TestRunSamples(t *testing.T) {
 
 	// No -np in mpi.configuration: mpirun starts its default number of ranks, as under
 	// h5bench's runner.
-	r := h5proxy(t, dir, "run", copySample(t, dir, "sync-write-read-chunked-2d-SZIP.json"))
+	r := h5proxy(t, dir, "run", copySample(t, dir, "sync-write-read-chunked-3d-N_BIT.json"))
 	r.expect(t, 0, []string{"Mode: SYNC"}, []string{"launching mpirun's default number of ranks"})
 	verified(r)
 
