@@ -157,3 +157,20 @@ func hasShapes(shapes map[string][]uint64, file string) bool {
 	}
 	return false
 }
+
+// TestExerciserFileSameOnEveryRank: the exerciser's file name, hdf5TestFile-<n>, is the
+// same each time the sample is parsed, as every rank parses it (different names made the
+// ranks create different files collectively and hang).
+func TestExerciserFileSameOnEveryRank(t *testing.T) {
+	var files []string
+	for range 3 {
+		f, err := h5bench.Load(filepath.Join("testdata", "samples", "sync-exerciser.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f.Runs[0].Config.File)
+	}
+	if files[0] != files[1] || files[1] != files[2] || !strings.HasPrefix(filepath.Base(files[0]), "hdf5TestFile-") {
+		t.Errorf("exerciser files %q, want one hdf5TestFile-<n>", files)
+	}
+}
