@@ -1,7 +1,8 @@
 package h5bench
 
 import (
-	"math/rand/v2"
+	"hash/fnv"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,12 +20,14 @@ var exerciserFlags = []string{"keepfile", "usechunked", "indepio", "addattr", "d
 // flags, so only an empty value turns it on there (any other value is an argument the
 // exerciser rejects), which h5proxy accepts along with boolean values. The exerciser writes
 // hdf5TestFile-<random> in its working directory; h5proxy writes it in the run directory
-// (or the entry's "file" there), and its read-backs are in the write phase.
+// (or the entry's "file" there), and its read-backs are in the write phase. Every rank
+// parses the configuration, so the number is derived from the entry's keys, not drawn:
+// ranks drawing their own would create different files collectively and hang.
 func init() {
 	register("exerciser", adapter{pattern: "exerciser", configure: func(dir, file string, conf map[string]any, cfg *proxy.Config) error {
 		cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
 		if file == "" {
-			file = "hdf5TestFile-" + strconv.Itoa(int(rand.Int32()))
+			file = "hdf5TestFile-" + strconv.Itoa(int(configNumber(conf)))
 		}
 		if err := cfg.Set("file", joinDir(dir, file)); err != nil {
 			return err
@@ -41,4 +44,14 @@ func init() {
 			return false, nil
 		})
 	}})
+}
+
+// configNumber is a non-negative number derived from the entry's keys and values, the same
+// on every rank (the exerciser's file suffix).
+func configNumber(conf map[string]any) int32 {
+	h := fnv.New32a()
+	for _, k := range slices.Sorted(maps.Keys(conf)) {
+		h.Write([]byte(k + "=" + proxy.Scalar(conf[k]) + "\n"))
+	}
+	return int32(h.Sum32() >> 1)
 }

@@ -33,6 +33,9 @@ type File struct {
 	Runs      []Run
 	// Warnings lists settings accepted but without effect here (vol, file-system, ...).
 	Warnings []string
+	// PluginPath is vol.path, which h5bench's runner exports to its programs as
+	// HDF5_PLUGIN_PATH (where HDF5 loads filter plugins from); "" when absent.
+	PluginPath string
 }
 
 // MPI is the launch section.
@@ -156,7 +159,21 @@ func Parse(data []byte) (*File, error) {
 	}
 	// Sorted, so that the warnings (and the reports that carry them) are reproducible.
 	for _, k := range slices.Sorted(maps.Keys(raw.Vol)) {
-		if s := proxy.Scalar(raw.Vol[k]); s != "" {
+		s := proxy.Scalar(raw.Vol[k])
+		switch {
+		case k == "path" && s != "":
+			// h5bench's runner exports vol.path as HDF5_PLUGIN_PATH (compression plugins):
+			// so does h5proxy run for the ranks it launches. A list (the cache samples')
+			// becomes a search path.
+			f.PluginPath = s
+			if l, ok := raw.Vol[k].([]any); ok {
+				var dirs []string
+				for _, d := range l {
+					dirs = append(dirs, proxy.Scalar(d))
+				}
+				f.PluginPath = strings.Join(dirs, ":")
+			}
+		case s != "":
 			f.Warnings = append(f.Warnings, fmt.Sprintf("vol.%s=%q ignored: HDF5 1.10 has no VOL connectors; select strategies with MODE", k, s))
 		}
 	}
@@ -296,10 +313,13 @@ func parseMPI(m map[string]any) (MPI, error) {
 func parseBenchmark(dir string, b map[string]any) (Run, error) {
 	name := proxy.Scalar(b["benchmark"])
 	file := proxy.Scalar(b["file"])
-	for k := range b {
+	for _, k := range slices.Sorted(maps.Keys(b)) { // sorted: the same key is reported every run
 		if k != "benchmark" && k != "file" && k != "configuration" {
 			return Run{}, &options.Error{Key: k, Value: proxy.Scalar(b[k]), Reason: "unknown key", Allowed: "benchmark, file, configuration"}
 		}
+	}
+	if _, ok := external[name]; ok {
+		return Run{}, externalError(name)
 	}
 	a, ok := benchmarks[name]
 	if !ok {

@@ -43,6 +43,10 @@ type Env struct {
 	// Seed is the session's seed: patterns that draw sizes at random (h5bench's normal
 	// distribution of particle counts) draw them from it, so a rerun plans the same.
 	Seed uint64
+	// FilterAvailable reports whether HDF5 can write with a filter (built in, or a plugin
+	// found on HDF5_PLUGIN_PATH): write phases that need a filter check it in Begin, before
+	// any I/O. Nil when unknown (plans made without a session): no check.
+	FilterAvailable func(id uint32) bool
 }
 
 // Describer is implemented by patterns whose kernel names its operation and prints rows of

@@ -116,6 +116,9 @@ type DatasetSpec struct {
 	MaxShape []uint64 // nil: same as Shape; MaxUnlimited entries are H5S_UNLIMITED
 	Chunk    []uint64 // nil: contiguous
 	Deflate  int      // 0: no filter; 1..9: H5Pset_deflate level
+	// Filters are further filters of the pipeline, applied before deflate (chunked datasets
+	// only): N-Bit packs values that deflate then compresses.
+	Filters []Filter
 	// FillNever sets H5D_FILL_TIME_NEVER.
 	FillNever bool
 	// FillUndefined leaves the fill value undefined (H5Pset_fill_value with a NULL value),
@@ -123,6 +126,26 @@ type DatasetSpec struct {
 	// (zero) fill value.
 	FillUndefined bool
 }
+
+// Filter is one HDF5 filter of a dataset's pipeline: its filter identifier and the client
+// data values passed to the filter when the dataset is created (none: the filter's own
+// defaults, which its set-local callback completes).
+type Filter struct {
+	ID       uint32
+	CDValues []uint32
+}
+
+// HDF5 filter identifiers beyond deflate: the two built-in compressors of HDF5 1.10 and
+// the registered identifiers of two plugins (loaded from HDF5_PLUGIN_PATH).
+const (
+	FilterSZIP uint32 = 4     // H5Z_FILTER_SZIP (libaec or szip)
+	FilterNBit uint32 = 5     // H5Z_FILTER_NBIT
+	FilterZFP  uint32 = 32013 // H5Z-ZFP plugin
+	FilterSZ3  uint32 = 32024 // SZ3's H5Z plugin
+)
+
+// SZIP parameters (H5Pset_szip's options mask): nearest-neighbour coding.
+const SZIPNearestNeighbour uint32 = 32 // H5_SZIP_NN_OPTION_MASK
 
 // MaxUnlimited marks an unlimited maximum extent.
 const MaxUnlimited = ^uint64(0)
@@ -239,6 +262,9 @@ func (o Op) String() string {
 		if d.Deflate > 0 {
 			fmt.Fprintf(&b, " deflate=%d", d.Deflate)
 		}
+		for _, f := range d.Filters {
+			fmt.Fprintf(&b, " filter=%d%v", f.ID, f.CDValues)
+		}
 	}
 	if a := o.Attribute; a != nil {
 		fmt.Fprintf(&b, " @%s type=%s shape=%v", a.Name, a.Type, a.Shape)
@@ -298,6 +324,9 @@ func (o *Op) validate() error {
 		}
 		if d.Deflate < 0 || d.Deflate > 9 {
 			return fmt.Errorf("deflate level %d outside 0..9", d.Deflate)
+		}
+		if len(d.Filters) > 0 && d.Chunk == nil {
+			return fmt.Errorf("filter %d needs a chunked dataset", d.Filters[0].ID)
 		}
 	case ExtendDataset:
 		if o.Dataset == nil || len(o.Dataset.Shape) == 0 {

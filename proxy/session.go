@@ -13,6 +13,7 @@ import (
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
@@ -273,7 +274,8 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && w.seed == s.cfg.Seed)
 	}
 	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, patterns.StepsOf(s.pat, ph, s.Size())), filled: map[string]filledBuf{}}
-	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed}
+	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
+		FilterAvailable: filterAvailable}
 	if ph == patterns.PhaseRead {
 		p.env.Shape = s.shape(p)
 	}
@@ -379,6 +381,12 @@ func (s *Session) preflight(ph patterns.Phase) error {
 		}
 	}
 	return nil
+}
+
+// filterAvailable is the patterns' check of a filter: a failed query counts as missing.
+func filterAvailable(id uint32) bool {
+	ok, err := h5.FilterAvailable(id)
+	return ok && err == nil
 }
 
 // perRankFiles reports whether the pattern writes one file per rank (not at the

@@ -31,6 +31,8 @@ type job struct {
 	dir      string
 	runs     []h5bench.Run
 	warnings []string
+	// pluginPath is h5bench's vol.path: HDF5_PLUGIN_PATH of the launched ranks.
+	pluginPath string
 }
 
 // loadJob reads an h5bench or native configuration; nil data means the embedded demo.
@@ -47,7 +49,7 @@ func loadJob(path string) (*job, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &job{ranks: f.MPI.Ranks, mpi: f.MPI, dir: f.Directory, runs: f.Runs, warnings: f.Warnings}, nil
+		return &job{ranks: f.MPI.Ranks, mpi: f.MPI, dir: f.Directory, runs: f.Runs, warnings: f.Warnings, pluginPath: f.PluginPath}, nil
 	}
 	cfg, err := proxy.DecodeConfig(data)
 	if err != nil {
@@ -168,6 +170,10 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
+	if j.pluginPath != "" {
+		// As h5bench's runner does with vol.path (filter plugins: COMPRESS_FILTER=SZ3, ZFP).
+		cmd.Env = append(cmd.Env, "HDF5_PLUGIN_PATH="+j.pluginPath)
+	}
 	ranksErr := newRankErrors(stderr)
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = stdout, ranksErr, nil
 	if j.mpi.LauncherCount && os.Getenv(launch.EnvLauncher) == "" {
@@ -219,6 +225,9 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 	if rank == 0 {
 		for _, w := range j.warnings {
 			fmt.Fprintf(stderr, "h5proxy: warning: %s\n", w)
+		}
+		if p := os.Getenv("HDF5_PLUGIN_PATH"); j.pluginPath != "" && p != j.pluginPath {
+			fmt.Fprintf(stderr, "h5proxy: warning: vol.path=%q not applied (h5bench exports it as HDF5_PLUGIN_PATH; the ranks were started with %q)\n", j.pluginPath, p)
 		}
 	}
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {

@@ -2,8 +2,11 @@ package vpic
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Options declares the h5bench write/read kernel keys this pattern understands, with
@@ -21,7 +24,9 @@ var Options = &options.Table{Name: "vpic", Specs: []options.Spec{
 	{Key: "DELAYED_CLOSE_TIMESTEPS", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "async modes: keep this many timesteps open before closing (h5bench semantics)"},
 	{Key: "COLLECTIVE_DATA", Kind: options.Bool, Default: "NO", Help: "collective H5Dwrite/H5Dread"},
 	{Key: "COLLECTIVE_METADATA", Kind: options.Bool, Default: "NO", Help: "collective metadata reads and writes (write kernel; the read kernel always uses them)"},
-	{Key: "COMPRESS", Kind: options.Bool, Default: "NO", Help: "chunked datasets with deflate level 9; forces collective data"},
+	{Key: "COMPRESS", Kind: options.Bool, Default: "NO", Help: "chunked datasets (CHUNK_DIM_<n>) compressed with COMPRESS_FILTER; forces collective data"},
+	{Key: "COMPRESS_FILTER", Kind: options.Enum, Default: "GZIP", Allowed: []string{"GZIP", "SZIP", "N_BIT", "SZ3", "ZFP"},
+		Help: "COMPRESS=YES: GZIP deflate level 9 (h5bench's filter without this key), SZIP (nearest neighbour, 16 pixels per block), N_BIT, SZ3 (plugin 32024) or ZFP (plugin 32013); a filter HDF5 cannot load is an error before any I/O (plugins: HDF5_PLUGIN_PATH)"},
 	{Key: "CHUNK_DIM_1", Kind: options.Size, Default: "1", Min: options.Bound(1), Help: "chunk extent along dim 1 (COMPRESS)"},
 	{Key: "CHUNK_DIM_2", Kind: options.Size, Default: "1", Min: options.Bound(1), Help: "chunk extent along dim 2 (COMPRESS)"},
 	{Key: "CHUNK_DIM_3", Kind: options.Size, Default: "1", Min: options.Bound(1), Help: "chunk extent along dim 3 (COMPRESS)"},
@@ -52,6 +57,7 @@ type Config struct {
 	CollectiveData          bool
 	CollectiveMetadata      bool
 	Compress                bool
+	CompressFilter          string
 	ChunkDims               [3]uint64
 	Stride, Stride2         uint64
 	Block, Block2           uint64
@@ -79,7 +85,7 @@ func fromValues(v *options.Values, k Kernel) (Config, error) {
 		Dims:      [3]uint64{v.Uint("DIM_1"), v.Uint("DIM_2"), v.Uint("DIM_3")},
 		Timesteps: int(v.Int("TIMESTEPS")), DelayedClose: int(v.Int("DELAYED_CLOSE_TIMESTEPS")),
 		CollectiveData: v.Bool("COLLECTIVE_DATA"), CollectiveMetadata: v.Bool("COLLECTIVE_METADATA"),
-		Compress:  v.Bool("COMPRESS"),
+		Compress: v.Bool("COMPRESS"), CompressFilter: v.String("COMPRESS_FILTER"),
 		ChunkDims: [3]uint64{v.Uint("CHUNK_DIM_1"), v.Uint("CHUNK_DIM_2"), v.Uint("CHUNK_DIM_3")},
 		Stride:    v.Uint("STRIDE_SIZE"), Stride2: v.Uint("STRIDE_SIZE_2"),
 		Block: v.Uint("BLOCK_SIZE"), Block2: v.Uint("BLOCK_SIZE_2"), BlockCount: v.Uint("BLOCK_CNT"),
@@ -136,6 +142,9 @@ func (c Config) validate(v *options.Values) error {
 				return v.Errorf(fmt.Sprintf("CHUNK_DIM_%d", d+1), "exceeds DIM_%d = %d", d+1, c.Dims[d])
 			}
 		}
+		if n := c.ChunkDims[0] * c.ChunkDims[1] * c.ChunkDims[2]; c.CompressFilter == "SZIP" && n < szipPixelsPerBlock {
+			return v.Errorf("COMPRESS_FILTER", "SZIP needs chunks of at least %d elements (its pixels per block); CHUNK_DIM_1*CHUNK_DIM_2*CHUNK_DIM_3 = %d", szipPixelsPerBlock, n)
+		}
 	}
 	if c.Align && c.AlignLen == 0 {
 		return v.Errorf("ALIGN_LEN", "must be > 0 when ALIGN=YES")
@@ -181,3 +190,49 @@ func (c Config) inRange(v *options.Values, key string, block, dim uint64, dimKey
 
 // Particles is the number of particles per rank the write kernel writes (P).
 func (c Config) Particles() uint64 { return c.Dims[0] * c.Dims[1] * c.Dims[2] }
+
+// szipPixelsPerBlock is the SZIP block h5proxy uses (HDF5's SZIP needs chunks at least that
+// large).
+const szipPixelsPerBlock = 16
+
+// compressFilter is what one COMPRESS_FILTER value adds to a chunked dataset: a deflate
+// level or a filter, and the plugin that provides a filter HDF5 does not build in.
+type compressFilter struct {
+	deflate int
+	filter  *plan.Filter
+	plugin  string
+}
+
+// compressFilters maps COMPRESS_FILTER's values to HDF5 filters.
+var compressFilters = map[string]compressFilter{
+	"GZIP":  {deflate: 9},
+	"SZIP":  {filter: &plan.Filter{ID: plan.FilterSZIP, CDValues: []uint32{plan.SZIPNearestNeighbour, szipPixelsPerBlock}}},
+	"N_BIT": {filter: &plan.Filter{ID: plan.FilterNBit}},
+	"SZ3":   {filter: &plan.Filter{ID: plan.FilterSZ3}, plugin: "SZ3's H5Z filter plugin"},
+	"ZFP":   {filter: &plan.Filter{ID: plan.FilterZFP}, plugin: "the H5Z-ZFP filter plugin"},
+}
+
+// compression sets the compression of a chunked dataset as COMPRESS_FILTER says.
+func (c Config) compression(ds *plan.DatasetSpec) {
+	f := compressFilters[c.CompressFilter]
+	ds.Deflate = f.deflate
+	if f.filter != nil {
+		ds.Filters = []plan.Filter{{ID: f.filter.ID, CDValues: append([]uint32(nil), f.filter.CDValues...)}}
+	}
+}
+
+// checkFilter fails when the write kernel compresses with a filter HDF5 cannot load here
+// (h5bench's H5Dcreate would fail on it), naming the key, the value and what is missing.
+func (c Config) checkFilter(env patterns.Env) error {
+	f := compressFilters[c.CompressFilter]
+	if !c.Compress || f.filter == nil || env.FilterAvailable == nil || env.FilterAvailable(f.filter.ID) {
+		return nil
+	}
+	what := fmt.Sprintf("HDF5 cannot write with filter %d", f.filter.ID)
+	if f.plugin != "" {
+		what += fmt.Sprintf(": %s is not installed or not on HDF5_PLUGIN_PATH (%q; h5bench sets it from vol.path)", f.plugin, os.Getenv("HDF5_PLUGIN_PATH"))
+	} else {
+		what += ": this HDF5 was built without its encoder"
+	}
+	return &options.Error{Table: kernelNames[c.Kernel].pattern, Key: "COMPRESS_FILTER", Value: c.CompressFilter, Reason: what}
+}

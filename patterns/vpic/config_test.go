@@ -118,7 +118,7 @@ func TestConfigValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{MemPattern: "INTERLEAVED", FilePattern: "CONTIG", NumDims: 2, Dims: [3]uint64{1024, 3, 1},
-		Timesteps: 3, DelayedClose: 1, CollectiveData: true, CollectiveMetadata: true, Compress: true,
+		Timesteps: 3, DelayedClose: 1, CollectiveData: true, CollectiveMetadata: true, Compress: true, CompressFilter: "GZIP",
 		ChunkDims: [3]uint64{16, 3, 1}, ReadOption: "PARTIAL", ToRead: 100, Align: true, AlignThreshold: 1 << 20, AlignLen: 16 << 20}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Config\n got  %+v\n want %+v", c, want)
@@ -137,7 +137,7 @@ func TestConfigValues(t *testing.T) {
 func TestConfigDefaults(t *testing.T) {
 	p := mustBuild(t)
 	want := Config{MemPattern: "CONTIG", FilePattern: "CONTIG", NumDims: 1, Dims: [3]uint64{1, 1, 1}, Timesteps: 1,
-		ChunkDims: [3]uint64{1, 1, 1}, ReadOption: "FULL"}
+		ChunkDims: [3]uint64{1, 1, 1}, ReadOption: "FULL", CompressFilter: "GZIP"}
 	if !reflect.DeepEqual(p.C, want) {
 		t.Errorf("defaults\n got  %+v\n want %+v", p.C, want)
 	}
@@ -168,7 +168,7 @@ func TestOptionsTable(t *testing.T) {
 	// Every layouts.md 1.8 key the write/read kernels parse is declared (session keys
 	// excepted: compute time, CSV, metadata file, memory limit, subfiling, MODE).
 	for _, k := range []string{"IO_OPERATION", "MEM_PATTERN", "FILE_PATTERN", "NUM_DIMS", "DIM_1", "DIM_2", "DIM_3", "NUM_PARTICLES",
-		"TIMESTEPS", "DELAYED_CLOSE_TIMESTEPS", "COLLECTIVE_DATA", "COLLECTIVE_METADATA", "COMPRESS", "CHUNK_DIM_1", "CHUNK_DIM_2",
+		"TIMESTEPS", "DELAYED_CLOSE_TIMESTEPS", "COLLECTIVE_DATA", "COLLECTIVE_METADATA", "COMPRESS", "COMPRESS_FILTER", "CHUNK_DIM_1", "CHUNK_DIM_2",
 		"CHUNK_DIM_3", "STRIDE_SIZE", "STRIDE_SIZE_2", "STRIDE_SIZE_3", "BLOCK_SIZE", "BLOCK_SIZE_2", "BLOCK_SIZE_3", "BLOCK_CNT",
 		"READ_OPTION", "TO_READ_NUM_PARTICLES", "FILE_PER_PROC", "ALIGN", "ALIGN_THRESHOLD", "ALIGN_LEN", "STDEV_DIM_1"} {
 		if !seen[k] {

@@ -46,6 +46,35 @@
 //     h5bench skips their loop.
 //   - MEM_PATTERN and FILE_PATTERN default to CONTIG instead of being required.
 //
+// # Compression (COMPRESS=YES)
+//
+// Every dataset is chunked with CHUNK_DIM_<n> (1 beyond NUM_DIMS), data writes are
+// collective, and COMPRESS_FILTER picks the filter:
+//
+//	GZIP   deflate level 9 (H5Pset_deflate): the filter h5bench uses without the key
+//	SZIP   H5Pset_szip, nearest-neighbour coding, 16 pixels per block (chunks of >= 16
+//	       elements); HDF5 1.10 builds it in when linked with libaec or szip
+//	N_BIT  H5Pset_nbit (lossless; the native types use every bit, so it packs nothing)
+//	SZ3    H5Pset_filter 32024, mandatory, no client values (the plugin's defaults)
+//	ZFP    H5Pset_filter 32013 (H5Z-ZFP), mandatory, no client values
+//
+// SZ3 and ZFP are plugins HDF5 loads from HDF5_PLUGIN_PATH; h5bench's runner sets that
+// variable from the file's vol.path, and so does h5proxy run for the ranks it launches. A
+// filter HDF5 cannot load (or, for SZIP, cannot encode with) stops the write phase in
+// Begin, before any I/O, with an error naming COMPRESS_FILTER, its value and the missing
+// plugin (h5bench's H5Dcreate would fail there). The read kernel needs the same filter to
+// decode. Layouts: native and subfiling create the datasets with the filter; log records it
+// on the anchors (attribute _filters) and its replay applies it; mpiio and posix write the
+// uncompressed bytes, as they do for deflate. The parameters of SZIP, SZ3 and ZFP are
+// h5proxy's: the h5bench sources at hand predate COMPRESS_FILTER.
+//
+// SZIP cannot compress the seeded id_1 values (31 random bits; h5bench writes 0, 1, 2,
+// ...). HDF5 then stores such a chunk without its optional filter, and through the MPI-IO
+// driver HDF5 1.10.8 does not record that in the chunk's filter mask: the file is written,
+// but no reader can decode those chunks, so the SZIP samples' read entries fail with
+// HDF5's "szip_filter: decompression failed". Per-rank files (FILE_PER_PROC, the sec2
+// driver) and the log layout are not affected.
+//
 // Values written are emulate's seeded fills (value = f(seed, variable, step, index)), not
 // h5bench's random numbers, so every read can be verified.
 //

@@ -66,6 +66,7 @@ func kernelTable(k Kernel, ignored map[string]string, change func(s *options.Spe
 var modifyIgnored = map[string]string{
 	"COLLECTIVE_METADATA":   "the kernel always opens the file with collective metadata",
 	"COMPRESS":              "the kernel writes into existing datasets",
+	"COMPRESS_FILTER":       "the kernel writes into existing datasets",
 	"CHUNK_DIM_1":           "the kernel writes into existing datasets",
 	"CHUNK_DIM_2":           "the kernel writes into existing datasets",
 	"CHUNK_DIM_3":           "the kernel writes into existing datasets",
@@ -102,7 +103,7 @@ var (
 		Summary: "h5bench write-unlimited: the VPIC-IO file with chunked, deflated datasets of unlimited maximum extent (read phase: BD-CATS-IO)",
 		Options: kernelTable(KernelUnlimited, nil, func(s *options.Spec) {
 			if s.Key == "COMPRESS" {
-				s.Default, s.Help = "YES", "chunked datasets with deflate level 9 and unlimited maximum extents; required (h5bench_write_unlimited exits without it); forces collective data"
+				s.Default, s.Help = "YES", "chunked datasets compressed with COMPRESS_FILTER, of unlimited maximum extents; required (h5bench_write_unlimited exits without it); forces collective data"
 			}
 		}),
 		New: newKernel(KernelUnlimited)}

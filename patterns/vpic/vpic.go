@@ -89,6 +89,9 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) 
 		if p.C.Kernel.modify() {
 			return p.modifyBegin(env), nil
 		}
+		if err := p.C.checkFilter(env); err != nil {
+			return pl, err
+		}
 		if p.parallel() {
 			fs.CollMetadataOps, fs.CollMetadataWrite = p.C.CollectiveMetadata, p.C.CollectiveMetadata
 			fs.MDCInitialSize = 16 << 20
@@ -194,7 +197,7 @@ func (p *Pattern) writeStep(pl *plan.Plan, step int, env patterns.Env) error {
 		ds := &plan.DatasetSpec{Type: p.fileType(n), Shape: fileShape}
 		if c.Compress {
 			ds.Chunk = append([]uint64(nil), c.ChunkDims[:c.NumDims]...)
-			ds.Deflate = 9
+			c.compression(ds)
 		}
 		if c.Kernel == KernelUnlimited {
 			// h5bench_write_unlimited passes a one-element maxdims array of H5S_UNLIMITED

@@ -86,6 +86,9 @@ type Info struct {
 	Chunk []uint64
 	// Deflate is the deflate (gzip) level, 0 without that filter.
 	Deflate int
+	// Filters are the pipeline's other filters with the client data values stored in the
+	// file (as the filters' set-local callbacks completed them).
+	Filters []plan.Filter
 	// FillNever reports H5D_FILL_TIME_NEVER.
 	FillNever bool
 	// FillUndefined reports an undefined fill value (H5D_FILL_VALUE_UNDEFINED).

@@ -34,6 +34,9 @@ func CloseGroup(g ID) error { return ErrNoCgo }
 // CreateDataset returns ErrNoCgo in a build without cgo.
 func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) { return 0, ErrNoCgo }
 
+// FilterAvailable returns ErrNoCgo in a build without cgo.
+func FilterAvailable(id uint32) (bool, error) { return false, ErrNoCgo }
+
 // OpenDataset returns ErrNoCgo in a build without cgo.
 func OpenDataset(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 

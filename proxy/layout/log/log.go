@@ -286,9 +286,41 @@ func checkExtent(path string, d *plan.DatasetSpec, shape []uint64) error {
 	return nil
 }
 
-// writeAnchor records a dataset's creation properties on its anchor.
+// writeAnchor records a dataset's creation properties on its anchor: _anchor, and
+// _filters when the pipeline has filters beyond deflate (i64: per filter its identifier,
+// the number of client values, then the values), which replays apply as deflate is.
 func writeAnchor(id h5.ID, d *plan.DatasetSpec) error {
-	return h5.WriteAttribute(id, anchorAttr(d))
+	if err := h5.WriteAttribute(id, anchorAttr(d)); err != nil || len(d.Filters) == 0 {
+		return err
+	}
+	var v []int64
+	for _, f := range d.Filters {
+		v = append(v, int64(f.ID), int64(len(f.CDValues)))
+		for _, c := range f.CDValues {
+			v = append(v, int64(c))
+		}
+	}
+	return h5.WriteAttribute(id, h5layout.Int64Attr("_filters", v))
+}
+
+// anchorFilters reads the _filters attribute of an anchor back (see writeAnchor).
+func anchorFilters(id h5.ID, path string) ([]plan.Filter, error) {
+	v, err := h5layout.ReadInt64Attr(id, "_filters")
+	if err != nil {
+		return nil, err
+	}
+	var out []plan.Filter
+	for len(v) > 0 {
+		if len(v) < 2 || int64(len(v)-2) < v[1] || v[1] < 0 {
+			return nil, fmt.Errorf("log layout: %s: anchor attribute _filters is truncated", path)
+		}
+		f := plan.Filter{ID: uint32(v[0])}
+		for _, c := range v[2 : 2+v[1]] {
+			f.CDValues = append(f.CDValues, uint32(c))
+		}
+		out, v = append(out, f), v[2+v[1]:]
+	}
+	return out, nil
 }
 
 // anchorAttr is the anchor attribute _anchor of format 2: the extent (rewritten by
@@ -345,6 +377,11 @@ func anchorSpec(id h5.ID, path string) (*plan.DatasetSpec, error) {
 			d.Chunk = h5layout.ToUint64(chunk)
 		}
 		d.Deflate, d.FillNever, d.FillUndefined = int(v[3*nd]), v[3*nd+1]&1 != 0, v[3*nd+1]&2 != 0
+		if has["_filters"] {
+			if d.Filters, err = anchorFilters(id, path); err != nil {
+				return nil, err
+			}
+		}
 		return d, nil
 	}
 	if !has["_dims"] {

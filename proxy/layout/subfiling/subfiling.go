@@ -713,7 +713,7 @@ func fuseObject(in, out h5.ID, masterPath string, o h5.Object) error {
 	if err != nil {
 		return err
 	}
-	spec := plan.DatasetSpec{Type: info.Type, Shape: info.Shape, MaxShape: info.MaxShape, Chunk: info.Chunk, Deflate: info.Deflate, FillNever: info.FillNever, FillUndefined: info.FillUndefined}
+	spec := plan.DatasetSpec{Type: info.Type, Shape: info.Shape, MaxShape: info.MaxShape, Chunk: info.Chunk, Deflate: info.Deflate, Filters: info.Filters, FillNever: info.FillNever, FillUndefined: info.FillUndefined}
 	maps, virtual, err := h5.VirtualMappings(src)
 	if err != nil {
 		return err
@@ -760,6 +760,6 @@ func sourceSpec(masterPath string, m h5.VirtualMap, spec plan.DatasetSpec) (plan
 	if err != nil {
 		return spec, err
 	}
-	spec.Chunk, spec.Deflate, spec.FillNever, spec.FillUndefined = info.Chunk, info.Deflate, info.FillNever, info.FillUndefined
+	spec.Chunk, spec.Deflate, spec.Filters, spec.FillNever, spec.FillUndefined = info.Chunk, info.Deflate, info.Filters, info.FillNever, info.FillUndefined
 	return spec, nil
 }
