@@ -111,12 +111,15 @@ func encode(c plan.Class, b []byte, h uint64) {
 }
 
 // word32 encodes bits h as a 4-byte class: a float32 holding a 24-bit integer (exact),
-// or a non-negative int32.
+// or a 24-bit non-negative integer. 24 bits, not 31: the applications' 4-byte integers
+// (particle ids, counts, masks) leave their high bits clear, and with 31 random bits an
+// integer dataset is incompressible, which SZIP answers by skipping its optional filter
+// per chunk (HDF5 1.10.8's MPI-IO path then writes chunks no reader can decode).
 func word32(c plan.Class, h uint64) uint32 {
 	if c == plan.Float32 {
 		return math.Float32bits(float32(h >> 40))
 	}
-	return uint32(h >> 33)
+	return uint32(h >> 40)
 }
 
 // Field is one atomic field of a buffer element: the variable it carries and where.

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,9 +85,9 @@ func checkPipeline(t *testing.T, file string, chunk []uint64, deflate int, filte
 
 // TestCompressFilterSamples runs h5bench's chunked samples at 2 ranks with each built-in
 // COMPRESS_FILTER, reads the data back with verification and checks the files' pipelines:
-// GZIP (1-D) and N_BIT (3-D) as given; SZIP (2-D) written as given, and read back with
-// FILE_PER_PROC (see below); SZIP again under the log layout, whose replay applies the
-// filter; SZ3, whose plugin is not installed, stops before any I/O.
+// GZIP (1-D), N_BIT (3-D) and SZIP (2-D, shared and per-rank files) as given; SZIP
+// again under the log layout, whose replay applies the filter; SZ3, whose plugin is not
+// installed, stops before any I/O.
 func TestCompressFilterSamples(t *testing.T) {
 	dir := testDir(t)
 	if mpitest.Run(t, 2) {
@@ -110,32 +111,28 @@ func TestCompressFilterSamples(t *testing.T) {
 		}
 	}
 
-	// SZIP cannot compress the seeded id_1 values (31 random bits): HDF5 then stores
-	// the chunk without the optional filter, and through the MPI-IO driver 1.10.8 does
-	// not record that, so no reader can decode those chunks. The write is the sample's;
-	// the verified read-back goes through per-rank files (the sec2 driver keeps the mask).
-	file := filepath.Join(dir, "szip.h5")
-	w, _ := sampleRuns(t, "sync-write-read-chunked-2d-SZIP.json", file)
-	w.Phases = []patterns.Phase{patterns.PhaseWrite}
-	runVerified(t, w)
-	if rank0 {
-		checkPipeline(t, file, []uint64{16, 16}, 0, plan.FilterSZIP)
-	}
-	file = filepath.Join(dir, "szip-fpp.h5")
-	w, r := sampleRuns(t, "sync-write-read-chunked-2d-SZIP.json", file)
-	for _, cfg := range []*proxy.Config{&w, &r} {
-		if err := cfg.Set("FILE_PER_PROC", "YES"); err != nil {
-			t.Fatal(err)
+	// SZIP as the sample gives it, through MPI-IO, and through per-rank files.
+	for _, perRank := range []bool{false, true} {
+		file := filepath.Join(dir, fmt.Sprintf("szip-%v.h5", perRank))
+		w, r := sampleRuns(t, "sync-write-read-chunked-2d-SZIP.json", file)
+		check := file
+		if perRank {
+			for _, cfg := range []*proxy.Config{&w, &r} {
+				if err := cfg.Set("FILE_PER_PROC", "YES"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			check = filepath.Join(dir, fmt.Sprintf("rank_0_szip-%v.h5", perRank))
 		}
-	}
-	runVerified(t, w, r)
-	if rank0 {
-		checkPipeline(t, filepath.Join(dir, "rank_0_szip-fpp.h5"), []uint64{16, 16}, 0, plan.FilterSZIP)
+		runVerified(t, w, r)
+		if rank0 {
+			checkPipeline(t, check, []uint64{16, 16}, 0, plan.FilterSZIP)
+		}
 	}
 
 	// The log layout records the filter on its anchors; the replayed file has it.
-	file = filepath.Join(dir, "szip-log.h5")
-	w, r = sampleRuns(t, "sync-write-read-chunked-2d-SZIP.json", file)
+	file := filepath.Join(dir, "szip-log.h5")
+	w, r := sampleRuns(t, "sync-write-read-chunked-2d-SZIP.json", file)
 	for _, cfg := range []*proxy.Config{&w, &r} {
 		if err := cfg.Set("layout", "log"); err != nil {
 			t.Fatal(err)

@@ -68,12 +68,11 @@
 // uncompressed bytes, as they do for deflate. The parameters of SZIP, SZ3 and ZFP are
 // h5proxy's: the h5bench sources at hand predate COMPRESS_FILTER.
 //
-// SZIP cannot compress the seeded id_1 values (31 random bits; h5bench writes 0, 1, 2,
-// ...). HDF5 then stores such a chunk without its optional filter, and through the MPI-IO
-// driver HDF5 1.10.8 does not record that in the chunk's filter mask: the file is written,
-// but no reader can decode those chunks, so the SZIP samples' read entries fail with
-// HDF5's "szip_filter: decompression failed". Per-rank files (FILE_PER_PROC, the sec2
-// driver) and the log layout are not affected.
+// A chunk SZIP cannot compress is stored without its optional filter, and through the
+// MPI-IO driver HDF5 1.10.8 does not record that in the chunk's filter mask, so no reader
+// can decode it ("szip_filter: decompression failed"). The seeded 4-byte integers
+// (id_1) therefore hold 24-bit values, compressible as h5bench's 0, 1, 2, ... are; with
+// 31 random bits, the SZIP samples' reads failed.
 //
 // Values written are emulate's seeded fills (value = f(seed, variable, step, index)), not
 // h5bench's random numbers, so every read can be verified.
