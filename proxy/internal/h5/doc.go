@@ -27,8 +27,9 @@
 // # Drivers
 //
 // Files opened with Access.Parallel use the MPI-IO driver; others use sec2 (or core for
-// serial reads). Write and Read find out the driver of a dataset's file once per dataset
-// (H5Fget_access_plist + H5Pget_driver) and cache it until CloseDataset: collective transfers
+// serial reads). Write and Read take the driver of a dataset's file from what CreateFile or
+// OpenFile recorded (asking HDF5 through H5Fget_access_plist would duplicate an MPI-IO
+// file's communicator, a collective call, per dataset): collective transfers
 // use an MPI-IO transfer property list only for MPI-IO files; on a serial file both modes use
 // H5P_DEFAULT, because HDF5 rejects collective transfers on non-MPI drivers.
 //

@@ -267,7 +267,6 @@ func CloseDataset(d ID) error {
 	if C.H5Dclose(C.hid_t(d)) < 0 {
 		return stackError(fmt.Sprintf("H5Dclose dataset %d", d))
 	}
-	delete(mpioCache, d)
 	return nil
 }
 

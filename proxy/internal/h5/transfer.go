@@ -43,9 +43,6 @@ var (
 	// E3SM's hundreds of union writes per record allocate nothing.
 	packScratch []uint64
 
-	// mpioCache records, per open dataset, whether its file uses the MPI-IO driver; filled
-	// on the dataset's first transfer, dropped by CloseDataset.
-	mpioCache = map[ID]bool{}
 	// fileMPIO records, per file identifier CreateFile or OpenFile returned and CloseFile
 	// has not closed, whether the file was opened through the MPI-IO driver.
 	fileMPIO = map[ID]bool{}
@@ -82,11 +79,8 @@ func opError(call string, d ID) error {
 	return err
 }
 
-// isMPIO reports whether d's file was opened through the MPI-IO driver, cached per dataset.
+// isMPIO reports whether d's file was opened through the MPI-IO driver.
 func isMPIO(d ID) (bool, error) {
-	if v, ok := mpioCache[d]; ok {
-		return v, nil
-	}
 	// H5Iget_file_id hands out another reference to the file identifier, released below.
 	fid := C.H5Iget_file_id(C.hid_t(d))
 	if fid < 0 {
@@ -97,9 +91,9 @@ func isMPIO(d ID) (bool, error) {
 	// would duplicate an MPI-IO file's communicator (a collective MPI_Comm_dup, about a
 	// tenth of a millisecond at 2 ranks) for every new dataset.
 	if v, ok := fileMPIO[ID(fid)]; ok {
-		mpioCache[d] = v
 		return v, nil
 	}
+	// A file this package did not open (none today): ask HDF5.
 	fapl := C.H5Fget_access_plist(fid)
 	if fapl < 0 {
 		return false, opError("H5Fget_access_plist", d)
@@ -109,9 +103,7 @@ func isMPIO(d ID) (bool, error) {
 	if drv < 0 {
 		return false, opError("H5Pget_driver", d)
 	}
-	v := drv == C.h5p_mpio_driver()
-	mpioCache[d] = v
-	return v, nil
+	return drv == C.h5p_mpio_driver(), nil
 }
 
 // transferList returns the transfer property list for d: H5P_DEFAULT for independent
