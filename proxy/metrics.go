@@ -41,10 +41,6 @@ const (
 	nMetrics = mKind + metric(plan.ExtendDataset) + 1
 )
 
-var metricNames = [nMetrics]string{"raw_time", "metadata_time", "file_open_time", "file_flush_time",
-	"file_close_time", "prep_time", "verify_time", "compute_time", "wait_time", "bytes", "mismatches", "start", "end", "excluded_time", "background_time", "staging_high_water", "staging_blocked_time", "caller_io_time", "cache_read_hits", "prep_before_window_time", "prep_in_window_time", "wall_time",
-	"opens_time", "done", "file_size", "span_time"}
-
 // sample is one rank's measurements of one step (or of a phase's begin/end).
 type sample [nMetrics]float64
 
