@@ -33,8 +33,11 @@ type Session struct {
 	ioComm mpi.Comm // the layout's: comm itself in sync mode, a duplicate in background modes
 	// failComm carries only the agreement on a failure (fail): nothing else may match it.
 	failComm mpi.Comm
-	trace    []time.Duration
-	stack    stack.Mode
+	// alone is the failure of a phase on this rank alone (ErrFailedAlone): every later
+	// call returns it, and Close does nothing collective.
+	alone error
+	trace []time.Duration
+	stack stack.Mode
 	// background: the mode runs I/O on another thread; stores: the layout keeps data.
 	background, stores bool
 	pool               emulate.Pool
@@ -225,7 +228,7 @@ func (s *Session) check() error {
 	if s == nil || s.closed {
 		return ErrClosed
 	}
-	return nil
+	return s.alone
 }
 
 // Run runs every configured phase: each step's I/O with emulated compute between steps
@@ -645,7 +648,14 @@ func (s *Session) fail(err error) error {
 		p.failed = err
 		s.phase = nil
 	}
-	s.abortAlone(err)
+	if s.failedAlone() {
+		// Closing the files is collective: it would wait for ever too. They stay open;
+		// the host ends the job (h5proxy run does).
+		s.alone = fmt.Errorf("%w: rank %d of %d: the other ranks did not fail within %v and wait in a collective call; its files are left open: end the job (MPI_Abort): %w",
+			ErrFailedAlone, s.Rank(), s.Size(), failAgreeWithin, err)
+		s.log.Error().Err(err).Msg("phase failed on this rank alone")
+		return s.alone
+	}
 	if aerr := s.stack.Abort(); aerr != nil {
 		s.log.Warn().Err(aerr).Msg("closing files after a failure")
 	}
@@ -656,24 +666,23 @@ func (s *Session) fail(err error) error {
 // failAgreeWithin is how long a failed rank waits for the others to fail too.
 const failAgreeWithin = 10 * time.Second
 
-// abortAlone ends the job when this rank failed and the others did not follow within
+// failedAlone reports whether this rank failed and the others did not follow within
 // failAgreeWithin. A failure seen by one rank only (a collective write whose error only
 // its aggregator saw, a file system that filled under one rank) leaves the others in the
-// next collective call, where they would wait for ever, and closing the files is itself
-// collective: the job ends with the error, naming this rank, rather than hangs. Failures
-// every rank sees (a read-only directory, a missing input) agree at once and return.
-func (s *Session) abortAlone(err error) {
+// next collective call, where they wait for ever; a failure every rank sees (a read-only
+// directory, a missing input) agrees at once.
+func (s *Session) failedAlone() bool {
 	if s.Size() < 2 {
-		return
+		return false
 	}
-	all, aerr := s.failComm.BarrierWithin(failAgreeWithin)
-	if aerr != nil || all {
-		return
-	}
-	fmt.Fprintf(os.Stderr, "h5proxy: rank %d of %d failed: %v\nh5proxy: rank %d: the other ranks did not fail within %v and would wait for ever in a collective call; aborting the job\n",
-		s.Rank(), s.Size(), err, s.Rank(), failAgreeWithin)
-	_ = s.comm.Abort(1)
+	all, err := s.failComm.BarrierWithin(failAgreeWithin)
+	return err == nil && !all
 }
+
+// ErrFailedAlone marks the failure of a phase on some ranks only: the others wait in a
+// collective call. The session can only be closed (locally, its files left open); the
+// host must end the job, with MPI_Abort (Comm.Abort), as h5proxy run does.
+var ErrFailedAlone = errors.New("h5proxy: the phase failed on this rank alone")
 
 // execute runs a plan's operations, charging time and bytes to smp. A step's writes
 // generate their data in lent staging memory when the mode lends (no write copy).
@@ -938,6 +947,11 @@ func checkData(t *plan.Transfer, buf []byte) (uint64, *emulate.Mismatch) {
 // released and the communicator duplicate freed. Collective. Closing twice returns
 // ErrClosed.
 func (s *Session) Close() error {
+	if s != nil && !s.closed && s.alone != nil {
+		// Every clean-up below is collective; the other ranks are stuck elsewhere.
+		s.closed = true
+		return nil
+	}
 	if err := s.check(); err != nil {
 		return err
 	}

@@ -251,7 +251,14 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 			out = nil
 		}
 		if err := runOne(world, r.Benchmark, cfg, out); err != nil {
-			return fmt.Errorf("benchmark %d (%s): %w", i, r.Benchmark, err)
+			err = fmt.Errorf("benchmark %d (%s): %w", i, r.Benchmark, err)
+			if errors.Is(err, proxy.ErrFailedAlone) {
+				// The other ranks wait in a collective call: as the host, end the job
+				// (the library never does), so that the run ends instead of hanging.
+				fmt.Fprintf(stderr, "h5proxy: %v\n", err)
+				_ = world.Abort(1)
+			}
+			return err
 		}
 		if cfg.Fill.Verifiable() {
 			written[cfg.File] = cfg

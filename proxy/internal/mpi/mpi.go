@@ -57,9 +57,10 @@ static int h5p_ibarrier_within(MPI_Comm c, int ms, int *done) {
 	int rc = MPI_Ibarrier(c, &r);
 	*done = 0;
 	if (rc != MPI_SUCCESS) return rc;
-	for (int t = 0; ; t++) {
+	double end = MPI_Wtime() + ms / 1e3;
+	for (;;) {
 		rc = MPI_Test(&r, done, MPI_STATUS_IGNORE);
-		if (rc != MPI_SUCCESS || *done || t >= ms) return rc;
+		if (rc != MPI_SUCCESS || *done || MPI_Wtime() >= end) return rc;
 		struct timespec ts = {0, 1000000};
 		nanosleep(&ts, NULL);
 	}
