@@ -77,11 +77,17 @@ func userEnv() []string {
 // group (mpirun and the ranks) and fails the test.
 func h5proxy(t *testing.T, dir string, args ...string) result {
 	t.Helper()
+	return h5proxyEnv(t, dir, nil, args...)
+}
+
+// h5proxyEnv is h5proxy with env ("KEY=VALUE") added to the user's environment.
+func h5proxyEnv(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
-	cmd.Env = userEnv()
+	cmd.Env = append(userEnv(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second

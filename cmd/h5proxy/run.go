@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 
 	"go.uber.org/automaxprocs/maxprocs"
 
@@ -188,6 +189,9 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
+			if lost := ranksErr.Lost(); len(lost) > 0 {
+				return fmt.Errorf("launched run failed (%v): lost %s", ee, strings.Join(lost, ", "))
+			}
 			return fmt.Errorf("launched run failed (%v)", ee)
 		}
 		return fmt.Errorf("launching %s: %w", argv[0], err)

@@ -1,0 +1,28 @@
+# Runs a command that loses a rank and checks that the job ends in time and says so: a
+# non-zero exit status within TIMEOUT seconds and every EXPECT regular expression found in
+# its standard error.
+#   cmake -DCMD=<a|b|c> -DEXPECT=<re1|re2> -DTIMEOUT=<s> [-DSCRATCH=<dir>] -P RunKilled.cmake
+string(REPLACE "|" ";" cmd "${CMD}")
+string(REPLACE "|" ";" expect "${EXPECT}")
+if(SCRATCH)
+  file(REMOVE_RECURSE "${SCRATCH}")
+  file(MAKE_DIRECTORY "${SCRATCH}")
+endif()
+string(REPLACE ";" " " shown "${cmd}")
+message("running: ${shown}")
+string(TIMESTAMP t0 "%s")
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
+string(TIMESTAMP t1 "%s")
+math(EXPR took "${t1} - ${t0}")
+message("---- stdout ----\n${out}---- stderr ----\n${err}---------------- exit ${rc} after ${took} s")
+if(rc MATCHES "timeout")
+  message(FATAL_ERROR "the job still ran after ${TIMEOUT} s: it hangs on the lost rank")
+endif()
+if(rc STREQUAL "0")
+  message(FATAL_ERROR "exit status 0: the lost rank went unnoticed")
+endif()
+foreach(re IN LISTS expect)
+  if(NOT err MATCHES "${re}")
+    message(FATAL_ERROR "standard error lacks a line matching: ${re}")
+  endif()
+endforeach()
