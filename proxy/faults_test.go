@@ -103,6 +103,7 @@ func wantFault(t *testing.T, what string, err error, words ...string) {
 		t.Errorf("%s: no error", what)
 		return
 	}
+	t.Logf("%s: %.400s", what, err)
 	for _, w := range words {
 		if !slices.ContainsFunc(strings.Split(w, "|"), func(w string) bool { return strings.Contains(err.Error(), w) }) {
 			t.Errorf("%s: error %q does not name %q", what, err, w)
