@@ -84,8 +84,8 @@ h5proxy_add_mpi_test(NAME c_simulation_static NP 2
 _h5proxy_launch(launch_killed 2)
 add_test(NAME c_killed_rank_np2
   COMMAND ${CMAKE_COMMAND} "-DCMD=${launch_killed}|$<TARGET_FILE:killed_rank>|${H5PROXY_TEST_DIR}/killed-rank/killed.h5"
-          "-DEXPECT=rank 1 kills itself|process rank 1 .*exited on signal 9" -DTIMEOUT=30
-          -DSCRATCH=${H5PROXY_TEST_DIR}/killed-rank -P ${PROJECT_SOURCE_DIR}/cmake/RunKilled.cmake)
+          "-DEXPECT=rank 1 kills itself|process rank 1 .*exited on signal 9" -DFAIL=1 -DTIMEOUT=30
+          -DSCRATCH=${H5PROXY_TEST_DIR}/killed-rank -P ${PROJECT_SOURCE_DIR}/cmake/RunChecked.cmake)
 set_tests_properties(c_killed_rank_np2 PROPERTIES PROCESSORS 2 LABELS mpi TIMEOUT 60)
 
 if(TARGET header_cxx)

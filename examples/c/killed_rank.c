@@ -2,8 +2,8 @@
  * killed_rank.c: a host whose rank 1 dies (SIGKILL) in the middle of a write phase, as a
  * node failure or the OOM killer would end it. The other ranks go on into the next step's
  * collective HDF5 calls; the launcher must notice the lost rank and end the job, naming
- * it, instead of leaving them waiting. cmake/RunKilled.cmake checks that the job ends
- * within its time limit, fails, and names rank 1.
+ * it, instead of leaving them waiting. cmake/RunChecked.cmake (FAIL=1) checks that the
+ * job ends within its time limit, fails, and names rank 1.
  *
  *   mpirun -np 2 ./killed_rank /tmp/killed.h5
  *
