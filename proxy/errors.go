@@ -49,6 +49,7 @@ type PhaseError struct {
 // as full: a write that fails with ENOSPC leaves less than a page to a block.
 const fullBelow = 64 << 10
 
+// Error names the phase and the file, then the failure; a full file system says so.
 func (e *PhaseError) Error() string {
 	msg := fmt.Sprintf("%s phase, file %s: %v", e.Phase, e.File, e.Err)
 	if e.Free >= 0 && e.Free < fullBelow {
