@@ -200,6 +200,22 @@ func TestFaults(t *testing.T) {
 			}
 		}
 	}
+	// AMReX writes a plotfile per step: the file system fills in the second (each holds
+	// 512 KiB of cell data); the first, closed before, reads back whole.
+	for _, mode := range faultModes {
+		out := filepath.Join(full, "amrex-"+mode)
+		cfg := amrexConfig(t, "ncells=32;max_grid_size=16;nlevs=1;ncomp=2;nppc=0;nplotfile=3;nparticlefile=0;"+modeKV(mode), out, patterns.PhaseWrite)
+		s := session(t, cfg)
+		err := s.Run()
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+		wantFault(t, "amrex "+mode+" full file system", err, "write phase", filepath.Join(out, "plt00001.h5"), "step 1|end after step 1", "is full")
+		checkSeeded(t, filepath.Join(out, "plt00000.h5"), "/level_0/data:datatype=0", plan.Float64, 0, 32*32*32*2)
+		if err := os.RemoveAll(out); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // overwrite replaces the bytes of dataset path in file with 0xff, as a corrupted block

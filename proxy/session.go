@@ -78,6 +78,7 @@ type phaseRun struct {
 	ahead      *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
 	files      []string   // files created or opened, in order (noteFile)
 	file       string     // the file created or opened last: failures name it (fail)
+	stepFiles  []string   // file at the end of each step done: background failures name it
 	opens      int        // file creates and opens executed so far
 	shapes     map[shapeKey][]uint64
 	// ownChecked and ownUnchecked: a write phase read back data it wrote and checked it, or
@@ -457,6 +458,7 @@ func (s *Session) Step(step int) error {
 		p.ahead = &next
 	}
 	smp[mEnd] = now()
+	p.stepFiles = append(p.stepFiles, p.file)
 	p.stepsDone++
 	// Progress at info level for the first and last steps and at most once a second in
 	// between, every step at debug level: a line per step is a write to the launcher's pipe
@@ -638,6 +640,10 @@ func (s *Session) fail(err error) error {
 		// operation come from the caller): with several files per phase (a file per step,
 		// per-rank files), the configured path alone would not say which one.
 		file := p.file
+		var be *BackgroundError
+		if errors.As(err, &be) && be.Step >= 0 && be.Step < len(p.stepFiles) {
+			file = p.stepFiles[be.Step] // the step that failed in the background is past
+		}
 		if file == "" {
 			file = s.cfg.File
 		}
