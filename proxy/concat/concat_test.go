@@ -32,7 +32,9 @@ type col struct {
 }
 
 // value is element k of row r of input f, distinct per dataset, file, row and column.
-func value(c, f int, r, k uint64) float64 { return float64(c*100000+f*1000) + float64(r) + float64(k)/8 }
+func value(c, f int, r, k uint64) float64 {
+	return float64(c*100000+f*1000) + float64(r) + float64(k)/8
+}
 
 // fixture is the hand-made schema: 1-D and 2-D, int and float, chunked gzip and
 // contiguous, a dataset empty in every input, one empty in some, more rows than a chunk.
@@ -67,11 +69,11 @@ func bytesOf(t plan.Type, v []float64) []byte {
 	return b.Bytes()
 }
 
-// values returns input f's values of dataset c, row-major.
-func values(c, f int) []float64 {
-	w := max(fixture[c].width, 1)
+// values returns input f's values of dataset c (described by fc), row-major.
+func values(c int, fc col, f int) []float64 {
+	w := max(fc.width, 1)
 	var v []float64
-	for r := uint64(0); r < fixture[c].rows[f]; r++ {
+	for r := uint64(0); r < fc.rows[f]; r++ {
 		for k := uint64(0); k < w; k++ {
 			v = append(v, value(c, f, r, k))
 		}
@@ -122,7 +124,7 @@ func writeInput(t *testing.T, path string, f int, mutate func(c *col)) {
 			t.Fatal(err)
 		}
 		attr(d, "scale", plan.F32, []float64{0.5})
-		if err := h5.WriteRows(d, 0, fc.rows[f], false, bytesOf(fc.typ, values(c, f))); err != nil {
+		if err := h5.WriteRows(d, 0, fc.rows[f], false, bytesOf(fc.typ, values(c, fc, f))); err != nil {
 			t.Fatal(err)
 		}
 		h5.CloseDataset(d)
@@ -239,7 +241,7 @@ func checkOutput(t *testing.T, out string, key bool) {
 		var want []byte
 		var total uint64
 		for f := range fc.rows {
-			want = append(want, bytesOf(fc.typ, values(c, f))...)
+			want = append(want, bytesOf(fc.typ, values(c, fc, f))...)
 			total += fc.rows[f]
 		}
 		wantShape := []uint64{total}
@@ -395,4 +397,120 @@ func describeRoot(t *testing.T, p string) h5.ObjectInfo {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// TestConcatErrors: bad inputs are named and leave no output; a failure after the output
+// was created removes it.
+func TestConcatErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeInputs(t, dir)
+	out := filepath.Join(dir, "out.h5")
+	noOutput := func(t *testing.T) {
+		t.Helper()
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s exists after a failed run (%v)", out, err)
+		}
+	}
+	expect := func(t *testing.T, code int, text string, wantCode int, want ...string) {
+		t.Helper()
+		if code != wantCode {
+			t.Errorf("exit %d, want %d\n%s", code, wantCode, text)
+		}
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("output lacks %q:\n%s", w, text)
+			}
+		}
+		noOutput(t)
+	}
+
+	t.Run("schema", func(t *testing.T) {
+		// in1 changes a type, in3 a 2-D width: in1, on rank 0, is the first difference.
+		bad1, bad3 := filepath.Join(dir, "bad1.h5"), filepath.Join(dir, "bad3.h5")
+		writeInput(t, bad1, 1, func(c *col) {
+			if c.path == "/rec.slc/nhit" {
+				c.typ = plan.I64
+			}
+		})
+		writeInput(t, bad3, 3, func(c *col) {
+			if c.path == "/rec.slc/pos" {
+				c.width = 4
+			}
+		})
+		code, text := cli(t, "-np", "2", "-o", out, in[0], bad1, in[2], bad3)
+		expect(t, code, text, 1, "bad1.h5 differs from the first input", "dataset /rec.slc/nhit: type i64, in the first input i32")
+		if _, errs, _ := strings.Cut(text, "\n"); strings.Contains(errs, "bad3") {
+			t.Errorf("the error names a later input:\n%s", text)
+		}
+	})
+	t.Run("corrupt-chunk", func(t *testing.T) {
+		// Every deflate stream of input 3 damaged: the schema reads fine, the data does not.
+		data, err := os.ReadFile(in[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i := 0; i+16 < len(data); i++ {
+			if data[i] == 0x78 && data[i+1] == 0x9c {
+				copy(data[i+2:], bytes.Repeat([]byte{0xff}, 8))
+				n++
+			}
+		}
+		if n == 0 {
+			t.Fatal("no deflate stream found in the input")
+		}
+		bad := filepath.Join(dir, "corrupt.h5")
+		os.WriteFile(bad, data, 0o644)
+		code, text := cli(t, "-np", "2", "-o", out, in[0], in[1], in[2], bad, in[4])
+		expect(t, code, text, 1, "input "+bad, "H5Dread")
+	})
+	t.Run("key-lengths", func(t *testing.T) {
+		odd := filepath.Join(dir, "odd.h5")
+		writeInput(t, odd, 2, func(c *col) {
+			if c.path == "/rec.slc/nhit" {
+				c.rows = []uint64{3, 0, 8, 130, 1}
+			}
+		})
+		code, text := cli(t, "-o", out, "-partition-key", in[0], odd)
+		expect(t, code, text, 1, "input "+odd, "-partition-key: group /rec.slc has datasets of different lengths")
+		// Without the key the same inputs concatenate.
+		if code, text := cli(t, "-o", out, in[0], odd); code != 0 {
+			t.Errorf("without -partition-key: exit %d\n%s", code, text)
+		}
+		os.Remove(out)
+	})
+	t.Run("not-hdf5", func(t *testing.T) {
+		txt := filepath.Join(dir, "notes.txt")
+		os.WriteFile(txt, []byte("not HDF5\n"), 0o644)
+		code, text := cli(t, "-o", out, in[0], txt)
+		expect(t, code, text, 1, "input "+txt+" is not a readable HDF5 file")
+	})
+	t.Run("usage", func(t *testing.T) {
+		missing := filepath.Join(dir, "missing.h5")
+		code, text := cli(t, "-o", out, in[0], missing)
+		expect(t, code, text, 1, "input "+missing+": no such file or directory")
+		code, text = cli(t, "-o", out, "-empty-layout", "sparse", in[0])
+		expect(t, code, text, 2, "empty-layout", "sparse", "contiguous, chunked, compact")
+		code, text = cli(t, "-o", out)
+		expect(t, code, text, 2, "no input files")
+		os.WriteFile(out, []byte("keep me"), 0o644)
+		code, text = cli(t, "-o", out, in[0])
+		if b, _ := os.ReadFile(out); code != 1 || !strings.Contains(text, "exists (-f replaces it)") || string(b) != "keep me" {
+			t.Errorf("existing output: exit %d, content %q\n%s", code, b, text)
+		}
+		if code, text = cli(t, "-o", out, "-f", in[0]); code != 0 {
+			t.Errorf("-f: exit %d\n%s", code, text)
+		}
+		checkPrefix(t, out)
+	})
+}
+
+// checkPrefix checks that out holds the first input alone.
+func checkPrefix(t *testing.T, out string) {
+	t.Helper()
+	for c, fc := range fixture {
+		if got := readRaw(t, out, fc.path, fc.typ); !bytes.Equal(got, bytesOf(fc.typ, values(c, fc, 0))) {
+			t.Errorf("%s: %s is not the first input's", out, fc.path)
+		}
+	}
 }
