@@ -3,13 +3,10 @@ package main
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
@@ -85,13 +82,11 @@ func cmdConcat(args []string, stdout, stderr io.Writer) error {
 			return relaunchConcat(*np, args, stdout, stderr)
 		}
 	}
-	finalize, err := proxy.InitMPI()
+	stop, err := startRanks()
 	if err != nil {
 		return err
 	}
-	defer finalize()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	defer stop()
 	world := proxy.World()
 	b, err := concat.Run(world.Fortran(), inputs, *out, o)
 	if err != nil || world.Rank() != 0 {
@@ -158,18 +153,6 @@ func relaunchConcat(n int, args []string, stdout, stderr io.Writer) error {
 	argv = append(append(argv, self, "concat"), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	ranksErr := newRankErrors(stderr)
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = stdout, ranksErr, nil
-	fmt.Fprintf(stderr, "h5proxy: launching %s ranks: %s\n", strconv.Itoa(n), shellJoin(argv))
-	err = cmd.Run()
-	if ferr := ranksErr.Flush(); err == nil {
-		err = ferr
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return fmt.Errorf("launched concat failed (%v)", ee)
-	}
-	return err
+	fmt.Fprintf(stderr, "h5proxy: launching %d ranks: %s\n", n, shellJoin(argv))
+	return runLaunched("concat", cmd, stdout, stderr)
 }
-
-var _ flag.Value = (*tableFlag)(nil)

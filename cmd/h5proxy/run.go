@@ -174,25 +174,45 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 		// As h5bench's runner does with vol.path (filter plugins: COMPRESS_FILTER=SZ3, ZFP).
 		cmd.Env = append(cmd.Env, "HDF5_PLUGIN_PATH="+j.pluginPath)
 	}
-	ranksErr := newRankErrors(stderr)
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = stdout, ranksErr, nil
 	if j.mpi.LauncherCount && os.Getenv(launch.EnvLauncher) == "" {
 		fmt.Fprintf(stderr, "h5proxy: launching %s's default number of ranks (mpi.configuration gives no -np): %s\n", argv[0], shellJoin(argv))
 	} else {
 		fmt.Fprintf(stderr, "h5proxy: launching %d ranks: %s\n", j.ranks, shellJoin(argv))
 	}
-	err = cmd.Run()
+	return runLaunched("run", cmd, stdout, stderr)
+}
+
+// runLaunched runs the launcher command of a command's ranks, passing their stdout
+// through and their stderr through the rank error filter.
+func runLaunched(what string, cmd *exec.Cmd, stdout, stderr io.Writer) error {
+	ranksErr := newRankErrors(stderr)
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = stdout, ranksErr, nil
+	err := cmd.Run()
 	if ferr := ranksErr.Flush(); err == nil {
 		err = ferr
 	}
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return fmt.Errorf("launched run failed (%v)", ee)
+			return fmt.Errorf("launched %s failed (%v)", what, ee)
 		}
-		return fmt.Errorf("launching %s: %w", argv[0], err)
+		return fmt.Errorf("launching %s: %w", cmd.Args[0], err)
 	}
 	return nil
+}
+
+// startRanks initializes MPI in a launched rank and keeps the calling goroutine on its
+// thread (MPI and HDF5 calls come from one thread); the returned function undoes both.
+func startRanks() (stop func(), err error) {
+	finalize, err := proxy.InitMPI()
+	if err != nil {
+		return nil, err
+	}
+	runtime.LockOSThread()
+	return func() {
+		runtime.UnlockOSThread()
+		finalize()
+	}, nil
 }
 
 func shellJoin(argv []string) string {
@@ -209,13 +229,11 @@ func shellJoin(argv []string) string {
 // runJob runs every session of the job in this MPI process.
 func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 	_ = proxy.SetDefaultLogLevel("info")
-	finalize, err := proxy.InitMPI()
+	stop, err := startRanks()
 	if err != nil {
 		return err
 	}
-	defer finalize()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	defer stop()
 	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
 	world := proxy.World()
 	rank := world.Rank()

@@ -373,9 +373,12 @@ func (j *job) count() {
 	}
 }
 
-// access returns the output's file access settings.
+// access returns the output's file access settings: through MPI-IO with collective
+// metadata reads and writes (as ph5_concat opens its output), or serial for rank 0's
+// creation.
 func (j *job) access(parallel bool) h5.Access {
-	a := h5.Access{Comm: j.fcomm, FileSpec: plan.FileSpec{Parallel: parallel, MetaBlockSize: j.o.MetaBlock}}
+	a := h5.Access{Comm: j.fcomm, FileSpec: plan.FileSpec{Parallel: parallel, MetaBlockSize: j.o.MetaBlock,
+		CollMetadataOps: parallel, CollMetadataWrite: parallel}}
 	if j.o.FixedMDC {
 		a.MDCInitialSize, a.MDCMinSize, a.MDCMaxSize, a.MDCEvictions = fixedMDC, fixedMDC, fixedMDC, true
 	}
@@ -484,8 +487,14 @@ func (j *job) createColumn(c int) (h5.ID, error) {
 		dims = append(dims, ri.Dims[1:]...)
 	}
 	ov := h5.Override{Dims: dims, Deflate: j.o.Deflate, FillTime: fillTimes[j.o.FillTime], Int32: col.group != ""}
+	// A chunk holds at most the dataset's rows: HDF5 compresses whole chunks, padding
+	// included, and the output never grows.
 	chunkRows := func(bytes uint64) []uint64 {
-		return append([]uint64{max(1, bytes/max(col.rowBytes, 1))}, dims[1:]...)
+		rows := max(1, bytes/max(col.rowBytes, 1))
+		if col.total > 0 {
+			rows = min(rows, col.total)
+		}
+		return append([]uint64{rows}, dims[1:]...)
 	}
 	switch {
 	case col.total == 0:

@@ -333,6 +333,9 @@ func TestConcatCLI(t *testing.T) {
 			if p := describe(t, out, "/rec.slc/pos"); !slices.Equal(p.Chunk, []uint64{85, 3}) {
 				t.Errorf("-chunk 1KiB: pos (3 float32 per row) chunk %v, want [85 3]", p.Chunk)
 			}
+			if l := describe(t, out, "/rec.trk/kal/len"); !slices.Equal(l.Chunk, []uint64{16}) {
+				t.Errorf("-chunk 1KiB: len (16 rows) chunk %v, want the 16 rows", l.Chunk)
+			}
 			if e := describe(t, out, "/rec.trk/empty"); e.Layout != h5.LayoutCompact {
 				t.Errorf("-empty-layout compact: %v", e.Layout)
 			}

@@ -332,15 +332,11 @@ func ReadAll(d ID, buf []byte) error {
 	if err := checkID("ReadAll", d, C.H5I_DATASET); err != nil {
 		return err
 	}
-	t := C.H5Dget_type(C.hid_t(d))
-	if t < 0 {
-		return opError("H5Dget_type", d)
+	t, s, err := typeAndSpace(d)
+	if err != nil {
+		return err
 	}
 	defer C.H5Tclose(t)
-	s := C.H5Dget_space(C.hid_t(d))
-	if s < 0 {
-		return opError("H5Dget_space", d)
-	}
 	defer C.H5Sclose(s)
 	n := C.H5Sget_simple_extent_npoints(s)
 	if want := int64(n) * int64(C.H5Tget_size(t)); want != int64(len(buf)) {
@@ -355,6 +351,22 @@ func ReadAll(d ID, buf []byte) error {
 	return nil
 }
 
+// typeAndSpace returns dataset d's datatype and dataspace; the caller closes both. Called
+// inside the gate.
+func typeAndSpace(d ID) (C.hid_t, C.hid_t, error) {
+	t := C.H5Dget_type(C.hid_t(d))
+	if t < 0 {
+		return -1, -1, opError("H5Dget_type", d)
+	}
+	s := C.H5Dget_space(C.hid_t(d))
+	if s < 0 {
+		err := opError("H5Dget_space", d)
+		C.H5Tclose(t)
+		return -1, -1, err
+	}
+	return t, s, nil
+}
+
 // WriteRows writes buf, rows whole rows in d's own datatype, to rows [row, row+rows) of
 // dataset d (the first dimension). Collective transfers on MPI-IO files take every rank,
 // those with nothing to write passing rows 0.
@@ -364,15 +376,11 @@ func WriteRows(d ID, row, rows uint64, collective bool, buf []byte) error {
 	if err := checkID("WriteRows", d, C.H5I_DATASET); err != nil {
 		return err
 	}
-	t := C.H5Dget_type(C.hid_t(d))
-	if t < 0 {
-		return opError("H5Dget_type", d)
+	t, fs, err := typeAndSpace(d)
+	if err != nil {
+		return err
 	}
 	defer C.H5Tclose(t)
-	fs := C.H5Dget_space(C.hid_t(d))
-	if fs < 0 {
-		return opError("H5Dget_space", d)
-	}
 	defer C.H5Sclose(fs)
 	dims, _, err := spaceDims("WriteRows", fs)
 	if err != nil {
