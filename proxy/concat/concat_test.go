@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -17,8 +18,11 @@ import (
 	"unsafe"
 
 	"github.com/h5proxy/h5proxy/internal/inspect"
+	"github.com/h5proxy/h5proxy/internal/mpitest"
+	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
 // col is one dataset of the hand-made inputs: its type, row width (2-D when > 0), layout
@@ -146,6 +150,9 @@ var h5proxyBin string
 
 // TestMain builds the command once: the tests drive `h5proxy concat` as a user would.
 func TestMain(m *testing.M) {
+	if mpitest.Child() {
+		os.Exit(m.Run()) // launched ranks run Run in-process: no command needed
+	}
 	dir, err := os.MkdirTemp("", "h5proxy-concat-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -315,8 +322,9 @@ func TestConcatCLI(t *testing.T) {
 	}{
 		{1, []string{"-inputs", list, in[3], in[4]}, false, func(t *testing.T, out string) {
 			e := describe(t, out, "/rec.slc/energy")
-			if e.Layout != h5.LayoutChunked || !slices.Equal(e.Chunk, []uint64{128}) || e.Deflate != 6 {
-				t.Errorf("defaults: energy %v chunk %v deflate %d, want the inputs' chunked 128, gzip 6", e.Layout, e.Chunk, e.Deflate)
+			if e.Layout != h5.LayoutChunked || !slices.Equal(e.Chunk, []uint64{128}) || e.Deflate != 6 || e.FillTime != h5.FillIfSet {
+				t.Errorf("defaults: energy %v chunk %v deflate %d fill time %d, want the inputs' chunked 128, gzip 6, fill time ifset",
+					e.Layout, e.Chunk, e.Deflate, e.FillTime)
 			}
 			if e := describe(t, out, "/rec.trk/empty"); e.Layout != h5.LayoutContiguous {
 				t.Errorf("defaults: empty dataset %v, want contiguous", e.Layout)
@@ -514,6 +522,72 @@ func checkPrefix(t *testing.T, out string) {
 	for c, fc := range fixture {
 		if got := readRaw(t, out, fc.path, fc.typ); !bytes.Equal(got, bytesOf(fc.typ, values(c, fc, 0))) {
 			t.Errorf("%s: %s is not the first input's", out, fc.path)
+		}
+	}
+}
+
+// TestAccessOptions: the options that live in the file access properties, not in the file
+// (metadata cache, meta block size, input driver), reach HDF5: read back from the open
+// output and inputs on 2 ranks, with and without them.
+func TestAccessOptions(t *testing.T) {
+	if mpitest.Run(t, 2) {
+		return
+	}
+	if _, _, err := mpi.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer mpi.Finalize()
+	runtime.LockOSThread()
+	w := mpi.World()
+	// The ranks share the launcher's process as parent: one directory for both.
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("h5proxy-concat-access-%d", os.Getppid()))
+	if w.Rank() == 0 {
+		os.MkdirAll(dir, 0o755)
+		writeInputs(t, dir)
+	}
+	defer func() {
+		w.Barrier()
+		if w.Rank() == 0 {
+			os.RemoveAll(dir)
+		}
+	}()
+	w.Barrier()
+	in, _ := filepath.Glob(filepath.Join(dir, "in*.h5"))
+	for _, tc := range []struct {
+		kvs  []options.KV
+		want h5.AccessInfo // of the output; Driver is the inputs'
+	}{
+		{nil, h5.AccessInfo{Driver: "sec2", MDCResize: true, MetaBlock: 2048}},
+		{[]options.KV{{Key: "mdc", Value: "fixed"}, {Key: "meta-block", Value: "8KiB"}, {Key: "input-driver", Value: "core"}, {Key: "create", Value: "rank0"}},
+			h5.AccessInfo{Driver: "core", MDCInitial: 128 << 20, MDCMax: 128 << 20, MetaBlock: 8192}},
+	} {
+		o, err := Parse(tc.kvs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got h5.AccessInfo
+		var inDriver string
+		afterCreate = func(j *job) {
+			if got, err = h5.FileAccessInfo(j.out); err != nil {
+				t.Error(err)
+			}
+			a, err := h5.FileAccessInfo(j.in[0])
+			if err != nil {
+				t.Error(err)
+			}
+			inDriver = a.Driver
+		}
+		out := filepath.Join(dir, "out.h5")
+		o.Overwrite = true
+		if _, err := Run(w.Fortran(), in, out, o); err != nil {
+			t.Fatal(err)
+		}
+		afterCreate = nil
+		if inDriver != tc.want.Driver || got.Driver != "mpio" || !got.CollMetadataOps || !got.CollMetadataWrite || got.MetaBlock != tc.want.MetaBlock || got.MDCResize != tc.want.MDCResize {
+			t.Errorf("%v: inputs %s, output %+v; want inputs %s, output %+v through MPI-IO with collective metadata", tc.kvs, inDriver, got, tc.want.Driver, tc.want)
+		}
+		if tc.want.MDCInitial > 0 && (got.MDCInitial != tc.want.MDCInitial || got.MDCMax != tc.want.MDCMax) {
+			t.Errorf("%v: metadata cache %d/%d, want %d/%d", tc.kvs, got.MDCInitial, got.MDCMax, tc.want.MDCInitial, tc.want.MDCMax)
 		}
 	}
 }

@@ -71,6 +71,27 @@ static hid_t h5p_select_rows(hid_t space, int rank, hsize_t row, hsize_t rows, c
 	return H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
 }
 
+static hid_t h5p_driver_id(int which) {
+	switch (which) {
+	case 0: return H5FD_SEC2;
+	case 1: return H5FD_CORE;
+	case 2: return H5FD_MPIO;
+	}
+	return -1;
+}
+
+// h5p_mdc reads the metadata cache configuration of open file f.
+static herr_t h5p_mdc(hid_t f, size_t *initial, size_t *max, int *resize) {
+	H5AC_cache_config_t c;
+	memset(&c, 0, sizeof c);
+	c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+	if (H5Fget_mdc_config(f, &c) < 0) return -1;
+	*initial = c.initial_size;
+	*max = c.max_size;
+	*resize = c.incr_mode != H5C_incr__off || c.flash_incr_mode != H5C_flash_incr__off || c.decr_mode != H5C_decr__off;
+	return 0;
+}
+
 static void *h5p_nobuf(void) {
 	static char b[8];
 	return b;
@@ -421,4 +442,44 @@ func WriteRows(d ID, row, rows uint64, collective bool, buf []byte) error {
 		return opError("H5Dwrite", d)
 	}
 	return nil
+}
+
+// FileAccessInfo reads back how file f is accessed (collective on an MPI-IO file: HDF5
+// duplicates the file's communicator for the access property list).
+func FileAccessInfo(f ID) (AccessInfo, error) {
+	enter()
+	defer leave()
+	var a AccessInfo
+	if err := checkID("FileAccessInfo", f, C.H5I_FILE); err != nil {
+		return a, err
+	}
+	fapl := C.H5Fget_access_plist(C.hid_t(f))
+	if fapl < 0 {
+		return a, stackError("H5Fget_access_plist")
+	}
+	defer C.H5Pclose(fapl)
+	drv := C.H5Pget_driver(fapl)
+	a.Driver = "other"
+	for i, name := range []string{"sec2", "core", "mpio"} {
+		if drv == C.h5p_driver_id(C.int(i)) {
+			a.Driver = name
+		}
+	}
+	var initial, maxSize C.size_t
+	var resize C.int
+	if C.h5p_mdc(C.hid_t(f), &initial, &maxSize, &resize) < 0 {
+		return a, stackError("H5Fget_mdc_config")
+	}
+	a.MDCInitial, a.MDCMax, a.MDCResize = uint64(initial), uint64(maxSize), resize != 0
+	var mb C.hsize_t
+	if C.H5Pget_meta_block_size(fapl, &mb) < 0 {
+		return a, stackError("H5Pget_meta_block_size")
+	}
+	a.MetaBlock = uint64(mb)
+	var ops, write C.hbool_t
+	if C.H5Pget_all_coll_metadata_ops(fapl, &ops) < 0 || C.H5Pget_coll_metadata_write(fapl, &write) < 0 {
+		return a, stackError("H5Pget_coll_metadata")
+	}
+	a.CollMetadataOps, a.CollMetadataWrite = bool(ops), bool(write)
+	return a, nil
 }

@@ -88,3 +88,18 @@ type Override struct {
 	// template's type: the partition key.
 	Int32 bool
 }
+
+// AccessInfo is how an open file is accessed: what the concat options set on the output
+// and the inputs, read back from HDF5.
+type AccessInfo struct {
+	// Driver is "sec2", "core", "mpio" or "other".
+	Driver string
+	// MDCInitial and MDCMax are the metadata cache's initial and maximum sizes; MDCResize
+	// reports automatic resizing (increase or decrease) on.
+	MDCInitial, MDCMax uint64
+	MDCResize          bool
+	// MetaBlock is the metadata block size.
+	MetaBlock uint64
+	// CollMetadataOps and CollMetadataWrite report collective metadata reads and writes.
+	CollMetadataOps, CollMetadataWrite bool
+}

@@ -16,3 +16,6 @@ func ReadAll(d ID, buf []byte) error { return ErrNoCgo }
 
 // WriteRows returns ErrNoCgo in a build without cgo.
 func WriteRows(d ID, row, rows uint64, collective bool, buf []byte) error { return ErrNoCgo }
+
+// FileAccessInfo returns ErrNoCgo in a build without cgo.
+func FileAccessInfo(f ID) (AccessInfo, error) { return AccessInfo{}, ErrNoCgo }
