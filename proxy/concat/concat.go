@@ -79,6 +79,10 @@ func Run(fcomm int, inputs []string, output string, o Options) (Breakdown, error
 	j := &job{comm: comm, fcomm: fcomm, rank: comm.Rank(), size: comm.Size(), inputs: inputs, output: output, o: o}
 	j.lo, j.hi = j.block(j.rank)
 	j.in = make([]h5.ID, len(inputs))
+	j.b.Options = map[string]string{}
+	for _, kv := range o.KVs() {
+		j.b.Options[kv.Key] = kv.Value
+	}
 	t0 := mpi.Wtime()
 	err = j.run()
 	j.b.Total = mpi.Wtime() - t0

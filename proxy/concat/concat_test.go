@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -317,10 +318,12 @@ func TestConcatCLI(t *testing.T) {
 		np   int
 		args []string
 		key  bool
+		// opts are the options the report should record besides the defaults.
+		opts map[string]string
 		// check asserts the options' effect on the output.
 		check func(t *testing.T, out string)
 	}{
-		{1, []string{"-inputs", list, in[3], in[4]}, false, func(t *testing.T, out string) {
+		{1, []string{"-inputs", list, in[3], in[4]}, false, nil, func(t *testing.T, out string) {
 			e := describe(t, out, "/rec.slc/energy")
 			if e.Layout != h5.LayoutChunked || !slices.Equal(e.Chunk, []uint64{128}) || e.Deflate != 6 || e.FillTime != h5.FillIfSet {
 				t.Errorf("defaults: energy %v chunk %v deflate %d fill time %d, want the inputs' chunked 128, gzip 6, fill time ifset",
@@ -334,29 +337,33 @@ func TestConcatCLI(t *testing.T) {
 			}
 		}},
 		{2, append([]string{"-chunk", "1KiB", "-deflate", "1", "-empty-layout", "compact", "-fill-time", "never",
-			"-create", "rank0", "-partition", "dataset", "-partition-key"}, in...), true, func(t *testing.T, out string) {
-			if e := describe(t, out, "/rec.slc/energy"); !slices.Equal(e.Chunk, []uint64{128}) || e.Deflate != 1 || e.FillTime != h5.FillNever {
-				t.Errorf("-chunk 1KiB -deflate 1 -fill-time never: energy chunk %v deflate %d fill time %d", e.Chunk, e.Deflate, e.FillTime)
-			}
-			if p := describe(t, out, "/rec.slc/pos"); !slices.Equal(p.Chunk, []uint64{85, 3}) {
-				t.Errorf("-chunk 1KiB: pos (3 float32 per row) chunk %v, want [85 3]", p.Chunk)
-			}
-			if l := describe(t, out, "/rec.trk/kal/len"); !slices.Equal(l.Chunk, []uint64{16}) {
-				t.Errorf("-chunk 1KiB: len (16 rows) chunk %v, want the 16 rows", l.Chunk)
-			}
-			if e := describe(t, out, "/rec.trk/empty"); e.Layout != h5.LayoutCompact {
-				t.Errorf("-empty-layout compact: %v", e.Layout)
-			}
-		}},
+			"-create", "rank0", "-partition", "dataset", "-partition-key"}, in...), true,
+			map[string]string{"chunk": "1024", "deflate": "1", "empty-layout": "compact", "fill-time": "never", "create": "rank0",
+				"partition": "dataset", "partition-key": "true"}, func(t *testing.T, out string) {
+				if e := describe(t, out, "/rec.slc/energy"); !slices.Equal(e.Chunk, []uint64{128}) || e.Deflate != 1 || e.FillTime != h5.FillNever {
+					t.Errorf("-chunk 1KiB -deflate 1 -fill-time never: energy chunk %v deflate %d fill time %d", e.Chunk, e.Deflate, e.FillTime)
+				}
+				if p := describe(t, out, "/rec.slc/pos"); !slices.Equal(p.Chunk, []uint64{85, 3}) {
+					t.Errorf("-chunk 1KiB: pos (3 float32 per row) chunk %v, want [85 3]", p.Chunk)
+				}
+				if l := describe(t, out, "/rec.trk/kal/len"); !slices.Equal(l.Chunk, []uint64{16}) {
+					t.Errorf("-chunk 1KiB: len (16 rows) chunk %v, want the 16 rows", l.Chunk)
+				}
+				if e := describe(t, out, "/rec.trk/empty"); e.Layout != h5.LayoutCompact {
+					t.Errorf("-empty-layout compact: %v", e.Layout)
+				}
+			}},
 		{4, append([]string{"-empty-layout", "chunked", "-fill-time", "alloc", "-deflate", "0", "-mdc", "fixed",
-			"-meta-block", "8KiB", "-input-driver", "core", "-partition-key"}, in...), true, func(t *testing.T, out string) {
-			if e := describe(t, out, "/rec.trk/empty"); e.Layout != h5.LayoutChunked || e.FillTime != h5.FillAlloc {
-				t.Errorf("-empty-layout chunked -fill-time alloc: %v fill time %d", e.Layout, e.FillTime)
-			}
-			if e := describe(t, out, "/rec.slc/nhit"); e.Deflate != 0 || e.Layout != h5.LayoutChunked {
-				t.Errorf("-deflate 0: nhit %v deflate %d", e.Layout, e.Deflate)
-			}
-		}},
+			"-meta-block", "8KiB", "-input-driver", "core", "-partition-key"}, in...), true,
+			map[string]string{"empty-layout": "chunked", "fill-time": "alloc", "deflate": "0", "mdc": "fixed", "meta-block": "8192",
+				"input-driver": "core", "partition-key": "true"}, func(t *testing.T, out string) {
+				if e := describe(t, out, "/rec.trk/empty"); e.Layout != h5.LayoutChunked || e.FillTime != h5.FillAlloc {
+					t.Errorf("-empty-layout chunked -fill-time alloc: %v fill time %d", e.Layout, e.FillTime)
+				}
+				if e := describe(t, out, "/rec.slc/nhit"); e.Deflate != 0 || e.Layout != h5.LayoutChunked {
+					t.Errorf("-deflate 0: nhit %v deflate %d", e.Layout, e.Deflate)
+				}
+			}},
 	}
 	for _, r := range runs {
 		t.Run(fmt.Sprintf("np=%d", r.np), func(t *testing.T) {
@@ -383,6 +390,19 @@ func TestConcatCLI(t *testing.T) {
 			}
 			if b.Files != 5 || b.Ranks != r.np || b.Datasets != len(fixture) || b.Empty != 1 || b.Datasets2D != 2 || b.Keys != keys || b.Groups != len(groups) {
 				t.Errorf("counts %+v", b)
+			}
+			want := map[string]string{}
+			for _, kv := range Defaults().KVs() {
+				want[kv.Key] = kv.Value
+			}
+			maps.Copy(want, r.opts)
+			if !maps.Equal(b.Options, want) {
+				t.Errorf("report options %v, want %v", b.Options, want)
+			}
+			for k, v := range r.opts {
+				if !strings.Contains(text, " "+k+"="+v) && !strings.Contains(text, "options: "+k+"="+v) {
+					t.Errorf("printed options lack %s=%s:\n%s", k, v, text)
+				}
 			}
 			if b.Total <= 0 || math.IsNaN(b.Write) {
 				t.Errorf("times %+v", b)
@@ -589,5 +609,38 @@ func TestAccessOptions(t *testing.T) {
 		if tc.want.MDCInitial > 0 && (got.MDCInitial != tc.want.MDCInitial || got.MDCMax != tc.want.MDCMax) {
 			t.Errorf("%v: metadata cache %d/%d, want %d/%d", tc.kvs, got.MDCInitial, got.MDCMax, tc.want.MDCInitial, tc.want.MDCMax)
 		}
+	}
+}
+
+// TestOptionsRoundTrip: KVs names every key of Table, and Parse reads back what KVs wrote.
+func TestOptionsRoundTrip(t *testing.T) {
+	if d := Table.Duplicates(); len(d) > 0 {
+		t.Errorf("duplicate keys %v", d)
+	}
+	o, err := Parse([]options.KV{{Key: "chunk", Value: "1MiB"}, {Key: "deflate", Value: "6"}, {Key: "create", Value: "RANK0"},
+		{Key: "empty-layout", Value: "compact"}, {Key: "mdc", Value: "fixed"}, {Key: "meta-block", Value: "4KiB"},
+		{Key: "input-driver", Value: "core"}, {Key: "partition", Value: "dataset"}, {Key: "fill-time", Value: "never"},
+		{Key: "partition-key", Value: "yes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Options{ChunkBytes: 1 << 20, Deflate: 6, RankZeroCreate: true, EmptyLayout: "compact", FixedMDC: true, MetaBlock: 4096,
+		CoreInputs: true, ByDataset: true, FillTime: "never", PartitionKey: true}
+	if o != want {
+		t.Errorf("Parse = %+v, want %+v", o, want)
+	}
+	kvs := o.KVs()
+	var keys []string
+	for _, kv := range kvs {
+		keys = append(keys, kv.Key)
+	}
+	if slices.Sort(keys); !slices.Equal(keys, Table.Keys()) {
+		t.Errorf("KVs keys %v, Table %v", keys, Table.Keys())
+	}
+	if back, err := Parse(kvs); err != nil || back != o {
+		t.Errorf("Parse(KVs()) = %+v, %v; want %+v", back, err, o)
+	}
+	if _, err := Parse([]options.KV{{Key: "deflate", Value: "10"}}); err == nil || !strings.Contains(err.Error(), "deflate") {
+		t.Errorf("deflate=10: %v", err)
 	}
 }

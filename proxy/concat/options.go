@@ -2,6 +2,7 @@ package concat
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/h5proxy/h5proxy/options"
 )
@@ -94,6 +95,29 @@ func FromValues(v *options.Values) Options {
 		ByDataset:      v.String("partition") == "dataset",
 		FillTime:       v.String("fill-time"),
 		PartitionKey:   v.Bool("partition-key"),
+	}
+}
+
+// KVs returns the options as Table's keys and values, in the table's order: what a report
+// records and what Parse reads back.
+func (o Options) KVs() []options.KV {
+	pick := func(b bool, yes, no string) string {
+		if b {
+			return yes
+		}
+		return no
+	}
+	return []options.KV{
+		{Key: "chunk", Value: strconv.FormatUint(o.ChunkBytes, 10)},
+		{Key: "deflate", Value: strconv.Itoa(o.Deflate)},
+		{Key: "create", Value: pick(o.RankZeroCreate, "rank0", "collective")},
+		{Key: "empty-layout", Value: o.EmptyLayout},
+		{Key: "mdc", Value: pick(o.FixedMDC, "fixed", "auto")},
+		{Key: "meta-block", Value: strconv.FormatUint(o.MetaBlock, 10)},
+		{Key: "input-driver", Value: pick(o.CoreInputs, "core", "sec2")},
+		{Key: "partition", Value: pick(o.ByDataset, "dataset", "file")},
+		{Key: "fill-time", Value: o.FillTime},
+		{Key: "partition-key", Value: strconv.FormatBool(o.PartitionKey)},
 	}
 }
 

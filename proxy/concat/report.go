@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
@@ -43,6 +44,8 @@ type Breakdown struct {
 	// (uncompressed), partition keys excluded.
 	Rows  uint64 `json:"rows"`
 	Bytes uint64 `json:"bytes"`
+	// Options are the tuning options of the run, by Table key.
+	Options map[string]string `json:"options"`
 }
 
 // reduce replaces each time by its maximum over ranks.
@@ -86,6 +89,11 @@ func (b Breakdown) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	var opts []string
+	for _, s := range Table.Specs {
+		opts = append(opts, s.Key+"="+b.Options[s.Key])
+	}
+	fmt.Fprintf(w, "options: %s\n", strings.Join(opts, " "))
 	_, err := fmt.Fprintf(w, "%d files on %d ranks: %d groups, %d datasets (%d of rank 2, %d empty), %d partition keys, %d rows, %d bytes\n",
 		b.Files, b.Ranks, b.Groups, b.Datasets, b.Datasets2D, b.Empty, b.Keys, b.Rows, b.Bytes)
 	return err
