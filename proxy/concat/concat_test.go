@@ -524,6 +524,13 @@ func TestConcatErrors(t *testing.T) {
 		expect(t, code, text, 2, "empty-layout", "sparse", "contiguous, chunked, compact")
 		code, text = cli(t, "-o", out)
 		expect(t, code, text, 2, "no input files")
+		code, text = cli(t, "-o", filepath.Join(dir, "nodir", "out.h5"), in[0])
+		expect(t, code, text, 1, "output directory "+filepath.Join(dir, "nodir")+" does not exist")
+		before, _ := os.ReadFile(in[1])
+		code, text = cli(t, "-f", "-o", in[1], in[0], in[1])
+		if after, _ := os.ReadFile(in[1]); code != 1 || !strings.Contains(text, "output "+in[1]+" is also an input") || !bytes.Equal(before, after) {
+			t.Errorf("output among the inputs (-f): exit %d, input changed %v\n%s", code, !bytes.Equal(before, after), text)
+		}
 		os.WriteFile(out, []byte("keep me"), 0o644)
 		code, text = cli(t, "-o", out, in[0])
 		if b, _ := os.ReadFile(out); code != 1 || !strings.Contains(text, "exists (-f replaces it)") || string(b) != "keep me" {
