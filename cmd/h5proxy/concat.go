@@ -43,9 +43,15 @@ func cmdConcat(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "do not print the breakdown")
 	var kvs []options.KV
 	for _, s := range concat.Table.Specs {
+		// The flag package shows the first back-quoted word as the value's name.
 		help := s.Help
-		if len(s.Allowed) > 0 {
-			help += " [" + strings.Join(s.Allowed, "|") + "]"
+		switch s.Kind {
+		case options.Enum:
+			help = "`" + strings.Join(s.Allowed, "|") + "`: " + help
+		case options.Size:
+			help = "`BYTES` (units: 1MiB, 64 K): " + help
+		case options.Int:
+			help = "`N`: " + help
 		}
 		help += " (default " + s.Default + ")"
 		fs.Var(&tableFlag{key: s.Key, kvs: &kvs, isBool: s.Kind == options.Bool}, s.Key, help)
