@@ -283,7 +283,19 @@ func (j *job) columns() {
 
 // fileRows returns the rows of every column in one input (schema s): a dataset's first
 // extent, a key's the common first extent of its group's datasets.
-func (j *job) fileRows(s []object) ([]uint64, error) {
+func (j *job) fileRows(got []object) ([]uint64, error) {
+	// In the reference's order (compareSchema found the same paths): s[i] is j.ref[i].
+	s := got
+	if &got[0] != &j.ref[0] {
+		at := make(map[string]int, len(got))
+		for i, o := range got {
+			at[o.path] = i
+		}
+		s = make([]object, len(j.ref))
+		for i, r := range j.ref {
+			s[i] = got[at[r.path]]
+		}
+	}
 	rows := make([]uint64, len(j.cols))
 	for c, col := range j.cols {
 		if col.group == "" {
