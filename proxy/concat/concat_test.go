@@ -291,7 +291,8 @@ func checkOutput(t *testing.T, out string, key bool) {
 	}
 }
 
-// describe returns the creation properties of dataset name in file p.
+// describe returns the attributes of object name in file p and, for a dataset, its
+// creation properties.
 func describe(t *testing.T, p, name string) h5.ObjectInfo {
 	t.Helper()
 	f, err := h5.OpenFile(p, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
@@ -299,7 +300,7 @@ func describe(t *testing.T, p, name string) h5.ObjectInfo {
 		t.Fatal(err)
 	}
 	defer h5.CloseFile(f)
-	o, err := h5.Describe(f, name, true)
+	o, err := h5.Describe(f, name, name != "/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,25 +410,12 @@ func TestConcatCLI(t *testing.T) {
 			}
 			checkOutput(t, out, r.key)
 			r.check(t, out)
-			root := describeRoot(t, out)
+			root := describe(t, out, "/")
 			if len(root.Attrs) != 1 || root.Attrs[0].Name != "run" {
 				t.Errorf("root attributes %+v, want run", root.Attrs)
 			}
 		})
 	}
-}
-
-func describeRoot(t *testing.T, p string) h5.ObjectInfo {
-	f, err := h5.OpenFile(p, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h5.CloseFile(f)
-	o, err := h5.Describe(f, "/", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
 }
 
 // TestConcatErrors: bad inputs are named and leave no output; a failure after the output
