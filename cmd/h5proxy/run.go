@@ -33,6 +33,8 @@ type job struct {
 	warnings []string
 	// pluginPath is h5bench's vol.path: HDF5_PLUGIN_PATH of the launched ranks.
 	pluginPath string
+	// command is the subcommand the launched ranks run ("" is run).
+	command string
 }
 
 // loadJob reads an h5bench or native configuration; nil data means the embedded demo.
@@ -166,7 +168,11 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	argv = append(argv, self, "run")
+	sub := j.command
+	if sub == "" {
+		sub = "run"
+	}
+	argv = append(argv, self, sub)
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
