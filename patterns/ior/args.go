@@ -22,7 +22,7 @@ var shorts = map[byte]short{
 	'F': {key: "filePerProc", flag: true}, 'g': {key: "intraTestBarriers", flag: true}, 'G': {key: "setTimeStampSignature"},
 	'H': {key: "showHints", flag: true}, 'i': {key: "repetitions"}, 'J': {key: "setAlignment"}, 'k': {key: "keepFile", flag: true},
 	'K': {key: "keepFileWithError", flag: true}, 'n': {key: "noFill", flag: true}, 'o': {key: "testFile"},
-	'Q': {key: "taskPerNodeOffset"}, 'r': {key: "readFile", flag: true}, 'R': {key: "checkRead", flag: true},
+	'O': {}, 'Q': {key: "taskPerNodeOffset"}, 'r': {key: "readFile", flag: true}, 'R': {key: "checkRead", flag: true},
 	's': {key: "segmentCount"}, 't': {key: "transferSize"}, 'U': {key: "hintsFileName"}, 'v': {key: "verbose", flag: true},
 	'w': {key: "writeFile", flag: true}, 'W': {key: "checkWrite", flag: true}, 'x': {key: "singleXferAttempt", flag: true},
 	'X': {key: "reorderTasksRandomSeed"}, 'Y': {key: "fsyncPerWrite", flag: true}, 'z': {key: "randomOffset", flag: true},
