@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,19 +142,15 @@ func iorHints(file string) (map[string]string, error) {
 
 // runIOR runs the test in this MPI process and prints IOR's report on rank 0.
 func runIOR(c ior.Config, warns, args []string, stdout, stderr io.Writer) error {
-	_ = proxy.SetDefaultLogLevel("warn")
 	cfg, err := iorConfig(c, args)
 	if err != nil {
 		return err
 	}
-	finalize, err := proxy.InitMPI()
+	world, done, err := startRank("warn")
 	if err != nil {
 		return err
 	}
-	defer finalize()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	world := proxy.World()
+	defer done()
 	out := stdout
 	if world.Rank() != 0 {
 		out = io.Discard

@@ -212,18 +212,30 @@ func shellJoin(argv []string) string {
 	return s
 }
 
+// startRank sets the default log level, initializes MPI and locks this goroutine to its
+// thread (MPI and HDF5 calls stay on the thread that initialized MPI); done unlocks and
+// finalizes.
+func startRank(logLevel string) (world proxy.Comm, done func(), err error) {
+	_ = proxy.SetDefaultLogLevel(logLevel)
+	finalize, err := proxy.InitMPI()
+	if err != nil {
+		return proxy.Comm{}, nil, err
+	}
+	runtime.LockOSThread()
+	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
+	return proxy.World(), func() {
+		runtime.UnlockOSThread()
+		_ = finalize()
+	}, nil
+}
+
 // runJob runs every session of the job in this MPI process.
 func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
-	_ = proxy.SetDefaultLogLevel("info")
-	finalize, err := proxy.InitMPI()
+	world, done, err := startRank("info")
 	if err != nil {
 		return err
 	}
-	defer finalize()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
-	world := proxy.World()
+	defer done()
 	rank := world.Rank()
 	if j.ranks != world.Size() && rank == 0 && !j.mpi.LauncherCount {
 		fmt.Fprintf(stderr, "h5proxy: warning: configuration asks for %d ranks, running on %d\n", j.ranks, world.Size())
