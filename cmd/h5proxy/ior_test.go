@@ -100,7 +100,12 @@ func TestIOR(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+	// -K instead of -k: the file stays because the check failed.
+	read[len(read)-3] = "-K"
 	h5proxy(t, dir, read...).expect(t, 1, nil, []string{"ior ERROR: data check error", "mismatching elements"})
+	if got := fileSize(t, p1); got != 2*32<<10 {
+		t.Errorf("-K: %s has %d bytes after a failed check", p1, got)
+	}
 
 	// 2 ranks, MPI-IO, shared, collective, reads shifted by one task.
 	m2 := filepath.Join(dir, "m2")

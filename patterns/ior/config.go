@@ -23,7 +23,7 @@ var APIs = []string{"POSIX", "MPIIO", "HDF5"}
 // Options declares IOR's parameters under the names IOR's scripts and -O directives use
 // (parse_options.c: DecodeDirective); ParseArgs maps the short letters onto them.
 var Options = &options.Table{Name: "ior", Specs: []options.Spec{
-	{Key: "api", Kind: options.Enum, Default: "POSIX", Allowed: APIs, Help: "-a: API for I/O: POSIX (the posix layout), MPIIO (the mpiio layout) or HDF5 (the native layout, IOR's HDF5 file structure)"},
+	{Key: "api", Kind: options.Enum, Default: "POSIX", Allowed: APIs, Help: "-a: API for I/O: POSIX, MPIIO or HDF5; h5proxy ior runs it on the posix, mpiio or native layout (in configurations, set layout to match); HDF5 refuses -z and -n needs it, -e and -Y flush nothing under it, as in IOR"},
 	{Key: "blockSize", Kind: options.Size, Default: fmt.Sprint(defaultBlockSize), Help: "-b: contiguous bytes each task writes per segment (8, 4k, 2m, 1g)"},
 	{Key: "transferSize", Kind: options.Size, Default: fmt.Sprint(defaultTransferSize), Help: "-t: bytes of one write or read call; divides blockSize"},
 	{Key: "segmentCount", Kind: options.Int, Default: "1", Min: options.Bound(1), Help: "-s: segments: the file holds segmentCount x tasks x blockSize bytes (shared) or segmentCount x blockSize per task (file per process)"},
