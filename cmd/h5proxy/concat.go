@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/options"
-	"github.com/h5proxy/h5proxy/proxy"
 	"github.com/h5proxy/h5proxy/proxy/concat"
 )
 
@@ -85,15 +83,14 @@ func cmdConcat(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if *np > 1 {
-			return relaunchConcat(*np, args, stdout, stderr)
+			return relaunch(&job{ranks: *np, command: "concat"}, args, stdout, stderr)
 		}
 	}
-	stop, err := startRanks()
+	world, done, err := startRank("warn")
 	if err != nil {
 		return err
 	}
-	defer stop()
-	world := proxy.World()
+	defer done()
 	b, err := concat.Run(world.Fortran(), inputs, *out, o)
 	if err != nil || world.Rank() != 0 {
 		return err
@@ -144,21 +141,4 @@ func concatInputs(list string, args []string) ([]string, error) {
 		return nil, errors.New("no input files (give INPUT.h5 arguments or -inputs LIST)")
 	}
 	return inputs, nil
-}
-
-// relaunchConcat runs this command again on n ranks under the MPI launcher.
-func relaunchConcat(n int, args []string, stdout, stderr io.Writer) error {
-	argv, env, err := launch.Launcher(n)
-	if err != nil {
-		return err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	argv = append(append(argv, self, "concat"), args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	fmt.Fprintf(stderr, "h5proxy: launching %d ranks: %s\n", n, shellJoin(argv))
-	return runLaunched("concat", cmd, stdout, stderr)
 }

@@ -33,6 +33,8 @@ type job struct {
 	warnings []string
 	// pluginPath is h5bench's vol.path: HDF5_PLUGIN_PATH of the launched ranks.
 	pluginPath string
+	// command is the subcommand the launched ranks run ("" is run).
+	command string
 }
 
 // loadJob reads an h5bench or native configuration; nil data means the embedded demo.
@@ -166,7 +168,11 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	argv = append(argv, self, "run")
+	sub := j.command
+	if sub == "" {
+		sub = "run"
+	}
+	argv = append(argv, self, sub)
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
@@ -174,45 +180,25 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 		// As h5bench's runner does with vol.path (filter plugins: COMPRESS_FILTER=SZ3, ZFP).
 		cmd.Env = append(cmd.Env, "HDF5_PLUGIN_PATH="+j.pluginPath)
 	}
+	ranksErr := newRankErrors(stderr)
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = stdout, ranksErr, nil
 	if j.mpi.LauncherCount && os.Getenv(launch.EnvLauncher) == "" {
 		fmt.Fprintf(stderr, "h5proxy: launching %s's default number of ranks (mpi.configuration gives no -np): %s\n", argv[0], shellJoin(argv))
 	} else {
 		fmt.Fprintf(stderr, "h5proxy: launching %d ranks: %s\n", j.ranks, shellJoin(argv))
 	}
-	return runLaunched("run", cmd, stdout, stderr)
-}
-
-// runLaunched runs the launcher command of a command's ranks, passing their stdout
-// through and their stderr through the rank error filter.
-func runLaunched(what string, cmd *exec.Cmd, stdout, stderr io.Writer) error {
-	ranksErr := newRankErrors(stderr)
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = stdout, ranksErr, nil
-	err := cmd.Run()
+	err = cmd.Run()
 	if ferr := ranksErr.Flush(); err == nil {
 		err = ferr
 	}
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return fmt.Errorf("launched %s failed (%v)", what, ee)
+			return fmt.Errorf("launched run failed (%v)", ee)
 		}
-		return fmt.Errorf("launching %s: %w", cmd.Args[0], err)
+		return fmt.Errorf("launching %s: %w", argv[0], err)
 	}
 	return nil
-}
-
-// startRanks initializes MPI in a launched rank and keeps the calling goroutine on its
-// thread (MPI and HDF5 calls come from one thread); the returned function undoes both.
-func startRanks() (stop func(), err error) {
-	finalize, err := proxy.InitMPI()
-	if err != nil {
-		return nil, err
-	}
-	runtime.LockOSThread()
-	return func() {
-		runtime.UnlockOSThread()
-		finalize()
-	}, nil
 }
 
 func shellJoin(argv []string) string {
@@ -226,16 +212,30 @@ func shellJoin(argv []string) string {
 	return s
 }
 
+// startRank sets the default log level, initializes MPI and locks this goroutine to its
+// thread (MPI and HDF5 calls stay on the thread that initialized MPI); done unlocks and
+// finalizes.
+func startRank(logLevel string) (world proxy.Comm, done func(), err error) {
+	_ = proxy.SetDefaultLogLevel(logLevel)
+	finalize, err := proxy.InitMPI()
+	if err != nil {
+		return proxy.Comm{}, nil, err
+	}
+	runtime.LockOSThread()
+	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
+	return proxy.World(), func() {
+		runtime.UnlockOSThread()
+		_ = finalize()
+	}, nil
+}
+
 // runJob runs every session of the job in this MPI process.
 func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
-	_ = proxy.SetDefaultLogLevel("info")
-	stop, err := startRanks()
+	world, done, err := startRank("info")
 	if err != nil {
 		return err
 	}
-	defer stop()
-	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
-	world := proxy.World()
+	defer done()
 	rank := world.Rank()
 	if j.ranks != world.Size() && rank == 0 && !j.mpi.LauncherCount {
 		fmt.Fprintf(stderr, "h5proxy: warning: configuration asks for %d ranks, running on %d\n", j.ranks, world.Size())
