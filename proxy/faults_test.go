@@ -133,6 +133,10 @@ func TestFaults(t *testing.T) {
 	dir := testDir(t)
 	full, ro := faultDirs(t, dir)
 	if mpitest.Run(t, 1) {
+		if !slices.Equal(slices.Sorted(slices.Values(faultLayouts)), slices.Sorted(slices.Values(proxy.Layouts()))) ||
+			!slices.Equal(slices.Sorted(slices.Values(faultModes)), slices.Sorted(slices.Values(proxy.Modes()))) {
+			t.Errorf("the faults cover layouts %v and modes %v; the registries have %v and %v", faultLayouts, faultModes, proxy.Layouts(), proxy.Modes())
+		}
 		return
 	}
 	size := world(t).Size()

@@ -25,6 +25,7 @@ e3sm|case=G g_cells=235160 g_levels=80
 e3sm|case=I i_lat=360 i_lon=720
 exerciser|
 iotest|
+ior|api=MPIIO blockSize=16m transferSize=1m segmentCount=4
 openpmd|pattern=sx'
 
 echo "| pattern | keys | N | phase | operations | bytes | plan s | Go heap allocated MB | max RSS MB |"

@@ -162,7 +162,7 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 		if len(j.mpi.Args) > 0 {
 			argv = append(argv, j.mpi.Args...)
 		} else {
-			argv = append(argv, "-np", strconv.Itoa(j.ranks))
+			argv = append(argv, launch.RankFlag(j.mpi.Command), strconv.Itoa(j.ranks))
 		}
 	}
 	self, err := os.Executable()

@@ -38,6 +38,7 @@ var scaleCases = []scaleCase{
 	{"e3sm", "case=I i_lat=360 i_lon=720", true, 0},
 	{"exerciser", "", false, 0},
 	{"iotest", "process-rows=32 process-columns={N/32}", false, 0},
+	{"ior", "api=MPIIO blockSize=16m transferSize=1m segmentCount=4", false, 0},
 	{"openpmd", "pattern=sx", false, 0},
 }
 
