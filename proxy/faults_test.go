@@ -263,8 +263,8 @@ func truncate(t *testing.T, file string) {
 	}
 }
 
-// TestDamagedInputs gives damaged log and subfiled files to the read phase and to replay
-// (log) or fuse (subfiling): a truncated file, a corrupted log index, a missing subfile.
+// TestDamagedInputs gives damaged log and subfiled files to the read phase (under every
+// mode) and to replay (log) or fuse (subfiling): a truncated file, a corrupted log index, a missing subfile.
 // Each fails naming the operation and the file; nothing is left half-written at the
 // conversion's output.
 func TestDamagedInputs(t *testing.T) {
@@ -295,14 +295,16 @@ func TestDamagedInputs(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		c.hurt(file)
-		err := runPhases(t, kv+";layout="+c.layout+";verify=yes", file, nil, patterns.PhaseRead)
-		wantFault(t, name+": read", err, "read phase", c.want(file))
+		for _, mode := range faultModes {
+			err := runPhases(t, kv+";layout="+c.layout+";verify=yes;"+modeKV(mode), file, nil, patterns.PhaseRead)
+			wantFault(t, name+": "+mode+" read", err, "read phase", c.want(file))
+		}
 		out := plainOf(file)
 		convert, op := logl.Replay, "replay"
 		if c.layout == "subfiling" {
 			convert, op = subfiling.Fuse, "fuse"
 		}
-		err = convert(file, out)
+		err := convert(file, out)
 		wantFault(t, name+": "+op, err, c.want(file))
 		if _, serr := os.Stat(out); err != nil && serr == nil {
 			t.Errorf("%s: %s failed but left %s", name, op, out)
