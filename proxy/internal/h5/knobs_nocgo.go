@@ -1,0 +1,14 @@
+//go:build !cgo
+
+package h5
+
+import "github.com/h5proxy/h5proxy/plan"
+
+// TakeCensus returns an empty census in a build without cgo.
+func TakeCensus() Census { return Census{} }
+
+// FileAccess returns ErrNoCgo in a build without cgo.
+func FileAccess(f ID) (AccessInfo, error) { return AccessInfo{}, ErrNoCgo }
+
+// DatasetTuning returns ErrNoCgo in a build without cgo.
+func DatasetTuning(d ID) (plan.DatasetTuning, error) { return plan.DatasetTuning{}, ErrNoCgo }
