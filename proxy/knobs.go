@@ -76,7 +76,7 @@ var phaseKnobs = []options.Spec{
 	{Key: kMDCMax, Kind: options.Size, Min: options.Bound(1), Help: "H5Pset_mdc_config: metadata cache maximum size (bytes)"},
 	{Key: kMDCResize, Kind: options.Enum, Allowed: onOff, Help: "H5Pset_mdc_config: automatic resizing of the metadata cache"},
 	{Key: kCollMetaOps, Kind: options.Bool, Help: "H5Pset_all_coll_metadata_ops: collective metadata reads"},
-	{Key: kPageBuffer, Kind: options.Size, Min: options.Bound(1), Help: "H5Pset_page_buffer_size: page buffer (bytes; paged files only, serial in HDF5 1.10)"},
+	{Key: kPageBuffer, Kind: options.Size, Min: options.Bound(1), Help: "H5Pset_page_buffer_size: page buffer (bytes; paged files only; the parallel build of HDF5 1.10 refuses it at open)"},
 	{Key: kCore, Kind: options.Enum, Allowed: []string{"memory", "backing"}, Help: "H5Pset_fapl_core: the core driver, the file in memory (serial: one rank, or reads), without (memory) or with (backing) the backing store"},
 	{Key: kTransfer, Kind: options.Enum, Allowed: []string{"independent"}, Help: "H5Pset_dxpl_mpio: independent turns the pattern's collective transfers independent (collective ones cannot be forced: a pattern's independent transfer may be one rank's alone; the patterns' own keys, e.g. COLLECTIVE_DATA, ask for them)"},
 	{Key: kCollOpt, Kind: options.Enum, Allowed: []string{"collective", "individual"}, Help: "H5Pset_dxpl_mpio_collective_opt: individual carries collective transfers out as individual I/O (H5FD_MPIO_INDIVIDUAL_IO)"},

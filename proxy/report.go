@@ -26,25 +26,25 @@ const SchemaVersion = 1
 
 // Report is the reduced measurement of every phase a session ran: the same on every rank.
 type Report struct {
-	SchemaVersion  int               `json:"schema_version"`
-	H5proxyVersion string            `json:"h5proxy_version"`
-	GitRevision    string            `json:"git_revision,omitempty"`
-	HDF5Version    string            `json:"hdf5_version"`
-	MPIVersion     string            `json:"mpi_version"`
-	Ranks          int               `json:"ranks"`
-	Nodes          int               `json:"nodes"`
-	JobID          string            `json:"job_id,omitempty"`
-	Host           string            `json:"host"`
-	Pattern        string            `json:"pattern"`
-	ModeRequested  string            `json:"mode_requested"`
-	ModeEffective  string            `json:"mode_effective"`
-	Layout         string            `json:"layout"`
+	SchemaVersion  int    `json:"schema_version"`
+	H5proxyVersion string `json:"h5proxy_version"`
+	GitRevision    string `json:"git_revision,omitempty"`
+	HDF5Version    string `json:"hdf5_version"`
+	MPIVersion     string `json:"mpi_version"`
+	Ranks          int    `json:"ranks"`
+	Nodes          int    `json:"nodes"`
+	JobID          string `json:"job_id,omitempty"`
+	Host           string `json:"host"`
+	Pattern        string `json:"pattern"`
+	ModeRequested  string `json:"mode_requested"`
+	ModeEffective  string `json:"mode_effective"`
+	Layout         string `json:"layout"`
 	// MPIIO is OpenMPI's MPI-IO implementation this process loaded (ompio or romio; empty
 	// when no MPI-IO file was opened), whatever mpiio.impl asked.
-	MPIIO  string            `json:"mpiio_impl,omitempty"`
-	Config map[string]string `json:"config"`
-	Warnings       []string          `json:"warnings,omitempty"`
-	Phases         []PhaseReport     `json:"phases"`
+	MPIIO    string            `json:"mpiio_impl,omitempty"`
+	Config   map[string]string `json:"config"`
+	Warnings []string          `json:"warnings,omitempty"`
+	Phases   []PhaseReport     `json:"phases"`
 }
 
 // PhaseReport holds one phase's metrics, named and defined as h5bench defines them but

@@ -12,8 +12,9 @@ static hid_t h5k_core_driver(void) { return H5FD_CORE; }
 static hid_t h5k_mpio_driver(void) { return H5FD_MPIO; }
 static hid_t h5k_sec2_driver(void) { return H5FD_SEC2; }
 
-// h5k_set_resize turns the metadata cache's automatic resizing on (HDF5's default modes)
-// or off, keeping the rest of fapl's cache configuration.
+// h5k_set_resize turns the metadata cache's automatic resizing on (HDF5's default modes,
+// evictions on as HDF5 then requires) or off, keeping the rest of fapl's cache
+// configuration.
 static herr_t h5k_set_resize(hid_t fapl, int on) {
 	H5AC_cache_config_t c;
 	memset(&c, 0, sizeof c);
@@ -23,6 +24,7 @@ static herr_t h5k_set_resize(hid_t fapl, int on) {
 		c.incr_mode = H5C_incr__threshold;
 		c.flash_incr_mode = H5C_flash_incr__add_space;
 		c.decr_mode = H5C_decr__age_out_with_threshold;
+		c.evictions_enabled = 1;
 	} else {
 		c.incr_mode = H5C_incr__off;
 		c.flash_incr_mode = H5C_flash_incr__off;
