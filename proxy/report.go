@@ -353,16 +353,16 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			}
 			fmt.Fprintf(bw, "Verification: %s (%.3f s)\n", status, p.VerifyTime.Max)
 		}
+		p.Census.writeSummary(bw)
+		if r.MPIIO != "" {
+			fmt.Fprintf(bw, "MPI-IO implementation: %s\n", r.MPIIO)
+		}
 		for _, l := range p.Kernel {
 			if l.Text != "" {
 				fmt.Fprintln(bw, l.Text)
 			} else if !l.Quiet {
 				fmt.Fprintf(bw, "%s: %.3f %s\n", l.Name, l.Value, l.Unit)
 			}
-		}
-		p.Census.writeSummary(bw)
-		if r.MPIIO != "" {
-			fmt.Fprintf(bw, "MPI-IO implementation: %s\n", r.MPIIO)
 		}
 		if n, ok := layoutNotes[r.Pattern+"/"+r.Layout]; ok && op == "write" {
 			fmt.Fprintf(bw, "Note: %s\n", n)
@@ -443,15 +443,16 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 		fmt.Fprintf(bw, "staging wait time, %.3f, seconds\n", p.StagingBlocked.Max)
 		fmt.Fprintf(bw, "drain time, %.3f, seconds\n", p.DrainTime.Max)
 	}
+	// The census, then the kernel's own rows last.
+	if r.MPIIO != "" {
+		fmt.Fprintf(bw, "mpiio implementation, %s, \n", r.MPIIO)
+	}
+	p.Census.writeCSV(bw)
 	for _, l := range p.Kernel {
 		if l.Name != "" {
 			fmt.Fprintf(bw, "%s, %.3f, %s\n", l.Name, l.Value, l.Unit)
 		}
 	}
-	if r.MPIIO != "" {
-		fmt.Fprintf(bw, "mpiio implementation, %s, \n", r.MPIIO)
-	}
-	p.Census.writeCSV(bw)
 	return bw.Flush()
 }
 
