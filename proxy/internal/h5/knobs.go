@@ -46,45 +46,41 @@ static herr_t h5k_get_mdc(hid_t fapl, size_t *initial, size_t *min, size_t *max,
 	return 0;
 }
 
-// h5k_info_get returns the number of keys of the MPI_Info hints of fapl's MPI-IO driver
-// (-1 on failure) and, when n > 0, copies key i and its value into k and v (each of size
-// len). The MPI_Info and communicator HDF5 duplicated are freed.
-static int h5k_fapl_hints(hid_t fapl, int i, char *k, char *v, int len) {
+// h5k_hints sets *info to a duplicate of the MPI_Info hints of fapl's MPI-IO driver
+// (file < 0; MPI_INFO_NULL without hints) or, for the open file, to those MPI-IO itself
+// reports (MPI_File_get_info on the driver's handle): what the implementation took.
+// Returns 0 or -1; the caller frees *info.
+static int h5k_hints(hid_t fapl, hid_t file, MPI_Info *info) {
 	MPI_Comm comm = MPI_COMM_NULL;
-	MPI_Info info = MPI_INFO_NULL;
-	int n = 0, flag = 0;
-	if (H5Pget_fapl_mpio(fapl, &comm, &info) < 0) return -1;
-	if (info != MPI_INFO_NULL) {
-		MPI_Info_get_nkeys(info, &n);
-		if (i >= 0 && i < n) {
-			MPI_Info_get_nthkey(info, i, k);
-			MPI_Info_get(info, k, len - 1, v, &flag);
-			if (!flag) v[0] = 0;
-		}
-		MPI_Info_free(&info);
+	MPI_File *fh = NULL;
+	*info = MPI_INFO_NULL;
+	if (file < 0) {
+		if (H5Pget_fapl_mpio(fapl, &comm, info) < 0) return -1;
+		if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+		return 0;
 	}
-	if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+	if (H5Fget_vfd_handle(file, fapl, (void **)&fh) < 0 || fh == NULL) return -1;
+	return MPI_File_get_info(*fh, info) == MPI_SUCCESS ? 0 : -1;
+}
+
+static int h5k_info_nkeys(MPI_Info info) {
+	int n = 0;
+	if (info == MPI_INFO_NULL) return 0;
+	if (MPI_Info_get_nkeys(info, &n) != MPI_SUCCESS) return -1;
 	return n;
 }
 
-// h5k_file_hints is h5k_fapl_hints for the hints MPI-IO itself reports for the open file
-// (MPI_File_get_info on the driver's handle): what the implementation took.
-static int h5k_file_hints(hid_t file, hid_t fapl, int i, char *k, char *v, int len) {
-	MPI_File *fh = NULL;
-	MPI_Info info = MPI_INFO_NULL;
-	int n = 0, flag = 0;
-	if (H5Fget_vfd_handle(file, fapl, (void **)&fh) < 0 || fh == NULL) return -1;
-	if (MPI_File_get_info(*fh, &info) != MPI_SUCCESS) return -1;
-	if (info != MPI_INFO_NULL) {
-		MPI_Info_get_nkeys(info, &n);
-		if (i >= 0 && i < n) {
-			MPI_Info_get_nthkey(info, i, k);
-			MPI_Info_get(info, k, len - 1, v, &flag);
-			if (!flag) v[0] = 0;
-		}
-		MPI_Info_free(&info);
-	}
-	return n;
+// h5k_info_nth copies key i of info and its value into k and v (each of size len).
+static int h5k_info_nth(MPI_Info info, int i, char *k, char *v, int len) {
+	int flag = 0;
+	if (MPI_Info_get_nthkey(info, i, k) != MPI_SUCCESS) return -1;
+	if (MPI_Info_get(info, k, len - 1, v, &flag) != MPI_SUCCESS) return -1;
+	if (!flag) v[0] = 0;
+	return 0;
+}
+
+static void h5k_info_free(MPI_Info info) {
+	if (info != MPI_INFO_NULL) MPI_Info_free(&info);
 }
 
 // h5k_io_mode reads the actual I/O mode and the local and global causes of no collective
@@ -379,33 +375,34 @@ func FileAccess(f ID) (AccessInfo, error) {
 	}
 	if a.Driver == "mpio" {
 		var err error
-		if a.Hints, err = hints("H5Pget_fapl_mpio "+op, func(i C.int, k, v *C.char, n C.int) C.int { return C.h5k_fapl_hints(fapl, i, k, v, n) }); err != nil {
+		if a.Hints, err = hints("H5Pget_fapl_mpio "+op, fapl, -1); err != nil {
 			return a, err
 		}
-		if a.FileHints, err = hints("MPI_File_get_info "+op, func(i C.int, k, v *C.char, n C.int) C.int {
-			return C.h5k_file_hints(C.hid_t(f), fapl, i, k, v, n)
-		}); err != nil {
+		if a.FileHints, err = hints("MPI_File_get_info "+op, fapl, C.hid_t(f)); err != nil {
 			return a, err
 		}
 	}
 	return a, nil
 }
 
-// hints collects the key/value pairs get reports one at a time.
-func hints(op string, get func(i C.int, k, v *C.char, n C.int) C.int) (map[string]string, error) {
+// hints returns the pairs h5k_hints gives for fapl and file.
+func hints(op string, fapl, file C.hid_t) (map[string]string, error) {
+	var info C.MPI_Info
+	rc := C.h5k_hints(fapl, file, &info)
+	defer C.h5k_info_free(info)
+	n := C.h5k_info_nkeys(info)
+	if rc < 0 || n < 0 {
+		C.H5Eclear2(C.H5E_DEFAULT)
+		return nil, errorf("h5: %s failed", op)
+	}
 	const size = 1024 // MPI_MAX_INFO_VAL is 256 in OpenMPI, keys 36
 	k := (*C.char)(C.calloc(size, 1))
 	v := (*C.char)(C.calloc(size, 1))
 	defer C.free(unsafe.Pointer(k))
 	defer C.free(unsafe.Pointer(v))
 	m := map[string]string{}
-	n := get(-1, k, v, size)
-	if n < 0 {
-		C.H5Eclear2(C.H5E_DEFAULT)
-		return nil, errorf("h5: %s failed", op)
-	}
 	for i := C.int(0); i < n; i++ {
-		if get(i, k, v, size) < 0 {
+		if C.h5k_info_nth(info, i, k, v, size) < 0 {
 			return nil, errorf("h5: %s: key %d failed", op, i)
 		}
 		m[C.GoString(k)] = C.GoString(v)
