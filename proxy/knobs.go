@@ -224,8 +224,16 @@ type knobs struct {
 	v     *options.Values
 	chunk []uint64
 	size  int // ranks of the session, for the core driver's check
-	none  bool
+	// files, datasets and transfers: some knob applies to that kind of operation.
+	files, datasets, transfers bool
 }
+
+// datasetKnobs and transferKnobs are the keys of dataset creates and of transfers; every
+// other hdf5.* key is a file knob (mpiio.* keys reach MPI-IO through stack.Env).
+var (
+	datasetKnobs  = []string{kChunk, kDeflate, kShuffle, kFillTime, kAllocTime}
+	transferKnobs = []string{kTransfer, kCollOpt, kChunkOpt}
+)
 
 // knobsFor parses the knobs that apply in phase ph: the unprefixed keys, then the ones
 // prefixed with the phase's name in their place.
@@ -251,7 +259,17 @@ func (c *Config) knobsFor(ph patterns.Phase, size int) (*knobs, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &knobs{v: v, size: size, none: len(kvs) == 0}
+	k := &knobs{v: v, size: size}
+	for _, kv := range kvs {
+		switch {
+		case slices.Contains(datasetKnobs, kv.Key):
+			k.datasets = true
+		case slices.Contains(transferKnobs, kv.Key):
+			k.transfers = true
+		case strings.HasPrefix(kv.Key, "hdf5."):
+			k.files = true
+		}
+	}
 	if v.IsSet(kChunk) {
 		if k.chunk, err = parseChunk(v.String(kChunk)); err != nil {
 			return nil, err
@@ -269,23 +287,26 @@ func (c *Config) knobsFor(ph patterns.Phase, size int) (*knobs, error) {
 // apply returns op with the knobs applied: op itself when none applies, else a copy (a
 // plan's specs may be shared by its steps and with the pattern).
 func (k *knobs) apply(op *plan.Op) (*plan.Op, error) {
-	if k == nil || k.none {
+	file := op.File != nil && (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile)
+	dataset := op.Dataset != nil && op.Kind == plan.CreateDataset
+	transfer := op.Transfer != nil && (op.Kind == plan.Write || op.Kind == plan.Read)
+	if k == nil || !(file && k.files || dataset && k.datasets || transfer && k.transfers) {
 		return op, nil
 	}
 	o := *op
-	if op.File != nil && (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) {
+	if file {
 		fs := *op.File
 		if err := k.file(&fs, op.Kind == plan.CreateFile); err != nil {
 			return nil, err
 		}
 		o.File = &fs
 	}
-	if op.Dataset != nil && op.Kind == plan.CreateDataset {
+	if dataset {
 		ds := *op.Dataset
 		k.dataset(&ds)
 		o.Dataset = &ds
 	}
-	if op.Transfer != nil && (op.Kind == plan.Write || op.Kind == plan.Read) {
+	if transfer {
 		v := k.v
 		if v.IsSet(kTransfer) {
 			o.Collective = false

@@ -89,13 +89,18 @@ func TestKnobsApply(t *testing.T) {
 		t.Errorf("effective configuration lacks the knobs: %v", eff)
 	}
 
-	plain, err := knobConfig(t, "")
+	// Operations no knob applies to are the pattern's own (no copy).
+	hintsOnly, err := knobConfig(t, "mpiio.cb_nodes=2;hdf5.chunk=8")
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := &plan.Op{Kind: plan.CreateFile, File: &plan.FileSpec{Parallel: true}}
-	if got, err := proxy.ApplyKnobs(plain, patterns.PhaseWrite, 2, op); err != nil || got != op {
-		t.Errorf("without knobs: %p (%v), want the pattern's op %p", got, err, op)
+	for _, op := range []*plan.Op{
+		{Kind: plan.CreateFile, File: &plan.FileSpec{Parallel: true}},
+		{Kind: plan.Write, Collective: true, Transfer: xfer},
+	} {
+		if got, err := proxy.ApplyKnobs(hintsOnly, patterns.PhaseWrite, 2, op); err != nil || got != op {
+			t.Errorf("%s with hints and dataset knobs only: %p (%v), want the pattern's op %p", op.Kind, got, err, op)
+		}
 	}
 }
 
