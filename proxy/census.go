@@ -87,6 +87,9 @@ func (s *Session) takeCensus(smp *sample) {
 	for i, n := range c.Modes {
 		smp[mIOMode+metric(i)] += float64(n)
 	}
+	for i, n := range c.ChunkOpts {
+		smp[mChunkOpt+metric(i)] += float64(n)
+	}
 	for i, n := range c.Causes {
 		smp[mCause+metric(i)] += float64(n)
 	}
@@ -102,10 +105,11 @@ type Census struct {
 	// Calls are the HDF5 calls by kind (those with a count only), in plan order.
 	Calls []CallCount `json:"calls"`
 	// CollectiveTransfers counts the transfers made with a collective transfer list (all
-	// ranks); IOModes counts them by the actual I/O mode HDF5 reported and BrokenBy by
-	// each cause HDF5 gave for not doing (all of) one collectively, in HDF5's words.
+	// ranks); IOModes counts them by the actual I/O mode HDF5 reported, ChunkOpts by its
+	// actual chunk optimisation, and BrokenBy by each cause HDF5 gave for not doing (all of) one collectively, in HDF5's words.
 	CollectiveTransfers float64            `json:"collective_transfers"`
 	IOModes             map[string]float64 `json:"io_modes,omitempty"`
+	ChunkOpts           map[string]float64 `json:"chunk_opts,omitempty"`
 	BrokenBy            map[string]float64 `json:"broken_by,omitempty"`
 	// SysIO are the process counters of /proc/self/io, per field: sum and spread over ranks.
 	SysIO map[string]Stat `json:"sys_io"`
@@ -128,26 +132,28 @@ func census(t *[nMetrics]Stat) Census {
 			c.Calls = append(c.Calls, CallCount{Call: callNames[k], Count: n.Sum, MaxCount: n.Max, Bytes: t[mCallBytes+metric(k)].Sum})
 		}
 	}
-	for i, name := range h5.IOModeNames {
-		if n := t[mIOMode+metric(i)].Sum; n > 0 {
-			if c.IOModes == nil {
-				c.IOModes = map[string]float64{}
-			}
-			c.IOModes[name] = n
-		}
-	}
-	for i, name := range h5.NoCollectiveCauses {
-		if n := t[mCause+metric(i)].Sum; n > 0 {
-			if c.BrokenBy == nil {
-				c.BrokenBy = map[string]float64{}
-			}
-			c.BrokenBy[name] = n
-		}
-	}
+	c.IOModes = named(t, mIOMode, h5.IOModeNames[:])
+	c.ChunkOpts = named(t, mChunkOpt, h5.ChunkOptNames[:])
+	c.BrokenBy = named(t, mCause, h5.NoCollectiveCauses[:])
 	for i, f := range sysIOFields {
 		c.SysIO[f] = t[mSysIO+metric(i)]
 	}
 	return c
+}
+
+// named maps names[i] to the sum of metric first+i over ranks, for the non-zero ones (nil
+// when none is).
+func named(t *[nMetrics]Stat, first metric, names []string) map[string]float64 {
+	var m map[string]float64
+	for i, name := range names {
+		if n := t[first+metric(i)].Sum; n > 0 {
+			if m == nil {
+				m = map[string]float64{}
+			}
+			m[name] = n
+		}
+	}
+	return m
 }
 
 // writeSummary prints the census lines of the performance summary.
@@ -163,7 +169,11 @@ func (c *Census) writeSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "HDF5 calls (all ranks): %s\n", strings.Join(calls, ", "))
 	if c.CollectiveTransfers > 0 {
-		fmt.Fprintf(w, "Collective transfers: %.0f; actual I/O mode: %s\n", c.CollectiveTransfers, counted(c.IOModes, h5.IOModeNames[:]))
+		fmt.Fprintf(w, "Collective transfers: %.0f; actual I/O mode: %s", c.CollectiveTransfers, counted(c.IOModes, h5.IOModeNames[:]))
+		if opts := counted(c.ChunkOpts, h5.ChunkOptNames[1:]); opts != "" {
+			fmt.Fprintf(w, "; chunk optimization: %s", opts)
+		}
+		fmt.Fprintln(w)
 		if len(c.BrokenBy) > 0 {
 			fmt.Fprintf(w, "Collective I/O broken because: %s\n", counted(c.BrokenBy, h5.NoCollectiveCauses[:]))
 		}
@@ -200,6 +210,11 @@ func (c *Census) writeCSV(w io.Writer) {
 	for _, n := range h5.IOModeNames {
 		if v, ok := c.IOModes[n]; ok {
 			fmt.Fprintf(w, "census io mode %s, %.0f, \n", n, v)
+		}
+	}
+	for _, n := range h5.ChunkOptNames {
+		if v, ok := c.ChunkOpts[n]; ok {
+			fmt.Fprintf(w, "census chunk optimization %s, %.0f, \n", n, v)
 		}
 	}
 	for _, n := range h5.NoCollectiveCauses {

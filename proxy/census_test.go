@@ -159,8 +159,8 @@ func TestCensus(t *testing.T) {
 	cfg, rep = run("hdf5.chunk=512;hdf5.deflate=1;hdf5.shuffle=yes;hdf5.alloc_time=early;hdf5.chunk_opt=multi_io", "census-chunk", patterns.PhaseWrite, patterns.PhaseRead)
 	for _, p := range rep.Phases {
 		n := callCount(p.Census, map[string]string{"write": "H5Dwrite", "read": "H5Dread"}[p.Phase]).Count
-		if p.Census.IOModes["chunk collective"] != n || n == 0 {
-			t.Errorf("chunked %s: %v transfers, modes %v", p.Phase, n, p.Census.IOModes)
+		if p.Census.IOModes["chunk collective"] != n || p.Census.ChunkOpts["multi chunk"] != n || n == 0 {
+			t.Errorf("chunked %s with hdf5.chunk_opt=multi_io: %v transfers, modes %v, chunk optimizations %v", p.Phase, n, p.Census.IOModes, p.Census.ChunkOpts)
 		}
 	}
 	f, err = h5.OpenFile(cfg.File, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})

@@ -47,7 +47,8 @@ const (
 	// mIOMode+m those whose actual I/O mode was m, mCause+c those broken by cause bit c.
 	mCollective = mCallBytes + nOpKinds
 	mIOMode     = mCollective + 1
-	mCause      = mIOMode + h5.NumIOModes
+	mChunkOpt   = mIOMode + h5.NumIOModes // mChunkOpt+o: transfers of actual chunk optimisation o
+	mCause      = mChunkOpt + h5.NumChunkOpts
 	// mSysIO+i is field i of /proc/self/io (sysIOFields).
 	mSysIO   = mCause + h5.NumCauses
 	nMetrics = mSysIO + nSysIO

@@ -83,12 +83,15 @@ static void h5k_info_free(MPI_Info info) {
 	if (info != MPI_INFO_NULL) MPI_Info_free(&info);
 }
 
-// h5k_io_mode reads the actual I/O mode and the local and global causes of no collective
+// h5k_io_mode reads the actual I/O mode, the actual chunk optimisation and the local and global causes of no collective
 // I/O of the last transfer through dxpl.
-static herr_t h5k_io_mode(hid_t dxpl, int *mode, unsigned *local, unsigned *global) {
+static herr_t h5k_io_mode(hid_t dxpl, int *mode, int *chunk, unsigned *local, unsigned *global) {
 	H5D_mpio_actual_io_mode_t m;
+	H5D_mpio_actual_chunk_opt_mode_t c;
 	uint32_t l = 0, g = 0;
 	if (H5Pget_mpio_actual_io_mode(dxpl, &m) < 0) return -1;
+	if (H5Pget_mpio_actual_chunk_opt_mode(dxpl, &c) < 0) return -1;
+	*chunk = (int)c;
 	if (H5Pget_mpio_no_collective_cause(dxpl, &l, &g) < 0) return -1;
 	*mode = (int)m;
 	*local = l;
@@ -271,15 +274,18 @@ var census Census
 // noteTransfer adds the outcome of the transfer just made through the collective list
 // dxpl to the census. Called inside the gate.
 func noteTransfer(dxpl C.hid_t) {
-	var mode C.int
+	var mode, chunk C.int
 	var local, global C.unsigned
 	census.Collective++
-	if C.h5k_io_mode(dxpl, &mode, &local, &global) < 0 {
+	if C.h5k_io_mode(dxpl, &mode, &chunk, &local, &global) < 0 {
 		C.H5Eclear2(C.H5E_DEFAULT)
 		return
 	}
 	if m := int(mode); m >= 0 && m < NumIOModes {
 		census.Modes[m]++
+	}
+	if c := int(chunk); c >= 0 && c < NumChunkOpts {
+		census.ChunkOpts[c]++
 	}
 	for c := uint32(local) | uint32(global); c != 0; c &= c - 1 {
 		if b := bits.TrailingZeros32(c); b < NumCauses {

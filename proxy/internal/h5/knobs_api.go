@@ -14,6 +14,13 @@ var IOModeNames = [NumIOModes]string{
 // NumIOModes is the number of actual I/O modes.
 const NumIOModes = 5
 
+// ChunkOptNames name HDF5 1.10.8's actual chunk optimisations
+// (H5D_mpio_actual_chunk_opt_mode_t), indexed by value.
+var ChunkOptNames = [NumChunkOpts]string{"no chunk optimization", "link chunk", "multi chunk"}
+
+// NumChunkOpts is the number of actual chunk optimisations.
+const NumChunkOpts = 3
+
 // NoCollectiveCauses name HDF5 1.10.8's reasons for breaking collective I/O
 // (H5D_mpio_no_collective_cause_t), indexed by the bit's position.
 var NoCollectiveCauses = [NumCauses]string{
@@ -31,11 +38,12 @@ var NoCollectiveCauses = [NumCauses]string{
 const NumCauses = 8
 
 // Census tallies the collective transfers since the last TakeCensus: how many were asked
-// collective, the actual I/O mode of each and, per cause, how many were not (or not
+// collective, the actual I/O mode and chunk optimisation of each and, per cause, how many were not (or not
 // entirely) carried out collectively for it on this rank.
 type Census struct {
 	Collective int
 	Modes      [NumIOModes]int
+	ChunkOpts  [NumChunkOpts]int
 	Causes     [NumCauses]int
 }
 
