@@ -83,6 +83,18 @@ static void h5k_info_free(MPI_Info info) {
 	if (info != MPI_INFO_NULL) MPI_Info_free(&info);
 }
 
+// h5k_xfer_opts reads the collective and chunk optimisation properties of dxpl by the
+// names HDF5 1.10's H5Dprivate.h gives them (HDF5 has no getters for these two).
+static herr_t h5k_xfer_opts(hid_t dxpl, int *coll, int *chunk) {
+	H5FD_mpio_collective_opt_t c;
+	H5FD_mpio_chunk_opt_t k;
+	if (H5Pget(dxpl, "mpio_collective_opt", &c) < 0) return -1;
+	if (H5Pget(dxpl, "mpio_chunk_opt_hard", &k) < 0) return -1;
+	*coll = (int)c;
+	*chunk = (int)k;
+	return 0;
+}
+
 // h5k_io_mode reads the actual I/O mode, the actual chunk optimisation and the local and global causes of no collective
 // I/O of the last transfer through dxpl.
 static herr_t h5k_io_mode(hid_t dxpl, int *mode, int *chunk, unsigned *local, unsigned *global) {
@@ -251,6 +263,29 @@ func collectiveList(t plan.TransferTuning) (C.hid_t, error) {
 	}
 	dxplTuned[t] = dxpl
 	return dxpl, nil
+}
+
+// TransferTuningOf reads back the collective optimisation and chunk optimisation of the
+// collective transfer list Write and Read use for tuning t.
+func TransferTuningOf(t plan.TransferTuning) (plan.TransferTuning, error) {
+	enter()
+	defer leave()
+	dxpl, err := collectiveList(t)
+	if err != nil {
+		return plan.TransferTuning{}, err
+	}
+	var coll, chunk C.int
+	if C.h5k_xfer_opts(dxpl, &coll, &chunk) < 0 {
+		return plan.TransferTuning{}, stackError("H5Pget(mpio_collective_opt, mpio_chunk_opt_hard)")
+	}
+	got := plan.TransferTuning{Individual: coll == C.H5FD_MPIO_INDIVIDUAL_IO}
+	switch chunk {
+	case C.H5FD_MPIO_CHUNK_ONE_IO:
+		got.ChunkOpt = plan.ChunkOptOneIO
+	case C.H5FD_MPIO_CHUNK_MULTI_IO:
+		got.ChunkOpt = plan.ChunkOptMultiIO
+	}
+	return got, nil
 }
 
 // releaseTuned closes the cached collective lists. Called inside the gate.

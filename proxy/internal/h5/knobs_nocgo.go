@@ -12,3 +12,8 @@ func FileAccess(f ID) (AccessInfo, error) { return AccessInfo{}, ErrNoCgo }
 
 // DatasetTuning returns ErrNoCgo in a build without cgo.
 func DatasetTuning(d ID) (plan.DatasetTuning, error) { return plan.DatasetTuning{}, ErrNoCgo }
+
+// TransferTuningOf returns ErrNoCgo in a build without cgo.
+func TransferTuningOf(t plan.TransferTuning) (plan.TransferTuning, error) {
+	return plan.TransferTuning{}, ErrNoCgo
+}

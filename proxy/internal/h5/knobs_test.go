@@ -15,7 +15,7 @@ import (
 // creation lists of the open file.
 func TestFileTuningReadBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tuned.h5")
-	spec := plan.FileSpec{AlignThreshold: 8, AlignLen: 4096, MetaBlockSize: 8192,
+	spec := plan.FileSpec{AlignThreshold: 8, AlignLen: 4096, MetaBlockSize: 8192, CollMetadataOps: true, CollMetadataWrite: true,
 		MDCInitialSize: 4 << 20, MDCMinSize: 1 << 20, MDCMaxSize: 16 << 20,
 		Tuning: plan.FileTuning{SmallDataBlockSize: 16384, SieveBufSize: 256 << 10,
 			LibverLow: plan.LibverV18, LibverHigh: plan.LibverV110, MDCResize: plan.ToggleOn,
@@ -31,7 +31,8 @@ func TestFileTuningReadBack(t *testing.T) {
 		got.MetaBlockSize != want.MetaBlockSize || got.AlignThreshold != want.AlignThreshold || got.AlignLen != want.AlignLen ||
 		got.LibverLow != want.LibverLow || got.LibverHigh != want.LibverHigh || got.MDCInitial != want.MDCInitial ||
 		got.MDCMin != want.MDCMin || got.MDCMax != want.MDCMax || got.MDCResize != want.MDCResize ||
-		got.FileSpaceStrategy != want.FileSpaceStrategy || got.FileSpacePageSize != want.FileSpacePageSize {
+		got.FileSpaceStrategy != want.FileSpaceStrategy || got.FileSpacePageSize != want.FileSpacePageSize ||
+		!got.CollMetadataOps || !got.CollMetadataWrite {
 		t.Errorf("read back\n%+v\nwant\n%+v", got, want)
 	}
 
@@ -105,5 +106,15 @@ func TestDatasetTuningReadBack(t *testing.T) {
 	ok(t, CloseDataset(d))
 	if want := (plan.DatasetTuning{FillTime: plan.FillTimeIfSet, AllocTime: plan.AllocTimeLate}); got != want {
 		t.Errorf("untuned contiguous dataset: %+v, want HDF5's defaults %+v", got, want)
+	}
+}
+
+// TestTransferTuningReadBack reads the collective and chunk optimisations back from the
+// transfer lists Write and Read use.
+func TestTransferTuningReadBack(t *testing.T) {
+	for _, want := range []plan.TransferTuning{{}, {Individual: true}, {ChunkOpt: plan.ChunkOptOneIO}, {Individual: true, ChunkOpt: plan.ChunkOptMultiIO}} {
+		if got, err := TransferTuningOf(want); err != nil || got != want {
+			t.Errorf("tuning %+v read back as %+v (%v)", want, got, err)
+		}
 	}
 }
