@@ -206,7 +206,7 @@ func fileCreation(op string, a Access) (C.hid_t, error) {
 	return fcpl, nil
 }
 
-// tuneDataset applies the tuning's creation properties to dcpl. Shuffle goes first in the
+// tuneShuffle adds the tuning's shuffle filter to dcpl. Shuffle goes first in the
 // pipeline, ahead of the pattern's filters and deflate, as applications add it.
 func tuneShuffle(op string, dcpl C.hid_t, t plan.DatasetTuning) error {
 	if t.Shuffle && C.H5Pset_shuffle(dcpl) < 0 {
