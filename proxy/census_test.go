@@ -134,7 +134,7 @@ func TestCensus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := h5.FileAccess(f)
+	a, err := h5.FileProperties(f)
 	if cerr := h5.CloseFile(f); err == nil {
 		err = cerr
 	}

@@ -8,9 +8,6 @@ package h5
 
 static hid_t h5k_fcpl_class(void) { return H5P_FILE_CREATE; }
 static hid_t h5k_dxpl_class(void) { return H5P_DATASET_XFER; }
-static hid_t h5k_core_driver(void) { return H5FD_CORE; }
-static hid_t h5k_mpio_driver(void) { return H5FD_MPIO; }
-static hid_t h5k_sec2_driver(void) { return H5FD_SEC2; }
 
 // h5k_set_resize turns the metadata cache's automatic resizing on (HDF5's default modes,
 // evictions on as HDF5 then requires) or off, keeping the rest of fapl's cache
@@ -33,16 +30,13 @@ static herr_t h5k_set_resize(hid_t fapl, int on) {
 	return H5Pset_mdc_config(fapl, &c);
 }
 
-// h5k_get_mdc reads the cache sizes and whether any automatic resizing is on.
-static herr_t h5k_get_mdc(hid_t fapl, size_t *initial, size_t *min, size_t *max, int *resize) {
+// h5k_mdc_min reads the metadata cache's minimum size in fapl.
+static herr_t h5k_mdc_min(hid_t fapl, size_t *min) {
 	H5AC_cache_config_t c;
 	memset(&c, 0, sizeof c);
 	c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
 	if (H5Pget_mdc_config(fapl, &c) < 0) return -1;
-	*initial = c.initial_size;
 	*min = c.min_size;
-	*max = c.max_size;
-	*resize = c.incr_mode != H5C_incr__off || c.flash_incr_mode != H5C_flash_incr__off || c.decr_mode != H5C_decr__off;
 	return 0;
 }
 
@@ -339,60 +333,47 @@ func TakeCensus() Census {
 	return c
 }
 
-// FileAccess reads back the access and creation properties of the open file f. With the
-// MPI-IO driver it is collective (HDF5 duplicates the file's communicator).
-func FileAccess(f ID) (AccessInfo, error) {
+// FileProperties reads back the access and creation properties of the open file f. With
+// the MPI-IO driver it is collective (HDF5 duplicates the file's communicator).
+func FileProperties(f ID) (FileProps, error) {
+	ai, err := FileAccessInfo(f)
+	if err != nil {
+		return FileProps{}, err
+	}
 	enter()
 	defer leave()
-	if err := checkID("FileAccess", f, C.H5I_FILE); err != nil {
-		return AccessInfo{}, err
-	}
+	a := FileProps{AccessInfo: ai}
 	op := fmt.Sprintf("file %d", f)
 	fapl := C.H5Fget_access_plist(C.hid_t(f))
 	if fapl < 0 {
-		return AccessInfo{}, stackError("H5Fget_access_plist " + op)
+		return a, stackError("H5Fget_access_plist " + op)
 	}
 	defer C.H5Pclose(fapl)
-	var a AccessInfo
 	var fail string
 	check := func(call string, rc C.herr_t) {
 		if rc < 0 && fail == "" {
 			fail = call
 		}
 	}
-	switch drv := C.H5Pget_driver(fapl); drv {
-	case C.h5k_mpio_driver():
-		a.Driver = "mpio"
-	case C.h5k_core_driver():
-		a.Driver = "core"
+	if a.Driver == "core" {
 		var inc C.size_t
 		var backing C.hbool_t
 		check("H5Pget_fapl_core", C.H5Pget_fapl_core(fapl, &inc, &backing))
 		a.CoreBacking = bool(backing)
-	case C.h5k_sec2_driver():
-		a.Driver = "sec2"
-	default:
-		a.Driver = "other"
 	}
-	var h1, h2, h3 C.hsize_t
+	var h1, h2 C.hsize_t
 	var s1 C.size_t
 	check("H5Pget_small_data_block_size", C.H5Pget_small_data_block_size(fapl, &h1))
 	check("H5Pget_sieve_buf_size", C.H5Pget_sieve_buf_size(fapl, &s1))
-	check("H5Pget_meta_block_size", C.H5Pget_meta_block_size(fapl, &h2))
-	a.SmallDataBlockSize, a.SieveBufSize, a.MetaBlockSize = uint64(h1), uint64(s1), uint64(h2)
+	a.SmallDataBlockSize, a.SieveBufSize = uint64(h1), uint64(s1)
 	check("H5Pget_alignment", C.H5Pget_alignment(fapl, &h1, &h2))
 	a.AlignThreshold, a.AlignLen = uint64(h1), uint64(h2)
 	var lo, hi C.H5F_libver_t
 	check("H5Pget_libver_bounds", C.H5Pget_libver_bounds(fapl, &lo, &hi))
 	a.LibverLow, a.LibverHigh = libverOf(lo), libverOf(hi)
-	var ini, mn, mx C.size_t
-	var resize C.int
-	check("H5Pget_mdc_config", C.h5k_get_mdc(fapl, &ini, &mn, &mx, &resize))
-	a.MDCInitial, a.MDCMin, a.MDCMax, a.MDCResize = uint64(ini), uint64(mn), uint64(mx), resize != 0
-	var b1, b2 C.hbool_t
-	check("H5Pget_all_coll_metadata_ops", C.H5Pget_all_coll_metadata_ops(fapl, &b1))
-	check("H5Pget_coll_metadata_write", C.H5Pget_coll_metadata_write(fapl, &b2))
-	a.CollMetadataOps, a.CollMetadataWrite = bool(b1), bool(b2)
+	var mn C.size_t
+	check("H5Pget_mdc_config", C.h5k_mdc_min(fapl, &mn))
+	a.MDCMin = uint64(mn)
 	var pmin1, pmin2 C.uint
 	check("H5Pget_page_buffer_size", C.H5Pget_page_buffer_size(fapl, &s1, &pmin1, &pmin2))
 	a.PageBufferSize = uint64(s1)
@@ -409,13 +390,12 @@ func FileAccess(f ID) (AccessInfo, error) {
 			a.FileSpaceStrategy = name
 		}
 	}
-	check("H5Pget_file_space_page_size", C.H5Pget_file_space_page_size(fcpl, &h3))
-	a.FileSpacePageSize = uint64(h3)
+	check("H5Pget_file_space_page_size", C.H5Pget_file_space_page_size(fcpl, &h2))
+	a.FileSpacePageSize = uint64(h2)
 	if fail != "" {
 		return a, stackError(fail + " " + op)
 	}
 	if a.Driver == "mpio" {
-		var err error
 		if a.Hints, err = hints("H5Pget_fapl_mpio "+op, fapl, -1); err != nil {
 			return a, err
 		}

@@ -47,21 +47,19 @@ type Census struct {
 	Causes     [NumCauses]int
 }
 
-// AccessInfo is what a file's access and creation property lists hold, for checks.
-type AccessInfo struct {
-	// Driver is "mpio", "core", "sec2" or "other".
-	Driver string
+// FileProps are the properties of an open file the knobs set, beyond what FileAccessInfo
+// reads (driver, metadata cache initial and maximum sizes and resizing, meta block size,
+// collective metadata), for checks.
+type FileProps struct {
+	AccessInfo
 	// CoreBacking is the core driver's backing store.
 	CoreBacking                      bool
 	SmallDataBlockSize, SieveBufSize uint64
-	MetaBlockSize                    uint64
 	AlignThreshold, AlignLen         uint64
 	LibverLow, LibverHigh            plan.Libver
-	MDCInitial, MDCMin, MDCMax       uint64
-	MDCResize                        bool
-	CollMetadataOps                  bool
-	CollMetadataWrite                bool
-	PageBufferSize                   uint64
+	// MDCMin is the metadata cache's minimum size in the access list.
+	MDCMin         uint64
+	PageBufferSize uint64
 	// FileSpaceStrategy is the creation list's strategy, spelled as FileTuning spells it.
 	FileSpaceStrategy string
 	FileSpacePageSize uint64

@@ -7,8 +7,8 @@ import "github.com/h5proxy/h5proxy/plan"
 // TakeCensus returns an empty census in a build without cgo.
 func TakeCensus() Census { return Census{} }
 
-// FileAccess returns ErrNoCgo in a build without cgo.
-func FileAccess(f ID) (AccessInfo, error) { return AccessInfo{}, ErrNoCgo }
+// FileProperties returns ErrNoCgo in a build without cgo.
+func FileProperties(f ID) (FileProps, error) { return FileProps{}, ErrNoCgo }
 
 // DatasetTuning returns ErrNoCgo in a build without cgo.
 func DatasetTuning(d ID) (plan.DatasetTuning, error) { return plan.DatasetTuning{}, ErrNoCgo }

@@ -5,6 +5,7 @@ package h5
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -21,24 +22,20 @@ func TestFileTuningReadBack(t *testing.T) {
 			LibverLow: plan.LibverV18, LibverHigh: plan.LibverV110, MDCResize: plan.ToggleOn,
 			FileSpaceStrategy: "page", FileSpacePageSize: 8192}}
 	f := must(CreateFile(path, Access{FileSpec: spec}))
-	got := must(FileAccess(f))
+	got := must(FileProperties(f))
 	ok(t, CloseFile(f))
-	want := AccessInfo{Driver: "sec2", SmallDataBlockSize: 16384, SieveBufSize: 256 << 10, MetaBlockSize: 8192,
-		AlignThreshold: 8, AlignLen: 4096, LibverLow: plan.LibverV18, LibverHigh: plan.LibverV110,
-		MDCInitial: 4 << 20, MDCMin: 1 << 20, MDCMax: 16 << 20, MDCResize: true,
+	want := FileProps{AccessInfo: AccessInfo{Driver: "sec2", MetaBlock: 8192, MDCInitial: 4 << 20, MDCMax: 16 << 20, MDCResize: true,
+		CollMetadataOps: true, CollMetadataWrite: true},
+		SmallDataBlockSize: 16384, SieveBufSize: 256 << 10, AlignThreshold: 8, AlignLen: 4096,
+		LibverLow: plan.LibverV18, LibverHigh: plan.LibverV110, MDCMin: 1 << 20,
 		FileSpaceStrategy: "page", FileSpacePageSize: 8192}
-	if got.Driver != want.Driver || got.SmallDataBlockSize != want.SmallDataBlockSize || got.SieveBufSize != want.SieveBufSize ||
-		got.MetaBlockSize != want.MetaBlockSize || got.AlignThreshold != want.AlignThreshold || got.AlignLen != want.AlignLen ||
-		got.LibverLow != want.LibverLow || got.LibverHigh != want.LibverHigh || got.MDCInitial != want.MDCInitial ||
-		got.MDCMin != want.MDCMin || got.MDCMax != want.MDCMax || got.MDCResize != want.MDCResize ||
-		got.FileSpaceStrategy != want.FileSpaceStrategy || got.FileSpacePageSize != want.FileSpacePageSize ||
-		!got.CollMetadataOps || !got.CollMetadataWrite {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("read back\n%+v\nwant\n%+v", got, want)
 	}
 
 	// The strategy and page size persist in the file.
 	f = must(OpenFile(path, Access{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{MDCResize: plan.ToggleOff}}}))
-	got = must(FileAccess(f))
+	got = must(FileProperties(f))
 	ok(t, CloseFile(f))
 	if got.FileSpaceStrategy != "page" || got.FileSpacePageSize != 8192 || got.MDCResize {
 		t.Errorf("reopened: strategy %q page %d, resize %v; want page, 8192, false", got.FileSpaceStrategy, got.FileSpacePageSize, got.MDCResize)
@@ -53,7 +50,7 @@ func TestFileTuningReadBack(t *testing.T) {
 	// Without knobs: HDF5's defaults (the pattern's plan unchanged).
 	plain := filepath.Join(t.TempDir(), "plain.h5")
 	f = must(CreateFile(plain, Access{}))
-	got = must(FileAccess(f))
+	got = must(FileProperties(f))
 	ok(t, CloseFile(f))
 	if got.FileSpaceStrategy != "fsm_aggr" || got.SieveBufSize != 64<<10 || got.SmallDataBlockSize != 2048 || !got.MDCResize {
 		t.Errorf("defaults: %+v", got)
@@ -69,7 +66,7 @@ func TestCoreDriver(t *testing.T) {
 		d := must(CreateDataset(f, "/x", plan.DatasetSpec{Type: plan.U8, Shape: []uint64{100}}))
 		ok(t, Write(d, wholeTransfer(plan.U8, []uint64{100}), true, randBytes(3, 100)))
 		ok(t, CloseDataset(d))
-		got := must(FileAccess(f))
+		got := must(FileProperties(f))
 		ok(t, CloseFile(f))
 		if got.Driver != "core" || got.CoreBacking != backing {
 			t.Errorf("backing %v: driver %q backing %v", backing, got.Driver, got.CoreBacking)
