@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/internal/sweep"
+	"github.com/h5proxy/h5proxy/options"
+)
+
+// defaultMetric is what a sweep plots unless told: the write phase's observed rate,
+// h5bench's headline figure.
+const defaultMetric = "write.observed_rate"
+
+func cmdSweep(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sweep", "sweep [flags] CONFIG.json KEY=v1,v2,... [KEY=...]", stderr)
+	reps := fs.Int("reps", 3, "repetitions of every grid point (interleaved: A B C A B C ...)")
+	out := fs.String("out", "sweep-out", "directory of sweep.csv, sweep.json, the plots and each run's report and log")
+	metric := fs.String("metric", defaultMetric, "metric to plot (a column of sweep.csv, e.g. write.raw_rate, read.observed_time)")
+	x := fs.String("x", "", "swept key on the x axis (default: the first)")
+	by := fs.String("by", "", "swept key drawn as one line per value (default: the second, if any)")
+	np := fs.Int("np", 0, "number of ranks of every run (default: the configuration's)")
+	keep := fs.Bool("keep", false, "keep each run's data files (default: removed after the run)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return usageError{error: errors.New("need CONFIG.json and at least one KEY=v1,v2,...")}
+	}
+	for _, a := range fs.Args()[1:] {
+		if strings.HasPrefix(a, "-") {
+			return usageError{error: fmt.Errorf("flag %s after CONFIG.json: flags go first, as in: h5proxy sweep -reps 3 %s KEY=v1,v2", a, fs.Arg(0))}
+		}
+	}
+	if *reps < 1 {
+		return usageError{error: fmt.Errorf("-reps %d: at least 1", *reps)}
+	}
+	if *np < 0 {
+		return usageError{error: fmt.Errorf("-np %d: the number of ranks must be at least 1", *np)}
+	}
+	if launch.Underneath() {
+		return errors.New("sweep launches every run itself: start it outside mpirun")
+	}
+	axes, err := sweep.ParseAxes(fs.Args()[1:])
+	if err != nil {
+		return usageError{error: err}
+	}
+	spec := sweep.PlotSpec{Metric: *metric, X: *x, By: *by}
+	if spec.X == "" {
+		spec.X = axes[0].Key
+	}
+	if spec.By == "" {
+		for _, ax := range axes {
+			if !strings.EqualFold(ax.Key, spec.X) {
+				spec.By = ax.Key
+				break
+			}
+		}
+	}
+	benchmarks, err := checkGrid(fs.Arg(0), axes)
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, d := range []string{"reports", "logs", "data"} {
+		if err := os.MkdirAll(filepath.Join(*out, d), 0o755); err != nil {
+			return fmt.Errorf("-out %s: %w", *out, err)
+		}
+	}
+	r := &sweepRunner{self: self, config: fs.Arg(0), out: *out, np: *np, keep: *keep, benchmarks: benchmarks, axes: axes}
+	pts := sweep.Grid(axes, *reps)
+	rows, runErr := sweep.Run(axes, pts, r.run, stderr, sweep.IsTerminal(os.Stderr) && stderr == io.Writer(os.Stderr))
+	if err := writeSweep(*out, axes, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(*out, "sweep.csv"), filepath.Join(*out, "sweep.json"))
+	files, perr := sweep.Plot(axes, rows, spec, filepath.Join(*out, plotName(spec)))
+	for _, f := range files {
+		fmt.Fprintln(stdout, f)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return perr
+}
+
+// checkGrid validates every combination of the swept values against the configuration
+// (each KEY and VALUE through the option tables, as run -set does) before anything runs,
+// and returns the configuration's number of benchmarks.
+func checkGrid(config string, axes []sweep.Axis) (int, error) {
+	j, err := loadJob(config)
+	if err != nil {
+		return 0, err
+	}
+	for _, combo := range sweep.Combinations(axes) {
+		j, err := loadJob(config)
+		if err != nil {
+			return 0, err
+		}
+		sets := make([]options.KV, len(axes))
+		for i, ax := range axes {
+			sets[i] = options.KV{Key: ax.Key, Value: combo[i]}
+		}
+		if err := applySettings(j, sets, ""); err != nil {
+			return 0, fmt.Errorf("sweep point %s: %w", sweep.Point{Values: combo}.Label(axes), err)
+		}
+	}
+	return len(j.runs), nil
+}
+
+// sweepRunner runs one point as 'h5proxy run' (which launches the ranks), with its own
+// data directory, report and log.
+type sweepRunner struct {
+	self, config, out string
+	np                int
+	keep              bool
+	benchmarks        int
+	axes              []sweep.Axis
+}
+
+func (r *sweepRunner) run(p sweep.Point) ([][]byte, error) {
+	name := fmt.Sprintf("run-%03d", p.Run)
+	data := filepath.Join(r.out, "data", name)
+	report := filepath.Join(r.out, "reports", name+".json")
+	reports := []string{report}
+	if r.benchmarks > 1 {
+		reports = reports[:0]
+		for i := 0; i < r.benchmarks; i++ {
+			reports = append(reports, fmt.Sprintf("%s.%d", report, i))
+		}
+	}
+	for _, f := range reports {
+		_ = os.Remove(f) // a report left by an earlier sweep is not this run's
+	}
+	args := []string{"run", "-quiet", "-report", report, "-dir", data}
+	if r.np > 0 {
+		args = append(args, "-np", strconv.Itoa(r.np))
+	}
+	for _, kv := range p.Settings(r.axes) {
+		args = append(args, "-set", kv[0]+"="+kv[1])
+	}
+	args = append(args, r.config)
+	logPath := filepath.Join(r.out, "logs", name+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "# %s\n", shellJoin(append([]string{r.self}, args...)))
+	var tail bytes.Buffer
+	cmd := exec.Command(r.self, args...)
+	cmd.Stdout, cmd.Stderr = logf, io.MultiWriter(logf, &tail)
+	err = cmd.Run()
+	if !r.keep {
+		_ = os.RemoveAll(data)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v (log: %s)%s", err, logPath, lastLines(tail.String(), 3))
+	}
+	var out [][]byte
+	for _, f := range reports {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// lastLines returns the last n lines of s, each on a line of its own after ": ".
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return ""
+	}
+	return ":\n  " + strings.Join(lines, "\n  ")
+}
+
+// writeSweep writes sweep.csv and sweep.json into out.
+func writeSweep(out string, axes []sweep.Axis, rows []sweep.Row) error {
+	for _, w := range []struct {
+		name  string
+		write func(io.Writer, []sweep.Axis, []sweep.Row) error
+	}{{"sweep.csv", sweep.WriteCSV}, {"sweep.json", sweep.WriteJSON}} {
+		f, err := os.Create(filepath.Join(out, w.name))
+		if err != nil {
+			return err
+		}
+		err = w.write(f, axes, rows)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.name, err)
+		}
+	}
+	return nil
+}
+
+// plotName is the plots' base name: the metric against x, by the line key.
+func plotName(spec sweep.PlotSpec) string {
+	name := spec.Metric + "-vs-" + spec.X
+	if spec.By != "" {
+		name += "-by-" + spec.By
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == os.PathSeparator {
+			return '_'
+		}
+		return r
+	}, name)
+}
