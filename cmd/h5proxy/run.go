@@ -248,6 +248,9 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 				cfg.ReportFile = fmt.Sprintf("%s.%d", report, i)
 			}
 		}
+		if cfg.TraceFile != "" && len(j.runs) > 1 {
+			cfg.TraceFile = indexedPath(cfg.TraceFile, i) // one timeline per benchmark
+		}
 		if w, ok := written[cfg.File]; ok && cfg.Verify != proxy.VerifyNo && w.Seed == cfg.Seed {
 			// A read checks what the earlier entry wrote: its fill (seeded or once).
 			cfg.Verify, cfg.Fill = proxy.VerifyYes, w.Fill

@@ -64,3 +64,10 @@ func applySettings(j *job, sets []options.KV, dir string) error {
 	}
 	return nil
 }
+
+// indexedPath puts a benchmark's index before the extension: trace.json, 1 ->
+// trace.1.json (viewers go by the extension).
+func indexedPath(path string, i int) string {
+	ext := filepath.Ext(path)
+	return fmt.Sprintf("%s.%d%s", strings.TrimSuffix(path, ext), i, ext)
+}

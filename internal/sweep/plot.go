@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -149,7 +150,7 @@ func summarize(perX [][]float64, xs []float64) (plotter.XYs, plotter.XYs) {
 		}
 		pts = append(pts, pt{xs[i], s[0], med, s[len(s)-1]})
 	}
-	slices.SortFunc(pts, func(a, b pt) int { return cmpFloat(a.x, b.x) })
+	slices.SortFunc(pts, func(a, b pt) int { return cmp.Compare(a.x, b.x) })
 	med := make(plotter.XYs, len(pts))
 	band := make(plotter.XYs, 0, 2*len(pts))
 	for i, q := range pts {
@@ -160,16 +161,6 @@ func summarize(perX [][]float64, xs []float64) (plotter.XYs, plotter.XYs) {
 		band = append(band, plotter.XY{X: pts[i].x, Y: pts[i].lo})
 	}
 	return med, band
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // numericValues returns the values as numbers when every one reads as a plain number, a
