@@ -77,7 +77,13 @@ func userEnv() []string {
 // group (mpirun and the ranks) and fails the test.
 func h5proxy(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	return h5proxyWithin(t, 90*time.Second, dir, args...)
+}
+
+// h5proxyWithin is h5proxy with its own timeout, for commands that launch many runs.
+func h5proxyWithin(t *testing.T, timeout time.Duration, dir string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
