@@ -676,7 +676,7 @@ func TestUsageErrors(t *testing.T) {
 
 // TestHelp: the help command and every command's --help exit 0 and list keys and flags.
 func TestHelp(t *testing.T) {
-	h5proxy(t, "", "help").expect(t, 0, []string{"Usage:", "h5proxy run [flags] [CONFIG.json]", "h5proxy plan",
+	h5proxy(t, "", "help").expect(t, 0, []string{"Usage:", "h5proxy run [flags] [CONFIG.json]", "h5proxy plan", "h5proxy sweep [flags] CONFIG.json KEY=v1,v2,...",
 		"Patterns: [", "dlio", "openpmd", "vpic vpic-append vpic-normal-dist vpic-overwrite vpic-unlimited]", "h5proxy help session",
 		"h5bench benchmarks run unchanged: [write write-unlimited write_var_normal_dist overwrite append read", "H5PROXY_MPIEXEC"}, nil)
 	h5proxy(t, "", "--help").expect(t, 0, []string{"Usage:", "Patterns: [", "vpic-unlimited]"}, nil)
@@ -691,13 +691,14 @@ func TestHelp(t *testing.T) {
 		"addattr", "indepio", "keepfile", "usechunked", "maxcheck", "memblock", "memstride", "fileblocks", "filestrides", "rshift", "iterations   int     10"}, nil)
 	h5proxy(t, "", "help", "amrex").expect(t, 0, []string{"ncells", "max_grid_size", "nplotfile", "hdf5compression", "restart_check", "(accepted, ignored)"}, nil)
 	h5proxy(t, "", "help", "session").expect(t, 0, []string{"file", "compute_time", "EMULATED_COMPUTE_TIME_PER_TIMESTEP",
-		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|cache|log"}, nil)
+		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|cache|log", "trace_file"}, nil)
 	h5proxy(t, "", "help", "vpic").expect(t, 0, []string{"DIM_1", "TIMESTEPS", "MEM_PATTERN", "READ_OPTION", "COLLECTIVE_DATA", "(accepted, ignored)",
 		"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "CSV_FILE"}, nil)
-	for _, cmd := range []string{"run", "plan", "inspect"} {
+	for _, cmd := range []string{"run", "plan", "inspect", "sweep"} {
 		r := h5proxy(t, "", cmd, "--help")
 		r.expect(t, 0, nil, []string{"Usage: h5proxy " + cmd})
-		flags := map[string][]string{"run": {"-no-launch", "-np", "-report", "-quiet"}, "plan": {"-rank", "-size", "-phase", "-async"}}
+		flags := map[string][]string{"run": {"-no-launch", "-np", "-report", "-quiet", "-set", "-dir"}, "plan": {"-rank", "-size", "-phase", "-async"},
+			"sweep": {"-reps", "-out", "-metric", "-x", "-by", "-np", "-keep"}}
 		for _, f := range flags[cmd] {
 			if !strings.Contains(r.stderr, "  "+f) {
 				t.Errorf("%s --help does not list %s:\n%s", cmd, f, r)
