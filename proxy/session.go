@@ -908,8 +908,8 @@ func checkData(t *plan.Transfer, buf []byte) (uint64, *emulate.Mismatch) {
 }
 
 // Close ends the session: an unfinished phase is aborted (its files closed), buffers are
-// released and the communicator duplicate freed. Collective. Closing twice returns
-// ErrClosed.
+// released, the timeline written (trace_file; rank 0 merges the ranks' parts) and the
+// communicator duplicate freed. Collective. Closing twice returns ErrClosed.
 func (s *Session) Close() error {
 	if err := s.check(); err != nil {
 		return err

@@ -29,6 +29,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	by := fs.String("by", "", "swept key drawn as one line per value (default: the second, if any)")
 	np := fs.Int("np", 0, "number of ranks of every run (default: the configuration's)")
 	keep := fs.Bool("keep", false, "keep each run's data files (default: removed after the run)")
+	dry := fs.Bool("n", false, "check the grid and print each run's command line; run nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -73,13 +74,20 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	r := &sweepRunner{self: self, config: fs.Arg(0), out: *out, np: *np, keep: *keep, benchmarks: benchmarks, axes: axes}
+	pts := sweep.Grid(axes, *reps)
+	if *dry {
+		for _, p := range pts {
+			args, _, _ := r.args(p)
+			fmt.Fprintln(stdout, shellJoin(append([]string{self}, args...)))
+		}
+		return nil
+	}
 	for _, d := range []string{"reports", "logs", "data"} {
 		if err := os.MkdirAll(filepath.Join(*out, d), 0o755); err != nil {
 			return fmt.Errorf("-out %s: %w", *out, err)
 		}
 	}
-	r := &sweepRunner{self: self, config: fs.Arg(0), out: *out, np: *np, keep: *keep, benchmarks: benchmarks, axes: axes}
-	pts := sweep.Grid(axes, *reps)
 	rows, runErr := sweep.Run(axes, pts, r.run, stderr, sweep.IsTerminal(os.Stderr) && stderr == io.Writer(os.Stderr))
 	if err := writeSweep(*out, axes, rows); err != nil {
 		return err
@@ -129,29 +137,35 @@ type sweepRunner struct {
 	axes              []sweep.Axis
 }
 
-func (r *sweepRunner) run(p sweep.Point) ([][]byte, error) {
+// args returns the run command's arguments of a point, its data directory and the
+// reports it writes (run suffixes them by benchmark when there are several).
+func (r *sweepRunner) args(p sweep.Point) (args []string, data string, reports []string) {
 	name := fmt.Sprintf("run-%03d", p.Run)
-	data := filepath.Join(r.out, "data", name)
+	data = filepath.Join(r.out, "data", name)
 	report := filepath.Join(r.out, "reports", name+".json")
-	reports := []string{report}
+	reports = []string{report}
 	if r.benchmarks > 1 {
 		reports = reports[:0]
 		for i := 0; i < r.benchmarks; i++ {
 			reports = append(reports, fmt.Sprintf("%s.%d", report, i))
 		}
 	}
-	for _, f := range reports {
-		_ = os.Remove(f) // a report left by an earlier sweep is not this run's
-	}
-	args := []string{"run", "-quiet", "-report", report, "-dir", data}
+	args = []string{"run", "-quiet", "-report", report, "-dir", data}
 	if r.np > 0 {
 		args = append(args, "-np", strconv.Itoa(r.np))
 	}
 	for _, kv := range p.Settings(r.axes) {
 		args = append(args, "-set", kv[0]+"="+kv[1])
 	}
-	args = append(args, r.config)
-	logPath := filepath.Join(r.out, "logs", name+".log")
+	return append(args, r.config), data, reports
+}
+
+func (r *sweepRunner) run(p sweep.Point) ([][]byte, error) {
+	args, data, reports := r.args(p)
+	for _, f := range reports {
+		_ = os.Remove(f) // a report left by an earlier sweep is not this run's
+	}
+	logPath := filepath.Join(r.out, "logs", fmt.Sprintf("run-%03d.log", p.Run))
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
