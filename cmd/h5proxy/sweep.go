@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +26,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sweep", "sweep [flags] CONFIG.json KEY=v1,v2,... [KEY=...]", stderr)
 	reps := fs.Int("reps", 3, "repetitions of every grid point (interleaved: A B C A B C ...)")
 	out := fs.String("out", "sweep-out", "directory of sweep.csv, sweep.json, the plots and each run's report and log")
-	metric := fs.String("metric", defaultMetric, "metric to plot (a column of sweep.csv, e.g. write.raw_rate, read.observed_time)")
+	metric := fs.String("metric", defaultMetric, "metric to plot (a column of sweep.csv, e.g. write.raw_rate, read.observed_time); by default the first phase's observed rate when there is no write phase")
 	x := fs.String("x", "", "swept key on the x axis (default: the first)")
 	by := fs.String("by", "", "swept key drawn as one line per value (default: the second, if any)")
 	np := fs.Int("np", 0, "number of ranks of every run (default: the configuration's)")
@@ -93,6 +95,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(*out, "sweep.csv"), filepath.Join(*out, "sweep.json"))
+	metricSet := false
+	fs.Visit(func(f *flag.Flag) { metricSet = metricSet || f.Name == "metric" })
+	if !metricSet {
+		spec.Metric = observedRate(rows)
+	}
 	files, perr := sweep.Plot(axes, rows, spec, filepath.Join(*out, plotName(spec)))
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)
@@ -224,6 +231,21 @@ func writeSweep(out string, axes []sweep.Axis, rows []sweep.Row) error {
 		}
 	}
 	return nil
+}
+
+// observedRate is the metric plotted unless told: the write phase's observed rate, or,
+// for a configuration without a write phase, the first phase's.
+func observedRate(rows []sweep.Row) string {
+	names := sweep.MetricNames(rows)
+	if slices.Contains(names, defaultMetric) {
+		return defaultMetric
+	}
+	for _, n := range names {
+		if strings.HasSuffix(n, ".observed_rate") {
+			return n
+		}
+	}
+	return defaultMetric
 }
 
 // plotName is the plots' base name: the metric against x, by the line key.
