@@ -698,7 +698,7 @@ func TestHelp(t *testing.T) {
 		r := h5proxy(t, "", cmd, "--help")
 		r.expect(t, 0, nil, []string{"Usage: h5proxy " + cmd})
 		flags := map[string][]string{"run": {"-no-launch", "-np", "-report", "-quiet", "-set", "-dir"}, "plan": {"-rank", "-size", "-phase", "-async"},
-			"sweep": {"-reps", "-out", "-metric", "-x", "-by", "-np", "-keep"}}
+			"sweep": {"-reps", "-out", "-metric", "-x", "-by", "-np", "-keep", "-n", "-replot"}}
 		for _, f := range flags[cmd] {
 			if !strings.Contains(r.stderr, "  "+f) {
 				t.Errorf("%s --help does not list %s:\n%s", cmd, f, r)

@@ -28,12 +28,30 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "sweep-out", "directory of sweep.csv, sweep.json, the plots and each run's report and log")
 	metric := fs.String("metric", defaultMetric, "metric to plot (a column of sweep.csv, e.g. write.raw_rate, read.observed_time); by default the first phase's observed rate when there is no write phase")
 	x := fs.String("x", "", "swept key on the x axis (default: the first)")
-	by := fs.String("by", "", "swept key drawn as one line per value (default: the second, if any)")
+	by := fs.String("by", "", "swept key drawn as one line per value (default: the next key with several values, if any)")
 	np := fs.Int("np", 0, "number of ranks of every run (default: the configuration's)")
 	keep := fs.Bool("keep", false, "keep each run's data files (default: removed after the run)")
 	dry := fs.Bool("n", false, "check the grid and print each run's command line; run nothing")
+	replot := fs.String("replot", "", "plot the sweep.csv of this directory again (with -metric, -x, -by); run nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	metricSet := false
+	fs.Visit(func(f *flag.Flag) { metricSet = metricSet || f.Name == "metric" })
+	if *replot != "" {
+		if fs.NArg() > 0 {
+			return usageError{error: fmt.Errorf("-replot %s takes no CONFIG.json nor keys, got %q", *replot, fs.Args())}
+		}
+		f, err := os.Open(filepath.Join(*replot, "sweep.csv"))
+		if err != nil {
+			return err
+		}
+		axes, rows, err := sweep.ReadCSV(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Name(), err)
+		}
+		return plotSweep(stdout, *replot, axes, rows, plotSpec(axes, rows, *metric, metricSet, *x, *by))
 	}
 	if fs.NArg() < 2 {
 		return usageError{error: errors.New("need CONFIG.json and at least one KEY=v1,v2,...")}
@@ -55,18 +73,6 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	axes, err := sweep.ParseAxes(fs.Args()[1:])
 	if err != nil {
 		return usageError{error: err}
-	}
-	spec := sweep.PlotSpec{Metric: *metric, X: *x, By: *by}
-	if spec.X == "" {
-		spec.X = axes[0].Key
-	}
-	if spec.By == "" {
-		for _, ax := range axes {
-			if !strings.EqualFold(ax.Key, spec.X) {
-				spec.By = ax.Key
-				break
-			}
-		}
 	}
 	benchmarks, err := checkGrid(fs.Arg(0), axes)
 	if err != nil {
@@ -95,19 +101,42 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(*out, "sweep.csv"), filepath.Join(*out, "sweep.json"))
-	metricSet := false
-	fs.Visit(func(f *flag.Flag) { metricSet = metricSet || f.Name == "metric" })
-	if !metricSet {
-		spec.Metric = observedRate(rows)
-	}
-	files, perr := sweep.Plot(axes, rows, spec, filepath.Join(*out, plotName(spec)))
-	for _, f := range files {
-		fmt.Fprintln(stdout, f)
-	}
+	perr := plotSweep(stdout, *out, axes, rows, plotSpec(axes, rows, *metric, metricSet, *x, *by))
 	if runErr != nil {
 		return runErr
 	}
 	return perr
+}
+
+// plotSpec applies the plot's defaults: x is the first swept key, the lines are the next
+// key with several values (a key with one value is a setting, not a line), the metric is
+// the observed rate (observedRate) unless -metric was given.
+func plotSpec(axes []sweep.Axis, rows []sweep.Row, metric string, metricSet bool, x, by string) sweep.PlotSpec {
+	spec := sweep.PlotSpec{Metric: metric, X: x, By: by}
+	if !metricSet {
+		spec.Metric = observedRate(rows)
+	}
+	if spec.X == "" && len(axes) > 0 {
+		spec.X = axes[0].Key
+	}
+	if spec.By == "" {
+		for _, ax := range axes {
+			if !strings.EqualFold(ax.Key, spec.X) && len(ax.Values) > 1 {
+				spec.By = ax.Key
+				break
+			}
+		}
+	}
+	return spec
+}
+
+// plotSweep draws the plot into dir and prints the files written.
+func plotSweep(stdout io.Writer, dir string, axes []sweep.Axis, rows []sweep.Row, spec sweep.PlotSpec) error {
+	files, err := sweep.Plot(axes, rows, spec, filepath.Join(dir, plotName(spec)))
+	for _, f := range files {
+		fmt.Fprintln(stdout, f)
+	}
+	return err
 }
 
 // checkGrid validates every combination of the swept values against the configuration

@@ -94,6 +94,11 @@ func TestSweep(t *testing.T) {
 		t.Errorf("%d logs, want 18", len(logs))
 	}
 
+	// The same study plotted again with another metric and keys, from its CSV alone.
+	r = h5proxy(t, dir, "sweep", "-replot", out, "-metric", "write.observed_time", "-x", "mode", "-by", "DIM_1")
+	r.expect(t, 0, []string{filepath.Join(out, "write.observed_time-vs-mode-by-DIM_1.png"), filepath.Join(out, "write.observed_time-vs-mode-by-DIM_1.svg")}, nil)
+	h5proxy(t, dir, "sweep", "-replot", out, "-metric", "write.nothing").expect(t, 1, nil, []string{`-metric "write.nothing": no successful run has it`})
+
 	pf, err := os.Open(png1)
 	if err != nil {
 		t.Fatal(err)

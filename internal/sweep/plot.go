@@ -68,7 +68,7 @@ func Plot(axes []Axis, rows []Row, spec PlotSpec, base string) ([]string, error)
 		n++
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("-metric %q: no successful run has it (run with a metric of sweep.csv's header)", spec.Metric)
+		return nil, fmt.Errorf("-metric %q: no successful run has it (choose a column of sweep.csv)", spec.Metric)
 	}
 
 	p := plot.New()

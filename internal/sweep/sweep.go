@@ -232,6 +232,68 @@ func WriteCSV(w io.Writer, axes []Axis, rows []Row) error {
 	return cw.Error()
 }
 
+// ReadCSV reads rows written by WriteCSV back, with the swept axes: the columns between
+// rep and error, their values in order of first appearance (the grid's order, as the
+// first repetition runs every combination in the order given). A study can so be plotted
+// again, with another metric or keys, without running it again.
+func ReadCSV(r io.Reader) ([]Axis, []Row, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(recs) == 0 {
+		return nil, nil, fmt.Errorf("empty: no header")
+	}
+	head := recs[0]
+	errCol := slices.Index(head, "error")
+	if len(head) < 4 || head[0] != "run" || head[1] != "rep" || errCol < 2 || errCol+1 >= len(head) || head[errCol+1] != "seconds" {
+		return nil, nil, fmt.Errorf("header %q: not a sweep's (run, rep, KEY..., error, seconds, METRIC...)", head)
+	}
+	axes := make([]Axis, errCol-2)
+	for i := range axes {
+		axes[i].Key = head[2+i]
+	}
+	rows := make([]Row, 0, len(recs)-1)
+	for n, rec := range recs[1:] {
+		var row Row
+		var err error
+		if row.Run, err = strconv.Atoi(rec[0]); err == nil {
+			row.Rep, err = strconv.Atoi(rec[1])
+		}
+		if err == nil {
+			row.Seconds, err = strconv.ParseFloat(rec[errCol+1], 64)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("row %d: %w", n+1, err)
+		}
+		row.Values = slices.Clone(rec[2:errCol])
+		for i, v := range row.Values {
+			if !slices.Contains(axes[i].Values, v) {
+				axes[i].Values = append(axes[i].Values, v)
+			}
+		}
+		row.Err = rec[errCol]
+		if row.Err == "" {
+			row.Metrics = map[string]float64{}
+		}
+		for i := errCol + 2; i < len(rec); i++ {
+			if rec[i] == "" {
+				continue
+			}
+			f, err := strconv.ParseFloat(rec[i], 64)
+			if err != nil {
+				return nil, nil, fmt.Errorf("row %d, %s: %w", n+1, head[i], err)
+			}
+			if row.Metrics == nil {
+				row.Metrics = map[string]float64{}
+			}
+			row.Metrics[head[i]] = f
+		}
+		rows = append(rows, row)
+	}
+	return axes, rows, nil
+}
+
 // jsonRow is a row of sweep.json.
 type jsonRow struct {
 	Run     int                `json:"run"`

@@ -126,7 +126,7 @@ func TestRunRowsOutputs(t *testing.T) {
 	if err := WriteCSV(&c, axes, rows); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := csv.NewReader(&c).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(c.String())).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +142,20 @@ func TestRunRowsOutputs(t *testing.T) {
 	}
 	if r := recs[6]; r[col["error"]] != "boom" || r[col["write.observed_rate"]] != "" {
 		t.Errorf("CSV failed row: %q", r)
+	}
+
+	gotAxes, back, err := ReadCSV(strings.NewReader(c.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		rows[i].Seconds = back[i].Seconds // printed to 6 digits
+	}
+	if !reflect.DeepEqual(gotAxes, axes) || !reflect.DeepEqual(back, rows) {
+		t.Errorf("read back axes %+v rows %+v\nwant %+v %+v", gotAxes, back, axes, rows)
+	}
+	if _, _, err := ReadCSV(strings.NewReader("a,b\n1,2\n")); err == nil || !strings.Contains(err.Error(), "not a sweep's") {
+		t.Errorf("foreign CSV: %v", err)
 	}
 
 	var j bytes.Buffer
