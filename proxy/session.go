@@ -171,7 +171,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {
-			s.tr = newTracer(dup.Rank())
+			s.tr = newTracer(dup.Rank(), background)
 			under = tracedLayout{under, s.tr}
 		}
 		s.stack, err = mode.NewMode(under, env)

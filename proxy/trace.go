@@ -65,7 +65,11 @@ type traceEvent struct {
 // thread, hence the lock.
 type tracer struct {
 	rank int
-	main int // OS thread of the session's caller (Go callers lock it; C callers own it)
+	// main is the OS thread of the session's caller (Go callers lock it; C callers own
+	// it); background tells whether another thread (the executor) issues I/O at all: in
+	// sync mode every event is the caller's, wherever the Go scheduler ran it.
+	main       int
+	background bool
 	mu   sync.Mutex
 	ev   []traceEvent
 	// bytes are the transfer sizes the caller computed for operations it issues, for the
@@ -73,8 +77,8 @@ type tracer struct {
 	bytes map[*plan.Op]uint64
 }
 
-func newTracer(rank int) *tracer {
-	return &tracer{rank: rank, main: unix.Gettid(), bytes: map[*plan.Op]uint64{}}
+func newTracer(rank int, background bool) *tracer {
+	return &tracer{rank: rank, main: unix.Gettid(), background: background, bytes: map[*plan.Op]uint64{}}
 }
 
 // span records an event from start to now on the calling thread's track. Nil-safe: an
@@ -85,7 +89,7 @@ func (t *tracer) span(cat, name string, start time.Time, args map[string]any) {
 	}
 	end := time.Now()
 	tid := tidMain
-	if unix.Gettid() != t.main {
+	if t.background && unix.Gettid() != t.main {
 		tid = tidBackground
 	}
 	e := traceEvent{Name: name, Cat: cat, Ph: "X", Ts: float64(start.UnixNano()) / 1e3,
