@@ -70,8 +70,8 @@ type tracer struct {
 	// sync mode every event is the caller's, wherever the Go scheduler ran it.
 	main       int
 	background bool
-	mu   sync.Mutex
-	ev   []traceEvent
+	mu         sync.Mutex
+	ev         []traceEvent
 	// bytes are the transfer sizes the caller computed for operations it issues, for the
 	// layout's events on the executor, which must not use the session's caches.
 	bytes map[*plan.Op]uint64
