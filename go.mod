@@ -7,6 +7,7 @@ require (
 	go.uber.org/automaxprocs v1.6.0
 	golang.org/x/sys v0.29.0
 	gonum.org/v1/hdf5 v0.0.0-20210714002203-8c5d23bc6946
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -20,5 +21,4 @@ require (
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )
