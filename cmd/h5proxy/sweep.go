@@ -74,6 +74,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{error: err}
 	}
+	if err := plotSpec(axes, nil, *metric, true, *x, *by).Check(axes); err != nil {
+		return usageError{error: err}
+	}
 	benchmarks, err := checkGrid(fs.Arg(0), axes)
 	if err != nil {
 		return err

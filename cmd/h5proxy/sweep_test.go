@@ -143,6 +143,8 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{cfg, "DIM_1"}, 2, `argument "DIM_1" is not KEY=v1,v2,...`},
 		{[]string{cfg}, 2, "need CONFIG.json and at least one KEY=v1,v2,..."},
 		{[]string{"-reps", "0", cfg, "DIM_1=64"}, 2, "-reps 0: at least 1"},
+		{[]string{"-x", "DIM_2", cfg, "DIM_1=64,128"}, 2, `-x "DIM_2": not a swept key (swept: DIM_1)`},
+		{[]string{"-by", "DIM_1", cfg, "DIM_1=64,128"}, 2, `-by "DIM_1": the same key as -x`},
 		{[]string{cfg, "DIM_1=64", "-reps", "2"}, 2, "flag -reps after CONFIG.json"},
 		{[]string{filepath.Join(dir, "none.json"), "DIM_1=64"}, 1, "none.json: no such file"},
 	} {

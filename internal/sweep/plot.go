@@ -32,16 +32,10 @@ type PlotSpec struct {
 // number, a size (4 MiB) or a duration (250ms, plotted in seconds), else categorical in
 // the order given.
 func Plot(axes []Axis, rows []Row, spec PlotSpec, base string) ([]string, error) {
+	if err := spec.Check(axes); err != nil {
+		return nil, err
+	}
 	xi, bi := axisIndex(axes, spec.X), axisIndex(axes, spec.By)
-	if xi < 0 {
-		return nil, fmt.Errorf("-x %q: not a swept key (swept: %s)", spec.X, axisKeys(axes))
-	}
-	if spec.By != "" && bi < 0 {
-		return nil, fmt.Errorf("-by %q: not a swept key (swept: %s)", spec.By, axisKeys(axes))
-	}
-	if spec.By != "" && bi == xi {
-		return nil, fmt.Errorf("-by %q: the same key as -x", spec.By)
-	}
 	xs, numeric := numericValues(axes[xi].Values)
 	scale, unit := metricUnit(spec.Metric)
 	// samples[line][x value index] = metric values of the runs at that point.
@@ -132,6 +126,20 @@ func Plot(axes []Axis, rows []Row, spec PlotSpec, base string) ([]string, error)
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// Check reports an x or line key that is not a swept key (before a study runs).
+func (spec PlotSpec) Check(axes []Axis) error {
+	xi, bi := axisIndex(axes, spec.X), axisIndex(axes, spec.By)
+	switch {
+	case xi < 0:
+		return fmt.Errorf("-x %q: not a swept key (swept: %s)", spec.X, axisKeys(axes))
+	case spec.By != "" && bi < 0:
+		return fmt.Errorf("-by %q: not a swept key (swept: %s)", spec.By, axisKeys(axes))
+	case spec.By != "" && bi == xi:
+		return fmt.Errorf("-by %q: the same key as -x", spec.By)
+	}
+	return nil
 }
 
 // summarize returns the median at each x that has runs, and the band polygon: the
