@@ -215,6 +215,12 @@ func (r *sweepRunner) run(p sweep.Point) ([][]byte, error) {
 	cmd := exec.Command(r.self, args...)
 	cmd.Stdout, cmd.Stderr = logf, io.MultiWriter(logf, &tail)
 	err = cmd.Run()
+	// The h5bench CSV files (CSV_FILE, moved into data by run -dir) are results: kept
+	// beside the reports as run-NNN.NAME.csv.
+	csvs, _ := filepath.Glob(filepath.Join(data, "*.csv"))
+	for _, f := range csvs {
+		_ = os.Rename(f, filepath.Join(r.out, "reports", fmt.Sprintf("run-%03d.%s", p.Run, filepath.Base(f))))
+	}
 	if !r.keep {
 		_ = os.RemoveAll(data)
 	}

@@ -21,14 +21,15 @@ func tinyVPIC(t *testing.T, dir string) string {
 	t.Helper()
 	return writeJSON(t, filepath.Join(dir, "vpic.json"), map[string]any{
 		"pattern": "vpic", "phases": []string{"write"},
-		"session": map[string]any{"file": filepath.Join(dir, "orig", "particles.h5")},
+		"session": map[string]any{"file": filepath.Join(dir, "orig", "particles.h5"), "csv_file": "particles.csv"},
 		"options": map[string]any{"NUM_DIMS": 1, "DIM_1": 64, "TIMESTEPS": 1, "COLLECTIVE_DATA": "YES"},
 	})
 }
 
 // TestSweep runs two keys (three values x two) x 3 repetitions of a tiny VPIC write at one
 // rank: 18 CSV rows in interleaved order, each with the bytes its own DIM_1 writes and
-// the mode its report names; the runs' data files are gone, their reports and logs kept;
+// the mode its report names; the runs' data files are gone, their reports, CSV files and
+// logs kept;
 // the plots decode as PNG and parse as SVG.
 func TestSweep(t *testing.T) {
 	dir := t.TempDir()
@@ -82,6 +83,9 @@ func TestSweep(t *testing.T) {
 		}
 		if err != nil || len(rep.Phases) != 1 {
 			t.Fatalf("run %d's report: %v (%d phases)", i, err, len(rep.Phases))
+		}
+		if _, err := os.Stat(filepath.Join(out, "reports", "run-"+leftPad(i)+".particles.csv")); err != nil {
+			t.Errorf("run %d's CSV file: %v", i, err)
 		}
 		if rep.ModeEffective != mode || !strings.HasPrefix(rep.Phases[0].File, filepath.Join(out, "data", "run-"+leftPad(i))) {
 			t.Errorf("run %d: report mode %s, file %s; want %s in its own data directory", i, rep.ModeEffective, rep.Phases[0].File, mode)
