@@ -2,16 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/sweep"
@@ -99,7 +102,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-out %s: %w", *out, err)
 		}
 	}
-	rows, runErr := sweep.Run(axes, pts, r.run, stderr, sweep.IsTerminal(os.Stderr) && stderr == io.Writer(os.Stderr))
+	// An interrupt (or SIGTERM) reaches the running run's ranks too; the sweep then starts
+	// no further run and writes the rows of the runs done.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rows, runErr := sweep.Run(ctx, axes, pts, r.run, stderr, sweep.IsTerminal(os.Stderr) && stderr == io.Writer(os.Stderr))
 	if err := writeSweep(*out, axes, rows); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@
 package sweep
 
 import (
+	"context"
+	"errors"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -129,12 +131,19 @@ type Runner func(p Point) (reports [][]byte, err error)
 // Run runs every point in order, showing progress on progress (a terminal gets one line
 // rewritten in place, anything else a line per run). A failed run is kept as a row with
 // its error and the study goes on; the error returned is the first run's failure, if
-// any, after all ran.
-func Run(axes []Axis, pts []Point, run Runner, progress io.Writer, tty bool) ([]Row, error) {
+// any, after all ran. When ctx ends (an interrupt), no further run starts: the rows of
+// the runs done are returned with ErrInterrupted.
+func Run(ctx context.Context, axes []Axis, pts []Point, run Runner, progress io.Writer, tty bool) ([]Row, error) {
 	rows := make([]Row, 0, len(pts))
 	begin := time.Now()
 	var first error
 	for i, p := range pts {
+		if ctx.Err() != nil {
+			if tty {
+				fmt.Fprintln(progress)
+			}
+			return rows, fmt.Errorf("%w after %d of %d runs", ErrInterrupted, i, len(pts))
+		}
 		showProgress(progress, tty, i, len(pts), time.Since(begin), p.Label(axes), p.Rep)
 		t := time.Now()
 		reports, err := run(p)
@@ -161,6 +170,9 @@ func Run(axes []Axis, pts []Point, run Runner, progress io.Writer, tty bool) ([]
 	fmt.Fprintf(progress, "h5proxy sweep: %d runs in %v\n", len(pts), elapsed)
 	return rows, first
 }
+
+// ErrInterrupted is returned by Run when its context ended before every run was done.
+var ErrInterrupted = errors.New("sweep interrupted")
 
 // showProgress prints "[i/n] settings rep r  elapsed  ETA": the ETA is the mean time per
 // finished run times the runs left.

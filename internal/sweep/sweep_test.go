@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
@@ -110,7 +111,7 @@ func TestRunRowsOutputs(t *testing.T) {
 		return [][]byte{report("write", float64(10*p.Run))}, nil
 	}
 	var progress bytes.Buffer
-	rows, err := Run(axes, pts, run, &progress, false)
+	rows, err := Run(context.Background(), axes, pts, run, &progress, false)
 	if err == nil || !strings.Contains(err.Error(), "run 5 (a=1 b=y, rep 1): boom") {
 		t.Errorf("error %v", err)
 	}
@@ -168,6 +169,25 @@ func TestRunRowsOutputs(t *testing.T) {
 	}
 	if len(doc) != 8 || doc[6].Config["a"] != "2" || doc[6].Config["b"] != "x" || doc[6].Metrics["write.raw_time.max"] != 3 || doc[5].Error != "boom" {
 		t.Errorf("JSON rows %+v", doc)
+	}
+}
+
+// TestRunInterrupted: once the context ends no run starts; the rows done are returned.
+func TestRunInterrupted(t *testing.T) {
+	axes := []Axis{{"a", []string{"1", "2", "3"}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := 0
+	run := func(p Point) ([][]byte, error) {
+		ran++
+		if p.Run == 1 {
+			cancel()
+		}
+		return [][]byte{report("write", 1)}, nil
+	}
+	rows, err := Run(ctx, axes, Grid(axes, 2), run, io.Discard, false)
+	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "after 2 of 6 runs") || len(rows) != 2 || ran != 2 {
+		t.Errorf("err %v, %d rows, %d runs; want interrupted after 2 of 6", err, len(rows), ran)
 	}
 }
 
