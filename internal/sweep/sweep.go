@@ -10,9 +10,9 @@ package sweep
 
 import (
 	"context"
-	"errors"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
