@@ -694,11 +694,14 @@ func TestHelp(t *testing.T) {
 		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|cache|log", "trace_file"}, nil)
 	h5proxy(t, "", "help", "vpic").expect(t, 0, []string{"DIM_1", "TIMESTEPS", "MEM_PATTERN", "READ_OPTION", "COLLECTIVE_DATA", "(accepted, ignored)",
 		"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "CSV_FILE"}, nil)
-	for _, cmd := range []string{"run", "plan", "inspect", "sweep"} {
+	h5proxy(t, "", "help", "concat").expect(t, 0, []string{"chunk", "deflate", "empty-layout", "contiguous|chunked|compact",
+		"input-driver", "fill-time", "partition-key", "_file_index"}, nil)
+	for _, cmd := range []string{"run", "plan", "inspect", "concat", "sweep"} {
 		r := h5proxy(t, "", cmd, "--help")
 		r.expect(t, 0, nil, []string{"Usage: h5proxy " + cmd})
 		flags := map[string][]string{"run": {"-no-launch", "-np", "-report", "-quiet", "-set", "-dir"}, "plan": {"-rank", "-size", "-phase", "-async"},
-			"sweep": {"-reps", "-out", "-metric", "-x", "-by", "-np", "-keep", "-n", "-replot"}}
+			"concat": {"-o", "-f", "-inputs", "-np", "-json", "-chunk", "-mdc", "-partition-key"},
+			"sweep":  {"-reps", "-out", "-metric", "-x", "-by", "-np", "-keep", "-n", "-replot"}}
 		for _, f := range flags[cmd] {
 			if !strings.Contains(r.stderr, "  "+f) {
 				t.Errorf("%s --help does not list %s:\n%s", cmd, f, r)
