@@ -295,7 +295,8 @@ int h5proxy_session_create_f(MPI_Fint comm, const char *pattern, const char *opt
 
 /**
  * @brief End a session: an unfinished phase is aborted (its files closed), buffers are
- *        released and the communicator duplicate is freed.
+ *        released, the timeline is written when trace_file is set (rank 0 merges every
+ *        rank's part) and the communicator duplicate is freed.
  *
  * Collective. The handle is invalid after this call whatever it returns; closing it again
  * returns ::H5PROXY_ERR_INVALID_HANDLE.

@@ -61,6 +61,9 @@ type Config struct {
 	EnvMetadataFile string `json:"env_metadata_file,omitempty"`
 	// ReportFile, when set, receives the JSON report (rank 0 only).
 	ReportFile string `json:"report_file,omitempty"`
+	// TraceFile, when set, receives the timeline of the session (Chrome trace-event JSON,
+	// merged by rank 0 at Close; see trace.go).
+	TraceFile string `json:"trace_file,omitempty"`
 	// Strategy are the keys the modes and layouts declare in their own tables
 	// (async.staging_bytes, cache.path, subfiling.count, ...), in order.
 	Strategy []options.KV `json:"-"`
@@ -116,6 +119,8 @@ var sessionKeys = []sessionKey{
 		func(c *Config, v *options.Values, k string) { c.EnvMetadataFile = v.String(k) }, func(c *Config) string { return c.EnvMetadataFile }},
 	{options.Spec{Key: "report_file", Kind: options.String, Help: "JSON report output (rank 0 only)"},
 		func(c *Config, v *options.Values, k string) { c.ReportFile = v.String(k) }, func(c *Config) string { return c.ReportFile }},
+	{options.Spec{Key: "trace_file", Kind: options.String, Help: "timeline of every rank (Chrome trace-event JSON for Perfetto or chrome://tracing): compute, data preparation, each I/O call with its bytes, waits, background operations; merged by rank 0 at the end"},
+		func(c *Config, v *options.Values, k string) { c.TraceFile = v.String(k) }, func(c *Config) string { return c.TraceFile }},
 }
 
 // setMode sets the mode, or, for a layout's mode alias (h5bench's MODE=LOG), the default

@@ -47,6 +47,8 @@ type Session struct {
 	rankFiles bool
 	// sysIO holds /proc/self/io at the last census (takeCensus).
 	sysIO []float64
+	// tr records the timeline (trace_file); nil when none is asked for.
+	tr *tracer
 }
 
 // writtenFile is how a session filled a file it wrote: what a later read verifies against.
@@ -172,6 +174,10 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIHints(), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
+		if cfg.TraceFile != "" {
+			s.tr = newTracer(dup.Rank(), background)
+			under = tracedLayout{under, s.tr}
+		}
 		s.stack, err = mode.NewMode(under, env)
 	}
 	// Creation is collective: if it failed on any rank (a cache directory, memory), every
@@ -430,6 +436,7 @@ func (s *Session) Step(step int) error {
 		t := time.Now()
 		err := s.stack.Wait()
 		smp[mWait] += time.Since(t).Seconds()
+		s.tr.span(traceWait, "wait", t, nil)
 		if err != nil {
 			return s.fail(fmt.Errorf("step %d: %w", step, err))
 		}
@@ -454,6 +461,7 @@ func (s *Session) Step(step int) error {
 	}
 	smp[mEnd] = now()
 	s.takeCensus(smp)
+	s.tr.step(p.ph.String(), step, smp[mStart])
 	p.stepsDone++
 	// Progress at info level for the first and last steps and at most once a second in
 	// between, every step at debug level: a line per step is a write to the launcher's pipe
@@ -513,6 +521,7 @@ func (s *Session) Compute(d time.Duration) time.Duration {
 		return 0
 	}
 	took := emulate.Compute(s.cfg.ComputeKind, d)
+	s.tr.took(traceCompute, "compute", took)
 	switch p := s.phase; {
 	case p == nil:
 		s.pendingCompute += took.Seconds()
@@ -546,6 +555,7 @@ func (s *Session) EndPhase() error {
 	t := time.Now()
 	werr := s.stack.Wait() // the drain at close
 	p.end[mWait] += time.Since(t).Seconds()
+	s.tr.drained(t)
 	s.collectStats(p)
 	s.takeCensus(&p.end)
 	if werr != nil {
@@ -671,6 +681,11 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 				return err
 			}
 		}
+		var traced uint64 // the transfer's bytes, for the timeline
+		if s.tr != nil && op.Transfer != nil {
+			traced = s.transferBytes(op.Transfer)
+			s.tr.note(op, traced)
+		}
 		t0 := time.Now()
 		if lent != nil {
 			err = ln.Exec(op, lent)
@@ -678,6 +693,9 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			err = s.stack.Exec(op, buf)
 		}
 		smp.charge(op.Kind, time.Since(t0).Seconds())
+		if s.tr != nil && s.background {
+			s.tr.op(traceSubmit, "submit "+op.Kind.String(), op, traced, t0)
+		}
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
@@ -862,6 +880,7 @@ func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 		err = emulate.Fill(kind, buf, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
 	}
 	smp[mPrep] += time.Since(t0).Seconds()
+	s.tr.op(tracePrep, "fill", op, uint64(len(buf)), t0)
 	return err
 }
 
@@ -913,8 +932,8 @@ func checkData(t *plan.Transfer, buf []byte) (uint64, *emulate.Mismatch) {
 }
 
 // Close ends the session: an unfinished phase is aborted (its files closed), buffers are
-// released and the communicator duplicate freed. Collective. Closing twice returns
-// ErrClosed.
+// released, the timeline written (trace_file; rank 0 merges the ranks' parts) and the
+// communicator duplicate freed. Collective. Closing twice returns ErrClosed.
 func (s *Session) Close() error {
 	if err := s.check(); err != nil {
 		return err
@@ -931,6 +950,9 @@ func (s *Session) Close() error {
 		first = err
 	}
 	if err := s.pool.Free(); err != nil && first == nil {
+		first = err
+	}
+	if err := s.writeTrace(); err != nil && first == nil {
 		first = err
 	}
 	if err := s.freeComms(); err != nil && first == nil {

@@ -68,6 +68,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	noLaunch := fs.Bool("no-launch", false, "run in this process even outside an MPI launcher (one rank)")
 	report := fs.String("report", "", "write the JSON report of each benchmark to this file (suffixed by its index when there are several)")
 	quiet := fs.Bool("quiet", false, "do not print the performance summary")
+	var sets settingsFlag
+	fs.Var(&sets, "set", "KEY=VALUE: set a session or pattern key in every benchmark of the configuration (repeatable)")
+	dir := fs.String("dir", "", "write the data files and h5bench CSV files into this directory (same base names)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -86,6 +89,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if npSet {
 		j.ranks = *np
 		j.mpi.Args = nil
+	}
+	if err := applySettings(j, sets, *dir); err != nil {
+		return err
 	}
 	if err := checkOutputDirs(j); err != nil {
 		return err
@@ -291,6 +297,9 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 			if len(j.runs) > 1 {
 				cfg.ReportFile = fmt.Sprintf("%s.%d", report, i)
 			}
+		}
+		if cfg.TraceFile != "" && len(j.runs) > 1 {
+			cfg.TraceFile = indexedPath(cfg.TraceFile, i) // one timeline per benchmark
 		}
 		if w, ok := written[cfg.File]; ok && cfg.Verify != proxy.VerifyNo && w.Seed == cfg.Seed {
 			// A read checks what the earlier entry wrote: its fill (seeded or once).
