@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/internal/mpitest"
+	"github.com/h5proxy/h5proxy/proxy"
+)
+
+// TestSessionsDoNotLeak runs 20 sessions of every layout × mode at 1 rank (the full
+// 1,000 are `make leaks`): no HDF5 identifier open after any close, and descriptors,
+// goroutines and RSS after the last session within 5% of their values after the 8th.
+func TestSessionsDoNotLeak(t *testing.T) {
+	if mpitest.Run(t, 1) {
+		return
+	}
+	fin, err := proxy.InitMPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fin()
+	dir := t.TempDir()
+	for _, l := range proxy.Layouts() {
+		for _, m := range proxy.Modes() {
+			r, err := runCombo(dir, l, m, 20, 8)
+			if err == nil {
+				err = r.flat(0.05)
+			}
+			if err != nil || r.sessions != 20 {
+				t.Errorf("%s: %v", r.row(err), err)
+			}
+		}
+	}
+}
+
+// TestFlat checks the growth rule on made-up samples.
+func TestFlat(t *testing.T) {
+	warm := sample{fds: 20, goroutines: 4, rss: 100 << 20}
+	for _, c := range []struct {
+		end  sample
+		want string
+	}{
+		{sample{20, 4, 105 << 20}, ""},
+		{sample{21, 5, 90 << 20}, ""}, // one more descriptor or goroutine is tolerated
+		{sample{23, 4, 100 << 20}, "file descriptors grew from 20 to 23"},
+		{sample{20, 6, 100 << 20}, "goroutines grew from 4 to 6"},
+		{sample{20, 4, 106 << 20}, "resident memory grew 6.0%"},
+	} {
+		err := result{warm: warm, end: c.end, sessions: 9}.flat(0.05)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: %v, want %q", c.end, err, c.want)
+		}
+	}
+}
