@@ -65,11 +65,12 @@ fuzz-short:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT)
 
 # leaks runs LEAK_SESSIONS sessions per layout x mode in one process, from Go and through
-# the C ABI (tests/leaks), and prints the figures of docs/reliability.md.
+# the C ABI (tests/capi/leaks.c), and prints the figures of docs/reliability.md.
 LEAK_SESSIONS ?= 1000
 leaks: build cmake-test
 	$(GO) run ./bench/leaks -n $(LEAK_SESSIONS)
-	$(CMAKE_BUILD_DIR)/tests/leaks/leaks_c $(LEAK_SESSIONS)
+	mkdir -p $(CMAKE_BUILD_DIR)/test-output/leaks-full
+	mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np 1 $(CMAKE_BUILD_DIR)/tests/capi/leaks_c $(CMAKE_BUILD_DIR)/test-output/leaks-full $(LEAK_SESSIONS)
 
 # The README's code blocks, run as written (tests/readme): needs bin/h5proxy and the CMake
 # build of cmake-test, which `make test` has made by then.

@@ -171,7 +171,7 @@ func runCombo(dir, layout, mode string, n, warmup int) (result, error) {
 	}
 	cfg.Phases = []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
 	for i := 0; i < n; i++ {
-		if err := session(cfg); err != nil {
+		if err := session(proxy.World(), cfg); err != nil {
 			return r, fmt.Errorf("session %d: %w", i+1, err)
 		}
 		r.sessions = i + 1
@@ -191,9 +191,9 @@ func runCombo(dir, layout, mode string, n, warmup int) (result, error) {
 	return r, err
 }
 
-// session is one create, run (two written steps, the read), close.
-func session(cfg proxy.Config) error {
-	s, err := proxy.NewSession(proxy.World(), cfg)
+// session is one create, run (two written steps, the read), close, on comm.
+func session(comm proxy.Comm, cfg proxy.Config) error {
+	s, err := proxy.NewSession(comm, cfg)
 	if err != nil {
 		return err
 	}
