@@ -37,6 +37,7 @@ vet: deps
 
 test: build vet cmake-test
 	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench ./proxy/layout/log ./proxy/e3smmap
+	$(GO) test -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks
 	$(GO) test -count=1 -timeout 20m ./...
 	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory test-readme

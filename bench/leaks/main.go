@@ -71,7 +71,8 @@ func main() {
 // sample is what must stay flat.
 type sample struct {
 	fds, goroutines int
-	rss             int64 // bytes
+	rss             int64  // bytes
+	heap            uint64 // live Go heap bytes (not a criterion: says whether RSS growth is Go's)
 }
 
 // measure samples the process after a full collection.
@@ -94,7 +95,9 @@ func measure() (sample, error) {
 	if err != nil {
 		return sample{}, fmt.Errorf("/proc/self/statm: %w", err)
 	}
-	return sample{fds: len(fds) - 1, goroutines: runtime.NumGoroutine(), rss: pages * int64(os.Getpagesize())}, nil // -1: ReadDir's own descriptor
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return sample{fds: len(fds) - 1, goroutines: runtime.NumGoroutine(), rss: pages * int64(os.Getpagesize()), heap: ms.HeapAlloc}, nil // -1: ReadDir's own descriptor
 }
 
 // result is one layout × mode run.
@@ -104,7 +107,7 @@ type result struct {
 	warm, end    sample
 }
 
-const header = "| layout | mode | sessions | HDF5 ids open after each close | fds warm → end | goroutines warm → end | RSS MiB warm → end (growth) |\n|---|---|---|---|---|---|---|"
+const header = "| layout | mode | sessions | HDF5 ids open after each close | fds warm → end | goroutines warm → end | RSS MiB warm → end (growth) | Go heap MiB warm → end |\n|---|---|---|---|---|---|---|---|"
 
 func (r result) row(err error) string {
 	verdict := "0"
@@ -112,8 +115,9 @@ func (r result) row(err error) string {
 		verdict = "FAIL"
 	}
 	mib := func(b int64) float64 { return float64(b) / (1 << 20) }
-	return fmt.Sprintf("| %s | %s | %d | %s | %d → %d | %d → %d | %.1f → %.1f (%+.1f%%) |", r.layout, r.mode, r.sessions, verdict,
-		r.warm.fds, r.end.fds, r.warm.goroutines, r.end.goroutines, mib(r.warm.rss), mib(r.end.rss), 100*growth(r.warm.rss, r.end.rss))
+	return fmt.Sprintf("| %s | %s | %d | %s | %d → %d | %d → %d | %.1f → %.1f (%+.1f%%) | %.2f → %.2f |", r.layout, r.mode, r.sessions, verdict,
+		r.warm.fds, r.end.fds, r.warm.goroutines, r.end.goroutines, mib(r.warm.rss), mib(r.end.rss), 100*growth(r.warm.rss, r.end.rss),
+		mib(int64(r.warm.heap)), mib(int64(r.end.heap)))
 }
 
 func growth(from, to int64) float64 {

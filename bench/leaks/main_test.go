@@ -44,11 +44,11 @@ func TestFlat(t *testing.T) {
 		end  sample
 		want string
 	}{
-		{sample{20, 4, 105 << 20}, ""},
-		{sample{21, 5, 90 << 20}, ""}, // one more descriptor or goroutine is tolerated
-		{sample{23, 4, 100 << 20}, "file descriptors grew from 20 to 23"},
-		{sample{20, 6, 100 << 20}, "goroutines grew from 4 to 6"},
-		{sample{20, 4, 106 << 20}, "resident memory grew 6.0%"},
+		{sample{20, 4, 105 << 20, 0}, ""},
+		{sample{21, 5, 90 << 20, 0}, ""}, // one more descriptor or goroutine is tolerated
+		{sample{23, 4, 100 << 20, 0}, "file descriptors grew from 20 to 23"},
+		{sample{20, 6, 100 << 20, 0}, "goroutines grew from 4 to 6"},
+		{sample{20, 4, 106 << 20, 0}, "resident memory grew 6.0%"},
 	} {
 		err := result{warm: warm, end: c.end, sessions: 9}.flat(0.05)
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
