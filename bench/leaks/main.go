@@ -9,7 +9,8 @@
 //	go run ./bench/leaks -n 1000       # or: make leaks (with the C ABI's tests/leaks)
 //
 // Memory is sampled after runtime.GC and debug.FreeOSMemory, so what the Go heap has not
-// yet returned does not count as growth. The C ABI's counterpart is tests/leaks/leaks.c.
+// yet returned does not count as growth, and glibc malloc runs with one arena (oneArena
+// says why); the C heap in use (mallinfo2) must stay flat too. The C ABI's counterpart is tests/leaks/leaks.c.
 package main
 
 import (
@@ -41,6 +42,7 @@ func main() {
 	if !launch.Underneath() {
 		os.Exit(launch.SelfInDir("leaks", 1, *dir))
 	}
+	oneArena()
 	fin, err := proxy.InitMPI()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "leaks:", err)
@@ -72,6 +74,7 @@ func main() {
 type sample struct {
 	fds, goroutines int
 	rss             int64  // bytes
+	malloc          int64  // C heap in use, bytes
 	heap            uint64 // live Go heap bytes (not a criterion: says whether RSS growth is Go's)
 }
 
@@ -97,7 +100,8 @@ func measure() (sample, error) {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return sample{fds: len(fds) - 1, goroutines: runtime.NumGoroutine(), rss: pages * int64(os.Getpagesize()), heap: ms.HeapAlloc}, nil // -1: ReadDir's own descriptor
+	return sample{fds: len(fds) - 1, goroutines: runtime.NumGoroutine(), rss: pages * int64(os.Getpagesize()),
+		malloc: mallocInUse(), heap: ms.HeapAlloc}, nil // -1: ReadDir's own descriptor
 }
 
 // result is one layout × mode run.
@@ -107,7 +111,7 @@ type result struct {
 	warm, end    sample
 }
 
-const header = "| layout | mode | sessions | HDF5 ids open after each close | fds warm → end | goroutines warm → end | RSS MiB warm → end (growth) | Go heap MiB warm → end |\n|---|---|---|---|---|---|---|---|"
+const header = "| layout | mode | sessions | HDF5 ids open after each close | fds warm → end | goroutines warm → end | RSS MiB warm → end (growth) | C heap MiB warm → end | Go heap MiB warm → end |\n|---|---|---|---|---|---|---|---|---|"
 
 func (r result) row(err error) string {
 	verdict := "0"
@@ -115,9 +119,9 @@ func (r result) row(err error) string {
 		verdict = "FAIL"
 	}
 	mib := func(b int64) float64 { return float64(b) / (1 << 20) }
-	return fmt.Sprintf("| %s | %s | %d | %s | %d → %d | %d → %d | %.1f → %.1f (%+.1f%%) | %.2f → %.2f |", r.layout, r.mode, r.sessions, verdict,
+	return fmt.Sprintf("| %s | %s | %d | %s | %d → %d | %d → %d | %.1f → %.1f (%+.1f%%) | %.2f → %.2f | %.2f → %.2f |", r.layout, r.mode, r.sessions, verdict,
 		r.warm.fds, r.end.fds, r.warm.goroutines, r.end.goroutines, mib(r.warm.rss), mib(r.end.rss), 100*growth(r.warm.rss, r.end.rss),
-		mib(int64(r.warm.heap)), mib(int64(r.end.heap)))
+		mib(r.warm.malloc), mib(r.end.malloc), mib(int64(r.warm.heap)), mib(int64(r.end.heap)))
 }
 
 func growth(from, to int64) float64 {
@@ -138,8 +142,13 @@ func (r result) flat(tol float64) error {
 			return fmt.Errorf("%s grew from %d to %d over %d sessions", c.what, c.from, c.to, r.sessions)
 		}
 	}
-	if g := growth(r.warm.rss, r.end.rss); g > tol {
-		return fmt.Errorf("resident memory grew %.1f%% (%d to %d bytes) over %d sessions", 100*g, r.warm.rss, r.end.rss, r.sessions)
+	for _, c := range []struct {
+		what     string
+		from, to int64
+	}{{"resident memory", r.warm.rss, r.end.rss}, {"C heap in use", r.warm.malloc, r.end.malloc}} {
+		if g := growth(c.from, c.to); g > tol {
+			return fmt.Errorf("%s grew %.1f%% (%d to %d bytes) over %d sessions", c.what, 100*g, c.from, c.to, r.sessions)
+		}
 	}
 	return nil
 }
