@@ -281,3 +281,16 @@ func ObjectCount(f ID) (int, error) {
 	}
 	return int(n) - 1, nil
 }
+
+// OpenObjects returns the number of HDF5 identifiers of files, groups, datasets,
+// datatypes and attributes open in the whole process (H5Fget_obj_count(H5F_OBJ_ALL,
+// H5F_OBJ_ALL)): the leak check's figure, 0 when no session holds a file.
+func OpenObjects() (int, error) {
+	enter()
+	defer leave()
+	n := C.H5Fget_obj_count(C.H5F_OBJ_ALL, C.H5F_OBJ_ALL)
+	if n < 0 {
+		return 0, stackError("H5Fget_obj_count H5F_OBJ_ALL")
+	}
+	return int(n), nil
+}
