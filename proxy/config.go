@@ -69,6 +69,9 @@ type Config struct {
 	Strategy []options.KV `json:"-"`
 	// MPIInfo are MPI-IO hints passed to H5Pset_fapl_mpio.
 	MPIInfo map[string]string `json:"mpi_info,omitempty"`
+	// Knobs are the knob keys (mpiio.*, hdf5.*, their write./read. spellings), in order:
+	// overrides of what the pattern plans (knobs.go).
+	Knobs []options.KV `json:"-"`
 	// Warnings collects accepted-but-ignored settings; they are logged and reported.
 	Warnings []string `json:"-"`
 }
@@ -172,8 +175,9 @@ var coreTable = func() *options.Table {
 	return t
 }()
 
-// sessionTable holds every session-level key: the core keys, then the strategies'.
-var sessionTable = &options.Table{Name: "session", Specs: append(slices.Clone(coreTable.Specs), stack.Options().Specs...)}
+// sessionTable holds every session-level key: the core keys, the knobs, then the
+// strategies'.
+var sessionTable = &options.Table{Name: "session", Specs: slices.Concat(coreTable.Specs, knobTable.Specs, stack.Options().Specs)}
 
 // SessionOptions returns the table of every session-level key (the shared keys and the
 // modes' and layouts' own), for help, schema output and lookups.
@@ -222,6 +226,9 @@ func (c *Config) Set(key, value string) error {
 		}
 		c.Warnings = appendNew(c.Warnings, v.Warnings...)
 		return nil
+	}
+	if s, ok := knobTable.Lookup(key); ok {
+		return c.setKnob(s, value)
 	}
 	strategies := stack.Options()
 	s, ok := strategies.Lookup(key)
@@ -298,6 +305,11 @@ func (c *Config) Validate() error {
 			return &options.Error{Table: "session", Key: "compute_trace", Value: c.ComputeTrace, Reason: err.Error()}
 		}
 	}
+	for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
+		if _, err := c.knobsFor(ph, 1); err != nil {
+			return err
+		}
+	}
 	if !c.Fill.Verifiable() && c.Verify == VerifyYes {
 		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("only seeded and once fills can be verified (fill=%s)", c.Fill)}
 	}
@@ -347,6 +359,9 @@ func (c *Config) Effective() map[string]string {
 	}
 	if v, err := c.Settings(); err == nil {
 		maps.Copy(m, v.Effective())
+	}
+	for _, kv := range c.Knobs {
+		m[kv.Key] = kv.Value
 	}
 	if f, err := patterns.Lookup(c.Pattern); err == nil {
 		if v, err := f.Options.Parse(c.Options); err == nil {

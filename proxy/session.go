@@ -45,6 +45,8 @@ type Session struct {
 	pendingCompute float64
 	// rankFiles: the layout may keep a shared file as per-rank files (stack.RankFiles).
 	rankFiles bool
+	// sysIO holds /proc/self/io at the last census (takeCensus).
+	sysIO []float64
 	// tr records the timeline (trace_file); nil when none is asked for.
 	tr *tracer
 }
@@ -79,6 +81,8 @@ type phaseRun struct {
 	// ownChecked and ownUnchecked: a write phase read back data it wrote and checked it, or
 	// skipped some (checksOwnRead).
 	ownChecked, ownUnchecked bool
+	// knobs are the phase's knobs, applied to every operation (knobs.go).
+	knobs *knobs
 }
 
 // shapeKey names a dataset of the file open at a point of a read phase.
@@ -167,7 +171,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, trace: trace, written: map[string]writtenFile{}}
 	s.log = newLogger(dup.Rank())
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
-	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIInfo, File: cfg.File, Settings: settings}
+	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIHints(), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {
@@ -279,13 +283,18 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		}
 		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && w.seed == s.cfg.Seed)
 	}
-	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, patterns.StepsOf(s.pat, ph, s.Size())), filled: map[string]filledBuf{}}
+	kn, err := s.cfg.knobsFor(ph, s.Size())
+	if err != nil {
+		return err
+	}
+	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, patterns.StepsOf(s.pat, ph, s.Size())), filled: map[string]filledBuf{}, knobs: kn}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
 		FilterAvailable: filterAvailable}
 	if ph == patterns.PhaseRead {
 		p.env.Shape = s.shape(p)
 	}
 	s.stack.TakeStats() // start the phase's background statistics afresh
+	s.takeCensus(nil)   // and its census
 	p.begin[mCompute] = s.pendingCompute
 	s.pendingCompute = 0
 	s.phase = p
@@ -336,6 +345,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		}
 	}
 	p.begin[mEnd] = now()
+	s.takeCensus(&p.begin)
 	s.log.Info().Str("phase", ph.String()).Str("file", s.cfg.File).Bool("verify", verify).Msg("phase begun")
 	return nil
 }
@@ -450,6 +460,7 @@ func (s *Session) Step(step int) error {
 		p.ahead = &next
 	}
 	smp[mEnd] = now()
+	s.takeCensus(smp)
 	s.tr.step(p.ph.String(), step, smp[mStart])
 	p.stepsDone++
 	// Progress at info level for the first and last steps and at most once a second in
@@ -546,6 +557,7 @@ func (s *Session) EndPhase() error {
 	p.end[mWait] += time.Since(t).Seconds()
 	s.tr.drained(t)
 	s.collectStats(p)
+	s.takeCensus(&p.end)
 	if werr != nil {
 		return s.fail(werr)
 	}
@@ -649,8 +661,15 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		defer ln.Done()
 	}
 	fill := func(op *plan.Op, buf []byte) error { return s.fill(op, buf, smp) }
+	var kn *knobs
+	if s.phase != nil {
+		kn = s.phase.knobs
+	}
 	for i := range pl.Ops {
-		op := &pl.Ops[i]
+		op, err := kn.apply(&pl.Ops[i])
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", pl.Ops[i].Kind, pl.Ops[i].Path, err)
+		}
 		var buf []byte
 		lent, waited, err := ln.Buffer(op, fill)
 		smp.charge(op.Kind, waited.Seconds())
@@ -681,6 +700,11 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
 		s.noteFile(op)
+		if op.Transfer != nil {
+			smp.countCall(op, s.transferBytes(op.Transfer))
+		} else {
+			smp.countCall(op, 0)
+		}
 		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && s.phase != nil {
 			s.phase.opens++
 		}
