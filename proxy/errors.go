@@ -70,3 +70,9 @@ func freeBytes(file string) int64 {
 
 // Unwrap returns the failure.
 func (e *PhaseError) Unwrap() error { return e.Err }
+
+// OpenHDF5Objects returns the number of HDF5 files, groups, datasets, datatypes and
+// attributes open in the process (H5Fget_obj_count over all files). A closed session
+// leaves none open, so a host or leak test can check that after each close (the host's
+// own HDF5 objects count too).
+func OpenHDF5Objects() (int, error) { return h5.OpenObjects() }
