@@ -17,6 +17,11 @@ type StepTimes struct {
 	FileOpen, Flush, FileClose Timing
 	// Compute is each rank's emulated compute after the step.
 	Compute Timing
+	// CallerIO is each rank's time in all of the step's operations (and waits for
+	// background I/O); Inner leaves out the file's create or open, flush and close: a
+	// kernel that times from before its open to after its close, or from its open to its
+	// close (h5perf), reads them, reduced after the rank's own sum.
+	CallerIO, Inner Timing
 	// Ops holds each rank's time in the operations of one kind (a write's H5Dwrite calls, a
 	// dataset create's H5Dcreate calls, ...): a kernel that prints a column per call, as
 	// the exerciser does, splits the categories by it. Each kind is reduced on its own: the

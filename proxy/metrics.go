@@ -35,6 +35,7 @@ const (
 	mDone                     // wall-clock time of the rank's last operation, before the phase's closing barrier (Unix seconds)
 	mFileSize                 // bytes on disk of the files rank 0 created or opened, after the phase (rank 0 only)
 	mSpan                     // the rank's own span from its file create/open to mDone, less in-window preparation and verification (derived)
+	mInner                    // time in dataset, group and attribute operations and transfers: all but the file's create/open, flush and close (derived)
 	// mKind is the first of the per-operation-kind times: mKind+k holds the time of the
 	// operations of kind k (plan.OpKind), what a kernel's own report splits its columns by.
 	mKind
@@ -65,6 +66,14 @@ func (s *sample) charge(k plan.OpKind, seconds float64) {
 	default:
 		s[mMetadata] += seconds
 	}
+}
+
+// derive sets a step's derived sums of its rank's operation times: all of them (what a
+// kernel timing a whole open-to-close stretch measures) and those between the file's open
+// and close.
+func (s *sample) derive() {
+	s[mInner] = s[mRaw] + s[mMetadata]
+	s[mCallerIO] = s[mInner] + s[mFileOpen] + s[mFileFlush] + s[mFileClose] + s[mWait]
 }
 
 func (s *sample) add(o *sample) {

@@ -8,6 +8,7 @@
 //	h5proxy replay LOG.h5 OUT.h5        log-layout file to the canonical layout
 //	h5proxy fuse MASTER.h5 OUT.h5       subfiled file to one plain file
 //	h5proxy schema                      JSON Schema of the h5bench files accepted
+//	h5proxy h5perf [h5perf options]     HDF5's parallel h5perf with its report
 //	h5proxy version
 package main
 
@@ -31,6 +32,8 @@ Usage:
   h5proxy replay LOG.h5 OUT.h5                rewrite a log-layout file as a plain HDF5 file
   h5proxy fuse MASTER.h5 OUT.h5               turn a subfiled file into one plain HDF5 file
   h5proxy schema                              print the JSON Schema of accepted h5bench files
+  h5proxy h5perf [h5perf options]             HDF5's parallel h5perf (POSIX, MPI-IO, PHDF5)
+                                              with its report ('h5proxy h5perf -h')
   h5proxy version                             print versions
 
 Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
@@ -65,6 +68,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdReplay(args[1:], stdout, stderr)
 	case "fuse":
 		err = cmdFuse(args[1:], stdout, stderr)
+	case "h5perf":
+		err = cmdH5perf(args[1:], stdout, stderr)
 	case "schema":
 		err = cmdSchema(args[1:], stdout, stderr)
 	case "version", "--version":
