@@ -225,6 +225,9 @@ func (a *Args) set(c byte, val, name string) error {
 // alphanumeric characters (others are dropped).
 func listItems(val string) []string {
 	var out []string
+	if val == "" {
+		return nil
+	}
 	for _, it := range strings.Split(val, ",") {
 		var b strings.Builder
 		for _, r := range it {
