@@ -104,6 +104,13 @@ type Computer interface {
 	ComputeAfter(ph Phase, step int, env Env) time.Duration
 }
 
+// Synchronizer is implemented by patterns whose program synchronizes its ranks before some
+// steps (h5perf's MPI_Barrier before each file's open, outside its timers): the session
+// calls a barrier before such a step's clock starts.
+type Synchronizer interface {
+	BarrierBefore(ph Phase, step int) bool
+}
+
 // Factory builds a pattern from its parsed option values.
 type Factory struct {
 	Name    string

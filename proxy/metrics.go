@@ -35,7 +35,12 @@ const (
 	mDone                     // wall-clock time of the rank's last operation, before the phase's closing barrier (Unix seconds)
 	mFileSize                 // bytes on disk of the files rank 0 created or opened, after the phase (rank 0 only)
 	mSpan                     // the rank's own span from its file create/open to mDone, less in-window preparation and verification (derived)
-	mInner                    // time in dataset, group and attribute operations and transfers: all but the file's create/open, flush and close (derived)
+	mFirstStart               // wall-clock start of a step's first operation (Unix seconds)
+	mFirstEnd                 // wall-clock end of a step's first operation
+	mLastStart                // wall-clock start of a step's last operation
+	mLastEnd                  // wall-clock end of a step's last operation
+	mOpsSpan                  // a step's time from its first operation's start to its last's end, less preparation and verification (derived)
+	mInner                    // a step's time from its first operation's end to its last's start, less preparation and verification (derived)
 	// mKind is the first of the per-operation-kind times: mKind+k holds the time of the
 	// operations of kind k (plan.OpKind), what a kernel's own report splits its columns by.
 	mKind
@@ -68,18 +73,22 @@ func (s *sample) charge(k plan.OpKind, seconds float64) {
 	}
 }
 
-// derive sets a step's derived sums of its rank's operation times: all of them (what a
-// kernel timing a whole open-to-close stretch measures) and those between the file's open
-// and close.
+// derive sets a step's spans: what a kernel that times from before its file's open to
+// after its close (mOpsSpan), or from after the open to before the close (mInner), reads on
+// its clock, less h5proxy's own data preparation and verification, which the real program
+// does not do.
 func (s *sample) derive() {
-	s[mInner] = s[mRaw] + s[mMetadata]
-	s[mCallerIO] = s[mInner] + s[mFileOpen] + s[mFileFlush] + s[mFileClose] + s[mWait]
+	own := s[mPrep] - s[mPrepBefore] + s[mVerify]
+	if s[mLastEnd] > 0 {
+		s[mOpsSpan] = max(0, s[mLastEnd]-s[mFirstStart]-own)
+		s[mInner] = max(0, s[mLastStart]-s[mFirstEnd]-own)
+	}
 }
 
 func (s *sample) add(o *sample) {
 	for i := range s {
 		switch metric(i) {
-		case mStart, mEnd, mDone:
+		case mStart, mEnd, mDone, mFirstStart, mFirstEnd, mLastStart, mLastEnd:
 		case mStaged, mFileSize:
 			s[i] = max(s[i], o[i])
 		default:

@@ -230,7 +230,7 @@ func phaseTimes(ph patterns.Phase, ranks int, pr *PhaseReport, t [nMetrics]Stat,
 			ops[k] = tm(st[mKind+metric(k)])
 		}
 		pt.Steps = append(pt.Steps, patterns.StepTimes{Step: i, Bytes: st[mBytes].Sum, Wall: tm(st[mWall]),
-			CallerIO: tm(st[mCallerIO]), Inner: tm(st[mInner]),
+			OpsSpan: tm(st[mOpsSpan]), Inner: tm(st[mInner]),
 			Raw: tm(st[mRaw]), Metadata: tm(st[mMetadata]), FileOpen: tm(st[mFileOpen]), Flush: tm(st[mFileFlush]),
 			FileClose: tm(st[mFileClose]), Compute: tm(st[mCompute]), Ops: ops})
 	}

@@ -415,6 +415,11 @@ func (s *Session) Step(step int) error {
 		return fmt.Errorf("%w: step %d called, next step of the %s phase is %d", ErrState, step, p.ph, p.stepsDone)
 	}
 	smp := &p.steps[step]
+	if sy, ok := s.pat.(patterns.Synchronizer); ok && sy.BarrierBefore(p.ph, step) {
+		if err := s.comm.Barrier(); err != nil {
+			return s.fail(fmt.Errorf("step %d: barrier: %w", step, err))
+		}
+	}
 	smp[mStart] = now()
 	if p.ph == patterns.PhaseWrite && s.stack.WaitBeforeStep(step) {
 		t := time.Now()
@@ -658,7 +663,11 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		} else {
 			err = s.stack.Exec(op, buf)
 		}
-		smp.charge(op.Kind, time.Since(t0).Seconds())
+		t1 := time.Now()
+		smp.charge(op.Kind, t1.Sub(t0).Seconds())
+		if step {
+			stamp(smp, i, len(pl.Ops), t0, t1)
+		}
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
@@ -917,6 +926,17 @@ func (s *Session) Close() error {
 }
 
 func now() float64 { return float64(time.Now().UnixNano()) / 1e9 }
+
+// stamp records when a step's first and last operations (op i of n) started and ended.
+func stamp(smp *sample, i, n int, t0, t1 time.Time) {
+	a, b := float64(t0.UnixNano())/1e9, float64(t1.UnixNano())/1e9
+	if i == 0 {
+		smp[mFirstStart], smp[mFirstEnd] = a, b
+	}
+	if i == n-1 {
+		smp[mLastStart], smp[mLastEnd] = a, b
+	}
+}
 
 // Wait blocks until every operation issued so far has completed and returns the first
 // error of a background operation (sync mode completes everything inline). Local.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/internal/inspect"
+	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/patterns/h5perf"
 	"github.com/h5proxy/h5proxy/proxy"
 )
@@ -170,6 +172,40 @@ func TestH5perfFiles(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestH5perfSample runs samples/native-h5perf.json (the pattern from a native JSON
+// configuration under the user's mpirun): h5bench's summary with a verified read-back,
+// then h5perf's block with the -D t times; the data files are removed.
+func TestH5perfSample(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "..", "samples", "native-h5perf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "native-h5perf.json")
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv, env, err := launch.Launcher(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], append(argv[1:], binary, "run", cfg)...)
+	cmd.Dir, cmd.Env = dir, append(userEnv(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, w := range []string{"Verification: OK", "        IO API = PHDF5 (w/MPI-IO driver)\n            Write (3 iteration(s)):\n                Maximum Throughput: ",
+		"            Read File Close (3 iteration(s)):\n                Minimum Accumulated Time using 1 file(s): "} {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "h5proxy-out", "#pio_tmp_*")); len(left) != 0 {
+		t.Errorf("data files left: %v", left)
 	}
 }
 

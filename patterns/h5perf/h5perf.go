@@ -52,6 +52,10 @@ func (p *Pattern) Steps() int { return p.C.NumIters * p.C.NumFiles * p.Halves() 
 // file or iteration recreates it), so the reads are steps of the write phase.
 func (p *Pattern) Phases() []patterns.Phase { return []patterns.Phase{patterns.PhaseWrite} }
 
+// BarrierBefore is true for every step: h5perf synchronizes its processes before each
+// file's write and read timers start (MPI_Barrier in do_pio).
+func (p *Pattern) BarrierBefore(patterns.Phase, int) bool { return true }
+
 // FileName is the data file n (1-based) of an API in dir: #pio_tmp_<n> and the API's
 // suffix (pio_create_filename).
 func FileName(dir, api string, n int) string {

@@ -238,7 +238,7 @@ func TestKernelReport(t *testing.T) {
 	// Iteration 1: writes take 0.1+0.1 s (max), reads 0.05+0.05; iteration 2: 0.3+0.1, 0.1+0.1.
 	for i, w := range []float64{0.1, 0.05, 0.1, 0.05, 0.3, 0.1, 0.1, 0.1} {
 		ops := map[plan.OpKind]patterns.Timing{plan.Write: tm(w/4, w/2), plan.Read: tm(w/4, w/2)}
-		steps = append(steps, patterns.StepTimes{Step: i, Inner: tm(w/2, w), CallerIO: tm(w, 2*w), FileOpen: tm(0, w/2), FileClose: tm(0, w/4), Ops: ops})
+		steps = append(steps, patterns.StepTimes{Step: i, Inner: tm(w/2, w), OpsSpan: tm(w, 2*w), FileOpen: tm(0, w/2), FileClose: tm(0, w/4), Ops: ops})
 	}
 	lines := p.KernelReport(patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 2, Steps: steps})
 	var text []string

@@ -163,7 +163,7 @@ func (p *Pattern) collect(t patterns.PhaseTimes) timers {
 				if h == 1 {
 					kind = plan.Read
 				}
-				for j, v := range []patterns.Timing{st.Inner, st.CallerIO, st.Ops[kind], st.FileOpen, st.FileClose} {
+				for j, v := range []patterns.Timing{st.Inner, st.OpsSpan, st.Ops[kind], st.FileOpen, st.FileClose} {
 					dst[j].min += v.Min
 					dst[j].max += v.Max
 				}
