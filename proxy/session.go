@@ -449,6 +449,9 @@ func (s *Session) Step(step int) error {
 	}
 	smp[mEnd] = now()
 	p.stepsDone++
+	if err := s.removeAfter(p, step); err != nil {
+		return s.fail(fmt.Errorf("step %d: %w", step, err))
+	}
 	// Progress at info level for the first and last steps and at most once a second in
 	// between, every step at debug level: a line per step is a write to the launcher's pipe
 	// inside the observed window (about half a millisecond per step at 2 ranks here), which
@@ -459,6 +462,34 @@ func (s *Session) Step(step int) error {
 	}
 	ev.Str("phase", p.ph.String()).Int("step", step).Int("of", len(p.steps)).
 		Float64("bytes", smp[mBytes]).Float64("raw_s", logRound(smp[mRaw])).Msg("step done")
+	return nil
+}
+
+// removeAfter deletes, outside the step's clock, the files the pattern's program deletes
+// after the step: every rank's I/O done (a barrier), then rank 0 removes them.
+func (s *Session) removeAfter(p *phaseRun, step int) error {
+	c, ok := s.pat.(patterns.StepCleaner)
+	if !ok {
+		return nil
+	}
+	files := c.RemoveAfter(p.ph, step, p.env)
+	if len(files) == 0 {
+		return nil
+	}
+	if err := s.stack.Wait(); err != nil {
+		return err
+	}
+	if err := s.comm.Barrier(); err != nil {
+		return err
+	}
+	if s.Rank() != 0 || !s.stores {
+		return nil
+	}
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -28,7 +28,7 @@ var Options = &options.Table{Name: "h5perf", Specs: []options.Spec{
 	{Key: "align", Kind: options.Size, Default: "1", Min: options.Bound(1), Help: "HDF5 object alignment (-a, H5Pset_alignment; the raw layouts align their regions the same way)"},
 	{Key: "threshold", Kind: options.Size, Default: "1", Min: options.Bound(1), Help: "HDF5 alignment threshold (-T)"},
 	{Key: "debug", Kind: options.String, Help: "h5perf's -D list: 1 to 4 (3 and up print each iteration's minimum and maximum times), r (raw data rates: the transfer calls alone), t (times as well as rates), v (verify: h5proxy always verifies its reads)"},
-	{Key: "nocleanup", Kind: options.Bool, Default: "false", Help: "keep the data files (h5perf's HDF5_NOCLEANUP); otherwise they are removed after the run"},
+	{Key: "nocleanup", Kind: options.Bool, Default: "false", Help: "keep the data files (h5perf's HDF5_NOCLEANUP); otherwise each is removed once read back (after a barrier, outside the timers)"},
 }}
 
 // Config is one validated h5perf run.

@@ -82,16 +82,13 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) 
 // End has nothing to do: every file is closed in its step.
 func (p *Pattern) End(patterns.Phase, int, patterns.Env) (plan.Plan, error) { return plan.Plan{}, nil }
 
-// Cleanup removes the data files after the run, as h5perf does unless HDF5_NOCLEANUP.
-func (p *Pattern) Cleanup(env patterns.Env) []string {
-	if p.C.NoCleanup {
+// RemoveAfter removes each file once it has been written and read back, as do_pio's
+// do_cleanupfile does after its barrier, unless HDF5_NOCLEANUP (nocleanup).
+func (p *Pattern) RemoveAfter(_ patterns.Phase, step int, env patterns.Env) []string {
+	if p.C.NoCleanup || step%p.Halves() != p.Halves()-1 {
 		return nil
 	}
-	var out []string
-	for f := 1; f <= p.C.NumFiles; f++ {
-		out = append(out, FileName(filepath.Dir(env.Path), p.C.API, f))
-	}
-	return out
+	return []string{FileName(filepath.Dir(env.Path), p.C.API, step/p.Halves()%p.C.NumFiles+1)}
 }
 
 // buffer is rank's transfer buffer: seeded bytes, the same for every transfer (h5perf

@@ -200,11 +200,17 @@ func TestPlan(t *testing.T) {
 	if reflect.DeepEqual(other.Ops[2].Transfer.Data, wr.Transfer.Data) {
 		t.Error("ranks write the same bytes: a misplaced block would pass the check")
 	}
-	if got := p.Cleanup(env); !reflect.DeepEqual(got, []string{"/d/#pio_tmp_1.mpio", "/d/#pio_tmp_2.mpio"}) {
-		t.Errorf("cleanup %v", got)
+	for step, want := range map[int][]string{0: nil, 1: {"/d/#pio_tmp_1.mpio"}, 2: nil, 3: {"/d/#pio_tmp_2.mpio"}, 7: {"/d/#pio_tmp_2.mpio"}} {
+		if got := p.RemoveAfter(patterns.PhaseWrite, step, env); !reflect.DeepEqual(got, want) {
+			t.Errorf("removed after step %d: %v, want %v", step, got, want)
+		}
 	}
-	if wo := newPattern(t, "write-only", "true", "num-files", "3"); wo.Steps() != 3 || newPattern(t, "nocleanup", "true").Cleanup(env) != nil {
-		t.Error("write-only steps or nocleanup")
+	wo := newPattern(t, "write-only", "true", "num-files", "3")
+	if wo.Steps() != 3 || !reflect.DeepEqual(wo.RemoveAfter(patterns.PhaseWrite, 1, env), []string{"/d/#pio_tmp_2.h5"}) {
+		t.Error("write-only steps or removal")
+	}
+	if newPattern(t, "nocleanup", "true").RemoveAfter(patterns.PhaseWrite, 1, env) != nil {
+		t.Error("nocleanup removes")
 	}
 	odd := newPattern(t, "num-bytes", "8K", "xfer-size", "3K", "block-size", "1K")
 	if _, err := odd.Begin(patterns.PhaseWrite, patterns.Env{Size: 3}); err == nil || err.Error() != "Dataset size/process (8192) must be a multiple of the trasfer buffer size (3072)" {
