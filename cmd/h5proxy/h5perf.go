@@ -165,11 +165,11 @@ func h5perfJob(args []string, launched bool, stdout, stderr io.Writer) error {
 	defer runtime.UnlockOSThread()
 	world := proxy.World()
 	rank, n := world.Rank(), world.Size()
-	quiet := io.Discard
+	usageOut := io.Discard // the usage, like the report, comes from rank 0
 	if rank == 0 {
-		quiet = stdout
+		usageOut = stdout
 	}
-	a, err := parseH5perf(args, n, quiet)
+	a, err := parseH5perf(args, n, usageOut)
 	if err != nil {
 		return err
 	}
