@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -912,6 +913,9 @@ func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 // checkData compares a read buffer with the transfer's expected Data element by element
 // and returns the number of differing elements and the first of them.
 func checkData(t *plan.Transfer, buf []byte) (uint64, *emulate.Mismatch) {
+	if len(buf) >= len(t.Data) && bytes.Equal(buf[:len(t.Data)], t.Data) {
+		return 0, nil // the common case at memcmp speed: a slow check delays the other ranks' collective calls
+	}
 	size := t.MemType.Size
 	var bad uint64
 	var first *emulate.Mismatch
