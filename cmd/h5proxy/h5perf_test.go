@@ -110,17 +110,18 @@ func TestH5perfCommand(t *testing.T) {
 	}
 }
 
-// TestH5perfFiles keeps the data files of a 2-rank 2-D interleaved run of every API
-// (HDF5_NOCLEANUP) and checks them: the HDF5 file holds Dataset_1 and Dataset_2, unsigned
+// TestH5perfFiles keeps the data files of a 2-rank 2-D interleaved run of every API with
+// an alignment (HDF5_NOCLEANUP) and checks them: the HDF5 file holds Dataset_1 and Dataset_2, unsigned
 // bytes of 128 x 128, read by the independent reader; each rank's transfer buffer sits at
 // the places h5perf's do_write puts it in all three files; the POSIX, MPI-IO and HDF5
 // datasets hold the same bytes.
 func TestH5perfFiles(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("HDF5_NOCLEANUP", "1")
-	r := h5proxy(t, dir, "h5perf", "-g", "-I", "-d", "2", "-P", "2", "-p", "2", "-e", "64", "-B", "16", "-x", "32", "-X", "32")
+	r := h5proxy(t, dir, "h5perf", "-g", "-I", "-d", "2", "-P", "2", "-p", "2", "-e", "64", "-B", "16", "-x", "32", "-X", "32", "-a", "20000", "-T", "1K")
 	r.expect(t, 0, []string{"Number of processors = 2\nTransfer Buffer Size: 32x16 bytes"}, nil)
-	const side = 128
+	// -a 20000 -T 1K: the second dataset's region starts at 20000 in the raw files.
+	const side, align = 128, 20000
 	posix, err := os.ReadFile(filepath.Join(dir, "#pio_tmp_1.posix"))
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func TestH5perfFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(posix) != 2*side*side || !bytes.Equal(posix, mpio) {
+	if len(posix) != align+side*side || !bytes.Equal(posix, mpio) {
 		t.Fatalf("posix %d bytes, mpio %d bytes, equal %v", len(posix), len(mpio), bytes.Equal(posix, mpio))
 	}
 	h5 := filepath.Join(dir, "#pio_tmp_1.h5")
@@ -154,7 +155,7 @@ func TestH5perfFiles(t *testing.T) {
 		if err := inspect.Read(h5, h5perf.DatasetName(d+1), &vals); err != nil {
 			t.Fatal(err)
 		}
-		region := posix[d*side*side : (d+1)*side*side]
+		region := posix[d*align : d*align+side*side]
 		if !bytes.Equal(vals, region) {
 			t.Errorf("Dataset_%d differs from the POSIX file's region", d+1)
 		}
