@@ -211,7 +211,7 @@ func TestH5perfSample(t *testing.T) {
 }
 
 // TestH5perfErrors: bad options and runs h5perf would reject end before any launch with
-// h5perf's messages; -h prints the usage.
+// h5perf's messages; -h prints the usage; help lists the command and the pattern's keys.
 func TestH5perfErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -228,6 +228,9 @@ func TestH5perfErrors(t *testing.T) {
 		h5proxy(t, dir, append([]string{"h5perf"}, c.args...)...).expect(t, c.code, nil, []string{c.want})
 	}
 	h5proxy(t, dir, "h5perf", "-h").expect(t, 2, []string{"usage: h5perf [OPTIONS]", "-x S, --min-xfer-size=S"}, nil)
+	h5proxy(t, dir, "help").expect(t, 0, []string{"h5proxy h5perf [h5perf options]", "h5perf"}, nil)
+	h5proxy(t, dir, "help", "h5perf").expect(t, 0, []string{"api", "num-bytes", "xfer-size", "block-size", "num-dsets", "num-files", "num-iterations",
+		"interleaved", "collective", "geometry", "chunk", "write-only", "align", "threshold", "debug", "nocleanup", "[posix|mpiio|phdf5]"}, nil)
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
 		t.Errorf("files written: %v", left)
 	}
