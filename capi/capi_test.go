@@ -127,6 +127,19 @@ func TestBuildConfigOptions(t *testing.T) {
 	}
 }
 
+// TestBuildConfigIOR: the C ABI (and the Fortran module over it) takes the ior pattern
+// with IOR's parameter names; IOR's checks come back as configuration errors.
+func TestBuildConfigIOR(t *testing.T) {
+	cfg, code, err := buildConfig("ior", "api=HDF5;blockSize=16k;transferSize=4k;segmentCount=2;filePerProc=1;reorderTasks=1;file=/tmp/t;layout=native", "", false)
+	if err != nil || code != statusOK || cfg.Pattern != "ior" || len(cfg.Options) != 6 {
+		t.Fatalf("buildConfig: %+v %v (%d)", cfg, err, code)
+	}
+	_, code, err = buildConfig("ior", "blockSize=10k;transferSize=4k;file=/tmp/t", "", false)
+	if code != errConfig || err == nil || !strings.Contains(err.Error(), "block size must be a multiple of transfer size") {
+		t.Errorf("bad IOR parameters: %d %v", code, err)
+	}
+}
+
 // TestUnsupportedStrategies checks that every mode and layout the session table declares
 // but this build lacks is UNSUPPORTED, and every built one is accepted.
 func TestUnsupportedStrategies(t *testing.T) {

@@ -46,6 +46,14 @@ func TestArchitecture(t *testing.T) {
 			if app && !appImporter(short) {
 				t.Errorf("%s imports the application pattern %s (only patterns/all may)", short, imp)
 			}
+			// The concatenation tool stands beside the library: it neither uses the session
+			// (proxy) nor the patterns, and no pattern uses it.
+			if short == "proxy/concat" && (imp == module+"proxy" || strings.HasPrefix(imp, module+"patterns")) {
+				t.Errorf("proxy/concat imports %s", imp)
+			}
+			if strings.HasPrefix(short, "patterns") && imp == module+"proxy/concat" {
+				t.Errorf("%s imports proxy/concat", short)
+			}
 			// Strategies register in package stack: only the strategies' own packages and
 			// proxy/strategies.go name them.
 			if strings.HasPrefix(imp, module+"proxy/layout/") || strings.HasPrefix(imp, module+"proxy/mode/") {

@@ -23,6 +23,10 @@ func (c Comm) Rank() int { return c.c.Rank() }
 // Size returns the number of ranks.
 func (c Comm) Size() int { return c.c.Size() }
 
+// Barrier waits until every rank of the communicator reaches it (MPI_Barrier): a front
+// end's own steps around a session, such as IOR's timed file removal. Collective.
+func (c Comm) Barrier() error { return c.c.Barrier() }
+
 // Fortran returns the communicator's Fortran handle.
 func (c Comm) Fortran() int { return c.c.Fortran() }
 

@@ -3,10 +3,12 @@
 //
 //	h5proxy run [flags] [CONFIG.json]   run (no file: the embedded demo on 2 ranks)
 //	h5proxy plan [flags] PATTERN [KEY=VALUE ...]
+//	h5proxy ior [-np N] [IOR options]    an IOR command line, IOR's report
 //	h5proxy help [TOPIC]                commands, or the keys of a pattern or the session
 //	h5proxy inspect FILE.h5             list groups and datasets (independent reader)
 //	h5proxy replay LOG.h5 OUT.h5        log-layout file to the canonical layout
 //	h5proxy fuse MASTER.h5 OUT.h5       subfiled file to one plain file
+//	h5proxy concat -o OUT.h5 IN.h5...   concatenate files of one schema in parallel
 //	h5proxy schema                      JSON Schema of the h5bench files accepted
 //	h5proxy h5perf [h5perf options]     HDF5's parallel h5perf with its report
 //	h5proxy version
@@ -27,17 +29,20 @@ Usage:
   h5proxy run [flags] [CONFIG.json]           run an h5bench or native configuration
                                               (no file: the embedded demo, 2 ranks)
   h5proxy plan [flags] PATTERN [KEY=VALUE...] print the operations one rank issues
-  h5proxy help [session|PATTERN]              list configuration keys
+  h5proxy ior [-np N] [IOR options]           run an IOR command line, print IOR's report
+  h5proxy help [session|concat|PATTERN]       list configuration keys
   h5proxy inspect FILE.h5                     list a file's groups and datasets
   h5proxy replay LOG.h5 OUT.h5                rewrite a log-layout file as a plain HDF5 file
   h5proxy fuse MASTER.h5 OUT.h5               turn a subfiled file into one plain HDF5 file
+  h5proxy concat -o OUT.h5 [flags] IN.h5...   concatenate HDF5 files of one schema in parallel
+                                              (-np N ranks; tuning flags: h5proxy help concat)
   h5proxy schema                              print the JSON Schema of accepted h5bench files
   h5proxy h5perf [h5perf options]             HDF5's parallel h5perf (POSIX, MPI-IO, PHDF5)
                                               with its report ('h5proxy h5perf -h')
   h5proxy version                             print versions
 
 Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
-section (mpirun -np <ranks>); inside mpirun it runs directly.
+section (mpirun -np <ranks>), 'concat -np N' on N ranks; inside mpirun they run directly.
 Run 'h5proxy COMMAND --help' for a command's flags.
 
 Environment: H5PROXY_LOG_LEVEL (trace..error), H5PROXY_LOG_RANKS (0, all, 0,3),
@@ -60,6 +65,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "plan":
 		err = cmdPlan(args[1:], stdout, stderr)
+	case "ior":
+		err = cmdIOR(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		err = cmdHelp(args[1:], stdout)
 	case "inspect":
@@ -68,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdReplay(args[1:], stdout, stderr)
 	case "fuse":
 		err = cmdFuse(args[1:], stdout, stderr)
+	case "concat":
+		err = cmdConcat(args[1:], stdout, stderr)
 	case "h5perf":
 		err = cmdH5perf(args[1:], stdout, stderr)
 	case "schema":

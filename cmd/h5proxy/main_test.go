@@ -688,10 +688,13 @@ func TestHelp(t *testing.T) {
 		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|cache|log"}, nil)
 	h5proxy(t, "", "help", "vpic").expect(t, 0, []string{"DIM_1", "TIMESTEPS", "MEM_PATTERN", "READ_OPTION", "COLLECTIVE_DATA", "(accepted, ignored)",
 		"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "CSV_FILE"}, nil)
-	for _, cmd := range []string{"run", "plan", "inspect"} {
+	h5proxy(t, "", "help", "concat").expect(t, 0, []string{"chunk", "deflate", "empty-layout", "contiguous|chunked|compact",
+		"input-driver", "fill-time", "partition-key", "_file_index"}, nil)
+	for _, cmd := range []string{"run", "plan", "inspect", "concat"} {
 		r := h5proxy(t, "", cmd, "--help")
 		r.expect(t, 0, nil, []string{"Usage: h5proxy " + cmd})
-		flags := map[string][]string{"run": {"-no-launch", "-np", "-report", "-quiet"}, "plan": {"-rank", "-size", "-phase", "-async"}}
+		flags := map[string][]string{"run": {"-no-launch", "-np", "-report", "-quiet"}, "plan": {"-rank", "-size", "-phase", "-async"},
+			"concat": {"-o", "-f", "-inputs", "-np", "-json", "-chunk", "-mdc", "-partition-key"}}
 		for _, f := range flags[cmd] {
 			if !strings.Contains(r.stderr, "  "+f) {
 				t.Errorf("%s --help does not list %s:\n%s", cmd, f, r)

@@ -33,6 +33,8 @@ type job struct {
 	warnings []string
 	// pluginPath is h5bench's vol.path: HDF5_PLUGIN_PATH of the launched ranks.
 	pluginPath string
+	// command is the subcommand the launched ranks run ("" is run).
+	command string
 }
 
 // loadJob reads an h5bench or native configuration; nil data means the embedded demo.
@@ -166,7 +168,11 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	argv = append(argv, self, "run")
+	sub := j.command
+	if sub == "" {
+		sub = "run"
+	}
+	argv = append(argv, self, sub)
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
@@ -206,18 +212,30 @@ func shellJoin(argv []string) string {
 	return s
 }
 
+// startRank sets the default log level, initializes MPI and locks this goroutine to its
+// thread (MPI and HDF5 calls stay on the thread that initialized MPI); done unlocks and
+// finalizes.
+func startRank(logLevel string) (world proxy.Comm, done func(), err error) {
+	_ = proxy.SetDefaultLogLevel(logLevel)
+	finalize, err := proxy.InitMPI()
+	if err != nil {
+		return proxy.Comm{}, nil, err
+	}
+	runtime.LockOSThread()
+	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
+	return proxy.World(), func() {
+		runtime.UnlockOSThread()
+		_ = finalize()
+	}, nil
+}
+
 // runJob runs every session of the job in this MPI process.
 func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
-	_ = proxy.SetDefaultLogLevel("info")
-	finalize, err := proxy.InitMPI()
+	world, done, err := startRank("info")
 	if err != nil {
 		return err
 	}
-	defer finalize()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
-	world := proxy.World()
+	defer done()
 	rank := world.Rank()
 	if j.ranks != world.Size() && rank == 0 && !j.mpi.LauncherCount {
 		fmt.Fprintf(stderr, "h5proxy: warning: configuration asks for %d ranks, running on %d\n", j.ranks, world.Size())

@@ -146,7 +146,8 @@ func (s *Set) Extend(f *File, op *plan.Op) error {
 }
 
 // Define carries out the dataset operations of a raw file (create, extend, open) and
-// reports whether op was one.
+// reports whether op was one. An open that carries the dataset's creation (op.Dataset)
+// of a dataset the session did not lay out lays it out after everything before it.
 func (s *Set) Define(f *File, op *plan.Op) (bool, error) {
 	switch op.Kind {
 	case plan.CreateDataset:
@@ -155,6 +156,12 @@ func (s *Set) Define(f *File, op *plan.Op) (bool, error) {
 	case plan.ExtendDataset:
 		return true, s.Extend(f, op)
 	case plan.OpenDataset:
+		if _, known := f.Regions[op.Path]; !known && op.Dataset != nil {
+			// A reader that knows the dataset's creation (IOR reading another task's file
+			// per process, which this rank never wrote) lays it out as the create did.
+			f.Create(op)
+			return true, nil
+		}
 		_, err := s.Region(f, op.Path)
 		return true, err
 	}

@@ -106,3 +106,25 @@ func TestPieces(t *testing.T) {
 		t.Error("a create kept the old regions")
 	}
 }
+
+// TestDefineOpenWithSpec: an open of a dataset the session never laid out fails, unless
+// it carries the dataset's creation, which lays it out where a create would have (IOR
+// reading another task's file per process); an open of a known dataset keeps its region.
+func TestDefineOpenWithSpec(t *testing.T) {
+	s := &Set{Layout: "test"}
+	f := s.Begin(&plan.Op{Kind: plan.OpenFile, Path: "other", File: &plan.FileSpec{ReadOnly: true}})
+	if _, err := s.Define(f, &plan.Op{Kind: plan.OpenDataset, Path: "/d0"}); err == nil || !strings.Contains(err.Error(), "not written by this session") {
+		t.Fatalf("open without a spec: %v", err)
+	}
+	spec := &plan.DatasetSpec{Type: plan.I64, Shape: []uint64{4}}
+	for _, p := range []string{"/d0", "/d1", "/d0"} {
+		if ok, err := s.Define(f, &plan.Op{Kind: plan.OpenDataset, Path: p, Dataset: spec}); !ok || err != nil {
+			t.Fatalf("open %s with a spec: %v %v", p, ok, err)
+		}
+	}
+	r0, _ := s.Region(f, "/d0")
+	r1, _ := s.Region(f, "/d1")
+	if r0.Extents[0].Offset != 0 || r1.Extents[0].Offset != 32 || f.Next != 64 {
+		t.Errorf("regions at %d and %d, next %d; want 0, 32, 64", r0.Extents[0].Offset, r1.Extents[0].Offset, f.Next)
+	}
+}

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/ior"
+	"github.com/h5proxy/h5proxy/proxy"
+)
+
+// iorHintPrefix names IOR's MPI hint environment variables (IOR_HINT__MPI__key=value;
+// utilities.c: SetHints), read from the environment and from the -U hints file.
+const iorHintPrefix = "IOR_HINT__MPI__"
+
+// iorTime is IOR's CurrentTimeString (ctime without its newline).
+const iorTime = "Mon Jan _2 15:04:05 2006"
+
+// cmdIOR runs an IOR command line: h5proxy's own flags first (-np N, -no-launch), then
+// IOR's options as users type them. Outside an MPI launcher it launches itself on -np
+// ranks (default 1).
+func cmdIOR(args []string, stdout, stderr io.Writer) error {
+	np, noLaunch := 1, false
+	for len(args) > 0 {
+		switch a := args[0]; {
+		case a == "-np" || a == "--np":
+			if len(args) < 2 {
+				return usageError{error: fmt.Errorf("-np needs a number of ranks")}
+			}
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 1 {
+				return usageError{error: fmt.Errorf("-np %s: the number of ranks must be at least 1", args[1])}
+			}
+			np, args = n, args[2:]
+			continue
+		case a == "-no-launch" || a == "--no-launch":
+			noLaunch, args = true, args[1:]
+			continue
+		case a == "-h" || a == "--help" || a == "-help":
+			fmt.Fprint(stdout, iorUsage)
+			return nil
+		}
+		break
+	}
+	c, warns, err := ior.Parse(args)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return usageError{error: err, printed: true}
+	}
+	if !launch.Underneath() && !noLaunch {
+		return relaunch(&job{ranks: np, command: "ior"}, args, stdout, stderr)
+	}
+	return runIOR(c, warns, args, stdout, stderr)
+}
+
+const iorUsage = `Usage: h5proxy ior [-np N] [-no-launch] [IOR options]
+
+IOR's options as IOR takes them (docs/ior.md): -a POSIX|MPIIO|HDF5, -b, -t, -s, -F, -c,
+-C, -Q, -Z, -X, -z, -e, -Y, -w, -r, -W, -R, -k, -K, -i, -d, -o, -O key=value,..., -g, -x,
+-H, -J, -n, -A, -G, -U, -v. Sizes take k, m or g (x1024^n). MPI hints come from
+IOR_HINT__MPI__<key>=<value> variables or the -U file. h5proxy ior prints IOR 3.3's
+report on rank 0; -np N launches N ranks when not started by mpirun.
+`
+
+// iorConfig is the session configuration of an IOR test: the ior pattern with the
+// command line's parameters, the API's layout, data that stay the same over iterations
+// (fill=once), verified reads with -W or -R, posix fsyncs with -e or -Y, and the hints.
+func iorConfig(c ior.Config, args []string) (proxy.Config, error) {
+	kvs, err := ior.ParseArgs(args)
+	if err != nil {
+		return proxy.Config{}, err
+	}
+	verify := "no"
+	if c.CheckWrite || c.CheckRead {
+		verify = "yes"
+	}
+	kvs = append(kvs, options.KV{Key: "file", Value: c.TestFile}, options.KV{Key: "layout", Value: c.Layout()},
+		options.KV{Key: "fill", Value: "once"}, options.KV{Key: "verify", Value: verify})
+	if c.API == "POSIX" && (c.Fsync || c.FsyncPerWrite) {
+		kvs = append(kvs, options.KV{Key: "posix.fsync", Value: "flush"})
+	}
+	cfg, err := proxy.ParseOptions("ior", kvs)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Phases = nil
+	if c.WriteFile {
+		cfg.Phases = append(cfg.Phases, patterns.PhaseWrite)
+	}
+	if c.ReadFile || c.CheckRead || c.CheckWrite {
+		cfg.Phases = append(cfg.Phases, patterns.PhaseRead)
+	}
+	if cfg.MPIInfo, err = iorHints(c.HintsFile); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+// iorHints are the MPI hints of IOR_HINT__MPI__ variables, then of the hints file's lines
+// (utilities.c: SetHints); IOR's other hint families (GPFS) have no counterpart here.
+func iorHints(file string) (map[string]string, error) {
+	hints := map[string]string{}
+	add := func(line string) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && strings.HasPrefix(k, iorHintPrefix) {
+			hints[strings.TrimPrefix(k, iorHintPrefix)] = v
+		}
+	}
+	for _, e := range os.Environ() {
+		add(e)
+	}
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("ior ERROR: cannot open hints file %s: %w", file, err)
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			add(sc.Text())
+		}
+		if err := sc.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if len(hints) == 0 {
+		return nil, nil
+	}
+	return hints, nil
+}
+
+// runIOR runs the test in this MPI process and prints IOR's report on rank 0.
+func runIOR(c ior.Config, warns, args []string, stdout, stderr io.Writer) error {
+	cfg, err := iorConfig(c, args)
+	if err != nil {
+		return err
+	}
+	world, done, err := startRank("warn")
+	if err != nil {
+		return err
+	}
+	defer done()
+	out := stdout
+	if world.Rank() != 0 {
+		out = io.Discard
+	}
+	began := time.Now()
+	host, _ := os.Hostname()
+	fmt.Fprintf(out, "IOR-%s: MPI Coordinated Test of Parallel I/O\n", ior.Version)
+	for _, w := range warns {
+		fmt.Fprintf(out, "ior WARNING: %s\n", w)
+	}
+	apiVersion := ""
+	if c.API == "HDF5" {
+		apiVersion = "HDF5-" + proxy.HDF5Version() + " (Parallel)"
+	}
+	lines := []string{ior.KV("Began", began.Format(iorTime)), ior.KV("Command line", "h5proxy ior "+strings.Join(args, " ")),
+		ior.KV("Machine", "Linux "+host), ior.KV("TestID", "0"), ior.KV("StartTime", time.Now().Format(iorTime))}
+	lines = append(lines, fsLines(c.TestFile)...)
+	lines = append(lines, "")
+	lines = append(lines, c.OptionsBlock(c.TestFile, apiVersion, world.Size())...)
+	for _, l := range lines {
+		fmt.Fprintln(out, l)
+	}
+	if c.ShowHints {
+		fmt.Fprintf(out, "\nhints passed to MPI_File_open {\n")
+		keys := make([]string, 0, len(cfg.MPIInfo))
+		for k := range cfg.MPIInfo {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(out, "\t%s = %s\n", k, cfg.MPIInfo[k])
+		}
+		fmt.Fprintf(out, "}\n")
+	}
+	fmt.Fprintf(out, "\nResults: \n\n%s\n", ior.ResultsHeader)
+	s, err := proxy.NewSession(world, cfg)
+	if err != nil {
+		return err
+	}
+	runErr := s.Run()
+	var rep *proxy.Report
+	if runErr == nil {
+		rep, runErr = s.Report()
+	}
+	if cerr := s.Close(); runErr == nil {
+		runErr = cerr
+	}
+	keep := c.KeepFile || (runErr != nil && c.KeepFileWithError)
+	removal := -1.0
+	if !keep && cfg.StoresData() {
+		removal, err = removeIORFiles(world, c, cfg.File)
+		if runErr == nil {
+			runErr = err
+		}
+	}
+	if runErr != nil {
+		if errors.Is(runErr, proxy.ErrVerify) {
+			return fmt.Errorf("ior ERROR: data check error: %w", runErr)
+		}
+		return runErr
+	}
+	printIORResults(out, c, rep, removal)
+	fmt.Fprintln(out, ior.KV("Finished", time.Now().Format(iorTime)))
+	return nil
+}
+
+// fsLines are IOR's Path and FS lines (utilities.c: ShowFileSystemSize) for the test
+// file's directory.
+func fsLines(file string) []string {
+	dir, _ := filepath.Abs(filepath.Dir(file))
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return []string{ior.KV("Path", dir)}
+	}
+	total := float64(st.Blocks) * float64(st.Bsize)
+	used := 100 * (1 - float64(st.Bfree)/max(float64(st.Blocks), 1))
+	unit, div := "GiB", float64(1<<30)
+	if total >= 1<<40 {
+		unit, div = "TiB", float64(1<<40)
+	}
+	inodesUsed := 100 * (1 - float64(st.Ffree)/max(float64(st.Files), 1))
+	return []string{ior.KV("Path", dir), ior.KV("FS", fmt.Sprintf("%.1f %s   Used FS: %2.1f%%   Inodes: %.1f Mi   Used Inodes: %2.1f%%",
+		total/div, unit, used, float64(st.Files)/(1<<20), inodesUsed))}
+}
+
+// removeIORFiles removes the test file (rank 0) or each task's own file (-F) between two
+// barriers, as IOR's RemoveFile, and returns the time it took.
+func removeIORFiles(world proxy.Comm, c ior.Config, file string) (float64, error) {
+	t0 := time.Now()
+	if err := world.Barrier(); err != nil {
+		return 0, err
+	}
+	var rmErr error
+	switch {
+	case c.FilePerProc:
+		rmErr = os.Remove(fmt.Sprintf("%s.%08d", file, world.Rank()))
+	case world.Rank() == 0:
+		rmErr = os.Remove(file)
+	}
+	if errors.Is(rmErr, os.ErrNotExist) {
+		rmErr = nil
+	}
+	if err := world.Barrier(); err != nil {
+		return 0, err
+	}
+	return time.Since(t0).Seconds(), rmErr
+}
+
+// printIORResults prints the results rows iteration by iteration (write, then read), the
+// removal, the Max lines and the summary table, from the phases' IOR lines.
+func printIORResults(out io.Writer, c ior.Config, rep *proxy.Report, removal float64) {
+	type phaseLines struct {
+		rows         []string
+		max, summary string
+	}
+	var write, read *phaseLines
+	for i := range rep.Phases {
+		p := &rep.Phases[i]
+		k := p.Kernel
+		if len(k) < 2 {
+			continue
+		}
+		pl := &phaseLines{max: k[len(k)-2].Text, summary: k[len(k)-1].Text}
+		for _, l := range k[:len(k)-2] {
+			pl.rows = append(pl.rows, l.Text)
+		}
+		if p.Phase == patterns.PhaseWrite.String() {
+			write = pl
+		} else if c.ReadFile || c.CheckRead {
+			read = pl
+		}
+	}
+	for i := 0; i < c.Repetitions; i++ {
+		for _, p := range []*phaseLines{write, read} {
+			if p != nil && i < len(p.rows) {
+				fmt.Fprintln(out, p.rows[i])
+			}
+		}
+	}
+	if removal >= 0 {
+		fmt.Fprintln(out, ior.RemoveRow(removal, c.Repetitions-1))
+	}
+	for _, p := range []*phaseLines{write, read} {
+		if p != nil {
+			fmt.Fprintln(out, p.max)
+		}
+	}
+	fmt.Fprintf(out, "\nSummary of all tests:\n%s\n", ior.SummaryHeader)
+	for _, p := range []*phaseLines{write, read} {
+		if p != nil {
+			fmt.Fprintln(out, p.summary)
+		}
+	}
+}

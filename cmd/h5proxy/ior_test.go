@@ -1,0 +1,207 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/internal/inspect"
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// iorRows counts the results rows of an access in h5proxy ior's report.
+func iorRows(stdout, access string) int {
+	n := 0
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, fmt.Sprintf("%-10s", access)) {
+			n++
+		}
+	}
+	return n
+}
+
+// iorRun runs h5proxy ior on ranks ranks and checks IOR's report: header, options echo,
+// one results row per iteration of each timed access, the Max lines and the summary rows.
+func iorRun(t *testing.T, dir string, ranks, reps int, write, read bool, args ...string) result {
+	t.Helper()
+	r := h5proxy(t, dir, append([]string{"ior", "-np", fmt.Sprint(ranks)}, args...)...)
+	r.expect(t, 0, []string{"IOR-3.3.0: MPI Coordinated Test of Parallel I/O\n", "\nOptions: \napi                 : ",
+		fmt.Sprintf("tasks               : %d\n", ranks), fmt.Sprintf("repetitions         : %d\n", reps),
+		"\nResults: \n\naccess    bw(MiB/s)  IOPS       Latency(s)  block(KiB)", "\nSummary of all tests:\nOperation   Max(MiB)", "Finished            : "},
+		[]string{fmt.Sprintf("launching %d ranks", ranks)})
+	want := map[string]int{"write": 0, "read": 0}
+	if write {
+		want["write"] = reps + 1 // the iterations and the summary row
+	}
+	if read {
+		want["read"] = reps + 1
+	}
+	for access, n := range want {
+		if got := iorRows(r.stdout, access); got != n {
+			t.Errorf("%d %s rows, want %d\n%s", got, access, n, r)
+		}
+	}
+	if write != strings.Contains(r.stdout, "Max Write: ") || read != strings.Contains(r.stdout, "Max Read:  ") {
+		t.Errorf("Max lines: want write %v read %v\n%s", write, read, r)
+	}
+	return r
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+// checkIORDatasets checks, through the independent reader, IOR's HDF5 structure: one
+// 1-D native long long dataset per segment, Dataset-0000.SSSS, of n elements.
+func checkIORDatasets(t *testing.T, file string, segments int, n uint64) {
+	t.Helper()
+	nodes, err := inspect.Tree(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []inspect.Node
+	for s := 0; s < segments; s++ {
+		want = append(want, inspect.Node{Path: fmt.Sprintf("/Dataset-0000.%04d", s), Dataset: true, Type: plan.I64, Shape: []uint64{n}, MaxShape: []uint64{n}})
+	}
+	if !reflect.DeepEqual(nodes, want) {
+		t.Errorf("%s:\n got %v\nwant %v", file, nodes, want)
+	}
+}
+
+// TestIOR runs IOR command lines at 1, 2 and 4 ranks, each -a, shared and file per
+// process, with collective transfers, reordered reads (-C, -Q, -Z, -X), random offsets,
+// fsyncs, repetitions, write and read checks, kept and removed files, hints; the raw
+// layouts' files have IOR's sizes, the HDF5 files IOR's datasets; a corrupted byte
+// fails the read check.
+func TestIOR(t *testing.T) {
+	dir := t.TempDir()
+	p1 := filepath.Join(dir, "p1")
+	// 1 rank, POSIX, shared, fsync per write and at the end, 2 iterations, every check.
+	iorRun(t, dir, 1, 2, true, true, "-a", "POSIX", "-b", "32k", "-t", "8k", "-s", "2", "-i", "2", "-e", "-Y", "-w", "-r", "-W", "-R", "-k", "-o", p1)
+	if got := fileSize(t, p1); got != 2*32<<10 {
+		t.Errorf("%s: %d bytes, want segments x blocks = 65536", p1, got)
+	}
+	// A read of another run's file is checked: intact it passes, one byte changed fails.
+	read := []string{"ior", "-np", "1", "-a", "POSIX", "-b", "32k", "-t", "8k", "-s", "2", "-r", "-R", "-G", "1", "-k", "-o", p1}
+	h5proxy(t, dir, read...).expect(t, 0, []string{"Max Read:  "}, nil)
+	f, err := os.OpenFile(p1, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xff, 0x00, 0xff}, 40000); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	// -K instead of -k: the file stays because the check failed.
+	read[len(read)-3] = "-K"
+	h5proxy(t, dir, read...).expect(t, 1, nil, []string{"ior ERROR: data check error", "mismatching elements"})
+	if got := fileSize(t, p1); got != 2*32<<10 {
+		t.Errorf("-K: %s has %d bytes after a failed check", p1, got)
+	}
+
+	// 2 ranks, MPI-IO, shared, collective, reads shifted by one task.
+	m2 := filepath.Join(dir, "m2")
+	r := iorRun(t, dir, 2, 1, true, true, "-a", "MPIIO", "-c", "-C", "-b", "16k", "-t", "4k", "-s", "3", "-w", "-r", "-R", "-k", "-o", m2)
+	r.expect(t, 0, []string{"type                : collective\n", "ordering inter file : constant task offset\ntask offset         : 1\n"}, nil)
+	if got := fileSize(t, m2); got != 2*3*16<<10 {
+		t.Errorf("%s: %d bytes, want tasks x segments x blocks", m2, got)
+	}
+
+	// 2 ranks, HDF5, file per process, reordered, no fill, alignment: each task's file.
+	h2 := filepath.Join(dir, "h2.h5")
+	iorRun(t, dir, 2, 1, true, true, "-a", "HDF5", "-F", "-C", "-n", "-J", "4k", "-b", "16k", "-t", "8k", "-s", "2", "-w", "-r", "-R", "-k", "-o", h2)
+	for rank := 0; rank < 2; rank++ {
+		checkIORDatasets(t, fmt.Sprintf("%s.%08d", h2, rank), 2, 16<<10/8)
+	}
+
+	// 4 ranks, HDF5, shared, collective, random task reordering with a negative seed, 2
+	// iterations, write and read checks.
+	h4 := filepath.Join(dir, "h4.h5")
+	r = iorRun(t, dir, 4, 2, true, true, "-a", "HDF5", "-c", "-Z", "-X", "-3", "-i", "2", "-s", "3", "-b", "8k", "-t", "2k", "-w", "-r", "-W", "-R", "-k", "-o", h4)
+	r.expect(t, 0, []string{"apiVersion          : HDF5-1.10", "ordering inter file : random task offset\ntask offset         : 1\nreorder random seed : -3\n"}, nil)
+	checkIORDatasets(t, h4, 3, 4*8<<10/8)
+
+	// 4 ranks, POSIX, file per process, random offsets, reads shifted by -Q 3, a write
+	// check; -g and -x accepted.
+	x4 := filepath.Join(dir, "x4")
+	iorRun(t, dir, 4, 1, true, true, "-a", "POSIX", "-F", "-z", "-C", "-Q", "3", "-b", "8k", "-t", "1k", "-s", "2", "-w", "-r", "-W", "-g", "-x", "-k", "-o", x4)
+	for rank := 0; rank < 4; rank++ {
+		if got := fileSize(t, fmt.Sprintf("%s.%08d", x4, rank)); got != 2*8<<10 {
+			t.Errorf("rank %d's file: %d bytes, want segments x blocks", rank, got)
+		}
+	}
+
+	// 2 ranks, MPI-IO, file per process, -Z, hints from a file shown with -H; the files
+	// removed without -k; -x reset with IOR's warning.
+	hints := filepath.Join(dir, "hints")
+	if err := os.WriteFile(hints, []byte("IOR_HINT__MPI__romio_cb_write=enable\nother=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	z2 := filepath.Join(dir, "z2")
+	r = iorRun(t, dir, 2, 1, true, true, "-a", "MPIIO", "-F", "-Z", "-x", "-H", "-U", hints, "-b", "8k", "-t", "8k", "-w", "-r", "-R", "-o", z2)
+	r.expect(t, 0, []string{"ior WARNING: retry only available in POSIX.  Using value of 0.", "hints passed to MPI_File_open {\n\tromio_cb_write = enable\n}", "\nremove    -"}, nil)
+	if strings.Contains(r.stdout, "other") {
+		t.Errorf("a line without IOR_HINT__MPI__ became a hint\n%s", r)
+	}
+	for rank := 0; rank < 2; rank++ {
+		if _, err := os.Stat(fmt.Sprintf("%s.%08d", z2, rank)); !os.IsNotExist(err) {
+			t.Errorf("rank %d's file left behind without -k: %v", rank, err)
+		}
+	}
+	// A write alone (-w), then a write check alone (-W: a read phase, no read rows).
+	w1 := filepath.Join(dir, "w1.h5")
+	iorRun(t, dir, 1, 1, true, false, "-a", "HDF5", "-b", "8k", "-t", "8k", "-w", "-W", "-o", w1)
+	if _, err := os.Stat(w1); !os.IsNotExist(err) {
+		t.Errorf("%s left behind without -k: %v", w1, err)
+	}
+}
+
+// TestIORErrors: bad IOR command lines stop before any rank is launched, with IOR's
+// messages on stderr and exit status 2.
+func TestIORErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-b", "10k", "-t", "4k"}, "ior ERROR: block size must be a multiple of transfer size"},
+		{[]string{"-q"}, "Error invalid argument: -q (quitOnError is not supported by h5proxy ior)\nInvalid options"},
+		{[]string{"-y"}, "Error invalid argument: -y\nInvalid options"},
+		{[]string{"-t", "1q"}, `Error invalid argument: -t 1q (size "1q": unknown suffix "q" (k, m or g))`},
+		{[]string{"-a", "HDF5", "-z"}, "ior ERROR: random offset not available with HDF5"},
+	} {
+		r := h5proxy(t, "", append([]string{"ior"}, tc.args...)...)
+		r.expect(t, 2, nil, []string{tc.want})
+		if strings.Contains(r.stderr, "launching") {
+			t.Errorf("%q launched ranks\n%s", tc.args, r)
+		}
+	}
+	r := h5proxy(t, "", "ior", "-np", "0")
+	r.expect(t, 2, nil, []string{"-np 0: the number of ranks must be at least 1"})
+}
+
+// TestIORFromJSON: the ior pattern from a native configuration under h5proxy run: IOR's
+// rows after h5bench's summary of each phase, the read verified, the keys IOR's names.
+func TestIORFromJSON(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeJSON(t, filepath.Join(dir, "ior.json"), map[string]any{
+		"pattern": "ior", "phases": []string{"write", "read"},
+		"session": map[string]any{"file": filepath.Join(dir, "ior.h5"), "layout": "native", "fill": "once"},
+		"options": map[string]any{"api": "HDF5", "blockSize": "16k", "transferSize": "4k", "segmentCount": 2, "filePerProc": 1, "reorderTasks": 1, "repetitions": 2},
+	})
+	r := h5proxy(t, dir, "run", "-np", "2", cfg)
+	r.expect(t, 0, []string{"Pattern: ior (write phase)", "Verification: OK", "Max Write: ", "Max Read:  "}, []string{"launching 2 ranks"})
+	if got := iorRows(r.stdout, "read"); got != 3 {
+		t.Errorf("%d read rows, want 2 iterations and the summary row\n%s", got, r)
+	}
+	for rank := 0; rank < 2; rank++ {
+		checkIORDatasets(t, filepath.Join(dir, fmt.Sprintf("ior.h5.%08d", rank)), 2, 16<<10/8)
+	}
+}

@@ -1,0 +1,239 @@
+package ior
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// Pattern is IOR's test: every task writes (reads) segments x blockSize bytes in
+// transferSize calls, once per iteration.
+type Pattern struct {
+	C Config
+	// Warnings are IOR's reset warnings of the configuration.
+	Warnings []string
+}
+
+// New builds the pattern from parsed options.
+func New(v *options.Values) (patterns.Pattern, error) {
+	c, w, err := FromValues(v)
+	if err != nil {
+		return nil, err
+	}
+	return &Pattern{C: c, Warnings: w}, nil
+}
+
+// Factory builds the ior pattern; package patterns/all registers it.
+var Factory = patterns.Factory{Name: "ior", Summary: "IOR: segments x blocks x transfers per task, shared file or file per process, POSIX, MPI-IO or IOR's HDF5 file; reordered and verified reads, repetitions",
+	Options: Options, New: New}
+
+// Name returns "ior".
+func (p *Pattern) Name() string { return "ior" }
+
+// Steps returns the repetitions: one step per iteration.
+func (p *Pattern) Steps() int { return p.C.Repetitions }
+
+// Phases returns write and read.
+func (p *Pattern) Phases() []patterns.Phase {
+	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
+}
+
+// Begin plans nothing: IOR creates (opens) its file anew at each iteration.
+func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
+	if ph != patterns.PhaseWrite && ph != patterns.PhaseRead {
+		return plan.Plan{}, fmt.Errorf("ior: no %s phase", ph)
+	}
+	return plan.Plan{}, nil
+}
+
+// End plans nothing: each step closes its file.
+func (p *Pattern) End(patterns.Phase, int, patterns.Env) (plan.Plan, error) { return plan.Plan{}, nil }
+
+// ComputeAfter is -d: the delay between iterations (IOR's DelaySecs before each open).
+func (p *Pattern) ComputeAfter(ph patterns.Phase, step int, env patterns.Env) time.Duration {
+	return time.Duration(p.C.InterTestDelay) * time.Second
+}
+
+// FilePath is the file rank env.Rank writes: the test file, or testFile.NNNNNNNN of its
+// task with -F (IOR's GetTestFileName).
+func (p *Pattern) FilePath(env patterns.Env) string { return p.fileOf(env.Path, env.Rank) }
+
+func (p *Pattern) fileOf(path string, task int) string {
+	if !p.C.FilePerProc {
+		return path
+	}
+	return fmt.Sprintf("%s.%08d", path, task)
+}
+
+// RankOffset is IOR's rankOffset of a read (ior.c: TestIoSys): the read of rank r reads
+// what task (r + offset) % tasks wrote. -C: taskPerNodeOffset tasks (twice the per-node
+// shift for a check of the write alone, -W without -r or -R); -Z: drawn from a generator
+// seeded with rank + seed (seed < 0: -seed + the iteration). IOR shifts -C by the tasks
+// of node 0 when its ranks are placed by block, which on one node makes -C no shift at
+// all; h5proxy shifts by -Q tasks, as IOR does with a round-robin placement over nodes.
+func (p *Pattern) RankOffset(rank, size, step int) int {
+	c := p.C
+	switch {
+	case c.ReorderTasks && !c.ReadFile && !c.CheckRead:
+		return 2 % size
+	case c.ReorderTasks:
+		return c.TaskPerNodeOffset % size
+	case c.ReorderRandom:
+		seed := c.ReorderSeed
+		if seed < 0 {
+			seed = -seed + step
+		}
+		r := rand.New(rand.NewPCG(uint64(rank+seed), 0x10e))
+		return r.IntN(size)
+	}
+	return 0
+}
+
+// Dataset is the name of segment s's dataset (aiori-HDF5.c: SetupDataSet_HDF5,
+// "Dataset-%04d.%04d" of data set 0 and the segment).
+func Dataset(s int) string { return fmt.Sprintf("/Dataset-%04d.%04d", 0, s) }
+
+// xfer is one transfer: a segment's dataset and the element where it starts.
+type xfer struct {
+	seg   int
+	start uint64
+}
+
+// offsets are the transfers of task (the pretended rank) in IOR's order:
+// GetOffsetArraySequential, or with -z a seeded shuffle as GetOffsetArrayRandom makes
+// (the shared file's transfers assigned to tasks at random, every rank drawing the same
+// assignment; each task's own in random order).
+func (p *Pattern) offsets(task, size int, seed uint64) []xfer {
+	c := p.C
+	n := c.transfers()
+	segElems := p.segElems(size)
+	var out []xfer
+	if !c.RandomOffset {
+		for s := 0; s < c.Segments; s++ {
+			for j := 0; j < n; j++ {
+				off := uint64(j) * elems(c.TransferSize)
+				if !c.FilePerProc {
+					off += uint64(task) * elems(c.BlockSize)
+				}
+				out = append(out, xfer{s, off})
+			}
+		}
+		return out
+	}
+	r := rand.New(rand.NewPCG(seed, 0x102))
+	total := c.Segments * n
+	if !c.FilePerProc {
+		total *= size
+	}
+	for i := 0; i < total; i++ {
+		if !c.FilePerProc && r.IntN(size) != task {
+			continue
+		}
+		e := uint64(i) * elems(c.TransferSize)
+		out = append(out, xfer{int(e / segElems), e % segElems})
+	}
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// segElems is the extent of a segment's dataset: every task's block (shared file), the
+// task's own (file per process).
+func (p *Pattern) segElems(size int) uint64 {
+	if p.C.FilePerProc {
+		return elems(p.C.BlockSize)
+	}
+	return uint64(size) * elems(p.C.BlockSize)
+}
+
+// Spec is the creation of a segment's dataset: H5T_NATIVE_LLONG, 1-D, contiguous, no fill
+// with -n (aiori-HDF5.c: IOR_Open_HDF5, SetupDataSet_HDF5).
+func (p *Pattern) Spec(size int) *plan.DatasetSpec {
+	return &plan.DatasetSpec{Type: plan.I64, Shape: []uint64{p.segElems(size)}, FillNever: p.C.NoFill}
+}
+
+// fileSpec is the file access: MPI-IO on all tasks (shared) or the task's own file, HDF5's
+// alignment with -J.
+func (p *Pattern) fileSpec(read bool) *plan.FileSpec {
+	fs := &plan.FileSpec{Parallel: !p.C.FilePerProc, ReadOnly: read}
+	if p.C.API == "HDF5" && p.C.Alignment > 1 {
+		fs.AlignThreshold, fs.AlignLen = p.C.Alignment, p.C.Alignment
+	}
+	return fs
+}
+
+// Step plans one iteration of a phase: the file's create (open), each segment's dataset
+// created (opened) before its first transfer and closed after its last, the transfers in
+// IOR's order, fsyncs (-Y after each write, -e after all), and the close.
+func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
+	var pl plan.Plan
+	if step < 0 || step >= p.C.Repetitions {
+		return pl, fmt.Errorf("ior: step %d outside 0..%d", step, p.C.Repetitions-1)
+	}
+	c, write := p.C, ph == patterns.PhaseWrite
+	if !write && ph != patterns.PhaseRead {
+		return pl, fmt.Errorf("ior: no %s phase", ph)
+	}
+	task := env.Rank
+	if !write {
+		task = (env.Rank + p.RankOffset(env.Rank, env.Size, step)) % env.Size
+	}
+	shared := !c.FilePerProc
+	file := p.fileOf(env.Path, task)
+	kind, open, buffer := plan.Write, plan.CreateDataset, "ior-write"
+	fileOp := plan.Op{Kind: plan.CreateFile, Path: file, Collective: shared, Step: step, File: p.fileSpec(false)}
+	if !write {
+		kind, open, buffer = plan.Read, plan.OpenDataset, "ior-read"
+		fileOp.Kind, fileOp.File = plan.OpenFile, p.fileSpec(true)
+	}
+	pl.Add(fileOp)
+	spec := p.Spec(env.Size)
+	dsOp := func(k plan.OpKind, s int) plan.Op {
+		op := plan.Op{Kind: k, Path: Dataset(s), Collective: shared, Step: step}
+		if k != plan.CloseDataset {
+			// Opens carry the creation too: the raw layouts lay out another task's file
+			// per process from it (they keep no metadata in the file).
+			op.Dataset = spec
+		}
+		return op
+	}
+	flush := c.API != "HDF5" && write // IOR's HDF5 fsync does nothing
+	seed := env.Seed ^ uint64(step)<<32 ^ uint64(ph)<<48
+	xs := p.offsets(task, env.Size, seed)
+	if c.RandomOffset { // every dataset first: the transfers visit the segments in any order
+		for s := 0; s < c.Segments; s++ {
+			pl.Add(dsOp(open, s))
+		}
+	}
+	for i, x := range xs {
+		if !c.RandomOffset && (i == 0 || xs[i-1].seg != x.seg) {
+			pl.Add(dsOp(open, x.seg))
+		}
+		variable := Dataset(x.seg)[1:]
+		if c.FilePerProc { // each task's file holds its own values
+			variable = fmt.Sprintf("task%d/%s", task, variable)
+		}
+		t := &plan.Transfer{Variable: variable, Buffer: buffer, MemType: plan.I64, MemShape: []uint64{elems(c.TransferSize)},
+			FileType: plan.I64, FileShape: spec.Shape, Selection: plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{x.start}, []uint64{elems(c.TransferSize)})}}}
+		pl.Add(plan.Op{Kind: kind, Path: Dataset(x.seg), Collective: c.Collective, Step: step, Transfer: t})
+		if flush && c.FsyncPerWrite {
+			pl.Add(plan.Op{Kind: plan.FlushFile, Path: file, Step: step})
+		}
+		if !c.RandomOffset && (i == len(xs)-1 || xs[i+1].seg != x.seg) {
+			pl.Add(dsOp(plan.CloseDataset, x.seg))
+		}
+	}
+	if c.RandomOffset {
+		for s := 0; s < c.Segments; s++ {
+			pl.Add(dsOp(plan.CloseDataset, s))
+		}
+	}
+	if flush && c.Fsync {
+		pl.Add(plan.Op{Kind: plan.FlushFile, Path: file, Step: step})
+	}
+	pl.Add(plan.Op{Kind: plan.CloseFile, Path: file, Collective: shared, Step: step})
+	return pl, pl.Validate()
+}
