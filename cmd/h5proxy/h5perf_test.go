@@ -63,8 +63,9 @@ func h5perfBlocks(t *testing.T, report string, procs int, sizes []string, apis [
 // TestH5perfCommand runs `h5proxy h5perf` as h5perf's users do, each process count of
 // -P..-p launched on its own (4, 2 and 1 ranks): 1-D contiguous independent transfers over
 // two files of two datasets at two sizes and two iterations through every API with -D t;
-// 1-D interleaved collective chunked transfers with the report in -o's file and -D 3,r;
-// 2-D contiguous collective chunked write-only runs at 4 and 2 ranks. Every read is
+// 1-D interleaved collective chunked transfers (MPIO through a file view of each rank's
+// blocks) with the report in -o's file and -D 3,r; 2-D contiguous collective chunked
+// write-only runs at 4 and 2 ranks. Every read is
 // verified (a mismatch fails the run), and the data files are removed afterwards.
 func TestH5perfCommand(t *testing.T) {
 	dir := t.TempDir()
@@ -80,7 +81,7 @@ func TestH5perfCommand(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "report.txt")
-	r = h5proxy(t, dir, "h5perf", "-P", "4", "-p", "1", "-I", "-C", "-c", "-e", "16K", "-x", "2K", "-X", "2K", "-B", "2K", "-o", out, "-D", "3,r")
+	r = h5proxy(t, dir, "h5perf", "-P", "4", "-p", "1", "-I", "-C", "-c", "-e", "16K", "-x", "4K", "-X", "4K", "-B", "1K", "-o", out, "-D", "3,r")
 	r.expect(t, 0, []string{"HDF5 Library: Version", "object is MPI_INFO_NULL"}, nil)
 	if strings.Contains(r.stdout, "Number of processors") {
 		t.Errorf("-o: the report went to standard output:\n%s", r.stdout)
@@ -97,28 +98,29 @@ func TestH5perfCommand(t *testing.T) {
 		}
 	}
 	for _, n := range []int{4, 2, 1} {
-		h5perfBlocks(t, string(rep), n, []string{"2048 bytes"}, labels, "1", false)
+		h5perfBlocks(t, string(rep), n, []string{"4096 bytes"}, labels, "1", false)
 	}
 
-	r = h5proxy(t, dir, "h5perf", "-g", "-C", "-c", "-w", "-A", "posix,phdf5", "-P", "4", "-p", "2", "-e", "64", "-B", "16", "-x", "32", "-X", "64")
+	r = h5proxy(t, dir, "h5perf", "-g", "-C", "-c", "-w", "-P", "4", "-p", "2", "-e", "64", "-B", "16", "-x", "32", "-X", "64")
 	r.expect(t, 0, []string{"rank 0: Geometry=2D\n", "Transfer Buffer Size: 16x32 bytes, File size: 0.06 MB\n      # of files: 1, # of datasets: 1, dataset size: 0.25x0.25 KB"}, nil)
 	for _, n := range []int{4, 2} {
-		h5perfBlocks(t, r.stdout, n, []string{"16x32 bytes", "16x64 bytes"}, []string{"POSIX", "PHDF5 (w/MPI-IO driver)"}, "1", true)
+		h5perfBlocks(t, r.stdout, n, []string{"16x32 bytes", "16x64 bytes"}, labels, "1", true)
 	}
 	if strings.Contains(r.stdout, "Number of processors = 1") {
 		t.Error("-p 2 ran 1 process")
 	}
 }
 
-// TestH5perfFiles keeps the data files of a 2-rank 2-D interleaved run of every API with
-// an alignment (HDF5_NOCLEANUP) and checks them: the HDF5 file holds Dataset_1 and Dataset_2, unsigned
+// TestH5perfFiles keeps the data files of a 2-rank 2-D interleaved collective run of every
+// API (MPIO through a file view of each rank's rows) with an alignment (HDF5_NOCLEANUP) and
+// checks them: the HDF5 file holds Dataset_1 and Dataset_2, unsigned
 // bytes of 128 x 128, read by the independent reader; each rank's transfer buffer sits at
 // the places h5perf's do_write puts it in all three files; the POSIX, MPI-IO and HDF5
 // datasets hold the same bytes.
 func TestH5perfFiles(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("HDF5_NOCLEANUP", "1")
-	r := h5proxy(t, dir, "h5perf", "-g", "-I", "-d", "2", "-P", "2", "-p", "2", "-e", "64", "-B", "16", "-x", "32", "-X", "32", "-a", "20000", "-T", "1K")
+	r := h5proxy(t, dir, "h5perf", "-g", "-I", "-C", "-d", "2", "-P", "2", "-p", "2", "-e", "64", "-B", "16", "-x", "32", "-X", "32", "-a", "20000", "-T", "1K")
 	r.expect(t, 0, []string{"Number of processors = 2\nTransfer Buffer Size: 32x16 bytes"}, nil)
 	// -a 20000 -T 1K: the second dataset's region starts at 20000 in the raw files.
 	const side, align = 128, 20000
@@ -145,7 +147,7 @@ func TestH5perfFiles(t *testing.T) {
 	if want := "/Dataset_1 dataset u8 [128 128]\n/Dataset_2 dataset u8 [128 128]"; strings.Join(got, "\n") != want {
 		t.Errorf("HDF5 file:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
-	c := h5perf.Config{API: "posix", NumBPP: 64, Xfer: 32, Block: 16, NumDsets: 2, NumFiles: 1, NumIters: 1, Interleaved: true, Dim2D: true}
+	c := h5perf.Config{API: "posix", NumBPP: 64, Xfer: 32, Block: 16, NumDsets: 2, NumFiles: 1, NumIters: 1, Interleaved: true, Collective: true, Dim2D: true}
 	g, err := c.Geometry(2)
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +225,8 @@ func TestH5perfErrors(t *testing.T) {
 		{[]string{"-A", "hdf4"}, 2, "pio_perf: invalid --api option hdf4"},
 		{[]string{"-e", "1Q"}, 2, "Illegal size specifier 'Q'"},
 		{[]string{"-x", "6K", "-B", "4K", "-e", "24K"}, 1, "Transfer buffer size (6144) must be a multiple of the interleaved I/O block size (4096)"},
-		{[]string{"-A", "mpiio", "-C", "-g"}, 1, "-C with the MPIO API runs only 1-D contiguous access"},
+		{[]string{"-g", "-e", "64", "-B", "16", "-x", "48", "-X", "48", "-P", "2"}, 1, "Dataset side size (128) must be a multiple of the trasfer buffer size (48)"},
+		{[]string{"--interleaved"}, 2, `h5perf: option required for "--interleaved" flag`},
 	} {
 		h5proxy(t, dir, append([]string{"h5perf"}, c.args...)...).expect(t, c.code, nil, []string{c.want})
 	}

@@ -154,13 +154,13 @@ func TestGeometryChecks(t *testing.T) {
 			t.Errorf("case %d: %v, want %q", i, err, c.want)
 		}
 	}
-	mp := base
-	mp.API, mp.Collective, mp.Interleaved = "mpiio", true, true
-	if err := mp.Check(); err == nil || !strings.Contains(err.Error(), "-C with the MPIO API") {
-		t.Errorf("mpiio collective interleaved: %v", err)
+	views := map[Config]bool{
+		{API: "mpiio", Collective: true, Interleaved: true}: true, {API: "mpiio", Collective: true, Dim2D: true}: true,
+		{API: "mpiio", Collective: true}: false, {API: "mpiio", Interleaved: true}: false, {API: "phdf5", Collective: true, Interleaved: true}: false,
 	}
-	mp.Xfer = mp.Block
-	if err := mp.Check(); err != nil {
-		t.Errorf("mpiio collective interleaved, one block per transfer: %v", err)
+	for c, want := range views {
+		if c.FileView() != want {
+			t.Errorf("%+v: file view %v, want %v", c, !want, want)
+		}
 	}
 }

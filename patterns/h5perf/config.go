@@ -64,20 +64,14 @@ func FromValues(v *options.Values) (Config, error) {
 	if !c.Dim2D {
 		c.Xfer = min(c.Xfer, c.NumBPP)
 	}
-	if err := c.Check(); err != nil {
-		return c, v.Invalid("collective", err.Error(), "independent transfers (collective=false), or api posix or phdf5")
-	}
 	return c, nil
 }
 
-// Check refuses what h5proxy cannot run as h5perf does: MPIO collective transfers of
-// several byte ranges per rank (h5perf's -C builds an MPI file view over them; h5proxy's
-// mpiio layout moves a collective transfer as one range per rank).
-func (c Config) Check() error {
-	if c.API == "mpiio" && c.Collective && (c.Dim2D || c.Interleaved && c.Xfer > c.Block) {
-		return fmt.Errorf("-C with the MPIO API runs only 1-D contiguous access (or interleaved with the transfer size equal to the block size) in h5proxy: its mpiio layout moves a collective transfer as one byte range per rank")
-	}
-	return nil
+// FileView reports whether h5perf's MPIO transfers go through an MPI file view: collective
+// interleaved or 2-D access (its vector filetypes); the mpiio layout does so with
+// mpiio.file_view. Collective 1-D contiguous MPIO writes at explicit offsets, as h5perf.
+func (c Config) FileView() bool {
+	return c.API == "mpiio" && c.Collective && (c.Dim2D || c.Interleaved)
 }
 
 // Run is the configuration of one h5perf run: the API, the transfer size and the rest.

@@ -490,3 +490,76 @@ func TestFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunsViewAll: every rank writes its interleaved blocks (block k of rank r at
+// (k × size + r) × 64, from its buffer in reverse block order; the last rank of several
+// none) with one collective call through a file view, then reads them back the same way
+// and with independent reads: each block sits at its offset, taken from its place in the
+// buffer. A view over the end of the file reads short, an error.
+func TestRunsViewAll(t *testing.T) {
+	if mpitest.Run(t, nps...) {
+		return
+	}
+	w := startMPI(t)
+	rank, size := w.Rank(), w.Size()
+	var dir []byte
+	if rank == 0 {
+		dir = []byte(t.TempDir())
+	}
+	dir, err := w.BcastBytes(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(string(dir), "runs.dat")
+	const blk, nblk = 64, 3
+	blocks := nblk
+	if size > 1 && rank == size-1 {
+		blocks = 0
+	}
+	buf := make([]byte, blk*nblk)
+	for i := range buf {
+		buf[i] = byte(rank*50 + i*3 + 1)
+	}
+	var runs []Run
+	for k := 0; k < blocks; k++ {
+		runs = append(runs, Run{Off: int64((k*size + rank) * blk), Mem: int64((nblk - 1 - k) * blk), Len: blk})
+	}
+	f, err := OpenFile(w, path, Create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.RunsViewAll(true, runs, buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenFile(w, path, ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := make([]byte, len(buf))
+	if err := r.RunsViewAll(false, runs, back); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range runs {
+		one := make([]byte, blk)
+		if err := r.ReadAt(run.Off, one); err != nil {
+			t.Fatal(err)
+		}
+		want := buf[run.Mem : run.Mem+blk]
+		if !bytes.Equal(one, want) || !bytes.Equal(back[run.Mem:run.Mem+blk], want) {
+			t.Fatalf("rank %d: block at %d: file %v, view read %v, want %v", rank, run.Off, one[:4], back[run.Mem:run.Mem+4], want[:4])
+		}
+	}
+	past := []Run{{Off: int64(blk * nblk * size * 2), Mem: 0, Len: blk}}
+	if err := r.RunsViewAll(false, past, back); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("read past the end: %v", err)
+	}
+	if err := r.RunsViewAll(true, runs, buf); err == nil {
+		t.Error("a write through a read-only file succeeded")
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
