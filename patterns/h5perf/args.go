@@ -3,6 +3,7 @@ package h5perf
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -352,6 +353,9 @@ func ParseSize(s, name string) (int64, error) {
 		mult := map[byte]int64{'K': KB, 'k': KB, 'M': MB, 'm': MB, 'G': GB, 'g': GB}[rest[0]]
 		if mult == 0 {
 			return 0, fmt.Errorf("Illegal size specifier '%c'", rest[0])
+		}
+		if n > math.MaxInt64/mult || n < math.MinInt64/mult {
+			return 0, fmt.Errorf("h5perf: %s value %q is out of range", name, s)
 		}
 		n *= mult
 	}

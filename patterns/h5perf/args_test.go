@@ -22,6 +22,10 @@ func TestParseDefaults(t *testing.T) {
 	if g, err := Parse([]string{"-g"}, 2); err != nil || g.NumBPP != 8*KB || g.MinXfer != 4*KB || g.BlkSize != 4*KB {
 		t.Errorf("2-D defaults: %+v %v", g, err)
 	}
+	big, err := Parse([]string{"-g", "-x", "3", "-X", "8589934591G"}, 1) // just below 2^63
+	if sz := big.Sizes(); err != nil || len(sz) != 62 || sz[61] != 3<<61 {
+		t.Errorf("sizes up to 2^63: %v, %v", sz, err)
+	}
 	if got := a.Sizes(); !reflect.DeepEqual(got, []int64{128 * KB, 256 * KB}) {
 		t.Errorf("sizes %v", got)
 	}
@@ -110,6 +114,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"--num-files=two"}, `h5perf: --num-files value "two" is not an integer`},
 		{[]string{"-i", "3x"}, `h5perf: -i value "3x" is not an integer`},
 		{[]string{"-m"}, `h5perf: option "m" is declared but not implemented by h5perf`},
+		{[]string{"-X", "9000000000G"}, `h5perf: -X value "9000000000G" is out of range`},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.args, 2)

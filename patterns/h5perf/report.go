@@ -113,7 +113,7 @@ func (a Args) Sizes() []int64 {
 	var out []int64
 	for x := a.MinXfer; x <= a.MaxXfer; x <<= 1 {
 		out = append(out, x)
-		if x == 0 {
+		if x == 0 || x > a.MaxXfer/2 { // once (h5perf's buf_size == 0), or the next would pass -X (or overflow)
 			break
 		}
 	}
