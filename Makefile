@@ -15,7 +15,7 @@ export GOFLAGS := -tags=gonum
 BIN := bin
 DEMO_DIR ?= h5proxy-out
 
-.PHONY: all deps build demo test test-readme vet bench clean
+.PHONY: all deps build demo test test-readme vet bench clean fuzz fuzz-short leaks
 
 all: build
 
@@ -36,9 +36,44 @@ vet: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 test: build vet cmake-test
-	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench
+	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench ./proxy/layout/log ./proxy/e3smmap
+	$(GO) test -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory test-readme
+
+# ---- reliability (docs/reliability.md) ------------------------------------------------------
+# FUZZ_TARGETS lists package:target pairs. `go test` runs each target's seed corpus
+# (testdata/fuzz/<target> and its f.Add seeds) as a unit test; `make fuzz` mutates inputs
+# for FUZZTIME per target (the figures in docs/reliability.md), `make fuzz-short` (run by
+# `make test`) for FUZZTIME_SHORT. A failing input is written to the package's
+# testdata/fuzz/<target>/: commit it with the fix.
+FUZZ_TARGETS := patterns/ior:FuzzParse options:FuzzParse proxy:FuzzOptionText proxy:FuzzNativeConfig h5bench:FuzzParse \
+	proxy/layout/log:FuzzIndexDecoder proxy/layout/subfiling:FuzzMasterDescription \
+	proxy/e3smmap:FuzzMapDecode capi:FuzzSessionStrings
+FUZZTIME ?= 30s
+FUZZTIME_SHORT ?= 2s
+
+fuzz: deps
+	@set -e; for pt in $(FUZZ_TARGETS); do \
+		echo "== $${pt%%:*} $${pt##*:} ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$${pt##*:}$$" -fuzztime=$(FUZZTIME) ./$${pt%%:*} 2>&1 | \
+			awk '/execs:/ {last=$$0} !/execs:/ {print} END {if (last) print last}'; \
+		test $${PIPESTATUS[0]} -eq 0; \
+	done
+
+fuzz-short:
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT)
+
+# leaks runs LEAK_SESSIONS sessions per layout x mode in one process, from Go and through
+# the C ABI (tests/capi/leaks.c), and prints the figures of docs/reliability.md.
+LEAK_SESSIONS ?= 1000
+leaks: build
+	$(GO) run ./bench/leaks -n $(LEAK_SESSIONS)
+	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target leaks_c
+	mkdir -p $(CMAKE_BUILD_DIR)/test-output/leaks-full
+	mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np 1 $(CMAKE_BUILD_DIR)/tests/capi/leaks_c $(CMAKE_BUILD_DIR)/test-output/leaks-full $(LEAK_SESSIONS)
 
 # The README's code blocks, run as written (tests/readme): needs bin/h5proxy and the CMake
 # build of cmake-test, which `make test` has made by then.

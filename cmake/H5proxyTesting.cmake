@@ -74,6 +74,16 @@ h5proxy_add_mpi_test(NAME c_thread_level NP 2
   SCRATCH ${H5PROXY_TEST_DIR}/thread-level
   EXPECT "thread_level: 2 ranks, thread level [012]: all checks passed")
 
+# Reliability (docs/reliability.md): 12 sessions per layout x mode here, 1,000 in `make leaks`.
+h5proxy_add_mpi_test(NAME c_leaks NP 1
+  COMMAND $<TARGET_FILE:leaks_c> ${H5PROXY_TEST_DIR}/leaks 12
+  SCRATCH ${H5PROXY_TEST_DIR}/leaks
+  EXPECT "leaks_c: 12 sessions x 18: all checks passed")
+h5proxy_add_mpi_test(NAME c_threads NP 1
+  COMMAND $<TARGET_FILE:threads_c> ${H5PROXY_TEST_DIR}/threads
+  SCRATCH ${H5PROXY_TEST_DIR}/threads
+  EXPECT "threads_c: one session, two threads: .* refused as in use" "threads_c: [0-9]+ checks, all passed")
+
 h5proxy_add_mpi_test(NAME c_simulation_static NP 2
   COMMAND $<TARGET_FILE:simulation_static> ${H5PROXY_TEST_DIR}/c-static/particles.h5
   SCRATCH ${H5PROXY_TEST_DIR}/c-static

@@ -39,10 +39,13 @@
  *  - @b Collective functions must be called by every rank of the session's communicator,
  *    in the same order, with the same arguments (the same options, metric names, phase
  *    constants and step numbers). @b Local functions involve no other rank.
- *  - @b Threads: the HDF5 library used is not thread-safe. All calls on one session must
- *    come from one thread, and at most one thread of a process may be inside a session
- *    call at a time. A session used by two threads at once returns ::H5PROXY_ERR_STATE
- *    for the second call. The error slot is per thread. MPI must be initialized by the
+ *  - @b Threads: the HDF5 library used is not thread-safe; the library serializes its
+ *    HDF5 calls process-wide. A session is used by one thread at a time (any thread, one
+ *    after the other): a call on a session while another thread is inside a call on it
+ *    returns ::H5PROXY_ERR_STATE ("in use by a call on another thread") and does nothing.
+ *    Calls on different sessions may overlap only for sessions on communicators of one
+ *    rank (MPI_COMM_SELF); otherwise at most one thread of a process may be inside a
+ *    session call at a time. The error slot is per thread. MPI must be initialized by the
  *    host (MPI_Init or MPI_Init_thread) before h5proxy_session_create; a host that calls
  *    h5proxy from several threads must initialize MPI with MPI_THREAD_MULTIPLE.
  *  - The library never calls MPI_Init, MPI_Finalize, MPI_Abort, exit or abort, and a
@@ -238,7 +241,9 @@ int h5proxy_options_help(const char *pattern, char *buf, size_t len, size_t *nee
  * @return ::H5PROXY_OK when nothing was open or every leaked session closed cleanly;
  *         otherwise the code of the first failed close, or ::H5PROXY_ERR_MPI when MPI was
  *         already finalized (the sessions are then dropped without releasing their MPI
- *         resources). Every handle is invalid afterwards in all cases.
+ *         resources), or ::H5PROXY_ERR_STATE when another thread is inside a call on
+ *         a leaked session: that session stays open (a later h5proxy_finalize closes
+ *         it). Every other handle is invalid afterwards in all cases.
  */
 int h5proxy_finalize(void);
 
@@ -295,7 +300,8 @@ int h5proxy_session_create_f(MPI_Fint comm, const char *pattern, const char *opt
 
 /**
  * @brief End a session: an unfinished phase is aborted (its files closed), buffers are
- *        released and the communicator duplicate is freed.
+ *        released, the timeline is written when trace_file is set (rank 0 merges every
+ *        rank's part) and the communicator duplicate is freed.
  *
  * Collective. The handle is invalid after this call whatever it returns; closing it again
  * returns ::H5PROXY_ERR_INVALID_HANDLE.

@@ -14,6 +14,7 @@ package options
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -330,7 +331,11 @@ func ParseDuration(s string) (time.Duration, error) {
 	if !ok {
 		return 0, fmt.Errorf("duration %q: unknown unit", s)
 	}
-	return time.Duration(f * float64(u)), nil
+	// Beyond ~292 years the conversion would wrap to a negative duration.
+	if d := f * float64(u); d < math.MaxInt64 {
+		return time.Duration(d), nil
+	}
+	return 0, fmt.Errorf("duration %q overflows", s)
 }
 
 // IsSet reports whether the user gave the key (defaults do not count).

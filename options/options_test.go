@@ -93,6 +93,8 @@ func TestParseDuration(t *testing.T) {
 		{"5 days", 0, false},
 		{"1.2.3 s", 0, false},
 		{"fast", 0, false},
+		{"9227000000", 0, false}, // seconds past 2^63 ns: wrapped to a negative duration (found by FuzzParse)
+		{"1e3 s", 0, false},
 	}
 	for _, tc := range tests {
 		got, err := ParseDuration(tc.in)

@@ -107,6 +107,8 @@ type FileSpec struct {
 	// MakeDirs creates the missing parent directories of a created file first, as
 	// applications that write a directory tree do (AMReX's pltNNNNN/particle0/).
 	MakeDirs bool
+	// Tuning holds the session knobs' further access and creation properties.
+	Tuning FileTuning
 }
 
 // DatasetSpec describes a dataset's creation properties.
@@ -125,6 +127,8 @@ type DatasetSpec struct {
 	// as E3SM-IO's HDF5 driver creates its datasets; otherwise HDF5 stores its default
 	// (zero) fill value.
 	FillUndefined bool
+	// Tuning holds the session knobs' further creation properties.
+	Tuning DatasetTuning
 }
 
 // Filter is one HDF5 filter of a dataset's pipeline: its filter identifier and the client
@@ -181,6 +185,8 @@ type Transfer struct {
 	// Unchecked marks a read whose contents depend on how the file was written (e.g. on
 	// the writer's rank count) and are not verified.
 	Unchecked bool
+	// Tuning holds the session knobs' transfer properties (collective transfers only).
+	Tuning TransferTuning
 }
 
 // ElemBytes is the number of bytes moved per selected element: the members common to the

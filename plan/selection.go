@@ -3,6 +3,7 @@ package plan
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sort"
 )
@@ -76,7 +77,14 @@ func (s Selection) Validate(shape []uint64) error {
 			if h.Count[d] > 1 && h.Stride[d] < h.Block[d] {
 				return fmt.Errorf("hyperslab %d dim %d: stride %d < block %d", i, d, h.Stride[d], h.Block[d])
 			}
-			end := h.Start[d] + (h.Count[d]-1)*h.Stride[d] + h.Block[d]
+			// Summed with carries: a corrupt selection (a fuzzed log index) must not wrap
+			// around to an end inside the extent and then expand to 2^64 elements.
+			hi, span := bits.Mul64(h.Count[d]-1, h.Stride[d])
+			end, c1 := bits.Add64(h.Start[d], span, 0)
+			end, c2 := bits.Add64(end, h.Block[d], 0)
+			if hi != 0 || c1 != 0 || c2 != 0 {
+				return fmt.Errorf("hyperslab %d dim %d: start %d + (count %d - 1) × stride %d + block %d overflows", i, d, h.Start[d], h.Count[d], h.Stride[d], h.Block[d])
+			}
 			if end > shape[d] {
 				return fmt.Errorf("hyperslab %d dim %d: ends at %d beyond extent %d", i, d, end, shape[d])
 			}

@@ -300,3 +300,20 @@ func ExampleSelection_Runs() {
 	// start 34 len 2
 	// points: 8
 }
+
+// TestValidateOverflow: an end that wraps past 2^64 is rejected, not taken for an end
+// inside the extent (the log layout's fuzzed index found it: Runs then expanded 2^64
+// elements).
+func TestValidateOverflow(t *testing.T) {
+	shape := []uint64{7, 7}
+	for _, h := range []Hyperslab{
+		{Start: []uint64{0, 0}, Stride: []uint64{1 << 63, 1}, Count: []uint64{2, 1}, Block: []uint64{1, 1}},
+		{Start: []uint64{0, 0}, Stride: []uint64{1 << 62, 1}, Count: []uint64{5, 1}, Block: []uint64{1, 1}},
+		{Start: []uint64{^uint64(0), 0}, Stride: []uint64{1, 1}, Count: []uint64{1, 1}, Block: []uint64{2, 1}},
+	} {
+		err := Selection{Blocks: []Hyperslab{h}}.Validate(shape)
+		if err == nil || !strings.Contains(err.Error(), "hyperslab 0 dim 0") {
+			t.Errorf("%+v: %v, want an error naming hyperslab 0 dim 0", h, err)
+		}
+	}
+}

@@ -11,6 +11,10 @@ type Comm struct{ c mpi.Comm }
 // World returns MPI_COMM_WORLD (MPI must be initialized).
 func World() Comm { return Comm{mpi.World()} }
 
+// Self returns MPI_COMM_SELF (MPI must be initialized): sessions on it involve no other
+// rank, so sessions on different threads may run at the same time (CONTRACT.md).
+func Self() Comm { return Comm{mpi.Self()} }
+
 // CommFromFortran converts a Fortran communicator handle (MPI_Comm_c2f of a C one).
 func CommFromFortran(handle int) (Comm, error) {
 	c, err := mpi.FromFortran(handle)

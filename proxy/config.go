@@ -61,11 +61,17 @@ type Config struct {
 	EnvMetadataFile string `json:"env_metadata_file,omitempty"`
 	// ReportFile, when set, receives the JSON report (rank 0 only).
 	ReportFile string `json:"report_file,omitempty"`
+	// TraceFile, when set, receives the timeline of the session (Chrome trace-event JSON,
+	// merged by rank 0 at Close; see trace.go).
+	TraceFile string `json:"trace_file,omitempty"`
 	// Strategy are the keys the modes and layouts declare in their own tables
 	// (async.staging_bytes, cache.path, subfiling.count, ...), in order.
 	Strategy []options.KV `json:"-"`
 	// MPIInfo are MPI-IO hints passed to H5Pset_fapl_mpio.
 	MPIInfo map[string]string `json:"mpi_info,omitempty"`
+	// Knobs are the knob keys (mpiio.*, hdf5.*, their write./read. spellings), in order:
+	// overrides of what the pattern plans (knobs.go).
+	Knobs []options.KV `json:"-"`
 	// Warnings collects accepted-but-ignored settings; they are logged and reported.
 	Warnings []string `json:"-"`
 }
@@ -113,6 +119,8 @@ var sessionKeys = []sessionKey{
 		func(c *Config, v *options.Values, k string) { c.EnvMetadataFile = v.String(k) }, func(c *Config) string { return c.EnvMetadataFile }},
 	{options.Spec{Key: "report_file", Kind: options.String, Help: "JSON report output (rank 0 only)"},
 		func(c *Config, v *options.Values, k string) { c.ReportFile = v.String(k) }, func(c *Config) string { return c.ReportFile }},
+	{options.Spec{Key: "trace_file", Kind: options.String, Help: "timeline of every rank (Chrome trace-event JSON for Perfetto or chrome://tracing): compute, data preparation, each I/O call with its bytes, waits, background operations; merged by rank 0 at the end"},
+		func(c *Config, v *options.Values, k string) { c.TraceFile = v.String(k) }, func(c *Config) string { return c.TraceFile }},
 }
 
 // setMode sets the mode, or, for a layout's mode alias (h5bench's MODE=LOG), the default
@@ -167,8 +175,9 @@ var coreTable = func() *options.Table {
 	return t
 }()
 
-// sessionTable holds every session-level key: the core keys, then the strategies'.
-var sessionTable = &options.Table{Name: "session", Specs: append(slices.Clone(coreTable.Specs), stack.Options().Specs...)}
+// sessionTable holds every session-level key: the core keys, the knobs, then the
+// strategies'.
+var sessionTable = &options.Table{Name: "session", Specs: slices.Concat(coreTable.Specs, knobTable.Specs, stack.Options().Specs)}
 
 // SessionOptions returns the table of every session-level key (the shared keys and the
 // modes' and layouts' own), for help, schema output and lookups.
@@ -217,6 +226,9 @@ func (c *Config) Set(key, value string) error {
 		}
 		c.Warnings = appendNew(c.Warnings, v.Warnings...)
 		return nil
+	}
+	if s, ok := knobTable.Lookup(key); ok {
+		return c.setKnob(s, value)
 	}
 	strategies := stack.Options()
 	s, ok := strategies.Lookup(key)
@@ -293,6 +305,11 @@ func (c *Config) Validate() error {
 			return &options.Error{Table: "session", Key: "compute_trace", Value: c.ComputeTrace, Reason: err.Error()}
 		}
 	}
+	for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
+		if _, err := c.knobsFor(ph, 1); err != nil {
+			return err
+		}
+	}
 	if !c.Fill.Verifiable() && c.Verify == VerifyYes {
 		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("only seeded and once fills can be verified (fill=%s)", c.Fill)}
 	}
@@ -342,6 +359,9 @@ func (c *Config) Effective() map[string]string {
 	}
 	if v, err := c.Settings(); err == nil {
 		maps.Copy(m, v.Effective())
+	}
+	for _, kv := range c.Knobs {
+		m[kv.Key] = kv.Value
 	}
 	if f, err := patterns.Lookup(c.Pattern); err == nil {
 		if v, err := f.Options.Parse(c.Options); err == nil {

@@ -27,3 +27,9 @@ func IsMPIError(err error) bool {
 	var le *mpi.LayerError
 	return errors.As(err, &me) || errors.As(err, &le)
 }
+
+// OpenHDF5Objects returns the number of HDF5 files, groups, datasets, datatypes and
+// attributes open in the process (H5Fget_obj_count over all files). A closed session
+// leaves none open, so a host or leak test can check that after each close (the host's
+// own HDF5 objects count too).
+func OpenHDF5Objects() (int, error) { return h5.OpenObjects() }

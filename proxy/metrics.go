@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
@@ -44,15 +45,30 @@ const (
 	// mKind is the first of the per-operation-kind times: mKind+k holds the time of the
 	// operations of kind k (plan.OpKind), what a kernel's own report splits its columns by.
 	mKind
-	nMetrics = mKind + metric(plan.ExtendDataset) + 1
+	// mCalls+k counts the operations of kind k handed to the layout, mCallBytes+k the bytes
+	// they moved (census.go).
+	mCalls     = mKind + nOpKinds
+	mCallBytes = mCalls + nOpKinds
+	// mCollective counts the transfers carried out with a collective transfer list;
+	// mIOMode+m those whose actual I/O mode was m, mCause+c those broken by cause bit c.
+	mCollective = mCallBytes + nOpKinds
+	mIOMode     = mCollective + 1
+	mChunkOpt   = mIOMode + h5.NumIOModes // mChunkOpt+o: transfers of actual chunk optimisation o
+	mCause      = mChunkOpt + h5.NumChunkOpts
+	// mSysIO+i is field i of /proc/self/io (sysIOFields).
+	mSysIO   = mCause + h5.NumCauses
+	nMetrics = mSysIO + nSysIO
 )
+
+// nOpKinds bounds the operation kinds (plan.ExtendDataset is the last).
+const nOpKinds = metric(plan.ExtendDataset) + 1
 
 // sample is one rank's measurements of one step (or of a phase's begin/end).
 type sample [nMetrics]float64
 
 // charge books an operation's duration to its metric.
 func (s *sample) charge(k plan.OpKind, seconds float64) {
-	if k > 0 && mKind+metric(k) < nMetrics {
+	if k > 0 && mKind+metric(k) < mCalls {
 		s[mKind+metric(k)] += seconds
 	}
 	switch k {

@@ -26,22 +26,25 @@ const SchemaVersion = 1
 
 // Report is the reduced measurement of every phase a session ran: the same on every rank.
 type Report struct {
-	SchemaVersion  int               `json:"schema_version"`
-	H5proxyVersion string            `json:"h5proxy_version"`
-	GitRevision    string            `json:"git_revision,omitempty"`
-	HDF5Version    string            `json:"hdf5_version"`
-	MPIVersion     string            `json:"mpi_version"`
-	Ranks          int               `json:"ranks"`
-	Nodes          int               `json:"nodes"`
-	JobID          string            `json:"job_id,omitempty"`
-	Host           string            `json:"host"`
-	Pattern        string            `json:"pattern"`
-	ModeRequested  string            `json:"mode_requested"`
-	ModeEffective  string            `json:"mode_effective"`
-	Layout         string            `json:"layout"`
-	Config         map[string]string `json:"config"`
-	Warnings       []string          `json:"warnings,omitempty"`
-	Phases         []PhaseReport     `json:"phases"`
+	SchemaVersion  int    `json:"schema_version"`
+	H5proxyVersion string `json:"h5proxy_version"`
+	GitRevision    string `json:"git_revision,omitempty"`
+	HDF5Version    string `json:"hdf5_version"`
+	MPIVersion     string `json:"mpi_version"`
+	Ranks          int    `json:"ranks"`
+	Nodes          int    `json:"nodes"`
+	JobID          string `json:"job_id,omitempty"`
+	Host           string `json:"host"`
+	Pattern        string `json:"pattern"`
+	ModeRequested  string `json:"mode_requested"`
+	ModeEffective  string `json:"mode_effective"`
+	Layout         string `json:"layout"`
+	// MPIIO is OpenMPI's MPI-IO implementation this process loaded (ompio or romio; empty
+	// when no MPI-IO file was opened), whatever mpiio.impl asked.
+	MPIIO    string            `json:"mpiio_impl,omitempty"`
+	Config   map[string]string `json:"config"`
+	Warnings []string          `json:"warnings,omitempty"`
+	Phases   []PhaseReport     `json:"phases"`
 }
 
 // PhaseReport holds one phase's metrics, named and defined as h5bench defines them but
@@ -116,6 +119,8 @@ type PhaseReport struct {
 	// Kernel holds the lines of the pattern's own report (patterns.Reporter): what the
 	// real program prints beside h5bench's metrics.
 	Kernel []patterns.Line `json:"kernel,omitempty"`
+	// Census is the phase's I/O census (census.go), begin and end included.
+	Census Census `json:"census"`
 }
 
 // StepReport holds one step's reduced metrics.
@@ -129,6 +134,7 @@ type StepReport struct {
 	PrepTime     Stat    `json:"prep_time"`
 	WaitTime     Stat    `json:"wait_time"`
 	Background   Stat    `json:"background_time"`
+	Census       Census  `json:"census"`
 }
 
 // Report reduces the measurements of every finished phase over the ranks. Collective.
@@ -147,7 +153,10 @@ func (s *Session) Report() (*Report, error) {
 	r := &Report{SchemaVersion: SchemaVersion, H5proxyVersion: Version, GitRevision: gitRevision(),
 		HDF5Version: h5.Version(), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
 		JobID: jobID(), Host: host, Pattern: s.pat.Name(), ModeRequested: s.cfg.Mode, ModeEffective: s.cfg.Mode,
-		Layout: s.cfg.Layout, Config: s.cfg.Effective(), Warnings: s.cfg.Warnings}
+		Layout: s.cfg.Layout, MPIIO: MPIIOInUse(), Config: s.cfg.Effective(), Warnings: s.cfg.Warnings}
+	if want := s.cfg.MPIIOImpl(); want != "" && r.MPIIO != "" && want != r.MPIIO {
+		r.Warnings = appendNew(slices.Clone(r.Warnings), fmt.Sprintf("mpiio.impl=%s asked, but the ranks run %s (launch them with %s)", want, r.MPIIO, MPIIOEnv(want)))
+	}
 	var earlier []patterns.PhaseTimes
 	for _, p := range s.done {
 		pr, pt, err := s.reducePhase(p, earlier)
@@ -193,7 +202,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], PrepWindowTime: t[mPrepWindow], VerifyTime: t[mVerify],
 		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify || (p.ownChecked && !p.ownUnchecked), Mismatches: t[mMismatch].Sum,
 		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
-		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum}
+		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum, Census: census(&t)}
 	if k, ok := s.pat.(patterns.Describer); ok {
 		pr.Operation, pr.KernelMetrics = k.Operation(p.ph), k.Metrics(p.ph, p.env)
 	}
@@ -207,7 +216,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 		st := red.stats[i+1]
 		pr.PerStep = append(pr.PerStep, StepReport{Step: i, Bytes: st[mBytes].Sum, ObservedTime: st[mEnd].Max - st[mStart].Min,
 			RawTime: st[mRaw], MetadataTime: st[mMetadata], ComputeTime: st[mCompute], PrepTime: st[mPrep],
-			WaitTime: st[mWait], Background: st[mBackground]})
+			WaitTime: st[mWait], Background: st[mBackground], Census: census(&st)})
 	}
 	pt := phaseTimes(p.ph, s.Size(), &pr, t, red.stats[1:len(p.steps)+1])
 	pt.Earlier = earlier
@@ -226,7 +235,7 @@ func phaseTimes(ph patterns.Phase, ranks int, pr *PhaseReport, t [nMetrics]Stat,
 		Opens: tm(t[mOpens]), Span: tm(t[mSpan]), Start: t[mStart].Min, End: t[mEnd].Max, FileBytes: t[mFileSize].Max}
 	for i, st := range steps {
 		ops := map[plan.OpKind]patterns.Timing{}
-		for k := plan.CreateFile; mKind+metric(k) < nMetrics; k++ {
+		for k := plan.CreateFile; mKind+metric(k) < mCalls; k++ {
 			ops[k] = tm(st[mKind+metric(k)])
 		}
 		pt.Steps = append(pt.Steps, patterns.StepTimes{Step: i, Bytes: st[mBytes].Sum, Wall: tm(st[mWall]),
@@ -346,6 +355,10 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			}
 			fmt.Fprintf(bw, "Verification: %s (%.3f s)\n", status, p.VerifyTime.Max)
 		}
+		p.Census.writeSummary(bw)
+		if r.MPIIO != "" {
+			fmt.Fprintf(bw, "MPI-IO implementation: %s\n", r.MPIIO)
+		}
 		for _, l := range p.Kernel {
 			if l.Text != "" {
 				fmt.Fprintln(bw, l.Text)
@@ -432,6 +445,11 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 		fmt.Fprintf(bw, "staging wait time, %.3f, seconds\n", p.StagingBlocked.Max)
 		fmt.Fprintf(bw, "drain time, %.3f, seconds\n", p.DrainTime.Max)
 	}
+	// The census, then the kernel's own rows last.
+	if r.MPIIO != "" {
+		fmt.Fprintf(bw, "mpiio implementation, %s, \n", r.MPIIO)
+	}
+	p.Census.writeCSV(bw)
 	for _, l := range p.Kernel {
 		if l.Name != "" {
 			fmt.Fprintf(bw, "%s, %.3f, %s\n", l.Name, l.Value, l.Unit)

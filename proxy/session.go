@@ -46,6 +46,10 @@ type Session struct {
 	pendingCompute float64
 	// rankFiles: the layout may keep a shared file as per-rank files (stack.RankFiles).
 	rankFiles bool
+	// sysIO holds /proc/self/io at the last census (takeCensus).
+	sysIO []float64
+	// tr records the timeline (trace_file); nil when none is asked for.
+	tr *tracer
 }
 
 // writtenFile is how a session filled a file it wrote: what a later read verifies against.
@@ -78,6 +82,8 @@ type phaseRun struct {
 	// ownChecked and ownUnchecked: a write phase read back data it wrote and checked it, or
 	// skipped some (checksOwnRead).
 	ownChecked, ownUnchecked bool
+	// knobs are the phase's knobs, applied to every operation (knobs.go).
+	knobs *knobs
 }
 
 // shapeKey names a dataset of the file open at a point of a read phase.
@@ -166,9 +172,13 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, trace: trace, written: map[string]writtenFile{}}
 	s.log = newLogger(dup.Rank())
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
-	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIInfo, File: cfg.File, Settings: settings}
+	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIHints(), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
+		if cfg.TraceFile != "" {
+			s.tr = newTracer(dup.Rank(), background)
+			under = tracedLayout{under, s.tr}
+		}
 		s.stack, err = mode.NewMode(under, env)
 	}
 	// Creation is collective: if it failed on any rank (a cache directory, memory), every
@@ -274,13 +284,18 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		}
 		verify = s.cfg.Verify == VerifyYes || (s.cfg.Verify == VerifyAuto && wrote && w.seed == s.cfg.Seed)
 	}
-	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, patterns.StepsOf(s.pat, ph, s.Size())), filled: map[string]filledBuf{}}
+	kn, err := s.cfg.knobsFor(ph, s.Size())
+	if err != nil {
+		return err
+	}
+	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, patterns.StepsOf(s.pat, ph, s.Size())), filled: map[string]filledBuf{}, knobs: kn}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
 		FilterAvailable: filterAvailable}
 	if ph == patterns.PhaseRead {
 		p.env.Shape = s.shape(p)
 	}
 	s.stack.TakeStats() // start the phase's background statistics afresh
+	s.takeCensus(nil)   // and its census
 	p.begin[mCompute] = s.pendingCompute
 	s.pendingCompute = 0
 	s.phase = p
@@ -331,6 +346,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		}
 	}
 	p.begin[mEnd] = now()
+	s.takeCensus(&p.begin)
 	s.log.Info().Str("phase", ph.String()).Str("file", s.cfg.File).Bool("verify", verify).Msg("phase begun")
 	return nil
 }
@@ -426,6 +442,7 @@ func (s *Session) Step(step int) error {
 		t := time.Now()
 		err := s.stack.Wait()
 		smp[mWait] += time.Since(t).Seconds()
+		s.tr.span(traceWait, "wait", t, nil)
 		if err != nil {
 			return s.fail(fmt.Errorf("step %d: %w", step, err))
 		}
@@ -449,6 +466,8 @@ func (s *Session) Step(step int) error {
 		p.ahead = &next
 	}
 	smp[mEnd] = now()
+	s.takeCensus(smp)
+	s.tr.step(p.ph.String(), step, smp[mStart])
 	p.stepsDone++
 	if err := s.removeAfter(p, step); err != nil {
 		return s.fail(fmt.Errorf("step %d: %w", step, err))
@@ -539,6 +558,7 @@ func (s *Session) Compute(d time.Duration) time.Duration {
 		return 0
 	}
 	took := emulate.Compute(s.cfg.ComputeKind, d)
+	s.tr.took(traceCompute, "compute", took)
 	switch p := s.phase; {
 	case p == nil:
 		s.pendingCompute += took.Seconds()
@@ -572,7 +592,9 @@ func (s *Session) EndPhase() error {
 	t := time.Now()
 	werr := s.stack.Wait() // the drain at close
 	p.end[mWait] += time.Since(t).Seconds()
+	s.tr.drained(t)
 	s.collectStats(p)
+	s.takeCensus(&p.end)
 	if werr != nil {
 		return s.fail(werr)
 	}
@@ -676,8 +698,15 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		defer ln.Done()
 	}
 	fill := func(op *plan.Op, buf []byte) error { return s.fill(op, buf, smp) }
+	var kn *knobs
+	if s.phase != nil {
+		kn = s.phase.knobs
+	}
 	for i := range pl.Ops {
-		op := &pl.Ops[i]
+		op, err := kn.apply(&pl.Ops[i])
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", pl.Ops[i].Kind, pl.Ops[i].Path, err)
+		}
 		var buf []byte
 		lent, waited, err := ln.Buffer(op, fill)
 		smp.charge(op.Kind, waited.Seconds())
@@ -688,6 +717,11 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			if buf, err = s.buffer(op, smp); err != nil {
 				return err
 			}
+		}
+		var traced uint64 // the transfer's bytes, for the timeline
+		if s.tr != nil && op.Transfer != nil {
+			traced = s.transferBytes(op.Transfer)
+			s.tr.note(op, traced)
 		}
 		t0 := time.Now()
 		if lent != nil {
@@ -700,10 +734,18 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if step {
 			stamp(smp, i, len(pl.Ops), t0, t1)
 		}
+		if s.tr != nil && s.background {
+			s.tr.op(traceSubmit, "submit "+op.Kind.String(), op, traced, t0)
+		}
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
 		s.noteFile(op)
+		if op.Transfer != nil {
+			smp.countCall(op, s.transferBytes(op.Transfer))
+		} else {
+			smp.countCall(op, 0)
+		}
 		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && s.phase != nil {
 			s.phase.opens++
 		}
@@ -879,6 +921,7 @@ func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 		err = emulate.Fill(kind, buf, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
 	}
 	smp[mPrep] += time.Since(t0).Seconds()
+	s.tr.op(tracePrep, "fill", op, uint64(len(buf)), t0)
 	return err
 }
 
@@ -933,8 +976,8 @@ func checkData(t *plan.Transfer, buf []byte) (uint64, *emulate.Mismatch) {
 }
 
 // Close ends the session: an unfinished phase is aborted (its files closed), buffers are
-// released and the communicator duplicate freed. Collective. Closing twice returns
-// ErrClosed.
+// released, the timeline written (trace_file; rank 0 merges the ranks' parts) and the
+// communicator duplicate freed. Collective. Closing twice returns ErrClosed.
 func (s *Session) Close() error {
 	if err := s.check(); err != nil {
 		return err
@@ -951,6 +994,9 @@ func (s *Session) Close() error {
 		first = err
 	}
 	if err := s.pool.Free(); err != nil && first == nil {
+		first = err
+	}
+	if err := s.writeTrace(); err != nil && first == nil {
 		first = err
 	}
 	if err := s.freeComms(); err != nil && first == nil {

@@ -28,6 +28,8 @@ func cmdHelp(args []string, stdout io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "\nh5bench spellings: %s\n", strings.Join(sessionAliases(), ", "))
+		fmt.Fprintln(stdout, "\nKnobs (mpiio.*, hdf5.*; write.hdf5.* and read.hdf5.* for one phase) override what the pattern plans")
+		fmt.Fprintln(stdout, "when set, and leave its choices when not (docs/knobs.md).")
 		return nil
 	}
 	if args[0] == "concat" {

@@ -2,6 +2,7 @@
 // h5proxy configurations, plans printed per rank, and option help.
 //
 //	h5proxy run [flags] [CONFIG.json]   run (no file: the embedded demo on 2 ranks)
+//	h5proxy sweep [flags] CONFIG.json KEY=v1,v2,... [KEY=...]   parameter study, CSV and plots
 //	h5proxy plan [flags] PATTERN [KEY=VALUE ...]
 //	h5proxy ior [-np N] [IOR options]    an IOR command line, IOR's report
 //	h5proxy help [TOPIC]                commands, or the keys of a pattern or the session
@@ -28,6 +29,9 @@ const usage = `h5proxy: HDF5 I/O proxies of real application and benchmark I/O.
 Usage:
   h5proxy run [flags] [CONFIG.json]           run an h5bench or native configuration
                                               (no file: the embedded demo, 2 ranks)
+  h5proxy sweep [flags] CONFIG.json KEY=v1,v2,... [KEY=...]
+                                              run a configuration over a grid of key
+                                              values, repeated; CSV, JSON and plots
   h5proxy plan [flags] PATTERN [KEY=VALUE...] print the operations one rank issues
   h5proxy ior [-np N] [IOR options]           run an IOR command line, print IOR's report
   h5proxy help [session|concat|PATTERN]       list configuration keys
@@ -63,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = cmdRun(args[1:], stdout, stderr)
+	case "sweep":
+		err = cmdSweep(args[1:], stdout, stderr)
 	case "plan":
 		err = cmdPlan(args[1:], stdout, stderr)
 	case "ior":

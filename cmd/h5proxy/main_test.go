@@ -77,7 +77,13 @@ func userEnv() []string {
 // group (mpirun and the ranks) and fails the test.
 func h5proxy(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	return h5proxyWithin(t, 90*time.Second, dir, args...)
+}
+
+// h5proxyWithin is h5proxy with its own timeout, for commands that launch many runs.
+func h5proxyWithin(t *testing.T, timeout time.Duration, dir string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
@@ -670,7 +676,7 @@ func TestUsageErrors(t *testing.T) {
 
 // TestHelp: the help command and every command's --help exit 0 and list keys and flags.
 func TestHelp(t *testing.T) {
-	h5proxy(t, "", "help").expect(t, 0, []string{"Usage:", "h5proxy run [flags] [CONFIG.json]", "h5proxy plan",
+	h5proxy(t, "", "help").expect(t, 0, []string{"Usage:", "h5proxy run [flags] [CONFIG.json]", "h5proxy plan", "h5proxy sweep [flags] CONFIG.json KEY=v1,v2,...",
 		"Patterns: [", "dlio", "openpmd", "vpic vpic-append vpic-normal-dist vpic-overwrite vpic-unlimited]", "h5proxy help session",
 		"h5bench benchmarks run unchanged: [write write-unlimited write_var_normal_dist overwrite append read", "H5PROXY_MPIEXEC"}, nil)
 	h5proxy(t, "", "--help").expect(t, 0, []string{"Usage:", "Patterns: [", "vpic-unlimited]"}, nil)
@@ -685,16 +691,17 @@ func TestHelp(t *testing.T) {
 		"addattr", "indepio", "keepfile", "usechunked", "maxcheck", "memblock", "memstride", "fileblocks", "filestrides", "rshift", "iterations   int     10"}, nil)
 	h5proxy(t, "", "help", "amrex").expect(t, 0, []string{"ncells", "max_grid_size", "nplotfile", "hdf5compression", "restart_check", "(accepted, ignored)"}, nil)
 	h5proxy(t, "", "help", "session").expect(t, 0, []string{"file", "compute_time", "EMULATED_COMPUTE_TIME_PER_TIMESTEP",
-		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|cache|log"}, nil)
+		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|cache|log", "trace_file"}, nil)
 	h5proxy(t, "", "help", "vpic").expect(t, 0, []string{"DIM_1", "TIMESTEPS", "MEM_PATTERN", "READ_OPTION", "COLLECTIVE_DATA", "(accepted, ignored)",
 		"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "CSV_FILE"}, nil)
 	h5proxy(t, "", "help", "concat").expect(t, 0, []string{"chunk", "deflate", "empty-layout", "contiguous|chunked|compact",
 		"input-driver", "fill-time", "partition-key", "_file_index"}, nil)
-	for _, cmd := range []string{"run", "plan", "inspect", "concat"} {
+	for _, cmd := range []string{"run", "plan", "inspect", "concat", "sweep"} {
 		r := h5proxy(t, "", cmd, "--help")
 		r.expect(t, 0, nil, []string{"Usage: h5proxy " + cmd})
-		flags := map[string][]string{"run": {"-no-launch", "-np", "-report", "-quiet"}, "plan": {"-rank", "-size", "-phase", "-async"},
-			"concat": {"-o", "-f", "-inputs", "-np", "-json", "-chunk", "-mdc", "-partition-key"}}
+		flags := map[string][]string{"run": {"-no-launch", "-np", "-report", "-quiet", "-set", "-dir"}, "plan": {"-rank", "-size", "-phase", "-async"},
+			"concat": {"-o", "-f", "-inputs", "-np", "-json", "-chunk", "-mdc", "-partition-key"},
+			"sweep":  {"-reps", "-out", "-metric", "-x", "-by", "-np", "-keep", "-n", "-replot"}}
 		for _, f := range flags[cmd] {
 			if !strings.Contains(r.stderr, "  "+f) {
 				t.Errorf("%s --help does not list %s:\n%s", cmd, f, r)

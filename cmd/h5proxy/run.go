@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 
 	"go.uber.org/automaxprocs/maxprocs"
 
@@ -67,6 +68,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	noLaunch := fs.Bool("no-launch", false, "run in this process even outside an MPI launcher (one rank)")
 	report := fs.String("report", "", "write the JSON report of each benchmark to this file (suffixed by its index when there are several)")
 	quiet := fs.Bool("quiet", false, "do not print the performance summary")
+	var sets settingsFlag
+	fs.Var(&sets, "set", "KEY=VALUE: set a session or pattern key in every benchmark of the configuration (repeatable)")
+	dir := fs.String("dir", "", "write the data files and h5bench CSV files into this directory (same base names)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -85,6 +89,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if npSet {
 		j.ranks = *np
 		j.mpi.Args = nil
+	}
+	if err := applySettings(j, sets, *dir); err != nil {
+		return err
 	}
 	if err := checkOutputDirs(j); err != nil {
 		return err
@@ -174,8 +181,15 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	}
 	argv = append(argv, self, sub)
 	argv = append(argv, args...)
+	impl, err := j.mpiioImpl()
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
+	if e := proxy.MPIIOEnv(impl); e != "" {
+		cmd.Env = append(cmd.Env, e) // the MPI-IO implementation is chosen at launch
+	}
 	if j.pluginPath != "" {
 		// As h5bench's runner does with vol.path (filter plugins: COMPRESS_FILTER=SZ3, ZFP).
 		cmd.Env = append(cmd.Env, "HDF5_PLUGIN_PATH="+j.pluginPath)
@@ -199,6 +213,20 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("launching %s: %w", argv[0], err)
 	}
 	return nil
+}
+
+// mpiioImpl is the MPI-IO implementation the job's sessions ask for (mpiio.impl), "" for
+// OpenMPI's default; sessions of one job run in one launch and must agree.
+func (j *job) mpiioImpl() (string, error) {
+	impl := ""
+	for i, r := range j.runs {
+		v := r.Config.MPIIOImpl()
+		if i > 0 && v != impl {
+			return "", fmt.Errorf("benchmark %d asks mpiio.impl=%q, an earlier one %q: the implementation is chosen once per launch", i, v, impl)
+		}
+		impl = v
+	}
+	return impl, nil
 }
 
 func shellJoin(argv []string) string {
@@ -231,6 +259,16 @@ func startRank(logLevel string) (world proxy.Comm, done func(), err error) {
 
 // runJob runs every session of the job in this MPI process.
 func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
+	impl, err := j.mpiioImpl()
+	if err != nil {
+		return err
+	}
+	if e := proxy.MPIIOEnv(impl); e != "" {
+		// OpenMPI reads its MCA parameters from the environment at MPI_Init: this selects
+		// the implementation in a rank launched without it (or with -no-launch).
+		k, v, _ := strings.Cut(e, "=")
+		os.Setenv(k, v)
+	}
 	world, done, err := startRank("info")
 	if err != nil {
 		return err
@@ -259,6 +297,9 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 			if len(j.runs) > 1 {
 				cfg.ReportFile = fmt.Sprintf("%s.%d", report, i)
 			}
+		}
+		if cfg.TraceFile != "" && len(j.runs) > 1 {
+			cfg.TraceFile = indexedPath(cfg.TraceFile, i) // one timeline per benchmark
 		}
 		if w, ok := written[cfg.File]; ok && cfg.Verify != proxy.VerifyNo && w.Seed == cfg.Seed {
 			// A read checks what the earlier entry wrote: its fill (seeded or once).

@@ -9,6 +9,7 @@ package e3smmap
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
@@ -27,17 +28,43 @@ func Load(path string) (_ *e3sm.Map, err error) {
 			err = cerr
 		}
 	}()
-	nprocs, err := dimAttr(f, "decomp_nprocs")
+	return decode(path, fileSource{f})
+}
+
+// source is where a map's attributes and datasets come from: the HDF5 file, or (in the
+// fuzz test) values built in memory, so that the decoding below is tested apart from HDF5.
+type source interface {
+	// attribute reads a root attribute.
+	attribute(name string) (plan.AttributeSpec, error)
+	// ints reads a whole 1-D i32 dataset.
+	ints(name string) ([]int64, error)
+}
+
+// fileSource reads an open map file.
+type fileSource struct{ f h5.ID }
+
+func (s fileSource) attribute(name string) (plan.AttributeSpec, error) {
+	return h5.ReadAttribute(s.f, name)
+}
+
+func (s fileSource) ints(name string) ([]int64, error) { return readInts(s.f, name) }
+
+// maxDims bounds a decomposition's rank (E3SM-IO's maps have at most 3 dims).
+const maxDims = 8
+
+// decode builds and validates the map of the file at path from its contents.
+func decode(path string, src source) (*e3sm.Map, error) {
+	nprocs, err := dimAttr(src, "decomp_nprocs")
 	if err != nil {
 		return nil, fmt.Errorf("e3sm map %s: %w", path, err)
 	}
-	ndecomp, err := dimAttr(f, "num_decomp")
+	ndecomp, err := dimAttr(src, "num_decomp")
 	if err != nil {
 		return nil, fmt.Errorf("e3sm map %s: %w", path, err)
 	}
 	m := &e3sm.Map{Source: path, NProcs: int(nprocs)}
-	for k := 1; k <= int(ndecomp); k++ {
-		d, err := readDecomp(f, k, int(nprocs))
+	for k := uint64(1); k <= ndecomp; k++ {
+		d, err := readDecomp(src, int(k), int(nprocs))
 		if err != nil {
 			return nil, fmt.Errorf("e3sm map %s: D%d: %w", path, k, err)
 		}
@@ -47,8 +74,8 @@ func Load(path string) (_ *e3sm.Map, err error) {
 }
 
 // dimAttr reads the netCDF dimension stored as root attribute -DIM_<name>.
-func dimAttr(f h5.ID, name string) (uint64, error) {
-	a, err := h5.ReadAttribute(f, "-DIM_"+name)
+func dimAttr(src source, name string) (uint64, error) {
+	a, err := src.attribute("-DIM_" + name)
 	if err != nil {
 		return 0, err
 	}
@@ -67,41 +94,49 @@ func ints(b []byte) []int64 {
 	return out
 }
 
-func readDecomp(f h5.ID, k, nprocs int) (e3sm.Decomp, error) {
+func readDecomp(src source, k, nprocs int) (e3sm.Decomp, error) {
 	var d e3sm.Decomp
-	a, err := h5.ReadAttribute(f, fmt.Sprintf("D%d.dims", k))
+	a, err := src.attribute(fmt.Sprintf("D%d.dims", k))
 	if err != nil {
 		return d, err
 	}
 	if a.Type.Class != plan.Int32 {
 		return d, fmt.Errorf("D%d.dims is %s, want i32", k, a.Type)
 	}
-	for _, v := range ints(a.Value) {
+	dims := ints(a.Value)
+	if len(dims) > maxDims {
+		return d, fmt.Errorf("D%d.dims has %d entries, want at most %d", k, len(dims), maxDims)
+	}
+	total := uint64(1)
+	for _, v := range dims {
 		if v < 1 {
 			return d, fmt.Errorf("D%d.dims holds %d", k, v)
 		}
 		d.Dims = append(d.Dims, uint64(v))
+		if total *= uint64(v); total > math.MaxInt64/2 {
+			return d, fmt.Errorf("D%d.dims %v: more than 2^62 elements", k, dims)
+		}
 	}
-	if c, err := h5.ReadAttribute(f, fmt.Sprintf("D%d.fully_covered", k)); err == nil {
+	if c, err := src.attribute(fmt.Sprintf("D%d.fully_covered", k)); err == nil {
 		d.FullyCovered = strings.TrimRight(string(c.Value), "\x00") == "true"
 	} else {
 		d.FullyCovered = true
 	}
-	nreqs, err := readInts(f, fmt.Sprintf("D%d.nreqs", k))
+	nreqs, err := src.ints(fmt.Sprintf("D%d.nreqs", k))
 	if err != nil {
 		return d, err
 	}
-	fill, err := readInts(f, fmt.Sprintf("D%d.fill_starts", k))
+	fill, err := src.ints(fmt.Sprintf("D%d.fill_starts", k))
 	if err != nil {
 		return d, err
 	}
 	if len(nreqs) != nprocs || len(fill) != nprocs {
 		return d, fmt.Errorf("nreqs has %d entries, fill_starts %d, decomp_nprocs = %d", len(nreqs), len(fill), nprocs)
 	}
-	if d.Offsets, err = readInts(f, fmt.Sprintf("D%d.offsets", k)); err != nil {
+	if d.Offsets, err = src.ints(fmt.Sprintf("D%d.offsets", k)); err != nil {
 		return d, err
 	}
-	if d.Lengths, err = readInts(f, fmt.Sprintf("D%d.lengths", k)); err != nil {
+	if d.Lengths, err = src.ints(fmt.Sprintf("D%d.lengths", k)); err != nil {
 		return d, err
 	}
 	d.Starts = []int{0}

@@ -123,6 +123,9 @@ func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 	if a.MetaBlockSize > 0 && C.H5Pset_meta_block_size(fapl, C.hsize_t(a.MetaBlockSize)) < 0 {
 		return -1, stackError("H5Pset_meta_block_size for " + op)
 	}
+	if err := tuneAccess(op, fapl, a); err != nil {
+		return -1, err
+	}
 	return fapl, nil
 }
 
@@ -181,9 +184,16 @@ func CreateFile(path string, a Access) (ID, error) {
 		return 0, err
 	}
 	defer C.H5Pclose(fapl)
+	fcpl, err := fileCreation(op, a)
+	if err != nil {
+		return 0, err
+	}
+	if fcpl != C.H5P_DEFAULT {
+		defer C.H5Pclose(fcpl)
+	}
 	cpath := cstr(path)
 	defer free(cpath)
-	f := C.H5Fcreate(cpath, C.h5p_acc_trunc(), C.H5P_DEFAULT, fapl)
+	f := C.H5Fcreate(cpath, C.h5p_acc_trunc(), fcpl, fapl)
 	if f < 0 {
 		return 0, stackError(op)
 	}
@@ -270,4 +280,17 @@ func ObjectCount(f ID) (int, error) {
 		return 0, errorf("h5: H5Fget_obj_count: file not counted")
 	}
 	return int(n) - 1, nil
+}
+
+// OpenObjects returns the number of HDF5 identifiers of files, groups, datasets,
+// datatypes and attributes open in the whole process (H5Fget_obj_count(H5F_OBJ_ALL,
+// H5F_OBJ_ALL)): the leak check's figure, 0 when no session holds a file.
+func OpenObjects() (int, error) {
+	enter()
+	defer leave()
+	n := C.H5Fget_obj_count(C.H5F_OBJ_ALL, C.H5F_OBJ_ALL)
+	if n < 0 {
+		return 0, stackError("H5Fget_obj_count H5F_OBJ_ALL")
+	}
+	return int(n), nil
 }

@@ -124,7 +124,7 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		return 0, errorf("h5: %s: deflate level %d outside 0..9", op, d.Deflate)
 	}
 	return create(loc, "CreateDataset", path, op, d, func(C.hid_t) (C.hid_t, error) {
-		if d.Chunk == nil && d.Deflate == 0 && len(d.Filters) == 0 && !d.FillNever && !d.FillUndefined {
+		if d.Chunk == nil && d.Deflate == 0 && len(d.Filters) == 0 && !d.FillNever && !d.FillUndefined && !datasetTuned(d.Tuning) {
 			return C.H5P_DEFAULT, nil
 		}
 		dcpl := C.H5Pcreate(C.h5p_dcpl_class())
@@ -133,6 +133,9 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		}
 		if d.Chunk != nil && C.H5Pset_chunk(dcpl, C.int(len(d.Chunk)), hsizes(d.Chunk)) < 0 {
 			return dcpl, stackError(fmt.Sprintf("H5Pset_chunk %v for %s", d.Chunk, op))
+		}
+		if err := tuneShuffle(op, dcpl, d.Tuning); err != nil {
+			return dcpl, err
 		}
 		for _, f := range d.Filters {
 			if err := setFilter(dcpl, f); err != nil {
@@ -154,7 +157,7 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 				return dcpl, stackError("H5Pset_fill_value(NULL) for " + op)
 			}
 		}
-		return dcpl, nil
+		return dcpl, tuneTimes(op, dcpl, d.Tuning)
 	})
 }
 

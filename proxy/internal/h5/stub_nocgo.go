@@ -22,6 +22,9 @@ func CloseFile(f ID) error { return ErrNoCgo }
 // ObjectCount returns ErrNoCgo in a build without cgo.
 func ObjectCount(f ID) (int, error) { return 0, ErrNoCgo }
 
+// OpenObjects returns ErrNoCgo in a build without cgo.
+func OpenObjects() (int, error) { return 0, ErrNoCgo }
+
 // CreateGroup returns ErrNoCgo in a build without cgo.
 func CreateGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 

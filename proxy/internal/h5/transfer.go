@@ -4,7 +4,6 @@ package h5
 #cgo pkg-config: hdf5-openmpi
 #include <hdf5.h>
 
-static hid_t h5p_dxpl_class(void) { return H5P_DATASET_XFER; }
 static hid_t h5p_mpio_driver(void) { return H5FD_MPIO; }
 
 // h5p_empty returns the buffer handed to HDF5 for transfers that select nothing: H5Dwrite
@@ -46,16 +45,11 @@ var (
 	// fileMPIO records, per file identifier CreateFile or OpenFile returned and CloseFile
 	// has not closed, whether the file was opened through the MPI-IO driver.
 	fileMPIO = map[ID]bool{}
-	// dxplColl is the MPI-IO collective transfer property list (0 until built).
-	dxplColl C.hid_t
 )
 
 // releaseTransferCache closes the cached transfer property lists. Called inside the gate.
 func releaseTransferCache() {
-	if dxplColl > 0 {
-		C.H5Pclose(dxplColl)
-		dxplColl = 0
-	}
+	releaseTuned()
 }
 
 // objName returns the path of an object for error messages, or "#id" if it has none.
@@ -108,11 +102,11 @@ func isMPIO(d ID) (bool, error) {
 
 // transferList returns the transfer property list for d: H5P_DEFAULT for independent
 // transfers (its MPI-IO mode is independent) and for serial files (HDF5 refuses collective
-// transfers on non-MPI drivers), a cached collective list otherwise. Independent transfers
+// transfers on non-MPI drivers), a cached collective list with tuning t otherwise. Independent transfers
 // must not ask for the file's driver: H5Fget_access_plist duplicates an MPI-IO file's
 // communicator, a collective call that a rank writing alone (AMReX's rank-0 index
 // datasets) would wait in forever.
-func transferList(d ID, collective bool) (C.hid_t, error) {
+func transferList(d ID, collective bool, t plan.TransferTuning) (C.hid_t, error) {
 	if !collective {
 		return C.H5P_DEFAULT, nil
 	}
@@ -120,20 +114,7 @@ func transferList(d ID, collective bool) (C.hid_t, error) {
 	if err != nil || !mpio {
 		return C.H5P_DEFAULT, err
 	}
-	if dxplColl > 0 {
-		return dxplColl, nil
-	}
-	dxpl := C.H5Pcreate(C.h5p_dxpl_class())
-	if dxpl < 0 {
-		return -1, stackError("H5Pcreate(H5P_DATASET_XFER)")
-	}
-	if C.H5Pset_dxpl_mpio(dxpl, C.H5FD_MPIO_COLLECTIVE) < 0 {
-		err := stackError("H5Pset_dxpl_mpio")
-		C.H5Pclose(dxpl)
-		return -1, err
-	}
-	dxplColl = dxpl
-	return dxpl, nil
+	return collectiveList(t)
 }
 
 // Write writes buf, laid out as t.MemShape elements of t.MemType (the whole memory space),
@@ -211,7 +192,7 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 			call, objName(d), len(buf), memShape, t.MemType, need)
 	}
 
-	dxpl, err := transferList(d, collective)
+	dxpl, err := transferList(d, collective, t.Tuning)
 	if err != nil {
 		return err
 	}
@@ -227,6 +208,9 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	}
 	if rc < 0 {
 		return opError(call, d)
+	}
+	if dxpl != C.H5P_DEFAULT {
+		noteTransfer(dxpl)
 	}
 	return nil
 }

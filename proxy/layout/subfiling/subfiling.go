@@ -310,17 +310,30 @@ func (f *subFile) learnMaster() error {
 	if desc, err = f.comm.BcastBytes(desc, 0); err != nil {
 		return err
 	}
-	gen, objs, _ := strings.Cut(string(desc), "\n")
-	if f.gen, err = strconv.Atoi(gen); err != nil {
-		return fmt.Errorf("subfiling layout: %s: bad master description %q", f.master, gen)
+	f.gen, f.existing, err = parseDescription(f.master, desc)
+	return err
+}
+
+// parseDescription decodes what describeMaster wrote: the next subfile generation, then
+// the master's objects (true for a dataset). Rank 0 reads it from a file others may have
+// written, so a malformed description is an error naming the master and the line.
+func parseDescription(master string, desc []byte) (gen int, existing map[string]bool, err error) {
+	first, objs, _ := strings.Cut(string(desc), "\n")
+	if gen, err = strconv.Atoi(first); err != nil || gen < 1 {
+		return 0, nil, fmt.Errorf("subfiling layout: %s: bad master description: generation %q", master, first)
 	}
-	f.existing = map[string]bool{}
-	for _, line := range strings.Split(objs, "\n") {
-		if kind, path, ok := strings.Cut(line, " "); ok {
-			f.existing[path] = kind == "d"
+	existing = map[string]bool{}
+	if objs == "" {
+		return gen, existing, nil
+	}
+	for i, line := range strings.Split(objs, "\n") {
+		kind, path, ok := strings.Cut(line, " ")
+		if !ok || (kind != "d" && kind != "g") || !strings.HasPrefix(path, "/") {
+			return 0, nil, fmt.Errorf("subfiling layout: %s: bad master description: object line %d %q", master, i+1, line)
 		}
+		existing[path] = kind == "d"
 	}
-	return nil
+	return gen, existing, nil
 }
 
 // describeMaster lists a master's groups and datasets ("g PATH" or "d PATH" lines) after

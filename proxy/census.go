@@ -1,0 +1,233 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+)
+
+// The I/O census: per step and phase, the HDF5 calls the session handed the layout by
+// kind (count and bytes), the outcome of every collective transfer (HDF5's actual I/O mode
+// and the causes that broke collective I/O, read from the transfer list after the call)
+// and the process's system-call counters (/proc/self/io). Counts are charged to the
+// sample of the step that issued the calls; in background modes the transfers' outcomes
+// and system calls land in the step during which the background thread made them.
+
+// sysIOFields are the /proc/self/io fields of the census, in metric order.
+var sysIOFields = [nSysIO]string{"syscr", "syscw", "rchar", "wchar", "read_bytes", "write_bytes"}
+
+const nSysIO = 6
+
+// callNames are the HDF5 calls the native layout makes for each operation kind.
+var callNames = map[plan.OpKind]string{
+	plan.CreateFile: "H5Fcreate", plan.OpenFile: "H5Fopen", plan.FlushFile: "H5Fflush", plan.CloseFile: "H5Fclose",
+	plan.CreateGroup: "H5Gcreate2", plan.OpenGroup: "H5Gopen2", plan.CloseGroup: "H5Gclose",
+	plan.CreateDataset: "H5Dcreate2", plan.OpenDataset: "H5Dopen2", plan.CloseDataset: "H5Dclose",
+	plan.WriteAttribute: "H5Awrite", plan.Write: "H5Dwrite", plan.Read: "H5Dread", plan.ExtendDataset: "H5Dset_extent",
+}
+
+// countCall charges one operation handed to the layout to the census.
+func (s *sample) countCall(op *plan.Op, bytes uint64) {
+	if op.Kind > 0 && metric(op.Kind) < nOpKinds {
+		s[mCalls+metric(op.Kind)]++
+		s[mCallBytes+metric(op.Kind)] += float64(bytes)
+	}
+}
+
+// readSysIO returns the counters of /proc/self/io in sysIOFields order; nil where the file
+// is missing (not Linux) or unreadable.
+func readSysIO() []float64 {
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return nil
+	}
+	return parseSysIO(bytes.NewReader(data))
+}
+
+// parseSysIO reads "name: value" lines.
+func parseSysIO(r io.Reader) []float64 {
+	v := make([]float64, len(sysIOFields))
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil {
+			continue
+		}
+		for i, f := range sysIOFields {
+			if f == name {
+				v[i] = n
+			}
+		}
+	}
+	return v
+}
+
+// takeCensus charges to smp (nil: drops) the collective transfers' outcomes and the
+// system-call counters since the last call.
+func (s *Session) takeCensus(smp *sample) {
+	c := h5.TakeCensus()
+	now := readSysIO()
+	last := s.sysIO
+	s.sysIO = now
+	if smp == nil {
+		return
+	}
+	smp[mCollective] += float64(c.Collective)
+	for i, n := range c.Modes {
+		smp[mIOMode+metric(i)] += float64(n)
+	}
+	for i, n := range c.ChunkOpts {
+		smp[mChunkOpt+metric(i)] += float64(n)
+	}
+	for i, n := range c.Causes {
+		smp[mCause+metric(i)] += float64(n)
+	}
+	if now != nil && last != nil {
+		for i := range sysIOFields {
+			smp[mSysIO+metric(i)] += now[i] - last[i]
+		}
+	}
+}
+
+// Census is the I/O census of a phase or step, reduced over ranks.
+type Census struct {
+	// Calls are the HDF5 calls by kind (those with a count only), in plan order.
+	Calls []CallCount `json:"calls"`
+	// CollectiveTransfers counts the transfers made with a collective transfer list (all
+	// ranks); IOModes counts them by the actual I/O mode HDF5 reported, ChunkOpts by its
+	// actual chunk optimisation, and BrokenBy by each cause HDF5 gave for not doing (all of) one collectively, in HDF5's words.
+	CollectiveTransfers float64            `json:"collective_transfers"`
+	IOModes             map[string]float64 `json:"io_modes,omitempty"`
+	ChunkOpts           map[string]float64 `json:"chunk_opts,omitempty"`
+	BrokenBy            map[string]float64 `json:"broken_by,omitempty"`
+	// SysIO are the process counters of /proc/self/io, per field: sum and spread over ranks.
+	SysIO map[string]Stat `json:"sys_io"`
+}
+
+// CallCount is one HDF5 call's count and bytes, summed over ranks (Count) and of the
+// busiest rank (MaxCount).
+type CallCount struct {
+	Call     string  `json:"call"`
+	Count    float64 `json:"count"`
+	MaxCount float64 `json:"max_count"`
+	Bytes    float64 `json:"bytes"`
+}
+
+// census builds the census of one reduced sample.
+func census(t *[nMetrics]Stat) Census {
+	c := Census{CollectiveTransfers: t[mCollective].Sum, SysIO: map[string]Stat{}}
+	for k := plan.CreateFile; metric(k) < nOpKinds; k++ {
+		if n := t[mCalls+metric(k)]; n.Sum > 0 {
+			c.Calls = append(c.Calls, CallCount{Call: callNames[k], Count: n.Sum, MaxCount: n.Max, Bytes: t[mCallBytes+metric(k)].Sum})
+		}
+	}
+	c.IOModes = named(t, mIOMode, h5.IOModeNames[:])
+	c.ChunkOpts = named(t, mChunkOpt, h5.ChunkOptNames[:])
+	c.BrokenBy = named(t, mCause, h5.NoCollectiveCauses[:])
+	for i, f := range sysIOFields {
+		c.SysIO[f] = t[mSysIO+metric(i)]
+	}
+	return c
+}
+
+// named maps names[i] to the sum of metric first+i over ranks, for the non-zero ones (nil
+// when none is).
+func named(t *[nMetrics]Stat, first metric, names []string) map[string]float64 {
+	var m map[string]float64
+	for i, name := range names {
+		if n := t[first+metric(i)].Sum; n > 0 {
+			if m == nil {
+				m = map[string]float64{}
+			}
+			m[name] = n
+		}
+	}
+	return m
+}
+
+// writeSummary prints the census lines of the performance summary.
+func (c *Census) writeSummary(w io.Writer) {
+	var calls []string
+	for _, k := range c.Calls {
+		if k.Bytes > 0 {
+			v, u := human(k.Bytes)
+			calls = append(calls, fmt.Sprintf("%s %.0f (%.3f %sB)", k.Call, k.Count, v, u))
+		} else {
+			calls = append(calls, fmt.Sprintf("%s %.0f", k.Call, k.Count))
+		}
+	}
+	fmt.Fprintf(w, "HDF5 calls (all ranks): %s\n", strings.Join(calls, ", "))
+	if c.CollectiveTransfers > 0 {
+		fmt.Fprintf(w, "Collective transfers: %.0f; actual I/O mode: %s", c.CollectiveTransfers, counted(c.IOModes, h5.IOModeNames[:]))
+		if opts := counted(c.ChunkOpts, h5.ChunkOptNames[1:]); opts != "" {
+			fmt.Fprintf(w, "; chunk optimization: %s", opts)
+		}
+		fmt.Fprintln(w)
+		if len(c.BrokenBy) > 0 {
+			fmt.Fprintf(w, "Collective I/O broken because: %s\n", counted(c.BrokenBy, h5.NoCollectiveCauses[:]))
+		}
+	}
+	st := c.SysIO
+	rc, wc := st["rchar"].Sum, st["wchar"].Sum
+	rb, wb := st["read_bytes"].Sum, st["write_bytes"].Sum
+	hv := func(v float64) string { x, u := human(v); return fmt.Sprintf("%.3f %sB", x, u) }
+	fmt.Fprintf(w, "System I/O (all ranks): %.0f read calls, %.0f write calls; %s read, %s written; storage %s read, %s written\n",
+		st["syscr"].Sum, st["syscw"].Sum, hv(rc), hv(wc), hv(rb), hv(wb))
+}
+
+// counted renders "name count" pairs in the order of names.
+func counted(m map[string]float64, names []string) string {
+	var parts []string
+	for _, n := range names {
+		if v, ok := m[n]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.0f", n, v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeCSV writes the census rows of the CSV (names of h5proxy's own, after h5bench's).
+func (c *Census) writeCSV(w io.Writer) {
+	for _, k := range c.Calls {
+		fmt.Fprintf(w, "census %s calls, %.0f, \n", k.Call, k.Count)
+		fmt.Fprintf(w, "census %s calls max rank, %.0f, \n", k.Call, k.MaxCount)
+		if k.Bytes > 0 {
+			fmt.Fprintf(w, "census %s bytes, %.0f, bytes\n", k.Call, k.Bytes)
+		}
+	}
+	fmt.Fprintf(w, "census collective transfers, %.0f, \n", c.CollectiveTransfers)
+	for _, n := range h5.IOModeNames {
+		if v, ok := c.IOModes[n]; ok {
+			fmt.Fprintf(w, "census io mode %s, %.0f, \n", n, v)
+		}
+	}
+	for _, n := range h5.ChunkOptNames {
+		if v, ok := c.ChunkOpts[n]; ok {
+			fmt.Fprintf(w, "census chunk optimization %s, %.0f, \n", n, v)
+		}
+	}
+	for _, n := range h5.NoCollectiveCauses {
+		if v, ok := c.BrokenBy[n]; ok {
+			fmt.Fprintf(w, "census broken because %s, %.0f, \n", n, v)
+		}
+	}
+	for _, f := range sysIOFields {
+		unit := ""
+		if !strings.HasPrefix(f, "sysc") {
+			unit = "bytes"
+		}
+		fmt.Fprintf(w, "census sys %s, %.0f, %s\n", f, c.SysIO[f].Sum, unit)
+		fmt.Fprintf(w, "census sys %s max rank, %.0f, %s\n", f, c.SysIO[f].Max, unit)
+	}
+}

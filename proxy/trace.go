@@ -1,0 +1,276 @@
+package proxy
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/stack"
+)
+
+// A session's timeline (session key trace_file) is Chrome's trace-event format, which
+// Perfetto (ui.perfetto.dev) and chrome://tracing open: a JSON object whose "traceEvents"
+// are complete events ("ph":"X", "ts" and "dur" in microseconds), one process per rank
+// ("pid" = rank, named "rank N") and one track per thread ("tid" 0: the rank's main
+// thread, the caller of the session; 1: the background executor of the async and cache
+// modes), named by metadata events ("ph":"M").
+//
+// Every rank records its events in memory; Close, which is collective, has each rank
+// write them to TRACE.rankN.part next to the trace file, and rank 0, after a barrier,
+// merges the parts into the trace file and removes them. The trace file's directory
+// must therefore be one every rank and rank 0 see (a shared file system, as the data file
+// is). Times are each rank's wall clock, shifted so the earliest event is at 0.
+//
+// With trace_file unset the session holds no tracer and every hook is a nil check.
+
+// Event categories ("cat"): the tracks' kinds of work.
+const (
+	traceCompute = "compute" // emulated compute between steps
+	tracePrep    = "prep"    // filling write buffers
+	traceIO      = "io"      // one layout operation: one HDF5 call on the HDF5 layouts
+	traceSubmit  = "submit"  // a background mode taking an operation (staging copy, queueing)
+	traceWait    = "wait"    // waiting for background I/O
+	traceStep    = "step"    // one step of a phase, from its first operation to its last
+)
+
+// Thread tracks.
+const (
+	tidMain       = 0
+	tidBackground = 1
+)
+
+// traceEvent is one trace event in Chrome's format.
+type traceEvent struct {
+	Name string         `json:"name"`
+	Cat  string         `json:"cat,omitempty"`
+	Ph   string         `json:"ph"`
+	Ts   float64        `json:"ts"`
+	Dur  float64        `json:"dur"`
+	Pid  int            `json:"pid"`
+	Tid  int            `json:"tid"`
+	Args map[string]any `json:"args,omitempty"`
+}
+
+// tracer records one rank's events; the background executor records from its own
+// thread, hence the lock.
+type tracer struct {
+	rank int
+	// main is the OS thread of the session's caller (Go callers lock it; C callers own
+	// it); background tells whether another thread (the executor) issues I/O at all: in
+	// sync mode every event is the caller's, wherever the Go scheduler ran it.
+	main       int
+	background bool
+	mu         sync.Mutex
+	ev         []traceEvent
+	// bytes are the transfer sizes the caller computed for operations it issues, for the
+	// layout's events on the executor, which must not use the session's caches.
+	bytes map[*plan.Op]uint64
+}
+
+func newTracer(rank int, background bool) *tracer {
+	return &tracer{rank: rank, main: unix.Gettid(), background: background, bytes: map[*plan.Op]uint64{}}
+}
+
+// span records an event from start to now on the calling thread's track. Nil-safe: an
+// untraced session pays the nil check.
+func (t *tracer) span(cat, name string, start time.Time, args map[string]any) {
+	if t == nil {
+		return
+	}
+	end := time.Now()
+	tid := tidMain
+	if t.background && unix.Gettid() != t.main {
+		tid = tidBackground
+	}
+	e := traceEvent{Name: name, Cat: cat, Ph: "X", Ts: float64(start.UnixNano()) / 1e3,
+		Dur: float64(end.Sub(start).Nanoseconds()) / 1e3, Pid: t.rank, Tid: tid, Args: args}
+	t.mu.Lock()
+	t.ev = append(t.ev, e)
+	t.mu.Unlock()
+}
+
+// op records one plan operation from start to now: its path, step and bytes.
+func (t *tracer) op(cat, name string, op *plan.Op, bytes uint64, start time.Time) {
+	if t == nil {
+		return
+	}
+	args := map[string]any{"path": op.Path, "step": op.Step}
+	if op.Transfer != nil {
+		args["bytes"] = bytes
+	}
+	t.span(cat, name, start, args)
+}
+
+// took records an event of duration d that ends now (emulated compute).
+func (t *tracer) took(cat, name string, d time.Duration) {
+	if t == nil {
+		return
+	}
+	t.span(cat, name, time.Now().Add(-d), nil)
+}
+
+// step records a step of a phase from its start (Unix seconds, as the samples keep it).
+func (t *tracer) step(phase string, step int, start float64) {
+	if t == nil {
+		return
+	}
+	t.span(traceStep, phase+" step "+strconv.Itoa(step), time.Unix(0, int64(start*1e9)), map[string]any{"step": step})
+}
+
+// drained records the wait at a phase's end, after which the executor has taken every
+// operation: sizes noted for operations served otherwise (reads run ahead) are dropped.
+func (t *tracer) drained(start time.Time) {
+	if t == nil {
+		return
+	}
+	t.span(traceWait, "wait (drain at close)", start, nil)
+	t.mu.Lock()
+	clear(t.bytes)
+	t.mu.Unlock()
+}
+
+// note keeps the caller's transfer size of op for the layout's event.
+func (t *tracer) note(op *plan.Op, bytes uint64) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.bytes[op] = bytes
+	t.mu.Unlock()
+}
+
+// noted returns (and forgets) the size noted for op, or fallback.
+func (t *tracer) noted(op *plan.Op, fallback uint64) uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if b, ok := t.bytes[op]; ok {
+		delete(t.bytes, op)
+		return b
+	}
+	return fallback
+}
+
+// tracedLayout records every operation of the layout under the mode, on the thread that
+// issues it: the caller's in sync mode, the executor's in background modes.
+type tracedLayout struct {
+	stack.Layout
+	tr *tracer
+}
+
+func (l tracedLayout) Exec(op *plan.Op, buf []byte) error {
+	t0 := time.Now()
+	err := l.Layout.Exec(op, buf)
+	var n uint64
+	if op.Transfer != nil {
+		fallback := uint64(len(buf))
+		if len(op.Transfer.Selection.Blocks) == 1 {
+			fallback = op.Transfer.Bytes()
+		}
+		n = l.tr.noted(op, fallback)
+	}
+	l.tr.op(traceIO, op.Kind.String(), op, n, t0)
+	return err
+}
+
+func (l tracedLayout) Shape(path string) ([]uint64, error) {
+	t0 := time.Now()
+	s, err := l.Layout.Shape(path)
+	l.tr.span(traceIO, "shape", t0, map[string]any{"path": path})
+	return s, err
+}
+
+// tracePart is a rank's part file next to the trace file.
+func tracePart(file string, rank int) string {
+	return file + ".rank" + strconv.Itoa(rank) + ".part"
+}
+
+// writeTrace writes the rank's part, then rank 0 merges every part into the trace file.
+// Collective.
+func (s *Session) writeTrace() error {
+	if s.tr == nil {
+		return nil
+	}
+	s.tr.mu.Lock()
+	data, err := json.Marshal(s.tr.ev)
+	s.tr.mu.Unlock()
+	if err == nil {
+		err = os.WriteFile(tracePart(s.cfg.TraceFile, s.Rank()), data, 0o644)
+	}
+	if aerr := s.comm.Agree(err, "h5proxy: trace_file"); aerr != nil {
+		_ = os.Remove(tracePart(s.cfg.TraceFile, s.Rank()))
+		return aerr
+	}
+	if s.Rank() != 0 {
+		return nil
+	}
+	return mergeTrace(s.cfg.TraceFile, s.Size(), s.background)
+}
+
+// mergeTrace joins the ranks' parts into file: metadata naming each rank and track,
+// then every event shifted so the earliest starts at 0.
+func mergeTrace(file string, ranks int, background bool) error {
+	var all []traceEvent
+	var errs []error
+	for r := 0; r < ranks; r++ {
+		part := tracePart(file, r)
+		data, err := os.ReadFile(part)
+		if err == nil {
+			var ev []traceEvent
+			if err = json.Unmarshal(data, &ev); err == nil {
+				all = append(all, ev...)
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("rank %d's part: %w", r, err))
+		}
+		_ = os.Remove(part)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("h5proxy: trace_file %s: %w", file, errors.Join(errs...))
+	}
+	origin := 0.0
+	if len(all) > 0 {
+		origin = slices.MinFunc(all, func(a, b traceEvent) int { return cmp.Compare(a.Ts, b.Ts) }).Ts
+	}
+	hasBackground := map[int]bool{}
+	for i := range all {
+		all[i].Ts -= origin
+		if all[i].Tid == tidBackground {
+			hasBackground[all[i].Pid] = true
+		}
+	}
+	slices.SortStableFunc(all, func(a, b traceEvent) int { return cmp.Compare(a.Ts, b.Ts) })
+	meta := make([]traceEvent, 0, 4*ranks)
+	for r := 0; r < ranks; r++ {
+		meta = append(meta,
+			traceEvent{Name: "process_name", Ph: "M", Pid: r, Args: map[string]any{"name": "rank " + strconv.Itoa(r)}},
+			traceEvent{Name: "process_sort_index", Ph: "M", Pid: r, Args: map[string]any{"sort_index": r}},
+			traceEvent{Name: "thread_name", Ph: "M", Pid: r, Tid: tidMain, Args: map[string]any{"name": "main"}})
+		if background || hasBackground[r] {
+			meta = append(meta, traceEvent{Name: "thread_name", Ph: "M", Pid: r, Tid: tidBackground, Args: map[string]any{"name": "background executor"}})
+		}
+	}
+	doc := struct {
+		TraceEvents     []traceEvent `json:"traceEvents"`
+		DisplayTimeUnit string       `json:"displayTimeUnit"`
+	}{append(meta, all...), "ms"}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+".tmp")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("h5proxy: trace_file: %w", err)
+	}
+	return os.Rename(tmp, file)
+}
