@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -132,22 +132,10 @@ func TestSelectionsAreH5perfOffsets(t *testing.T) {
 	}
 }
 
-// newPattern builds the pattern from key/value pairs through its option table.
-func newPattern(t *testing.T, kv ...string) *Pattern {
+// newPattern builds the pattern from "key=value" pairs through its option table.
+func newPattern(t *testing.T, pairs ...string) *Pattern {
 	t.Helper()
-	var kvs []options.KV
-	for i := 0; i < len(kv); i += 2 {
-		kvs = append(kvs, options.KV{Key: kv[i], Value: kv[i+1]})
-	}
-	v, err := Options.Parse(kvs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.(*Pattern)
+	return plantest.MustBuild[*Pattern](t, Options, New, pairs...)
 }
 
 // TestPlan: a write step creates #pio_tmp_<n> with the API's suffix and its alignment,
@@ -155,8 +143,7 @@ func newPattern(t *testing.T, kv ...string) *Pattern {
 // the rank's seeded bytes, closes; the read step opens the same file read-only and reads
 // the same selections, checking the same bytes.
 func TestPlan(t *testing.T) {
-	p := newPattern(t, "api", "mpiio", "num-bytes", "8K", "xfer-size", "2K", "block-size", "1K", "num-dsets", "2",
-		"num-files", "2", "num-iterations", "2", "chunk", "true", "align", "4K", "threshold", "2K", "collective", "true")
+	p := newPattern(t, "api=mpiio", "num-bytes=8K", "xfer-size=2K", "block-size=1K", "num-dsets=2", "num-files=2", "num-iterations=2", "chunk=true", "align=4K", "threshold=2K", "collective=true")
 	if p.Steps() != 8 {
 		t.Fatalf("steps %d, want 2 iterations x 2 files x 2 halves", p.Steps())
 	}
@@ -205,31 +192,20 @@ func TestPlan(t *testing.T) {
 			t.Errorf("removed after step %d: %v, want %v", step, got, want)
 		}
 	}
-	wo := newPattern(t, "write-only", "true", "num-files", "3")
+	wo := newPattern(t, "write-only=true", "num-files=3")
 	if wo.Steps() != 3 || !reflect.DeepEqual(wo.RemoveAfter(patterns.PhaseWrite, 1, env), []string{"/d/#pio_tmp_2.h5"}) {
 		t.Error("write-only steps or removal")
 	}
-	if newPattern(t, "nocleanup", "true").RemoveAfter(patterns.PhaseWrite, 1, env) != nil {
+	if newPattern(t, "nocleanup=true").RemoveAfter(patterns.PhaseWrite, 1, env) != nil {
 		t.Error("nocleanup removes")
 	}
-	odd := newPattern(t, "num-bytes", "8K", "xfer-size", "3K", "block-size", "1K")
+	odd := newPattern(t, "num-bytes=8K", "xfer-size=3K", "block-size=1K")
 	if _, err := odd.Begin(patterns.PhaseWrite, patterns.Env{Size: 3}); err == nil || err.Error() != "Dataset size/process (8192) must be a multiple of the trasfer buffer size (3072)" {
 		t.Errorf("Begin: %v", err)
 	}
-	for _, kv := range [][]string{{"api", "hdf5"}, {"num-dsets", "-1"}, {"debug", "z"}, {"geometry", "maybe"}} {
-		vals, err := Options.Parse(func() []options.KV {
-			var out []options.KV
-			for i := 0; i < len(kv); i += 2 {
-				out = append(out, options.KV{Key: kv[i], Value: kv[i+1]})
-			}
-			return out
-		}())
-		if err == nil {
-			_, err = New(vals)
-		}
-		if err == nil || !strings.Contains(err.Error(), kv[len(kv)-2]) {
-			t.Errorf("%v: %v", kv, err)
-		}
+	for _, c := range [][]string{{"api=hdf5", "api"}, {"num-dsets=-1", "num-dsets"}, {"debug=z", "debug", "invalid --debug option z"}, {"geometry=maybe", "geometry"}} {
+		_, _, err := plantest.Build[*Pattern](Options, New, c[0])
+		plantest.CheckOptionsError(t, c[0], err, c[1:]...)
 	}
 }
 
@@ -238,7 +214,7 @@ func TestPlan(t *testing.T) {
 // files, maximum from the fastest iteration, average from the mean time, minimum from the
 // slowest; -D t adds the times, -D 3 the per-iteration details, -D r the raw rates.
 func TestKernelReport(t *testing.T) {
-	p := newPattern(t, "api", "posix", "num-bytes", "1M", "xfer-size", "512K", "block-size", "256K", "num-files", "2", "num-iterations", "2", "debug", "3,t,r")
+	p := newPattern(t, "api=posix", "num-bytes=1M", "xfer-size=512K", "block-size=256K", "num-files=2", "num-iterations=2", "debug=3,t,r")
 	tm := func(lo, hi float64) patterns.Timing { return patterns.Timing{Min: lo, Max: hi, Mean: (lo + hi) / 2} }
 	var steps []patterns.StepTimes
 	// Iteration 1: writes take 0.1+0.1 s (max), reads 0.05+0.05; iteration 2: 0.3+0.1, 0.1+0.1.
@@ -278,7 +254,7 @@ func TestKernelReport(t *testing.T) {
 	if v := named["Write average throughput"]; math.Abs(v-mb/0.3) > 1e-9 {
 		t.Errorf("CSV Write average %v, want %v", v, mb/0.3)
 	}
-	if got := newPattern(t, "write-only", "true").KernelReport(patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 1, Steps: steps[:1]}); strings.Contains(fmt.Sprint(got), "Read") {
+	if got := newPattern(t, "write-only=true").KernelReport(patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 1, Steps: steps[:1]}); strings.Contains(fmt.Sprint(got), "Read") {
 		t.Errorf("write-only report has reads: %v", got)
 	}
 }

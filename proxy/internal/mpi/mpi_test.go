@@ -352,15 +352,8 @@ func TestFile(t *testing.T) {
 	}
 	w := startMPI(t)
 	rank, size := w.Rank(), w.Size()
-	var dir []byte
-	if rank == 0 {
-		dir = []byte(t.TempDir())
-	}
-	dir, err := w.BcastBytes(dir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(string(dir), "baseline.dat")
+	path := sharedPath(t, w, "baseline.dat")
+	var err error
 
 	// Rank r writes a block of blockLen(r) bytes (rank 1 none) in each of two collective
 	// regions, the second through the derived-datatype path, then 10 bytes of its own.
@@ -469,7 +462,7 @@ func TestFile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, err = OpenFile(w, filepath.Join(string(dir), "missing.dat"), ReadOnly)
+	_, err = OpenFile(w, filepath.Join(filepath.Dir(path), "missing.dat"), ReadOnly)
 	var merr *Error
 	if !errors.As(err, &merr) || merr.Msg == "" || !strings.Contains(err.Error(), "missing.dat") {
 		t.Errorf("opening a missing file: err = %#v, want an *Error naming the file", err)
@@ -502,15 +495,7 @@ func TestRunsViewAll(t *testing.T) {
 	}
 	w := startMPI(t)
 	rank, size := w.Rank(), w.Size()
-	var dir []byte
-	if rank == 0 {
-		dir = []byte(t.TempDir())
-	}
-	dir, err := w.BcastBytes(dir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(string(dir), "runs.dat")
+	path := sharedPath(t, w, "runs.dat")
 	const blk, nblk = 64, 3
 	blocks := nblk
 	if size > 1 && rank == size-1 {
@@ -562,4 +547,18 @@ func TestRunsViewAll(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// sharedPath is name in a temporary directory rank 0 makes, the same path on every rank.
+func sharedPath(t *testing.T, w Comm, name string) string {
+	t.Helper()
+	var dir []byte
+	if w.Rank() == 0 {
+		dir = []byte(t.TempDir())
+	}
+	dir, err := w.BcastBytes(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(string(dir), name)
 }
