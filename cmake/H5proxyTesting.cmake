@@ -89,6 +89,15 @@ h5proxy_add_mpi_test(NAME c_simulation_static NP 2
   SCRATCH ${H5PROXY_TEST_DIR}/c-static
   EXPECT "Verification: OK" "simulation: 2 ranks, .*: all checks passed")
 
+# A rank killed (SIGKILL) in the middle of a write phase: the job ends within 30 s, and
+# the launcher's message names the lost rank (docs/reliability.md, "Killed rank").
+_h5proxy_launch(launch_killed 2)
+add_test(NAME c_killed_rank_np2
+  COMMAND ${CMAKE_COMMAND} "-DCMD=${launch_killed}|$<TARGET_FILE:killed_rank>|${H5PROXY_TEST_DIR}/killed-rank/killed.h5"
+          "-DEXPECT=rank 1 kills itself|process rank 1 .*exited on signal 9" -DFAIL=1 -DTIMEOUT=30
+          -DSCRATCH=${H5PROXY_TEST_DIR}/killed-rank -P ${PROJECT_SOURCE_DIR}/cmake/RunChecked.cmake)
+set_tests_properties(c_killed_rank_np2 PROPERTIES PROCESSORS 2 LABELS mpi TIMEOUT 60)
+
 if(TARGET header_cxx)
   add_test(NAME header_cxx COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:header_cxx>"
     "-DEXPECT=from C\\+\\+: OK" -P ${PROJECT_SOURCE_DIR}/cmake/RunChecked.cmake)

@@ -34,6 +34,11 @@ func (c Comm) Barrier() error { return c.c.Barrier() }
 // Fortran returns the communicator's Fortran handle.
 func (c Comm) Fortran() int { return c.c.Fortran() }
 
+// Abort ends every process of the job (MPI_Abort) with code. It is for hosts: the library
+// never calls it. A host calls it when a session fails with ErrFailedAlone, since the
+// other ranks then wait in a collective call that will never complete.
+func (c Comm) Abort(code int) error { return c.c.Abort(code) }
+
 // InitMPI initializes MPI for a Go program, asking for MPI_THREAD_MULTIPLE, unless the
 // host did already. The returned function finalizes MPI if (and only if) this call
 // initialized it; call it once at exit.

@@ -32,8 +32,13 @@ type Session struct {
 	pat    patterns.Pattern
 	comm   mpi.Comm
 	ioComm mpi.Comm // the layout's: comm itself in sync mode, a duplicate in background modes
-	trace  []time.Duration
-	stack  stack.Mode
+	// failComm carries only the agreement on a failure (fail): nothing else may match it.
+	failComm mpi.Comm
+	// alone is the failure of a phase on this rank alone (ErrFailedAlone): every later
+	// call returns it, and Close does nothing collective.
+	alone error
+	trace []time.Duration
+	stack stack.Mode
 	// background: the mode runs I/O on another thread; stores: the layout keeps data.
 	background, stores bool
 	pool               emulate.Pool
@@ -77,6 +82,8 @@ type phaseRun struct {
 	failed     error
 	ahead      *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
 	files      []string   // files created or opened, in order (noteFile)
+	file       string     // the file created or opened last: failures name it (fail)
+	stepFiles  []string   // file at the end of each step done: background failures name it
 	opens      int        // file creates and opens executed so far
 	shapes     map[shapeKey][]uint64
 	// ownChecked and ownUnchecked: a write phase read back data it wrote and checked it, or
@@ -169,7 +176,15 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 			return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
 		}
 	}
-	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, trace: trace, written: map[string]writtenFile{}}
+	failComm, err := dup.Dup()
+	if err != nil {
+		if ioComm != dup {
+			_ = ioComm.Free()
+		}
+		_ = dup.Free()
+		return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
+	}
+	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, failComm: failComm, trace: trace, written: map[string]writtenFile{}}
 	s.log = newLogger(dup.Rank())
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIHints(), File: cfg.File, Settings: settings}
@@ -225,7 +240,7 @@ func (s *Session) check() error {
 	if s == nil || s.closed {
 		return ErrClosed
 	}
-	return nil
+	return s.alone
 }
 
 // Run runs every configured phase: each step's I/O with emulated compute between steps
@@ -304,7 +319,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	// every write buffer of both; a read opens its file and queries the extents there.
 	pl, err := s.pat.Begin(ph, p.env)
 	if err != nil {
-		return s.fail(err)
+		return s.fail(fmt.Errorf("begin: %w", err))
 	}
 	// A write phase that opens an existing file (h5bench's overwrite and append) opens it
 	// and takes its extents before the window, as those kernels and the readers do.
@@ -315,34 +330,34 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		}
 		p.env.Shape = s.shape(p)
 		if err := s.execute(&pl, &p.begin, false); err != nil {
-			return s.fail(err)
+			return s.fail(fmt.Errorf("begin: %w", err))
 		}
 		if err := s.prepare(&plan.Plan{}, p); err != nil {
-			return s.fail(err)
+			return s.fail(fmt.Errorf("begin: %w", err))
 		}
 	} else if ph == patterns.PhaseWrite {
 		if err := s.prepare(&pl, p); err != nil {
-			return s.fail(err)
+			return s.fail(fmt.Errorf("begin: %w", err))
 		}
 	} else {
 		if err := s.execute(&pl, &p.begin, false); err != nil {
-			return s.fail(err)
+			return s.fail(fmt.Errorf("begin: %w", err))
 		}
 		if len(p.steps) > 0 && !s.background {
 			step0, err := s.pat.Step(ph, 0, p.env)
 			if err != nil {
-				return s.fail(err)
+				return s.fail(fmt.Errorf("begin: %w", err))
 			}
 			p.ahead = &step0
 		}
 	}
 	if err := s.comm.Barrier(); err != nil {
-		return s.fail(err)
+		return s.fail(fmt.Errorf("begin: %w", err))
 	}
 	p.begin[mStart] = now()
 	if ph == patterns.PhaseWrite && !p.modify {
 		if err := s.execute(&pl, &p.begin, false); err != nil {
-			return s.fail(err)
+			return s.fail(fmt.Errorf("begin: %w", err))
 		}
 	}
 	p.begin[mEnd] = now()
@@ -390,11 +405,11 @@ func (s *Session) preflight(ph patterns.Phase) error {
 	case patterns.PhaseWrite:
 		dir := filepath.Dir(s.cfg.File)
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return fmt.Errorf("h5proxy: output directory %q of file %q does not exist", dir, s.cfg.File)
+			return fmt.Errorf("h5proxy: write phase: output directory %q of file %q does not exist", dir, s.cfg.File)
 		}
 	case patterns.PhaseRead:
 		if _, err := os.Stat(s.cfg.File); err != nil && !s.perRankFiles() && !s.rankFiles {
-			return fmt.Errorf("h5proxy: input file %q: %w", s.cfg.File, err)
+			return fmt.Errorf("h5proxy: read phase: input file %q: %w", s.cfg.File, err)
 		}
 	}
 	return nil
@@ -449,7 +464,7 @@ func (s *Session) Step(step int) error {
 	}
 	pl, err := s.planStep(p, step)
 	if err != nil {
-		return s.fail(err)
+		return s.fail(fmt.Errorf("step %d: %w", step, err))
 	}
 	if err := s.execute(&pl, smp, true); err != nil {
 		return s.fail(fmt.Errorf("step %d: %w", step, err))
@@ -466,6 +481,7 @@ func (s *Session) Step(step int) error {
 		p.ahead = &next
 	}
 	smp[mEnd] = now()
+	p.stepFiles = append(p.stepFiles, p.file)
 	s.takeCensus(smp)
 	s.tr.step(p.ph.String(), step, smp[mStart])
 	p.stepsDone++
@@ -587,7 +603,7 @@ func (s *Session) EndPhase() error {
 		return s.fail(err)
 	}
 	if err := s.execute(&pl, &p.end, false); err != nil {
-		return s.fail(err)
+		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, err))
 	}
 	t := time.Now()
 	werr := s.stack.Wait() // the drain at close
@@ -596,7 +612,7 @@ func (s *Session) EndPhase() error {
 	s.collectStats(p)
 	s.takeCensus(&p.end)
 	if werr != nil {
-		return s.fail(werr)
+		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, werr))
 	}
 	p.end[mDone] = now()
 	if err := s.comm.Barrier(); err != nil {
@@ -678,9 +694,32 @@ func b2f(b bool) float64 {
 // fail aborts the running phase: every open object and file is closed so nothing leaks
 // and the host can go on; the error is returned as is.
 func (s *Session) fail(err error) error {
-	if s.phase != nil {
-		s.phase.failed = err
+	if p := s.phase; p != nil {
+		// A failure names the phase and the file it was writing or reading (the step and
+		// operation come from the caller): with several files per phase (a file per step,
+		// per-rank files), the configured path alone would not say which one.
+		file := p.file
+		var be *BackgroundError
+		if errors.As(err, &be) && be.Step >= 0 && be.Step < len(p.stepFiles) {
+			file = p.stepFiles[be.Step] // the step that failed in the background is past
+		}
+		if file == "" {
+			file = s.cfg.File
+		}
+		err = &PhaseError{Phase: p.ph.String(), File: file, Err: err, Free: -1}
+		if p.ph == patterns.PhaseWrite {
+			err.(*PhaseError).Free = freeBytes(file)
+		}
+		p.failed = err
 		s.phase = nil
+	}
+	if s.failedAlone() {
+		// Closing the files is collective: it would wait for ever too. They stay open;
+		// the host ends the job (h5proxy run does).
+		s.alone = fmt.Errorf("%w: rank %d of %d: the other ranks did not fail within %v and wait in a collective call; its files are left open: end the job (MPI_Abort): %w",
+			ErrFailedAlone, s.Rank(), s.Size(), failAgreeWithin, err)
+		s.log.Error().Err(err).Msg("phase failed on this rank alone")
+		return s.alone
 	}
 	if aerr := s.stack.Abort(); aerr != nil {
 		s.log.Warn().Err(aerr).Msg("closing files after a failure")
@@ -688,6 +727,27 @@ func (s *Session) fail(err error) error {
 	s.log.Error().Err(err).Msg("phase failed")
 	return err
 }
+
+// failAgreeWithin is how long a failed rank waits for the others to fail too.
+const failAgreeWithin = 10 * time.Second
+
+// failedAlone reports whether this rank failed and the others did not follow within
+// failAgreeWithin. A failure seen by one rank only (a collective write whose error only
+// its aggregator saw, a file system that filled under one rank) leaves the others in the
+// next collective call, where they wait for ever; a failure every rank sees (a read-only
+// directory, a missing input) agrees at once.
+func (s *Session) failedAlone() bool {
+	if s.Size() < 2 {
+		return false
+	}
+	all, err := s.failComm.BarrierWithin(failAgreeWithin)
+	return err == nil && !all
+}
+
+// ErrFailedAlone marks the failure of a phase on some ranks only: the others wait in a
+// collective call. The session can only be closed (locally, its files left open); the
+// host must end the job, with MPI_Abort (Comm.Abort), as h5proxy run does.
+var ErrFailedAlone = errors.New("h5proxy: the phase failed on this rank alone")
 
 // execute runs a plan's operations, charging time and bytes to smp. A step's writes
 // generate their data in lent staging memory when the mode lends (no write copy).
@@ -748,6 +808,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		}
 		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && s.phase != nil {
 			s.phase.opens++
+			s.phase.file = op.Path
 		}
 		if op.Transfer == nil {
 			continue
@@ -979,6 +1040,11 @@ func checkData(t *plan.Transfer, buf []byte) (uint64, *emulate.Mismatch) {
 // released, the timeline written (trace_file; rank 0 merges the ranks' parts) and the
 // communicator duplicate freed. Collective. Closing twice returns ErrClosed.
 func (s *Session) Close() error {
+	if s != nil && !s.closed && s.alone != nil {
+		// Every clean-up below is collective; the other ranks are stuck elsewhere.
+		s.closed = true
+		return nil
+	}
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -1033,6 +1099,9 @@ func (s *Session) freeComms() error {
 	var first error
 	if s.ioComm != s.comm {
 		first = s.ioComm.Free()
+	}
+	if err := s.failComm.Free(); err != nil && first == nil {
+		first = err
 	}
 	if err := s.comm.Free(); err != nil && first == nil {
 		first = err

@@ -23,6 +23,19 @@ type rankErrors struct {
 	seen    map[string]bool // keys of the lines passed once
 	held    []byte          // a dashed rule line that may open an OpenMPI notice
 	drop    bool            // inside a dropped notice, up to its closing rule
+	lost    []string        // the ranks the launcher reported dead, as lostRank words them
+}
+
+// lostRankLine is OpenMPI's notice of a rank that died (killed, crashed): "mpirun noticed
+// that process rank 1 with PID 42 on node n1 exited on signal 9 (Killed)."
+var lostRankLine = regexp.MustCompile(`process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)(?: \(([^)]*)\))?`)
+
+// Lost names the ranks the launcher reported dead, e.g. "rank 1 on node n1 (signal 9,
+// Killed)", in the order reported.
+func (w *rankErrors) Lost() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.lost...)
 }
 
 func newRankErrors(out io.Writer) *rankErrors {
@@ -95,6 +108,13 @@ func (w *rankErrors) line(b []byte) error {
 	if isRule(s) {
 		w.held = append([]byte(nil), b...)
 		return nil
+	}
+	if m := lostRankLine.FindStringSubmatch(s); m != nil {
+		lost := "rank " + m[1] + " on node " + m[2] + " (signal " + m[3]
+		if m[4] != "" {
+			lost += ", " + m[4]
+		}
+		w.lost = append(w.lost, lost+")")
 	}
 	key := ""
 	switch {

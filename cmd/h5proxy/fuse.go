@@ -18,7 +18,7 @@ func cmdFuse(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := subfiling.Fuse(in, out); err != nil {
-		return err
+		return fmt.Errorf("fuse %s into %s: %w", in, out, err)
 	}
 	fmt.Fprintf(stdout, "fused %s into %s\n", in, out)
 	return nil

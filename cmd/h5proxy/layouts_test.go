@@ -54,7 +54,7 @@ func TestReplayFuseErrors(t *testing.T) {
 		h5proxy(t, dir, cmd, "missing.h5", "out.h5").expect(t, 1, nil, []string{"missing.h5: file does not exist"})
 	}
 	// A plain file is not a log file; fusing one copies it.
-	h5proxy(t, dir, "replay", plain, "r.h5").expect(t, 1, nil, []string{"not a log-layout file", "_h5proxy_log"})
+	h5proxy(t, dir, "replay", plain, "r.h5").expect(t, 1, nil, []string{"replay " + plain + " into r.h5: ", "not a log-layout file", "_h5proxy_log"})
 	h5proxy(t, dir, "fuse", plain, "f.h5").expect(t, 0, nil, nil)
 	checkTree(t, filepath.Join(dir, "f.h5"), 1, 16)
 	if r := h5proxy(t, dir, "help"); !strings.Contains(r.stdout, "h5proxy replay LOG.h5 OUT.h5") || !strings.Contains(r.stdout, "h5proxy fuse MASTER.h5 OUT.h5") {

@@ -77,17 +77,29 @@ func userEnv() []string {
 // group (mpirun and the ranks) and fails the test.
 func h5proxy(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	return h5proxyWithin(t, 90*time.Second, dir, args...)
+	return h5proxyRun(t, 90*time.Second, dir, nil, args...)
+}
+
+// h5proxyEnv is h5proxy with env ("KEY=VALUE") added to the user's environment.
+func h5proxyEnv(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	return h5proxyRun(t, 90*time.Second, dir, env, args...)
 }
 
 // h5proxyWithin is h5proxy with its own timeout, for commands that launch many runs.
 func h5proxyWithin(t *testing.T, timeout time.Duration, dir string, args ...string) result {
 	t.Helper()
+	return h5proxyRun(t, timeout, dir, nil, args...)
+}
+
+// h5proxyRun runs the binary within timeout with env added to the user's environment.
+func h5proxyRun(t *testing.T, timeout time.Duration, dir string, env []string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
-	cmd.Env = userEnv()
+	cmd.Env = append(userEnv(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second

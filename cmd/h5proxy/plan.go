@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
@@ -18,6 +21,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	size := fs.Int("size", 1, "number of ranks")
 	phase := fs.String("phase", "write", "phase: write or read")
 	async := fs.Bool("async", false, "plan as under a background mode (h5bench's delayed close applies)")
+	stats := fs.Bool("stats", false, "print only the totals, the planning time and memory (for plans at scale)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,6 +59,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	t0 := time.Now()
 	env := patterns.Env{Rank: *rank, Size: *size, Path: cfg.File, Async: *async, Seed: cfg.Seed}
 	env.Shape, err = writtenShapes(pat, env)
 	if err != nil {
@@ -64,12 +69,33 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	took := time.Since(t0)
 	fmt.Fprintf(stdout, "# %s %s plan of rank %d of %d, file %s\n", pat.Name(), phases[0], *rank, *size, cfg.File)
-	if err := all.Print(stdout); err != nil {
-		return err
+	if !*stats {
+		if err := all.Print(stdout); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stdout, "# %d operations, %d bytes\n", len(all.Ops), all.RawBytes())
+	if *stats {
+		printPlanStats(stdout, took)
+	}
 	return nil
+}
+
+// printPlanStats reports what planning one rank cost: the time from the pattern's
+// configuration to its last step's plan (the write plan included when a read plan takes
+// its shapes from it), the bytes the Go heap allocated, and the process's peak resident
+// memory, which includes the HDF5 and MPI libraries loaded at start.
+func printPlanStats(w io.Writer, took time.Duration) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	var ru syscall.Rusage
+	rss := int64(-1)
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		rss = ru.Maxrss << 10 // Linux reports KiB
+	}
+	fmt.Fprintf(w, "# plan_s %.3f heap_alloc_bytes %d heap_sys_bytes %d max_rss_bytes %d\n", took.Seconds(), ms.TotalAlloc, ms.HeapSys, rss)
 }
 
 // defaultFile supplies a file name when the arguments give none: a plan needs a path.

@@ -19,7 +19,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := logl.Replay(in, out); err != nil {
-		return err
+		return fmt.Errorf("replay %s into %s: %w", in, out, err)
 	}
 	fmt.Fprintf(stdout, "replayed %s into %s\n", in, out)
 	return nil

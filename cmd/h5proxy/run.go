@@ -168,7 +168,7 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 		if len(j.mpi.Args) > 0 {
 			argv = append(argv, j.mpi.Args...)
 		} else {
-			argv = append(argv, "-np", strconv.Itoa(j.ranks))
+			argv = append(argv, launch.RankFlag(j.mpi.Command), strconv.Itoa(j.ranks))
 		}
 	}
 	self, err := os.Executable()
@@ -208,6 +208,9 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
+			if lost := ranksErr.Lost(); len(lost) > 0 {
+				return fmt.Errorf("launched run failed (%v): lost %s", ee, strings.Join(lost, ", "))
+			}
 			return fmt.Errorf("launched run failed (%v)", ee)
 		}
 		return fmt.Errorf("launching %s: %w", argv[0], err)
@@ -310,7 +313,14 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 			out = nil
 		}
 		if err := runOne(world, r.Benchmark, cfg, out); err != nil {
-			return fmt.Errorf("benchmark %d (%s): %w", i, r.Benchmark, err)
+			err = fmt.Errorf("benchmark %d (%s): %w", i, r.Benchmark, err)
+			if errors.Is(err, proxy.ErrFailedAlone) {
+				// The other ranks wait in a collective call: as the host, end the job
+				// (the library never does), so that the run ends instead of hanging.
+				fmt.Fprintf(stderr, "h5proxy: %v\n", err)
+				_ = world.Abort(1)
+			}
+			return err
 		}
 		if cfg.Fill.Verifiable() {
 			written[cfg.File] = cfg

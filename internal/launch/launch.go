@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -28,12 +29,23 @@ func Launcher(n int) (argv []string, env []string, err error) {
 		return nil, nil, fmt.Errorf("launch: MPI launcher %q not found (install OpenMPI, e.g. apt-get install openmpi-bin, or set %s): %w",
 			argv[0], EnvLauncher, err)
 	}
-	argv = append(argv, "-np", strconv.Itoa(n))
+	argv = append(argv, RankFlag(argv[0]), strconv.Itoa(n))
 	env = []string{"OMPI_MCA_rmaps_base_oversubscribe=1"}
 	if os.Getuid() == 0 {
 		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 	}
 	return argv, env, nil
+}
+
+// RankFlag returns the option by which launcher (a path or name) takes the number of
+// ranks: "-n" for the site launchers that reject mpirun's "-np" (Slurm's srun, Cray's
+// aprun, IBM's jsrun, Flux's flux run), "-np" for mpirun and mpiexec.
+func RankFlag(launcher string) string {
+	switch filepath.Base(launcher) {
+	case "srun", "aprun", "jsrun", "flux":
+		return "-n"
+	}
+	return "-np"
 }
 
 // Underneath reports whether this process was started by an MPI launcher (OpenMPI, PMIx,

@@ -48,3 +48,22 @@ func TestLauncherErrors(t *testing.T) {
 		t.Error("Launcher(0) succeeded")
 	}
 }
+
+// TestLauncherKinds: site launchers get their own rank option, whatever their path.
+func TestLauncherKinds(t *testing.T) {
+	dir := t.TempDir()
+	for name, flag := range map[string]string{"srun": "-n", "aprun": "-n", "jsrun": "-n", "flux": "-n", "mpiexec": "-np", "mpirun": "-np"} {
+		exe := dir + "/" + name
+		if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(EnvLauncher, exe+" --mpi=pmix")
+		argv, _, err := Launcher(4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{exe, "--mpi=pmix", flag, "4"}; !slices.Equal(argv, want) {
+			t.Errorf("%s: argv = %q, want %q", name, argv, want)
+		}
+	}
+}

@@ -113,6 +113,16 @@ func DistributionMap(boxes []Box, nprocs int, memKiB []int64) []int {
 	return owner
 }
 
+// byOwner lists each rank's boxes in BoxArray order: one pass over the boxes, so laying
+// out a level costs O(boxes + ranks), not O(boxes x ranks) (minutes at 64k ranks).
+func byOwner(owner []int, nprocs int) [][]int {
+	out := make([][]int, nprocs)
+	for i, o := range owner {
+		out[o] = append(out[o], i)
+	}
+	return out
+}
+
 // LevelLayout is how one level's boxes sit in a plotfile written by nprocs ranks.
 type LevelLayout struct {
 	// Owner is the rank of each box, in BoxArray order.
@@ -130,12 +140,8 @@ type LevelLayout struct {
 // NewLevelLayout places the boxes owned as owner says in the file of nprocs ranks.
 func NewLevelLayout(boxes []Box, owner []int, nprocs, ncomp int) LevelLayout {
 	l := LevelLayout{Owner: owner, RankStart: make([]uint64, nprocs), RankCount: make([]uint64, nprocs)}
-	for r := 0; r < nprocs; r++ {
-		for i, o := range owner {
-			if o == r {
-				l.Order = append(l.Order, i)
-			}
-		}
+	for _, boxes := range byOwner(owner, nprocs) {
+		l.Order = append(l.Order, boxes...)
 	}
 	var off uint64
 	for _, b := range l.Order {

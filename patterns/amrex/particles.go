@@ -107,10 +107,10 @@ type ParticleLayout struct {
 // NewParticleLayout places a level's particles (counts per box) owned as owner says.
 func NewParticleLayout(counts []uint64, owner []int, nprocs int) ParticleLayout {
 	p := ParticleLayout{Grids: make([][]int, nprocs), Start: map[int]uint64{}, GridOffset: make([]int, nprocs)}
-	for r := 0; r < nprocs; r++ {
+	for r, grids := range byOwner(owner, nprocs) {
 		p.GridOffset[r] = len(p.NParticlesGrid)
-		for g, o := range owner {
-			if o != r || counts[g] == 0 {
+		for _, g := range grids {
+			if counts[g] == 0 {
 				continue
 			}
 			p.Grids[r] = append(p.Grids[r], g)

@@ -5,6 +5,7 @@ package mpi
 /*
 #cgo pkg-config: ompi
 #include <mpi.h>
+#include <time.h>
 
 // Handles and constants come through functions: in OpenMPI they are macros taking the
 // address of library globals, which cgo cannot evaluate as constants.
@@ -48,6 +49,22 @@ static int h5p_comm_split(MPI_Comm c, int color, int key, MPI_Comm *out) {
 static int h5p_comm_split_node(MPI_Comm c, int key, MPI_Comm *out) {
 	return h5p_adopt(MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, out), out);
 }
+
+// h5p_ibarrier_within polls a nonblocking barrier until it completes (1) or ms
+// milliseconds pass (0); a timed-out request is left pending, since the caller aborts.
+static int h5p_ibarrier_within(MPI_Comm c, int ms, int *done) {
+	MPI_Request r;
+	int rc = MPI_Ibarrier(c, &r);
+	*done = 0;
+	if (rc != MPI_SUCCESS) return rc;
+	double end = MPI_Wtime() + ms / 1e3;
+	for (;;) {
+		rc = MPI_Test(&r, done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS || *done || MPI_Wtime() >= end) return rc;
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+}
 */
 import "C"
 
@@ -58,6 +75,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -346,6 +364,27 @@ func (c Comm) Barrier() error {
 		return err
 	}
 	return mpiErr("MPI_Barrier", C.MPI_Barrier(c.c))
+}
+
+// BarrierWithin is a barrier that gives up after d: it reports whether every rank of c
+// entered it in time. Ranks use it to learn whether a failure is shared before they run
+// collective clean-up; a rank that did not fail never enters it.
+func (c Comm) BarrierWithin(d time.Duration) (bool, error) {
+	if err := c.check("Ibarrier"); err != nil {
+		return false, err
+	}
+	var done C.int
+	rc := C.h5p_ibarrier_within(c.c, C.int(d.Milliseconds()), &done)
+	return done != 0, mpiErr("MPI_Ibarrier", rc)
+}
+
+// Abort ends every process of c's job with code (MPI_Abort): what is left when a rank
+// cannot fail alone without leaving the others waiting in a collective for ever.
+func (c Comm) Abort(code int) error {
+	if err := c.check("Abort"); err != nil {
+		return err
+	}
+	return mpiErr("MPI_Abort", C.MPI_Abort(c.c, C.int(code)))
 }
 
 // allreduce reduces n elements of type t element-wise over c.

@@ -135,3 +135,9 @@ func (f *File) Close() error { return ErrNoCgo }
 
 // DeleteFile returns ErrNoCgo.
 func DeleteFile(path string) error { return ErrNoCgo }
+
+// BarrierWithin fails without cgo.
+func (c Comm) BarrierWithin(d time.Duration) (bool, error) { return false, ErrNoCgo }
+
+// Abort fails without cgo.
+func (c Comm) Abort(code int) error { return ErrNoCgo }

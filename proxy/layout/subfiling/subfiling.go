@@ -407,6 +407,10 @@ func (l *subfilingLayout) openMaster(op *plan.Op) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSources(op.Path, id); err != nil {
+		h5.CloseFile(id)
+		return err
+	}
 	l.files.Push(&subFile{master: op.Path, id: id, reading: true, objs: h5layout.NewObjTable(), specs: map[string]*plan.DatasetSpec{}})
 	return nil
 }
@@ -694,6 +698,9 @@ func Fuse(masterPath, outPath string) (err error) {
 			err = cerr
 		}
 	}()
+	if err := checkSources(masterPath, in); err != nil {
+		return err
+	}
 	return h5layout.ConvertObjects(in, outPath, "fuse", false, func(o h5.Object, out h5.ID) error {
 		if err := fuseObject(in, out, masterPath, o); err != nil {
 			return fmt.Errorf("fuse %s: %w", o.Path, err)
@@ -750,15 +757,62 @@ func fuseObject(in, out h5.ID, masterPath string, o h5.Object) error {
 	})
 }
 
+// checkSources opens every subfile that the master's first virtual dataset maps: HDF5
+// reads a missing or unreadable source of a virtual dataset as fill values without an
+// error, so a lost or truncated subfile would otherwise read as zeros. The patterns write
+// every dataset from every subfile group, so the first dataset's sources are all of them.
+func checkSources(masterPath string, master h5.ID) error {
+	objs, err := h5.Walk(master)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if !o.Dataset {
+			continue
+		}
+		d, err := h5.OpenDataset(master, o.Path)
+		if err != nil {
+			return err
+		}
+		maps, virtual, err := h5.VirtualMappings(d)
+		h5.CloseDataset(d)
+		if err != nil || !virtual {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, m := range maps {
+			name := sourcePath(masterPath, m)
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			f, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
+			if err != nil {
+				return fmt.Errorf("subfiling layout: %s: subfile %s of %s: %w", o.Path, name, masterPath, err)
+			}
+			h5.CloseFile(f)
+		}
+		return nil
+	}
+	return nil
+}
+
+// sourcePath resolves a mapping's source file as HDF5 does: "." is the master itself, a
+// relative name is relative to the master's directory.
+func sourcePath(masterPath string, m h5.VirtualMap) string {
+	switch {
+	case m.File == ".":
+		return masterPath
+	case filepath.IsAbs(m.File):
+		return m.File
+	}
+	return filepath.Join(filepath.Dir(masterPath), m.File)
+}
+
 // sourceSpec completes a virtual dataset's spec with the creation properties of the
 // source dataset of mapping m.
 func sourceSpec(masterPath string, m h5.VirtualMap, spec plan.DatasetSpec) (plan.DatasetSpec, error) {
-	name := m.File
-	if name == "." {
-		name = masterPath
-	} else if !filepath.IsAbs(name) {
-		name = filepath.Join(filepath.Dir(masterPath), name)
-	}
+	name := sourcePath(masterPath, m)
 	f, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		return spec, err

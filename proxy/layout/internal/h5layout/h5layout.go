@@ -272,6 +272,10 @@ func ConvertObjects(in h5.ID, outPath, verb string, unescape bool, each func(o h
 		if cerr := h5.CloseFile(out); err == nil {
 			err = cerr
 		}
+		if err != nil {
+			// Nothing half-written: a failed conversion leaves no output that looks whole.
+			os.Remove(outPath)
+		}
 	}()
 	if err := CopyAttributes(in, out, unescape); err != nil {
 		return fmt.Errorf("%s: root attributes: %w", verb, err)
