@@ -104,6 +104,21 @@ type Computer interface {
 	ComputeAfter(ph Phase, step int, env Env) time.Duration
 }
 
+// Synchronizer is implemented by patterns whose program synchronizes its ranks before some
+// steps (h5perf's MPI_Barrier before each file's open, outside its timers): the session
+// calls a barrier before such a step's clock starts.
+type Synchronizer interface {
+	BarrierBefore(ph Phase, step int) bool
+}
+
+// StepCleaner is implemented by patterns whose program deletes files between steps,
+// outside its timers (h5perf removes each file once it has been read back): after such a
+// step the session waits for the step's I/O, synchronizes the ranks and rank 0 removes the
+// files.
+type StepCleaner interface {
+	RemoveAfter(ph Phase, step int, env Env) []string
+}
+
 // Factory builds a pattern from its parsed option values.
 type Factory struct {
 	Name    string

@@ -17,6 +17,12 @@ type StepTimes struct {
 	FileOpen, Flush, FileClose Timing
 	// Compute is each rank's emulated compute after the step.
 	Compute Timing
+	// OpsSpan is each rank's time from the start of the step's first operation to the end
+	// of its last, Inner from the end of the first to the start of the last, both less
+	// h5proxy's data preparation and verification in between: what a kernel whose timers
+	// enclose its file's open and close (or the I/O between them) reads on its clock, as
+	// h5perf's Open-Close and Write timers do.
+	OpsSpan, Inner Timing
 	// Ops holds each rank's time in the operations of one kind (a write's H5Dwrite calls, a
 	// dataset create's H5Dcreate calls, ...): a kernel that prints a column per call, as
 	// the exerciser does, splits the categories by it. Each kind is reduced on its own: the

@@ -36,6 +36,12 @@ const (
 	mDone                     // wall-clock time of the rank's last operation, before the phase's closing barrier (Unix seconds)
 	mFileSize                 // bytes on disk of the files rank 0 created or opened, after the phase (rank 0 only)
 	mSpan                     // the rank's own span from its file create/open to mDone, less in-window preparation and verification (derived)
+	mFirstStart               // wall-clock start of a step's first operation (Unix seconds)
+	mFirstEnd                 // wall-clock end of a step's first operation
+	mLastStart                // wall-clock start of a step's last operation
+	mLastEnd                  // wall-clock end of a step's last operation
+	mOpsSpan                  // a step's time from its first operation's start to its last's end, less preparation and verification (derived)
+	mInner                    // a step's time from its first operation's end to its last's start, less preparation and verification (derived)
 	// mKind is the first of the per-operation-kind times: mKind+k holds the time of the
 	// operations of kind k (plan.OpKind), what a kernel's own report splits its columns by.
 	mKind
@@ -83,10 +89,22 @@ func (s *sample) charge(k plan.OpKind, seconds float64) {
 	}
 }
 
+// derive sets a step's spans: what a kernel that times from before its file's open to
+// after its close (mOpsSpan), or from after the open to before the close (mInner), reads on
+// its clock, less h5proxy's own data preparation and verification, which the real program
+// does not do.
+func (s *sample) derive() {
+	own := s[mPrep] - s[mPrepBefore] + s[mVerify]
+	if s[mLastEnd] > 0 {
+		s[mOpsSpan] = max(0, s[mLastEnd]-s[mFirstStart]-own)
+		s[mInner] = max(0, s[mLastStart]-s[mFirstEnd]-own)
+	}
+}
+
 func (s *sample) add(o *sample) {
 	for i := range s {
 		switch metric(i) {
-		case mStart, mEnd, mDone:
+		case mStart, mEnd, mDone, mFirstStart, mFirstEnd, mLastStart, mLastEnd:
 		case mStaged, mFileSize:
 			s[i] = max(s[i], o[i])
 		default:

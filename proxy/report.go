@@ -178,6 +178,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 	var total sample
 	for i := range all {
 		all[i][mWall] = all[i][mEnd] - all[i][mStart]
+		all[i].derive()
 		total.add(&all[i])
 	}
 	total[mStart], total[mEnd] = p.begin[mStart], p.end[mEnd]
@@ -238,6 +239,7 @@ func phaseTimes(ph patterns.Phase, ranks int, pr *PhaseReport, t [nMetrics]Stat,
 			ops[k] = tm(st[mKind+metric(k)])
 		}
 		pt.Steps = append(pt.Steps, patterns.StepTimes{Step: i, Bytes: st[mBytes].Sum, Wall: tm(st[mWall]),
+			OpsSpan: tm(st[mOpsSpan]), Inner: tm(st[mInner]),
 			Raw: tm(st[mRaw]), Metadata: tm(st[mMetadata]), FileOpen: tm(st[mFileOpen]), Flush: tm(st[mFileFlush]),
 			FileClose: tm(st[mFileClose]), Compute: tm(st[mCompute]), Ops: ops})
 	}

@@ -11,6 +11,7 @@
 //	h5proxy fuse MASTER.h5 OUT.h5       subfiled file to one plain file
 //	h5proxy concat -o OUT.h5 IN.h5...   concatenate files of one schema in parallel
 //	h5proxy schema                      JSON Schema of the h5bench files accepted
+//	h5proxy h5perf [h5perf options]     HDF5's parallel h5perf with its report
 //	h5proxy version
 package main
 
@@ -40,6 +41,8 @@ Usage:
   h5proxy concat -o OUT.h5 [flags] IN.h5...   concatenate HDF5 files of one schema in parallel
                                               (-np N ranks; tuning flags: h5proxy help concat)
   h5proxy schema                              print the JSON Schema of accepted h5bench files
+  h5proxy h5perf [h5perf options]             HDF5's parallel h5perf (POSIX, MPI-IO, PHDF5)
+                                              with its report ('h5proxy h5perf -h')
   h5proxy version                             print versions
 
 Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
@@ -80,6 +83,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdFuse(args[1:], stdout, stderr)
 	case "concat":
 		err = cmdConcat(args[1:], stdout, stderr)
+	case "h5perf":
+		err = cmdH5perf(args[1:], stdout, stderr)
 	case "schema":
 		err = cmdSchema(args[1:], stdout, stderr)
 	case "version", "--version":

@@ -12,6 +12,7 @@ import (
 	"github.com/h5proxy/h5proxy/patterns/dlio"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
 	"github.com/h5proxy/h5proxy/patterns/exerciser"
+	"github.com/h5proxy/h5proxy/patterns/h5perf"
 	"github.com/h5proxy/h5proxy/patterns/ior"
 	"github.com/h5proxy/h5proxy/patterns/iotest"
 	"github.com/h5proxy/h5proxy/patterns/openpmd"
@@ -21,7 +22,7 @@ import (
 
 // Builtin lists the built-in patterns' factories in registration order.
 var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory, iotest.Factory, exerciser.Factory,
-	vpic.UnlimitedFactory, vpic.NormalDistFactory, vpic.OverwriteFactory, vpic.AppendFactory, dlio.Factory, ior.Factory}
+	vpic.UnlimitedFactory, vpic.NormalDistFactory, vpic.OverwriteFactory, vpic.AppendFactory, dlio.Factory, ior.Factory, h5perf.Factory}
 
 func init() {
 	for _, f := range Builtin {

@@ -352,15 +352,8 @@ func TestFile(t *testing.T) {
 	}
 	w := startMPI(t)
 	rank, size := w.Rank(), w.Size()
-	var dir []byte
-	if rank == 0 {
-		dir = []byte(t.TempDir())
-	}
-	dir, err := w.BcastBytes(dir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(string(dir), "baseline.dat")
+	path := sharedPath(t, w, "baseline.dat")
+	var err error
 
 	// Rank r writes a block of blockLen(r) bytes (rank 1 none) in each of two collective
 	// regions, the second through the derived-datatype path, then 10 bytes of its own.
@@ -469,7 +462,7 @@ func TestFile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, err = OpenFile(w, filepath.Join(string(dir), "missing.dat"), ReadOnly)
+	_, err = OpenFile(w, filepath.Join(filepath.Dir(path), "missing.dat"), ReadOnly)
 	var merr *Error
 	if !errors.As(err, &merr) || merr.Msg == "" || !strings.Contains(err.Error(), "missing.dat") {
 		t.Errorf("opening a missing file: err = %#v, want an *Error naming the file", err)
@@ -489,4 +482,83 @@ func TestFile(t *testing.T) {
 	if err := w.Barrier(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRunsViewAll: every rank writes its interleaved blocks (block k of rank r at
+// (k × size + r) × 64, from its buffer in reverse block order; the last rank of several
+// none) with one collective call through a file view, then reads them back the same way
+// and with independent reads: each block sits at its offset, taken from its place in the
+// buffer. A view over the end of the file reads short, an error.
+func TestRunsViewAll(t *testing.T) {
+	if mpitest.Run(t, nps...) {
+		return
+	}
+	w := startMPI(t)
+	rank, size := w.Rank(), w.Size()
+	path := sharedPath(t, w, "runs.dat")
+	const blk, nblk = 64, 3
+	blocks := nblk
+	if size > 1 && rank == size-1 {
+		blocks = 0
+	}
+	buf := make([]byte, blk*nblk)
+	for i := range buf {
+		buf[i] = byte(rank*50 + i*3 + 1)
+	}
+	var runs []Run
+	for k := 0; k < blocks; k++ {
+		runs = append(runs, Run{Off: int64((k*size + rank) * blk), Mem: int64((nblk - 1 - k) * blk), Len: blk})
+	}
+	f, err := OpenFile(w, path, Create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.RunsViewAll(true, runs, buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenFile(w, path, ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := make([]byte, len(buf))
+	if err := r.RunsViewAll(false, runs, back); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range runs {
+		one := make([]byte, blk)
+		if err := r.ReadAt(run.Off, one); err != nil {
+			t.Fatal(err)
+		}
+		want := buf[run.Mem : run.Mem+blk]
+		if !bytes.Equal(one, want) || !bytes.Equal(back[run.Mem:run.Mem+blk], want) {
+			t.Fatalf("rank %d: block at %d: file %v, view read %v, want %v", rank, run.Off, one[:4], back[run.Mem:run.Mem+4], want[:4])
+		}
+	}
+	past := []Run{{Off: int64(blk * nblk * size * 2), Mem: 0, Len: blk}}
+	if err := r.RunsViewAll(false, past, back); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("read past the end: %v", err)
+	}
+	if err := r.RunsViewAll(true, runs, buf); err == nil {
+		t.Error("a write through a read-only file succeeded")
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sharedPath is name in a temporary directory rank 0 makes, the same path on every rank.
+func sharedPath(t *testing.T, w Comm, name string) string {
+	t.Helper()
+	var dir []byte
+	if w.Rank() == 0 {
+		dir = []byte(t.TempDir())
+	}
+	dir, err := w.BcastBytes(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(string(dir), name)
 }

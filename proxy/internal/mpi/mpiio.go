@@ -21,27 +21,38 @@ static int h5p_file_open(MPI_Comm c, const char *path, int access, MPI_File *fh)
 	return rc;
 }
 
-// h5p_write_view_all writes n bytes at off the way HDF5's MPI-IO driver issues a
-// collective write: a file view of n bytes at off, a write at view offset 0, then the view
-// reset to bytes. Used as the "same MPI calls as HDF5" baseline.
-static int h5p_write_view_all(MPI_File fh, MPI_Offset off, void *buf, int n) {
-	MPI_Datatype ft;
-	MPI_Status st;
-	int rc = MPI_Type_contiguous(n > 0 ? n : 1, MPI_BYTE, &ft);
-	if (rc != MPI_SUCCESS) return rc;
-	if ((rc = MPI_Type_commit(&ft)) == MPI_SUCCESS &&
-	    (rc = MPI_File_set_view(fh, off, MPI_BYTE, ft, "native", MPI_INFO_NULL)) == MPI_SUCCESS) {
-		rc = MPI_File_write_at_all(fh, 0, buf, n, MPI_BYTE, &st);
-		int rc2 = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
-		if (rc == MPI_SUCCESS) rc = rc2;
-	}
-	MPI_Type_free(&ft);
-	return rc;
-}
-
 static int h5p_file_delete(const char *path) { return MPI_File_delete(path, MPI_INFO_NULL); }
 
 enum { h5p_write_at_all, h5p_write_at, h5p_read_at_all, h5p_read_at };
+
+// h5p_runs_view_all moves n byte runs collectively through one file view: a filetype of
+// the runs' file offsets (ascending), one write_at_all or read_at_all at view offset 0
+// with a memory type of their places in buf, then the view reset to bytes; the call
+// sequence of HDF5's MPI-IO driver and of h5perf's collective MPI-IO. A rank without runs
+// takes part with a byte view and a count of 0. *done receives the bytes moved.
+static int h5p_runs_view_all(MPI_File fh, int write, int n, int *len, MPI_Aint *foff, MPI_Aint *moff,
+		void *buf, MPI_Count *done) {
+	MPI_Datatype ft = MPI_BYTE, mt = MPI_BYTE;
+	MPI_Status st;
+	int rc = MPI_SUCCESS, count = 0;
+	*done = 0;
+	if (n > 0) {
+		count = 1;
+		if ((rc = MPI_Type_create_hindexed(n, len, foff, MPI_BYTE, &ft)) == MPI_SUCCESS &&
+		    (rc = MPI_Type_commit(&ft)) == MPI_SUCCESS &&
+		    (rc = MPI_Type_create_hindexed(n, len, moff, MPI_BYTE, &mt)) == MPI_SUCCESS)
+			rc = MPI_Type_commit(&mt);
+	}
+	if (rc == MPI_SUCCESS && (rc = MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL)) == MPI_SUCCESS) {
+		rc = write ? MPI_File_write_at_all(fh, 0, buf, count, mt, &st) : MPI_File_read_at_all(fh, 0, buf, count, mt, &st);
+		if (rc == MPI_SUCCESS) rc = MPI_Get_elements_x(&st, MPI_BYTE, done);
+		int rc2 = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+		if (rc == MPI_SUCCESS) rc = rc2;
+	}
+	if (ft != MPI_BYTE) MPI_Type_free(&ft);
+	if (mt != MPI_BYTE) MPI_Type_free(&mt);
+	return rc;
+}
 
 // h5p_file_io moves n bytes at off with exactly one MPI call, so that a collective call
 // stays one call on every rank whatever each rank's n. Beyond maxcount bytes (MPI counts are
@@ -93,9 +104,11 @@ static int h5p_file_io(int kind, MPI_File fh, MPI_Offset off, void *buf, MPI_Cou
 import "C"
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -185,21 +198,70 @@ func (f *File) ReadAtAll(offset int64, buf []byte) error {
 	return f.io(C.h5p_read_at_all, "MPI_File_read_at_all", offset, buf)
 }
 
-// WriteViewAll writes buf at offset collectively through a file view, the call sequence
-// HDF5's MPI-IO driver uses (set_view, write_at_all at 0, reset view); len(buf) must fit a
-// C int.
-func (f *File) WriteViewAll(offset int64, buf []byte) error {
-	if f == nil || f.fh == fileNull || f.access == ReadOnly {
-		return errorf("mpi: MPI_File_set_view+write_at_all: file is not open for writing")
+// Run is one contiguous byte range of a transfer: Len bytes at file offset Off from buf[Mem:].
+type Run struct{ Off, Mem, Len int64 }
+
+// RunsViewAll moves runs between buf and the file collectively through one file view of
+// the runs (set_view, write_at_all or read_at_all, reset view; every rank of the file's
+// communicator calls it, with any runs, none included). Runs must not overlap in the file;
+// each must fit a C int. A short transfer is an error.
+func (f *File) RunsViewAll(write bool, runs []Run, buf []byte) error {
+	what := "MPI_File_set_view+read_at_all"
+	if write {
+		what = "MPI_File_set_view+write_at_all"
 	}
-	if len(buf) > math.MaxInt32 {
-		return errorf("mpi: MPI_File_write_at_all %s: %d bytes exceed a C int", f.path, len(buf))
+	if f == nil || f.fh == fileNull || write && f.access == ReadOnly {
+		return errorf("mpi: %s: file is not open for this transfer", what)
+	}
+	rs := slices.Clone(runs)
+	slices.SortFunc(rs, func(a, b Run) int { return cmp.Compare(a.Off, b.Off) })
+	lens, foff, moff := make([]C.int, len(rs)), make([]C.MPI_Aint, len(rs)), make([]C.MPI_Aint, len(rs))
+	var total int64
+	for i, r := range rs {
+		if r.Len > math.MaxInt32 || r.Mem < 0 || r.Mem+r.Len > int64(len(buf)) {
+			return errorf("mpi: %s %s: run of %d bytes at memory offset %d does not fit a C int or the %d-byte buffer", what, f.path, r.Len, r.Mem, len(buf))
+		}
+		lens[i], foff[i], moff[i] = C.int(r.Len), C.MPI_Aint(r.Off), C.MPI_Aint(r.Mem)
+		total += r.Len
 	}
 	var p unsafe.Pointer
+	var pl *C.int
+	var pf, pm *C.MPI_Aint
 	if len(buf) > 0 {
 		p = unsafe.Pointer(&buf[0])
 	}
-	return mpiErr("MPI_File_set_view+write_at_all "+f.path, C.h5p_write_view_all(f.fh, C.MPI_Offset(offset), p, C.int(len(buf))))
+	if len(rs) > 0 {
+		pl, pf, pm = &lens[0], &foff[0], &moff[0]
+	}
+	w := C.int(0)
+	if write {
+		w = 1
+	}
+	var done C.MPI_Count
+	if err := mpiErr(what+" "+f.path, C.h5p_runs_view_all(f.fh, w, C.int(len(rs)), pl, pf, pm, p, &done)); err != nil {
+		return err
+	}
+	if !write {
+		// Collective reads report the requested count even past the end of the file (see
+		// h5p_file_io): count what the file holds.
+		size, err := f.Size()
+		if err != nil {
+			return err
+		}
+		var in int64
+		for _, r := range rs {
+			in += max(0, min(r.Len, size-r.Off))
+		}
+		done = C.MPI_Count(min(int64(done), in))
+	}
+	if int64(done) != total {
+		short := io.ErrShortWrite
+		if !write {
+			short = io.ErrUnexpectedEOF
+		}
+		return errorf("mpi: %s %s: %d of %d bytes in %d runs: %w", what, f.path, int64(done), total, len(rs), short)
+	}
+	return nil
 }
 
 // ReadAt fills buf from offset independently of the other ranks; a short read is an error

@@ -106,8 +106,11 @@ func (f *File) WriteAtAll(offset int64, buf []byte) error { return ErrNoCgo }
 // WriteAt returns ErrNoCgo.
 func (f *File) WriteAt(offset int64, buf []byte) error { return ErrNoCgo }
 
-// WriteViewAll returns ErrNoCgo.
-func (f *File) WriteViewAll(offset int64, buf []byte) error { return ErrNoCgo }
+// Run is one contiguous byte range of a transfer (see the cgo build).
+type Run struct{ Off, Mem, Len int64 }
+
+// RunsViewAll returns ErrNoCgo.
+func (f *File) RunsViewAll(write bool, runs []Run, buf []byte) error { return ErrNoCgo }
 
 // ReadAt returns ErrNoCgo.
 func (f *File) ReadAt(offset int64, buf []byte) error { return ErrNoCgo }

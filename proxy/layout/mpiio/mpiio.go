@@ -34,7 +34,7 @@ type mpiioLayout struct {
 
 // Options are the mpiio layout's keys.
 var Options = &options.Table{Name: "mpiio", Specs: []options.Spec{
-	{Key: "mpiio.file_view", Kind: options.Bool, Default: "NO", Help: "mpiio layout: collective writes through a file view (set_view + write_at_all + reset), the MPI call sequence of HDF5's MPI-IO driver, instead of explicit offsets"},
+	{Key: "mpiio.file_view", Kind: options.Bool, Default: "NO", Help: "mpiio layout: collective writes and reads through a file view of each rank's byte ranges (set_view + write_at_all or read_at_all + reset), the MPI call sequence of HDF5's MPI-IO driver, instead of explicit offsets; carries selections of several ranges per rank"},
 }}
 
 func init() {
@@ -101,25 +101,30 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 	return nil // groups, dataset closes and attributes have no raw-file counterpart
 }
 
-// transfer moves the selection's byte ranges. A collective transfer must be a single
-// range per rank so every rank makes exactly one collective call.
+// transfer moves the selection's byte ranges. A collective transfer is one collective call
+// on every rank: through a file view of the rank's ranges with mpiio.file_view, else at an
+// explicit offset, which needs a single range per rank.
 func (l *mpiioLayout) transfer(f *mpi.File, op *plan.Op, buf []byte) error {
 	pieces, err := l.files.Pieces(l.cur, op.Path, op.Transfer)
 	if err != nil {
 		return err
 	}
 	write := op.Kind == plan.Write
+	if op.Collective && l.fileView {
+		runs := make([]mpi.Run, len(pieces))
+		for i, p := range pieces {
+			runs[i] = mpi.Run{Off: p.Off, Mem: p.Mem, Len: p.Len}
+		}
+		return f.RunsViewAll(write, runs, buf)
+	}
 	if op.Collective {
 		if len(pieces) > 1 {
-			return fmt.Errorf("mpiio layout: %s: a collective transfer needs one contiguous run per rank, this rank has %d (use independent transfers)", op.Path, len(pieces))
+			return fmt.Errorf("mpiio layout: %s: a collective transfer needs one contiguous run per rank, this rank has %d (use independent transfers, or mpiio.file_view=YES)", op.Path, len(pieces))
 		}
 		var off, n int64
 		if len(pieces) == 1 {
 			off, n = pieces[0].Off, pieces[0].Len
 			buf = buf[pieces[0].Mem:]
-		}
-		if write && l.fileView {
-			return f.WriteViewAll(off, buf[:n])
 		}
 		if write {
 			return f.WriteAtAll(off, buf[:n])

@@ -117,8 +117,9 @@ func (l *posixLayout) Exec(op *plan.Op, buf []byte) error {
 	return nil // groups, dataset closes and attributes have no raw-file counterpart
 }
 
-// open creates or opens op's file. A shared file is created (truncated) by rank 0 alone
-// before the other ranks open it, so no rank truncates what another already wrote.
+// open creates or opens op's file. A shared file is created (truncated) by rank 0 alone,
+// after every rank arrived and before the other ranks open it, so no rank truncates what
+// another already wrote or still reads.
 func (l *posixLayout) open(op *plan.Op) error {
 	name := op.Path
 	shared := op.File.Parallel && !l.perRank
@@ -139,6 +140,13 @@ func (l *posixLayout) open(op *plan.Op) error {
 		}
 		create := flags | unix.O_CREAT | unix.O_TRUNC
 		if shared {
+			// Collective like MPI_File_open: rank 0 truncates only once every rank is
+			// here, done with the file's previous contents (a kernel that reads a file back
+			// and then recreates it, as h5perf's iterations do, would lose a slower rank's
+			// read otherwise).
+			if err := l.env.Comm.Barrier(); err != nil {
+				return fail(op, name, "barrier before open(O_CREAT|O_TRUNC)", err)
+			}
 			var fd int
 			if l.env.Comm.Rank() == 0 {
 				fd, err = openFd(name, create)

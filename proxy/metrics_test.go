@@ -1,0 +1,36 @@
+package proxy
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// TestStepSpans: a step's spans are read from its first and last operations' stamps, less
+// the data preparation and verification done in between (not what was prepared before
+// the window), as a kernel's own clock around its open and close would read them.
+func TestStepSpans(t *testing.T) {
+	var s sample
+	base := time.Unix(1_700_000_000, 0)
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	stamp(&s, 0, 3, at(0), at(10))  // create: 0..10 ms
+	stamp(&s, 1, 3, at(12), at(50)) // a write: neither first nor last
+	stamp(&s, 2, 3, at(60), at(65)) // close: 60..65 ms
+	s[mPrep], s[mPrepBefore], s[mVerify] = 0.007, 0.002, 0.003
+	s.derive()
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-6 }
+	if !near(s[mOpsSpan], 0.065-0.008) || !near(s[mInner], 0.050-0.008) {
+		t.Errorf("span %v, inner %v; want 0.057 and 0.042", s[mOpsSpan], s[mInner])
+	}
+	var empty sample
+	empty.derive()
+	if empty[mOpsSpan] != 0 || empty[mInner] != 0 {
+		t.Errorf("a sample without operations has spans %v, %v", empty[mOpsSpan], empty[mInner])
+	}
+	one := sample{}
+	stamp(&one, 0, 1, at(0), at(4)) // a single operation is first and last
+	one.derive()
+	if !near(one[mOpsSpan], 0.004) || one[mInner] != 0 {
+		t.Errorf("one operation: span %v, inner %v", one[mOpsSpan], one[mInner])
+	}
+}
