@@ -29,12 +29,17 @@ func SetDefaultLogLevel(level string) error {
 	return nil
 }
 
+// timeFormatOnce sets zerolog's process-wide time format once: sessions may be created
+// on several threads at a time (TestConcurrentSessions).
+var timeFormatOnce sync.Once
+
 // newLogger returns the structured stderr logger of a rank. Only the ranks listed in
 // H5PROXY_LOG_RANKS ("0" by default, "all", or a comma list) log below the error level;
 // errors are logged on every rank. The level comes from
 // H5PROXY_LOG_LEVEL (trace, debug, info, warn, error); H5PROXY_LOG_FORMAT=json switches
 // from the console format to JSON lines.
 func newLogger(rank int) zerolog.Logger {
+	timeFormatOnce.Do(func() { zerolog.TimeFieldFormat = time.RFC3339Nano })
 	logMu.Lock()
 	level := defaultLevel
 	logMu.Unlock()
@@ -48,7 +53,6 @@ func newLogger(rank int) zerolog.Logger {
 		level = max(level, zerolog.ErrorLevel)
 	}
 	var w = zerolog.ConsoleWriter{Out: os.Stderr, NoColor: true, TimeFormat: "15:04:05.000"}
-	zerolog.TimeFieldFormat = time.RFC3339Nano
 	base := zerolog.New(w)
 	if os.Getenv("H5PROXY_LOG_FORMAT") == "json" {
 		base = zerolog.New(os.Stderr)
