@@ -107,6 +107,10 @@ type FileSpec struct {
 	// MakeDirs creates the missing parent directories of a created file first, as
 	// applications that write a directory tree do (AMReX's pltNNNNN/particle0/).
 	MakeDirs bool
+	// InMemory opens a per-rank file read-only through the core driver (H5Pset_fapl_core,
+	// backing store off): HDF5 reads the whole file into memory at the open and serves
+	// every later read from there, as ph5concat reads its inputs by default.
+	InMemory bool
 }
 
 // DatasetSpec describes a dataset's creation properties.
@@ -121,6 +125,13 @@ type DatasetSpec struct {
 	Filters []Filter
 	// FillNever sets H5D_FILL_TIME_NEVER.
 	FillNever bool
+	// FillAlloc sets H5D_FILL_TIME_ALLOC: the fill value is written when space is
+	// allocated, whether or not a fill value was set.
+	FillAlloc bool
+	// Compact stores the raw data in the object header (H5D_COMPACT): for small datasets
+	// only (under 64 KiB), never chunked or filtered; ph5concat creates its zero-size
+	// datasets so.
+	Compact bool
 	// FillUndefined leaves the fill value undefined (H5Pset_fill_value with a NULL value),
 	// as E3SM-IO's HDF5 driver creates its datasets; otherwise HDF5 stores its default
 	// (zero) fill value.
@@ -262,6 +273,9 @@ func (o Op) String() string {
 		if d.Deflate > 0 {
 			fmt.Fprintf(&b, " deflate=%d", d.Deflate)
 		}
+		if d.Compact {
+			b.WriteString(" compact")
+		}
 		for _, f := range d.Filters {
 			fmt.Fprintf(&b, " filter=%d%v", f.ID, f.CDValues)
 		}
@@ -327,6 +341,12 @@ func (o *Op) validate() error {
 		}
 		if len(d.Filters) > 0 && d.Chunk == nil {
 			return fmt.Errorf("filter %d needs a chunked dataset", d.Filters[0].ID)
+		}
+		if d.Compact && (d.Chunk != nil || d.Deflate > 0 || len(d.Filters) > 0) {
+			return fmt.Errorf("a compact dataset has no chunks and no filters")
+		}
+		if d.FillNever && d.FillAlloc {
+			return fmt.Errorf("fill time is either never or alloc")
 		}
 	case ExtendDataset:
 		if o.Dataset == nil || len(o.Dataset.Shape) == 0 {

@@ -32,7 +32,7 @@ func init() {
 }
 
 func (l *nativeLayout) access(fs *plan.FileSpec) h5.Access {
-	a := h5.Access{FileSpec: *fs}
+	a := h5.Access{FileSpec: *fs, Core: fs.InMemory}
 	if fs.Parallel {
 		a.Comm = l.env.Comm.Fortran()
 		a.Info = l.env.MPIInfo
