@@ -133,10 +133,14 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 func (p *Pattern) outPath(env patterns.Env) string { return filepath.Join(env.Path, p.C.Output) }
 
 // path is the absolute path of column d of table g.
-func (s *Schema) path(g, d int) string { return "/" + s.Tables[g].Name + "/" + s.Tables[g].Columns[d].Name }
+func (s *Schema) path(g, d int) string {
+	return "/" + s.Tables[g].Name + "/" + s.Tables[g].Columns[d].Name
+}
 
 // variable names a column's data in reports and mismatches.
-func (s *Schema) variable(g, d int) string { return s.Tables[g].Name + "/" + s.Tables[g].Columns[d].Name }
+func (s *Schema) variable(g, d int) string {
+	return s.Tables[g].Name + "/" + s.Tables[g].Columns[d].Name
+}
 
 // generate writes input file f as the NOvA files are: every table a group, every column a
 // rows x width dataset, extensible in rows, chunked by 128 rows and gzipped at level 6,
