@@ -10,7 +10,7 @@ import (
 // TestRegistered: every built-in pattern is registered under its own name, looked up
 // case-insensitively, and the unknown-pattern error lists them all.
 func TestRegistered(t *testing.T) {
-	want := []string{"amrex", "dlio", "e3sm", "exerciser", "iotest", "openpmd", "vpic", "vpic-append", "vpic-normal-dist", "vpic-overwrite", "vpic-unlimited"}
+	want := []string{"amrex", "dlio", "e3sm", "exerciser", "iotest", "nova", "openpmd", "vpic", "vpic-append", "vpic-normal-dist", "vpic-overwrite", "vpic-unlimited"}
 	if got := patterns.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}

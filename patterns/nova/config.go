@@ -13,7 +13,7 @@ var Options = &options.Table{Name: "nova", Specs: []options.Spec{
 	{Key: "files", Kind: options.Int, Default: "8", Min: options.Bound(1), Help: "input files, every one with the same schema (rank r of P generates files r, r + P, ... and concatenates the contiguous block r F/P .. (r+1) F/P)"},
 	{Key: "groups", Kind: options.Int, Default: "100", Min: options.Bound(1), Help: "groups (tables) per file, the first being /spill (NOvA ND files: 999)"},
 	{Key: "datasets_per_group", Kind: options.Int, Default: "16", Min: options.Bound(4), Help: "datasets (columns) per group: run, subrun, evt, cycle, then data columns of mixed types (NOvA ND: about 16)"},
-	{Key: "datasets_2d", Kind: options.Int, Default: "8", Min: options.Bound(0), Help: "2-D datasets per file (NOvA ND: 8): the last column of the first non-empty tables after /spill (then of empty ones) is rows x width_2d instead of rows x 1"},
+	{Key: "datasets_2d", Kind: options.Int, Default: "8", Min: options.Bound(0), Help: "2-D datasets per file (NOvA ND: 8; the default is capped at groups - 1): the last column of the first non-empty tables after /spill (then of empty ones) is rows x width_2d instead of rows x 1"},
 	{Key: "width_2d", Kind: options.Int, Default: "4", Min: options.Bound(2), Help: "second dimension of the 2-D datasets"},
 	{Key: "empty_fraction", Kind: options.Float, Default: "0.84", Help: "fraction of the tables (and so of the datasets) empty in every file, /spill never (NOvA ND: 13,396 of 15,973 datasets, 0.84; FD 0.72)"},
 	{Key: "rows_mean", Kind: options.Int, Default: "200", Min: options.Bound(1), Help: "mean rows of a non-empty table in one file; a table's rows per file are drawn from a log-normal distribution (sigma 1) around it, seeded by the session's seed"},
@@ -69,6 +69,9 @@ func FromValues(v *options.Values) (Config, error) {
 		FillTime: v.String("fill_time"), PartitionKeys: v.Bool("partition_key")}
 	if c.EmptyFraction < 0 || c.EmptyFraction >= 1 {
 		return c, v.Errorf("empty_fraction", "must be in [0, 1): /spill is never empty")
+	}
+	if c.Datasets2D > c.Groups-1 && !v.IsSet("datasets_2d") {
+		c.Datasets2D = c.Groups - 1 // the default, on a small schema
 	}
 	if c.Datasets2D > c.Groups-1 {
 		return c, v.Errorf("datasets_2d", "at most one 2-D dataset per group other than /spill: %d groups hold at most %d", c.Groups, c.Groups-1)
