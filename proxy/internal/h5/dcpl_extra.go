@@ -23,3 +23,19 @@ func setExtraDCPL(dcpl C.hid_t, d *plan.DatasetSpec, op string) error {
 	}
 	return nil
 }
+
+// readExtraDCPL fills the Info fields setExtraDCPL sets: the ALLOC fill time and the
+// compact layout. Called inside the gate.
+func readExtraDCPL(dcpl C.hid_t, info *Info, op string) error {
+	var ft C.H5D_fill_time_t
+	if C.H5Pget_fill_time(dcpl, &ft) < 0 {
+		return stackError("H5Pget_fill_time " + op)
+	}
+	info.FillAlloc = ft == C.H5D_FILL_TIME_ALLOC
+	l := C.H5Pget_layout(dcpl)
+	if l < 0 {
+		return stackError("H5Pget_layout " + op)
+	}
+	info.Compact = l == C.H5D_COMPACT
+	return nil
+}

@@ -368,7 +368,7 @@ func DatasetInfo(d ID) (Info, error) {
 		return Info{}, stackError("H5Pfill_value_defined " + op)
 	}
 	info.FillUndefined = fv == C.H5D_FILL_VALUE_UNDEFINED
-	return info, nil
+	return info, readExtraDCPL(dcpl, &info, op)
 }
 
 // WriteAttribute creates the attribute a on loc (a file, group or dataset), writes its value
