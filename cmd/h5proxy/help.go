@@ -11,6 +11,7 @@ import (
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
+	"github.com/h5proxy/h5proxy/proxy/concat"
 )
 
 func cmdHelp(args []string, stdout io.Writer) error {
@@ -29,9 +30,13 @@ func cmdHelp(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "\nh5bench spellings: %s\n", strings.Join(sessionAliases(), ", "))
 		return nil
 	}
+	if args[0] == "concat" {
+		fmt.Fprintln(stdout, "concat: tuning keys of h5proxy concat, given as flags (-chunk 1MiB -deflate 6); docs/concat.md")
+		return concat.Table.WriteHelp(stdout)
+	}
 	f, err := patterns.Lookup(args[0])
 	if err != nil {
-		return usageError{error: fmt.Errorf("%w; or: session", err)}
+		return usageError{error: fmt.Errorf("%w; or: session, concat", err)}
 	}
 	fmt.Fprintf(stdout, "%s: %s\n\n", f.Name, f.Summary)
 	if err := f.Options.WriteHelp(stdout); err != nil {

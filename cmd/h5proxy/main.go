@@ -7,6 +7,7 @@
 //	h5proxy inspect FILE.h5             list groups and datasets (independent reader)
 //	h5proxy replay LOG.h5 OUT.h5        log-layout file to the canonical layout
 //	h5proxy fuse MASTER.h5 OUT.h5       subfiled file to one plain file
+//	h5proxy concat -o OUT.h5 IN.h5...   concatenate files of one schema in parallel
 //	h5proxy schema                      JSON Schema of the h5bench files accepted
 //	h5proxy version
 package main
@@ -26,14 +27,16 @@ Usage:
   h5proxy run [flags] [CONFIG.json]           run an h5bench or native configuration
                                               (no file: the embedded demo, 2 ranks)
   h5proxy plan [flags] PATTERN [KEY=VALUE...] print the operations one rank issues
-  h5proxy help [session|PATTERN]              list configuration keys
+  h5proxy help [session|concat|PATTERN]       list configuration keys
   h5proxy inspect FILE.h5                     list a file's groups and datasets
   h5proxy replay LOG.h5 OUT.h5                rewrite a log-layout file as a plain HDF5 file
   h5proxy fuse MASTER.h5 OUT.h5               turn a subfiled file into one plain HDF5 file
+  h5proxy concat -o OUT.h5 [flags] IN.h5...   concatenate HDF5 files of one schema in parallel
+                                              (-np N ranks; tuning flags: h5proxy help concat)
   h5proxy schema                              print the JSON Schema of accepted h5bench files
   h5proxy version                             print versions
 
-Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
+Started outside an MPI launcher, 'run' (and 'concat -np N') launches itself with the configuration's mpi
 section (mpirun -np <ranks>); inside mpirun it runs directly.
 Run 'h5proxy COMMAND --help' for a command's flags.
 
@@ -65,6 +68,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdReplay(args[1:], stdout, stderr)
 	case "fuse":
 		err = cmdFuse(args[1:], stdout, stderr)
+	case "concat":
+		err = cmdConcat(args[1:], stdout, stderr)
 	case "schema":
 		err = cmdSchema(args[1:], stdout, stderr)
 	case "version", "--version":
