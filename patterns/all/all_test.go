@@ -24,7 +24,7 @@ func TestRegistered(t *testing.T) {
 		}
 	}
 	_, err := patterns.Lookup("nosuch")
-	if err == nil || !strings.Contains(err.Error(), "available: amrex, dlio, e3sm, exerciser, iotest, openpmd, vpic, vpic-append, vpic-normal-dist, vpic-overwrite, vpic-unlimited") {
+	if err == nil || !strings.Contains(err.Error(), "available: amrex, dlio, e3sm, exerciser, iotest, nova, openpmd, vpic, vpic-append, vpic-normal-dist, vpic-overwrite, vpic-unlimited") {
 		t.Errorf("unknown pattern error: %v", err)
 	}
 }

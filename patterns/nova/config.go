@@ -28,7 +28,7 @@ var Options = &options.Table{Name: "nova", Specs: []options.Spec{
 	{Key: "input_driver", Kind: options.Enum, Default: "sec2", Allowed: []string{"sec2", "core"}, Help: "how inputs are read: sec2 (on the fly) or core (the whole file read into memory at open, ph5concat's default)"},
 	{Key: "partition", Kind: options.Enum, Default: "file", Allowed: []string{"file", "dataset"}, Help: "file: each rank reads every dataset of its block of files; dataset: each rank reads its share of the datasets (dataset k goes to rank k mod P) from every file and alone supplies them to the collective writes"},
 	{Key: "fill_time", Kind: options.Enum, Default: "ifset", Allowed: []string{"ifset", "never", "alloc"}, Help: "fill time of the output's non-empty datasets (H5Pset_fill_time)"},
-	{Key: "partition_key", Kind: options.Bool, Default: "false", Help: "ph5concat -k: a <key>.seq dataset per group; only the h5proxy concat command makes it: the pattern refuses true"},
+	{Key: "partition_key", Kind: options.Bool, Default: "false", Help: "a partition key dataset per group (ph5concat -k; `h5proxy concat -partition-key` writes each row's input file index): tool-only, the pattern refuses true"},
 }}
 
 // Layouts of the output's zero-size datasets.
