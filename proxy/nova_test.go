@@ -43,15 +43,7 @@ func TestNova(t *testing.T) {
 	np := world(t).Size()
 	for name, tune := range novaTunings {
 		cfg := patternConfig(t, "nova", novaKV+tune, filepath.Join(dir, fmt.Sprintf("%s-np%d", name, np)))
-		s := session(t, cfg)
-		if err := s.Run(); err != nil {
-			t.Fatal(err)
-		}
-		rep, err := s.Report()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
+		rep := runReport(t, cfg, name)
 		if len(rep.Phases) != 2 {
 			t.Fatalf("%s: phases %+v", name, rep.Phases)
 		}
