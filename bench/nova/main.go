@@ -45,10 +45,11 @@ var parts = []struct{ label, line, key string }{
 	{"total", "concat-total", "total_s"},
 }
 
-// sample is one run's breakdown, in the order of parts.
+// sample is one run's breakdown, in the order of parts, then the output file's size in
+// bytes (deterministic, unlike the times on a loaded machine).
 type sample []float64
 
-func (s sample) total() float64 { return s[len(s)-1] }
+func (s sample) total() float64 { return s[len(parts)-1] }
 
 // variant is one configuration of a comparison: ranks and tuning keys.
 type variant struct {
@@ -208,7 +209,15 @@ func (b *bench) once(v variant, i int) (sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.parse(data)
+	smp, err := b.parse(data)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil, err
+	}
+	return append(smp, float64(st.Size())), nil
 }
 
 // parse reads the breakdown from the pattern's JSON report or the tool's JSON.
@@ -280,14 +289,14 @@ func (b *bench) compare(reps int, vs ...variant) (first, second []sample) {
 	for _, p := range parts {
 		fmt.Printf(" %14s", p.label)
 	}
-	fmt.Println("  total spread")
+	fmt.Println("  total spread  output MiB")
 	for i, v := range vs {
 		fmt.Printf("  %-26s", v.name)
 		for j := range parts {
 			fmt.Printf(" %14.3f", median(runs[i], func(s sample) float64 { return s[j] }))
 		}
 		lo, hi := spread(runs[i])
-		fmt.Printf("  %.3f-%.3f\n", lo, hi)
+		fmt.Printf("  %.3f-%.3f  %.2f\n", lo, hi, runs[i][0][len(parts)]/(1<<20))
 	}
 	if len(vs) >= 2 {
 		return runs[0], runs[1]
