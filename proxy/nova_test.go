@@ -2,8 +2,8 @@ package proxy_test
 
 import (
 	"bytes"
-	"math"
 	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 

@@ -3,7 +3,8 @@
 // of it run by run, the variants of a comparison interleaved (A B A B ...), each under the
 // MPI launcher, deleting the output after each run, and prints per variant the medians of
 // the paper's time breakdown (metadata read, dataset create, data read, write, close,
-// total) with the total's spread, and the ratio of the medians.
+// total) with the total's spread, the job's CPU time and the output's size, and the ratio
+// of the medians of the totals.
 //
 //	make build && go run ./bench/nova -reps 7            # or: make bench
 //	go run ./bench/nova -study -reps 5 -files 32         # the study of docs/nova.md
@@ -46,8 +47,16 @@ var parts = []struct{ label, line, key string }{
 }
 
 // sample is one run's breakdown, in the order of parts, then the output file's size in
-// bytes (deterministic, unlike the times on a loaded machine).
+// bytes (deterministic, unlike the times on a loaded machine) and the CPU time of the
+// whole job (user + system of the launcher and the ranks: the work done, less sensitive
+// than the times to other jobs on the machine).
 type sample []float64
+
+// Indices of the extra columns of a sample.
+var (
+	sizeCol = len(parts)
+	cpuCol  = len(parts) + 1
+)
 
 func (s sample) total() float64 { return s[len(parts)-1] }
 
@@ -141,7 +150,7 @@ func (b *bench) generate(np int) error {
 	if err != nil {
 		return err
 	}
-	if out, err := b.execute(np, []string{filepath.Join(b.bin, "h5proxy"), "run", "-quiet", cfg}); err != nil {
+	if out, _, err := b.execute(np, []string{filepath.Join(b.bin, "h5proxy"), "run", "-quiet", cfg}); err != nil {
 		return fmt.Errorf("generating the inputs: %w\n%s", err, out)
 	}
 	list := strings.Join(nova.Config{Files: b.files}.Inputs(filepath.Join(b.dir, "in")), "\n") + "\n"
@@ -163,16 +172,22 @@ func (b *bench) config(name string, phases []string, opts map[string]any) (strin
 	return path, os.WriteFile(path, data, 0o644)
 }
 
-// execute runs argv under the MPI launcher with np ranks.
-func (b *bench) execute(np int, argv []string) ([]byte, error) {
+// execute runs argv under the MPI launcher with np ranks and returns its output and the
+// CPU seconds of the job (the launcher's and its waited-for descendants').
+func (b *bench) execute(np int, argv []string) ([]byte, float64, error) {
 	pre, env, err := launch.Launcher(np)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	argv = append(pre, argv...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	return cmd.CombinedOutput()
+	out, err := cmd.CombinedOutput()
+	var cpu float64
+	if cmd.ProcessState != nil {
+		cpu = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	}
+	return out, cpu, err
 }
 
 // once runs one concatenation of variant v and returns its breakdown.
@@ -201,7 +216,7 @@ func (b *bench) once(v variant, i int) (sample, error) {
 		}
 		argv = []string{filepath.Join(b.bin, "h5proxy"), "run", "-quiet", "-report", report, cfg}
 	}
-	text, err := b.execute(v.ranks, argv)
+	text, cpu, err := b.execute(v.ranks, argv)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, text)
 	}
@@ -217,7 +232,7 @@ func (b *bench) once(v variant, i int) (sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(smp, float64(st.Size())), nil
+	return append(smp, float64(st.Size()), cpu), nil
 }
 
 // parse reads the breakdown from the pattern's JSON report or the tool's JSON.
@@ -289,14 +304,14 @@ func (b *bench) compare(reps int, vs ...variant) (first, second []sample) {
 	for _, p := range parts {
 		fmt.Printf(" %14s", p.label)
 	}
-	fmt.Println("  total spread  output MiB")
+	fmt.Println("  total spread   job CPU  output MiB")
 	for i, v := range vs {
 		fmt.Printf("  %-26s", v.name)
 		for j := range parts {
 			fmt.Printf(" %14.3f", median(runs[i], func(s sample) float64 { return s[j] }))
 		}
 		lo, hi := spread(runs[i])
-		fmt.Printf("  %.3f-%.3f  %.2f\n", lo, hi, runs[i][0][len(parts)]/(1<<20))
+		fmt.Printf("  %6.3f-%-6.3f %8.2f %11.2f\n", lo, hi, median(runs[i], func(s sample) float64 { return s[cpuCol] }), runs[i][0][sizeCol]/(1<<20))
 	}
 	if len(vs) >= 2 {
 		return runs[0], runs[1]
