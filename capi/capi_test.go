@@ -230,3 +230,18 @@ func TestOptionsHelp(t *testing.T) {
 		t.Errorf("patterns list %q lacks vpic", patternsList())
 	}
 }
+
+// TestNovaByName: the nova pattern is reachable through the C ABI by name, with its help
+// and its option errors naming the key.
+func TestNovaByName(t *testing.T) {
+	cfg, code, err := buildConfig("nova", "files=3;groups=10;empty_layout=compact;file=/tmp/nova-in", "", false)
+	if err != nil || code != statusOK || cfg.Pattern != "nova" {
+		t.Fatalf("buildConfig nova: %v (%d) %+v", err, code, cfg.Pattern)
+	}
+	if _, code, err := buildConfig("nova", "empty_layout=virtual;file=x", "", false); code != errConfig || err == nil || !strings.Contains(err.Error(), "empty_layout") {
+		t.Errorf("bad nova option: %d %v", code, err)
+	}
+	if text, _, err := optionsHelp("nova"); err != nil || !strings.Contains(text, "input_driver") {
+		t.Errorf("nova help: %v %q", err, text)
+	}
+}

@@ -123,6 +123,10 @@ type DatasetSpec struct {
 	Filters []Filter
 	// FillNever sets H5D_FILL_TIME_NEVER.
 	FillNever bool
+	// Compact stores the raw data in the object header (H5D_COMPACT): for small datasets
+	// only (under 64 KiB), never chunked or filtered; ph5concat creates its zero-size
+	// datasets so.
+	Compact bool
 	// FillUndefined leaves the fill value undefined (H5Pset_fill_value with a NULL value),
 	// as E3SM-IO's HDF5 driver creates its datasets; otherwise HDF5 stores its default
 	// (zero) fill value.
@@ -268,6 +272,9 @@ func (o Op) String() string {
 		if d.Deflate > 0 {
 			fmt.Fprintf(&b, " deflate=%d", d.Deflate)
 		}
+		if d.Compact {
+			b.WriteString(" compact")
+		}
 		for _, f := range d.Filters {
 			fmt.Fprintf(&b, " filter=%d%v", f.ID, f.CDValues)
 		}
@@ -333,6 +340,9 @@ func (o *Op) validate() error {
 		}
 		if len(d.Filters) > 0 && d.Chunk == nil {
 			return fmt.Errorf("filter %d needs a chunked dataset", d.Filters[0].ID)
+		}
+		if d.Compact && (d.Chunk != nil || d.Deflate > 0 || len(d.Filters) > 0) {
+			return fmt.Errorf("a compact dataset has no chunks and no filters")
 		}
 	case ExtendDataset:
 		if o.Dataset == nil || len(o.Dataset.Shape) == 0 {

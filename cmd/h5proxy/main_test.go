@@ -689,7 +689,7 @@ func TestUsageErrors(t *testing.T) {
 // TestHelp: the help command and every command's --help exit 0 and list keys and flags.
 func TestHelp(t *testing.T) {
 	h5proxy(t, "", "help").expect(t, 0, []string{"Usage:", "h5proxy run [flags] [CONFIG.json]", "h5proxy plan", "h5proxy sweep [flags] CONFIG.json KEY=v1,v2,...",
-		"Patterns: [", "dlio", "openpmd", "vpic vpic-append vpic-normal-dist vpic-overwrite vpic-unlimited]", "h5proxy help session",
+		"Patterns: [", "dlio", "nova", "openpmd", "vpic vpic-append vpic-normal-dist vpic-overwrite vpic-unlimited]", "h5proxy help session",
 		"h5bench benchmarks run unchanged: [write write-unlimited write_var_normal_dist overwrite append read", "H5PROXY_MPIEXEC"}, nil)
 	h5proxy(t, "", "--help").expect(t, 0, []string{"Usage:", "Patterns: [", "vpic-unlimited]"}, nil)
 	h5proxy(t, "", "help", "vpic-normal-dist").expect(t, 0, []string{"h5bench write_var_normal_dist",

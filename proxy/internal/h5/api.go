@@ -93,4 +93,6 @@ type Info struct {
 	FillNever bool
 	// FillUndefined reports an undefined fill value (H5D_FILL_VALUE_UNDEFINED).
 	FillUndefined bool
+	// FillAlloc reports H5D_FILL_TIME_ALLOC; Compact the compact layout.
+	FillAlloc, Compact bool
 }

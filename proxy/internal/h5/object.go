@@ -124,7 +124,7 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		return 0, errorf("h5: %s: deflate level %d outside 0..9", op, d.Deflate)
 	}
 	return create(loc, "CreateDataset", path, op, d, func(C.hid_t) (C.hid_t, error) {
-		if d.Chunk == nil && d.Deflate == 0 && len(d.Filters) == 0 && !d.FillNever && !d.FillUndefined && !datasetTuned(d.Tuning) {
+		if d.Chunk == nil && d.Deflate == 0 && len(d.Filters) == 0 && !d.FillNever && !d.FillUndefined && !datasetTuned(d.Tuning) && !d.Compact {
 			return C.H5P_DEFAULT, nil
 		}
 		dcpl := C.H5Pcreate(C.h5p_dcpl_class())
@@ -147,6 +147,9 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		}
 		if d.FillNever && C.H5Pset_fill_time(dcpl, C.H5D_FILL_TIME_NEVER) < 0 {
 			return dcpl, stackError("H5Pset_fill_time for " + op)
+		}
+		if err := setExtraDCPL(dcpl, &d, op); err != nil {
+			return dcpl, err
 		}
 		if d.FillUndefined {
 			typ, err := memType(d.Type) // native or cached: not closed here
@@ -368,7 +371,7 @@ func DatasetInfo(d ID) (Info, error) {
 		return Info{}, stackError("H5Pfill_value_defined " + op)
 	}
 	info.FillUndefined = fv == C.H5D_FILL_VALUE_UNDEFINED
-	return info, nil
+	return info, readExtraDCPL(dcpl, &info, op)
 }
 
 // WriteAttribute creates the attribute a on loc (a file, group or dataset), writes its value
