@@ -26,7 +26,9 @@ e3sm|case=I i_lat=360 i_lon=720
 exerciser|
 iotest|
 ior|api=MPIIO blockSize=16m transferSize=1m segmentCount=4
-openpmd|pattern=sx'
+openpmd|pattern=sx
+h5perf|num-bytes=1MiB xfer-size=256KiB block-size=64KiB num-dsets=2
+nova|files=65536 groups=4 datasets_per_group=4 datasets_2d=1'
 
 echo "| pattern | keys | N | phase | operations | bytes | plan s | Go heap allocated MB | max RSS MB |"
 echo "|---|---|---|---|---|---|---|---|---|"

@@ -40,6 +40,10 @@ var scaleCases = []scaleCase{
 	{"iotest", "process-rows=32 process-columns={N/32}", false, 0},
 	{"ior", "api=MPIIO blockSize=16m transferSize=1m segmentCount=4", false, 0},
 	{"openpmd", "pattern=sx", false, 0},
+	{"h5perf", "num-bytes=1MiB xfer-size=256KiB block-size=64KiB num-dsets=2", false, 0},
+	// 65536 files, fixed: one per rank at 64k ranks, four at 16k (every plan draws every
+	// file's row counts, the totals ph5concat's allreduce computes).
+	{"nova", "files=65536 groups=4 datasets_per_group=4 datasets_2d=1", true, 0},
 }
 
 // planTotals matches the last lines of `h5proxy plan -stats`.
