@@ -3,17 +3,13 @@ package main
 import (
 	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/h5proxy/h5proxy/patterns"
 )
 
 // TestStudiesCommands keeps docs/studies.md true: every sweep command in it checks its
 // whole grid against its configuration (sweep -n, from the repository root, running
-// nothing) and lists one run per combination and repetition. The NOvA commands wait for
-// the nova pattern: until it is registered they must fail on that alone.
+// nothing) and lists one run per combination and repetition.
 func TestStudiesCommands(t *testing.T) {
 	data, err := os.ReadFile("../../docs/studies.md")
 	if err != nil {
@@ -29,7 +25,6 @@ func TestStudiesCommands(t *testing.T) {
 	if len(found) < 7 {
 		t.Fatalf("docs/studies.md has %d sweep commands, want the studies' 7", len(found))
 	}
-	nova := slices.Contains(patterns.Names(), "nova")
 	for _, m := range found {
 		args := strings.Fields(m[2])
 		runs := 3 // the default -reps
@@ -39,10 +34,6 @@ func TestStudiesCommands(t *testing.T) {
 			}
 		}
 		r := h5proxy(t, "../..", append([]string{"sweep", "-n"}, args[1:]...)...)
-		if strings.Contains(m[2], "nova.json") && !nova {
-			r.expect(t, 1, nil, []string{`unknown pattern "nova"`})
-			continue
-		}
 		r.expect(t, 0, []string{"\"run\" \"-quiet\" \"-report\""}, nil)
 		if got := strings.Count(r.stdout, "\n"); got != runs {
 			t.Errorf("%s: %d runs listed, want %d", m[0], got, runs)
