@@ -239,12 +239,12 @@ func (b *bench) once(v variant, i int) (sample, error) {
 func (b *bench) parse(data []byte) (sample, error) {
 	s := make(sample, len(parts))
 	if b.tool {
-		var m map[string]float64
+		var m map[string]any // the times and counts are numbers, "options" an object
 		if err := json.Unmarshal(data, &m); err != nil {
 			return nil, err
 		}
 		for i, p := range parts {
-			v, ok := m[p.key]
+			v, ok := m[p.key].(float64)
 			if !ok {
 				return nil, fmt.Errorf("tool JSON lacks %s", p.key)
 			}
