@@ -284,6 +284,9 @@ func (c *Config) knobsFor(ph patterns.Phase, size int) (*knobs, error) {
 	return k, nil
 }
 
+// chunkOpts are the values of hdf5.chunk_opt ("" leaves HDF5's choice).
+var chunkOpts = map[string]plan.ChunkOpt{"one_io": plan.ChunkOptOneIO, "multi_io": plan.ChunkOptMultiIO}
+
 // apply returns op with the knobs applied: op itself when none applies, else a copy (a
 // plan's specs may be shared by its steps and with the pattern).
 func (k *knobs) apply(op *plan.Op) (*plan.Op, error) {
@@ -314,7 +317,7 @@ func (k *knobs) apply(op *plan.Op) (*plan.Op, error) {
 		if v.IsSet(kCollOpt) || v.IsSet(kChunkOpt) {
 			t := *op.Transfer
 			t.Tuning.Individual = v.String(kCollOpt) == "individual"
-			t.Tuning.ChunkOpt = map[string]plan.ChunkOpt{"one_io": plan.ChunkOptOneIO, "multi_io": plan.ChunkOptMultiIO}[v.String(kChunkOpt)]
+			t.Tuning.ChunkOpt = chunkOpts[v.String(kChunkOpt)]
 			o.Transfer = &t
 		}
 	}

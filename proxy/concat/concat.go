@@ -198,7 +198,7 @@ func (j *job) openInput(i int) (h5.ID, error) {
 	if st.IsDir() {
 		return 0, fmt.Errorf("concat: input %s is a directory", name)
 	}
-	f, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}, Core: j.o.CoreInputs})
+	f, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: j.o.CoreInputs}}})
 	if err != nil {
 		return 0, fmt.Errorf("concat: input %s is not a readable HDF5 file: %w", name, err)
 	}

@@ -68,10 +68,6 @@ type Access struct {
 	// metadata cache and meta block settings. FlushLocal is not used here: pass it to
 	// FlushFile.
 	plan.FileSpec
-	// Core opens a file serially with the core driver: the whole file is read into memory
-	// and the backing store is off, so it is accepted only by OpenFile with ReadOnly and
-	// without Parallel.
-	Core bool
 }
 
 // Info describes an existing dataset.

@@ -19,7 +19,7 @@ func TestCompactAndFillAlloc(t *testing.T) {
 	ok(t, CloseDataset(must(CreateDataset(f, "/alloc", plan.DatasetSpec{Type: plan.F64, Shape: []uint64{8}, Chunk: []uint64{4}, Deflate: 1, Tuning: plan.DatasetTuning{FillTime: plan.FillTimeAlloc}}))))
 	ok(t, CloseDataset(must(CreateDataset(f, "/plain", plan.DatasetSpec{Type: plan.F64, Shape: []uint64{8}}))))
 	ok(t, CloseFile(f))
-	f = must(OpenFile(path, Access{FileSpec: plan.FileSpec{ReadOnly: true}, Core: true}))
+	f = must(OpenFile(path, Access{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: true}}}))
 	defer func() { ok(t, CloseFile(f)) }()
 	for _, tc := range []struct {
 		name             string

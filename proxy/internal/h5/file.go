@@ -78,9 +78,6 @@ const coreIncrement = 64 << 20
 // fileAccess builds the file access property list of a; the caller closes it. Called inside
 // the gate.
 func fileAccess(op string, a Access) (_ C.hid_t, err error) {
-	if a.Core && a.Parallel {
-		return -1, errorf("h5: %s: Core and Parallel are exclusive", op)
-	}
 	fapl := C.H5Pcreate(C.h5p_fapl_class())
 	if fapl < 0 {
 		return -1, stackError("H5Pcreate(H5P_FILE_ACCESS) for " + op)
@@ -95,9 +92,6 @@ func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 		if err := setMPIO(op, fapl, a); err != nil {
 			return -1, err
 		}
-	}
-	if a.Core && C.H5Pset_fapl_core(fapl, coreIncrement, false) < 0 {
-		return -1, stackError("H5Pset_fapl_core for " + op)
 	}
 	if a.CollMetadataOps && C.H5Pset_all_coll_metadata_ops(fapl, true) < 0 {
 		return -1, stackError("H5Pset_all_coll_metadata_ops for " + op)
@@ -176,9 +170,6 @@ func CreateFile(path string, a Access) (ID, error) {
 	enter()
 	defer leave()
 	op := "H5Fcreate " + path
-	if a.Core {
-		return 0, errorf("h5: %s: the core driver (backing store off) is for reads only", op)
-	}
 	fapl, err := fileAccess(op, a)
 	if err != nil {
 		return 0, err
@@ -207,9 +198,6 @@ func OpenFile(path string, a Access) (ID, error) {
 	enter()
 	defer leave()
 	op := "H5Fopen " + path
-	if a.Core && !a.ReadOnly {
-		return 0, errorf("h5: %s: the core driver (backing store off) needs ReadOnly", op)
-	}
 	fapl, err := fileAccess(op, a)
 	if err != nil {
 		return 0, err

@@ -171,7 +171,7 @@ func TestAtomicAndCompoundRoundTrip(t *testing.T) {
 
 	for _, a := range []Access{
 		{FileSpec: plan.FileSpec{ReadOnly: true}},
-		{FileSpec: plan.FileSpec{ReadOnly: true}, Core: true},
+		{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: true}}},
 		{}, // read-write
 	} {
 		f := must(OpenFile(path, a))
@@ -548,12 +548,6 @@ func TestErrors(t *testing.T) {
 	if err := WriteAttribute(d, plan.AttributeSpec{Name: "a", Type: plan.I32, Value: make([]byte, 4)}); err == nil {
 		t.Error("attribute written twice")
 	}
-	if _, err := CreateFile(filepath.Join(dir, "core.h5"), Access{Core: true}); err == nil {
-		t.Error("CreateFile with Core succeeded")
-	}
-	if _, err := OpenFile(path, Access{Core: true}); err == nil {
-		t.Error("read-write OpenFile with Core succeeded")
-	}
 	if _, err := OpenFile(path, Access{FileSpec: plan.FileSpec{Parallel: true}}); err == nil || !strings.Contains(err.Error(), "MPI") {
 		t.Errorf("Parallel without MPI: %v", err)
 	}
@@ -713,7 +707,7 @@ func TestNoLeaks(t *testing.T) {
 	ok(t, CloseGroup(g))
 	must(ObjectCount(f))
 	ok(t, CloseFile(f))
-	f = must(OpenFile(path, Access{Core: true, FileSpec: plan.FileSpec{ReadOnly: true}}))
+	f = must(OpenFile(path, Access{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: true}}}))
 	d = must(OpenDataset(f, "/g/p"))
 	ok(t, Read(d, tr, false, buf))
 	ok(t, CloseDataset(d))
