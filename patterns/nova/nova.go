@@ -53,13 +53,6 @@ func (p *Pattern) Phases() []patterns.Phase {
 	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
 }
 
-// BarrierBefore synchronizes the ranks before the concatenation's first step: a rank reads
-// files other ranks generated, which must all be closed first (the tool's inputs exist
-// before it starts; the barrier is outside the timed steps).
-func (p *Pattern) BarrierBefore(ph patterns.Phase, step int) bool {
-	return ph == patterns.PhaseRead && step == StepInputs
-}
-
 // Steps is the write phase's number of steps on one rank.
 func (p *Pattern) Steps() int { return p.PhaseSteps(patterns.PhaseWrite, 1) }
 
