@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -13,21 +12,9 @@ import (
 // setting over a configuration file: a session or strategy key is Set (checked at once), a
 // pattern key replaces the configuration's entry for the same key (aliases and case
 // included) instead of adding a second one, which the pattern's table would refuse. The
-// value of a pattern key is checked by Validate. A key mpi_info.NAME sets the MPI-IO hint
-// NAME (the native configuration's "mpi_info" section: mpi_info.cb_nodes=2), so studies
-// can sweep hints; hints are free-form for MPI, so only an empty name or value is refused.
+// value of a pattern key is checked by Validate. MPI-IO hints are session keys (the knobs
+// mpiio.cb_nodes, ..., mpiio.hints=K=V,...).
 func (c *Config) Override(key, value string) error {
-	if hint, ok := strings.CutPrefix(key, MPIInfoPrefix); ok {
-		if hint == "" || value == "" {
-			return &options.Error{Table: "session", Key: key, Value: value, Reason: "an MPI-IO hint needs a name and a value", Allowed: MPIInfoPrefix + "cb_nodes=2, " + MPIInfoPrefix + "romio_cb_write=enable, ..."}
-		}
-		c.MPIInfo = maps.Clone(c.MPIInfo) // copies of a configuration share the map
-		if c.MPIInfo == nil {
-			c.MPIInfo = map[string]string{}
-		}
-		c.MPIInfo[hint] = value
-		return nil
-	}
 	if _, ok := sessionTable.Lookup(key); ok {
 		return c.Set(key, value)
 	}
@@ -42,6 +29,3 @@ func (c *Config) Override(key, value string) error {
 	c.Options = append(c.Options, options.KV{Key: key, Value: value})
 	return nil
 }
-
-// MPIInfoPrefix leads the keys of MPI-IO hints in Override (mpi_info.cb_nodes).
-const MPIInfoPrefix = "mpi_info."

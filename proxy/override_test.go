@@ -19,7 +19,7 @@ func TestOverride(t *testing.T) {
 	}
 	base.MPIInfo = map[string]string{"romio_cb_write": "enable"}
 	c := base
-	for _, kv := range [][2]string{{"DIM_1", "128"}, {"MODE", "async"}, {"mpi_info.cb_nodes", "2"}, {"compute_time", "1s"}} {
+	for _, kv := range [][2]string{{"DIM_1", "128"}, {"MODE", "async"}, {"mpiio.cb_nodes", "2"}, {"compute_time", "1s"}} {
 		if err := c.Override(kv[0], kv[1]); err != nil {
 			t.Fatalf("Override(%s, %s): %v", kv[0], kv[1], err)
 		}
@@ -31,13 +31,12 @@ func TestOverride(t *testing.T) {
 	if !reflect.DeepEqual(c.Options, want) || c.Mode != "async" || c.ComputePerStep.String() != "1s" {
 		t.Errorf("options %v mode %s compute %v; want %v, async, 1s", c.Options, c.Mode, c.ComputePerStep, want)
 	}
-	if !reflect.DeepEqual(c.MPIInfo, map[string]string{"romio_cb_write": "enable", "cb_nodes": "2"}) || len(base.MPIInfo) != 1 {
-		t.Errorf("hints %v, original's %v", c.MPIInfo, base.MPIInfo)
+	if !reflect.DeepEqual(c.Knobs, []options.KV{{Key: "mpiio.cb_nodes", Value: "2"}}) || len(base.Knobs) != 0 {
+		t.Errorf("knobs %v, original's %v", c.Knobs, base.Knobs)
 	}
 	for _, bad := range []struct{ key, value, want string }{
 		{"mode", "asinc", `key "mode" value "asinc": not an allowed value`},
-		{"mpi_info.", "2", `key "mpi_info." value "2": an MPI-IO hint needs a name and a value`},
-		{"mpi_info.cb_nodes", "", `key "mpi_info.cb_nodes" value "": an MPI-IO hint needs a name and a value`},
+		{"mpiio.cb_nodes", "x", `key "mpiio.cb_nodes" value "x"`},
 	} {
 		c := base
 		if err := c.Override(bad.key, bad.value); err == nil || !strings.Contains(err.Error(), bad.want) {
