@@ -38,3 +38,29 @@ func TestDocsNameTheRegistries(t *testing.T) {
 		}
 	}
 }
+
+// TestLeakCheckCoversTheRegistries: the C leak check (tests/capi/leaks.c) runs every
+// layout and every mode; a layout or mode added to a registry must join its loops.
+func TestLeakCheckCoversTheRegistries(t *testing.T) {
+	b, err := os.ReadFile("../tests/capi/leaks.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	array := regexp.MustCompile(`static const char \*(layouts|modes)\[\] = \{([^}]*)\};`)
+	want := map[string][]string{"modes": proxy.Modes(), "layouts": proxy.Layouts()}
+	found := 0
+	for _, m := range array.FindAllStringSubmatch(string(b), -1) {
+		var got []string
+		for _, q := range strings.Split(m[2], ",") {
+			got = append(got, strings.Trim(strings.TrimSpace(q), `"`))
+		}
+		slices.Sort(got)
+		if w := slices.Sorted(slices.Values(want[m[1]])); !slices.Equal(got, w) {
+			t.Errorf("tests/capi/leaks.c runs %s %v; the registry has %v", m[1], got, w)
+		}
+		found++
+	}
+	if found != len(want) {
+		t.Errorf("tests/capi/leaks.c: found %d of the layouts and modes arrays, want %d", found, len(want))
+	}
+}
