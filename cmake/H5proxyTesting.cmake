@@ -69,6 +69,33 @@ foreach(np ${H5PROXY_RANK_COUNTS})
     EXPECT "misuse: rank 0 of ${np}: [0-9]+ checks, all passed")
 endforeach()
 
+# The patterns without an example of their own, from C and from Fortran, through the
+# generic runner (examples/c/run_pattern.c, examples/fortran/run_pattern.f90): every phase
+# moves bytes and every verified read matches.
+set(_h5proxy_run_patterns
+  "h5perf_phdf5 h5perf api=phdf5 num-bytes=1M xfer-size=256K block-size=64K interleaved=true collective=true num-iterations=2 num-dsets=2"
+  "h5perf_mpiio h5perf api=mpiio layout=mpiio num-bytes=1M xfer-size=256K block-size=128K collective=true num-iterations=2"
+  "h5perf_posix h5perf api=posix layout=posix num-bytes=1K xfer-size=512 geometry=true block-size=256"
+  "ior_hdf5 ior api=HDF5 blockSize=1M transferSize=256K segmentCount=2 collective=1 repetitions=2 writeFile=1 readFile=1 checkRead=1"
+  "ior_posix ior api=POSIX layout=posix blockSize=1M transferSize=256K filePerProc=1 reorderTasks=1"
+  "nova nova files=4 groups=20 datasets_per_group=6 datasets_2d=2")
+foreach(entry ${_h5proxy_run_patterns})
+  separate_arguments(parts UNIX_COMMAND "${entry}")
+  list(POP_FRONT parts tname pattern)
+  foreach(lang c fortran)
+    if(lang STREQUAL "c")
+      set(exe run_pattern)
+    else()
+      set(exe run_pattern_f)
+    endif()
+    set(dir ${H5PROXY_TEST_DIR}/${lang}-pattern-${tname})
+    h5proxy_add_mpi_test(NAME ${lang}_pattern_${tname} NP 2
+      COMMAND $<TARGET_FILE:${exe}> ${pattern} file=${dir}/data ${parts}
+      SCRATCH ${dir}
+      EXPECT "${exe}: ${pattern}, 2 ranks, [1-9][0-9]* phases: all checks passed")
+  endforeach()
+endforeach()
+
 h5proxy_add_mpi_test(NAME c_thread_level NP 2
   COMMAND $<TARGET_FILE:thread_level> ${H5PROXY_TEST_DIR}/thread-level
   SCRATCH ${H5PROXY_TEST_DIR}/thread-level
