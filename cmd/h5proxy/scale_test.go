@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,9 +15,10 @@ import (
 	"github.com/h5proxy/h5proxy/proxy"
 )
 
-// scaleCase is a pattern's configuration for plans at scale (bench/scale/scale.sh plans
-// the same ones). keys may use {N}, the number of ranks. Weak-scaled cases give every rank
-// the same work at any N; strong-scaled ones split fixed global data over the ranks.
+// scaleCase is a pattern's configuration for plans at scale, a line of
+// bench/scale/configs.txt (which bench/scale/scale.sh plans too). keys may use {N}, the
+// number of ranks, and {N/32}. Weak-scaled cases give every rank the same work at any N;
+// strong-scaled ones split fixed global data over the ranks.
 type scaleCase struct {
 	pattern, keys string
 	strong        bool
@@ -25,25 +27,29 @@ type scaleCase struct {
 	spread float64
 }
 
-var scaleCases = []scaleCase{
-	{"vpic", "DIM_1=1048576 TIMESTEPS=5", false, 0},
-	{"vpic-unlimited", "DIM_1=1048576 TIMESTEPS=5", false, 0},
-	{"vpic-normal-dist", "DIM_1=1048576 TIMESTEPS=5", false, 0.01},
-	{"vpic-overwrite", "DIM_1=1048576 TIMESTEPS=5", false, 0},
-	{"vpic-append", "DIM_1=1048576 TIMESTEPS=5", false, 0},
-	{"amrex", "ncells=512 max_grid_size=8 nlevs=1 ncomp=6 nppc=1", true, 0},
-	{"dlio", "generate-data=true train=true num-files-train={N} num-files-eval={N} batch-size=4", false, 0},
-	{"e3sm", "case=F ne=120", true, 0},
-	{"e3sm", "case=G g_cells=235160 g_levels=80", true, 0},
-	{"e3sm", "case=I i_lat=360 i_lon=720", true, 0},
-	{"exerciser", "", false, 0},
-	{"iotest", "process-rows=32 process-columns={N/32}", false, 0},
-	{"ior", "api=MPIIO blockSize=16m transferSize=1m segmentCount=4", false, 0},
-	{"openpmd", "pattern=sx", false, 0},
-	{"h5perf", "num-bytes=1MiB xfer-size=256KiB block-size=64KiB num-dsets=2", false, 0},
-	// 65536 files, fixed: one per rank at 64k ranks, four at 16k (every plan draws every
-	// file's row counts, the totals ph5concat's allreduce computes).
-	{"nova", "files=65536 groups=4 datasets_per_group=4 datasets_2d=1", true, 0},
+// loadScaleCases reads bench/scale/configs.txt.
+func loadScaleCases(t *testing.T) []scaleCase {
+	t.Helper()
+	b, err := os.ReadFile("../../bench/scale/configs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []scaleCase
+	for i, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "|")
+		if len(f) != 4 || (f[2] != "weak" && f[2] != "strong") {
+			t.Fatalf("bench/scale/configs.txt:%d: want pattern|keys|weak or strong|spread, got %q", i+1, line)
+		}
+		spread, err := strconv.ParseFloat(f[3], 64)
+		if err != nil {
+			t.Fatalf("bench/scale/configs.txt:%d: spread: %v", i+1, err)
+		}
+		cases = append(cases, scaleCase{f[0], f[1], f[2] == "strong", spread})
+	}
+	return cases
 }
 
 // planTotals matches the last lines of `h5proxy plan -stats`.
@@ -85,7 +91,7 @@ func planBytes(t *testing.T, c scaleCase, phase string, rank, size int) uint64 {
 func TestPlanAtScale(t *testing.T) {
 	const n, smaller = 65536, 16384
 	covered := map[string]bool{}
-	for _, c := range scaleCases {
+	for _, c := range loadScaleCases(t) {
 		covered[c.pattern] = true
 		for _, ph := range phasesOf(t, c, n) {
 			name := fmt.Sprintf("%s %s %s", c.pattern, c.keys, ph)
