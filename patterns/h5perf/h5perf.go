@@ -16,8 +16,9 @@ import (
 type Pattern struct {
 	C Config
 
-	mu   sync.Mutex
-	data map[int][]byte // each rank's transfer buffer, by rank
+	mu    sync.Mutex
+	data  map[int][]byte  // each rank's transfer buffer, by rank
+	fresh map[[2]int]bool // whether (rank, iteration)'s buffer is fresh memory
 }
 
 // New builds the pattern from parsed options.
@@ -193,6 +194,10 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	file := step/p.Halves()%p.C.NumFiles + 1
 	path := FileName(filepath.Dir(env.Path), p.C.API, file)
 	data := p.buffer(env.Rank, env.Seed, g.PerXfer)
+	bufName := writeBuffer
+	if rb := p.readBuffer(env.Rank, step/(p.Halves()*p.C.NumFiles), g.PerXfer); read {
+		bufName = rb
+	}
 	shape, mem, sels := p.C.Shape(g), p.C.MemShape(), p.C.Selections(g, env.Rank)
 	fs := &plan.FileSpec{Parallel: true, ReadOnly: read}
 	if p.C.Align > 1 {
@@ -212,7 +217,7 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		pl.Add(op)
 		for _, h := range sels {
 			pl.Add(plan.Op{Kind: xkind, Path: name, Collective: p.C.Collective, Step: step, Transfer: &plan.Transfer{
-				Variable: "h5perf", Buffer: "h5perf:buffer", MemType: plan.U8, MemShape: mem, FileType: plan.U8, FileShape: shape,
+				Variable: "h5perf", Buffer: bufName, MemType: plan.U8, MemShape: mem, FileType: plan.U8, FileShape: shape,
 				Selection: plan.Selection{Blocks: []plan.Hyperslab{h}}, Data: data}})
 		}
 		pl.Add(plan.Op{Kind: plan.CloseDataset, Path: name, Collective: true, Step: step})
