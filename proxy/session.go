@@ -950,14 +950,14 @@ func sameSelection(a, b plan.Selection) bool {
 
 // buffer returns the transfer's memory, filled with this step's data for writes (once
 // per buffer and step: writes that share an interleaved buffer fill it once; with
-// fill=once, once per phase).
+// fill=once, once per phase), except as-is writes (untouched).
 func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	t := op.Transfer
 	buf, err := s.pool.Get(t.Buffer, int(plan.Product(t.MemShape))*t.MemType.Size)
 	if err != nil {
 		return nil, err
 	}
-	if op.Kind != plan.Write || s.phase == nil {
+	if op.Kind != plan.Write || s.phase == nil || t.AsIs {
 		return buf, nil
 	}
 	if f, ok := s.phase.filled[t.Buffer]; ok && f.holds(op, s.phase.fill) {

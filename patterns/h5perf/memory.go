@@ -28,8 +28,11 @@ const (
 )
 
 // mallocModel is one process's glibc state for h5perf's buffers: the dynamic mmap
-// threshold and the heap's high-water mark (a chunk freed into the heap merges with its
-// top and serves the next request without new pages).
+// threshold and the heap's resident size (a chunk freed into the heap merges with its top
+// and serves the next request without new pages). The heap starts with the threshold's
+// 128 KiB resident: glibc grows it by the request plus a 128 KiB pad (M_TOP_PAD) and MPI
+// and HDF5 have grown it before the first buffer; real h5perf runs with 64 KiB buffers
+// fault the same pages at -i 1 and -i 5.
 type mallocModel struct {
 	threshold, heap int64
 }
@@ -39,7 +42,7 @@ type mallocModel struct {
 // would reuse its resident part).
 func (m *mallocModel) alloc(n int64) bool {
 	if m.threshold == 0 {
-		m.threshold = mmapThreshold0
+		m.threshold, m.heap = mmapThreshold0, mmapThreshold0
 	}
 	nb := max((n+mallocHeader+mallocAlign-1)&^(mallocAlign-1), mallocMinChunk)
 	switch {
@@ -88,17 +91,13 @@ func (p *Pattern) freshIteration(rank, it int, n int64) bool {
 	return f
 }
 
-// readBuffer names the memory iteration it reads into. A fresh iteration reads into a
-// buffer of its own, untouched until the read faults it in inside the Read timer as
-// h5perf's does (later files of the iteration find it resident); the others into the
-// write buffer, resident since its first fill. Writes always come from the seeded write
-// buffer, filled outside the timers (h5perf's fresh buffer only maps the zero page there).
-func (p *Pattern) readBuffer(rank, it int, n int64) string {
-	if p.freshIteration(rank, it, n) {
-		return "h5perf:fresh:" + strconv.Itoa(it)
-	}
-	return writeBuffer
-}
+// freshBuffer names the memory of fresh iteration it: untouched until the iteration's
+// first write transfers it as it is (zeros, mapping the zero page as h5perf's write of its
+// uninitialized buffer does), then every read of the iteration lands in it, the first
+// faulting its pages in inside the Read timer as h5perf's. The iteration's other writes
+// come from the seeded write buffer (h5perf's buffer is resident by then too), and
+// iterations that are not fresh read into that buffer, resident since its first fill.
+func freshBuffer(it int) string { return "h5perf:fresh:" + strconv.Itoa(it) }
 
 // writeBuffer is the pool buffer every write transfers from.
 const writeBuffer = "h5perf:buffer"

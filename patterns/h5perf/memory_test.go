@@ -1,6 +1,7 @@
 package h5perf
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
@@ -10,7 +11,8 @@ import (
 // TestMallocModel: glibc's choices for h5perf's per-iteration buffer, as measured on the
 // real program: a 4 MiB buffer is a fresh mapping in the first iteration (strace: one
 // mmap/munmap of 4198400 bytes), fresh heap in the second, resident after that; small
-// buffers come from the heap from the start; a larger size maps again.
+// buffers (below the 128 KiB threshold) come from the resident heap from the start; a
+// larger size maps again.
 func TestMallocModel(t *testing.T) {
 	var m mallocModel
 	for i, want := range []bool{true, true, false, false} {
@@ -28,8 +30,11 @@ func TestMallocModel(t *testing.T) {
 		t.Error("8 MiB after 4 MiB: want mapped, heap growth, resident")
 	}
 	var s mallocModel
-	if !s.alloc(64<<10) || s.alloc(64<<10) {
-		t.Error("64 KiB: want fresh heap once, then resident")
+	if s.alloc(64<<10) || s.alloc(64<<10) {
+		t.Error("64 KiB: want the resident heap from the start")
+	}
+	if !s.alloc(256<<10) || !s.alloc(256<<10) || s.alloc(256<<10) {
+		t.Error("256 KiB: want mapped, heap growth, resident")
 	}
 	var big mallocModel
 	for i := 0; i < 3; i++ {
@@ -39,55 +44,72 @@ func TestMallocModel(t *testing.T) {
 	}
 }
 
-// readBuffers are the buffer names of a step's reads and writes.
-func readBuffers(t *testing.T, p *Pattern, step int, env patterns.Env) (reads, writes []string) {
+// transfers are a step's reads and writes.
+func transfers(t *testing.T, p *Pattern, step int, env patterns.Env) (reads, writes []*plan.Transfer) {
 	t.Helper()
 	pl, err := p.Step(patterns.PhaseWrite, step, env)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := pl.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	for _, op := range pl.Ops {
 		switch op.Kind {
 		case plan.Read:
-			reads = append(reads, op.Transfer.Buffer)
+			reads = append(reads, op.Transfer)
 		case plan.Write:
-			writes = append(writes, op.Transfer.Buffer)
+			writes = append(writes, op.Transfer)
 		}
 	}
 	return reads, writes
 }
 
-// TestFreshReadBuffers: the reads of an iteration whose buffer h5perf gets fresh land in
-// an untouched buffer of their own (both files of the iteration), the others in the
-// resident write buffer; a second API in the same process (h5perf's next do_pio calls)
-// finds the heap resident. Writes always come from the write buffer.
-func TestFreshReadBuffers(t *testing.T) {
+// TestFreshBuffers: in an iteration whose buffer h5perf gets fresh, the first write
+// transfers an untouched buffer as it is (zeros) and every read of the iteration (both
+// files) lands in that buffer, the first read checked against zeros; the other writes come
+// from the seeded write buffer, and iterations that are not fresh read into it. A second
+// API in the same process (h5perf's next do_pio calls) finds the heap resident.
+func TestFreshBuffers(t *testing.T) {
 	const rank = 5 // a rank no other test plans for: the malloc state is per process
 	processMalloc.Lock()
 	delete(processMalloc.byRank, rank)
 	processMalloc.Unlock()
 	env := patterns.Env{Rank: rank, Size: 8, Path: "/d/h5perf", Seed: 1}
-	posix := newPattern(t, "api=posix", "num-bytes=4M", "xfer-size=4M", "block-size=1M", "num-files=2", "num-iterations=3")
-	want := []string{"h5perf:fresh:0", "h5perf:fresh:0", "h5perf:fresh:1", "h5perf:fresh:1", writeBuffer, writeBuffer}
+	posix := newPattern(t, "api=posix", "num-bytes=8M", "xfer-size=4M", "block-size=1M", "num-files=2", "num-iterations=3")
+	zero := func(b []byte) bool { return !bytes.ContainsFunc(b, func(r rune) bool { return r != 0 }) }
 	for step := 0; step < posix.Steps(); step++ {
-		reads, writes := readBuffers(t, posix, step, env)
-		if step%2 == 0 {
-			if len(reads) != 0 || len(writes) != 1 || writes[0] != writeBuffer {
-				t.Errorf("write step %d: reads %v, writes %v", step, reads, writes)
-			}
-			continue
+		it, file, read := step/4, step/2%2+1, step%2 == 1
+		fresh := it < 2
+		reads, writes := transfers(t, posix, step, env)
+		xs := writes
+		if read {
+			xs = reads
 		}
-		if len(reads) != 1 || reads[0] != want[step/2] {
-			t.Errorf("read step %d (iteration %d, file %d): buffers %v, want %s", step, step/4, step/2%2+1, reads, want[step/2])
+		if len(xs) != 2 || len(reads)+len(writes) != 2 {
+			t.Fatalf("step %d: %d reads, %d writes, want 2 of one", step, len(reads), len(writes))
+		}
+		for k, x := range xs {
+			first := fresh && file == 1 && k == 0
+			wantBuf := writeBuffer
+			if fresh && (read || first) {
+				wantBuf = freshBuffer(it)
+			}
+			if x.Buffer != wantBuf || x.AsIs != (first && !read) || zero(x.Data) != first {
+				t.Errorf("iteration %d file %d read %v transfer %d: buffer %s as-is %v zero data %v", it, file, read, k, x.Buffer, x.AsIs, zero(x.Data))
+			}
 		}
 	}
-	if again, _ := readBuffers(t, posix, 1, env); again[0] != "h5perf:fresh:0" {
-		t.Errorf("replanning iteration 0 changed its buffer to %s", again[0])
+	if again, _ := transfers(t, posix, 1, env); again[0].Buffer != freshBuffer(0) {
+		t.Errorf("replanning iteration 0 changed its buffer to %s", again[0].Buffer)
 	}
 	mpio := newPattern(t, "api=mpiio", "num-bytes=4M", "xfer-size=4M", "block-size=1M", "num-iterations=2")
-	for step := 1; step < mpio.Steps(); step += 2 {
-		if reads, _ := readBuffers(t, mpio, step, env); reads[0] != writeBuffer {
-			t.Errorf("MPIO after POSIX, read step %d into %s: h5perf's heap is resident by then", step, reads[0])
+	for step := 0; step < mpio.Steps(); step++ {
+		reads, writes := transfers(t, mpio, step, env)
+		for _, x := range append(reads, writes...) {
+			if x.Buffer != writeBuffer || x.AsIs || zero(x.Data) {
+				t.Errorf("MPIO after POSIX, step %d: buffer %s as-is %v: h5perf's heap is resident by then", step, x.Buffer, x.AsIs)
+			}
 		}
 	}
 }
