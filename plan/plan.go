@@ -186,6 +186,11 @@ type Transfer struct {
 	// of the session's fill: index datasets whose values carry meaning (AMReX's boxes and
 	// offsets). A read with Data set is verified against these bytes.
 	Data []byte
+	// AsIs marks a write of the buffer's current bytes, not filled first: Data must hold
+	// them (zeros for a buffer no operation has touched yet). A program that writes a
+	// freshly allocated, uninitialized buffer (h5perf) then maps its pages inside the write,
+	// as the program does.
+	AsIs bool
 	// Unchecked marks a read whose contents depend on how the file was written (e.g. on
 	// the writer's rank count) and are not verified.
 	Unchecked bool
@@ -375,6 +380,9 @@ func (o *Op) validate() error {
 		}
 		if want := Product(t.MemShape) * uint64(t.MemType.Size); t.Data != nil && uint64(len(t.Data)) != want {
 			return fmt.Errorf("data has %d bytes, memory space %v of %s needs %d", len(t.Data), t.MemShape, t.MemType, want)
+		}
+		if t.AsIs && (o.Kind != Write || t.Data == nil) {
+			return fmt.Errorf("an as-is transfer must be a write with Data (the buffer's bytes)")
 		}
 	}
 	return nil

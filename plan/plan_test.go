@@ -76,6 +76,9 @@ func TestPlanValidate(t *testing.T) {
 			"file selection has 6 points, memory space [8] has 8"},
 		{"select none with placeholder memory", writeOp(u(16), u(1), None()), ""},
 		{"selection out of bounds", writeOp(u(16), u(4), Selection{Blocks: []Hyperslab{Block(u(14), u(4))}}), "ends at 18 beyond extent 16"},
+		{"as-is write with its bytes", asIs(writeOp(u(16), u(4), Selection{Blocks: []Hyperslab{Block(u(4), u(4))}}), Write, make([]byte, 16)), ""},
+		{"as-is write without data", asIs(writeOp(u(16), u(4), Selection{Blocks: []Hyperslab{Block(u(4), u(4))}}), Write, nil), "as-is transfer must be a write with Data"},
+		{"as-is read", asIs(writeOp(u(16), u(4), Selection{Blocks: []Hyperslab{Block(u(4), u(4))}}), Read, make([]byte, 16)), "as-is transfer must be a write"},
 		{"read missing transfer", Op{Kind: Read, Path: "/g/x"}, "missing transfer"},
 		{"bad memory type", Op{Kind: Read, Path: "/g/x", Transfer: &Transfer{MemType: Struct("e", 4), FileShape: u(1), MemShape: u(1), Selection: All(u(1))}}, "has no members"},
 	}
@@ -167,4 +170,12 @@ func TestOpKindNamesAndCategories(t *testing.T) {
 			t.Errorf("Category %d = %q, want %q", int(c), got, want)
 		}
 	}
+}
+
+// asIs turns op into an as-is transfer of kind k holding data.
+func asIs(op Op, k OpKind, data []byte) Op {
+	t := *op.Transfer
+	t.AsIs, t.Data = true, data
+	op.Kind, op.Transfer = k, &t
+	return op
 }

@@ -19,6 +19,10 @@
 // native; each transfer is one call (pwrite, MPI_File_write_at(_all), H5Dwrite), blocks
 // of an independent interleaved transfer one call each as h5perf's loops do.
 //
+// The transfer buffer behaves as h5perf's malloc'd one under glibc (memory.go): an
+// iteration whose buffer would be fresh pages writes its first transfer from an untouched
+// buffer and reads into it, so the page faults fall inside the same timers.
+//
 // The report mirrors pio_perf.c's output_report lines: the parameters block, "Number of
 // processors = N", per size "Transfer Buffer Size: ..." and per API the Write, Write
 // Open-Close, Read and Read Open-Close rates (MiB/s of num-files × num-dsets × dataset

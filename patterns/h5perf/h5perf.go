@@ -16,8 +16,10 @@ import (
 type Pattern struct {
 	C Config
 
-	mu   sync.Mutex
-	data map[int][]byte // each rank's transfer buffer, by rank
+	mu    sync.Mutex
+	data  map[int][]byte  // each rank's transfer buffer, by rank
+	fresh map[[2]int]bool // whether (rank, iteration)'s buffer is fresh memory
+	zero  []byte          // a fresh buffer's contents
 }
 
 // New builds the pattern from parsed options.
@@ -89,6 +91,16 @@ func (p *Pattern) RemoveAfter(_ patterns.Phase, step int, env patterns.Env) []st
 		return nil
 	}
 	return []string{FileName(filepath.Dir(env.Path), p.C.API, step/p.Halves()%p.C.NumFiles+1)}
+}
+
+// zeros is n zero bytes, shared: what a fresh buffer holds.
+func (p *Pattern) zeros(n int64) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if int64(len(p.zero)) != n {
+		p.zero = make([]byte, n)
+	}
+	return p.zero
 }
 
 // buffer is rank's transfer buffer: seeded bytes, the same for every transfer (h5perf
@@ -193,6 +205,11 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	file := step/p.Halves()%p.C.NumFiles + 1
 	path := FileName(filepath.Dir(env.Path), p.C.API, file)
 	data := p.buffer(env.Rank, env.Seed, g.PerXfer)
+	it := step / (p.Halves() * p.C.NumFiles)
+	fresh, bufName := p.freshIteration(env.Rank, it, g.PerXfer), writeBuffer
+	if fresh && read {
+		bufName = freshBuffer(it)
+	}
 	shape, mem, sels := p.C.Shape(g), p.C.MemShape(), p.C.Selections(g, env.Rank)
 	fs := &plan.FileSpec{Parallel: true, ReadOnly: read}
 	if p.C.Align > 1 {
@@ -210,10 +227,17 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 			op.Dataset = &plan.DatasetSpec{Type: plan.U8, Shape: shape, Chunk: p.C.ChunkShape()}
 		}
 		pl.Add(op)
-		for _, h := range sels {
-			pl.Add(plan.Op{Kind: xkind, Path: name, Collective: p.C.Collective, Step: step, Transfer: &plan.Transfer{
-				Variable: "h5perf", Buffer: "h5perf:buffer", MemType: plan.U8, MemShape: mem, FileType: plan.U8, FileShape: shape,
-				Selection: plan.Selection{Blocks: []plan.Hyperslab{h}}, Data: data}})
+		for k, h := range sels {
+			t := &plan.Transfer{Variable: "h5perf", Buffer: bufName, MemType: plan.U8, MemShape: mem, FileType: plan.U8, FileShape: shape,
+				Selection: plan.Selection{Blocks: []plan.Hyperslab{h}}, Data: data}
+			if fresh && file == 1 && d == 1 && k == 0 {
+				// The iteration's first transfer: h5perf's fresh buffer, written untouched.
+				t.Data = p.zeros(g.PerXfer)
+				if !read {
+					t.Buffer, t.AsIs = freshBuffer(it), true
+				}
+			}
+			pl.Add(plan.Op{Kind: xkind, Path: name, Collective: p.C.Collective, Step: step, Transfer: t})
 		}
 		pl.Add(plan.Op{Kind: plan.CloseDataset, Path: name, Collective: true, Step: step})
 	}

@@ -1,0 +1,103 @@
+package h5perf
+
+import (
+	"strconv"
+	"sync"
+)
+
+// h5perf's transfer buffer (pio_engine.c, do_pio): malloc'd once per iteration (one do_pio
+// call), used by every file's write and read of the iteration, freed at its end, and
+// touched only by the I/O itself (memset with -D v). So whether an iteration's read lands
+// on fresh pages, paying the first-touch faults inside the Read timer, is glibc's malloc's
+// choice: a request at or above the mmap threshold (128 KiB at start) is a fresh mapping,
+// and freeing it raises the threshold to its size (up to 32 MiB), so the next one comes
+// from the heap, fresh where the heap grows and resident from then on. Measured on the real
+// h5perf (`-e 32M -x 4M -X 4M -B 1M`, /usr/bin/time minor faults per rank): -i 2 and -i 3
+// fault the same 2 × 2048 pages of the buffer, an -A mpiio run after posix none; strace
+// shows one mmap/munmap of 4198400 bytes, in the first iteration only.
+
+// Glibc's malloc constants on 64-bit Linux (malloc.c): header, alignment, page, initial
+// and largest dynamic mmap threshold.
+const (
+	mallocHeader   = 8
+	mallocAlign    = 16
+	mallocMinChunk = 32
+	pageSize       = 4096
+	mmapThreshold0 = 128 << 10
+	mmapThresholdX = 32 << 20
+)
+
+// mallocModel is one process's glibc state for h5perf's buffers: the dynamic mmap
+// threshold and the heap's resident size (a chunk freed into the heap merges with its top
+// and serves the next request without new pages). The heap starts with the threshold's
+// 128 KiB resident: glibc grows it by the request plus a 128 KiB pad (M_TOP_PAD) and MPI
+// and HDF5 have grown it before the first buffer; real h5perf runs with 64 KiB buffers
+// fault the same pages at -i 1 and -i 5.
+type mallocModel struct {
+	threshold, heap int64
+}
+
+// alloc models malloc(n) followed, at the iteration's end, by free: it reports whether
+// the n bytes are fresh pages. A heap that must grow is counted fresh as a whole (glibc
+// would reuse its resident part).
+func (m *mallocModel) alloc(n int64) bool {
+	if m.threshold == 0 {
+		m.threshold, m.heap = mmapThreshold0, mmapThreshold0
+	}
+	nb := max((n+mallocHeader+mallocAlign-1)&^(mallocAlign-1), mallocMinChunk)
+	switch {
+	case nb <= m.heap:
+		return false
+	case nb >= m.threshold:
+		// A fresh mapping; free unmaps it and raises the threshold to its size.
+		if size := (nb + mallocHeader + pageSize - 1) &^ (pageSize - 1); size > m.threshold && size <= mmapThresholdX {
+			m.threshold = size
+		}
+		return true
+	}
+	m.heap = nb
+	return true
+}
+
+// processMalloc is the malloc state of each rank's process, across sessions: h5perf runs
+// every API and transfer size in one process, as `h5proxy h5perf` runs its sessions.
+// Ranks share a process only in tests.
+var processMalloc = struct {
+	sync.Mutex
+	byRank map[int]*mallocModel
+}{byRank: map[int]*mallocModel{}}
+
+// freshIteration reports whether iteration it's transfer buffer of n bytes is fresh
+// memory for rank: decided once per pattern and iteration, in the process's order.
+func (p *Pattern) freshIteration(rank, it int, n int64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := [2]int{rank, it}
+	if f, ok := p.fresh[k]; ok {
+		return f
+	}
+	processMalloc.Lock()
+	m := processMalloc.byRank[rank]
+	if m == nil {
+		m = &mallocModel{}
+		processMalloc.byRank[rank] = m
+	}
+	f := m.alloc(n)
+	processMalloc.Unlock()
+	if p.fresh == nil {
+		p.fresh = map[[2]int]bool{}
+	}
+	p.fresh[k] = f
+	return f
+}
+
+// freshBuffer names the memory of fresh iteration it: untouched until the iteration's
+// first write transfers it as it is (zeros, mapping the zero page as h5perf's write of its
+// uninitialized buffer does), then every read of the iteration lands in it, the first
+// faulting its pages in inside the Read timer as h5perf's. The iteration's other writes
+// come from the seeded write buffer (h5perf's buffer is resident by then too), and
+// iterations that are not fresh read into that buffer, resident since its first fill.
+func freshBuffer(it int) string { return "h5perf:fresh:" + strconv.Itoa(it) }
+
+// writeBuffer is the pool buffer every write transfers from.
+const writeBuffer = "h5perf:buffer"
