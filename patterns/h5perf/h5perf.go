@@ -77,7 +77,10 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) 
 	if ph != patterns.PhaseWrite {
 		return plan.Plan{}, fmt.Errorf("h5perf: no %s phase (each file is read back inside the write phase)", ph)
 	}
-	_, err := p.C.Geometry(env.Size)
+	g, err := p.C.Geometry(env.Size)
+	if err == nil {
+		err = p.C.CheckMemory(g, 0)
+	}
 	return plan.Plan{}, err
 }
 

@@ -1,8 +1,11 @@
 package h5perf
 
 import (
+	"fmt"
 	"strconv"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // h5perf's transfer buffer (pio_engine.c, do_pio): malloc'd once per iteration (one do_pio
@@ -101,3 +104,28 @@ func freshBuffer(it int) string { return "h5perf:fresh:" + strconv.Itoa(it) }
 
 // writeBuffer is the pool buffer every write transfers from.
 const writeBuffer = "h5perf:buffer"
+
+// buffersPerRank is how many transfer-sized buffers a rank holds at once: the seeded
+// data, the zeros of a fresh iteration, and the session's write and fresh read buffers.
+const buffersPerRank = 4
+
+// CheckMemory refuses a run whose transfer buffers cannot fit in this machine's memory
+// (h5perf's malloc would fail; Go's runtime would abort the whole process instead of
+// returning an error). physical is the machine's memory in bytes; 0 reads it.
+func (c Config) CheckMemory(g Geometry, physical uint64) error {
+	if physical == 0 {
+		var si unix.Sysinfo_t
+		if err := unix.Sysinfo(&si); err != nil {
+			return nil // unknown: let the allocation decide
+		}
+		physical = uint64(si.Totalram) * uint64(si.Unit)
+	}
+	if need := uint64(g.PerXfer) * buffersPerRank; g.PerXfer > 0 && need/buffersPerRank == uint64(g.PerXfer) && need <= physical {
+		return nil
+	}
+	what := "xfer-size"
+	if c.Dim2D {
+		what = "xfer-size x block-size in 2-D"
+	}
+	return fmt.Errorf("transfer buffer of %d bytes per process (%s) does not fit in this machine's %d bytes of memory (%d buffers per process)", g.PerXfer, what, physical, buffersPerRank)
+}

@@ -2,6 +2,7 @@ package h5perf
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
@@ -111,5 +112,29 @@ func TestFreshBuffers(t *testing.T) {
 				t.Errorf("MPIO after POSIX, step %d: buffer %s as-is %v: h5perf's heap is resident by then", step, x.Buffer, x.AsIs)
 			}
 		}
+	}
+}
+
+// TestCheckMemory: a 2-D run whose buffer (xfer-size x block-size) cannot fit is refused
+// with the size and the keys, before any allocation; one that fits passes.
+func TestCheckMemory(t *testing.T) {
+	c := Config{Dim2D: true, NumBPP: 1 << 20, Xfer: 256 << 10, Block: 128 << 10, NumDsets: 1, NumFiles: 1}
+	g, err := c.Geometry(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.CheckMemory(g, 24<<30)
+	if err == nil || !strings.Contains(err.Error(), "transfer buffer of 34359738368 bytes per process (xfer-size x block-size in 2-D)") {
+		t.Fatalf("32 GiB buffer on 24 GiB: got %v", err)
+	}
+	c = Config{NumBPP: 1 << 20, Xfer: 256 << 10, Block: 64 << 10, NumDsets: 1, NumFiles: 1}
+	if g, err = c.Geometry(2); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckMemory(g, 24<<30); err != nil {
+		t.Fatalf("256 KiB buffer: %v", err)
+	}
+	if err := c.CheckMemory(g, 512<<10); err == nil || !strings.Contains(err.Error(), "(xfer-size)") {
+		t.Fatalf("256 KiB buffer on 512 KiB: got %v", err)
 	}
 }
