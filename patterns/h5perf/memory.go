@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/h5proxy/h5proxy/options"
 )
 
 // h5perf's transfer buffer (pio_engine.c, do_pio): malloc'd once per iteration (one do_pio
@@ -127,5 +129,6 @@ func (c Config) CheckMemory(g Geometry, physical uint64) error {
 	if c.Dim2D {
 		what = "xfer-size x block-size in 2-D"
 	}
-	return fmt.Errorf("transfer buffer of %d bytes per process (%s) does not fit in this machine's %d bytes of memory (%d buffers per process)", g.PerXfer, what, physical, buffersPerRank)
+	return &options.Error{Table: "h5perf", Key: "xfer-size", Value: strconv.FormatInt(c.Xfer, 10),
+		Reason: fmt.Sprintf("transfer buffer of %d bytes per process (%s) does not fit in this machine's %d bytes of memory (%d buffers per process)", g.PerXfer, what, physical, buffersPerRank)}
 }
