@@ -23,6 +23,12 @@ type StepTimes struct {
 	// enclose its file's open and close (or the I/O between them) reads on its clock, as
 	// h5perf's Open-Close and Write timers do.
 	OpsSpan, Inner Timing
+	// FirstStart and FirstEnd are the wall-clock times (Unix seconds) at which each rank's
+	// first operation of the step started and ended; LastStart and LastEnd those of its last
+	// operation, moved earlier by the data preparation and verification h5proxy did in
+	// between. Min is the earliest rank's, Max the latest's: what a kernel that reduces its
+	// own timestamps over the ranks (IOR: the earliest open to the latest close) reads.
+	FirstStart, FirstEnd, LastStart, LastEnd Timing
 	// Ops holds each rank's time in the operations of one kind (a write's H5Dwrite calls, a
 	// dataset create's H5Dcreate calls, ...): a kernel that prints a column per call, as
 	// the exerciser does, splits the categories by it. Each kind is reduced on its own: the

@@ -10,38 +10,40 @@ import (
 type metric int
 
 const (
-	mRaw        metric = iota // time inside dataset reads/writes
-	mMetadata                 // group/dataset/attribute create, open, close
-	mFileOpen                 // H5Fcreate or H5Fopen
-	mFileFlush                // H5Fflush
-	mFileClose                // H5Fclose
-	mPrep                     // filling write buffers
-	mVerify                   // checking read buffers
-	mCompute                  // emulated compute
-	mWait                     // waiting for background I/O
-	mBytes                    // bytes read or written
-	mMismatch                 // elements that failed verification
-	mStart                    // wall-clock start (Unix seconds)
-	mEnd                      // wall-clock end (Unix seconds)
-	mExcluded                 // compute + preparation and verification inside the window (derived)
-	mBackground               // background I/O time (async, cache)
-	mStaged                   // staging bytes high-water mark
-	mBlocked                  // time the caller waited for staging room
-	mCallerIO                 // time the caller spent in I/O calls and waits (derived)
-	mLocalReads               // reads served from the node-local cache
-	mPrepBefore               // the part of mPrep done before the observed window (fill=once)
-	mPrepWindow               // the part of mPrep done inside the observed window (derived)
-	mWall                     // the rank's own time from start to end (derived)
-	mOpens                    // file create/open and group/dataset create/open (part of file and metadata time)
-	mDone                     // wall-clock time of the rank's last operation, before the phase's closing barrier (Unix seconds)
-	mFileSize                 // bytes on disk of the files rank 0 created or opened, after the phase (rank 0 only)
-	mSpan                     // the rank's own span from its file create/open to mDone, less in-window preparation and verification (derived)
-	mFirstStart               // wall-clock start of a step's first operation (Unix seconds)
-	mFirstEnd                 // wall-clock end of a step's first operation
-	mLastStart                // wall-clock start of a step's last operation
-	mLastEnd                  // wall-clock end of a step's last operation
-	mOpsSpan                  // a step's time from its first operation's start to its last's end, less preparation and verification (derived)
-	mInner                    // a step's time from its first operation's end to its last's start, less preparation and verification (derived)
+	mRaw          metric = iota // time inside dataset reads/writes
+	mMetadata                   // group/dataset/attribute create, open, close
+	mFileOpen                   // H5Fcreate or H5Fopen
+	mFileFlush                  // H5Fflush
+	mFileClose                  // H5Fclose
+	mPrep                       // filling write buffers
+	mVerify                     // checking read buffers
+	mCompute                    // emulated compute
+	mWait                       // waiting for background I/O
+	mBytes                      // bytes read or written
+	mMismatch                   // elements that failed verification
+	mStart                      // wall-clock start (Unix seconds)
+	mEnd                        // wall-clock end (Unix seconds)
+	mExcluded                   // compute + preparation and verification inside the window (derived)
+	mBackground                 // background I/O time (async, cache)
+	mStaged                     // staging bytes high-water mark
+	mBlocked                    // time the caller waited for staging room
+	mCallerIO                   // time the caller spent in I/O calls and waits (derived)
+	mLocalReads                 // reads served from the node-local cache
+	mPrepBefore                 // the part of mPrep done before the observed window (fill=once)
+	mPrepWindow                 // the part of mPrep done inside the observed window (derived)
+	mWall                       // the rank's own time from start to end (derived)
+	mOpens                      // file create/open and group/dataset create/open (part of file and metadata time)
+	mDone                       // wall-clock time of the rank's last operation, before the phase's closing barrier (Unix seconds)
+	mFileSize                   // bytes on disk of the files rank 0 created or opened, after the phase (rank 0 only)
+	mSpan                       // the rank's own span from its file create/open to mDone, less in-window preparation and verification (derived)
+	mFirstStart                 // wall-clock start of a step's first operation (Unix seconds)
+	mFirstEnd                   // wall-clock end of a step's first operation
+	mLastStart                  // wall-clock start of a step's last operation
+	mLastEnd                    // wall-clock end of a step's last operation
+	mOpsSpan                    // a step's time from its first operation's start to its last's end, less preparation and verification (derived)
+	mInner                      // a step's time from its first operation's end to its last's start, less preparation and verification (derived)
+	mLastStartOwn               // mLastStart less the step's preparation and verification (derived): when the last operation would start without them
+	mLastEndOwn                 // mLastEnd less the step's preparation and verification (derived)
 	// mKind is the first of the per-operation-kind times: mKind+k holds the time of the
 	// operations of kind k (plan.OpKind), what a kernel's own report splits its columns by.
 	mKind
@@ -98,13 +100,14 @@ func (s *sample) derive() {
 	if s[mLastEnd] > 0 {
 		s[mOpsSpan] = max(0, s[mLastEnd]-s[mFirstStart]-own)
 		s[mInner] = max(0, s[mLastStart]-s[mFirstEnd]-own)
+		s[mLastStartOwn], s[mLastEndOwn] = s[mLastStart]-own, s[mLastEnd]-own
 	}
 }
 
 func (s *sample) add(o *sample) {
 	for i := range s {
 		switch metric(i) {
-		case mStart, mEnd, mDone, mFirstStart, mFirstEnd, mLastStart, mLastEnd:
+		case mStart, mEnd, mDone, mFirstStart, mFirstEnd, mLastStart, mLastEnd, mLastStartOwn, mLastEndOwn:
 		case mStaged, mFileSize:
 			s[i] = max(s[i], o[i])
 		default:

@@ -22,6 +22,11 @@ func TestStepSpans(t *testing.T) {
 	if !near(s[mOpsSpan], 0.065-0.008) || !near(s[mInner], 0.050-0.008) {
 		t.Errorf("span %v, inner %v; want 0.057 and 0.042", s[mOpsSpan], s[mInner])
 	}
+	// The last operation's stamps move earlier by the same 8 ms; the first's stay.
+	last := float64(base.UnixNano()) / 1e9
+	if !near(s[mLastStartOwn]-last, 0.052) || !near(s[mLastEndOwn]-last, 0.057) || !near(s[mFirstStart]-last, 0) {
+		t.Errorf("last stamps less own time: %v, %v; want 0.052 and 0.057 after the first start", s[mLastStartOwn]-last, s[mLastEndOwn]-last)
+	}
 	var empty sample
 	empty.derive()
 	if empty[mOpsSpan] != 0 || empty[mInner] != 0 {

@@ -240,6 +240,7 @@ func phaseTimes(ph patterns.Phase, ranks int, pr *PhaseReport, t [nMetrics]Stat,
 		}
 		pt.Steps = append(pt.Steps, patterns.StepTimes{Step: i, Bytes: st[mBytes].Sum, Wall: tm(st[mWall]),
 			OpsSpan: tm(st[mOpsSpan]), Inner: tm(st[mInner]),
+			FirstStart: tm(st[mFirstStart]), FirstEnd: tm(st[mFirstEnd]), LastStart: tm(st[mLastStartOwn]), LastEnd: tm(st[mLastEndOwn]),
 			Raw: tm(st[mRaw]), Metadata: tm(st[mMetadata]), FileOpen: tm(st[mFileOpen]), Flush: tm(st[mFileFlush]),
 			FileClose: tm(st[mFileClose]), Compute: tm(st[mCompute]), Ops: ops})
 	}

@@ -190,7 +190,7 @@ func runIOR(c ior.Config, warns, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	runErr := s.Run()
+	removals, runErr := runIORIterations(s, world, c, cfg)
 	var rep *proxy.Report
 	if runErr == nil {
 		rep, runErr = s.Report()
@@ -199,10 +199,8 @@ func runIOR(c ior.Config, warns, args []string, stdout, stderr io.Writer) error 
 		runErr = cerr
 	}
 	keep := c.KeepFile || (runErr != nil && c.KeepFileWithError)
-	removal := -1.0
 	if !keep && cfg.StoresData() {
-		removal, err = removeIORFiles(world, c, cfg.File)
-		if runErr == nil {
+		if _, err := removeIORFiles(world, c, cfg.File); runErr == nil {
 			runErr = err
 		}
 	}
@@ -212,9 +210,45 @@ func runIOR(c ior.Config, warns, args []string, stdout, stderr io.Writer) error 
 		}
 		return runErr
 	}
-	printIORResults(out, c, rep, removal)
+	printIORResults(out, c, rep, max(1, len(cfg.Phases)), removals)
 	fmt.Fprintln(out, ior.KV("Finished", time.Now().Format(iorTime)))
 	return nil
+}
+
+// runIORIterations runs IOR's iterations in IOR's order (ior.c: TestIoSys): per
+// iteration the file's removal (untimed), the write, the read (or check), then, unless
+// -k, the timed removal, whose times it returns. Each access of an iteration is a phase
+// of one step, so the session's reports come in IOR's order. A failed iteration stops
+// the test; the caller removes what is left.
+func runIORIterations(s *proxy.Session, world proxy.Comm, c ior.Config, cfg proxy.Config) ([]float64, error) {
+	pat, ok := s.Pattern().(*ior.Pattern)
+	if !ok {
+		return nil, fmt.Errorf("ior: session pattern %T", s.Pattern())
+	}
+	pat.PerIteration = true
+	var removals []float64
+	for i := 0; i < c.Repetitions; i++ {
+		pat.Iter = i
+		for _, ph := range cfg.Phases {
+			if ph == patterns.PhaseWrite && cfg.StoresData() {
+				// IOR removes the file(s) before each write, -k or not.
+				if _, err := removeIORFiles(world, c, cfg.File); err != nil {
+					return removals, err
+				}
+			}
+			if err := s.RunPhase(ph); err != nil {
+				return removals, err
+			}
+		}
+		if !c.KeepFile && cfg.StoresData() {
+			t, err := removeIORFiles(world, c, cfg.File)
+			if err != nil {
+				return removals, err
+			}
+			removals = append(removals, t)
+		}
+	}
+	return removals, nil
 }
 
 // fsLines are IOR's Path and FS lines (utilities.c: ShowFileSystemSize) for the test
@@ -259,49 +293,39 @@ func removeIORFiles(world proxy.Comm, c ior.Config, file string) (float64, error
 	return time.Since(t0).Seconds(), rmErr
 }
 
-// printIORResults prints the results rows iteration by iteration (write, then read), the
-// removal, the Max lines and the summary table, from the phases' IOR lines.
-func printIORResults(out io.Writer, c ior.Config, rep *proxy.Report, removal float64) {
-	type phaseLines struct {
-		rows         []string
-		max, summary string
-	}
-	var write, read *phaseLines
+// printIORResults prints the results rows in the order the session ran them (write, then
+// read, per iteration, as IOR: perIter phases an iteration), each iteration's removal
+// after its rows, the Max lines and the summary table; the Max and summary lines of an
+// access are those of its last phase run, which cover all its iterations.
+func printIORResults(out io.Writer, c ior.Config, rep *proxy.Report, perIter int, removals []float64) {
+	var maxLines, summary [2]string // write, read
 	for i := range rep.Phases {
 		p := &rep.Phases[i]
 		k := p.Kernel
-		if len(k) < 2 {
-			continue
+		slot := 0
+		if p.Phase != patterns.PhaseWrite.String() {
+			slot = 1
 		}
-		pl := &phaseLines{max: k[len(k)-2].Text, summary: k[len(k)-1].Text}
-		for _, l := range k[:len(k)-2] {
-			pl.rows = append(pl.rows, l.Text)
-		}
-		if p.Phase == patterns.PhaseWrite.String() {
-			write = pl
-		} else if c.ReadFile || c.CheckRead {
-			read = pl
-		}
-	}
-	for i := 0; i < c.Repetitions; i++ {
-		for _, p := range []*phaseLines{write, read} {
-			if p != nil && i < len(p.rows) {
-				fmt.Fprintln(out, p.rows[i])
+		// A write check alone (-W without -r or -R) is not timed in IOR: no read rows.
+		if len(k) >= 2 && (slot == 0 || c.ReadFile || c.CheckRead) {
+			for _, l := range k[:len(k)-2] {
+				fmt.Fprintln(out, l.Text)
 			}
+			maxLines[slot], summary[slot] = k[len(k)-2].Text, k[len(k)-1].Text
+		}
+		if iter := i / perIter; (i+1)%perIter == 0 && iter < len(removals) {
+			fmt.Fprintln(out, ior.RemoveRow(removals[iter], iter))
 		}
 	}
-	if removal >= 0 {
-		fmt.Fprintln(out, ior.RemoveRow(removal, c.Repetitions-1))
-	}
-	for _, p := range []*phaseLines{write, read} {
-		if p != nil {
-			fmt.Fprintln(out, p.max)
+	for _, l := range maxLines {
+		if l != "" {
+			fmt.Fprintln(out, l)
 		}
 	}
 	fmt.Fprintf(out, "\nSummary of all tests:\n%s\n", ior.SummaryHeader)
-	for _, p := range []*phaseLines{write, read} {
-		if p != nil {
-			fmt.Fprintln(out, p.summary)
+	for _, l := range summary {
+		if l != "" {
+			fmt.Fprintln(out, l)
 		}
 	}
 }

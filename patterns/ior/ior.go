@@ -16,6 +16,11 @@ type Pattern struct {
 	C Config
 	// Warnings are IOR's reset warnings of the configuration.
 	Warnings []string
+	// PerIteration makes each phase one step, iteration Iter: h5proxy ior runs IOR's
+	// iterations as IOR does (write, read, removal, then the next iteration), a phase
+	// per access and iteration, and sets Iter before beginning each.
+	PerIteration bool
+	Iter         int
 }
 
 // New builds the pattern from parsed options.
@@ -34,8 +39,24 @@ var Factory = patterns.Factory{Name: "ior", Summary: "IOR: segments x blocks x t
 // Name returns "ior".
 func (p *Pattern) Name() string { return "ior" }
 
-// Steps returns the repetitions: one step per iteration.
-func (p *Pattern) Steps() int { return p.C.Repetitions }
+// Steps returns the repetitions: one step per iteration (1 with PerIteration).
+func (p *Pattern) Steps() int {
+	if p.PerIteration {
+		return 1
+	}
+	return p.C.Repetitions
+}
+
+// iteration is IOR's iteration of a step.
+func (p *Pattern) iteration(step int) int {
+	if p.PerIteration {
+		return p.Iter + step
+	}
+	return step
+}
+
+// BarrierBefore is IOR's barrier before each open (TestIoSys), outside the timers.
+func (p *Pattern) BarrierBefore(patterns.Phase, int) bool { return true }
 
 // Phases returns write and read.
 func (p *Pattern) Phases() []patterns.Phase {
@@ -170,16 +191,17 @@ func (p *Pattern) fileSpec(read bool) *plan.FileSpec {
 // IOR's order, fsyncs (-Y after each write, -e after all), and the close.
 func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
 	var pl plan.Plan
-	if step < 0 || step >= p.C.Repetitions {
-		return pl, fmt.Errorf("ior: step %d outside 0..%d", step, p.C.Repetitions-1)
+	if step < 0 || step >= p.Steps() {
+		return pl, fmt.Errorf("ior: step %d outside 0..%d", step, p.Steps()-1)
 	}
+	iter := p.iteration(step)
 	c, write := p.C, ph == patterns.PhaseWrite
 	if !write && ph != patterns.PhaseRead {
 		return pl, fmt.Errorf("ior: no %s phase", ph)
 	}
 	task := env.Rank
 	if !write {
-		task = (env.Rank + p.RankOffset(env.Rank, env.Size, step)) % env.Size
+		task = (env.Rank + p.RankOffset(env.Rank, env.Size, iter)) % env.Size
 	}
 	shared := !c.FilePerProc
 	file := p.fileOf(env.Path, task)
@@ -201,7 +223,7 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		return op
 	}
 	flush := c.API != "HDF5" && write // IOR's HDF5 fsync does nothing
-	seed := env.Seed ^ uint64(step)<<32 ^ uint64(ph)<<48
+	seed := env.Seed ^ uint64(iter)<<32 ^ uint64(ph)<<48
 	xs := p.offsets(task, env.Size, seed)
 	if c.RandomOffset { // every dataset first: the transfers visit the segments in any order
 		for s := 0; s < c.Segments; s++ {

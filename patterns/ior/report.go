@@ -30,25 +30,50 @@ type Iteration struct {
 	BlockKiB, XferKiB        float64
 }
 
-// Iterations are a finished phase's rows: per step, the slowest rank's file open, its
-// transfers (dataset creates and closes, fsyncs and the writes or reads: IOR's HDF5
-// backend creates its datasets inside its transfer calls) and its close; total is their
-// sum, so h5proxy's own data preparation and verification stay out. bw is the bytes of
-// all tasks over total; IOPS the transfers over the transfer time; latency the fastest
-// rank's transfer time over its transfers.
+// Iterations are a finished phase's rows, timed as IOR's ReduceIterResults times them
+// from each task's timestamps around its open, transfers and close: open from the
+// earliest open start to the latest open end, wr/rd from the earliest end of an open to
+// the latest start of a close (IOR: the earliest transfer start to the latest transfer
+// end; its HDF5 backend creates datasets and its -e fsync runs between them), close from
+// the earliest close start to the latest close end, total from the earliest open start
+// to the latest close end. h5proxy's own data preparation and verification between the
+// open and the close are taken out of each rank's stamps. bw is the bytes of all tasks
+// over total; IOPS the transfers over wr/rd; latency the fastest rank's transfer time
+// over the transfers of a block (IOR divides by blockSize/transferSize and prints rank
+// 0's). Iteration numbers count the phase's earlier runs when the pattern runs one
+// iteration per phase (PerIteration), the steps otherwise.
 func (p *Pattern) Iterations(t patterns.PhaseTimes) []Iteration {
 	var out []Iteration
-	perRank := float64(p.C.Segments * p.C.transfers())
-	for _, st := range t.Steps {
+	perBlock := float64(p.C.transfers())
+	first := 0
+	if p.PerIteration {
+		for _, e := range t.Earlier {
+			if e.Phase == t.Phase {
+				first += len(e.Steps)
+			}
+		}
+	}
+	for i, st := range t.Steps {
 		it := Iteration{Access: t.Phase.String(), Bytes: st.Bytes, Iter: st.Step, BlockKiB: float64(p.C.BlockSize) / kibi, XferKiB: float64(p.C.TransferSize) / kibi,
-			Open: st.FileOpen.Max, WrRd: st.Raw.Max + st.Metadata.Max + st.Flush.Max, Close: st.FileClose.Max}
-		it.Total = it.Open + it.WrRd + it.Close
+			Open: span(st.FirstStart.Min, st.FirstEnd.Max), WrRd: span(st.FirstEnd.Min, st.LastStart.Max), Close: span(st.LastStart.Min, st.LastEnd.Max),
+			Total: span(st.FirstStart.Min, st.LastEnd.Max)}
+		if p.PerIteration {
+			it.Iter = first + i
+		}
 		it.BW = ratio(st.Bytes, it.Total)
 		it.IOPS = ratio(st.Bytes/float64(p.C.TransferSize), it.WrRd)
-		it.Latency = (st.Raw.Min + st.Metadata.Min + st.Flush.Min) / perRank
+		it.Latency = st.Inner.Min / perBlock
 		out = append(out, it)
 	}
 	return out
+}
+
+// span is the time from a to b, 0 when unmeasured (no stamps).
+func span(a, b float64) float64 {
+	if a <= 0 || b < a {
+		return 0
+	}
+	return b - a
 }
 
 func ratio(a, b float64) float64 {
@@ -166,12 +191,24 @@ func MaxLine(its []Iteration) string {
 
 // KernelReport returns IOR's lines of a phase: its results rows, one per iteration, then
 // its Max line and its summary row (tagged by Name "max-bw" and "mean-bw" in MiB/s, the
-// rows by "iterN-bw"). h5proxy ior interleaves the phases' rows by iteration, as IOR
-// prints them.
+// rows by "iterN-bw"). With PerIteration the Max line and the summary cover the earlier
+// runs of the same phase too, so the last run's are the test's. h5proxy ior interleaves
+// the phases' rows by iteration, as IOR prints them.
 func (p *Pattern) KernelReport(t patterns.PhaseTimes) []patterns.Line {
-	its := p.Iterations(t)
+	rows := p.Iterations(t)
+	its := rows
+	if p.PerIteration {
+		its = nil
+		for i, e := range t.Earlier {
+			if e.Phase == t.Phase {
+				e.Earlier = t.Earlier[:i]
+				its = append(its, p.Iterations(e)...)
+			}
+		}
+		its = append(its, rows...)
+	}
 	var lines []patterns.Line
-	for _, it := range its {
+	for _, it := range rows {
 		lines = append(lines, patterns.Line{Name: fmt.Sprintf("iter%d-bw", it.Iter), Value: it.BW / mebi, Unit: "MiB/s", Text: it.Row()})
 	}
 	best, mean := 0.0, 0.0
