@@ -84,6 +84,10 @@ type FileSpec struct {
 	// Parallel opens the file through MPI-IO on the session communicator; false means each
 	// rank opens its own file with the default (sec2) driver.
 	Parallel bool
+	// SelfMPIIO opens a per-rank file (Parallel false) through MPI-IO on MPI_COMM_SELF
+	// rather than the default driver, as IOR's HDF5 backend opens its files per process
+	// (HDF5 then allocates datasets early, as for every MPI-IO file).
+	SelfMPIIO bool
 	// ReadOnly applies to opens.
 	ReadOnly bool
 	// CollMetadataOps and CollMetadataWrite map to H5Pset_all_coll_metadata_ops and

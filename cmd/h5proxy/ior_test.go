@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -203,5 +204,39 @@ func TestIORFromJSON(t *testing.T) {
 	}
 	for rank := 0; rank < 2; rank++ {
 		checkIORDatasets(t, filepath.Join(dir, fmt.Sprintf("ior.h5.%08d", rank)), 2, 16<<10/8)
+	}
+}
+
+// TestIORIterationOrder: h5proxy ior runs and prints IOR's iterations in IOR's order
+// (write, read, then the timed removal, per iteration) and opens an HDF5 file per process
+// through MPI-IO on MPI_COMM_SELF, as IOR does: HDF5 then allocates the datasets early,
+// where the default driver would allocate them late.
+func TestIORIterationOrder(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "o.h5")
+	r := iorRun(t, dir, 2, 2, true, true, "-a", "HDF5", "-F", "-b", "16k", "-t", "8k", "-s", "2", "-i", "2", "-w", "-r", "-o", f)
+	var order []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if fields := strings.Fields(l); len(fields) > 2 && (fields[0] == "write" || fields[0] == "read" || fields[0] == "remove") && !strings.Contains(l, "HDF5") {
+			order = append(order, fields[0]+fields[len(fields)-1])
+		}
+	}
+	if got := strings.Join(order, " "); got != "write0 read0 remove0 write1 read1 remove1" {
+		t.Errorf("rows in order %q, want write0 read0 remove0 write1 read1 remove1\n%s", got, r)
+	}
+	for rank := 0; rank < 2; rank++ {
+		if _, err := os.Stat(fmt.Sprintf("%s.%08d", f, rank)); !os.IsNotExist(err) {
+			t.Errorf("rank %d's file left after the removals: %v", rank, err)
+		}
+	}
+	iorRun(t, dir, 2, 1, true, false, "-a", "HDF5", "-F", "-b", "16k", "-t", "8k", "-s", "2", "-w", "-k", "-o", f)
+	for rank := 0; rank < 2; rank++ {
+		out, err := exec.Command("h5dump", "-p", "-H", fmt.Sprintf("%s.%08d", f, rank)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("h5dump: %v\n%s", err, out)
+		}
+		if n := strings.Count(string(out), "H5D_ALLOC_TIME_EARLY"); n != 2 || strings.Contains(string(out), "H5D_ALLOC_TIME_LATE") {
+			t.Errorf("rank %d's file: %d datasets allocated early, want both (MPI-IO driver)\n%s", rank, n, out)
+		}
 	}
 }

@@ -176,10 +176,11 @@ func (p *Pattern) Spec(size int) *plan.DatasetSpec {
 	return &plan.DatasetSpec{Type: plan.I64, Shape: []uint64{p.segElems(size)}, FillNever: p.C.NoFill}
 }
 
-// fileSpec is the file access: MPI-IO on all tasks (shared) or the task's own file, HDF5's
-// alignment with -J.
+// fileSpec is the file access: MPI-IO on all tasks (shared) or the task's own file, which
+// IOR's HDF5 backend opens through MPI-IO on MPI_COMM_SELF (aiori-HDF5.c: HDF5_Open);
+// HDF5's alignment with -J.
 func (p *Pattern) fileSpec(read bool) *plan.FileSpec {
-	fs := &plan.FileSpec{Parallel: !p.C.FilePerProc, ReadOnly: read}
+	fs := &plan.FileSpec{Parallel: !p.C.FilePerProc, SelfMPIIO: p.C.FilePerProc && p.C.API == "HDF5", ReadOnly: read}
 	if p.C.API == "HDF5" && p.C.Alignment > 1 {
 		fs.AlignThreshold, fs.AlignLen = p.C.Alignment, p.C.Alignment
 	}

@@ -461,3 +461,45 @@ func TestKernelReportPerIteration(t *testing.T) {
 		t.Errorf("steps per phase run %d, want 1", p.Steps())
 	}
 }
+
+// TestFileAccess: IOR's HDF5 backend opens a file per process through MPI-IO on
+// MPI_COMM_SELF (SelfMPIIO), a shared file through MPI-IO on all tasks; the raw APIs'
+// files per process are the tasks' own. With PerIteration a phase is one step, planned as
+// iteration Iter: a -Z -X -1 read draws the task of iteration Iter.
+func TestFileAccess(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		parallel, self bool
+	}{
+		{[]string{"-a", "HDF5", "-F"}, false, true},
+		{[]string{"-a", "HDF5"}, true, false},
+		{[]string{"-a", "POSIX", "-F"}, false, false},
+		{[]string{"-a", "MPIIO", "-F"}, false, false},
+	} {
+		p := build(t, tc.args...)
+		for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
+			pl, err := p.Step(ph, 0, patterns.Env{Rank: 1, Size: 2, Path: "f", Seed: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fs := pl.Ops[0].File; fs.Parallel != tc.parallel || fs.SelfMPIIO != tc.self {
+				t.Errorf("%v %s: parallel %v self %v, want %v %v", tc.args, ph, fs.Parallel, fs.SelfMPIIO, tc.parallel, tc.self)
+			}
+		}
+	}
+	p := build(t, "-a", "POSIX", "-F", "-Z", "-X", "-1", "-i", "8")
+	p.PerIteration = true
+	for it := 0; it < 8; it++ {
+		p.Iter = it
+		pl, err := p.Step(patterns.PhaseRead, 0, patterns.Env{Rank: 0, Size: 4, Path: "f", Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("f.%08d", p.RankOffset(0, 4, it)); pl.Ops[0].Path != want {
+			t.Errorf("iteration %d reads %s, want %s", it, pl.Ops[0].Path, want)
+		}
+	}
+	if _, err := p.Step(patterns.PhaseRead, 1, patterns.Env{Rank: 0, Size: 4, Path: "f"}); err == nil {
+		t.Error("step 1 of a one-step phase planned")
+	}
+}

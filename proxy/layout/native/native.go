@@ -7,6 +7,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/layout/internal/h5layout"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
@@ -33,9 +34,12 @@ func init() {
 
 func (l *nativeLayout) access(fs *plan.FileSpec) h5.Access {
 	a := h5.Access{FileSpec: *fs}
-	if fs.Parallel {
+	switch {
+	case fs.Parallel:
 		a.Comm = l.env.Comm.Fortran()
 		a.Info = l.env.MPIInfo
+	case fs.SelfMPIIO: // the MPI-IO driver on this rank alone
+		a.Parallel, a.Comm, a.Info = true, mpi.Self().Fortran(), l.env.MPIInfo
 	}
 	return a
 }
