@@ -1,0 +1,196 @@
+// Command ior compares `h5proxy ior` with the real IOR (issue 14): for each IOR argument
+// set it runs the real ior and `bin/h5proxy ior` with the same arguments, interleaved
+// (A B A B ...), each under the MPI launcher at -np ranks, parses both outputs'
+// "Summary of all tests:" rows and prints per set and operation the medians over the runs
+// of each program's Mean(MiB) (and of its Max(MiB)), their min–max spreads, and the
+// ratio h5proxy / real of the medians, marked when it is outside ±5 %.
+//
+//	make build && go run ./bench/ior -ior /tmp/ior-real/ior -np 2 -reps 7   # or: IOR=... make bench-ior
+//	go run ./bench/ior -ior $IOR -sets '-a HDF5 -b 16m -t 1m -s 4 -w -r -i 3;-a HDF5 -F -b 16m -t 1m -s 4 -w -r -i 3'
+//
+// It is a bench, not a test: it needs a real IOR binary (docs/ior.md says how one was
+// built for this comparison) and fails without one. Each run writes its files under its
+// own directory of -dir and removes them (neither program is given -k).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/h5proxy/h5proxy/internal/launch"
+)
+
+// defaultSets are the argument sets compared by default: each API, with collective
+// transfers where the API has them, fsync at the end of each write where it does (IOR
+// resets -e with a warning under HDF5), 3 iterations of write and read.
+var defaultSets = []string{
+	"-a POSIX -b 64m -t 4m -s 2 -w -r -i 3 -e",
+	"-a MPIIO -b 64m -t 4m -s 2 -w -r -i 3 -e",
+	"-a MPIIO -c -b 64m -t 4m -s 2 -w -r -i 3 -e",
+	"-a HDF5 -b 64m -t 4m -s 2 -w -r -i 3",
+	"-a HDF5 -c -b 64m -t 4m -s 2 -w -r -i 3",
+}
+
+// tolerance is issue 14's bound on the ratio of the medians.
+const tolerance = 0.05
+
+func main() {
+	ior := flag.String("ior", os.Getenv("IOR"), "the real IOR binary (default: $IOR)")
+	bin := flag.String("bin", "bin", "directory holding h5proxy (make build)")
+	np := flag.Int("np", 2, "ranks of every run")
+	reps := flag.Int("reps", 5, "runs of each program per argument set (interleaved)")
+	sets := flag.String("sets", strings.Join(defaultSets, ";"), "IOR argument sets, separated by ';' (-o is added)")
+	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
+	flag.Parse()
+	if err := run(*ior, *bin, *dir, *sets, *np, *reps); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/ior:", err)
+		os.Exit(2)
+	}
+}
+
+// program is one side of the comparison: its name and its command before IOR's arguments.
+type program struct {
+	name string
+	argv []string
+}
+
+func run(ior, bin, dir, sets string, np, reps int) error {
+	if ior == "" {
+		return errors.New("no real IOR: give -ior PATH or set IOR (docs/ior.md: building the real IOR for the comparison)")
+	}
+	if st, err := os.Stat(ior); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("the real IOR %q is not an executable file (%v)", ior, err)
+	}
+	h5p, err := filepath.Abs(filepath.Join(bin, "h5proxy"))
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(h5p); err != nil {
+		return fmt.Errorf("%w (run make build)", err)
+	}
+	if np < 1 || reps < 1 {
+		return fmt.Errorf("-np %d -reps %d: both must be at least 1", np, reps)
+	}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "h5proxy-ior-bench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	progs := []program{{"real", []string{ior}}, {"h5proxy", []string{h5p, "ior"}}}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "arguments\top\treal mean MiB/s\t(min–max)\th5proxy mean MiB/s\t(min–max)\tratio\treal max MiB/s\th5proxy max MiB/s\tratio\t\n")
+	for _, set := range strings.Split(sets, ";") {
+		args := strings.Fields(set)
+		if len(args) == 0 {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "bench/ior: %s: %d runs of each program\n", set, reps)
+		got := map[string]map[string][]rates{} // program, operation: one per run
+		for i := 0; i < reps; i++ {
+			for _, p := range progs {
+				r, err := once(p, args, dir, np)
+				if err != nil {
+					return fmt.Errorf("%s %s (run %d): %w", p.name, set, i+1, err)
+				}
+				if got[p.name] == nil {
+					got[p.name] = map[string][]rates{}
+				}
+				for op, v := range r {
+					got[p.name][op] = append(got[p.name][op], v)
+				}
+			}
+		}
+		for _, op := range []string{"write", "read"} {
+			real, h5 := got["real"][op], got["h5proxy"][op]
+			if len(real) == 0 && len(h5) == 0 {
+				continue
+			}
+			if len(real) != reps || len(h5) != reps {
+				return fmt.Errorf("%s: %s rows in %d real and %d h5proxy runs of %d", set, op, len(real), len(h5), reps)
+			}
+			mean := func(r rates) float64 { return r.Mean }
+			best := func(r rates) float64 { return r.Max }
+			rm, hm := median(real, mean), median(h5, mean)
+			rlo, rhi := spread(real, mean)
+			hlo, hhi := spread(h5, mean)
+			fmt.Fprintf(tw, "%s\t%s\t%.1f\t(%.1f–%.1f)\t%.1f\t(%.1f–%.1f)\t%s\t%.1f\t%.1f\t%s\t\n", set, op, rm, rlo, rhi, hm, hlo, hhi,
+				ratio(hm, rm), median(real, best), median(h5, best), ratio(median(h5, best), median(real, best)))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Printf("\nratio: h5proxy / real of the medians over %d interleaved runs at %d ranks; * outside ±%.0f %%\n", reps, np, 100*tolerance)
+	return nil
+}
+
+// once runs one program on one argument set in a fresh directory and returns its summary.
+func once(p program, args []string, dir string, np int) (map[string]rates, error) {
+	runDir, err := os.MkdirTemp(dir, p.name+"-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(runDir)
+	pre, env, err := launch.Launcher(np)
+	if err != nil {
+		return nil, err
+	}
+	argv := append(append(append(pre, p.argv...), args...), "-o", filepath.Join(runDir, "testFile"))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = runDir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out)
+	}
+	r, err := parseSummary(string(out))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out)
+	}
+	return r, nil
+}
+
+// median is the middle value of get over the runs (the upper middle of an even count).
+func median(rs []rates, get func(rates) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = get(r)
+	}
+	sort.Float64s(v)
+	return v[len(v)/2]
+}
+
+// spread is the least and the greatest value of get over the runs.
+func spread(rs []rates, get func(rates) float64) (lo, hi float64) {
+	for i, r := range rs {
+		x := get(r)
+		if i == 0 || x < lo {
+			lo = x
+		}
+		if i == 0 || x > hi {
+			hi = x
+		}
+	}
+	return lo, hi
+}
+
+// ratio is a/b with two decimals, starred when outside the tolerance.
+func ratio(a, b float64) string {
+	if b <= 0 {
+		return "-"
+	}
+	r := a / b
+	mark := ""
+	if r < 1-tolerance || r > 1+tolerance {
+		mark = "*"
+	}
+	return fmt.Sprintf("%.2f%s", r, mark)
+}
