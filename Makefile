@@ -94,8 +94,9 @@ bench: build
 # bench-ior compares h5proxy ior with a real IOR binary (issue 14; docs/ior.md says how
 # one was built): IOR=/path/to/ior make bench-ior. Not part of bench: no IOR ships here.
 .PHONY: bench-ior
-bench-ior: build
+bench-ior:
 	@test -n "$(IOR)" || { echo "bench-ior: set IOR to a real IOR binary (docs/ior.md: comparing with the real IOR)" >&2; exit 2; }
+	$(MAKE) build
 	$(GO) run ./bench/ior -ior "$(IOR)" -np 2 -reps 7
 
 clean:

@@ -68,9 +68,10 @@
 //
 // Each of the -i iterations is one step: the file created (opened), the transfers, -Y's
 // flush after each write and -e's after all (FlushFile, fsync under posix and MPI_File_sync
-// under mpiio), the close. The session runs the write phase's iterations, then the read
-// phase's: IOR interleaves write and read per iteration. -d is emulated compute after
-// each step.
+// under mpiio), the close. With PerIteration (h5proxy ior) each phase is one step, the
+// iteration Iter, so that h5proxy ior runs IOR's order: per iteration the write, the
+// read, the removal. BarrierBefore is IOR's barrier before each open. -d is emulated
+// compute after each step.
 //
 // # Report (ior-output.c, IOR 3.3.0's output)
 //
