@@ -567,6 +567,10 @@ func (r *Report) SortedConfig() []string {
 // HDF5Version returns the version of the HDF5 library linked in.
 func HDF5Version() string { return h5.Version() }
 
+// MPIStandardVersion is the version of the MPI standard the MPI library implements
+// (MPI_Get_version), such as 3 and 1.
+func MPIStandardVersion() (major, minor int) { return mpi.StandardVersion() }
+
 // Metrics lists the names Metric accepts.
 var Metrics = []string{"bytes", "observed_time", "raw_rate", "observed_rate", "observed_io_rate", "raw_time", "metadata_time",
 	"file_open_time", "file_flush_time", "file_close_time", "compute_time", "prep_time", "prep_in_window_time", "verify_time",

@@ -161,10 +161,7 @@ func runIOR(c ior.Config, warns, args []string, stdout, stderr io.Writer) error 
 	for _, w := range warns {
 		fmt.Fprintf(out, "ior WARNING: %s\n", w)
 	}
-	apiVersion := ""
-	if c.API == "HDF5" {
-		apiVersion = "HDF5-" + proxy.HDF5Version() + " (Parallel)"
-	}
+	apiVersion := iorAPIVersion(c.API)
 	lines := []string{ior.KV("Began", began.Format(iorTime)), ior.KV("Command line", "h5proxy ior "+strings.Join(args, " ")),
 		ior.KV("Machine", "Linux "+host), ior.KV("TestID", "0"), ior.KV("StartTime", time.Now().Format(iorTime))}
 	lines = append(lines, fsLines(c.TestFile)...)
@@ -249,6 +246,20 @@ func runIORIterations(s *proxy.Session, world proxy.Comm, c ior.Config, cfg prox
 		}
 	}
 	return removals, nil
+}
+
+// iorAPIVersion is IOR 3.3's apiVersion line (its backends' get_version): HDF5's library
+// version and "(Parallel)", MPI-IO's MPI standard version in parentheses, nothing for
+// POSIX.
+func iorAPIVersion(api string) string {
+	switch api {
+	case "HDF5":
+		return proxy.HDF5Version() + " (Parallel)"
+	case "MPIIO":
+		major, minor := proxy.MPIStandardVersion()
+		return fmt.Sprintf("(%d.%d)", major, minor)
+	}
+	return ""
 }
 
 // fsLines are IOR's Path and FS lines (utilities.c: ShowFileSystemSize) for the test

@@ -520,6 +520,16 @@ func ProcessorName() string {
 	return C.GoStringN(&buf[0], n)
 }
 
+// StandardVersion returns the version of the MPI standard the library implements
+// (MPI_Get_version: 3.1 for OpenMPI 4.1). It works at any time.
+func StandardVersion() (major, minor int) {
+	var v, sub C.int
+	if C.MPI_Get_version(&v, &sub) != C.MPI_SUCCESS {
+		return 0, 0
+	}
+	return int(v), int(sub)
+}
+
 // LibraryVersion returns the first line of MPI_Get_library_version, such as
 // "Open MPI v4.1.4, package: Debian OpenMPI, ...". It works at any time.
 func LibraryVersion() string {

@@ -73,6 +73,10 @@ func TestInitFinalize(t *testing.T) {
 	if !strings.Contains(LibraryVersion(), "Open MPI") {
 		t.Errorf("LibraryVersion() = %q, want Open MPI's", LibraryVersion())
 	}
+	// OpenMPI 4.1 implements MPI 3.1 (what IOR prints as MPIIO's apiVersion).
+	if major, minor := StandardVersion(); major != 3 || minor != 1 {
+		t.Errorf("StandardVersion() = %d.%d, want 3.1 (OpenMPI 4.1)", major, minor)
+	}
 
 	os.Unsetenv("OMPI_MCA_opal_signal")
 	provided, owned, err := Init()

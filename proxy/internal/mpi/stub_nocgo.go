@@ -94,6 +94,9 @@ func ProcessorName() string {
 	return h
 }
 
+// StandardVersion returns 0, 0: no MPI library is linked.
+func StandardVersion() (major, minor int) { return 0, 0 }
+
 // LibraryVersion returns "": no MPI library is linked.
 func LibraryVersion() string { return "" }
 
