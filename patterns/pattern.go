@@ -111,6 +111,13 @@ type Synchronizer interface {
 	BarrierBefore(ph Phase, step int) bool
 }
 
+// Rewriter is implemented by patterns whose write steps replace one another's data
+// (IOR recreates its file every iteration): a read step then finds the values of the
+// write step WrittenBy names, and the session verifies it against them.
+type Rewriter interface {
+	WrittenBy(readStep int) int
+}
+
 // StepCleaner is implemented by patterns whose program deletes files between steps,
 // outside its timers (h5perf removes each file once it has been read back): after such a
 // step the session waits for the step's I/O, synchronizes the ranks and rank 0 removes the

@@ -1006,7 +1006,11 @@ func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 	if op.Transfer.Data != nil {
 		bad, first = checkData(op.Transfer, buf)
 	} else {
-		bad, first, err = emulate.Verify(buf, s.bufLayout(op.Transfer), s.cfg.Seed, emulate.DataStep(s.phase.fill, op.Step))
+		step := op.Step
+		if rw, ok := s.pat.(patterns.Rewriter); ok {
+			step = rw.WrittenBy(step)
+		}
+		bad, first, err = emulate.Verify(buf, s.bufLayout(op.Transfer), s.cfg.Seed, emulate.DataStep(s.phase.fill, step))
 	}
 	smp[mVerify] += time.Since(t0).Seconds()
 	if err != nil {

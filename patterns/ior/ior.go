@@ -55,6 +55,16 @@ func (p *Pattern) iteration(step int) int {
 	return step
 }
 
+// WrittenBy is the write step whose values a read step finds: every iteration recreates
+// the file, so after a write phase of all the repetitions (a session's run, not `h5proxy
+// ior`'s iteration by iteration) the file holds the last one's.
+func (p *Pattern) WrittenBy(readStep int) int {
+	if p.PerIteration {
+		return readStep
+	}
+	return p.C.Repetitions - 1
+}
+
 // BarrierBefore is IOR's barrier before each open (TestIoSys), outside the timers.
 func (p *Pattern) BarrierBefore(patterns.Phase, int) bool { return true }
 
