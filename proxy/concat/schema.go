@@ -34,6 +34,98 @@ func readSchema(f h5.ID) ([]object, error) {
 	return out, nil
 }
 
+// probeSchema reads of input f what compareSchema compares with the reference ref, at the
+// least cost: each dataset is opened once for its type (as encoded) and extent, attributes
+// are described only where the input or the reference has some, creation properties not at
+// all (copying a dataset's creation property list costs HDF5 about as much as opening it).
+// It returns the objects in Walk's order and, in the same order, the datasets left open
+// because keep said so for their extent (0 for the others); on error nothing is left open.
+func probeSchema(f h5.ID, ref []object, keep func(dims []uint64) bool) (got []object, open []h5.ID, err error) {
+	objs, err := h5.Walk(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			closeDatasets(open)
+			open = nil
+		}
+	}()
+	got = make([]object, 1, len(objs)+1)
+	open = make([]h5.ID, len(objs)+1)
+	got[0] = object{path: "/"}
+	if got[0].info.Attrs, err = h5.Attributes(f, "/"); err != nil {
+		return nil, open, err
+	}
+	var at map[string]int // the reference's objects by path, when the orders differ
+	var enc []byte
+	for k, o := range objs {
+		// The reference in the same order as got (the first check) or found by path.
+		r, ok := object{}, false
+		if k+1 < len(ref) && ref[k+1].path == o.Path {
+			r, ok = ref[k+1], true
+		} else {
+			if at == nil {
+				at = make(map[string]int, len(ref))
+				for i, x := range ref {
+					at[x.path] = i
+				}
+			}
+			var i int
+			if i, ok = at[o.Path]; ok {
+				r = ref[i]
+			}
+		}
+		g := object{path: o.Path, dataset: o.Dataset}
+		attrs := o.Attrs || len(r.info.Attrs) > 0
+		if !o.Dataset {
+			if attrs {
+				if g.info, err = h5.Describe(f, o.Path, false); err != nil {
+					return nil, open, err
+				}
+			}
+			got = append(got, g)
+			continue
+		}
+		d, err := h5.OpenDataset(f, o.Path)
+		if err != nil {
+			return nil, open, err
+		}
+		if enc, g.info.Dims, err = h5.Probe(d, enc); err == nil && attrs {
+			g.info.Attrs, err = h5.Attributes(d, o.Path)
+		}
+		if err != nil {
+			h5.CloseDataset(d)
+			return nil, open, err
+		}
+		g.info.Type.Enc = r.info.Type.Enc // shared when equal: one allocation less per dataset
+		if !ok || !r.dataset || !slices.Equal(enc, r.info.Type.Enc) {
+			g.info.Type.Enc = slices.Clone(enc)
+		}
+		if keep(g.info.Dims) {
+			open[len(got)] = d
+		} else if err := h5.CloseDataset(d); err != nil {
+			return nil, open, err
+		}
+		got = append(got, g)
+	}
+	return got, open, nil
+}
+
+// closeDatasets closes the open datasets of ids (0 entries skipped) and zeroes them.
+func closeDatasets(ids []h5.ID) error {
+	var first error
+	for k, d := range ids {
+		if d > 0 {
+			if err := h5.CloseDataset(d); first == nil {
+				first = err
+			}
+			ids[k] = 0
+		}
+	}
+	return first
+}
+
 // checkReference refuses what cannot be concatenated row-wise: scalar datasets,
 // variable-length types, virtual datasets, and (with the partition key) an existing object
 // of the key's name.
