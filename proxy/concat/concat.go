@@ -50,8 +50,10 @@ type job struct {
 	lo, hi int     // this rank's block of inputs
 	in     []h5.ID // open inputs by index (0: not open)
 	ref    []object
-	cols   []column
-	rows   [][]uint64 // rows[i-lo][c]: rows of column c in own input i
+	// children[g] is the number of groups and datasets in group g of the reference.
+	children map[string]int
+	cols     []column
+	rows     [][]uint64 // rows[i-lo][c]: rows of column c in own input i
 	// kept[i-lo][c] is own input i's dataset of column c, left open by the schema check
 	// for the data pass (non-empty datasets under the file partition; else 0 or nil).
 	kept    [][]h5.ID
@@ -224,6 +226,10 @@ func (j *job) readMetadata() (int64, error) {
 		return 0, fmt.Errorf("concat: input %s: %w", j.inputs[0], err)
 	}
 	j.columns()
+	j.children = map[string]int{}
+	for _, o := range j.ref[1:] {
+		j.children[path.Dir(o.path)]++
+	}
 	for i := j.lo; i < j.hi; i++ {
 		f, err := j.openInput(i)
 		if err != nil {
@@ -270,7 +276,7 @@ func (j *job) readMetadata() (int64, error) {
 // compareSchema does with the types described.
 func (j *job) checkInput(i int, f h5.ID) ([]object, []h5.ID, error) {
 	keep := func(dims []uint64) bool { return !j.o.ByDataset && len(dims) > 0 && dims[0] > 0 }
-	got, open, err := probeSchema(f, j.ref, keep)
+	got, open, err := probeSchema(f, j.ref, j.children, keep)
 	if err != nil {
 		return nil, nil, fmt.Errorf("concat: input %s: %w", j.inputs[i], err)
 	}

@@ -486,37 +486,65 @@ func TestConcatErrors(t *testing.T) {
 			name   string
 			mutate func(c *col)
 			want   string
+			add    string // a dataset (or a group, ending in /) added to the input
 		}{
+			{"renamed", func(c *col) {
+				if c.path == "/rec.slc/nhit" {
+					c.path = "/rec.slc/nhits"
+				}
+			}, "dataset /rec.slc/nhit is missing", ""},
+			{"extra-dataset", func(*col) {}, "dataset /rec.trk/kal/extra is not in the first input", "/rec.trk/kal/extra"},
+			{"extra-group", func(*col) {}, "group /rec.new is not in the first input", "/rec.new/"},
 			{"attr-type", func(c *col) {
 				if c.path == "/rec.trk/kal/len" {
 					c.scale = plan.F64
 				}
-			}, `dataset /rec.trk/kal/len: attribute "scale": type f64, in the first input f32`},
+			}, `dataset /rec.trk/kal/len: attribute "scale": type f64, in the first input f32`, ""},
 			{"attr-missing", func(c *col) {
 				if c.path == "/rec.slc/energy" {
 					c.scale = plan.Type{}
 				}
-			}, `dataset /rec.slc/energy: attribute "scale" is missing`},
+			}, `dataset /rec.slc/energy: attribute "scale" is missing`, ""},
 			{"attr-extra", func(c *col) {
 				if c.path == "/rec.mc/wide" {
 					c.scale = plan.I32
 				}
-			}, `dataset /rec.mc/wide: attribute "scale" is not in the first input`},
+			}, `dataset /rec.mc/wide: attribute "scale" is not in the first input`, ""},
 			{"type", func(c *col) {
 				if c.path == "/rec.trk/empty" {
 					c.typ = plan.I32
 				}
-			}, "dataset /rec.trk/empty: type i32, in the first input i64"},
+			}, "dataset /rec.trk/empty: type i32, in the first input i64", ""},
 			{"width", func(c *col) {
 				if c.path == "/rec.slc/pos" {
 					c.width = 2
 				}
-			}, "dataset /rec.slc/pos: shape [1 2], in the first input [3 3]"},
+			}, "dataset /rec.slc/pos: shape [1 2], in the first input [3 3]", ""},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				last := filepath.Join(dir, "last-"+tc.name+".h5")
 				writeInput(t, last, 4, func(c *col) { bare(c); tc.mutate(c) })
+				if tc.add != "" {
+					f, err := h5.OpenFile(last, h5.Access{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if g, ok := strings.CutSuffix(tc.add, "/"); ok {
+						id, err := h5.CreateGroup(f, g)
+						if err != nil {
+							t.Fatal(err)
+						}
+						h5.CloseGroup(id)
+					} else {
+						d, err := h5.CreateDataset(f, tc.add, plan.DatasetSpec{Type: plan.I32, Shape: []uint64{2}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						h5.CloseDataset(d)
+					}
+					h5.CloseFile(f)
+				}
 				for _, np := range []string{"1", "2"} {
 					code, text := cli(t, append([]string{"-np", np, "-o", out}, append(bares, last)...)...)
 					expect(t, code, text, 1, "input "+last+" differs from the first input "+bares[0]+": "+tc.want)

@@ -150,6 +150,30 @@ func Attributes(obj ID, path string) ([]AttrInfo, error) {
 	return attrs, nil
 }
 
+// ObjectStat identifies the open object obj (a file's root group, a group or a dataset)
+// and counts its attributes and, for a group, its links (H5Oget_info2, H5Gget_info): what
+// tells a tree of objects, with no other links, from the same names reached otherwise.
+func ObjectStat(obj ID) (Stat, error) {
+	enter()
+	defer leave()
+	if err := checkID("ObjectStat", obj, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
+		return Stat{}, err
+	}
+	var oi C.H5O_info_t
+	if C.H5Oget_info2(C.hid_t(obj), &oi, C.H5O_INFO_BASIC|C.H5O_INFO_NUM_ATTRS) < 0 {
+		return Stat{}, stackError(fmt.Sprintf("H5Oget_info2 object %d", obj))
+	}
+	st := Stat{FileNo: uint64(oi.fileno), Addr: uint64(oi.addr), Attrs: int(oi.num_attrs), Links: -1}
+	if oi._type == C.H5O_TYPE_GROUP {
+		var gi C.H5G_info_t
+		if C.H5Gget_info(C.hid_t(obj), &gi) < 0 {
+			return Stat{}, stackError(fmt.Sprintf("H5Gget_info group %d", obj))
+		}
+		st.Links = int(gi.nlinks)
+	}
+	return st, nil
+}
+
 // Probe returns the datatype of the open dataset d as H5Tencode serializes it (in enc's
 // storage when it is large enough) and d's extent: what Describe finds of a dataset short
 // of its attributes and creation properties, whose copy costs HDF5 as much as the open.

@@ -25,3 +25,6 @@ func Attributes(obj ID, path string) ([]AttrInfo, error) { return nil, ErrNoCgo 
 
 // Probe returns ErrNoCgo in a build without cgo.
 func Probe(d ID, enc []byte) ([]byte, []uint64, error) { return nil, nil, ErrNoCgo }
+
+// ObjectStat returns ErrNoCgo in a build without cgo.
+func ObjectStat(obj ID) (Stat, error) { return Stat{}, ErrNoCgo }
