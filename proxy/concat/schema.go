@@ -38,12 +38,13 @@ func readSchema(f h5.ID) ([]object, error) {
 // cost: each dataset is opened once for its type (as encoded) and extent, attributes are
 // described only where the input or the reference has some, creation properties not at all
 // (copying a dataset's creation property list costs HDF5 about as much as opening it). The
-// datasets keep says so of (by extent) are left open for the data pass.
+// non-empty datasets are left open for the data pass, at most budget of them.
 type probe struct {
-	f    h5.ID
-	ref  []object
-	keep func(dims []uint64) bool
-	enc  []byte // scratch for type encodings
+	f      h5.ID
+	ref    []object
+	budget int
+	kept   int
+	enc    []byte // scratch for type encodings
 	// got are the input's objects; open[k] is got[k]'s dataset when left open, else 0.
 	got  []object
 	open []h5.ID
@@ -76,8 +77,9 @@ func (pr *probe) dataset(loc h5.ID, name, p string, r object, ok, hasAttrs bool,
 	if !ok || !r.dataset || !slices.Equal(pr.enc, r.info.Type.Enc) {
 		g.info.Type.Enc = slices.Clone(pr.enc)
 	}
-	if pr.keep(g.info.Dims) {
+	if len(g.info.Dims) > 0 && g.info.Dims[0] > 0 && pr.kept < pr.budget {
 		pr.open = append(pr.open, d)
+		pr.kept++
 	} else {
 		pr.open = append(pr.open, 0)
 		if err := h5.CloseDataset(d); err != nil {
@@ -91,15 +93,15 @@ func (pr *probe) dataset(loc h5.ID, name, p string, r object, ok, hasAttrs bool,
 // reset closes what the probe left open and forgets what it found.
 func (pr *probe) reset() {
 	closeDatasets(pr.open)
-	pr.got, pr.open = pr.got[:0], pr.open[:0]
+	pr.got, pr.open, pr.kept = pr.got[:0], pr.open[:0], 0
 }
 
-// probeSchema probes input f (see probe) and returns its objects and the datasets left open
-// (0 for the others), both in Walk's order; on error nothing is left open. The input is
-// probed in the reference's order without a visit when it is a tree of the reference's
-// objects (probeTree), visited otherwise, as the first input was.
-func probeSchema(f h5.ID, ref []object, children map[string]int, keep func(dims []uint64) bool) ([]object, []h5.ID, error) {
-	pr := &probe{f: f, ref: ref, keep: keep, got: make([]object, 0, len(ref)), open: make([]h5.ID, 0, len(ref))}
+// probeSchema probes input f (see probe) and returns its objects and, in the same order, the
+// datasets left open (0 for the others); on error nothing is left open. The input is probed
+// in the reference's order without a visit when it is a tree of the reference's objects
+// (probe.tree), else visited in Walk's order, as the first input was.
+func probeSchema(f h5.ID, ref []object, children map[string]int, budget int) ([]object, []h5.ID, error) {
+	pr := &probe{f: f, ref: ref, budget: budget, got: make([]object, 0, len(ref)), open: make([]h5.ID, 0, len(ref))}
 	ok, err := pr.tree(children)
 	if err == nil && !ok {
 		pr.reset()
