@@ -32,6 +32,14 @@ const keepOpen = 16384
 // (of 140,000) per run.
 const holdHeap = 256 << 20
 
+// inputMDC is the metadata cache of every input, fixed: a rank holds all its inputs open
+// (as ph5_concat does), and HDF5's default cache (2 MiB accounted) takes about 20 MiB of
+// memory per input once every object of it was opened. Each object is read about once, so
+// a small cache loses little: on 8 of the bench's inputs at 1 rank, 256 KiB caches halved
+// the memory faulted in (66,000 pages against 117,000) for 12,000 more reads of the file
+// and 1 % fewer instructions.
+const inputMDC = 256 << 10
+
 // afterCreate, when set (by tests), sees each rank's job once the output is created.
 var afterCreate func(j *job)
 
@@ -217,7 +225,8 @@ func (j *job) openInput(i int) (h5.ID, error) {
 	if st.IsDir() {
 		return 0, fmt.Errorf("concat: input %s is a directory", name)
 	}
-	f, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: j.o.CoreInputs}}})
+	f, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: j.o.CoreInputs},
+		MDCInitialSize: inputMDC, MDCMinSize: inputMDC, MDCMaxSize: inputMDC, MDCEvictions: true}})
 	if err != nil {
 		return 0, fmt.Errorf("concat: input %s is not a readable HDF5 file: %w", name, err)
 	}

@@ -677,7 +677,7 @@ func TestAccessOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got h5.AccessInfo
+		var got, last h5.AccessInfo
 		var inDriver string
 		afterCreate = func(j *job) {
 			if got, err = h5.FileAccessInfo(j.out); err != nil {
@@ -688,6 +688,9 @@ func TestAccessOptions(t *testing.T) {
 				t.Error(err)
 			}
 			inDriver = a.Driver
+			if last, err = h5.FileAccessInfo(j.in[j.hi-1]); err != nil { // this rank's last input
+				t.Error(err)
+			}
 		}
 		out := filepath.Join(dir, "out.h5")
 		o.Overwrite = true
@@ -697,6 +700,10 @@ func TestAccessOptions(t *testing.T) {
 		afterCreate = nil
 		if inDriver != tc.want.Driver || got.Driver != "mpio" || !got.CollMetadataOps || !got.CollMetadataWrite || got.MetaBlock != tc.want.MetaBlock || got.MDCResize != tc.want.MDCResize {
 			t.Errorf("%v: inputs %s, output %+v; want inputs %s, output %+v through MPI-IO with collective metadata", tc.kvs, inDriver, got, tc.want.Driver, tc.want)
+		}
+		// Every input, whatever the options, has a small fixed metadata cache (inputMDC).
+		if last.MDCInitial != inputMDC || last.MDCMax != inputMDC || last.MDCResize {
+			t.Errorf("%v: input metadata cache %d/%d resize %v, want %d fixed", tc.kvs, last.MDCInitial, last.MDCMax, last.MDCResize, inputMDC)
 		}
 		if tc.want.MDCInitial > 0 && (got.MDCInitial != tc.want.MDCInitial || got.MDCMax != tc.want.MDCMax) {
 			t.Errorf("%v: metadata cache %d/%d, want %d/%d", tc.kvs, got.MDCInitial, got.MDCMax, tc.want.MDCInitial, tc.want.MDCMax)
