@@ -22,6 +22,24 @@ const fixedMDC = 128 << 20
 // the best 1-D size of the NOvA study.
 const defaultChunkBytes = 1 << 20
 
+// keepOpen bounds the input datasets a rank leaves open from the schema check to the data
+// pass: HDF5 holds about 20 KiB for each open dataset (measured with 1.10.8 on the bench's
+// inputs), so at most about 330 MiB; the pieces beyond are opened again when read.
+const keepOpen = 16384
+
+// holdHeap is the freed C heap a run keeps (h5.HoldHeap): measured on 8 of the bench's
+// inputs at 1 rank, glibc's default returned and faulted in again about 50,000 pages
+// (of 140,000) per run.
+const holdHeap = 256 << 20
+
+// inputMDC is the metadata cache of every input, fixed: a rank holds all its inputs open
+// (as ph5_concat does), and HDF5's default cache (2 MiB accounted) takes about 20 MiB of
+// memory per input once every object of it was opened. Each object is read about once, so
+// a small cache loses little: on 8 of the bench's inputs at 1 rank, 256 KiB caches halved
+// the memory faulted in (66,000 pages against 117,000) for 12,000 more reads of the file
+// and 1 % fewer instructions.
+const inputMDC = 256 << 10
+
 // afterCreate, when set (by tests), sees each rank's job once the output is created.
 var afterCreate func(j *job)
 
@@ -40,18 +58,24 @@ type column struct {
 
 // job is one rank's state of a concatenation.
 type job struct {
-	comm    mpi.Comm
-	fcomm   int
-	rank    int
-	size    int
-	inputs  []string
-	output  string
-	o       Options
-	lo, hi  int     // this rank's block of inputs
-	in      []h5.ID // open inputs by index (0: not open)
-	ref     []object
-	cols    []column
-	rows    [][]uint64 // rows[i-lo][c]: rows of column c in own input i
+	comm   mpi.Comm
+	fcomm  int
+	rank   int
+	size   int
+	inputs []string
+	output string
+	o      Options
+	lo, hi int     // this rank's block of inputs
+	in     []h5.ID // open inputs by index (0: not open)
+	ref    []object
+	// children[g] is the number of groups and datasets in group g of the reference.
+	children map[string]int
+	cols     []column
+	rows     [][]uint64 // rows[i-lo][c]: rows of column c in own input i
+	// kept[i-lo][c] is own input i's dataset of column c, left open by the schema check
+	// for the data pass (non-empty datasets under the file partition; else 0 or nil).
+	kept    [][]h5.ID
+	nkept   int // datasets kept open so far (at most keepOpen)
 	out     h5.ID
 	outDS   []h5.ID
 	created bool // the output exists because of this run
@@ -64,9 +88,12 @@ type job struct {
 // rows of the inputs' dataset of the same path, in the inputs' order. The inputs must share
 // one schema, checked before the output is created; on failure the output is removed and
 // every rank returns the same error. The Breakdown holds the maximum over ranks of each
-// step's time.
+// step's time. Run keeps up to 256 MiB of freed C heap in the process (h5.HoldHeap).
 func Run(fcomm int, inputs []string, output string, o Options) (Breakdown, error) {
 	if err := o.validate(); err != nil {
+		return Breakdown{}, err
+	}
+	if err := h5.HoldHeap(holdHeap); err != nil {
 		return Breakdown{}, err
 	}
 	comm, err := mpi.FromFortran(fcomm)
@@ -198,7 +225,8 @@ func (j *job) openInput(i int) (h5.ID, error) {
 	if st.IsDir() {
 		return 0, fmt.Errorf("concat: input %s is a directory", name)
 	}
-	f, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: j.o.CoreInputs}}})
+	f, err := h5.OpenFile(name, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: j.o.CoreInputs},
+		MDCInitialSize: inputMDC, MDCMinSize: inputMDC, MDCMaxSize: inputMDC, MDCEvictions: true}})
 	if err != nil {
 		return 0, fmt.Errorf("concat: input %s is not a readable HDF5 file: %w", name, err)
 	}
@@ -221,25 +249,38 @@ func (j *job) readMetadata() (int64, error) {
 		return 0, fmt.Errorf("concat: input %s: %w", j.inputs[0], err)
 	}
 	j.columns()
+	j.children = map[string]int{}
+	for _, o := range j.ref[1:] {
+		j.children[path.Dir(o.path)]++
+	}
 	for i := j.lo; i < j.hi; i++ {
 		f, err := j.openInput(i)
 		if err != nil {
 			return int64(i), err
 		}
-		got := j.ref
+		got, open := j.ref, []h5.ID(nil)
 		if i != 0 {
-			if got, err = readSchema(f); err != nil {
-				return int64(i), fmt.Errorf("concat: input %s: %w", j.inputs[i], err)
-			}
-			if err := compareSchema(j.ref, got); err != nil {
-				return int64(i), fmt.Errorf("concat: input %s differs from the first input %s: %w", j.inputs[i], j.inputs[0], err)
+			if got, open, err = j.checkInput(i, f); err != nil {
+				return int64(i), err
 			}
 		}
-		rows, err := j.fileRows(got)
+		order := inOrder(j.ref, got)
+		rows, err := j.fileRows(got, order)
+		j.rows = append(j.rows, rows)
+		j.kept = append(j.kept, nil)
+		if open != nil {
+			kept := make([]h5.ID, len(j.cols))
+			for c, col := range j.cols {
+				if col.group == "" {
+					kept[c], open[order[col.ref]] = open[order[col.ref]], 0
+				}
+			}
+			j.kept[len(j.kept)-1] = kept
+			closeDatasets(open) // none: every dataset is a column
+		}
 		if err != nil {
 			return int64(i), fmt.Errorf("concat: input %s: %w", j.inputs[i], err)
 		}
-		j.rows = append(j.rows, rows)
 		if j.o.ByDataset && !j.o.CoreInputs && i != 0 {
 			// The dataset partition reopens inputs as their datasets' owners need them:
 			// keep no more files open than that needs.
@@ -250,6 +291,60 @@ func (j *job) readMetadata() (int64, error) {
 		}
 	}
 	return 0, nil
+}
+
+// checkInput checks input i (not the first), open as f, against the reference, cheaply
+// (probeSchema), and returns its schema and the datasets it leaves open for the data pass.
+// On a difference it reads the input's full description to name the first difference as
+// compareSchema does with the types described.
+func (j *job) checkInput(i int, f h5.ID) ([]object, []h5.ID, error) {
+	budget := keepOpen - j.nkept
+	if j.o.ByDataset {
+		budget = 0 // the dataset partition reads other inputs than the rank checks
+	}
+	got, open, err := probeSchema(f, j.ref, j.children, budget)
+	if err != nil {
+		return nil, nil, fmt.Errorf("concat: input %s: %w", j.inputs[i], err)
+	}
+	diff := compareSchema(j.ref, got)
+	if diff == nil {
+		for _, d := range open {
+			if d > 0 {
+				j.nkept++
+			}
+		}
+		return got, open, nil
+	}
+	closeDatasets(open)
+	full, err := readSchema(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("concat: input %s: %w", j.inputs[i], err)
+	}
+	if d := compareSchema(j.ref, full); d != nil {
+		diff = d // the same difference, described
+	}
+	return nil, nil, fmt.Errorf("concat: input %s differs from the first input %s: %w", j.inputs[i], j.inputs[0], diff)
+}
+
+// inOrder returns for each object of the reference the index of the object of the same
+// path in got (compareSchema found the same paths).
+func inOrder(ref, got []object) []int {
+	order := make([]int, len(ref))
+	var at map[string]int
+	for k, r := range ref {
+		if k < len(got) && got[k].path == r.path {
+			order[k] = k
+			continue
+		}
+		if at == nil {
+			at = make(map[string]int, len(got))
+			for i, o := range got {
+				at[o.path] = i
+			}
+		}
+		order[k] = at[r.path]
+	}
+	return order
 }
 
 // columns lists the output datasets: the reference's datasets, then one partition key per
@@ -281,32 +376,21 @@ func (j *job) columns() {
 	}
 }
 
-// fileRows returns the rows of every column in one input (schema s): a dataset's first
-// extent, a key's the common first extent of its group's datasets.
-func (j *job) fileRows(got []object) ([]uint64, error) {
-	// In the reference's order (compareSchema found the same paths): s[i] is j.ref[i].
-	s := got
-	if &got[0] != &j.ref[0] {
-		at := make(map[string]int, len(got))
-		for i, o := range got {
-			at[o.path] = i
-		}
-		s = make([]object, len(j.ref))
-		for i, r := range j.ref {
-			s[i] = got[at[r.path]]
-		}
-	}
+// fileRows returns the rows of every column in one input (schema got, order from inOrder):
+// a dataset's first extent, a key's the common first extent of its group's datasets.
+func (j *job) fileRows(got []object, order []int) ([]uint64, error) {
+	s := func(k int) object { return got[order[k]] } // the input's object of j.ref[k]
 	rows := make([]uint64, len(j.cols))
 	for c, col := range j.cols {
 		if col.group == "" {
-			rows[c] = s[col.ref].info.Dims[0]
+			rows[c] = s(col.ref).info.Dims[0]
 			continue
 		}
-		n := s[col.members[0]].info.Dims[0]
+		n := s(col.members[0]).info.Dims[0]
 		for _, m := range col.members[1:] {
-			if d := s[m].info.Dims[0]; d != n {
+			if d := s(m).info.Dims[0]; d != n {
 				return nil, fmt.Errorf("-partition-key: group %s has datasets of different lengths (%s: %d rows, %s: %d)",
-					col.group, s[col.members[0]].path, n, s[m].path, d)
+					col.group, s(col.members[0]).path, n, s(m).path, d)
 			}
 		}
 		rows[c] = n
@@ -457,8 +541,11 @@ func (j *job) createSerial() error {
 // reference's order, keeping the datasets open when they are to be written.
 func (j *job) createObjects(keep bool) error {
 	ref := j.in[0]
-	if err := h5.CopyAttributes(ref, j.out); err != nil {
-		return err
+	// Objects without attributes (most of NOvA's) are not even opened in the reference.
+	if len(j.ref[0].info.Attrs) > 0 {
+		if err := h5.CopyAttributes(ref, j.out); err != nil {
+			return err
+		}
 	}
 	for _, o := range j.ref[1:] {
 		if o.dataset {
@@ -468,10 +555,12 @@ func (j *job) createObjects(keep bool) error {
 		if err != nil {
 			return err
 		}
-		src, err := h5.OpenGroup(ref, o.path)
-		if err == nil {
-			err = h5.CopyAttributes(src, g)
-			h5.CloseGroup(src)
+		if len(o.info.Attrs) > 0 {
+			var src h5.ID
+			if src, err = h5.OpenGroup(ref, o.path); err == nil {
+				err = h5.CopyAttributes(src, g)
+				h5.CloseGroup(src)
+			}
 		}
 		if cerr := h5.CloseGroup(g); err == nil {
 			err = cerr
@@ -539,7 +628,7 @@ func (j *job) createColumn(c int) (h5.ID, error) {
 		}
 	}
 	d, err := h5.CreateLike(j.out, col.path, tmpl, ov)
-	if err != nil || col.group != "" {
+	if err != nil || col.group != "" || len(ri.Attrs) == 0 {
 		return d, err
 	}
 	if err := h5.CopyAttributes(tmpl, d); err != nil {
@@ -639,29 +728,50 @@ func (j *job) readColumn(c int) (uint64, error) {
 }
 
 // readPiece reads input i's rows of column c to the start of buf and returns their count.
-func (j *job) readPiece(c, i int, buf []byte) (uint64, error) {
+// The rows of the rank's own inputs are known from the schema check, where their datasets
+// were left open: only the other inputs' (dataset partition) are opened here, and a key
+// column's rows need no dataset at all.
+func (j *job) readPiece(c, i int, buf []byte) (_ uint64, err error) {
 	col := j.cols[c]
-	f, err := j.openInput(i)
-	if err != nil {
-		return 0, err
-	}
 	src := col.path
 	if col.group != "" {
 		src = j.ref[col.members[0]].path
 	}
-	d, err := h5.OpenDataset(f, src)
-	if err != nil {
-		return 0, err
+	var d h5.ID
+	var rows uint64
+	own := i >= j.lo && i < j.hi && !j.o.ByDataset
+	if own {
+		rows = j.rows[i-j.lo][c]
+		if kept := j.kept[i-j.lo]; kept != nil {
+			d, kept[c] = kept[c], 0
+		}
 	}
-	defer h5.CloseDataset(d)
-	shape, err := h5.DatasetShape(d)
-	if err != nil {
-		return 0, err
+	if d == 0 && !(own && col.group != "") {
+		f, err := j.openInput(i)
+		if err != nil {
+			return 0, err
+		}
+		if d, err = h5.OpenDataset(f, src); err != nil {
+			return 0, err
+		}
+		shape, err := h5.DatasetShape(d)
+		if err != nil {
+			h5.CloseDataset(d)
+			return 0, err
+		}
+		if len(shape) == 0 {
+			h5.CloseDataset(d)
+			return 0, fmt.Errorf("dataset %s is scalar", src)
+		}
+		rows = shape[0]
 	}
-	if len(shape) == 0 {
-		return 0, fmt.Errorf("dataset %s is scalar", src)
+	if d > 0 {
+		defer func() {
+			if cerr := h5.CloseDataset(d); err == nil {
+				err = cerr
+			}
+		}()
 	}
-	rows := shape[0]
 	size := rows * col.rowBytes
 	if size > uint64(len(buf)) {
 		return 0, fmt.Errorf("dataset %s has %d rows, more than counted (an input changed during the run?)", src, rows)
@@ -685,15 +795,7 @@ func grow(b []byte, n uint64) []byte {
 
 // closeOutput closes the output's open datasets and the file.
 func (j *job) closeOutput() error {
-	var first error
-	for c, d := range j.outDS {
-		if d > 0 {
-			if err := h5.CloseDataset(d); first == nil {
-				first = err
-			}
-			j.outDS[c] = 0
-		}
-	}
+	first := closeDatasets(j.outDS)
 	if j.out > 0 {
 		if err := h5.CloseFile(j.out); first == nil {
 			first = err
@@ -706,6 +808,11 @@ func (j *job) closeOutput() error {
 // closeAll closes the output and the open inputs; it can be called again.
 func (j *job) closeAll() error {
 	first := j.closeOutput()
+	for _, kept := range j.kept { // before their files
+		if err := closeDatasets(kept); first == nil {
+			first = err
+		}
+	}
 	for i, f := range j.in {
 		if f > 0 {
 			if err := h5.CloseFile(f); first == nil {

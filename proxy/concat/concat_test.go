@@ -34,6 +34,9 @@ type col struct {
 	width uint64 // columns of a 2-D dataset; 0 for 1-D
 	chunk bool   // chunk 128 rows, gzip 6 (NOvA's inputs); else contiguous
 	rows  []uint64
+	// scale is the type of the dataset's "scale" attribute: f32 unless a test's mutation
+	// changes it; the zero Type means no attribute.
+	scale plan.Type
 }
 
 // value is element k of row r of input f, distinct per dataset, file, row and column.
@@ -44,13 +47,13 @@ func value(c, f int, r, k uint64) float64 {
 // fixture is the hand-made schema: 1-D and 2-D, int and float, chunked gzip and
 // contiguous, a dataset empty in every input, one empty in some, more rows than a chunk.
 var fixture = []col{
-	{"/rec.slc/energy", plan.F64, 0, true, []uint64{3, 0, 7, 130, 1}},
-	{"/rec.slc/nhit", plan.I32, 0, true, []uint64{3, 0, 7, 130, 1}},
-	{"/rec.slc/pos", plan.F32, 3, true, []uint64{3, 0, 7, 130, 1}},
-	{"/rec.trk/kal/len", plan.F32, 0, true, []uint64{0, 5, 0, 2, 9}},
-	{"/rec.trk/kal/nhit", plan.I64, 0, true, []uint64{0, 5, 0, 2, 9}},
-	{"/rec.trk/empty", plan.I64, 0, true, []uint64{0, 0, 0, 0, 0}},
-	{"/rec.mc/wide", plan.I32, 2, false, []uint64{4, 4, 1, 0, 2}},
+	{"/rec.slc/energy", plan.F64, 0, true, []uint64{3, 0, 7, 130, 1}, plan.F32},
+	{"/rec.slc/nhit", plan.I32, 0, true, []uint64{3, 0, 7, 130, 1}, plan.F32},
+	{"/rec.slc/pos", plan.F32, 3, true, []uint64{3, 0, 7, 130, 1}, plan.F32},
+	{"/rec.trk/kal/len", plan.F32, 0, true, []uint64{0, 5, 0, 2, 9}, plan.F32},
+	{"/rec.trk/kal/nhit", plan.I64, 0, true, []uint64{0, 5, 0, 2, 9}, plan.F32},
+	{"/rec.trk/empty", plan.I64, 0, true, []uint64{0, 0, 0, 0, 0}, plan.F32},
+	{"/rec.mc/wide", plan.I32, 2, false, []uint64{4, 4, 1, 0, 2}, plan.F32},
 }
 
 // groups of the fixture, parents first.
@@ -128,7 +131,9 @@ func writeInput(t *testing.T, path string, f int, mutate func(c *col)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		attr(d, "scale", plan.F32, []float64{0.5})
+		if fc.scale.Size > 0 {
+			attr(d, "scale", fc.scale, []float64{0.5})
+		}
 		if err := h5.WriteRows(d, 0, fc.rows[f], false, bytesOf(fc.typ, values(c, fc, f))); err != nil {
 			t.Fatal(err)
 		}
@@ -462,6 +467,98 @@ func TestConcatErrors(t *testing.T) {
 			t.Errorf("the error names a later input:\n%s", text)
 		}
 	})
+	t.Run("schema-last", func(t *testing.T) {
+		// Later inputs are checked by probing (type and extent, attributes only where either
+		// side has some): a difference in the last input, on the last rank, is still named
+		// before the output exists, whatever the kind of difference.
+		// The inputs' /rec.mc/wide has no attributes.
+		bare := func(c *col) {
+			if c.path == "/rec.mc/wide" {
+				c.scale = plan.Type{}
+			}
+		}
+		var bares []string
+		for f := range 4 {
+			bares = append(bares, filepath.Join(dir, fmt.Sprintf("bare%d.h5", f)))
+			writeInput(t, bares[f], f, bare)
+		}
+		cases := []struct {
+			name   string
+			mutate func(c *col)
+			want   string
+			add    string // a dataset (or a group, ending in /) added to the input
+		}{
+			{"renamed", func(c *col) {
+				if c.path == "/rec.slc/nhit" {
+					c.path = "/rec.slc/nhits"
+				}
+			}, "dataset /rec.slc/nhit is missing", ""},
+			{"extra-dataset", func(*col) {}, "dataset /rec.trk/kal/extra is not in the first input", "/rec.trk/kal/extra"},
+			{"extra-group", func(*col) {}, "group /rec.new is not in the first input", "/rec.new/"},
+			{"attr-type", func(c *col) {
+				if c.path == "/rec.trk/kal/len" {
+					c.scale = plan.F64
+				}
+			}, `dataset /rec.trk/kal/len: attribute "scale": type f64, in the first input f32`, ""},
+			{"attr-missing", func(c *col) {
+				if c.path == "/rec.slc/energy" {
+					c.scale = plan.Type{}
+				}
+			}, `dataset /rec.slc/energy: attribute "scale" is missing`, ""},
+			{"attr-extra", func(c *col) {
+				if c.path == "/rec.mc/wide" {
+					c.scale = plan.I32
+				}
+			}, `dataset /rec.mc/wide: attribute "scale" is not in the first input`, ""},
+			{"type", func(c *col) {
+				if c.path == "/rec.trk/empty" {
+					c.typ = plan.I32
+				}
+			}, "dataset /rec.trk/empty: type i32, in the first input i64", ""},
+			{"width", func(c *col) {
+				if c.path == "/rec.slc/pos" {
+					c.width = 2
+				}
+			}, "dataset /rec.slc/pos: shape [1 2], in the first input [3 3]", ""},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				last := filepath.Join(dir, "last-"+tc.name+".h5")
+				writeInput(t, last, 4, func(c *col) { bare(c); tc.mutate(c) })
+				if tc.add != "" {
+					f, err := h5.OpenFile(last, h5.Access{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if g, ok := strings.CutSuffix(tc.add, "/"); ok {
+						id, err := h5.CreateGroup(f, g)
+						if err != nil {
+							t.Fatal(err)
+						}
+						h5.CloseGroup(id)
+					} else {
+						d, err := h5.CreateDataset(f, tc.add, plan.DatasetSpec{Type: plan.I32, Shape: []uint64{2}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						h5.CloseDataset(d)
+					}
+					h5.CloseFile(f)
+				}
+				for _, np := range []string{"1", "2"} {
+					code, text := cli(t, append([]string{"-np", np, "-o", out}, append(bares, last)...)...)
+					expect(t, code, text, 1, "input "+last+" differs from the first input "+bares[0]+": "+tc.want)
+				}
+			})
+		}
+		// Without a difference the same inputs concatenate.
+		good := filepath.Join(dir, "bare4.h5")
+		writeInput(t, good, 4, bare)
+		if code, text := cli(t, append([]string{"-np", "2", "-o", out}, append(bares, good)...)...); code != 0 {
+			t.Errorf("matching inputs: exit %d\n%s", code, text)
+		}
+		os.Remove(out)
+	})
 	t.Run("corrupt-chunk", func(t *testing.T) {
 		// Every deflate stream of input 3 damaged: the schema reads fine, the data does not.
 		data, err := os.ReadFile(in[3])
@@ -580,7 +677,7 @@ func TestAccessOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got h5.AccessInfo
+		var got, last h5.AccessInfo
 		var inDriver string
 		afterCreate = func(j *job) {
 			if got, err = h5.FileAccessInfo(j.out); err != nil {
@@ -591,6 +688,9 @@ func TestAccessOptions(t *testing.T) {
 				t.Error(err)
 			}
 			inDriver = a.Driver
+			if last, err = h5.FileAccessInfo(j.in[j.hi-1]); err != nil { // this rank's last input
+				t.Error(err)
+			}
 		}
 		out := filepath.Join(dir, "out.h5")
 		o.Overwrite = true
@@ -600,6 +700,10 @@ func TestAccessOptions(t *testing.T) {
 		afterCreate = nil
 		if inDriver != tc.want.Driver || got.Driver != "mpio" || !got.CollMetadataOps || !got.CollMetadataWrite || got.MetaBlock != tc.want.MetaBlock || got.MDCResize != tc.want.MDCResize {
 			t.Errorf("%v: inputs %s, output %+v; want inputs %s, output %+v through MPI-IO with collective metadata", tc.kvs, inDriver, got, tc.want.Driver, tc.want)
+		}
+		// Every input, whatever the options, has a small fixed metadata cache (inputMDC).
+		if last.MDCInitial != inputMDC || last.MDCMax != inputMDC || last.MDCResize {
+			t.Errorf("%v: input metadata cache %d/%d resize %v, want %d fixed", tc.kvs, last.MDCInitial, last.MDCMax, last.MDCResize, inputMDC)
 		}
 		if tc.want.MDCInitial > 0 && (got.MDCInitial != tc.want.MDCInitial || got.MDCMax != tc.want.MDCMax) {
 			t.Errorf("%v: metadata cache %d/%d, want %d/%d", tc.kvs, got.MDCInitial, got.MDCMax, tc.want.MDCInitial, tc.want.MDCMax)

@@ -123,21 +123,85 @@ func Describe(f ID, path string, dataset bool) (ObjectInfo, error) {
 	if err != nil {
 		return o, err
 	}
-	names, err := AttributeNames(obj)
-	if err != nil {
+	if o.Attrs, err = Attributes(obj, path); err != nil {
 		return o, err
-	}
-	for _, n := range names {
-		a, err := attrInfo(obj, path, n)
-		if err != nil {
-			return o, err
-		}
-		o.Attrs = append(o.Attrs, a)
 	}
 	if dataset {
 		err = datasetProps(obj, path, &o)
 	}
 	return o, err
+}
+
+// Attributes describes the attributes of the open object obj (a file, group or dataset,
+// at path for messages) in name order.
+func Attributes(obj ID, path string) ([]AttrInfo, error) {
+	names, err := AttributeNames(obj)
+	if err != nil {
+		return nil, err
+	}
+	var attrs []AttrInfo
+	for _, n := range names {
+		a, err := attrInfo(obj, path, n)
+		if err != nil {
+			return nil, err
+		}
+		attrs = append(attrs, a)
+	}
+	return attrs, nil
+}
+
+// ObjectStat identifies the open object obj (a file's root group, a group or a dataset)
+// and counts its attributes and, for a group, its links (H5Oget_info2, H5Gget_info): what
+// tells a tree of objects, with no other links, from the same names reached otherwise.
+func ObjectStat(obj ID) (Stat, error) {
+	enter()
+	defer leave()
+	if err := checkID("ObjectStat", obj, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
+		return Stat{}, err
+	}
+	var oi C.H5O_info_t
+	if C.H5Oget_info2(C.hid_t(obj), &oi, C.H5O_INFO_BASIC|C.H5O_INFO_NUM_ATTRS) < 0 {
+		return Stat{}, stackError(fmt.Sprintf("H5Oget_info2 object %d", obj))
+	}
+	st := Stat{FileNo: uint64(oi.fileno), Addr: uint64(oi.addr), Attrs: int(oi.num_attrs), Links: -1}
+	if oi._type == C.H5O_TYPE_GROUP {
+		var gi C.H5G_info_t
+		if C.H5Gget_info(C.hid_t(obj), &gi) < 0 {
+			return Stat{}, stackError(fmt.Sprintf("H5Gget_info group %d", obj))
+		}
+		st.Links = int(gi.nlinks)
+	}
+	return st, nil
+}
+
+// Probe returns the datatype of the open dataset d as H5Tencode serializes it (in enc's
+// storage when it is large enough) and d's extent: what Describe finds of a dataset short
+// of its attributes and creation properties, whose copy costs HDF5 as much as the open.
+func Probe(d ID, enc []byte) ([]byte, []uint64, error) {
+	enter()
+	defer leave()
+	if err := checkID("Probe", d, C.H5I_DATASET); err != nil {
+		return nil, nil, err
+	}
+	t, s, err := typeAndSpace(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer C.H5Tclose(t)
+	defer C.H5Sclose(s)
+	var n C.size_t
+	if C.H5Tencode(t, nil, &n) < 0 {
+		return nil, nil, opError("H5Tencode", d)
+	}
+	if uint64(cap(enc)) < uint64(n) {
+		enc = make([]byte, n)
+	}
+	enc = enc[:n]
+	if C.H5Tencode(t, unsafe.Pointer(&enc[0]), &n) < 0 {
+		return nil, nil, opError("H5Tencode", d)
+	}
+	dims, _, err := spaceDims("Probe", s)
+	return enc, dims, err
 }
 
 func attrInfo(obj ID, path, name string) (AttrInfo, error) {

@@ -71,6 +71,17 @@ type ObjectInfo struct {
 	Attrs []AttrInfo
 }
 
+// Stat identifies an object and counts its attributes and links, as ObjectStat finds them.
+type Stat struct {
+	// FileNo and Addr identify the object: the same values for the same object, whatever
+	// the path it was opened by.
+	FileNo, Addr uint64
+	// Attrs is the number of attributes.
+	Attrs int
+	// Links is a group's number of links (hard, soft, external); -1 for a dataset.
+	Links int
+}
+
 // Override changes the creation properties CreateLike takes from its template dataset.
 type Override struct {
 	// Dims is the new extent (same rank as the template's).

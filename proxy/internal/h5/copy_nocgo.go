@@ -19,3 +19,12 @@ func WriteRows(d ID, row, rows uint64, collective bool, buf []byte) error { retu
 
 // FileAccessInfo returns ErrNoCgo in a build without cgo.
 func FileAccessInfo(f ID) (AccessInfo, error) { return AccessInfo{}, ErrNoCgo }
+
+// Attributes returns ErrNoCgo in a build without cgo.
+func Attributes(obj ID, path string) ([]AttrInfo, error) { return nil, ErrNoCgo }
+
+// Probe returns ErrNoCgo in a build without cgo.
+func Probe(d ID, enc []byte) ([]byte, []uint64, error) { return nil, nil, ErrNoCgo }
+
+// ObjectStat returns ErrNoCgo in a build without cgo.
+func ObjectStat(obj ID) (Stat, error) { return Stat{}, ErrNoCgo }

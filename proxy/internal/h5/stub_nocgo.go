@@ -97,3 +97,6 @@ func Walk(f ID) ([]Object, error) { return nil, ErrNoCgo }
 
 // SetExtent returns ErrNoCgo in a build without cgo.
 func SetExtent(d ID, shape []uint64) error { return ErrNoCgo }
+
+// HoldHeap returns ErrNoCgo in a build without cgo.
+func HoldHeap(n int) error { return ErrNoCgo }

@@ -9,7 +9,7 @@ package h5
 static hid_t h5p_vds_dcpl_class(void) { return H5P_DATASET_CREATE; }
 
 // h5p_names is a growing buffer of records "kind \x1f name \x1e" (kind: 'g' group,
-// 'd' dataset, 'o' other; attributes use 'a').
+// 'd' dataset, 'o' other, upper case when the object has attributes; attributes use 'a').
 typedef struct {
 	char *buf;
 	size_t len, cap;
@@ -43,6 +43,7 @@ static herr_t h5p_visit_cb(hid_t obj, const char *name, const H5O_info_t *info, 
 	(void)obj;
 	if (info->type == H5O_TYPE_GROUP) kind = 'g';
 	else if (info->type == H5O_TYPE_DATASET) kind = 'd';
+	if (info->num_attrs > 0) kind -= 'a' - 'A';
 	h5p_names_add((h5p_names *)data, kind, name);
 	return ((h5p_names *)data)->failed ? -1 : 0;
 }
@@ -51,7 +52,7 @@ static herr_t h5p_visit_cb(hid_t obj, const char *name, const H5O_info_t *info, 
 // before its members ("." is loc itself). The caller frees *out.
 static herr_t h5p_visit(hid_t loc, char **out) {
 	h5p_names b = {0};
-	herr_t rc = H5Ovisit2(loc, H5_INDEX_NAME, H5_ITER_INC, h5p_visit_cb, &b, H5O_INFO_BASIC);
+	herr_t rc = H5Ovisit2(loc, H5_INDEX_NAME, H5_ITER_INC, h5p_visit_cb, &b, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS);
 	*out = b.buf;
 	return b.failed ? -2 : rc;
 }
@@ -474,10 +475,11 @@ func Walk(f ID) ([]Object, error) {
 	}
 	var objs []Object
 	for _, r := range recs {
-		if r[1] == "." || (r[0] != "g" && r[0] != "d") {
+		kind := strings.ToLower(r[0])
+		if r[1] == "." || (kind != "g" && kind != "d") {
 			continue
 		}
-		objs = append(objs, Object{Path: "/" + r[1], Dataset: r[0] == "d"})
+		objs = append(objs, Object{Path: "/" + r[1], Dataset: kind == "d", Attrs: kind != r[0]})
 	}
 	return objs, nil
 }

@@ -30,4 +30,7 @@ type Object struct {
 	Path string
 	// Dataset is true for datasets, false for groups.
 	Dataset bool
+	// Attrs reports that the object has attributes (the visit counts them at little cost,
+	// sparing callers an attribute listing of objects without any).
+	Attrs bool
 }

@@ -188,7 +188,7 @@ func TestNullDatasetAndOffset(t *testing.T) {
 	ok(t, CloseGroup(g))
 	ReleaseTypeCache() // the particle type is cached, not leaked
 	objs := must(Walk(f))
-	want := []Object{{"/data", true}, {"/grp", false}, {"/grp/anchor", true}}
+	want := []Object{{"/data", true, false}, {"/grp", false, false}, {"/grp/anchor", true, true}} // the anchor has attributes
 	if !reflect.DeepEqual(objs, want) {
 		t.Errorf("Walk = %v, want %v", objs, want)
 	}
