@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/internal/warm"
 )
 
 // ops are the operations of an API's block in h5perf's report, in its order.
@@ -146,6 +147,7 @@ func main() {
 	study := flag.Bool("study", false, "run the HDF5 vs MPI-IO vs POSIX study (h5proxy only) instead of the comparison")
 	studyArgs := flag.String("study-args", "-e 16M -x 64K -X 4M -B 64K -i 3 -P 2 -p 2", "h5perf arguments of the study, without -C and -I")
 	dir := flag.String("dir", os.TempDir(), "working directory of the runs (their data files go there)")
+	flag.IntVar(&warmBytes, "warm", 1<<30, "bytes of memory to touch before each run: "+warm.FlagUsage)
 	flag.Parse()
 	b, err := exec.LookPath(*bin)
 	if err == nil && !strings.Contains(b, "/") {
@@ -174,12 +176,21 @@ func absolute(p string) (string, error) {
 	return wd + "/" + strings.TrimPrefix(p, "./"), err
 }
 
+// warmBytes is how much memory is touched before each run (-warm).
+var warmBytes int
+
 // compare runs the real and h5proxy's h5perf interleaved and prints the table.
 func compare(real, bin, dir string, args []string, np, reps int) error {
 	var rs, ps []report
 	for i := 0; i < reps; i++ {
+		if err := warm.Memory(warmBytes); err != nil {
+			return err
+		}
 		r, err := execute(np, dir, append([]string{real}, args...)...)
 		if err != nil {
+			return err
+		}
+		if err := warm.Memory(warmBytes); err != nil {
 			return err
 		}
 		p, err := execute(0, dir, append([]string{bin, "h5perf"}, args...)...)
@@ -215,6 +226,9 @@ func runStudy(bin, dir string, args []string, reps int) error {
 	res := make([][]report, len(studyModes))
 	for i := 0; i < reps; i++ {
 		for m, mode := range studyModes {
+			if err := warm.Memory(warmBytes); err != nil {
+				return err
+			}
 			r, err := execute(0, dir, append(append([]string{bin, "h5perf"}, args...), strings.Fields(mode.flags)...)...)
 			if err != nil {
 				return err

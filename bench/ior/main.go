@@ -25,6 +25,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/internal/warm"
 )
 
 // defaultSets are the argument sets compared by default: each API, with collective
@@ -48,6 +49,7 @@ func main() {
 	reps := flag.Int("reps", 5, "runs of each program per argument set (interleaved)")
 	sets := flag.String("sets", strings.Join(defaultSets, ";"), "IOR argument sets, separated by ';' (-o is added)")
 	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
+	flag.IntVar(&warmBytes, "warm", 1<<30, "bytes of memory to touch before each run: "+warm.FlagUsage)
 	flag.Parse()
 	if err := run(*ior, *bin, *dir, *sets, *np, *reps); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/ior:", err)
@@ -60,6 +62,9 @@ type program struct {
 	name string
 	argv []string
 }
+
+// warmBytes is how much memory is touched before each run (-warm).
+var warmBytes int
 
 func run(ior, bin, dir, sets string, np, reps int) error {
 	if ior == "" {
@@ -96,6 +101,9 @@ func run(ior, bin, dir, sets string, np, reps int) error {
 		got := map[string]map[string][]rates{} // program, operation: one per run
 		for i := 0; i < reps; i++ {
 			for _, p := range progs {
+				if err := warm.Memory(warmBytes); err != nil {
+					return err
+				}
 				r, err := once(p, args, dir, np)
 				if err != nil {
 					return fmt.Errorf("%s %s (run %d): %w", p.name, set, i+1, err)
