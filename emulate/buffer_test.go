@@ -181,3 +181,32 @@ func TestParseComputeKind(t *testing.T) {
 		t.Errorf("ComputeKind(0) = %q", s)
 	}
 }
+
+// TestPoolOffset: a buffer asked at an offset starts that many bytes past a page boundary
+// and keeps its contents while reused at that offset; asked at another offset it moves.
+func TestPoolOffset(t *testing.T) {
+	var p Pool
+	defer p.Free()
+	b, err := p.GetAt("x", 4<<20, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := uintptr(unsafe.Pointer(&b[0])); a%4096 != 16 || len(b) != 4<<20 {
+		t.Fatalf("buffer at %#x (page offset %d), %d bytes; want page offset 16, 4 MiB", a, a%4096, len(b))
+	}
+	b[0], b[len(b)-1] = 7, 9
+	again, err := p.GetAt("x", 4<<20, 16)
+	if err != nil || &again[0] != &b[0] || again[len(again)-1] != 9 {
+		t.Fatalf("reuse at the same offset moved or lost the buffer: %v", err)
+	}
+	moved, err := p.GetAt("x", 1<<20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := uintptr(unsafe.Pointer(&moved[0])); a%4096 != 0 || len(moved) != 1<<20 {
+		t.Fatalf("buffer at page offset %d, %d bytes; want aligned, 1 MiB", a%4096, len(moved))
+	}
+	if _, err := AllocAt(8, -1); err == nil {
+		t.Error("AllocAt with a negative offset: no error")
+	}
+}

@@ -190,6 +190,11 @@ type Transfer struct {
 	// of the session's fill: index datasets whose values carry meaning (AMReX's boxes and
 	// offsets). A read with Data set is verified against these bytes.
 	Data []byte
+	// BufferOffset places the buffer this many bytes past a page boundary (0: aligned).
+	// A C program's large malloc'd buffer starts 16 bytes past one, and the kernel copies
+	// into or out of it more slowly than into an aligned one; a proxy of such a program
+	// (h5perf) places its buffer where the program's malloc does.
+	BufferOffset int
 	// AsIs marks a write of the buffer's current bytes, not filled first: Data must hold
 	// them (zeros for a buffer no operation has touched yet). A program that writes a
 	// freshly allocated, uninitialized buffer (h5perf) then maps its pages inside the write,
@@ -384,6 +389,9 @@ func (o *Op) validate() error {
 		}
 		if want := Product(t.MemShape) * uint64(t.MemType.Size); t.Data != nil && uint64(len(t.Data)) != want {
 			return fmt.Errorf("data has %d bytes, memory space %v of %s needs %d", len(t.Data), t.MemShape, t.MemType, want)
+		}
+		if t.BufferOffset < 0 || t.BufferOffset >= 4096 {
+			return fmt.Errorf("buffer offset %d: want 0 to 4095 bytes past a page boundary", t.BufferOffset)
 		}
 		if t.AsIs && (o.Kind != Write || t.Data == nil) {
 			return fmt.Errorf("an as-is transfer must be a write with Data (the buffer's bytes)")

@@ -960,7 +960,7 @@ func sameSelection(a, b plan.Selection) bool {
 // fill=once, once per phase), except as-is writes (untouched).
 func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	t := op.Transfer
-	buf, err := s.pool.Get(t.Buffer, int(plan.Product(t.MemShape))*t.MemType.Size)
+	buf, err := s.pool.GetAt(t.Buffer, int(plan.Product(t.MemShape))*t.MemType.Size, t.BufferOffset)
 	if err != nil {
 		return nil, err
 	}

@@ -17,9 +17,9 @@ type Pattern struct {
 	C Config
 
 	mu    sync.Mutex
-	data  map[int][]byte  // each rank's transfer buffer, by rank
-	fresh map[[2]int]bool // whether (rank, iteration)'s buffer is fresh memory
-	zero  []byte          // a fresh buffer's contents
+	data  map[int][]byte         // each rank's transfer buffer, by rank
+	fresh map[[2]int]bufferState // where (rank, iteration)'s buffer comes from
+	zero  []byte                 // a fresh buffer's contents
 }
 
 // New builds the pattern from parsed options.
@@ -209,7 +209,11 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	path := FileName(filepath.Dir(env.Path), p.C.API, file)
 	data := p.buffer(env.Rank, env.Seed, g.PerXfer)
 	it := step / (p.Halves() * p.C.NumFiles)
-	fresh, bufName := p.freshIteration(env.Rank, it, g.PerXfer), writeBuffer
+	state := p.iterationBuffer(env.Rank, it, g.PerXfer)
+	fresh, bufName, freshOffset := state != resident, writeBuffer, 0
+	if state == freshMapped {
+		freshOffset = mappedOffset
+	}
 	if fresh && read {
 		bufName = freshBuffer(it)
 	}
@@ -239,6 +243,9 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 				if !read {
 					t.Buffer, t.AsIs = freshBuffer(it), true
 				}
+			}
+			if t.Buffer == freshBuffer(it) {
+				t.BufferOffset = freshOffset
 			}
 			pl.Add(plan.Op{Kind: xkind, Path: name, Collective: p.C.Collective, Step: step, Transfer: t})
 		}

@@ -42,26 +42,41 @@ type mallocModel struct {
 	threshold, heap int64
 }
 
-// alloc models malloc(n) followed, at the iteration's end, by free: it reports whether
-// the n bytes are fresh pages. A heap that must grow is counted fresh as a whole (glibc
-// would reuse its resident part).
-func (m *mallocModel) alloc(n int64) bool {
+// bufferState is where an iteration's buffer comes from.
+type bufferState int
+
+const (
+	resident    bufferState = iota // memory the process touched before
+	freshHeap                      // heap growth: fresh pages at a heap address
+	freshMapped                    // a new mapping: fresh pages, the buffer 16 bytes past a page boundary
+)
+
+// mappedOffset is where glibc's malloc puts a mapped chunk's memory: past the chunk's
+// 16-byte header, 16 bytes after the page boundary (measured on the real h5perf with a
+// malloc-logging preload: its first 4 MiB buffer at page + 16, the later heap ones at
+// other offsets).
+const mappedOffset = 2 * mallocHeader
+
+// alloc models malloc(n) followed, at the iteration's end, by free: it reports where the n
+// bytes come from. A heap that must grow is counted fresh as a whole (glibc would reuse
+// its resident part).
+func (m *mallocModel) alloc(n int64) bufferState {
 	if m.threshold == 0 {
 		m.threshold, m.heap = mmapThreshold0, mmapThreshold0
 	}
 	nb := max((n+mallocHeader+mallocAlign-1)&^(mallocAlign-1), mallocMinChunk)
 	switch {
 	case nb <= m.heap:
-		return false
+		return resident
 	case nb >= m.threshold:
 		// A fresh mapping; free unmaps it and raises the threshold to its size.
 		if size := (nb + mallocHeader + pageSize - 1) &^ (pageSize - 1); size > m.threshold && size <= mmapThresholdX {
 			m.threshold = size
 		}
-		return true
+		return freshMapped
 	}
 	m.heap = nb
-	return true
+	return freshHeap
 }
 
 // processMalloc is the malloc state of each rank's process, across sessions: h5perf runs
@@ -72,9 +87,9 @@ var processMalloc = struct {
 	byRank map[int]*mallocModel
 }{byRank: map[int]*mallocModel{}}
 
-// freshIteration reports whether iteration it's transfer buffer of n bytes is fresh
-// memory for rank: decided once per pattern and iteration, in the process's order.
-func (p *Pattern) freshIteration(rank, it int, n int64) bool {
+// iterationBuffer tells where iteration it's transfer buffer of n bytes comes from for
+// rank: decided once per pattern and iteration, in the process's order.
+func (p *Pattern) iterationBuffer(rank, it int, n int64) bufferState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	k := [2]int{rank, it}
@@ -90,7 +105,7 @@ func (p *Pattern) freshIteration(rank, it int, n int64) bool {
 	f := m.alloc(n)
 	processMalloc.Unlock()
 	if p.fresh == nil {
-		p.fresh = map[[2]int]bool{}
+		p.fresh = map[[2]int]bufferState{}
 	}
 	p.fresh[k] = f
 	return f
