@@ -148,6 +148,7 @@ func main() {
 	studyArgs := flag.String("study-args", "-e 16M -x 64K -X 4M -B 64K -i 3 -P 2 -p 2", "h5perf arguments of the study, without -C and -I")
 	dir := flag.String("dir", os.TempDir(), "working directory of the runs (their data files go there)")
 	flag.IntVar(&warmBytes, "warm", 1<<30, "bytes of memory to touch before each run: "+warm.FlagUsage)
+	flag.BoolVar(&aa, "aa", false, "A/A check: the real h5perf on both sides (its h5proxy column is a second real h5perf): the spread of the ratio when nothing differs, the comparison's noise floor")
 	flag.Parse()
 	b, err := exec.LookPath(*bin)
 	if err == nil && !strings.Contains(b, "/") {
@@ -179,6 +180,9 @@ func absolute(p string) (string, error) {
 // warmBytes is how much memory is touched before each run (-warm).
 var warmBytes int
 
+// aa runs the real h5perf on both sides (-aa).
+var aa bool
+
 // compare runs the real and h5proxy's h5perf interleaved and prints the table.
 func compare(real, bin, dir string, args []string, np, reps int) error {
 	var rs, ps []report
@@ -193,12 +197,19 @@ func compare(real, bin, dir string, args []string, np, reps int) error {
 		if err := warm.Memory(warmBytes); err != nil {
 			return err
 		}
-		p, err := execute(0, dir, append([]string{bin, "h5perf"}, args...)...)
+		second, procs := append([]string{bin, "h5perf"}, args...), 0
+		if aa {
+			second, procs = append([]string{real}, args...), np
+		}
+		p, err := execute(procs, dir, second...)
 		if err != nil {
 			return err
 		}
 		rs, ps = append(rs, r), append(ps, p)
 		fmt.Fprintf(os.Stderr, "pair %d/%d done\n", i+1, reps)
+	}
+	if aa {
+		fmt.Println("A/A check: the h5proxy column is a second real h5perf")
 	}
 	fmt.Printf("h5perf %s, %d interleaved pairs, medians of the average throughputs, MiB/s [min–max], h5proxy / real:\n\n", strings.Join(args, " "), reps)
 	fmt.Println("| transfer | API | operation | real h5perf | h5proxy | ratio |")

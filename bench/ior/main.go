@@ -50,6 +50,7 @@ func main() {
 	sets := flag.String("sets", strings.Join(defaultSets, ";"), "IOR argument sets, separated by ';' (-o is added)")
 	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
 	flag.IntVar(&warmBytes, "warm", 1<<30, "bytes of memory to touch before each run: "+warm.FlagUsage)
+	flag.BoolVar(&aa, "aa", false, "A/A check: the real IOR on both sides (its h5proxy columns are a second real IOR): the spread of the ratio when nothing differs, the comparison's noise floor")
 	flag.Parse()
 	if err := run(*ior, *bin, *dir, *sets, *np, *reps); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/ior:", err)
@@ -66,6 +67,9 @@ type program struct {
 // warmBytes is how much memory is touched before each run (-warm).
 var warmBytes int
 
+// aa runs the real IOR on both sides (-aa).
+var aa bool
+
 func run(ior, bin, dir, sets string, np, reps int) error {
 	if ior == "" {
 		return errors.New("no real IOR: give -ior PATH or set IOR (docs/ior.md: building the real IOR for the comparison)")
@@ -77,7 +81,7 @@ func run(ior, bin, dir, sets string, np, reps int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(h5p); err != nil {
+	if _, err := os.Stat(h5p); err != nil && !aa {
 		return fmt.Errorf("%w (run make build)", err)
 	}
 	if np < 1 || reps < 1 {
@@ -90,6 +94,10 @@ func run(ior, bin, dir, sets string, np, reps int) error {
 		defer os.RemoveAll(dir)
 	}
 	progs := []program{{"real", []string{ior}}, {"h5proxy", []string{h5p, "ior"}}}
+	if aa {
+		progs[1].argv = []string{ior}
+		fmt.Println("A/A check: the h5proxy columns are a second real IOR")
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "arguments\top\treal mean MiB/s\t(min–max)\th5proxy mean MiB/s\t(min–max)\tratio\treal max MiB/s\th5proxy max MiB/s\tratio\t\n")
 	for _, set := range strings.Split(sets, ";") {
