@@ -72,6 +72,7 @@ func main() {
 	np := flag.Int("np", 2, "ranks of every run")
 	reps := flag.Int("reps", 7, "runs of each program per case (interleaved)")
 	flag.IntVar(&warmBytes, "warm", 1<<30, "bytes of memory to touch before each run: "+warm.FlagUsage)
+	flag.BoolVar(&aa, "aa", false, "A/A check: the reference on both sides (its h5proxy column is a second reference run): the spread of the ratio when nothing differs, the comparison's noise floor")
 	cases := flag.String("cases", "vpic-write,vpic-read,e3sm-f", "cases to run, comma-separated")
 	dim1 := flag.Uint64("dim1", 2097152, "VPIC particles per rank (DIM_1)")
 	steps := flag.Int("steps", 4, "VPIC timesteps")
@@ -215,7 +216,13 @@ func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapDir st
 		if err != nil {
 			return fmt.Errorf("case %s: %w", n, err)
 		}
+		if aa {
+			c.proxy = c.ref
+		}
 		todo = append(todo, c)
+	}
+	if aa {
+		fmt.Println("A/A check: the h5proxy column is a second run of the reference")
 	}
 	fmt.Printf("fidelity: %d ranks, %d interleaved runs per program; seconds (median [min–max])\n", np, reps)
 	for _, c := range todo {
@@ -254,6 +261,9 @@ func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapDir st
 
 // warmBytes is how much memory is touched before each run (-warm).
 var warmBytes int
+
+// aa runs the reference on both sides (-aa).
+var aa bool
 
 // execute runs one side under the launcher and deletes its files afterwards.
 func execute(np int, s side, i int) (sample, error) {
