@@ -21,7 +21,8 @@
 //
 // The transfer buffer behaves as h5perf's malloc'd one under glibc (memory.go): an
 // iteration whose buffer would be fresh pages writes its first transfer from an untouched
-// buffer and reads into it, so the page faults fall inside the same timers.
+// buffer and reads into it, so the page faults fall inside the same timers; a buffer that
+// glibc would map starts 16 bytes past a page boundary, as glibc's does.
 //
 // The report mirrors pio_perf.c's output_report lines: the parameters block, "Number of
 // processors = N", per size "Transfer Buffer Size: ..." and per API the Write, Write
