@@ -84,6 +84,12 @@ type FileSpec struct {
 	// Parallel opens the file through MPI-IO on the session communicator; false means each
 	// rank opens its own file with the default (sec2) driver.
 	Parallel bool
+	// TruncateEveryRank creates a shared file on the posix layout as h5perf's POSIX
+	// do_fopen does: every rank opens it with O_CREAT|O_TRUNC and keeps that descriptor,
+	// then all synchronize, instead of rank 0 truncating it alone first. On ext4 a file
+	// truncated by open is written back at its close (auto_da_alloc), inside the
+	// program's Open-Close timer; the other layouts ignore it.
+	TruncateEveryRank bool
 	// SelfMPIIO opens a per-rank file (Parallel false) through MPI-IO on MPI_COMM_SELF
 	// rather than the default driver, as IOR's HDF5 backend opens its files per process
 	// (HDF5 then allocates datasets early, as for every MPI-IO file).

@@ -218,7 +218,9 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		bufName = freshBuffer(it)
 	}
 	shape, mem, sels := p.C.Shape(g), p.C.MemShape(), p.C.Selections(g, env.Rank)
-	fs := &plan.FileSpec{Parallel: true, ReadOnly: read}
+	// POSIX: every process opens the file with O_CREAT|O_TRUNC (do_fopen's POSIXCREATE),
+	// which on ext4 makes the close write the file back, inside Write Open-Close.
+	fs := &plan.FileSpec{Parallel: true, ReadOnly: read, TruncateEveryRank: p.C.API == "posix" && !read}
 	if p.C.Align > 1 {
 		fs.AlignThreshold, fs.AlignLen = uint64(p.C.Threshold), uint64(p.C.Align)
 	}

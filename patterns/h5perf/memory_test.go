@@ -144,3 +144,23 @@ func TestCheckMemory(t *testing.T) {
 		t.Fatalf("256 KiB buffer on 512 KiB: got %v", err)
 	}
 }
+
+// TestPosixCreateOnEveryRank: as h5perf's POSIX do_fopen, every rank creates a POSIX file
+// with O_CREAT|O_TRUNC (plan.FileSpec.TruncateEveryRank); MPIO and PHDF5 files and the
+// read opens do not.
+func TestPosixCreateOnEveryRank(t *testing.T) {
+	env := patterns.Env{Rank: 0, Size: 2, Path: "/d/h5perf", Seed: 1}
+	for _, api := range []string{"posix", "mpiio", "phdf5"} {
+		p := newPattern(t, "api="+api, "num-bytes=1M", "xfer-size=256K", "block-size=64K")
+		for step, read := range []bool{false, true} {
+			pl, err := p.Step(patterns.PhaseWrite, step, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := pl.Ops[0].File
+			if want := api == "posix" && !read; f == nil || f.TruncateEveryRank != want {
+				t.Errorf("%s, read %v: %s TruncateEveryRank %v, want %v", api, read, pl.Ops[0].Kind, f != nil && f.TruncateEveryRank, want)
+			}
+		}
+	}
+}

@@ -139,6 +139,22 @@ func (l *posixLayout) open(op *plan.Op) error {
 			return fail(op, name, "creating the directory", err)
 		}
 		create := flags | unix.O_CREAT | unix.O_TRUNC
+		if shared && op.File.TruncateEveryRank {
+			// h5perf's way: the barrier before keeps a rank from truncating what another
+			// still reads; the one after, from truncating what another already wrote.
+			if err := l.env.Comm.Barrier(); err != nil {
+				return fail(op, name, "barrier before open(O_CREAT|O_TRUNC)", err)
+			}
+			fd, oerr := openFd(name, create)
+			if err = agree(l.env.Comm, oerr, "another rank"); err != nil {
+				if oerr == nil {
+					unix.Close(fd)
+				}
+				return fail(op, name, "open(O_CREAT|O_TRUNC) on every rank", err)
+			}
+			l.cur = &openFile{path: op.Path, name: name, fd: fd, writable: true, raw: l.files.Begin(op)}
+			return nil
+		}
 		if shared {
 			// Collective like MPI_File_open: rank 0 truncates only once every rank is
 			// here, done with the file's previous contents (a kernel that reads a file back
@@ -154,7 +170,7 @@ func (l *posixLayout) open(op *plan.Op) error {
 					unix.Close(fd)
 				}
 			}
-			if err = agree(l.env.Comm, err); err != nil {
+			if err = agree(l.env.Comm, err, "rank 0"); err != nil {
 				return fail(op, name, "open(O_CREAT|O_TRUNC)", err)
 			}
 		} else {
@@ -190,9 +206,9 @@ func openFd(name string, flags int) (int, error) {
 	}
 }
 
-// agree makes rank 0's error every rank's (collective on c): the other ranks wait for
-// rank 0's create and fail with it.
-func agree(c mpi.Comm, err error) error {
+// agree makes one rank's error every rank's (collective on c): the other ranks wait for
+// the create and fail with it; who names the ranks that create.
+func agree(c mpi.Comm, err error, who string) error {
 	failed := int64(0)
 	if err != nil {
 		failed = 1
@@ -204,7 +220,7 @@ func agree(c mpi.Comm, err error) error {
 	case aerr != nil:
 		return aerr
 	case m[0] != 0:
-		return errors.New("rank 0 could not create the file")
+		return errors.New(who + " could not create the file")
 	}
 	return nil
 }
