@@ -14,13 +14,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/h5proxy/h5proxy/emulate"
+	"github.com/h5proxy/h5proxy/internal/benchstat"
 )
 
 func main() {
@@ -94,8 +94,8 @@ func run(size, xfer, reps int, list string) error {
 	fmt.Println("|---|---|---|")
 	mib := float64(size/xfer*xfer) / (1 << 20)
 	for i, o := range offs {
-		sort.Float64s(secs[i])
-		fmt.Printf("| %d | %.0f | %.0f |\n", o, mib/secs[i][0], mib/secs[i][len(secs[i])/2])
+		med, best, _ := benchstat.Summary(secs[i])
+		fmt.Printf("| %d | %.0f | %.0f |\n", o, mib/best, mib/med)
 	}
 	return nil
 }

@@ -18,10 +18,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
@@ -193,8 +193,7 @@ func child(mapFile, dir, out string, records, reps int) error {
 				os.RemoveAll(e3sm.HistoryPath(file, h))
 			}
 		}
-		sort.Float64s(ts)
-		lines = append(lines, fmt.Sprintf("%d %s %g", world.Size(), l.name, ts[len(ts)/2]))
+		lines = append(lines, fmt.Sprintf("%d %s %g", world.Size(), l.name, benchstat.Median(ts)))
 	}
 	if world.Rank() != 0 {
 		return nil

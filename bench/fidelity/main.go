@@ -41,10 +41,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
 	"github.com/h5proxy/h5proxy/options"
@@ -300,8 +300,8 @@ func report(c benchCase, ref, px []sample) {
 	}
 	fmt.Printf("  %-16s %-26s %-26s %s\n", "time", "reference", "h5proxy", "h5proxy/reference")
 	for _, r := range rows {
-		rm, rlo, rhi := stats(ref, r.get)
-		pm, plo, phi := stats(px, r.get)
+		rm, rlo, rhi := benchstat.Summary(benchstat.Of(ref, r.get))
+		pm, plo, phi := benchstat.Summary(benchstat.Of(px, r.get))
 		ratio := math.NaN()
 		if rm > 0 {
 			ratio = pm / rm
@@ -309,21 +309,6 @@ func report(c benchCase, ref, px []sample) {
 		fmt.Printf("  %-16s %-26s %-26s %.3f\n", r.name, fmt.Sprintf("%.3f [%.3f–%.3f]", rm, rlo, rhi),
 			fmt.Sprintf("%.3f [%.3f–%.3f]", pm, plo, phi), ratio)
 	}
-}
-
-// stats returns the median, minimum and maximum.
-func stats(ss []sample, get func(sample) float64) (med, lo, hi float64) {
-	v := make([]float64, len(ss))
-	for i, s := range ss {
-		v[i] = get(s)
-	}
-	sort.Float64s(v)
-	n := len(v)
-	med = v[n/2]
-	if n%2 == 0 {
-		med = (v[n/2-1] + v[n/2]) / 2
-	}
-	return med, v[0], v[n-1]
 }
 
 // h5benchConfig writes an h5bench-style configuration with one benchmark and returns its path.

@@ -68,18 +68,6 @@ func TestE3SMParser(t *testing.T) {
 	}
 }
 
-// TestStats checks median (odd and even counts), minimum and maximum.
-func TestStats(t *testing.T) {
-	get := func(s sample) float64 { return s.raw }
-	med, lo, hi := stats([]sample{{raw: 3}, {raw: 1}, {raw: 2}}, get)
-	if med != 2 || lo != 1 || hi != 3 {
-		t.Errorf("odd: %v %v %v", med, lo, hi)
-	}
-	if med, _, _ = stats([]sample{{raw: 4}, {raw: 1}, {raw: 2}, {raw: 3}}, get); med != 2.5 {
-		t.Errorf("even median %v", med)
-	}
-}
-
 // TestHeaderText builds the F histories from the 16p map's shapes and checks the reference
 // headers: variable counts, char variables, an 8-byte _FillValue and a text attribute.
 func TestHeaderText(t *testing.T) {

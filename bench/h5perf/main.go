@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
 )
@@ -107,15 +108,8 @@ func stats(rs []report, k key) (med, lo, hi float64, n int) {
 			v = append(v, x)
 		}
 	}
-	if len(v) == 0 {
-		return 0, 0, 0, 0
-	}
-	slices.Sort(v)
-	med = v[len(v)/2]
-	if len(v)%2 == 0 {
-		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	return med, v[0], v[len(v)-1], len(v)
+	med, lo, hi = benchstat.Summary(v)
+	return med, lo, hi, len(v)
 }
 
 // execute runs argv (under the MPI launcher with np ranks when np > 0) in dir and parses

@@ -20,10 +20,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
 )
@@ -134,11 +134,11 @@ func run(ior, bin, dir, sets string, np, reps int) error {
 			}
 			mean := func(r rates) float64 { return r.Mean }
 			best := func(r rates) float64 { return r.Max }
-			rm, hm := median(real, mean), median(h5, mean)
-			rlo, rhi := spread(real, mean)
-			hlo, hhi := spread(h5, mean)
+			rm, rlo, rhi := benchstat.Summary(benchstat.Of(real, mean))
+			hm, hlo, hhi := benchstat.Summary(benchstat.Of(h5, mean))
+			rb, hb := benchstat.Median(benchstat.Of(real, best)), benchstat.Median(benchstat.Of(h5, best))
 			fmt.Fprintf(tw, "%s\t%s\t%.1f\t(%.1f–%.1f)\t%.1f\t(%.1f–%.1f)\t%s\t%.1f\t%.1f\t%s\t\n", set, op, rm, rlo, rhi, hm, hlo, hhi,
-				ratio(hm, rm), median(real, best), median(h5, best), ratio(median(h5, best), median(real, best)))
+				ratio(hm, rm), rb, hb, ratio(hb, rb))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -172,30 +172,6 @@ func once(p program, args []string, dir string, np int) (map[string]rates, error
 		return nil, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out)
 	}
 	return r, nil
-}
-
-// median is the middle value of get over the runs (the upper middle of an even count).
-func median(rs []rates, get func(rates) float64) float64 {
-	v := make([]float64, len(rs))
-	for i, r := range rs {
-		v[i] = get(r)
-	}
-	sort.Float64s(v)
-	return v[len(v)/2]
-}
-
-// spread is the least and the greatest value of get over the runs.
-func spread(rs []rates, get func(rates) float64) (lo, hi float64) {
-	for i, r := range rs {
-		x := get(r)
-		if i == 0 || x < lo {
-			lo = x
-		}
-		if i == 0 || x > hi {
-			hi = x
-		}
-	}
-	return lo, hi
 }
 
 // ratio is a/b with two decimals, starred when outside the tolerance.

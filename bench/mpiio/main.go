@@ -19,10 +19,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
 	"github.com/h5proxy/h5proxy/options"
@@ -156,14 +156,7 @@ func run(reps int, dim1 string, steps int, dir, extra string) error {
 			fmt.Printf("%-4d %-10s %14.1f %14.1f\n", i, l, res[l][i].raw, res[l][i].observed)
 		}
 	}
-	med := func(l string, f func(result) float64) float64 {
-		var v []float64
-		for _, r := range res[l] {
-			v = append(v, f(r))
-		}
-		sort.Float64s(v)
-		return v[len(v)/2]
-	}
+	med := func(l string, f func(result) float64) float64 { return benchstat.Median(benchstat.Of(res[l], f)) }
 	// paired is the median over runs of native's rate over the other variant's in the same
 	// round: adjacent runs share the machine's state, so drifts cancel.
 	paired := func(other string, f func(result) float64) float64 {
@@ -171,8 +164,7 @@ func run(reps int, dim1 string, steps int, dir, extra string) error {
 		for i := range res["native"] {
 			v = append(v, f(res["native"][i])/f(res[other][i]))
 		}
-		sort.Float64s(v)
-		return v[len(v)/2]
+		return benchstat.Median(v)
 	}
 	raw := func(r result) float64 { return r.raw }
 	obs := func(r result) float64 { return r.observed }

@@ -28,9 +28,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/patterns/nova"
 )
@@ -308,10 +308,10 @@ func (b *bench) compare(reps int, vs ...variant) (first, second []sample) {
 	for i, v := range vs {
 		fmt.Printf("  %-26s", v.name)
 		for j := range parts {
-			fmt.Printf(" %14.3f", median(runs[i], func(s sample) float64 { return s[j] }))
+			fmt.Printf(" %14.3f", benchstat.Median(benchstat.Of(runs[i], func(s sample) float64 { return s[j] })))
 		}
-		lo, hi := spread(runs[i])
-		fmt.Printf("  %6.3f-%-6.3f %8.2f %11.2f\n", lo, hi, median(runs[i], func(s sample) float64 { return s[cpuCol] }), runs[i][0][sizeCol]/(1<<20))
+		_, lo, hi := benchstat.Summary(benchstat.Of(runs[i], sample.total))
+		fmt.Printf("  %6.3f-%-6.3f %8.2f %11.2f\n", lo, hi, benchstat.Median(benchstat.Of(runs[i], func(s sample) float64 { return s[cpuCol] })), runs[i][0][sizeCol]/(1<<20))
 	}
 	if len(vs) >= 2 {
 		return runs[0], runs[1]
@@ -326,37 +326,15 @@ func (b *bench) verdict(what string, a, c []sample, goal float64) {
 		fmt.Printf("%s: no measurement\n", what)
 		return
 	}
-	ratio := median(a, sample.total) / median(c, sample.total)
+	ratio := benchstat.Median(benchstat.Of(a, sample.total)) / benchstat.Median(benchstat.Of(c, sample.total))
 	var paired []float64
 	for i := range min(len(a), len(c)) {
 		paired = append(paired, a[i].total()/c[i].total())
 	}
-	sort.Float64s(paired)
 	status := "met"
 	if ratio < goal || (goal == 1 && ratio <= 1) {
 		status = "MISSED"
 	}
-	fmt.Printf("%s %.2fx (median of paired ratios %.2fx); goal %s %.1fx: %s\n", what, ratio, paired[len(paired)/2],
+	fmt.Printf("%s %.2fx (median of paired ratios %.2fx); goal %s %.1fx: %s\n", what, ratio, benchstat.Median(paired),
 		map[bool]string{true: ">", false: ">="}[goal == 1], goal, status)
-}
-
-func median(ss []sample, get func(sample) float64) float64 {
-	v := make([]float64, len(ss))
-	for i, s := range ss {
-		v[i] = get(s)
-	}
-	sort.Float64s(v)
-	n := len(v)
-	if n%2 == 0 {
-		return (v[n/2-1] + v[n/2]) / 2
-	}
-	return v[n/2]
-}
-
-func spread(ss []sample) (lo, hi float64) {
-	lo, hi = ss[0].total(), ss[0].total()
-	for _, s := range ss {
-		lo, hi = min(lo, s.total()), max(hi, s.total())
-	}
-	return lo, hi
 }

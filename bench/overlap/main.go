@@ -25,11 +25,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
 	"github.com/h5proxy/h5proxy/options"
@@ -198,12 +198,6 @@ func phase(s *proxy.Session) (run, error) {
 		hidden: p.HiddenFraction, background: p.BackgroundTime.Max, raw: p.RawTime.Max}, nil
 }
 
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return s[len(s)/2]
-}
-
 func overlap(reps int, dim1 string, steps int, dir string) error {
 	finalize, err := proxy.InitMPI()
 	if err != nil {
@@ -229,7 +223,7 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 			ios = append(ios, r.unhiddenNoDrain/float64(steps))
 		}
 		base.Close()
-		ioPerStep = median(ios)
+		ioPerStep = benchstat.Median(ios)
 	}
 	if rank0 {
 		fmt.Printf("VPIC 1-D write, %d ranks, DIM_1=%s (%.1f MiB per rank per step), %d steps, %s compute, %d runs per cell\n",
@@ -260,7 +254,7 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 		for _, v := range chosen {
 			sessions[v.label].Close()
 		}
-		med := func(m string, f func(run) float64) float64 { return median(pick(res[m], f)) }
+		med := func(m string, f func(run) float64) float64 { return benchstat.Median(pick(res[m], f)) }
 		syncUn := med("sync", func(r run) float64 { return r.unhidden })
 		syncND := med("sync", func(r run) float64 { return r.unhiddenNoDrain })
 		syncRaw := med("sync", func(r run) float64 { return r.raw })

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/warm"
 )
 
@@ -87,9 +88,10 @@ func main() {
 		for _, key := range order {
 			var med [2][2]float64
 			for i, which := range []string{"base", "tree"} {
-				obs, raw := column(times[which][key], 0), column(times[which][key], 1)
-				med[i] = [2]float64{obs[len(obs)/2], raw[len(raw)/2]}
-				fmt.Printf("  %-22s %-9s %6.3f [%6.3f-%6.3f]  %6.3f [%6.3f-%6.3f]", key, which, med[i][0], obs[0], obs[len(obs)-1], med[i][1], raw[0], raw[len(raw)-1])
+				mo, lo, ho := benchstat.Summary(benchstat.Of(times[which][key], func(t [2]float64) float64 { return t[0] }))
+				mr, lr, hr := benchstat.Summary(benchstat.Of(times[which][key], func(t [2]float64) float64 { return t[1] }))
+				med[i] = [2]float64{mo, mr}
+				fmt.Printf("  %-22s %-9s %6.3f [%6.3f-%6.3f]  %6.3f [%6.3f-%6.3f]", key, which, mo, lo, ho, mr, lr, hr)
 				if i == 1 {
 					fmt.Printf("  %.3f %.3f", med[1][0]/med[0][0], med[1][1]/med[0][1])
 				}
@@ -111,15 +113,6 @@ func reportFiles(out string) []string {
 		check(fmt.Errorf("no report %s written", out))
 	}
 	return m
-}
-
-func column(v [][2]float64, i int) []float64 {
-	out := make([]float64, len(v))
-	for k, x := range v {
-		out[k] = x[i]
-	}
-	sort.Float64s(out)
-	return out
 }
 
 func run(dir, name string, args ...string) {
