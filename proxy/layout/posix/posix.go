@@ -119,7 +119,8 @@ func (l *posixLayout) Exec(op *plan.Op, buf []byte) error {
 
 // open creates or opens op's file. A shared file is created (truncated) by rank 0 alone,
 // after every rank arrived and before the other ranks open it, so no rank truncates what
-// another already wrote or still reads.
+// another already wrote or still reads; with FileSpec.TruncateEveryRank every rank opens
+// it with O_CREAT|O_TRUNC between the same two synchronizations (h5perf's POSIX create).
 func (l *posixLayout) open(op *plan.Op) error {
 	name := op.Path
 	shared := op.File.Parallel && !l.perRank
@@ -134,35 +135,23 @@ func (l *posixLayout) open(op *plan.Op) error {
 		flags |= oDirect
 	}
 	var err error
+	everyRank := op.Kind == plan.CreateFile && shared && op.File.TruncateEveryRank
 	if op.Kind == plan.CreateFile {
 		if err = h5layout.MakeDirs(op); err != nil {
 			return fail(op, name, "creating the directory", err)
 		}
 		create := flags | unix.O_CREAT | unix.O_TRUNC
-		if shared && op.File.TruncateEveryRank {
-			// h5perf's way: the barrier before keeps a rank from truncating what another
-			// still reads; the one after, from truncating what another already wrote.
-			if err := l.env.Comm.Barrier(); err != nil {
-				return fail(op, name, "barrier before open(O_CREAT|O_TRUNC)", err)
-			}
-			fd, oerr := openFd(name, create)
-			if err = agree(l.env.Comm, oerr, "another rank"); err != nil {
-				if oerr == nil {
-					unix.Close(fd)
-				}
-				return fail(op, name, "open(O_CREAT|O_TRUNC) on every rank", err)
-			}
-			l.cur = &openFile{path: op.Path, name: name, fd: fd, writable: true, raw: l.files.Begin(op)}
-			return nil
-		}
 		if shared {
-			// Collective like MPI_File_open: rank 0 truncates only once every rank is
-			// here, done with the file's previous contents (a kernel that reads a file back
-			// and then recreates it, as h5perf's iterations do, would lose a slower rank's
-			// read otherwise).
+			// Collective like MPI_File_open: no rank truncates before every rank is here,
+			// done with the file's previous contents (a kernel that reads a file back and
+			// then recreates it, as h5perf's iterations do, would lose a slower rank's read
+			// otherwise).
 			if err := l.env.Comm.Barrier(); err != nil {
 				return fail(op, name, "barrier before open(O_CREAT|O_TRUNC)", err)
 			}
+		}
+		if shared && !everyRank {
+			// Rank 0 truncates alone, before the others open.
 			var fd int
 			if l.env.Comm.Rank() == 0 {
 				fd, err = openFd(name, create)
@@ -186,6 +175,13 @@ func (l *posixLayout) open(op *plan.Op) error {
 		}
 	}
 	fd, err := openFd(name, flags)
+	if everyRank {
+		// No rank writes before every rank's truncation is done.
+		if aerr := agree(l.env.Comm, err, "another rank"); err == nil && aerr != nil {
+			unix.Close(fd)
+			err = aerr
+		}
+	}
 	if err != nil {
 		if errors.Is(err, unix.EINVAL) && l.direct {
 			err = fmt.Errorf("%w (posix.odirect=YES: the file system may not support O_DIRECT)", err)
