@@ -111,11 +111,7 @@ func parseH5perf(args []string, world int, stdout io.Writer) (h5perf.Args, error
 					continue
 				}
 				c := a.Run(api.Name, x)
-				g, err := c.Geometry(n)
-				if err == nil {
-					err = c.CheckMemory(g, 0)
-				}
-				if err != nil {
+				if _, err := c.Check(n); err != nil {
 					return a, fmt.Errorf("%s API, %d processes, transfer size %d: %w", api.Label, n, x, err)
 				}
 			}

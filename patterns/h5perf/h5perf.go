@@ -77,10 +77,7 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) 
 	if ph != patterns.PhaseWrite {
 		return plan.Plan{}, fmt.Errorf("h5perf: no %s phase (each file is read back inside the write phase)", ph)
 	}
-	g, err := p.C.Geometry(env.Size)
-	if err == nil {
-		err = p.C.CheckMemory(g, 0)
-	}
+	_, err := p.C.Check(env.Size)
 	return plan.Plan{}, err
 }
 

@@ -147,3 +147,13 @@ func (c Config) CheckMemory(g Geometry, physical uint64) error {
 	return &options.Error{Table: "h5perf", Key: "xfer-size", Value: strconv.FormatInt(c.Xfer, 10),
 		Reason: fmt.Sprintf("transfer buffer of %d bytes per process (%s) does not fit in this machine's %d bytes of memory (%d buffers per process)", g.PerXfer, what, physical, buffersPerRank)}
 }
+
+// Check is Geometry followed by CheckMemory against this machine: every check a run passes
+// before any I/O.
+func (c Config) Check(procs int) (Geometry, error) {
+	g, err := c.Geometry(procs)
+	if err == nil {
+		err = c.CheckMemory(g, 0)
+	}
+	return g, err
+}
