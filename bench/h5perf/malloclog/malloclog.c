@@ -3,7 +3,7 @@
  * 1 MiB or more (address, offset past a page boundary, offset modulo 64), to see where a C
  * program's transfer buffers sit (docs/h5perf.md, "The POSIX reads' buffer"):
  *
- *   cc -shared -fPIC -O2 -o /tmp/malloclog.so bench/h5perf/malloclog.c -ldl
+ *   cc -shared -fPIC -O2 -o /tmp/malloclog.so bench/h5perf/malloclog/malloclog.c -ldl
  *   mpirun -np 2 -x LD_PRELOAD=/tmp/malloclog.so /tmp/h5perf-real/h5perf -e 256M -x 4M -X 4M -B 1M -i 3 -P 2 -p 2 2>&1 | grep '^malloc'
  */
 #define _GNU_SOURCE
