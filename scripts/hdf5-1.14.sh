@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds parallel HDF5 1.14.5 with the subfiling VFD (HDF5=1.14 builds use it) from Debian
+# trixie's source package, into $HDF5_114_PREFIX (default /opt/h5proxy/hdf5-1.14.5).
+# A prefix that already holds the library is reused. The system's apt state is untouched:
+# the source list, package lists and cache are private to a temporary directory.
+# Needs: mpicc (scripts/deps.sh), make, and network access to Debian's archive.
+set -euo pipefail
+
+prefix=${HDF5_114_PREFIX:-/opt/h5proxy/hdf5-1.14.5}
+if [ -f "$prefix/lib/libhdf5.so" ] && [ -f "$prefix/include/H5FDsubfiling.h" ]; then
+  echo "hdf5-1.14: reusing $prefix"
+  exit 0
+fi
+
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/src"
+echo "deb-src [signed-by=$keyring] $mirror trixie main" >"$work/sources.list"
+apt_opts=(-o "Dir::Etc::SourceList=$work/sources.list" -o "Dir::Etc::SourceParts=-"
+  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o "APT::Sandbox::User=root")
+
+echo "hdf5-1.14: fetching Debian trixie's hdf5 source package (private apt state in $work)"
+apt-get "${apt_opts[@]}" -qq update
+(cd "$work/src" && apt-get "${apt_opts[@]}" -qq source --download-only hdf5)
+orig=$(ls "$work"/src/hdf5_1.14.*.orig.tar.* | head -1)
+case "$orig" in *1.14.5*) ;; *) echo "hdf5-1.14: expected 1.14.5, found $orig" >&2; exit 1 ;; esac
+tar -xf "$orig" -C "$work/src"
+srcdir=$(find "$work/src" -maxdepth 1 -type d -name 'hdf5-*' | head -1)
+
+echo "hdf5-1.14: configure + make -j$(nproc) (about 3 minutes on 2 cores) into $prefix"
+cd "$srcdir"
+./configure --prefix="$prefix" --enable-parallel --enable-subfiling-vfd \
+  --enable-build-mode=production --disable-tests --disable-fortran --disable-cxx \
+  --enable-shared --disable-static CC=mpicc >"$work/configure.log" 2>&1 ||
+  { tail -30 "$work/configure.log" >&2; exit 1; }
+make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -30 "$work/make.log" >&2; exit 1; }
+make install >"$work/install.log" 2>&1 || { tail -30 "$work/install.log" >&2; exit 1; }
+echo "hdf5-1.14: installed $("$prefix/bin/h5cc" -showconfig 2>/dev/null | grep -m1 'HDF5 Version' || echo "$prefix")"
