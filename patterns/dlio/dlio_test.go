@@ -66,17 +66,11 @@ func TestGenerate(t *testing.T) {
 		1: {"tr/im_2_of_5.h5", "tr/im_4_of_5.h5", "", "valid/im_2_of_3.h5", ""},
 	}
 	for rank := range 2 {
-		env := patterns.Env{Rank: rank, Size: 2, Path: "d"}
-		var plans []plan.Plan
-		for step := range 5 {
-			pl, err := p.Step(patterns.PhaseWrite, step, env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := pl.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			plans = append(plans, pl)
+		plans := plantest.MustPhase(t, p, patterns.PhaseWrite, patterns.Env{Rank: rank, Size: 2, Path: "d"})
+		if len(plans) != 5+2 {
+			t.Fatalf("rank %d: %d write steps, want 5", rank, len(plans)-2)
+		}
+		for step, pl := range plans[1 : len(plans)-1] {
 			w := want[rank][step]
 			if w == "" {
 				if len(pl.Ops) != 0 {
@@ -120,18 +114,9 @@ func TestGenerate(t *testing.T) {
 // reads lists a rank's sample reads in each read step as "train:file/sample".
 func reads(t *testing.T, p *Pattern, rank, size int) [][]string {
 	t.Helper()
-	env := patterns.Env{Rank: rank, Size: size, Path: "d"}
 	var out [][]string
-	var plans []plan.Plan
-	for step := range p.PhaseSteps(patterns.PhaseRead, size) {
-		pl, err := p.Step(patterns.PhaseRead, step, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pl.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		plans = append(plans, pl)
+	plans := plantest.MustPhase(t, p, patterns.PhaseRead, patterns.Env{Rank: rank, Size: size, Path: "d"})
+	for _, pl := range plans[1 : len(plans)-1] {
 		var s []string
 		for i := 0; i < len(pl.Ops); i += 5 {
 			open, rd := pl.Ops[i], pl.Ops[i+2]

@@ -221,17 +221,24 @@ func runPhase(p *Pattern, ph patterns.Phase, e patterns.Env) ([]plan.Plan, []int
 	return plans, append(steps, -1), err
 }
 
-// writeAll replays the write phase of one rank.
-func writeAll(t *testing.T, p *Pattern, e patterns.Env) *written {
+// replayPhase plans a phase of one rank and replays it.
+func replayPhase(t *testing.T, p *Pattern, ph patterns.Phase, e patterns.Env) (*written, []plan.Plan) {
 	t.Helper()
-	plans, steps, err := runPhase(p, patterns.PhaseWrite, e)
+	plans, steps, err := runPhase(p, ph, e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := replay(patterns.PhaseWrite, !p.C.Independent, plans, steps)
+	w, err := replay(ph, !p.C.Independent, plans, steps)
 	if err != nil {
 		t.Fatalf("rank %d of %d: %v", e.Rank, e.Size, err)
 	}
+	return w, plans
+}
+
+// writeAll replays the write phase of one rank.
+func writeAll(t *testing.T, p *Pattern, e patterns.Env) *written {
+	t.Helper()
+	w, _ := replayPhase(t, p, patterns.PhaseWrite, e)
 	return w
 }
 

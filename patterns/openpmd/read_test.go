@@ -35,14 +35,7 @@ func readEnv(t *testing.T, p *Pattern, r, R int, name string) (patterns.Env, *wr
 // files with the same kind.
 func readAll(t *testing.T, p *Pattern, e patterns.Env, w *written) *written {
 	t.Helper()
-	plans, steps, err := runPhase(p, patterns.PhaseRead, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := replay(patterns.PhaseRead, !p.C.Independent, plans, steps)
-	if err != nil {
-		t.Fatalf("rank %d of %d: %v", e.Rank, e.Size, err)
-	}
+	got, plans := replayPhase(t, p, patterns.PhaseRead, e)
 	if !reflect.DeepEqual(got.fileOrder, w.fileOrder) {
 		t.Errorf("read files %v, written %v", got.fileOrder, w.fileOrder)
 	}

@@ -67,25 +67,35 @@ func (b Builder[P]) Must(t testing.TB, pairs ...string) P {
 }
 
 // Phase plans one rank's phase as the session does: Begin, steps 0..steps-1, End (with
-// steps as its count). Errors name the call that failed.
+// steps as its count), each plan valid (plan.Plan.Validate). Errors name the call that
+// failed.
 func Phase(p patterns.Pattern, ph patterns.Phase, steps int, env patterns.Env) ([]plan.Plan, error) {
-	b, err := p.Begin(ph, env)
-	if err != nil {
-		return nil, fmt.Errorf("Begin: %w", err)
-	}
-	plans := []plan.Plan{b}
-	for s := 0; s < steps; s++ {
-		pl, err := p.Step(ph, s, env)
+	var plans []plan.Plan
+	add := func(what string, pl plan.Plan, err error) error {
+		if err == nil {
+			err = pl.Validate()
+		}
 		if err != nil {
-			return nil, fmt.Errorf("Step %d: %w", s, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		plans = append(plans, pl)
+		return nil
+	}
+	b, err := p.Begin(ph, env)
+	if err := add("Begin", b, err); err != nil {
+		return nil, err
+	}
+	for s := 0; s < steps; s++ {
+		pl, err := p.Step(ph, s, env)
+		if err := add(fmt.Sprintf("Step %d", s), pl, err); err != nil {
+			return nil, err
+		}
 	}
 	end, err := p.End(ph, steps, env)
-	if err != nil {
-		return nil, fmt.Errorf("End: %w", err)
+	if err := add("End", end, err); err != nil {
+		return nil, err
 	}
-	return append(plans, end), nil
+	return plans, nil
 }
 
 // MustPhase is Phase over the pattern's steps of the phase on env.Size ranks
