@@ -23,15 +23,13 @@ type Pattern struct {
 
 // Factory builds the ior pattern; package patterns/all registers it. IOR's reset warnings
 // (FromValues) are printed by `h5proxy ior`, which parses the command line itself.
-var Factory = patterns.Define(patterns.Def[Config]{Name: "ior", Options: Options, Phases: patterns.WriteRead,
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "ior", Options: Options, Phases: patterns.WriteRead,
 	Summary: "IOR: segments x blocks x transfers per task, shared file or file per process, POSIX, MPI-IO or IOR's HDF5 file; reordered and verified reads, repetitions",
 	Config: func(v *options.Values) (Config, error) {
 		c, _, err := FromValues(v)
 		return c, err
 	},
-	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-		return &Pattern{Base: b}, nil
-	}})
+})
 
 // Steps returns the repetitions: one step per iteration (1 with PerIteration).
 func (p *Pattern) Steps() int {
