@@ -55,7 +55,7 @@ EOF
 }
 
 # collect NAME DIR: every HDF5 file under DIR dumped (-pH: properties, no data), every
-# report*.json stripped.
+# report.json* stripped.
 collect() {
 	name=$1 dir=$2
 	find "$dir" -type f -not -path "$dir/data/*" | sort | while read -r f; do

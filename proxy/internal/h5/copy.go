@@ -406,6 +406,7 @@ func CreateLike(loc ID, path string, tmpl ID, o Override) (_ ID, err error) {
 	if ds < 0 {
 		return 0, stackError(op)
 	}
+	inherit(ID(ds), loc)
 	return ID(ds), nil
 }
 
