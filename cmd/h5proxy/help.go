@@ -10,7 +10,7 @@ import (
 	"github.com/h5proxy/h5proxy/h5bench"
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/concat"
+	"github.com/h5proxy/h5proxy/tools/concat"
 )
 
 func cmdHelp(args []string, stdout io.Writer) error {

@@ -12,9 +12,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // init hands the reader to the e3sm pattern, which calls it when a configuration names a
