@@ -228,9 +228,10 @@ func (s *Session) Rank() int { return s.comm.Rank() }
 // Size returns the number of ranks of the session.
 func (s *Session) Size() int { return s.comm.Size() }
 
-// Steps returns the configured number of steps of the pattern; for a pattern whose count
-// depends on the phase and the ranks (patterns.Stepper), that of the running phase, else
-// of the first configured phase (a closed session has no ranks left to ask: Steps).
+// Steps returns the configured number of steps of the pattern (of one iteration's, once
+// Iterate runs them one at a time); for a pattern whose count depends on the phase and
+// the ranks (patterns.Stepper), that of the running phase, else of the first configured
+// phase (a closed session has no ranks left to ask: Steps).
 func (s *Session) Steps() int {
 	if _, ok := s.pat.(patterns.Stepper); !ok || s.closed {
 		return s.pat.Steps() / s.iterations()
