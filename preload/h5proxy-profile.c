@@ -577,7 +577,9 @@ static int tracked(const char *path) {
                                        "/opt/", "/sbin/", "/sys/", "/proc/", "/var/", "/run/"};
     for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
         if (!strncmp(path, skip[i], strlen(skip[i]))) return 0;
-    if (mpi_session[0] && !strncmp(path, mpi_session, strlen(mpi_session))) return 0;
+    size_t ns = strlen(mpi_session);
+    if (ns && (!strncmp(path, mpi_session, ns) || (!strncmp(path, mpi_session, ns - 1) && !path[ns - 1])))
+        return 0;
     size_t n = strlen(outdir);
     if (n && !strncmp(path, outdir, n) && path[n] == '/' && strstr(path + n, "/h5proxy-profile."))
         return 0;

@@ -12,6 +12,9 @@
 //	h5proxy concat -o OUT.h5 IN.h5...   concatenate files of one schema in parallel
 //	h5proxy schema                      JSON Schema of the h5bench files accepted
 //	h5proxy h5perf [h5perf options]     HDF5's parallel h5perf with its report
+//	h5proxy profile [-np N] [-o P.json] [-trace] -- PROGRAM ARGS...   profile any program
+//	h5proxy profile diff A.json B.json  compare two profiles counter by counter
+//	h5proxy compare -reps R -- REAL ARGS... -- PROXY-CONFIG   real program against its proxy
 //	h5proxy version
 package main
 
@@ -43,6 +46,14 @@ Usage:
   h5proxy schema                              print the JSON Schema of accepted h5bench files
   h5proxy h5perf [h5perf options]             HDF5's parallel h5perf (POSIX, MPI-IO, PHDF5)
                                               with its report ('h5proxy h5perf -h')
+  h5proxy profile [-np N] [-o P.json] [-trace] -- PROGRAM ARGS...
+                                              run any program under libh5proxy-profile.so:
+                                              Darshan's POSIX, MPIIO, H5F, H5D counters per
+                                              file, JSON, CSV and plots (docs/profile.md)
+  h5proxy profile diff [-v] A.json B.json     two profiles counter by counter (exit 1: differ)
+  h5proxy compare [-np N] [-reps R] -- REAL ARGS... -- PROXY-CONFIG
+                                              a real program and its proxy: profiles diffed,
+                                              times against the A/A band of the same run
   h5proxy version                             print versions
 
 Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
@@ -87,6 +98,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdH5perf(args[1:], stdout, stderr)
 	case "schema":
 		err = cmdSchema(args[1:], stdout, stderr)
+	case "profile":
+		err = cmdProfile(args[1:], stdout, stderr)
+	case "compare":
+		err = cmdCompare(args[1:], stdout, stderr)
 	case "version", "--version":
 		err = cmdVersion(stdout)
 	default:
