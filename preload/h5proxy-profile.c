@@ -60,7 +60,7 @@
 #define TOP4(P, W) X(P##1_##W) X(P##2_##W) X(P##3_##W) X(P##4_##W)
 
 #define POSIX_COUNTERS                                                                         \
-    X(POSIX_OPENS) X(POSIX_READS) X(POSIX_WRITES) X(POSIX_SEEKS) X(POSIX_STATS)              \
+    X(POSIX_OPENS) X(POSIX_DUPS) X(POSIX_READS) X(POSIX_WRITES) X(POSIX_SEEKS) X(POSIX_STATS)              \
     X(POSIX_FSYNCS) X(POSIX_FDSYNCS) X(POSIX_MODE) X(POSIX_BYTES_READ)                        \
     X(POSIX_BYTES_WRITTEN) X(POSIX_MAX_BYTE_READ) X(POSIX_MAX_BYTE_WRITTEN)                   \
     X(POSIX_CONSEC_READS) X(POSIX_CONSEC_WRITES) X(POSIX_SEQ_READS) X(POSIX_SEQ_WRITES)       \
@@ -209,7 +209,7 @@ static struct hmap fds, h5files, h5dsets, mpifiles;
 
 /* Time per kind of call: count and nanoseconds. */
 #define CALLS                                                                                  \
-    X(open) X(close) X(read) X(write) X(pread) X(pwrite) X(readv) X(writev) X(preadv)          \
+    X(open) X(close) X(dup) X(read) X(write) X(pread) X(pwrite) X(readv) X(writev) X(preadv)          \
     X(pwritev) X(lseek) X(fsync) X(fdatasync) X(stat) X(MPI_File_open) X(MPI_File_close)      \
     X(MPI_File_set_view) X(MPI_File_set_info) X(MPI_File_sync) X(MPI_File_read)               \
     X(MPI_File_read_at) X(MPI_File_read_all) X(MPI_File_read_at_all) X(MPI_File_read_shared)  \
@@ -250,6 +250,9 @@ NEXT(open64);
 NEXT(openat);
 NEXT(openat64);
 NEXT(close);
+NEXT(dup);
+NEXT(dup2);
+NEXT(dup3);
 NEXT(read);
 NEXT(write);
 NEXT(pread);
@@ -556,6 +559,19 @@ __attribute__((destructor)) static void fini(void) {
     else if (nrecords) write_records(0, "exit");
 }
 
+/* _exit skips destructors: shells and forked children end this way. */
+typedef void exit_fn(int);
+static exit_fn *next__exit;
+void _exit(int status) {
+    if (!next__exit) next__exit = (exit_fn *)sym("_exit");
+    if (!written && !disabled && initialized) {
+        if (mpi_initialized) write_records(1, "_exit without MPI_Finalize");
+        else if (nrecords) write_records(0, "_exit");
+    }
+    next__exit(status);
+    __builtin_unreachable();
+}
+
 static void on_crash(int sig) {
     if (!written && !disabled) {
         const char *why = sig == SIGSEGV   ? "SIGSEGV"
@@ -793,6 +809,48 @@ int close(int fd) {
     pthread_mutex_unlock(&lock);
     errno = e;
     return ret;
+}
+
+/* A duplicate descriptor refers to the same record: Darshan counts it as an open and a dup. */
+static int dup_common(int oldfd, int newfd, int64_t t1, int64_t t2) {
+    if (newfd < 0 || newfd == oldfd) return newfd;
+    int e = errno;
+    pthread_mutex_lock(&lock);
+    call_n[C_dup]++;
+    call_ns[C_dup] += t2 - t1;
+    hm_del(&fds, (uint64_t)newfd); /* dup2 closed what newfd was */
+    struct record *r = hm_get(&fds, (uint64_t)oldfd);
+    if (r) {
+        r->c[POSIX_OPENS]++;
+        r->c[POSIX_DUPS]++;
+        r->f[POSIX_F_META_TIME] += t2 - t1;
+        hm_put(&fds, (uint64_t)newfd, r);
+        event_add(r, C_dup, -1, 0, t1, t2, 0, NULL);
+    }
+    pthread_mutex_unlock(&lock);
+    errno = e;
+    return newfd;
+}
+int dup(int fd) {
+    RESOLVE(dup);
+    if (!active()) return next_dup(fd);
+    int64_t t1 = now_ns();
+    int ret = next_dup(fd);
+    return dup_common(fd, ret, t1, now_ns());
+}
+int dup2(int fd, int fd2) {
+    RESOLVE(dup2);
+    if (!active()) return next_dup2(fd, fd2);
+    int64_t t1 = now_ns();
+    int ret = next_dup2(fd, fd2);
+    return dup_common(fd, ret, t1, now_ns());
+}
+int dup3(int fd, int fd2, int flags) {
+    RESOLVE(dup3);
+    if (!active()) return next_dup3(fd, fd2, flags);
+    int64_t t1 = now_ns();
+    int ret = next_dup3(fd, fd2, flags);
+    return dup_common(fd, ret, t1, now_ns());
 }
 
 #define IO_WRAP(call, rw, off, buf, expr)                                                      \

@@ -208,6 +208,16 @@ func ReadDir(dir string) ([]*Process, error) {
 	}
 	procs := mpi
 	if len(mpi) == 0 {
+		// a program without MPI: its own processes, not the children it forked
+		var own []*Process
+		for _, p := range other {
+			if !p.Header.Forked {
+				own = append(own, p)
+			}
+		}
+		if len(own) > 0 {
+			other = own
+		}
 		slices.SortFunc(other, func(a, b *Process) int { return cmp.Compare(a.Header.StartUnixNs, b.Header.StartUnixNs) })
 		for i, p := range other {
 			p.Header.Rank = i

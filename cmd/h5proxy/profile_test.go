@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildProfileLib compiles libh5proxy-profile.so into dir as `make build` does.
+func buildProfileLib(t *testing.T, dir string) string {
+	t.Helper()
+	flags, err := exec.Command("pkg-config", "--cflags", "hdf5-openmpi", "ompi").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "libh5proxy-profile.so")
+	args := append([]string{"-O2", "-fPIC", "-shared"}, strings.Fields(string(flags))...)
+	args = append(args, "-o", lib, "../../preload/h5proxy-profile.c", "-ldl", "-lpthread")
+	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	return lib
+}
+
+// TestProfileAndDiff profiles a shell command that writes a file (no MPI, no HDF5), then
+// diffs the profile with itself (identical, exit 0) and with one of a longer write
+// (differs, exit 1, the counter named).
+func TestProfileAndDiff(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	a := h5proxy(t, dir, "profile", "-lib", lib, "-o", "a.json", "--", "sh", "-c", "printf 0123456789 > out.txt")
+	if a.code != 0 {
+		t.Fatal(a)
+	}
+	for _, want := range []string{"POSIX_WRITES            1", "MPIIO: no records", "out.txt", "Wrote a.json, a.csv, a-sizes.png"} {
+		if !strings.Contains(a.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, a.stdout)
+		}
+	}
+	var p struct {
+		SchemaVersion int `json:"schema_version"`
+		Records       []struct {
+			Module   string           `json:"module"`
+			File     string           `json:"file"`
+			Counters map[string]int64 `json:"counters"`
+		} `json:"records"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &p); err != nil || p.SchemaVersion != 1 {
+		t.Fatalf("a.json: %v, %+v", err, p)
+	}
+	found := false
+	for _, r := range p.Records {
+		if filepath.Base(r.File) != "out.txt" {
+			continue
+		}
+		found = true
+		// the shell opens out.txt and dup2s it onto its standard output: two opens, one dup
+		if c := r.Counters; c["POSIX_BYTES_WRITTEN"] != 10 || c["POSIX_SIZE_WRITE_0_100"] != 1 || c["POSIX_OPENS"] != 2 || c["POSIX_DUPS"] != 1 {
+			t.Errorf("out.txt's counters %v", c)
+		}
+	}
+	if !found {
+		t.Errorf("no record of out.txt in %+v", p.Records)
+	}
+	same := h5proxy(t, dir, "profile", "diff", "a.json", "a.json")
+	if same.code != 0 || !strings.Contains(same.stdout, "identical:") {
+		t.Errorf("diff of a profile with itself:\n%v", same)
+	}
+	bb := h5proxy(t, dir, "profile", "-lib", lib, "-noplot", "-o", "b.json", "--", "sh", "-c", "printf 0123456789abcdef > out.txt")
+	if bb.code != 0 {
+		t.Fatal(bb)
+	}
+	d := h5proxy(t, dir, "profile", "diff", "a.json", "b.json")
+	if d.code != 1 || !strings.Contains(d.stdout, "≠ POSIX_BYTES_WRITTEN") || !strings.Contains(d.stdout, "differs in 3 counters") {
+		t.Errorf("diff of two writes of different sizes (want exit 1; POSIX_BYTES_WRITTEN, _MAX_BYTE_WRITTEN and _ACCESS1_ACCESS differ):\n%v", d)
+	}
+}
+
+func TestProfileBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"profile", "-lib", "/nonexistent.so", "--", "true"}, 1, "-lib /nonexistent.so: no such file"},
+		{[]string{"profile", "-o", "/nonexistent/p.json", "--", "true"}, 2, "-o /nonexistent/p.json: directory /nonexistent does not exist"},
+		{[]string{"profile", "-o", "p.txt", "--", "true"}, 2, "-o p.txt: the profile is JSON"},
+		{[]string{"profile"}, 2, "no PROGRAM"},
+		{[]string{"profile", "diff", "a.json"}, 2, "need two profiles"},
+		{[]string{"profile", "diff", "/nonexistent-a.json", "/nonexistent-b.json"}, 2, "nonexistent-a.json"},
+		{[]string{"compare", "-reps", "3", "--", "true"}, 2, "need REAL ARGS... -- PROXY-CONFIG"},
+	} {
+		r := h5proxy(t, dir, c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("want exit %d and %q:\n%v", c.code, c.want, r)
+		}
+	}
+}
