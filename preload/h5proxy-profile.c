@@ -190,6 +190,7 @@ static long trace_max = 1L << 20;
 static int64_t mem_align = 8;
 static char cwd[PATH_MAX];
 static char mpi_session[PATH_MAX]; /* the MPI library's own session files: not the program's I/O */
+static char mpi_tmpbase[PATH_MAX]; /* the directory it makes them in (it stats it on one rank or another) */
 static char hdf5_version[32], mpi_version[256];
 
 #define NBUCKET 4096
@@ -492,6 +493,7 @@ static void event_add(struct record *r, int call, int64_t off, int64_t len, int6
 
 static void write_records(int partial, const char *reason);
 static void on_crash(int sig);
+static void absolute(const char *path, char *out, size_t len);
 static void atfork_prepare(void) { pthread_mutex_lock(&lock); }
 static void atfork_parent(void) { pthread_mutex_unlock(&lock); }
 static void atfork_child(void) {
@@ -536,6 +538,8 @@ __attribute__((constructor)) static void init(void) {
         if (e[0] == '/' || !cwd[0]) snprintf(outdir, sizeof outdir, "%s", e);
         else snprintf(outdir, sizeof outdir, "%s/%s", cwd, e);
     } else snprintf(outdir, sizeof outdir, "%s", cwd[0] ? cwd : ".");
+    e = getenv("OMPI_MCA_orte_tmpdir_base");
+    if (e && e[0] == '/') absolute(e, mpi_tmpbase, sizeof mpi_tmpbase);
     e = getenv("OMPI_MCA_orte_top_session_dir");
     if (e && e[0] == '/') snprintf(mpi_session, sizeof mpi_session, "%s/", e);
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
@@ -593,6 +597,7 @@ static int tracked(const char *path) {
                                        "/opt/", "/sbin/", "/sys/", "/proc/", "/var/", "/run/"};
     for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
         if (!strncmp(path, skip[i], strlen(skip[i]))) return 0;
+    if (mpi_tmpbase[0] && !strcmp(path, mpi_tmpbase)) return 0;
     size_t ns = strlen(mpi_session);
     if (ns && (!strncmp(path, mpi_session, ns) || (!strncmp(path, mpi_session, ns - 1) && !path[ns - 1])))
         return 0;
@@ -1372,6 +1377,7 @@ static struct {
     __typeof__(H5get_libversion) *get_libversion;
     __typeof__(H5Fget_name) *Fget_name;
     __typeof__(H5Iget_name) *Iget_name;
+    __typeof__(H5Iget_ref) *Iget_ref;
     __typeof__(H5Dget_space) *Dget_space;
     __typeof__(H5Dget_type) *Dget_type;
     __typeof__(H5Dget_create_plist) *Dget_create_plist;
@@ -1410,6 +1416,7 @@ static int hdf5_active(void) {
         R(get_libversion, H5get_libversion);
         R(Fget_name, H5Fget_name);
         R(Iget_name, H5Iget_name);
+        R(Iget_ref, H5Iget_ref);
         R(Dget_space, H5Dget_space);
         R(Dget_type, H5Dget_type);
         R(Dget_create_plist, H5Dget_create_plist);
@@ -1570,18 +1577,33 @@ herr_t H5Fflush(hid_t id, H5F_scope_t scope) {
     return ret;
 }
 
-/* H5Fclose ends a file's record only for the identifiers H5Fcreate and H5Fopen returned: a
- * reference taken with H5Iget_file_id and released with H5Fclose leaves the file open. */
+/* refs is the identifier's reference count before a close: H5Iget_file_id returns the
+ * open file's own identifier with one more reference (and H5Iinc_ref adds one), so a close
+ * that leaves references behind only releases one. */
+static int refs(hid_t id) {
+    inside++;
+    struct quiet q;
+    quiet_on(&q);
+    int n = h5.Iget_ref(id);
+    quiet_off(&q);
+    inside--;
+    return n;
+}
+
+/* H5Fclose ends a file's record only when it closes the file's identifier for good: a
+ * reference taken with H5Iget_file_id and released with H5Fclose leaves the file open (its
+ * record goes on: a later flush or close is the file's). */
 herr_t H5Fclose(hid_t id) {
     HRESOLVE(H5Fclose);
     if (!hdf5_active()) return next_H5Fclose(id);
+    int n = refs(id);
     int64_t t1 = now_ns();
     herr_t ret = next_H5Fclose(id);
     int64_t t2 = now_ns();
     pthread_mutex_lock(&lock);
     call_n[C_H5Fclose]++;
     call_ns[C_H5Fclose] += t2 - t1;
-    if (ret >= 0) {
+    if (ret >= 0 && n <= 1) {
         struct record *r = hm_del(&h5files, (uint64_t)id);
         if (r) {
             first_last(&r->f[H5F_F_CLOSE_START_TIMESTAMP], &r->f[H5F_F_CLOSE_END_TIMESTAMP], t1, t2);
@@ -1884,13 +1906,14 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[]) {
 herr_t H5Dclose(hid_t dset) {
     HRESOLVE(H5Dclose);
     if (!hdf5_active()) return next_H5Dclose(dset);
+    int n = refs(dset);
     int64_t t1 = now_ns();
     herr_t ret = next_H5Dclose(dset);
     int64_t t2 = now_ns();
     pthread_mutex_lock(&lock);
     call_n[C_H5Dclose]++;
     call_ns[C_H5Dclose] += t2 - t1;
-    struct record *r = ret >= 0 ? hm_del(&h5dsets, (uint64_t)dset) : NULL;
+    struct record *r = ret >= 0 && n <= 1 ? hm_del(&h5dsets, (uint64_t)dset) : NULL;
     if (r) {
         first_last(&r->f[H5D_F_CLOSE_START_TIMESTAMP], &r->f[H5D_F_CLOSE_END_TIMESTAMP], t1, t2);
         r->f[H5D_F_META_TIME] += t2 - t1;

@@ -177,6 +177,18 @@ func TestKernelTwoRanks(t *testing.T) {
 		"H5D_DATASPACE_NPOINTS": 400, "H5D_DATATYPE_SIZE": 4, "H5D_ACCESS1_ACCESS": 200, "H5D_ACCESS1_LENGTH_D1": 50,
 		"H5D_ACCESS1_STRIDE_D1": 1, "H5D_ACCESS1_COUNT": 8, "H5D_USE_DEPRECATED": 0,
 	})
+	// The reference's H5Fclose is no close event: one per rank, after the flush.
+	for rank := 0; rank < 2; rank++ {
+		var seq []string
+		for _, e := range p.Events {
+			if e.Rank == rank && e.Module == "H5F" && (e.Call == "H5Fflush" || e.Call == "H5Fclose") {
+				seq = append(seq, e.Call)
+			}
+		}
+		if strings.Join(seq, " ") != "H5Fflush H5Fclose" {
+			t.Errorf("rank %d: H5F events %v, want the flush then the one close", rank, seq)
+		}
+	}
 	// calls and events
 	if c := p.Calls["H5Dwrite"]; c.N != 8 {
 		t.Errorf("H5Dwrite calls %d, want 8", c.N)
