@@ -360,3 +360,72 @@ func compareVerdict(aa, ratio []float64) string {
 	}
 	return fmt.Sprintf("Time: proxy/real = %.3f (range %.3f-%.3f over %d reps), outside the %s", med, lo, hi, len(ratio), band)
 }
+
+// profiled reports whether any benchmark of the job asks for profile=yes.
+func (j *job) profiled() bool {
+	for _, r := range j.runs {
+		if r.Config.Profile {
+			return true
+		}
+	}
+	return false
+}
+
+// selfProfile is an h5proxy run launched under libh5proxy-profile.so (profile=yes).
+type selfProfile struct {
+	records string   // the ranks' record directory
+	out     string   // the merged profile: h5proxy-profile.json in the run directory
+	preload []string // LD_PRELOAD and H5PROXY_PROFILE_DIR
+	env     []string // the same, for launchers that pass their environment on
+}
+
+func newSelfProfile(j *job) (*selfProfile, error) {
+	lib, err := profileLib("")
+	if err != nil {
+		return nil, fmt.Errorf("profile=yes: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "h5proxy-profile-")
+	if err != nil {
+		return nil, err
+	}
+	return &selfProfile{records: dir, out: filepath.Join(j.dir, "h5proxy-profile.json"),
+		preload: []string{"LD_PRELOAD=" + lib, "H5PROXY_PROFILE_DIR=" + dir}}, nil
+}
+
+// launcherArgs adds the library to the launcher's command line for OpenMPI's mpirun (-x:
+// the ranks get it, the launcher is not profiled); other launchers get it through their
+// environment.
+func (p *selfProfile) launcherArgs(argv []string) []string {
+	switch filepath.Base(argv[0]) {
+	case "mpirun", "mpiexec", "orterun":
+		for _, e := range p.preload {
+			argv = append(argv, "-x", e)
+		}
+	default:
+		p.env = p.preload
+	}
+	return argv
+}
+
+// finish merges the ranks' records, prints the summary and writes the profile and its CSV.
+func (p *selfProfile) finish(stdout io.Writer) error {
+	procs, err := profile.ReadDir(p.records)
+	if err != nil {
+		return fmt.Errorf("profile=yes: %w", err)
+	}
+	pr := profile.Merge(procs)
+	pr.Command = os.Args
+	fmt.Fprintln(stdout)
+	pr.Summary(stdout)
+	if err := pr.WriteJSON(p.out); err != nil {
+		return fmt.Errorf("profile=yes: %w", err)
+	}
+	csv := strings.TrimSuffix(p.out, ".json") + ".csv"
+	if err := pr.WriteCSV(csv); err != nil {
+		return fmt.Errorf("profile=yes: %w", err)
+	}
+	fmt.Fprintf(stdout, "\nWrote %s, %s\n", p.out, csv)
+	return nil
+}
+
+func (p *selfProfile) cleanup() { os.RemoveAll(p.records) }

@@ -104,3 +104,55 @@ func TestProfileBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunProfileYes runs h5proxy with profile=yes: the launcher runs the ranks under the
+// library and writes h5proxy-profile.json with the HDF5, MPI-IO and POSIX levels of the
+// run's own file.
+func TestRunProfileYes(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	cfg := filepath.Join(dir, "vpic.json")
+	conf := `{"pattern": "vpic", "phases": ["write"], "session": {"file": "` + filepath.Join(dir, "out", "v.h5") + `", "profile": "yes"},
+ "options": {"NUM_DIMS": 1, "DIM_1": 1024, "TIMESTEPS": 1, "COLLECTIVE_DATA": "YES"}}`
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := h5proxyEnv(t, dir, []string{"H5PROXY_PROFILE_LIB=" + lib}, "run", "-quiet", "-np", "2", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "h5proxy-profile.json") {
+		t.Fatal(r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "h5proxy-profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Ranks   int `json:"ranks"`
+		Records []struct {
+			Module   string           `json:"module"`
+			File     string           `json:"file"`
+			Name     string           `json:"name"`
+			Counters map[string]int64 `json:"counters"`
+		} `json:"records"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil || p.Ranks != 2 {
+		t.Fatalf("profile: %v, %d ranks", err, p.Ranks)
+	}
+	seen := map[string]int64{}
+	for _, rec := range p.Records {
+		if filepath.Base(rec.File) != "v.h5" {
+			continue
+		}
+		switch rec.Module {
+		case "H5D":
+			seen["H5D "+rec.Name] = rec.Counters["H5D_WRITES"]
+		case "MPIIO":
+			seen["MPIIO"] = rec.Counters["MPIIO_COLL_WRITES"]
+		case "POSIX":
+			seen["POSIX"] = rec.Counters["POSIX_BYTES_WRITTEN"]
+		}
+	}
+	// 8 variables, one collective write each per rank; 1024 particles x 4 B per rank each
+	if seen["H5D /Timestep_0/x"] != 2 || seen["MPIIO"] < 16 || seen["POSIX"] < 2*8*1024*4 {
+		t.Errorf("records of v.h5: %v", seen)
+	}
+}
