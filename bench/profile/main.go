@@ -83,22 +83,13 @@ func run(reps, calls int, lib, h5proxy, config string, np int, cg, skipVPIC bool
 			fmt.Printf("%-8s %.0f instructions added per call (callgrind, %d calls)\n", kind, per, calls)
 			continue
 		}
-		var base, prof []float64
-		for i := 0; i < reps; i++ {
-			for _, env := range [][]string{nil, with} {
-				t := time.Now()
-				cmd := exec.Command(loop, kind, strconv.Itoa(calls), dir)
-				cmd.Env = append(os.Environ(), env...)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					return fmt.Errorf("loop %s: %v\n%s", kind, err, out)
-				}
-				s := time.Since(t).Seconds()
-				if env == nil {
-					base = append(base, s)
-				} else {
-					prof = append(prof, s)
-				}
-			}
+		base, prof, err := interleaved(reps, with, func(env []string) *exec.Cmd {
+			cmd := exec.Command(loop, kind, strconv.Itoa(calls), dir)
+			cmd.Env = append(os.Environ(), env...)
+			return cmd
+		})
+		if err != nil {
+			return err
 		}
 		bm, blo, bhi := benchstat.Summary(base)
 		pm, plo, phi := benchstat.Summary(prof)
@@ -112,33 +103,44 @@ func run(reps, calls int, lib, h5proxy, config string, np int, cg, skipVPIC bool
 	if err != nil {
 		return err
 	}
-	var base, prof []float64
-	for i := 0; i < reps; i++ {
-		for _, env := range [][]string{nil, with} {
-			a := append([]string{}, argv...)
-			for _, e := range env {
-				a = append(a, "-x", e)
-			}
-			a = append(a, h5proxy, "run", "-quiet", "-dir", dir, "-report", filepath.Join(dir, "report.json"), config)
-			cmd := exec.Command(a[0], a[1:]...)
-			cmd.Env = append(os.Environ(), lenv...)
-			t := time.Now()
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("%s: %v\n%s", strings.Join(a, " "), err, out)
-			}
-			s := time.Since(t).Seconds()
-			if env == nil {
-				base = append(base, s)
-			} else {
-				prof = append(prof, s)
-			}
+	base, prof, err := interleaved(reps, with, func(env []string) *exec.Cmd {
+		a := append([]string{}, argv...)
+		for _, e := range env {
+			a = append(a, "-x", e)
 		}
+		a = append(a, h5proxy, "run", "-quiet", "-dir", dir, "-report", filepath.Join(dir, "report.json"), config)
+		cmd := exec.Command(a[0], a[1:]...)
+		cmd.Env = append(os.Environ(), lenv...)
+		return cmd
+	})
+	if err != nil {
+		return err
 	}
 	bm, blo, bhi := benchstat.Summary(base)
 	pm, plo, phi := benchstat.Summary(prof)
 	fmt.Printf("VPIC (%s, %d ranks): without %.3f s (%.3f-%.3f), with %.3f s (%.3f-%.3f): overhead %+.2f %% (budget 2 %%)\n",
 		config, np, bm, blo, bhi, pm, plo, phi, (pm/bm-1)*100)
 	return nil
+}
+
+// interleaved runs the command reps times without and with the library (env with),
+// alternating, and returns the wall-clock seconds of each side.
+func interleaved(reps int, with []string, command func(env []string) *exec.Cmd) (base, prof []float64, err error) {
+	for i := 0; i < reps; i++ {
+		for _, env := range [][]string{nil, with} {
+			cmd := command(env)
+			t := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return nil, nil, fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+			}
+			if s := time.Since(t).Seconds(); env == nil {
+				base = append(base, s)
+			} else {
+				prof = append(prof, s)
+			}
+		}
+	}
+	return base, prof, nil
 }
 
 var irefs = regexp.MustCompile(`(?m)^summary:\s+(\d+)`)

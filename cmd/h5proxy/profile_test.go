@@ -156,3 +156,14 @@ func TestRunProfileYes(t *testing.T) {
 		t.Errorf("records of v.h5: %v", seen)
 	}
 }
+
+func TestCompareVerdict(t *testing.T) {
+	aa := []float64{0.9, 1.0, 1.1, 1.05}
+	if v := compareVerdict(aa, []float64{1.0, 0.95, 1.08, 1.02}); !strings.Contains(v, "indistinguishable at this machine's noise") {
+		t.Errorf("a median ratio inside the A/A band: %s", v)
+	}
+	v := compareVerdict(aa, []float64{1.3, 1.4, 1.5})
+	if !strings.Contains(v, "proxy/real = 1.400 (range 1.300-1.500 over 3 reps)") || !strings.Contains(v, "A/A band 0.900-1.100") {
+		t.Errorf("a median ratio outside the A/A band: %s", v)
+	}
+}
