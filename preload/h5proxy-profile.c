@@ -1391,12 +1391,16 @@ static struct {
     __typeof__(H5Sclose) *Sclose;
     __typeof__(H5Tget_size) *Tget_size;
     __typeof__(H5Tget_class) *Tget_class;
+    __typeof__(H5Tget_sign) *Tget_sign;
+    __typeof__(H5Pget_filter2) *Pget_filter2;
     __typeof__(H5Tclose) *Tclose;
     __typeof__(H5Pget_layout) *Pget_layout;
     __typeof__(H5Pget_chunk) *Pget_chunk;
     __typeof__(H5Pget_nfilters) *Pget_nfilters;
     __typeof__(H5Pget_driver) *Pget_driver;
     __typeof__(H5Pget_alignment) *Pget_alignment;
+    __typeof__(H5Pget_all_coll_metadata_ops) *Pget_all_coll_metadata_ops;
+    __typeof__(H5Pget_coll_metadata_write) *Pget_coll_metadata_write;
     __typeof__(H5Pget_dxpl_mpio) *Pget_dxpl_mpio;
     __typeof__(H5Pclose) *Pclose;
     __typeof__(H5FD_mpio_init) *FD_mpio_init;
@@ -1430,12 +1434,16 @@ static int hdf5_active(void) {
         R(Sclose, H5Sclose);
         R(Tget_size, H5Tget_size);
         R(Tget_class, H5Tget_class);
+        R(Tget_sign, H5Tget_sign);
+        R(Pget_filter2, H5Pget_filter2);
         R(Tclose, H5Tclose);
         R(Pget_layout, H5Pget_layout);
         R(Pget_chunk, H5Pget_chunk);
         R(Pget_nfilters, H5Pget_nfilters);
         R(Pget_driver, H5Pget_driver);
         R(Pget_alignment, H5Pget_alignment);
+        R(Pget_all_coll_metadata_ops, H5Pget_all_coll_metadata_ops);
+        R(Pget_coll_metadata_write, H5Pget_coll_metadata_write);
         R(Pget_dxpl_mpio, H5Pget_dxpl_mpio);
         R(Pclose, H5Pclose);
         R(FD_mpio_init, H5FD_mpio_init);
@@ -1487,13 +1495,19 @@ static void h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_t
     quiet_on(&q);
     int mpio = 0;
     hsize_t thr = 0, al = 0;
+    hbool_t cmops = 0, cmwrite = 0;
     if (fapl != H5P_DEFAULT) {
         mpio = h5.Pget_driver(fapl) == h5.FD_mpio_init();
         h5.Pget_alignment(fapl, &thr, &al);
+        h5.Pget_all_coll_metadata_ops(fapl, &cmops);
+        h5.Pget_coll_metadata_write(fapl, &cmwrite);
     }
     quiet_off(&q);
-    snprintf(info, sizeof info, "{\"driver\":\"%s\",\"alignment_threshold\":%llu,\"alignment\":%llu}",
-             mpio ? "mpio" : "other", (unsigned long long)thr, (unsigned long long)al);
+    snprintf(info, sizeof info,
+             "{\"driver\":\"%s\",\"alignment_threshold\":%llu,\"alignment\":%llu,\"coll_metadata_ops\":%s,"
+             "\"coll_metadata_write\":%s}",
+             mpio ? "mpio" : "other", (unsigned long long)thr, (unsigned long long)al, cmops ? "true" : "false",
+             cmwrite ? "true" : "false");
     pthread_mutex_lock(&lock);
     call_n[call]++;
     call_ns[call] += t2 - t1;
@@ -1668,14 +1682,16 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     inside++;
     struct quiet q;
     quiet_on(&q);
-    char file[PATH_MAX], name[1024], info[512];
+    char file[PATH_MAX], name[1024], info[768];
     file_name(id, file, sizeof file);
     ssize_t n = h5.Iget_name(id, name, sizeof name);
     if (n <= 0 || (size_t)n >= sizeof name) snprintf(name, sizeof name, "<anonymous>");
     int ndims = 0;
     hssize_t npoints = 0;
     size_t tsize = 0;
-    int tclass = -1, layout = -1, nfilters = 0;
+    int tclass = -1, tsign = -1, layout = -1, nfilters = 0;
+    int filter_id[8] = {0};
+    unsigned filter_cd0[8] = {0};
     hsize_t dims[H5S_MAX_RANK] = {0}, maxdims[H5S_MAX_RANK] = {0}, chunk[H5S_MAX_RANK] = {0};
     hid_t s = h5.Dget_space(id);
     if (s >= 0) {
@@ -1688,6 +1704,7 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     if (t >= 0) {
         tsize = h5.Tget_size(t);
         tclass = (int)h5.Tget_class(t);
+        if (tclass == H5T_INTEGER) tsign = (int)h5.Tget_sign(t);
         h5.Tclose(t);
     }
     hid_t p = h5.Dget_create_plist(id);
@@ -1695,12 +1712,23 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         layout = (int)h5.Pget_layout(p);
         if (layout == H5D_CHUNKED && ndims > 0) h5.Pget_chunk(p, H5S_MAX_RANK, chunk);
         nfilters = h5.Pget_nfilters(p);
+        for (int i = 0; i < nfilters && i < 8; i++) {
+            unsigned flags = 0, cd[4] = {0}, config = 0;
+            size_t ncd = 4;
+            char fname[64];
+            filter_id[i] = (int)h5.Pget_filter2(p, (unsigned)i, &flags, &ncd, cd, sizeof fname, fname, &config);
+            filter_cd0[i] = ncd > 0 ? cd[0] : 0;
+        }
         h5.Pclose(p);
     }
     quiet_off(&q);
     if (ndims < 0) ndims = 0;
-    int o = snprintf(info, sizeof info, "{\"type_class\":%d,\"type_size\":%zu,\"layout\":%d,\"filters\":%d,\"dims\":[",
-                     tclass, tsize, layout, nfilters);
+    int o = snprintf(info, sizeof info,
+                     "{\"type_class\":%d,\"type_size\":%zu,\"type_sign\":%d,\"layout\":%d,\"filters\":%d,\"filter_ids\":[",
+                     tclass, tsize, tsign, layout, nfilters);
+    for (int i = 0; i < nfilters && i < 8; i++)
+        o += snprintf(info + o, sizeof info - (size_t)o, "%s[%d,%u]", i ? "," : "", filter_id[i], filter_cd0[i]);
+    o += snprintf(info + o, sizeof info - (size_t)o, "],\"dims\":[");
     for (int i = 0; i < ndims && o < (int)sizeof info - 64; i++)
         o += snprintf(info + o, sizeof info - (size_t)o, "%s%llu", i ? "," : "", (unsigned long long)dims[i]);
     o += snprintf(info + o, sizeof info - (size_t)o, "],\"maxdims\":[");

@@ -15,6 +15,7 @@
 //	h5proxy profile [-np N] [-o P.json] [-trace] -- PROGRAM ARGS...   profile any program
 //	h5proxy profile diff A.json B.json  compare two profiles counter by counter
 //	h5proxy compare -reps R -- REAL ARGS... -- PROXY-CONFIG   real program against its proxy
+//	h5proxy capture [-np N] -o APP.yaml -- PROGRAM ARGS...   a program's I/O as a description
 //	h5proxy version
 package main
 
@@ -54,6 +55,9 @@ Usage:
   h5proxy compare [-np N] [-reps R] -- REAL ARGS... -- PROXY-CONFIG
                                               a real program and its proxy: profiles diffed,
                                               times against the A/A band of the same run
+  h5proxy capture [-np N] -o APP.yaml -- PROGRAM ARGS...
+                                              a program's traced profile folded into an
+                                              application description (docs/apps.md)
   h5proxy version                             print versions
 
 Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
@@ -102,6 +106,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdProfile(args[1:], stdout, stderr)
 	case "compare":
 		err = cmdCompare(args[1:], stdout, stderr)
+	case "capture":
+		err = cmdCapture(args[1:], stdout, stderr)
 	case "version", "--version":
 		err = cmdVersion(stdout)
 	default:

@@ -429,3 +429,69 @@ func (p *selfProfile) finish(stdout io.Writer) error {
 }
 
 func (p *selfProfile) cleanup() { os.RemoveAll(p.records) }
+
+// cmdCapture turns a program's traced profile into an application description
+// (docs/apps.md's format): h5proxy capture [-np N] -o my-app.yaml -- PROGRAM ARGS...
+func cmdCapture(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("capture", "capture [-np N] -o APP.yaml [-from P.json] -- PROGRAM ARGS...", stderr)
+	np := fs.Int("np", 0, "ranks: run PROGRAM under the MPI launcher (mpirun -np N); 0 runs it directly")
+	out := fs.String("o", "", "the description to write (YAML; sidecar files such as uneven counts go beside it)")
+	from := fs.String("from", "", "fold this traced profile (h5proxy profile -trace -o P.json) instead of running a program")
+	name := fs.String("name", "", "the description's name (default: the program's base name)")
+	lib := fs.String("lib", "", "libh5proxy-profile.so (default: $"+envProfileLib+", beside h5proxy, or ../lib)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" || !(strings.HasSuffix(*out, ".yaml") || strings.HasSuffix(*out, ".yml")) {
+		return usageError{error: fmt.Errorf("-o %q: name the description APP.yaml", *out)}
+	}
+	if st, err := os.Stat(filepath.Dir(*out)); err != nil || !st.IsDir() {
+		return usageError{error: fmt.Errorf("-o %s: directory %s does not exist", *out, filepath.Dir(*out))}
+	}
+	if (*from == "") == (fs.NArg() == 0) {
+		return usageError{error: errors.New("give either -- PROGRAM ARGS... or -from P.json")}
+	}
+	var p *profile.Profile
+	var err error
+	if *from != "" {
+		if p, err = profile.Load(*from); err != nil {
+			return usageError{error: err}
+		}
+	} else {
+		path, err := profileLib(*lib)
+		if err != nil {
+			return err
+		}
+		var code int
+		if p, code, err = profileOnce(*np, path, true, fs.Args(), stdout, stderr); err != nil {
+			return err
+		}
+		if code != 0 {
+			return fmt.Errorf("%s exited with status %d: no description captured", fs.Arg(0), code)
+		}
+	}
+	n := *name
+	if n == "" && len(p.Command) > 0 {
+		n = filepath.Base(p.Command[0])
+	}
+	c, err := profile.Capture(p, n)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, []byte(c.YAML), 0o644); err != nil {
+		return err
+	}
+	written := []string{*out}
+	for f, text := range c.Files {
+		path := filepath.Join(filepath.Dir(*out), f)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return err
+		}
+		written = append(written, path)
+	}
+	for _, u := range c.Unexpressed {
+		fmt.Fprintf(stderr, "h5proxy capture: not expressed: %s\n", u)
+	}
+	fmt.Fprintf(stdout, "Wrote %s\n", strings.Join(written, ", "))
+	return nil
+}

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,6 +206,24 @@ func TestKernelTwoRanks(t *testing.T) {
 	if writes != 8 {
 		t.Errorf("%d H5Dwrite events, want 8", writes)
 	}
+	// the description: one dataset /g/x of 200 ints per rank in rank order, 4 writes each
+	c, err := Capture(p, "kernel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"name: kernel\n", "steps: 1\n", "  kernel:\n    name: kernel.h5\n", "    groups:\n      g:\n        datasets:\n          x:\n",
+		"            type: i32\n            shape: [200 * nranks]\n            decompose: {kind: block}\n",
+		"timeline:\n  - write: kernel\n  - flush: kernel\n    at: end\n"} {
+		if !strings.Contains(c.YAML, want) {
+			t.Errorf("description lacks %q:\n%s", want, c.YAML)
+		}
+	}
+	if strings.Contains(c.YAML, "collective_metadata") {
+		t.Errorf("collective metadata in a description of a file opened without it:\n%s", c.YAML)
+	}
+	if len(c.Unexpressed) != 1 || !strings.Contains(c.Unexpressed[0], "4 H5Dwrite per rank per step") {
+		t.Errorf("unexpressed %q, want the 4 writes per step", c.Unexpressed)
+	}
 	// the outputs
 	dir := t.TempDir()
 	if err := p.WriteJSON(filepath.Join(dir, "p.json")); err != nil {
@@ -271,7 +290,7 @@ func TestPlainProgram(t *testing.T) {
 }
 
 func TestNoHDF5(t *testing.T) {
-	_, records, out, err := runKernel(t, 2, "nohdf5")
+	_, records, out, err := runKernel(t, 2, "nohdf5", "H5PROXY_PROFILE_TRACE=1")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -283,6 +302,9 @@ func TestNoHDF5(t *testing.T) {
 	}
 	if p.HDF5Version != "" {
 		t.Errorf("HDF5 version %q in a program that never called HDF5", p.HDF5Version)
+	}
+	if _, err := Capture(p, "nohdf5"); !errors.Is(err, ErrNoHDF5) {
+		t.Errorf("capture of a program without HDF5: %v, want ErrNoHDF5", err)
 	}
 }
 
