@@ -77,6 +77,10 @@ func TestProfileAndDiff(t *testing.T) {
 	if bb.code != 0 {
 		t.Fatal(bb)
 	}
+	// a profile without -trace cannot be folded into a description
+	if c := h5proxy(t, dir, "capture", "-o", "a.yaml", "-from", "a.json"); c.code != 1 || !strings.Contains(c.stderr, "capture needs a traced profile") {
+		t.Errorf("capture of an untraced profile:\n%v", c)
+	}
 	d := h5proxy(t, dir, "profile", "diff", "a.json", "b.json")
 	if d.code != 1 || !strings.Contains(d.stdout, "≠ POSIX_BYTES_WRITTEN") || !strings.Contains(d.stdout, "differs in 3 counters") {
 		t.Errorf("diff of two writes of different sizes (want exit 1; POSIX_BYTES_WRITTEN, _MAX_BYTE_WRITTEN and _ACCESS1_ACCESS differ):\n%v", d)
@@ -97,6 +101,9 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{"profile", "diff", "a.json"}, 2, "need two profiles"},
 		{[]string{"profile", "diff", "/nonexistent-a.json", "/nonexistent-b.json"}, 2, "nonexistent-a.json"},
 		{[]string{"compare", "-reps", "3", "--", "true"}, 2, "need REAL ARGS... -- PROXY-CONFIG"},
+		{[]string{"capture", "--", "true"}, 2, "name the description APP.yaml"},
+		{[]string{"capture", "-o", "a.yaml"}, 2, "give either -- PROGRAM ARGS... or -from P.json"},
+		{[]string{"capture", "-o", "a.yaml", "-from", "/nonexistent.json"}, 2, "/nonexistent.json"},
 	} {
 		r := h5proxy(t, dir, c.args...)
 		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
