@@ -363,3 +363,80 @@ func TestCompareDiffers(t *testing.T) {
 		t.Errorf("files of one name in two directories, equal counters: %s", d.Verdict())
 	}
 }
+
+// TestForkedChild: a forked child's I/O is its own record file (forked), the parent's
+// profile holds only the parent's, and both processes run to completion.
+func TestForkedChild(t *testing.T) {
+	data, records, out, err := runKernel(t, 0, "fork")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	procs, err := ReadDir(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Merge(procs)
+	if p.Ranks != 1 {
+		t.Fatalf("%d processes merged, want the parent alone", p.Ranks)
+	}
+	if _, err := p.Find("POSIX", filepath.Join(data, "parent.dat"), "", 0); err != nil {
+		t.Error(err)
+	}
+	if _, err := p.Find("POSIX", filepath.Join(data, "child.dat"), "", 0); err == nil {
+		t.Error("the child's file in the parent's profile")
+	}
+	files, _ := filepath.Glob(filepath.Join(records, "h5proxy-profile.*.jsonl"))
+	forked := 0
+	for _, f := range files {
+		pr, err := ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.Header.Forked {
+			forked++
+			if len(pr.Records) != 1 || filepath.Base(pr.Records[0].File) != "child.dat" || pr.Records[0].Counters["POSIX_BYTES_WRITTEN"] != 100 {
+				t.Errorf("the child's records: %+v", pr.Records)
+			}
+		}
+	}
+	if forked != 1 {
+		t.Errorf("%d record files of forked children, want 1", forked)
+	}
+}
+
+// TestHDF5Mismatch: a library built for another HDF5 says so once and records the other
+// levels; the program runs unchanged.
+func TestHDF5Mismatch(t *testing.T) {
+	build(t)
+	lib := filepath.Join(t.TempDir(), "libh5proxy-profile-1.99.so")
+	flags, err := exec.Command("pkg-config", "--cflags", "hdf5-openmpi", "ompi").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := exec.Command("cc", append(append([]string{"-O2", "-fPIC", "-shared", "-DEXPECT_HDF5_MINOR=99"}, strings.Fields(string(flags))...),
+		"-o", lib, filepath.Join(srcDir, "preload/h5proxy-profile.c"), "-ldl", "-lpthread")...)
+	if out, err := cc.CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	data, records := t.TempDir(), t.TempDir()
+	argv, lenv, err := launch.Launcher(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv = append(argv, "-x", "LD_PRELOAD="+lib, "-x", "H5PROXY_PROFILE_DIR="+records, kernel, "mpi", data)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), lenv...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the program failed under a mismatched profiler: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "this program's HDF5 is 1.10.8, not the 1.99."); n != 1 {
+		t.Errorf("want one message naming both versions:\n%s", out)
+	}
+	p := mustMerge(t, records)
+	for m, want := range map[string]bool{"POSIX": true, "MPIIO": true, "H5F": false, "H5D": false} {
+		if _, _, n := p.Totals(m); (n > 0) != want {
+			t.Errorf("%s: %d records", m, n)
+		}
+	}
+}

@@ -6,6 +6,8 @@
  *   plain DIR    no MPI: 3 writes of 100 bytes, a seek to 0, 3 reads of 100 bytes
  *   crash DIR    MPI: the POSIX writes, then SIGSEGV before MPI_Finalize
  *   nohdf5 DIR   MPI: the POSIX and MPI-IO parts only
+ *   fork DIR     no MPI: a forked child writes child.dat (100 B) and _exits, then the parent
+ *                writes parent.dat (200 B)
  */
 #include <fcntl.h>
 #include <hdf5.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define N 4      /* writes per level */
@@ -110,7 +113,7 @@ static void *thread_main(void *arg) {
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5 DIR\n");
+        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork DIR\n");
         return 2;
     }
     const char *mode = argv[1], *dir = argv[2];
@@ -120,6 +123,23 @@ int main(int argc, char **argv) {
         tdir = dir;
         for (long t = 0; t < 2; t++) pthread_create(&th[t], NULL, thread_main, (void *)t);
         for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+        return 0;
+    }
+    if (!strcmp(mode, "fork")) {
+        char path[4096];
+        pid_t pid = fork();
+        check(pid >= 0, "fork");
+        if (pid == 0) {
+            snprintf(path, sizeof path, "%s/child.dat", dir);
+            int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+            _exit(fd >= 0 && write(fd, buf, 100) == 100 && close(fd) == 0 ? 0 : 1);
+        }
+        int status = 0;
+        check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child");
+        snprintf(path, sizeof path, "%s/parent.dat", dir);
+        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        check(fd >= 0 && write(fd, buf, 200) == 200, "write");
+        close(fd);
         return 0;
     }
     if (!strcmp(mode, "plain")) {
