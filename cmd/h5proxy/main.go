@@ -26,6 +26,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/h5proxy/h5proxy/proxy"
 )
 
 const usage = `h5proxy: HDF5 I/O proxies of real application and benchmark I/O.
@@ -69,7 +71,11 @@ H5PROXY_LOG_FORMAT=json, H5PROXY_MPIEXEC (launcher instead of mpirun).
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	// Under libh5proxy-profile.so (h5proxy profile -- h5proxy inspect ...), a command
+	// without MPI writes its records now: os.Exit runs no exit handlers.
+	proxy.FlushProfile()
+	os.Exit(code)
 }
 
 // run dispatches a command and returns the exit status.
