@@ -225,10 +225,16 @@ func cmdProfile(args []string, stdout, stderr io.Writer) error {
 var errDiffer = errors.New("profiles differ")
 
 func cmdProfileDiff(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("profile diff", "profile diff [-v] A.json B.json", stderr)
+	fs := newFlags("profile diff", "profile diff [-v] [-rename OLD=NEW] A.json B.json", stderr)
 	verbose := fs.Bool("v", false, "list every compared counter, the equal ones too")
+	var renames settingsFlag
+	fs.Var(&renames, "rename", "OLD=NEW: replace OLD by NEW in the base names of A's files before matching them with B's (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	var rename []string
+	for _, kv := range renames {
+		rename = append(rename, kv.Key+"="+kv.Value)
 	}
 	if fs.NArg() != 2 {
 		return usageError{error: fmt.Errorf("need two profiles (A.json B.json), got %d arguments", fs.NArg())}
@@ -241,7 +247,7 @@ func cmdProfileDiff(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{error: err}
 	}
-	d := profile.Compare(a, b)
+	d := profile.CompareRenamed(a, b, rename)
 	d.Print(stdout, *verbose)
 	if !d.Identical() {
 		return errDiffer

@@ -73,6 +73,17 @@ func TestProfileAndDiff(t *testing.T) {
 	if same.code != 0 || !strings.Contains(same.stdout, "identical:") {
 		t.Errorf("diff of a profile with itself:\n%v", same)
 	}
+	// the same write under another file name: equal once renamed
+	cc := h5proxy(t, dir, "profile", "-lib", lib, "-noplot", "-o", "c.json", "--", "sh", "-c", "printf 0123456789 > other.txt")
+	if cc.code != 0 {
+		t.Fatal(cc)
+	}
+	if r := h5proxy(t, dir, "profile", "diff", "a.json", "c.json"); r.code != 1 || !strings.Contains(r.stdout, "only in A: POSIX out.txt") {
+		t.Errorf("two files of different names:\n%v", r)
+	}
+	if r := h5proxy(t, dir, "profile", "diff", "-rename", "out=other", "a.json", "c.json"); r.code != 0 {
+		t.Errorf("-rename out=other:\n%v", r)
+	}
 	bb := h5proxy(t, dir, "profile", "-lib", lib, "-noplot", "-o", "b.json", "--", "sh", "-c", "printf 0123456789abcdef > out.txt")
 	if bb.code != 0 {
 		t.Fatal(bb)

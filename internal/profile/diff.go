@@ -87,9 +87,21 @@ func fileKeys(p *Profile) map[string]string {
 
 // Compare puts a and b side by side: each record (matched by module, file, dataset and
 // rank) counter by counter, and each rank's traced call sequence.
-func Compare(a, b *Profile) *Diff {
+func Compare(a, b *Profile) *Diff { return CompareRenamed(a, b, nil) }
+
+// CompareRenamed is Compare with a's file names rewritten first: each OLD=NEW of rename
+// replaces OLD by NEW in the base names of a's files (two programs that name their files
+// differently: ref-e3sm-f_h0.h5 and proxy-e3sm-f_h0.h5 with rename ref-=proxy-).
+func CompareRenamed(a, b *Profile, rename []string) *Diff {
 	d := &Diff{}
 	ka, kb := fileKeys(a), fileKeys(b)
+	for path, k := range ka {
+		for _, r := range rename {
+			old, new, _ := strings.Cut(r, "=")
+			k = strings.ReplaceAll(k, old, new)
+		}
+		ka[path] = k
+	}
 	id := func(r Record, keys map[string]string) string {
 		return fmt.Sprintf("%s %s %s %d", r.Module, keys[r.File], r.Name, r.Rank)
 	}
