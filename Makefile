@@ -22,9 +22,16 @@ all: build
 deps:
 	bash scripts/deps.sh
 
-build: deps
+build: deps $(BIN)/libh5proxy-profile.so
 	$(GO) build ./...
 	$(GO) build -o $(BIN)/h5proxy ./cmd/h5proxy
+
+# The LD_PRELOAD profiler (preload/, docs/profile.md) beside bin/h5proxy, where `h5proxy
+# profile` looks for it. Compiled against HDF5's and MPI's headers; linked with neither.
+PROFILE_CFLAGS ?= -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wno-unused-parameter
+$(BIN)/libh5proxy-profile.so: preload/h5proxy-profile.c
+	@mkdir -p $(BIN)
+	$(CC) $(PROFILE_CFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -o $@ $< -ldl -lpthread
 
 demo: build
 	$(BIN)/h5proxy run

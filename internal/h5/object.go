@@ -5,6 +5,7 @@ package h5
 #include <hdf5.h>
 
 static hid_t h5p_dcpl_class(void) { return H5P_DATASET_CREATE; }
+static hid_t h5p_dapl_class(void) { return H5P_DATASET_ACCESS; }
 */
 import "C"
 
@@ -252,7 +253,12 @@ func create(loc ID, fn, path, op string, d plan.DatasetSpec, props func(space C.
 }
 
 // OpenDataset opens the dataset at path.
-func OpenDataset(loc ID, path string) (ID, error) {
+func OpenDataset(loc ID, path string) (ID, error) { return OpenDatasetColl(loc, path, false) }
+
+// OpenDatasetColl opens the dataset at path; collMeta asks for collective metadata reads
+// on its dataset access list (H5Pset_all_coll_metadata_ops), which the file's access list
+// does not pass on to H5Dopen2 with the default access list.
+func OpenDatasetColl(loc ID, path string, collMeta bool) (ID, error) {
 	enter()
 	defer leave()
 	if err := checkID("OpenDataset "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
@@ -260,7 +266,18 @@ func OpenDataset(loc ID, path string) (ID, error) {
 	}
 	cpath := cstr(path)
 	defer free(cpath)
-	ds := C.H5Dopen2(C.hid_t(loc), cpath, C.H5P_DEFAULT)
+	dapl := C.hid_t(C.H5P_DEFAULT)
+	if collMeta {
+		dapl = C.H5Pcreate(C.h5p_dapl_class())
+		if dapl < 0 {
+			return 0, stackError("H5Pcreate(H5P_DATASET_ACCESS) for " + path)
+		}
+		defer C.H5Pclose(dapl)
+		if C.H5Pset_all_coll_metadata_ops(dapl, true) < 0 {
+			return 0, stackError("H5Pset_all_coll_metadata_ops for " + path)
+		}
+	}
+	ds := C.H5Dopen2(C.hid_t(loc), cpath, dapl)
 	if ds < 0 {
 		return 0, stackError("H5Dopen2 " + path)
 	}

@@ -43,6 +43,9 @@ func FilterAvailable(id uint32) (bool, error) { return false, ErrNoCgo }
 // OpenDataset returns ErrNoCgo in a build without cgo.
 func OpenDataset(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 
+// OpenDatasetColl returns ErrNoCgo in a build without cgo.
+func OpenDatasetColl(loc ID, path string, collMeta bool) (ID, error) { return 0, ErrNoCgo }
+
 // CloseDataset returns ErrNoCgo in a build without cgo.
 func CloseDataset(d ID) error { return ErrNoCgo }
 

@@ -14,7 +14,7 @@ import (
 // so none merge), the shape of E3SM's canonical writes and of subfiling masters: HDF5 1.10
 // builds such a union in time quadratic in n. Run it with
 //
-//	go test -run '^$' -bench UnionWrite -benchtime 1x ./proxy/internal/h5
+//	go test -run '^$' -bench UnionWrite -benchtime 1x ./internal/h5
 func BenchmarkUnionWrite(b *testing.B) {
 	for _, n := range []int{2000, 4000, 8000} {
 		b.Run(fmt.Sprintf("blocks=%d", n), func(b *testing.B) {

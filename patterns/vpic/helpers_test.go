@@ -105,6 +105,9 @@ func compareOp(g, w plan.Op) error {
 	if w.Kind != plan.CloseDataset && w.Kind != plan.CloseGroup && g.Collective != w.Collective {
 		return fmt.Errorf("collective %v, want %v", g.Collective, w.Collective)
 	}
+	if g.CollMetadata != w.CollMetadata {
+		return fmt.Errorf("collective metadata reads %v, want %v", g.CollMetadata, w.CollMetadata)
+	}
 	if !reflect.DeepEqual(g.File, w.File) {
 		return fmt.Errorf("file spec %+v, want %+v", g.File, w.File)
 	}

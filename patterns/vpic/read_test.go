@@ -36,7 +36,8 @@ func wantReadStep(step int, dims, memShape []uint64, sel plan.Selection, collDat
 	g := fmt.Sprintf("/Timestep_%d", step)
 	ops := []plan.Op{{Kind: plan.OpenGroup, Path: g, Collective: parallel, Step: step}}
 	for _, v := range readOrderWant {
-		ops = append(ops, plan.Op{Kind: plan.OpenDataset, Path: g + "/" + v, Collective: parallel, Step: step})
+		// h5bench opens them with a dataset access list asking for collective metadata reads
+		ops = append(ops, plan.Op{Kind: plan.OpenDataset, Path: g + "/" + v, Collective: parallel, CollMetadata: parallel, Step: step})
 	}
 	for _, v := range readOrderWant {
 		ops = append(ops, plan.Op{Kind: plan.Read, Path: g + "/" + v, Collective: collData && parallel, Step: step,

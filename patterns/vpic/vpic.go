@@ -288,7 +288,8 @@ func (p *Pattern) readStep(pl *plan.Plan, step int, env patterns.Env) error {
 	collData := p.parallel() && p.C.CollectiveData
 	pl.Add(plan.Op{Kind: plan.OpenGroup, Path: group(step), Collective: coll, Step: step})
 	for _, v := range readOrder {
-		pl.Add(plan.Op{Kind: plan.OpenDataset, Path: group(step) + "/" + v, Collective: coll, Step: step})
+		// h5bench's dataset access list asks for collective metadata reads
+		pl.Add(plan.Op{Kind: plan.OpenDataset, Path: group(step) + "/" + v, Collective: coll, CollMetadata: coll, Step: step})
 	}
 	for _, v := range readOrder {
 		t := &plan.Transfer{Variable: v, Buffer: "read:" + v, MemType: VarType(v), MemShape: memShape,
