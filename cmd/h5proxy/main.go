@@ -12,6 +12,7 @@
 //	h5proxy concat -o OUT.h5 IN.h5...   concatenate files of one schema in parallel
 //	h5proxy schema                      JSON Schema of the h5bench files accepted
 //	h5proxy h5perf [h5perf options]     HDF5's parallel h5perf with its report
+//	h5proxy macsio [-np N] [options]    MACSio's command line, its log and timings files
 //	h5proxy version
 package main
 
@@ -43,6 +44,8 @@ Usage:
   h5proxy schema                              print the JSON Schema of accepted h5bench files
   h5proxy h5perf [h5perf options]             HDF5's parallel h5perf (POSIX, MPI-IO, PHDF5)
                                               with its report ('h5proxy h5perf -h')
+  h5proxy macsio [-np N] [MACSio options]     LLNL's MACSio (HDF5 plugin, SIF or MIF) with its
+                                              log and timings files ('h5proxy macsio --help')
   h5proxy version                             print versions
 
 Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
@@ -85,6 +88,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdConcat(args[1:], stdout, stderr)
 	case "h5perf":
 		err = cmdH5perf(args[1:], stdout, stderr)
+	case "macsio":
+		err = cmdMacsio(args[1:], stdout, stderr)
 	case "schema":
 		err = cmdSchema(args[1:], stdout, stderr)
 	case "version", "--version":

@@ -63,6 +63,22 @@ static herr_t h5p_set_mdc(hid_t fapl, size_t initial, size_t min, size_t max, in
 	c.decr_mode = H5C_decr__off;
 	return H5Pset_mdc_config(fapl, &c);
 }
+
+// h5p_adjust_mdc edits the default metadata cache configuration in place, automatic
+// resizing kept (MACSio's make_fapl): the initial and minimum sizes, the epoch length and
+// the lower hit-rate threshold.
+static herr_t h5p_adjust_mdc(hid_t fapl, size_t initial, size_t min, long epoch, double lower) {
+	H5AC_cache_config_t c;
+	memset(&c, 0, sizeof c);
+	c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+	if (H5Pget_mdc_config(fapl, &c) < 0) return -1;
+	c.set_initial_size = 1;
+	c.initial_size = initial;
+	c.min_size = min;
+	c.epoch_length = epoch;
+	c.lower_hr_threshold = lower;
+	return H5Pset_mdc_config(fapl, &c);
+}
 */
 import "C"
 
@@ -110,6 +126,12 @@ func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 		if C.h5p_set_mdc(fapl, C.size_t(a.MDCInitialSize), C.size_t(a.MDCMinSize), C.size_t(a.MDCMaxSize), ev) < 0 {
 			return -1, stackError("H5Pset_mdc_config for " + op)
 		}
+	}
+	if m := a.MDCAdjust; m != nil && C.h5p_adjust_mdc(fapl, C.size_t(m.Initial), C.size_t(m.Min), C.long(m.EpochLength), C.double(m.LowerHitRate)) < 0 {
+		return -1, stackError("H5Pset_mdc_config for " + op)
+	}
+	if a.CloseSemi && C.H5Pset_fclose_degree(fapl, C.H5F_CLOSE_SEMI) < 0 {
+		return -1, stackError("H5Pset_fclose_degree for " + op)
 	}
 	if a.LibverLatest && C.H5Pset_libver_bounds(fapl, C.H5F_LIBVER_LATEST, C.H5F_LIBVER_LATEST) < 0 {
 		return -1, stackError("H5Pset_libver_bounds for " + op)
