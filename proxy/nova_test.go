@@ -95,7 +95,7 @@ func checkNovaOutput(t *testing.T, dir, tune string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := nova.New(v)
+	p, err := nova.Factory.New(v)
 	if err != nil {
 		t.Fatal(err)
 	}

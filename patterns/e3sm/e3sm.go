@@ -15,7 +15,7 @@ import (
 // case. Steps are records: the files of the case are written one after the other, each
 // record of each file being one step (see doc.go).
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 	// Map is the map file's decomposition, nil for a synthesized map (made per rank count).
 	Map *Map
 
@@ -71,14 +71,19 @@ func (p *Pattern) selection(m *Map, decomp, rec, io, ioSize int) cachedSel {
 	return c
 }
 
-// New builds the pattern from parsed options, reading the map file when one is given.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	p := &Pattern{C: c, hists: map[int][]*History{}, maps: map[int]*Map{}}
-	if c.MapPath != "" {
+// Factory builds the e3sm pattern; package patterns/all registers it.
+var Factory = patterns.Define(patterns.Def[Config]{Name: "e3sm", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+	Summary: "E3SM-IO F/G/I history files in the canonical HDF5 layout: hundreds of variables decomposed by real or synthesized maps",
+	Build:   build})
+
+// New builds the pattern from parsed options (Factory.New), reading the map file when one
+// is given.
+func New(v *options.Values) (patterns.Pattern, error) { return Factory.New(v) }
+
+// build makes the pattern of a configuration, reading the map file when one is given.
+func build(b patterns.Base[Config], v *options.Values) (patterns.Pattern, error) {
+	p := &Pattern{Base: b, hists: map[int][]*History{}, maps: map[int]*Map{}}
+	if c := b.C; c.MapPath != "" {
 		m, err := LoadMap(c.MapPath)
 		if err != nil {
 			return nil, &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
@@ -97,18 +102,6 @@ func New(v *options.Values) (patterns.Pattern, error) {
 		}
 	}
 	return p, nil
-}
-
-// Factory builds the e3sm pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "e3sm", Summary: "E3SM-IO F/G/I history files in the canonical HDF5 layout: hundreds of variables decomposed by real or synthesized maps",
-	Options: Options, New: New}
-
-// Name returns "e3sm".
-func (p *Pattern) Name() string { return "e3sm" }
-
-// Phases returns write and read.
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
 }
 
 // fileNames lists the history files written: h0 and/or h1 for F and I, one for G.

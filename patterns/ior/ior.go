@@ -13,9 +13,7 @@ import (
 // Pattern is IOR's test: every task writes (reads) segments x blockSize bytes in
 // transferSize calls, once per iteration.
 type Pattern struct {
-	C Config
-	// Warnings are IOR's reset warnings of the configuration.
-	Warnings []string
+	patterns.Base[Config]
 	// PerIteration makes each phase one step, iteration Iter: h5proxy ior runs IOR's
 	// iterations as IOR does (write, read, removal, then the next iteration), a phase
 	// per access and iteration, and sets Iter before beginning each.
@@ -23,21 +21,17 @@ type Pattern struct {
 	Iter         int
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, w, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c, Warnings: w}, nil
-}
-
-// Factory builds the ior pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "ior", Summary: "IOR: segments x blocks x transfers per task, shared file or file per process, POSIX, MPI-IO or IOR's HDF5 file; reordered and verified reads, repetitions",
-	Options: Options, New: New}
-
-// Name returns "ior".
-func (p *Pattern) Name() string { return "ior" }
+// Factory builds the ior pattern; package patterns/all registers it. IOR's reset warnings
+// (FromValues) are printed by `h5proxy ior`, which parses the command line itself.
+var Factory = patterns.Define(patterns.Def[Config]{Name: "ior", Options: Options, Phases: patterns.WriteRead,
+	Summary: "IOR: segments x blocks x transfers per task, shared file or file per process, POSIX, MPI-IO or IOR's HDF5 file; reordered and verified reads, repetitions",
+	Config: func(v *options.Values) (Config, error) {
+		c, _, err := FromValues(v)
+		return c, err
+	},
+	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
+		return &Pattern{Base: b}, nil
+	}})
 
 // Steps returns the repetitions: one step per iteration (1 with PerIteration).
 func (p *Pattern) Steps() int {
@@ -67,11 +61,6 @@ func (p *Pattern) WrittenBy(readStep int) int {
 
 // BarrierBefore is IOR's barrier before each open (TestIoSys), outside the timers.
 func (p *Pattern) BarrierBefore(patterns.Phase, int) bool { return true }
-
-// Phases returns write and read.
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-}
 
 // Begin plans nothing: IOR creates (opens) its file anew at each iteration.
 func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -150,10 +151,19 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// build builds the pattern from an IOR command line through its option table and factory,
+// as `h5proxy ior` does.
 func build(t *testing.T, args ...string) *Pattern {
 	t.Helper()
-	c := mustParse(t, args...)
-	return &Pattern{C: c}
+	kvs, err := ParseArgs(args)
+	if err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	p, _, err := plantest.For[*Pattern](Factory).BuildKV(kvs)
+	if err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	return p
 }
 
 // fileBytes is where each transfer of a plan lands: file, byte offset in IOR's file
