@@ -16,7 +16,7 @@ const batonTag = 3
 // Pattern is one MACSio run of its HDF5 plugin: num_dumps dumps, each one file (SIF) or
 // one per group of ranks (MIF), then, in the read phase, every dump read back and checked.
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 
 	mu     sync.Mutex
 	meshes map[meshKey]*Mesh
@@ -42,30 +42,17 @@ type rankGrowth struct {
 	g Growth
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c}, nil
-}
-
-// Factory builds the macsio pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "macsio",
+// Factory builds the macsio pattern; package patterns/all registers it. Its phases are the
+// dumps, then their read-back.
+var Factory = patterns.Define(patterns.Def[Config]{Name: "macsio",
 	Summary: "LLNL's MACSio proxy app, its HDF5 plugin: mesh parts of 8 kinds of variables dumped to one shared file per dump (SIF, MPI-IO, collective) or one file per group of ranks taking turns (MIF, baton passing), optional growth and compression",
-	Options: Options, New: New}
-
-// Name returns "macsio".
-func (p *Pattern) Name() string { return "macsio" }
+	Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
+		return &Pattern{Base: b}, nil
+	}})
 
 // Steps is one step per dump.
 func (p *Pattern) Steps() int { return p.C.NumDumps }
-
-// Phases are the dumps, then their read-back.
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-}
 
 // BarrierBefore is true for every dump: the plugin's main_dump starts with MPI_Barrier.
 func (p *Pattern) BarrierBefore(patterns.Phase, int) bool { return true }
@@ -136,6 +123,9 @@ func (p *Pattern) FilePath(env patterns.Env) string {
 // Begin checks the run on the session's ranks before any I/O: the mesh, the compression
 // filter.
 func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
+	if err := p.CheckPhase(ph); err != nil {
+		return plan.Plan{}, err
+	}
 	p.mu.Lock()
 	p.filebase = env.Path
 	p.mu.Unlock()
@@ -301,6 +291,9 @@ func elemSize(v Var) int64 {
 
 // Step is one dump: its write (SIF or MIF) or its read-back.
 func (p *Pattern) Step(ph patterns.Phase, dump int, env patterns.Env) (plan.Plan, error) {
+	if err := p.CheckPhase(ph); err != nil {
+		return plan.Plan{}, err
+	}
 	m, err := p.Mesh(env.Size, env.Seed)
 	if err != nil {
 		return plan.Plan{}, err
