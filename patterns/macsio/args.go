@@ -238,7 +238,7 @@ func Parse(argv []string) (Args, error) {
 		return a, fmt.Errorf("macsio: --read_path: MACSio's hdf5 plugin has no reader (h5proxy's read phase checks the dumps instead)")
 	}
 	c := &a.Config
-	c.SieveBuf, c.MetaBlock, c.SmallBlock = -1, -1, -1
+	c.SieveBuf, c.MetaBlock, c.SmallBlock, c.MACSioCache = -1, -1, -1, true
 	mode, _ := get(main, mainArgs, "--parallel_file_mode")
 	if c.SIF, c.NumFiles, err = ParseFileMode(strings.Join(mode, " ")); err != nil {
 		return a, fmt.Errorf("macsio: --parallel_file_mode %s: %w", strings.Join(mode, " "), err)
@@ -295,6 +295,9 @@ func Parse(argv []string) (Args, error) {
 			return a, fmt.Errorf("macsio: %s %s: %w", x.name, strings.Join(v, " "), err)
 		}
 		*x.dst = &d
+	}
+	if _, err := c.PartNodes(); err != nil {
+		return a, fmt.Errorf("macsio: %w", err)
 	}
 	if v, ok := main["--dataset_growth"]; ok {
 		if c.Growth = floatArg(v[0]); c.Growth < 0 {

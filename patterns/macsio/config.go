@@ -31,6 +31,7 @@ var Options = &options.Table{Name: "macsio", Specs: []options.Spec{
 	{Key: "sieve_buf_size", Kind: options.Size, Help: "plugin --sieve_buf_size (H5Pset_sieve_buf_size, SIF files only)"},
 	{Key: "meta_block_size", Kind: options.Size, Help: "plugin --meta_block_size (H5Pset_meta_block_size, SIF files only)"},
 	{Key: "small_block_size", Kind: options.Size, Help: "plugin --small_block_size: MACSio passes the meta block size to H5Pset_small_data_block_size (its bug, kept), so it needs meta_block_size"},
+	{Key: "mdc", Kind: options.Enum, Default: "macsio", Allowed: []string{"macsio", "hdf5"}, Help: "SIF files' metadata cache: macsio (the plugin's: initial 16 KiB, minimum 8 KiB, epoch 3000, lower hit-rate threshold 0.95) or hdf5 (HDF5's defaults); with macsio's, HDF5 1.10.8 here hung now and then in a collective H5Dwrite at 2 ranks on a loaded machine (docs/macsio.md)"},
 	{Key: "fileext", Kind: options.String, Default: "h5", Help: "extension of the files: <filebase>_hdf5_<dump>.<ext> (SIF), <filebase>_hdf5_<group>_<dump>.<ext> (MIF)"},
 	{Key: "log_file_name", Kind: options.String, Help: "MACSio's log file (a region of log_line_cnt lines per rank: each dump's BW lines, the overall and, on rank 0, the summed figures), written when the write phase's report is made; unset: none"},
 	{Key: "timings_file_name", Kind: options.String, Help: "MACSio's timings file (every rank's timers, then rank 0's reduced timers), written with the log; unset: none"},
@@ -58,6 +59,8 @@ type Config struct {
 	LogFile, TimingsFile            string
 	LogLines, LogExtra, LogLineLen  int
 	Decimal                         bool
+	// MACSioCache applies the plugin's metadata cache settings to SIF files (key mdc).
+	MACSioCache bool
 }
 
 // Compression is the plugin's --compression: the algorithm and its parameters.
@@ -81,7 +84,7 @@ func FromValues(v *options.Values) (Config, error) {
 		VarsPerPart: int(v.Int("vars_per_part")), NumDumps: int(v.Int("num_dumps")), Growth: v.Float("dataset_growth"),
 		NoCollective: v.Bool("no_collective"), SieveBuf: -1, MetaBlock: -1, SmallBlock: -1, FileExt: v.String("fileext"),
 		LogFile: v.String("log_file_name"), TimingsFile: v.String("timings_file_name"), LogLineLen: int(v.Int("log_line_length")),
-		Decimal: v.String("units_prefix_system") == "decimal"}
+		Decimal: v.String("units_prefix_system") == "decimal", MACSioCache: v.String("mdc") == "macsio"}
 	var err error
 	if c.SIF, c.NumFiles, err = ParseFileMode(v.String("parallel_file_mode")); err != nil {
 		return c, v.Invalid("parallel_file_mode", err.Error(), "\"MIF n\" (n >= 1) or \"SIF\"")
@@ -117,6 +120,13 @@ func FromValues(v *options.Values) (Config, error) {
 	}
 	if c.SmallBlock >= 0 && c.MetaBlock < 0 {
 		return c, v.Invalid("small_block_size", "MACSio's plugin passes --meta_block_size's value (-1 when unset) to H5Pset_small_data_block_size, which then fails", "with meta_block_size")
+	}
+	if _, err := c.PartNodes(); err != nil {
+		key := "part_size"
+		if c.PartMeshDims != nil {
+			key = "part_mesh_dims"
+		}
+		return c, v.Invalid(key, err.Error(), "a size whose doubles split into part_dim factors of at least 2")
 	}
 	lines := strings.Fields(v.String("log_line_cnt"))
 	if len(lines) != 2 {
@@ -256,7 +266,8 @@ func (c Config) KVs() []options.KV {
 		{Key: "part_size", Value: strconv.FormatInt(c.PartSize, 10)}, {Key: "part_dim", Value: strconv.Itoa(c.PartDim)},
 		{Key: "vars_per_part", Value: strconv.Itoa(c.VarsPerPart)}, {Key: "num_dumps", Value: strconv.Itoa(c.NumDumps)},
 		{Key: "dataset_growth", Value: strconv.FormatFloat(c.Growth, 'g', -1, 64)}, {Key: "no_collective", Value: strconv.FormatBool(c.NoCollective)},
-		{Key: "fileext", Value: c.FileExt}, {Key: "log_line_cnt", Value: fmt.Sprintf("%d %d", c.LogLines, c.LogExtra)},
+		{Key: "mdc", Kind: options.Enum, Default: "macsio", Allowed: []string{"macsio", "hdf5"}, Help: "SIF files' metadata cache: macsio (the plugin's: initial 16 KiB, minimum 8 KiB, epoch 3000, lower hit-rate threshold 0.95) or hdf5 (HDF5's defaults); with macsio's, HDF5 1.10.8 here hung now and then in a collective H5Dwrite at 2 ranks on a loaded machine (docs/macsio.md)"},
+	{Key: "fileext", Value: c.FileExt}, {Key: "log_line_cnt", Value: fmt.Sprintf("%d %d", c.LogLines, c.LogExtra)},
 		{Key: "log_line_length", Value: strconv.Itoa(c.LogLineLen)}}
 	triple := func(d *[3]int) string { return fmt.Sprintf("%d %d %d", d[0], d[1], d[2]) }
 	if c.PartMeshDims != nil {
@@ -284,6 +295,9 @@ func (c Config) KVs() []options.KV {
 	}
 	if c.Decimal {
 		kv = append(kv, options.KV{Key: "units_prefix_system", Value: "decimal"})
+	}
+	if !c.MACSioCache {
+		kv = append(kv, options.KV{Key: "mdc", Value: "hdf5"})
 	}
 	return kv
 }

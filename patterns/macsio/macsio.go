@@ -327,6 +327,9 @@ func (p *Pattern) sif(env patterns.Env, m *Mesh, dump int, base, first []Var, re
 	path := p.C.FileName(env.Path, env.Rank, env.Size, dump)
 	fs := &plan.FileSpec{Parallel: true, ReadOnly: read,
 		MDCAdjust: &plan.MDCAdjust{Initial: 16 << 10, Min: 8 << 10, EpochLength: 3000, LowerHitRate: 0.95}}
+	if !p.C.MACSioCache {
+		fs.MDCAdjust = nil
+	}
 	if p.C.MetaBlock >= 0 {
 		fs.MetaBlockSize = uint64(p.C.MetaBlock)
 		if p.C.SmallBlock >= 0 {

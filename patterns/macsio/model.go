@@ -95,6 +95,7 @@ func NewMesh(c *Config, ranks int, seed uint64) (*Mesh, error) {
 		return nil, fmt.Errorf("--avg_num_parts %g on %d ranks gives no part", c.AvgNumParts, ranks)
 	}
 	var ok bool
+	var err error
 	if c.MeshDecomp != nil && m.Dim > 1 {
 		m.Decomp = *c.MeshDecomp
 		for i := m.Dim; i < 3; i++ {
@@ -107,25 +108,36 @@ func NewMesh(c *Config, ranks int, seed uint64) (*Mesh, error) {
 	} else if m.Decomp, ok = factor(m.Total, m.Dim); !ok {
 		return nil, fmt.Errorf("%d parts do not factor into %d dimensions", m.Total, m.Dim)
 	}
-	if c.PartMeshDims != nil && m.Dim > 1 {
-		m.Nodes = *c.PartMeshDims
-		for i := m.Dim; i < 3; i++ {
-			m.Nodes[i] = 1
-		}
-	} else {
-		doubles := int(c.PartSize / 8)
-		if m.Nodes, ok = factor(doubles, m.Dim); !ok {
-			return nil, fmt.Errorf("--part_size %d holds %d doubles: too few to split into %d dimensions", c.PartSize, doubles, m.Dim)
-		}
-	}
-	for i := 0; i < m.Dim; i++ {
-		if m.Nodes[i] < 2 {
-			return nil, fmt.Errorf("--part_size %d (%d doubles) does not factor for --part_dim %d: MACSio's close factors are %s, and a part needs at least 2 nodes along each axis (its zone-centred variables have one zone fewer than nodes)",
-				c.PartSize, c.PartSize/8, m.Dim, dimsText(m.Nodes[:m.Dim]))
-		}
+	if m.Nodes, err = c.PartNodes(); err != nil {
+		return nil, err
 	}
 	m.assign(c.AvgNumParts, ranks, seed)
 	return m, nil
+}
+
+// PartNodes are a part's node counts along x, y, z: --part_mesh_dims, or part_size/8
+// doubles split into part_dim close factors, each at least 2 (a zone-centred variable has
+// one zone fewer than nodes along each axis).
+func (c *Config) PartNodes() ([3]int, error) {
+	if c.PartMeshDims != nil && c.PartDim > 1 {
+		n := *c.PartMeshDims
+		for i := c.PartDim; i < 3; i++ {
+			n[i] = 1
+		}
+		return n, nil
+	}
+	doubles := int(c.PartSize / 8)
+	n, ok := factor(doubles, c.PartDim)
+	if !ok {
+		return n, fmt.Errorf("--part_size %d holds %d doubles: too few to split into %d dimensions", c.PartSize, doubles, c.PartDim)
+	}
+	for i := 0; i < c.PartDim; i++ {
+		if n[i] < 2 {
+			return n, fmt.Errorf("--part_size %d (%d doubles) does not factor for --part_dim %d: MACSio's close factors are %s, and a part needs at least 2 nodes along each axis (its zone-centred variables have one zone fewer than nodes)",
+				c.PartSize, doubles, c.PartDim, dimsText(n[:c.PartDim]))
+		}
+	}
+	return n, nil
 }
 
 // dimsText renders dimensions as MACSio's arguments do: "25 x 50".
