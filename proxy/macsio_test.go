@@ -443,4 +443,3 @@ func checkMACSioOutputs(t *testing.T, base string, np int) {
 		}
 	}
 }
-

@@ -266,8 +266,7 @@ func (c Config) KVs() []options.KV {
 		{Key: "part_size", Value: strconv.FormatInt(c.PartSize, 10)}, {Key: "part_dim", Value: strconv.Itoa(c.PartDim)},
 		{Key: "vars_per_part", Value: strconv.Itoa(c.VarsPerPart)}, {Key: "num_dumps", Value: strconv.Itoa(c.NumDumps)},
 		{Key: "dataset_growth", Value: strconv.FormatFloat(c.Growth, 'g', -1, 64)}, {Key: "no_collective", Value: strconv.FormatBool(c.NoCollective)},
-		{Key: "mdc", Kind: options.Enum, Default: "macsio", Allowed: []string{"macsio", "hdf5"}, Help: "SIF files' metadata cache: macsio (the plugin's: initial 16 KiB, minimum 8 KiB, epoch 3000, lower hit-rate threshold 0.95) or hdf5 (HDF5's defaults); with macsio's, HDF5 1.10.8 here hung now and then in a collective H5Dwrite at 2 ranks on a loaded machine (docs/macsio.md)"},
-	{Key: "fileext", Value: c.FileExt}, {Key: "log_line_cnt", Value: fmt.Sprintf("%d %d", c.LogLines, c.LogExtra)},
+		{Key: "fileext", Value: c.FileExt}, {Key: "log_line_cnt", Value: fmt.Sprintf("%d %d", c.LogLines, c.LogExtra)},
 		{Key: "log_line_length", Value: strconv.Itoa(c.LogLineLen)}}
 	triple := func(d *[3]int) string { return fmt.Sprintf("%d %d %d", d[0], d[1], d[2]) }
 	if c.PartMeshDims != nil {
