@@ -251,3 +251,25 @@ func TestLogFormat(t *testing.T) {
 		t.Errorf("%q", s)
 	}
 }
+
+// TestCompression: with gzip a dataset of at least minsize elements is one chunk of its
+// shape, shuffled then deflated (level 9 by default); smaller ones stay contiguous.
+func TestCompression(t *testing.T) {
+	p := kit.Must(t, "parallel_file_mode=SIF", "part_size=10000", "vars_per_part=1", "num_dumps=1", "compression=gzip minsize=2000")
+	plans, err := plantest.Phase(p, patterns.PhaseWrite, 1, patterns.Env{Rank: 0, Size: 2, Path: "m", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := plans[1].Ops[1].Dataset // constant: zone (98, 24) = 2352 elements at 2 ranks
+	if !slices.Equal(d.Chunk, d.Shape) || d.Deflate != 9 || len(d.Filters) != 1 || d.Filters[0].ID != filterShuffle {
+		t.Errorf("gzip dataset %+v", d)
+	}
+	p = kit.Must(t, "parallel_file_mode=SIF", "part_size=10000", "vars_per_part=1", "num_dumps=1", "compression=gzip minsize=5000,level=4")
+	plans, _ = plantest.Phase(p, patterns.PhaseWrite, 1, patterns.Env{Rank: 0, Size: 2, Path: "m", Seed: 1})
+	if d := plans[1].Ops[1].Dataset; d.Chunk != nil || d.Deflate != 0 {
+		t.Errorf("below minsize: %+v", d)
+	}
+	if c, _ := ParseCompression("gzip level=4"); c.Level != 4 {
+		t.Errorf("level %d", c.Level)
+	}
+}
