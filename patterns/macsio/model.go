@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 )
 
 // Mesh is MACSio's time-zero problem: the parts' node counts, how the parts tile the
@@ -142,14 +144,11 @@ func (c *Config) PartNodes() ([3]int, error) {
 
 // dimsText renders dimensions as MACSio's arguments do: "25 x 50".
 func dimsText(d []int) string {
-	s := ""
+	s := make([]string, len(d))
 	for i, v := range d {
-		if i > 0 {
-			s += " x "
-		}
-		s += fmt.Sprint(v)
+		s[i] = strconv.Itoa(v)
 	}
-	return s
+	return strings.Join(s, " x ")
 }
 
 // assign hands out the chunks in id order, rank after rank: each rank takes K or K+1 of
