@@ -12,10 +12,11 @@ import (
 var WriteRead = []Phase{PhaseWrite, PhaseRead}
 
 // Def declares one pattern for Define: its registry entry (name, summary, option table),
-// how its configuration is read from the parsed options, and how the pattern is built
-// from that configuration. A pattern's package then holds only what is particular to its
-// application: the table, the Config and its checks, and the plans.
-type Def[C any] struct {
+// how its configuration is read from the parsed options, and what a new pattern of type P
+// (the package's *Pattern, which embeds Base[C]) holds beyond it. A pattern's package then
+// holds only what is particular to its application: the table, the Config and its checks,
+// and the plans.
+type Def[C any, P Pattern] struct {
 	// Name is the registry name (lowercase), which Base.Name returns.
 	Name string
 	// Summary is the one line `h5proxy help` lists for the pattern.
@@ -29,18 +30,25 @@ type Def[C any] struct {
 	// it nil when they depend on the configuration: the pattern's type then has a Phases
 	// method of its own.
 	Phases []Phase
-	// Build makes the pattern from its Base (name, configuration, phases), most often
-	// &Pattern{Base: b}. v is there for what a pattern reads beyond its configuration
-	// (E3SM's map file), so that those errors too name the key and the value.
-	Build func(b Base[C], v *options.Values) (Pattern, error)
+	// Init completes a new pattern: Define makes it (the zero value of its type, its Base
+	// set: name, configuration, phases), Init adds what it keeps beyond the configuration
+	// (openpmd's date, e3sm's map file). v is there so that those errors too name the key
+	// and the value. Nil: nothing to add.
+	Init func(p P, v *options.Values) error
 }
 
 // Define returns the registry entry of the pattern d declares; package patterns/all
-// registers it. Its New parses nothing itself: it takes the values parsed with d.Options,
-// reads the configuration with d.Config and builds the pattern with d.Build.
-func Define[C any](d Def[C]) Factory {
-	if d.Name == "" || d.Options == nil || d.Config == nil || d.Build == nil {
-		panic(fmt.Sprintf("patterns: Define(%q): a pattern needs a name, an option table, a Config and a Build function", d.Name))
+// registers it. Its New takes the values parsed with d.Options, reads the configuration
+// with d.Config, makes a P with its Base set and completes it with d.Init. The type
+// parameters are inferred from d: T is the pattern's struct type, P = *T, which embeds
+// Base[C] (the unexported method base is Base's).
+func Define[C any, T any, P interface {
+	*T
+	Pattern
+	base() *Base[C]
+}](d Def[C, P]) Factory {
+	if d.Name == "" || d.Options == nil || d.Config == nil {
+		panic(fmt.Sprintf("patterns: Define(%q): a pattern needs a name, an option table and a Config function", d.Name))
 	}
 	phases := slices.Clone(d.Phases)
 	return Factory{Name: d.Name, Summary: d.Summary, Options: d.Options, New: func(v *options.Values) (Pattern, error) {
@@ -48,7 +56,14 @@ func Define[C any](d Def[C]) Factory {
 		if err != nil {
 			return nil, err
 		}
-		return d.Build(Base[C]{C: c, name: d.Name, phases: phases}, v)
+		p := P(new(T))
+		*p.base() = Base[C]{C: c, name: d.Name, phases: phases}
+		if d.Init != nil {
+			if err := d.Init(p, v); err != nil {
+				return nil, err
+			}
+		}
+		return p, nil
 	}}
 }
 
@@ -63,7 +78,11 @@ type Base[C any] struct {
 	phases []Phase
 }
 
-// Name returns the name the pattern was defined (or based) with.
+// base gives Define the Base of a new pattern; being unexported, it also makes Define
+// accept only types that embed Base.
+func (b *Base[C]) base() *Base[C] { return b }
+
+// Name returns the name the pattern was defined with.
 func (b *Base[C]) Name() string { return b.name }
 
 // Phases returns a copy of the phases the pattern was defined with: callers may keep or

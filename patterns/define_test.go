@@ -25,22 +25,29 @@ func (p *toy) Step(ph Phase, _ int, _ Env) (plan.Plan, error) {
 }
 func (p *toy) End(ph Phase, _ int, _ Env) (plan.Plan, error) { return plan.Plan{}, p.CheckPhase(ph) }
 
-var toyTable = &options.Table{Name: "toy", Specs: []options.Spec{{Key: "n", Kind: options.Int, Default: "2"}}}
+var toyTable = &options.Table{Name: "toy", Specs: []options.Spec{{Key: "n", Kind: options.Int, Default: "2"}, {Key: "fail", Kind: options.Bool}}}
 
-func toyDef(phases []Phase) Def[toyConfig] {
-	return Def[toyConfig]{Name: "toy", Summary: "a toy", Options: toyTable, Phases: phases,
+func toyDef(phases []Phase) Def[toyConfig, *toy] {
+	return Def[toyConfig, *toy]{Name: "toy", Summary: "a toy", Options: toyTable, Phases: phases,
 		Config: func(v *options.Values) (toyConfig, error) {
 			if v.Int("n") < 0 {
 				return toyConfig{}, v.Errorf("n", "is negative")
 			}
 			return toyConfig{N: int(v.Int("n"))}, nil
 		},
-		Build: func(b Base[toyConfig], v *options.Values) (Pattern, error) { return &toy{Base: b, seen: v}, nil }}
+		Init: func(p *toy, v *options.Values) error {
+			if v.IsSet("fail") {
+				return v.Errorf("fail", "was asked for")
+			}
+			p.seen = v
+			return nil
+		}}
 }
 
 // TestDefine: the factory carries the name, summary and table; New reads the configuration
-// with Config and hands Build a Base whose Name, Phases and C are the definition's and the
-// options', and the parsed values; Config's error comes back as it was.
+// with Config, makes the pattern with a Base whose Name, Phases and C are the definition's
+// and the options', and hands it to Init with the parsed values; Config's and Init's
+// errors come back as they were.
 func TestDefine(t *testing.T) {
 	f := Define(toyDef(WriteRead))
 	if f.Name != "toy" || f.Summary != "a toy" || f.Options != toyTable {
@@ -72,6 +79,19 @@ func TestDefine(t *testing.T) {
 	if _, err := f.New(bad); !errors.As(err, &oe) || oe.Key != "n" || oe.Value != "-1" {
 		t.Errorf("Config's error: %v", err)
 	}
+	fail, err := toyTable.Parse([]options.KV{{Key: "fail", Value: "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.New(fail); !errors.As(err, &oe) || oe.Key != "fail" {
+		t.Errorf("Init's error: %v", err)
+	}
+	// Without Init the pattern is its Base and zero values.
+	d := toyDef(WriteRead)
+	d.Init = nil
+	if p, err := Define(d).New(v); err != nil || p.(*toy).seen != nil || p.Name() != "toy" || p.(*toy).C.N != 5 {
+		t.Errorf("without Init: %+v, %v", p, err)
+	}
 }
 
 // TestCheckPhase: a phase the pattern was not defined with is an error naming the pattern
@@ -90,14 +110,13 @@ func TestCheckPhase(t *testing.T) {
 	}
 }
 
-// TestDefineIncomplete: a definition without a name, table, Config or Build is a
-// programming error, caught at package initialization.
+// TestDefineIncomplete: a definition without a name, table or Config is a programming
+// error, caught at package initialization.
 func TestDefineIncomplete(t *testing.T) {
-	for what, change := range map[string]func(*Def[toyConfig]){
-		"name":   func(d *Def[toyConfig]) { d.Name = "" },
-		"table":  func(d *Def[toyConfig]) { d.Options = nil },
-		"config": func(d *Def[toyConfig]) { d.Config = nil },
-		"build":  func(d *Def[toyConfig]) { d.Build = nil },
+	for what, change := range map[string]func(*Def[toyConfig, *toy]){
+		"name":   func(d *Def[toyConfig, *toy]) { d.Name = "" },
+		"table":  func(d *Def[toyConfig, *toy]) { d.Options = nil },
+		"config": func(d *Def[toyConfig, *toy]) { d.Config = nil },
 	} {
 		d := toyDef(WriteRead)
 		change(&d)

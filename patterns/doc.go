@@ -4,7 +4,7 @@
 //
 // This package holds the Pattern interface, the registry of pattern factories and the
 // shape every pattern shares: Define turns a Def (name, summary, option table, the
-// function that reads the Config, phases, Build) into the pattern's Factory, and a
+// function that reads the Config, phases, Init) into the pattern's Factory, and a
 // pattern's type embeds Base[Config] for Name, Phases, CheckPhase and its field C.
 // Application patterns live in subpackages (patterns/vpic, patterns/amrex,
 // patterns/openpmd, patterns/e3sm, ...); patterns/all registers every built-in one, and
@@ -12,9 +12,8 @@
 //
 //	type Pattern struct{ patterns.Base[Config] }
 //
-//	var Factory = patterns.Define(patterns.Def[Config]{Name: "toy", Summary: "...", Options: Options,
-//		Config: FromValues, Phases: patterns.WriteRead,
-//		Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) { return &Pattern{Base: b}, nil }})
+//	var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "toy", Summary: "...",
+//		Options: Options, Config: FromValues, Phases: patterns.WriteRead})
 //
 // A session builds a registered pattern from its options:
 //

@@ -11,10 +11,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
@@ -220,6 +220,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 	}
 	pt := phaseTimes(p.ph, s.Size(), &pr, t, red.stats[1:len(p.steps)+1])
 	pt.Earlier, pt.Rank = earlier, s.Rank()
+	pt.ByIteration, pt.Iteration = p.byIter, p.env.Iteration
 	if _, ok := s.pat.(patterns.RankReporter); ok {
 		if pt.PerRank, err = s.gatherRanks(p); err != nil {
 			return PhaseReport{}, patterns.PhaseTimes{}, err

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -16,11 +15,8 @@ type Pattern struct {
 }
 
 // Factory builds the amrex pattern; package patterns/all registers it.
-var Factory = patterns.Define(patterns.Def[Config]{Name: "amrex", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
-	Summary: "h5bench AMReX benchmark: plotfiles pltNNNNN.h5 and particle checkpoints pltNNNNN/particle0/particle0.h5, with the restart read-back",
-	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-		return &Pattern{Base: b}, nil
-	}})
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "amrex", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+	Summary: "h5bench AMReX benchmark: plotfiles pltNNNNN.h5 and particle checkpoints pltNNNNN/particle0/particle0.h5, with the restart read-back"})
 
 // Steps is nplotfile + nparticlefile: one file per step, the plotfiles first (the
 // benchmark's two loops in order). The phases are write and read (the restart check,

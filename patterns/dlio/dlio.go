@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -23,11 +22,8 @@ type Pattern struct {
 }
 
 // Factory builds the dlio pattern; package patterns/all registers it.
-var Factory = patterns.Define(patterns.Def[Config]{Name: "dlio", Options: Options, Config: FromValues,
-	Summary: "h5bench DLIO emulation (h5bench_dlio): generates <prefix>_<i>_of_<n>.h5 train and valid files (uint8 records, int64 labels), then trains epoch by epoch, one file open and H5Dread per sample, compute after each batch",
-	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-		return &Pattern{Base: b}, nil
-	}})
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "dlio", Options: Options, Config: FromValues,
+	Summary: "h5bench DLIO emulation (h5bench_dlio): generates <prefix>_<i>_of_<n>.h5 train and valid files (uint8 records, int64 labels), then trains epoch by epoch, one file open and H5Dread per sample, compute after each batch"})
 
 // Phases lists the configured phases: write with generate-data, read with train.
 func (p *Pattern) Phases() []patterns.Phase {

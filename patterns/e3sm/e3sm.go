@@ -72,36 +72,36 @@ func (p *Pattern) selection(m *Map, decomp, rec, io, ioSize int) cachedSel {
 }
 
 // Factory builds the e3sm pattern; package patterns/all registers it.
-var Factory = patterns.Define(patterns.Def[Config]{Name: "e3sm", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "e3sm", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
 	Summary: "E3SM-IO F/G/I history files in the canonical HDF5 layout: hundreds of variables decomposed by real or synthesized maps",
-	Build:   build})
+	Init:    (*Pattern).setUp})
 
 // New builds the pattern from parsed options (Factory.New), reading the map file when one
 // is given.
 func New(v *options.Values) (patterns.Pattern, error) { return Factory.New(v) }
 
-// build makes the pattern of a configuration, reading the map file when one is given.
-func build(b patterns.Base[Config], v *options.Values) (patterns.Pattern, error) {
-	p := &Pattern{Base: b, hists: map[int][]*History{}, maps: map[int]*Map{}}
-	if c := b.C; c.MapPath != "" {
+// setUp makes the pattern's caches and reads the map file when one is given.
+func (p *Pattern) setUp(v *options.Values) error {
+	p.hists, p.maps = map[int][]*History{}, map[int]*Map{}
+	if c := p.C; c.MapPath != "" {
 		m, err := LoadMap(c.MapPath)
 		if err != nil {
-			return nil, &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
+			return &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
 		}
 		mc, err := m.Case()
 		if err != nil {
-			return nil, &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
+			return &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
 		}
 		if c.Case != "" && c.Case != mc {
-			return nil, v.Errorf("case", "contradicts map %s, which has %d decompositions (case %s)", c.MapPath, len(m.Decomps), mc)
+			return v.Errorf("case", "contradicts map %s, which has %d decompositions (case %s)", c.MapPath, len(m.Decomps), mc)
 		}
 		p.C.Case, p.Map = mc, m
 		// Build the histories once now: a bad map fails at configuration time.
 		if _, err := p.histories(m); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // fileNames lists the history files written: h0 and/or h1 for F and I, one for G.

@@ -46,11 +46,8 @@ type Pattern struct {
 // Factory builds the exerciser pattern; package patterns/all registers it. Its one phase is
 // write: each iteration reads back what it just wrote (before the next iteration
 // truncates the file), inside the write phase.
-var Factory = patterns.Define(patterns.Def[Config]{Name: "exerciser", Options: Options, Config: FromValues, Phases: []patterns.Phase{patterns.PhaseWrite},
-	Summary: "h5bench exerciser (h5bench_exerciser): per buffer size, repeated create/write/close/open/read-check of an n-D double dataset, optional compound dataset and attributes",
-	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-		return &Pattern{Base: b}, nil
-	}})
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "exerciser", Options: Options, Config: FromValues, Phases: []patterns.Phase{patterns.PhaseWrite},
+	Summary: "h5bench exerciser (h5bench_exerciser): per buffer size, repeated create/write/close/open/read-check of an n-D double dataset, optional compound dataset and attributes"})
 
 // Steps is one step per iteration of every size: nsizes × iterations.
 func (p *Pattern) Steps() int { return p.C.NSizes * p.C.Iterations }

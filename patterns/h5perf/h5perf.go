@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/h5proxy/h5proxy/emulate"
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -25,11 +24,8 @@ type Pattern struct {
 // Factory builds the h5perf pattern; package patterns/all registers it. Its one phase is
 // write: h5perf reads each file back right after writing it (the next file or iteration
 // recreates it), so the reads are steps of the write phase.
-var Factory = patterns.Define(patterns.Def[Config]{Name: "h5perf", Options: Options, Config: FromValues, Phases: []patterns.Phase{patterns.PhaseWrite},
-	Summary: "HDF5's parallel h5perf (pio_perf): per iteration and file, every rank writes then reads its contiguous or interleaved blocks of 1-D or 2-D byte datasets through POSIX, MPI-IO or PHDF5",
-	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-		return &Pattern{Base: b}, nil
-	}})
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "h5perf", Options: Options, Config: FromValues, Phases: []patterns.Phase{patterns.PhaseWrite},
+	Summary: "HDF5's parallel h5perf (pio_perf): per iteration and file, every rank writes then reads its contiguous or interleaved blocks of 1-D or 2-D byte datasets through POSIX, MPI-IO or PHDF5"})
 
 // Halves is the number of steps per file and iteration: the write, then the read.
 func (p *Pattern) Halves() int {

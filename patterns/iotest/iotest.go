@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -16,11 +15,8 @@ type Pattern struct {
 
 // Factory builds the iotest pattern; package patterns/all registers it. Its phases are
 // write and read: the program writes, then reads what it wrote.
-var Factory = patterns.Define(patterns.Def[Config]{Name: "iotest", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
-	Summary: "h5bench metadata benchmark, the HDF5 I/O test (hdf5_iotest): steps x arrays of 2-D double blocks in rank 4, 3 or 2 datasets, written then read",
-	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-		return &Pattern{Base: b}, nil
-	}})
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "iotest", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+	Summary: "h5bench metadata benchmark, the HDF5 I/O test (hdf5_iotest): steps x arrays of 2-D double blocks in rank 4, 3 or 2 datasets, written then read"})
 
 // Steps returns steps.
 func (p *Pattern) Steps() int { return p.C.Steps }

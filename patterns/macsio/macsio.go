@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -44,12 +43,9 @@ type rankGrowth struct {
 
 // Factory builds the macsio pattern; package patterns/all registers it. Its phases are the
 // dumps, then their read-back.
-var Factory = patterns.Define(patterns.Def[Config]{Name: "macsio",
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "macsio",
 	Summary: "LLNL's MACSio proxy app, its HDF5 plugin: mesh parts of 8 kinds of variables dumped to one shared file per dump (SIF, MPI-IO, collective) or one file per group of ranks taking turns (MIF, baton passing), optional growth and compression",
-	Options: Options, Config: FromValues, Phases: patterns.WriteRead,
-	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-		return &Pattern{Base: b}, nil
-	}})
+	Options: Options, Config: FromValues, Phases: patterns.WriteRead})
 
 // Steps is one step per dump.
 func (p *Pattern) Steps() int { return p.C.NumDumps }

@@ -33,10 +33,11 @@ type Pattern struct {
 
 // Factory builds the nova pattern; package patterns/all registers it. Its phases are write
 // (generate the inputs) and read (concatenate them).
-var Factory = patterns.Define(patterns.Def[Config]{Name: "nova", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "nova", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
 	Summary: "NOvA HEP dataset concatenation (ph5concat): writes per-rank input files of one schema (thousands of mostly empty, gzip-6 chunked datasets), then concatenates them into one file with collective writes; its own time breakdown",
-	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-		return &Pattern{Base: b, schemas: map[uint64]*Schema{}}, nil
+	Init: func(p *Pattern, _ *options.Values) error {
+		p.schemas = map[uint64]*Schema{}
+		return nil
 	}})
 
 // Steps is the write phase's number of steps on one rank.

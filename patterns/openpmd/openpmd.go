@@ -23,10 +23,11 @@ type Pattern struct {
 }
 
 // Factory builds the openpmd pattern; package patterns/all registers it.
-var Factory = patterns.Define(patterns.Def[Config]{Name: "openpmd", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "openpmd", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
 	Summary: "openPMD 1.1.0 series as openPMD-api's HDF5 backend writes them: h5bench openpmd (8a meshes E, B, rho and species ion; 8b metadata and slice reads)",
-	Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-		return &Pattern{Base: b, Date: time.Now().Format(DateFormat)}, nil
+	Init: func(p *Pattern, _ *options.Values) error {
+		p.Date = time.Now().Format(DateFormat)
+		return nil
 	}})
 
 // Steps returns the configured number of iterations.

@@ -125,14 +125,13 @@ var (
 // define declares kernel k's pattern under its name, with its option table and summary:
 // write and read phases; the modify kernels make their write values once.
 func define(k Kernel, table *options.Table, summary string) patterns.Factory {
-	return patterns.Define(patterns.Def[Config]{Name: kernelNames[k].pattern, Summary: summary, Options: table, Phases: patterns.WriteRead,
+	return patterns.Define(patterns.Def[Config, *Pattern]{Name: kernelNames[k].pattern, Summary: summary, Options: table, Phases: patterns.WriteRead,
 		Config: func(v *options.Values) (Config, error) { return fromValues(v, k) },
-		Build: func(b patterns.Base[Config], _ *options.Values) (patterns.Pattern, error) {
-			p := &Pattern{Base: b}
+		Init: func(p *Pattern, _ *options.Values) error {
 			if k.modify() {
 				p.ints, p.floats = p.modifyData(p.modifyMemShape())
 			}
-			return p, nil
+			return nil
 		}})
 }
 

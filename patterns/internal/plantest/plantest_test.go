@@ -34,12 +34,13 @@ func (p *stub) Step(_ patterns.Phase, s int, _ patterns.Env) (plan.Plan, error) 
 	return pl, nil
 }
 
-var stubFactory = patterns.Define(patterns.Def[int]{Name: "stub", Summary: "test", Phases: patterns.WriteRead,
+var stubFactory = patterns.Define(patterns.Def[int, *stub]{Name: "stub", Summary: "test", Phases: patterns.WriteRead,
 	Options: &options.Table{Name: "stub", Specs: []options.Spec{{Key: "steps", Kind: options.Int, Default: "3", Min: options.Bound(0)},
 		{Key: "old", Kind: options.Int, Ignored: true}}},
 	Config: func(v *options.Values) (int, error) { return int(v.Int("steps")), nil },
-	Build: func(b patterns.Base[int], _ *options.Values) (patterns.Pattern, error) {
-		return &stub{Base: b, bad: -1, invalid: -1}, nil
+	Init: func(p *stub, _ *options.Values) error {
+		p.bad, p.invalid = -1, -1
+		return nil
 	}})
 
 // TestBuilder: pairs go through the table (warnings returned, errors naming the key) and
