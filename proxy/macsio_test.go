@@ -137,8 +137,8 @@ func readMACSioFile(t *testing.T, path string) (groups []string, ds map[string]m
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h5.CloseFile(f)
 	objs, err := h5.Walk(f)
+	h5.CloseFile(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,15 +148,7 @@ func readMACSioFile(t *testing.T, path string) (groups []string, ds map[string]m
 			groups = append(groups, o.Path)
 			continue
 		}
-		d, err := h5.OpenDataset(f, o.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := h5.DatasetInfo(d)
-		h5.CloseDataset(d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		info := datasetInfo(t, path, o.Path)
 		m := macsioDS{shape: info.Shape, typ: info.Type, chunk: info.Chunk, deflate: info.Deflate}
 		for _, fl := range info.Filters {
 			m.shuffle = m.shuffle || fl.ID == 2

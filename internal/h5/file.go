@@ -42,15 +42,20 @@ static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals) {
 	return rc;
 }
 
+// h5p_get_mdc reads fapl's metadata cache configuration (HDF5's defaults on a new list).
+static herr_t h5p_get_mdc(hid_t fapl, H5AC_cache_config_t *c) {
+	memset(c, 0, sizeof *c);
+	c->version = H5AC__CURR_CACHE_CONFIG_VERSION;
+	return H5Pget_mdc_config(fapl, c);
+}
+
 // h5p_set_mdc applies a fixed metadata cache configuration: the initial size, every
 // automatic resize off, evictions as asked (h5bench: off). min/max (0: HDF5's) are widened
 // when the size lies outside them, since HDF5 rejects an initial size outside
 // [min_size, max_size].
 static herr_t h5p_set_mdc(hid_t fapl, size_t initial, size_t min, size_t max, int evictions) {
 	H5AC_cache_config_t c;
-	memset(&c, 0, sizeof c);
-	c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-	if (H5Pget_mdc_config(fapl, &c) < 0) return -1;
+	if (h5p_get_mdc(fapl, &c) < 0) return -1;
 	c.set_initial_size = 1;
 	c.initial_size = initial;
 	if (min > 0) c.min_size = min;
@@ -69,9 +74,7 @@ static herr_t h5p_set_mdc(hid_t fapl, size_t initial, size_t min, size_t max, in
 // the lower hit-rate threshold.
 static herr_t h5p_adjust_mdc(hid_t fapl, size_t initial, size_t min, long epoch, double lower) {
 	H5AC_cache_config_t c;
-	memset(&c, 0, sizeof c);
-	c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-	if (H5Pget_mdc_config(fapl, &c) < 0) return -1;
+	if (h5p_get_mdc(fapl, &c) < 0) return -1;
 	c.set_initial_size = 1;
 	c.initial_size = initial;
 	c.min_size = min;
