@@ -55,7 +55,7 @@ test: build vet cmake-test
 # for FUZZTIME per target (the figures in docs/reliability.md), `make fuzz-short` (run by
 # `make test`) for FUZZTIME_SHORT. A failing input is written to the package's
 # testdata/fuzz/<target>/: commit it with the fix.
-FUZZ_TARGETS := patterns/ior:FuzzParse patterns/h5perf:FuzzParse options:FuzzParse proxy:FuzzOptionText proxy:FuzzNativeConfig h5bench:FuzzParse \
+FUZZ_TARGETS := patterns/ior:FuzzParse patterns/h5perf:FuzzParse patterns/macsio:FuzzParse options:FuzzParse proxy:FuzzOptionText proxy:FuzzNativeConfig h5bench:FuzzParse \
 	proxy/layout/log:FuzzIndexDecoder proxy/layout/subfiling:FuzzMasterDescription \
 	proxy/e3smmap:FuzzMapDecode capi:FuzzSessionStrings
 FUZZTIME ?= 30s

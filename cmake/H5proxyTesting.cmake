@@ -78,7 +78,9 @@ set(_h5proxy_run_patterns
   "h5perf_posix h5perf api=posix layout=posix num-bytes=1K xfer-size=512 geometry=true block-size=256"
   "ior_hdf5 ior api=HDF5 blockSize=1M transferSize=256K segmentCount=2 collective=1 repetitions=2 writeFile=1 readFile=1 checkRead=1"
   "ior_posix ior api=POSIX layout=posix blockSize=1M transferSize=256K filePerProc=1 reorderTasks=1"
-  "nova nova files=4 groups=20 datasets_per_group=6 datasets_2d=2")
+  "nova nova files=4 groups=20 datasets_per_group=6 datasets_2d=2"
+  "macsio_sif macsio parallel_file_mode=SIF avg_num_parts=1.5 part_size=10000 vars_per_part=20 num_dumps=2 mdc=hdf5"
+  "macsio_mif macsio 'parallel_file_mode=MIF 1' part_size=10000 vars_per_part=20 num_dumps=3 dataset_growth=1.5")
 foreach(entry ${_h5proxy_run_patterns})
   separate_arguments(parts UNIX_COMMAND "${entry}")
   list(POP_FRONT parts tname pattern)

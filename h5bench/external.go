@@ -6,7 +6,6 @@ import "fmt"
 // program with the entry's keys as its options: h5proxy models the I/O of h5bench's own
 // kernels, so these are an error naming the program.
 var external = map[string]string{
-	"macsio":  "MACSio (LLNL's multi-purpose application-centric I/O proxy application, launched as h5bench_macsio with --<key> <value> options)",
 	"qmcpack": "QMCPACK's checkpoint/restart miniapp (walker configurations and random seeds dumped to HDF5 and read back; options i, g, s, w, r)",
 }
 

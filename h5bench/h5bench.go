@@ -11,6 +11,7 @@
 package h5bench
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,6 +68,9 @@ type adapter struct {
 	// configure fills cfg (whose pattern is already set) from the entry: the run directory,
 	// the entry's "file" (may be empty) and its configuration object.
 	configure func(dir, file string, conf map[string]any, cfg *proxy.Config) error
+	// ordered, when set instead, also gets the configuration's keys in the file's order:
+	// h5bench's runner passes them to an external program's command line in that order.
+	ordered func(dir, file string, keys []string, conf map[string]any, cfg *proxy.Config) error
 }
 
 // benchmarks maps h5bench's benchmark names to their adapters; each application's file
@@ -183,8 +187,14 @@ func Parse(data []byte) (*File, error) {
 	if len(raw.Benchmarks) == 0 {
 		return nil, fmt.Errorf("h5bench: key %q: no benchmarks to run", "benchmarks")
 	}
+	var order struct {
+		Benchmarks []json.RawMessage `json:"benchmarks"`
+	}
+	if err := json.Unmarshal(data, &order); err != nil {
+		return nil, fmt.Errorf("h5bench: %w", err)
+	}
 	for i, b := range raw.Benchmarks {
-		r, err := parseBenchmark(f.Directory, b)
+		r, err := parseBenchmark(f.Directory, b, configurationKeys(order.Benchmarks[i]))
 		if err != nil {
 			return nil, fmt.Errorf("h5bench: benchmarks[%d]: %w", i, err)
 		}
@@ -310,7 +320,34 @@ func parseMPI(m map[string]any) (MPI, error) {
 	return out, nil
 }
 
-func parseBenchmark(dir string, b map[string]any) (Run, error) {
+// configurationKeys lists the keys of a benchmark entry's configuration object in the
+// file's order (nil when it has none).
+func configurationKeys(entry json.RawMessage) []string {
+	var e map[string]json.RawMessage
+	if json.Unmarshal(entry, &e) != nil || e["configuration"] == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(e["configuration"]))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+	return keys
+}
+
+func parseBenchmark(dir string, b map[string]any, keys []string) (Run, error) {
 	name := proxy.Scalar(b["benchmark"])
 	file := proxy.Scalar(b["file"])
 	for _, k := range slices.Sorted(maps.Keys(b)) { // sorted: the same key is reported every run
@@ -344,7 +381,13 @@ func parseBenchmark(dir string, b map[string]any) (Run, error) {
 	if err := cfg.Set("fill", emulate.Once.String()); err != nil {
 		return Run{}, err
 	}
-	if err := a.configure(dir, file, conf, &cfg); err != nil {
+	configure := a.configure
+	if a.ordered != nil {
+		configure = func(dir, file string, conf map[string]any, cfg *proxy.Config) error {
+			return a.ordered(dir, file, keys, conf, cfg)
+		}
+	}
+	if err := configure(dir, file, conf, &cfg); err != nil {
 		return Run{}, err
 	}
 	if err := cfg.Validate(); err != nil {

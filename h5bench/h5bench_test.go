@@ -377,8 +377,8 @@ func TestErrors(t *testing.T) {
 			[]string{"configuration", `"-np"`, "not a rank count"}},
 		{"unknown benchmark", func(d map[string]any) { bench0(d)["benchmark"] = "wirte" },
 			[]string{"benchmarks[0]", `"benchmark"`, `"wirte"`, "not an h5bench benchmark", "write, write-unlimited, write_var_normal_dist, overwrite, append, read"}},
-		{"macsio external", func(d map[string]any) { bench0(d)["benchmark"] = "macsio" },
-			[]string{`benchmark "macsio"`, "external program", "MACSio", "does not model"}},
+		{"qmcpack external", func(d map[string]any) { bench0(d)["benchmark"] = "qmcpack" },
+			[]string{`benchmark "qmcpack"`, "external program", "QMCPACK", "does not model"}},
 		{"write_var_data_dist not supported", func(d map[string]any) { bench0(d)["benchmark"] = "write_var_data_dist" },
 			[]string{`"write_var_data_dist"`, "not supported by h5proxy yet", "allowed: write, write-unlimited"}},
 		{"unknown benchmark entry key", func(d map[string]any) { bench0(d)["files"] = "x.h5" },
@@ -442,8 +442,8 @@ func TestNotJSON(t *testing.T) {
 // programs, then those of the applications' adapters.
 func TestSupported(t *testing.T) {
 	got := h5bench.Supported()
-	order := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "amrex", "openpmd", "e3sm", "dlio", "cuda_write", "cuda_read"}
-	core := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "openpmd", "e3sm", "dlio", "cuda_write", "cuda_read"}
+	order := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "amrex", "openpmd", "e3sm", "macsio", "dlio", "cuda_write", "cuda_read"}
+	core := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "openpmd", "e3sm", "macsio", "dlio", "cuda_write", "cuda_read"}
 	var want []string
 	for _, name := range order {
 		if slices.Contains(core, name) || slices.Contains(got, name) {

@@ -18,7 +18,6 @@ import (
 // builds its pattern and plans its first step on every rank.
 var sampleErrors = map[string][]string{
 	// h5bench only launches another project's program for these.
-	"sync-macsio.json":  {`benchmark "macsio"`, "external program", "MACSio"},
 	"sync-qmcpack.json": {`benchmark "qmcpack"`, "external program", "QMCPACK's checkpoint/restart miniapp"},
 	// The runner's old format ({"write": {...}} instead of "benchmark": "write"), which
 	// h5bench's current runner does not read either.

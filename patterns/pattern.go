@@ -47,6 +47,12 @@ type Env struct {
 	// found on HDF5_PLUGIN_PATH): write phases that need a filter check it in Begin, before
 	// any I/O. Nil when unknown (plans made without a session): no check.
 	FilterAvailable func(id uint32) bool
+	// DiskSize sums the sizes on disk of files written earlier in the session (MACSio grows
+	// its data set from them). Collective: every rank calls it at the same point of its
+	// plans; it waits for the rank's pending I/O and synchronizes the ranks first, so the
+	// files are complete. ok is false when the layout keeps nothing under those names
+	// (null, log, subfiling); nil outside a session (plans printed on their own).
+	DiskSize func(paths []string) (size int64, ok bool, err error)
 	// Iteration is the iteration whose steps the phase runs when the session runs the
 	// pattern's iterations one at a time (Iterator); 0 when a phase runs them all. The
 	// phase's step s is then step Iteration*k + s of the whole test, k steps an iteration.

@@ -66,6 +66,11 @@ type PhaseTimes struct {
 	// (the file's H5Fget_filesize under the native layout); 0 when nothing is stored.
 	FileBytes float64
 	Steps     []StepTimes
+	// Rank is the rank the report is made on.
+	Rank int
+	// PerRank holds every rank's own measurements (index: rank), unreduced, for patterns
+	// implementing RankReporter; nil otherwise.
+	PerRank []RankPhase
 	// Earlier are the session's phases that finished before this one, in order.
 	Earlier []PhaseTimes
 	// ByIteration is set when the phase ran one iteration, Iteration, of the pattern's
@@ -94,4 +99,31 @@ type Line struct {
 // to the summary, the CSV and the JSON report after h5bench's rows.
 type Reporter interface {
 	KernelReport(t PhaseTimes) []Line
+}
+
+// RankPhase is one rank's own measurements of a phase.
+type RankPhase struct {
+	// Start and End are the rank's phase start (before its file create or open) and end
+	// (after its closing wait), Unix seconds.
+	Start, End float64
+	Steps      []RankStep
+}
+
+// RankStep is one rank's own measurements of one step.
+type RankStep struct {
+	// Start and End are the step's start and end on the rank, Unix seconds.
+	Start, End float64
+	// Bytes is what the rank moved.
+	Bytes float64
+	// Ops is the rank's time in the operations of each kind; Calls their count.
+	Ops, Calls map[plan.OpKind]float64
+}
+
+// RankReporter is a Reporter whose program reports per rank (MACSio's log and timings
+// files hold a region per rank): the session gathers every rank's own measurements into
+// PhaseTimes.PerRank (an allgather of a few numbers per step and rank) before it calls
+// KernelReport.
+type RankReporter interface {
+	Reporter
+	ReportsPerRank()
 }

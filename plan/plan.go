@@ -27,6 +27,14 @@ const (
 	// ExtendDataset grows a chunked dataset with unlimited dimensions to the extent in
 	// Op.Dataset.Shape (H5Dset_extent; collective on a shared file). Only Shape is used.
 	ExtendDataset
+	// WaitBaton blocks until the rank in Op.Baton.Peer hands this rank the baton (an MPI
+	// point-to-point receive on the session's communicator): a serial group's turn-taking,
+	// as MACSio's multiple-independent-file mode does. It touches no file.
+	WaitBaton
+	// PassBaton hands the baton to the rank in Op.Baton.Peer (a synchronous MPI send), once
+	// every operation this rank issued before it has completed, so the next holder finds
+	// the file closed and whole.
+	PassBaton
 )
 
 var opNames = map[OpKind]string{
@@ -34,7 +42,7 @@ var opNames = map[OpKind]string{
 	CreateGroup: "create-group", OpenGroup: "open-group", CloseGroup: "close-group",
 	CreateDataset: "create-dataset", OpenDataset: "open-dataset", CloseDataset: "close-dataset",
 	WriteAttribute: "write-attribute", Write: "write", Read: "read",
-	ExtendDataset: "extend-dataset",
+	ExtendDataset: "extend-dataset", WaitBaton: "wait-baton", PassBaton: "pass-baton",
 }
 
 // String returns the kebab-case name of the operation.
@@ -71,7 +79,7 @@ func (c Category) String() string {
 // Category returns the metric category of an operation kind.
 func (k OpKind) Category() Category {
 	switch k {
-	case CreateFile, OpenFile, FlushFile, CloseFile:
+	case CreateFile, OpenFile, FlushFile, CloseFile, WaitBaton, PassBaton:
 		return CatFile
 	case Write, Read:
 		return CatRaw
@@ -107,6 +115,12 @@ type FileSpec struct {
 	// 128 MiB, evictions on).
 	MDCInitialSize, MDCMinSize, MDCMaxSize uint64
 	MDCEvictions                           bool
+	// MDCAdjust, when set, edits HDF5's default metadata cache configuration in place, its
+	// automatic resizing kept on (MACSio's settings), instead of fixing it as MDCInitialSize.
+	MDCAdjust *MDCAdjust
+	// CloseSemi sets the file close degree to H5F_CLOSE_SEMI (closing with objects still
+	// open fails), as MACSio's multiple-independent-file mode opens its files.
+	CloseSemi bool
 	// LibverLatest sets the library version bounds to LATEST/LATEST (the newest object
 	// formats, as E3SM-IO's canonical files use).
 	LibverLatest bool
@@ -119,6 +133,14 @@ type FileSpec struct {
 	MakeDirs bool
 	// Tuning holds the session knobs' further access and creation properties.
 	Tuning FileTuning
+}
+
+// MDCAdjust are metadata cache settings applied over HDF5's defaults (H5Pget_mdc_config,
+// then H5Pset_mdc_config), automatic resizing left as it is.
+type MDCAdjust struct {
+	Initial, Min uint64
+	EpochLength  int
+	LowerHitRate float64
 }
 
 // DatasetSpec describes a dataset's creation properties.
@@ -249,6 +271,20 @@ type Op struct {
 	Dataset      *DatasetSpec
 	Attribute    *AttributeSpec
 	Transfer     *Transfer
+	// Baton names the peer of a WaitBaton or PassBaton.
+	Baton *Baton
+}
+
+// Baton is one hand-off of a serial group's baton: ranks that must take turns on a file
+// (a group of ranks sharing one file through the default driver, which has no parallel
+// access) order themselves with these point-to-point messages instead of a collective.
+// A plan waits for the baton from the rank before it (unless it is the group's first),
+// does its I/O, closes, and passes the baton to the rank after it (unless it is the last).
+type Baton struct {
+	// Peer is the rank (in the session's communicator) the baton comes from or goes to.
+	Peer int
+	// Tag is the MPI message tag (MACSio's MIF uses 3).
+	Tag int
 }
 
 // Plan is the ordered list of operations one rank issues for one phase step.
@@ -303,6 +339,9 @@ func (o Op) String() string {
 		for _, f := range d.Filters {
 			fmt.Fprintf(&b, " filter=%d%v", f.ID, f.CDValues)
 		}
+	}
+	if o.Baton != nil {
+		fmt.Fprintf(&b, " peer=%d tag=%d", o.Baton.Peer, o.Baton.Tag)
 	}
 	if a := o.Attribute; a != nil {
 		fmt.Fprintf(&b, " @%s type=%s shape=%v", a.Name, a.Type, a.Shape)
@@ -368,6 +407,10 @@ func (o *Op) validate() error {
 		}
 		if d.Compact && (d.Chunk != nil || d.Deflate > 0 || len(d.Filters) > 0) {
 			return fmt.Errorf("a compact dataset has no chunks and no filters")
+		}
+	case WaitBaton, PassBaton:
+		if o.Baton == nil || o.Baton.Peer < 0 || o.Baton.Tag < 0 {
+			return fmt.Errorf("missing or negative baton peer or tag")
 		}
 	case ExtendDataset:
 		if o.Dataset == nil || len(o.Dataset.Shape) == 0 {

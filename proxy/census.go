@@ -31,6 +31,7 @@ var callNames = map[plan.OpKind]string{
 	plan.CreateGroup: "H5Gcreate2", plan.OpenGroup: "H5Gopen2", plan.CloseGroup: "H5Gclose",
 	plan.CreateDataset: "H5Dcreate2", plan.OpenDataset: "H5Dopen2", plan.CloseDataset: "H5Dclose",
 	plan.WriteAttribute: "H5Awrite", plan.Write: "H5Dwrite", plan.Read: "H5Dread", plan.ExtendDataset: "H5Dset_extent",
+	plan.WaitBaton: "MPI_Recv", plan.PassBaton: "MPI_Ssend",
 }
 
 // countCall charges one operation handed to the layout to the census.

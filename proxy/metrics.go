@@ -62,8 +62,8 @@ const (
 	nMetrics = mSysIO + nSysIO
 )
 
-// nOpKinds bounds the operation kinds (plan.ExtendDataset is the last).
-const nOpKinds = metric(plan.ExtendDataset) + 1
+// nOpKinds bounds the operation kinds (plan.PassBaton is the last).
+const nOpKinds = metric(plan.PassBaton) + 1
 
 // sample is one rank's measurements of one step (or of a phase's begin/end).
 type sample [nMetrics]float64
@@ -79,6 +79,10 @@ func (s *sample) charge(k plan.OpKind, seconds float64) {
 	case plan.CreateFile, plan.OpenFile:
 		s[mFileOpen] += seconds
 		s[mOpens] += seconds
+	case plan.WaitBaton: // waiting for a serial group's turn to open the file
+		s[mFileOpen] += seconds
+	case plan.PassBaton: // the hand-off after the close
+		s[mFileClose] += seconds
 	case plan.FlushFile:
 		s[mFileFlush] += seconds
 	case plan.CloseFile:

@@ -219,8 +219,13 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 			WaitTime: st[mWait], Background: st[mBackground], Census: census(&st)})
 	}
 	pt := phaseTimes(p.ph, s.Size(), &pr, t, red.stats[1:len(p.steps)+1])
-	pt.Earlier = earlier
+	pt.Earlier, pt.Rank = earlier, s.Rank()
 	pt.ByIteration, pt.Iteration = p.byIter, p.env.Iteration
+	if _, ok := s.pat.(patterns.RankReporter); ok {
+		if pt.PerRank, err = s.gatherRanks(p); err != nil {
+			return PhaseReport{}, patterns.PhaseTimes{}, err
+		}
+	}
 	if k, ok := s.pat.(patterns.Reporter); ok {
 		pr.Kernel = k.KernelReport(pt)
 	}
@@ -246,6 +251,39 @@ func phaseTimes(ph patterns.Phase, ranks int, pr *PhaseReport, t [nMetrics]Stat,
 			FileClose: tm(st[mFileClose]), Compute: tm(st[mCompute]), Ops: ops})
 	}
 	return pt
+}
+
+// gatherRanks gathers every rank's own measurements of a phase (collective): per rank, the
+// phase's start and end, then per step its start, end, bytes and the time and count of
+// each operation kind.
+func (s *Session) gatherRanks(p *phaseRun) ([]patterns.RankPhase, error) {
+	per := 3 + 2*int(nOpKinds)
+	local := []float64{p.begin[mStart], p.end[mEnd]}
+	for i := range p.steps {
+		st := &p.steps[i]
+		local = append(local, st[mStart], st[mEnd], st[mBytes])
+		for k := metric(0); k < nOpKinds; k++ {
+			local = append(local, st[mKind+k], st[mCalls+k])
+		}
+	}
+	all, err := s.comm.AllgatherFloat64(local)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]patterns.RankPhase, s.Size())
+	for r := range out {
+		v := all[r*len(local) : (r+1)*len(local)]
+		out[r] = patterns.RankPhase{Start: v[0], End: v[1]}
+		for i := range p.steps {
+			w := v[2+i*per : 2+(i+1)*per]
+			rs := patterns.RankStep{Start: w[0], End: w[1], Bytes: w[2], Ops: map[plan.OpKind]float64{}, Calls: map[plan.OpKind]float64{}}
+			for k := plan.CreateFile; metric(k) < nOpKinds; k++ {
+				rs.Ops[k], rs.Calls[k] = w[3+2*int(k)], w[4+2*int(k)]
+			}
+			out[r].Steps = append(out[r].Steps, rs)
+		}
+	}
+	return out, nil
 }
 
 // noteFile records a file the running phase creates or opens, so the report names the

@@ -351,7 +351,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	}
 	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, s.phaseSteps(ph)), filled: map[string]filledBuf{}, knobs: kn, byIter: s.iterating}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
-		FilterAvailable: filterAvailable}
+		FilterAvailable: filterAvailable, DiskSize: s.diskSize}
 	if s.iterating {
 		p.env.Iteration = s.iter
 	}
@@ -812,6 +812,12 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		kn = s.phase.knobs
 	}
 	for i := range pl.Ops {
+		if k := pl.Ops[i].Kind; k == plan.WaitBaton || k == plan.PassBaton {
+			if err := s.baton(&pl.Ops[i], smp, step, i, len(pl.Ops)); err != nil {
+				return err
+			}
+			continue
+		}
 		op, err := kn.apply(&pl.Ops[i])
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", pl.Ops[i].Kind, pl.Ops[i].Path, err)
@@ -870,6 +876,61 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		}
 	}
 	return nil
+}
+
+// baton carries out a serial group's hand-off on the session's communicator: a wait
+// receives the baton from the rank before (MPI_Recv); a pass first waits for every
+// operation this rank issued (a background mode's queue drained), so the next holder
+// finds the file closed, then sends it on (MPI_Ssend). The time is charged to the file
+// category and the census counts the messages (MPI_Recv, MPI_Ssend).
+func (s *Session) baton(op *plan.Op, smp *sample, step bool, i, n int) error {
+	if op.Baton == nil {
+		return fmt.Errorf("%s: no baton peer", op.Kind)
+	}
+	t0 := time.Now()
+	var err error
+	if op.Kind == plan.PassBaton {
+		if err = s.stack.Wait(); err == nil {
+			err = s.comm.SsendInt(0, op.Baton.Peer, op.Baton.Tag)
+		}
+	} else {
+		_, err = s.comm.RecvInt(op.Baton.Peer, op.Baton.Tag)
+	}
+	t1 := time.Now()
+	smp.charge(op.Kind, t1.Sub(t0).Seconds())
+	if step {
+		stamp(smp, i, n, t0, t1)
+	}
+	s.tr.op(traceIO, op.Kind.String(), op, 0, t0)
+	if err != nil {
+		return fmt.Errorf("%s rank %d: %w", op.Kind, op.Baton.Peer, err)
+	}
+	smp.countCall(op, 0)
+	return nil
+}
+
+// diskSize is patterns.Env.DiskSize: this rank's I/O completed, the ranks synchronized,
+// the sizes on disk of the named files summed; ok is false when the layout keeps no file
+// under these names.
+func (s *Session) diskSize(paths []string) (int64, bool, error) {
+	if err := s.stack.Wait(); err != nil {
+		return 0, false, err
+	}
+	if err := s.comm.Barrier(); err != nil {
+		return 0, false, err
+	}
+	if !s.stores {
+		return 0, false, nil
+	}
+	var n int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return 0, false, nil
+		}
+		n += st.Size()
+	}
+	return n, true, nil
 }
 
 // checksOwnRead reports whether a read inside a write phase is checked: a kernel that reads

@@ -16,6 +16,7 @@
 //	h5proxy profile diff A.json B.json  compare two profiles counter by counter
 //	h5proxy compare -reps R -- REAL ARGS... -- PROXY-CONFIG   real program against its proxy
 //	h5proxy capture [-np N] -o APP.yaml -- PROGRAM ARGS...   a program's I/O as a description
+//	h5proxy macsio [-np N] [options]    MACSio's command line, its log and timings files
 //	h5proxy version
 package main
 
@@ -60,6 +61,8 @@ Usage:
   h5proxy capture [-np N] -o APP.yaml -- PROGRAM ARGS...
                                               a program's traced profile folded into an
                                               application description (docs/apps.md)
+  h5proxy macsio [-np N] [MACSio options]     LLNL's MACSio (HDF5 plugin, SIF or MIF) with its
+                                              log and timings files ('h5proxy macsio --help')
   h5proxy version                             print versions
 
 Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
@@ -106,6 +109,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdConcat(args[1:], stdout, stderr)
 	case "h5perf":
 		err = cmdH5perf(args[1:], stdout, stderr)
+	case "macsio":
+		err = cmdMacsio(args[1:], stdout, stderr)
 	case "schema":
 		err = cmdSchema(args[1:], stdout, stderr)
 	case "profile":

@@ -24,7 +24,7 @@ func copySample(t *testing.T, dir, name string) string {
 // TestRunSamples runs a few of h5bench's samples unchanged but for their sizes, launched
 // with their own mpi sections: a chunked N-Bit write and verified read, the exerciser, a strided write and
 // read under async, the GPU-IO write and read (from host memory, with a warning); SZ3,
-// whose plugin is not installed, and MACSio, an external program, stop before any I/O.
+// whose plugin is not installed, and QMCPACK, an external program, stop before any I/O.
 func TestRunSamples(t *testing.T) {
 	dir := t.TempDir()
 	verified := func(r result) {
@@ -72,9 +72,9 @@ func TestRunSamples(t *testing.T) {
 		t.Errorf("storage/test.h5 after the SZ3 failure: %v", err)
 	}
 
-	r = h5proxy(t, dir, "run", copySample(t, dir, "sync-macsio.json"))
-	r.expect(t, 1, nil, []string{`benchmark "macsio"`, "external program", "MACSio"})
+	r = h5proxy(t, dir, "run", copySample(t, dir, "sync-qmcpack.json"))
+	r.expect(t, 1, nil, []string{`benchmark "qmcpack"`, "external program", "QMCPACK"})
 	if strings.Contains(r.stderr, "launching") {
-		t.Errorf("ranks launched for macsio:\n%s", r)
+		t.Errorf("ranks launched for qmcpack:\n%s", r)
 	}
 }

@@ -42,15 +42,20 @@ static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals) {
 	return rc;
 }
 
+// h5p_get_mdc reads fapl's metadata cache configuration (HDF5's defaults on a new list).
+static herr_t h5p_get_mdc(hid_t fapl, H5AC_cache_config_t *c) {
+	memset(c, 0, sizeof *c);
+	c->version = H5AC__CURR_CACHE_CONFIG_VERSION;
+	return H5Pget_mdc_config(fapl, c);
+}
+
 // h5p_set_mdc applies a fixed metadata cache configuration: the initial size, every
 // automatic resize off, evictions as asked (h5bench: off). min/max (0: HDF5's) are widened
 // when the size lies outside them, since HDF5 rejects an initial size outside
 // [min_size, max_size].
 static herr_t h5p_set_mdc(hid_t fapl, size_t initial, size_t min, size_t max, int evictions) {
 	H5AC_cache_config_t c;
-	memset(&c, 0, sizeof c);
-	c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-	if (H5Pget_mdc_config(fapl, &c) < 0) return -1;
+	if (h5p_get_mdc(fapl, &c) < 0) return -1;
 	c.set_initial_size = 1;
 	c.initial_size = initial;
 	if (min > 0) c.min_size = min;
@@ -61,6 +66,20 @@ static herr_t h5p_set_mdc(hid_t fapl, size_t initial, size_t min, size_t max, in
 	c.incr_mode = H5C_incr__off;
 	c.flash_incr_mode = H5C_flash_incr__off;
 	c.decr_mode = H5C_decr__off;
+	return H5Pset_mdc_config(fapl, &c);
+}
+
+// h5p_adjust_mdc edits the default metadata cache configuration in place, automatic
+// resizing kept (MACSio's make_fapl): the initial and minimum sizes, the epoch length and
+// the lower hit-rate threshold.
+static herr_t h5p_adjust_mdc(hid_t fapl, size_t initial, size_t min, long epoch, double lower) {
+	H5AC_cache_config_t c;
+	if (h5p_get_mdc(fapl, &c) < 0) return -1;
+	c.set_initial_size = 1;
+	c.initial_size = initial;
+	c.min_size = min;
+	c.epoch_length = epoch;
+	c.lower_hr_threshold = lower;
 	return H5Pset_mdc_config(fapl, &c);
 }
 */
@@ -110,6 +129,12 @@ func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 		if C.h5p_set_mdc(fapl, C.size_t(a.MDCInitialSize), C.size_t(a.MDCMinSize), C.size_t(a.MDCMaxSize), ev) < 0 {
 			return -1, stackError("H5Pset_mdc_config for " + op)
 		}
+	}
+	if m := a.MDCAdjust; m != nil && C.h5p_adjust_mdc(fapl, C.size_t(m.Initial), C.size_t(m.Min), C.long(m.EpochLength), C.double(m.LowerHitRate)) < 0 {
+		return -1, stackError("H5Pset_mdc_config for " + op)
+	}
+	if a.CloseSemi && C.H5Pset_fclose_degree(fapl, C.H5F_CLOSE_SEMI) < 0 {
+		return -1, stackError("H5Pset_fclose_degree for " + op)
 	}
 	if a.LibverLatest && C.H5Pset_libver_bounds(fapl, C.H5F_LIBVER_LATEST, C.H5F_LIBVER_LATEST) < 0 {
 		return -1, stackError("H5Pset_libver_bounds for " + op)

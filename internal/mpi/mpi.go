@@ -448,6 +448,32 @@ func (c Comm) AllgatherFloat64(in []float64) ([]float64, error) {
 	return out, err
 }
 
+// SsendInt sends one int to rank dest of c with tag (MPI_Ssend: it returns once dest has
+// started receiving it). A serial group's baton goes this way.
+func (c Comm) SsendInt(v, dest, tag int) error {
+	if err := c.check("SsendInt"); err != nil {
+		return err
+	}
+	if dest < 0 || dest >= c.Size() || tag < 0 {
+		return errorf("mpi: SsendInt: destination %d outside [0, %d) or negative tag %d", dest, c.Size(), tag)
+	}
+	x := C.int(v)
+	return mpiErr("MPI_Ssend", C.MPI_Ssend(unsafe.Pointer(&x), 1, C.MPI_INT, C.int(dest), C.int(tag), c.c))
+}
+
+// RecvInt receives one int from rank src of c with tag (MPI_Recv), waiting for it.
+func (c Comm) RecvInt(src, tag int) (int, error) {
+	if err := c.check("RecvInt"); err != nil {
+		return 0, err
+	}
+	if src < 0 || src >= c.Size() || tag < 0 {
+		return 0, errorf("mpi: RecvInt: source %d outside [0, %d) or negative tag %d", src, c.Size(), tag)
+	}
+	var x C.int
+	err := mpiErr("MPI_Recv", C.MPI_Recv(unsafe.Pointer(&x), 1, C.MPI_INT, C.int(src), C.int(tag), c.c, C.MPI_STATUS_IGNORE))
+	return int(x), err
+}
+
 // BcastBytes returns root's buf on every rank of c (collective on c). Other ranks' buf may
 // be nil: the length is broadcast first, and buf is reused when its capacity suffices.
 // Buffers larger than a C int are sent in pieces.

@@ -144,3 +144,9 @@ func (c Comm) BarrierWithin(d time.Duration) (bool, error) { return false, ErrNo
 
 // Abort fails without cgo.
 func (c Comm) Abort(code int) error { return ErrNoCgo }
+
+// SsendInt returns ErrNoCgo.
+func (c Comm) SsendInt(v, dest, tag int) error { return ErrNoCgo }
+
+// RecvInt returns ErrNoCgo.
+func (c Comm) RecvInt(src, tag int) (int, error) { return 0, ErrNoCgo }

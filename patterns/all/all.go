@@ -16,6 +16,7 @@ import (
 	"github.com/h5proxy/h5proxy/patterns/h5perf"
 	"github.com/h5proxy/h5proxy/patterns/ior"
 	"github.com/h5proxy/h5proxy/patterns/iotest"
+	"github.com/h5proxy/h5proxy/patterns/macsio"
 	"github.com/h5proxy/h5proxy/patterns/nova"
 	"github.com/h5proxy/h5proxy/patterns/openpmd"
 	"github.com/h5proxy/h5proxy/patterns/vpic"
@@ -23,7 +24,7 @@ import (
 
 // Builtin lists the built-in patterns' factories in registration order.
 var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory, iotest.Factory, exerciser.Factory,
-	vpic.UnlimitedFactory, vpic.NormalDistFactory, vpic.OverwriteFactory, vpic.AppendFactory, dlio.Factory, ior.Factory, h5perf.Factory, nova.Factory}
+	vpic.UnlimitedFactory, vpic.NormalDistFactory, vpic.OverwriteFactory, vpic.AppendFactory, dlio.Factory, ior.Factory, h5perf.Factory, nova.Factory, macsio.Factory}
 
 func init() {
 	for _, f := range Builtin {

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMacsio runs MACSio's command line on 2 ranks (MIF 1: the ranks take turns on one
+// file per dump) with -verify: nothing on standard output, as MACSio; the dumps' files,
+// the log and timings files next to them, the unused options named; bad input stops with
+// MACSio's wording before any rank starts; h5bench's sample, with smaller parts, runs.
+func TestMacsio(t *testing.T) {
+	dir := t.TempDir()
+	r := h5proxy(t, dir, "macsio", "-np", "2", "-verify", "--interface", "hdf5", "--parallel_file_mode", "MIF", "1", "--part_size", "10K",
+		"--num_dumps", "2", "--part_type", "curvilinear", "--filebase", "m", "--plugin_args", "--compression", "gzip", "level=1")
+	r.expect(t, 0, nil, []string{"--part_type is parsed and not used"})
+	if strings.TrimSpace(r.stdout) != "" {
+		t.Errorf("stdout: %q", r.stdout)
+	}
+	for _, f := range []string{"m_hdf5_00000_000.h5", "m_hdf5_00000_001.h5", "macsio-log.log", "macsio-timings.log"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "macsio-log.log"))
+	if !strings.Contains(string(log), "Processor 000001") || !strings.Contains(string(log), "Dump 01 Stat BW:") || !strings.Contains(string(log), "Summed  BW:") {
+		t.Errorf("log:\n%s", log)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--interface", "silo"}, "h5proxy models MACSio's hdf5 plugin only"},
+		{[]string{"--interface", "hdf5", "--parallel_file_mode", "MIF", "0"}, "MIF file count 0"},
+		{[]string{"--interface", "hdf5", "--dataset_growth", "-2"}, "negative growth"},
+		{[]string{"--interface", "hdf5", "--part_size", "8072"}, "does not factor for --part_dim 2"},
+		{[]string{"--interface", "hdf5", "--nope"}, "unknown argument --nope. Type macsio --help for help"},
+	} {
+		r := h5proxy(t, dir, append([]string{"macsio", "-np", "2"}, c.args...)...)
+		r.expect(t, 2, nil, []string{c.want})
+		if strings.Contains(r.stderr, "launching") {
+			t.Errorf("%v: ranks launched", c.args)
+		}
+	}
+	r = h5proxy(t, dir, "macsio", "--help")
+	r.expect(t, 0, []string{"--parallel_file_mode %s %d [MIF 4]", "parsed, not used", "--no_collective"}, nil)
+
+	data, err := os.ReadFile(filepath.Join("..", "..", "samples", "sync-macsio.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := strings.Replace(string(data), `"1M"`, `"64K"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte(small), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = h5proxy(t, dir, "run", "m.json")
+	r.expect(t, 0, []string{"MACSio log file: storage/macsio.log", "H5Fcreate 20"}, nil)
+	for _, f := range []string{"storage/test_hdf5_00000_009.h5", "storage/test_hdf5_00001_009.h5", "storage/timings.log"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
