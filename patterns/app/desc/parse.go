@@ -488,7 +488,7 @@ func (p *parser) action(n *yaml.Node, path string) (*Action, error) {
 	s := actionNode.Elem
 	x := p.mapOf(n, path)
 	a := &Action{Pos: p.pos(n), Write: x.value("write", s), Read: x.value("read", s), Flush: x.value("flush", s),
-		Every: x.value("every", s), At: x.value("at", s), Datasets: x.list("datasets"), Collective: x.value("collective", s), Step: x.value("step", s)}
+		Every: x.value("every", s), At: x.value("at", s), Datasets: x.list("datasets"), Collective: x.value("collective", s), Step: x.value("step", s), WrittenBy: x.value("written_by", s)}
 	verbs := 0
 	for _, v := range []Value{a.Write, a.Read, a.Flush} {
 		if v.Set {

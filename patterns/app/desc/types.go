@@ -69,6 +69,8 @@ type Description struct {
 	Types       []*Compound
 	Files       []*File
 	Timeline    []*Action
+
+	progs *programs
 }
 
 // Param is one parameter and its default: a scalar, or a list of names.
@@ -193,6 +195,7 @@ type Action struct {
 	Datasets   []Value
 	Collective Value
 	Step       Value
+	WrittenBy  Value
 	Select     *Select
 }
 
