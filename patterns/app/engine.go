@@ -188,7 +188,6 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 			return errAt(fv, "flush at step %d: file %s is not open (no write to it is pending)", "a flush after a write to the same file, before a write to another name", step, path)
 		}
 		s.cur.Add(plan.Op{Kind: plan.FlushFile, Path: path, Collective: par, Step: step, File: &plan.FileSpec{Parallel: par}})
-		return nil
 	case "write":
 		if in == nil {
 			if in, err = s.openFile(f, path, par, step, false); err != nil {
@@ -218,22 +217,27 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 		}
 	}
 	// Close the file unless the next action naming it (this step or later) names the same path.
-	next, ok, err := s.nextUse(f, idx, step)
+	next, nextStep, ok, err := s.nextUse(f, idx, step)
 	if err != nil {
 		return err
 	}
-	if !ok || next != path {
+	reopen, err := s.sc.Bool(f.Reopen)
+	if err != nil {
+		return err
+	}
+	if !ok || next != path || reopen && nextStep != step {
 		s.closeFile(in)
 	}
 	return nil
 }
 
-// nextUse returns the path the next action naming file f opens, after action idx at step.
-func (s *sim) nextUse(f *desc.File, idx, step int) (string, bool, error) {
+// nextUse returns the path the next action naming file f opens after action idx at step,
+// and the step it runs at (steps for an end action).
+func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 	defer s.sc.SetStep(step)
 	tl := s.e.d.Timeline
 	// The same step's later actions, then each action's next firing step.
-	best, bestStep, bestIdx := "", -1, -1
+	bestStep, bestIdx := -1, -1
 	for i, a := range tl {
 		_, fv := a.Verb()
 		if fv.Text != f.ID {
@@ -256,10 +260,10 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, bool, error) {
 			s.sc.SetStep(step)
 			k, err := s.sc.Int(a.Every)
 			if err != nil {
-				return "", false, err
+				return "", 0, false, err
 			}
 			if k < 1 {
-				return "", false, errAt(a.Every, "a cadence of %d", "every >= 1", k)
+				return "", 0, false, errAt(a.Every, "a cadence of %d", "every >= 1", k)
 			}
 			st = (step/k + 1) * k
 			if i > idx && step%k == 0 {
@@ -274,12 +278,14 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, bool, error) {
 		}
 	}
 	if bestStep < 0 {
-		return "", false, nil
+		return "", 0, false, nil
 	}
 	s.sc.SetStep(min(bestStep, max(s.e.steps-1, 0)))
 	p, err := s.filePath(f)
-	best = p
-	return best, true, err
+	if s.cur == &s.end {
+		bestStep = step // end actions all run at the last step
+	}
+	return p, bestStep, true, err
 }
 
 // openFile creates (first time, mode truncate) or opens a file and writes its attributes

@@ -33,7 +33,7 @@ func unlimitedText(t string) bool {
 
 // spec evaluates dataset ds at the scope's step.
 func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
-	t, err := e.types.lookup(ds.Type)
+	t, err := e.typeAt(ds.Type, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		return nil, errAt(ds.Memory.Struct, "memory takes type or struct, not both", "one of memory.type, memory.struct")
 	}
 	if ds.Memory.Type.Set {
-		m, err := e.types.lookup(ds.Memory.Type)
+		m, err := e.typeAt(ds.Memory.Type, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -201,6 +201,19 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		return nil, &desc.Error{Pos: ds.Pos, Key: ds.Type.Path, Value: ds.Name, Reason: err.Error()}
 	}
 	return s, nil
+}
+
+// typeAt resolves a type name, expanding ${...} first (a type may be a parameter, e.g.
+// type: ${precision}).
+func (e *engine) typeAt(v desc.Value, sc *desc.Scope) (plan.Type, error) {
+	if isExpr(v.Text) {
+		t, err := sc.Text(v)
+		if err != nil {
+			return plan.Type{}, err
+		}
+		v.Text = t
+	}
+	return e.types.lookup(v)
 }
 
 // validateCreate runs the plan's own checks on a dataset creation.

@@ -334,7 +334,7 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			path := "files." + k.Value
 			x := p.mapOf(vals[i], path)
 			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs),
-				Mode: x.value("mode", fs), CollectiveMetadata: x.value("collective_metadata", fs)}
+				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs)}
 			if !f.Name.Set {
 				return &Error{Pos: f.Pos, Key: path + ".name", Reason: "a file needs a name", Allowed: "a name template, e.g. out_${step:04d}.h5"}
 			}

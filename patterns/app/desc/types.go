@@ -103,6 +103,7 @@ type File struct {
 	Name               Value
 	Ranks              Value
 	Mode               Value
+	Reopen             Value
 	CollectiveMetadata Value
 	Content
 }
