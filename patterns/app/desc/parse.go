@@ -504,3 +504,22 @@ func (p *parser) action(n *yaml.Node, path string) (*Action, error) {
 	}
 	return a, nil
 }
+
+// Sniff reports whether a file is a description rather than a JSON configuration: a
+// .yaml or .yml file, or a JSON object whose top level names files or timeline and
+// neither benchmarks (h5bench) nor pattern (native).
+func Sniff(path string, data []byte) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		return true
+	}
+	var top map[string]any
+	if err := yaml.Unmarshal(data, &top); err != nil {
+		return false
+	}
+	_, files := top["files"]
+	_, timeline := top["timeline"]
+	_, bench := top["benchmarks"]
+	_, pattern := top["pattern"]
+	return (files || timeline) && !bench && !pattern
+}

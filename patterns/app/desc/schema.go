@@ -202,7 +202,7 @@ var Schema = &Node{Kind: Map, Help: "an application's HDF5 I/O", Fields: []*Node
 	{Key: "name", Kind: Text, Help: "the application's name (reports)"},
 	{Key: "about", Kind: Text, Help: "what the description models and where it comes from"},
 	{Key: "params", Kind: Named, Help: "parameters with their defaults, overridable as KEY=VALUE (and in h5proxy sweep): numbers, sizes with units (8Mi), durations (1.5s), strings, or lists of names",
-		Example: `params: {nx: 64, particles: 8Mi, vars: [dens, pres]}`, Elem: &Node{Kind: Literal}},
+		Example: `params: {nx: 64, particles: 8Mi, vars: [dens, pres]}`, Elem: &Node{Kind: Literal, Help: "NAME: DEFAULT; a default may be an expression over the parameters above it"}},
 	{Key: "steps", Kind: Expr, Default: "1", Help: "number of steps of the write phase"},
 	{Key: "compute", Kind: Expr, Default: "0s", Help: "compute time after each step (a duration, an expression over step allowed); compute_kind, compute_jitter and compute_trace are session keys as for every pattern"},
 	typesNode,
