@@ -175,7 +175,7 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 
 var typesNode = &Node{Key: "types", Kind: Named, Help: "compound types by name, members in order (offsets packed as C would, natural alignment)",
 	Example: `types: {particle: {x: f32, y: f32, id: i64}}`,
-	Elem:    &Node{Kind: Named, Help: "members by name: a type name or a nested member map", Elem: &Node{Kind: TypeName}}}
+	Elem:    &Node{Kind: Named, Help: "members by name: a type name or a nested member map", Elem: &Node{Kind: TypeName, Help: "MEMBER: TYPE, or MEMBER: {nested members}"}}}
 
 var actionNode = &Node{Key: "timeline", Kind: List, Help: "what happens in each step after its compute, in order",
 	Example: `timeline: [{write: history}, {write: checkpoint, every: 10}, {read: checkpoint, at: restart}]`,
