@@ -36,6 +36,15 @@ type instance struct {
 	parallel bool
 }
 
+// share returns the ranks among which a file's datasets are decomposed and this rank's
+// index among them: every rank for a shared file, this rank alone for its own file.
+func (in *instance) share(env patterns.Env) (nranks, rank int) {
+	if in.parallel {
+		return env.Size, env.Rank
+	}
+	return 1, 0
+}
+
 // sim is one replay of the write phase (or the writes a restart read needs).
 type sim struct {
 	e         *engine
@@ -208,7 +217,7 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 				return err
 			}
 		}
-		if err := s.readContent(in, a, step, coll, s.env.Size); err != nil {
+		if err := s.readContent(in, a, step, coll); err != nil {
 			return err
 		}
 		if readOnly {
@@ -426,7 +435,8 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			return &desc.Error{Pos: v.ds.Pos, Key: v.ds.Type.Path, Value: v.ds.Name,
 				Reason: fmt.Sprintf("the shape of %s changes from %v to %v at step %d in the same file", v.path, old.shape, sp.shape, step)}
 		}
-		dec, err := s.e.decomposer(v.ds, sp, s.sc, s.env.Size, s.e.d.Dir)
+		nr, rank := in.share(s.env)
+		dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
 		if err != nil {
 			return err
 		}
@@ -445,7 +455,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		}
 		dsOpen = append(dsOpen, v.path)
 		s.specs[in.path][v.path] = sp
-		p := dec.part(s.env.Rank)
+		p := dec.part(rank)
 		fileShape := slices.Clone(sp.shape)
 		sel := p.sel
 		if sp.extend >= 0 && len(prev) > 0 {
@@ -460,7 +470,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		}
 		if len(sp.shape) == 0 { // a scalar dataset: rank 0 writes it (replicated: every rank)
 			t.MemShape = nil
-			if p.mem == nil && dec.kind == "rank0" && s.env.Rank != 0 {
+			if p.mem == nil && dec.kind == "rank0" && rank != 0 {
 				t.Selection = plan.None()
 			}
 		}

@@ -13,7 +13,8 @@ import (
 // element verified against the step that wrote it: an extended dataset is read one slab
 // per write. nranks ranks read, each its part of the dataset's decomposition, or of the
 // action's select.
-func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool, nranks int) error {
+func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) error {
+	nranks, rank := in.share(s.env)
 	var vs []visit
 	var groups []struct {
 		g    *desc.Group
@@ -40,7 +41,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool, nra
 			full[0] = uint64(len(written)) * sp.shape[0]
 		}
 		for k, ws := range slabs {
-			sel, mem, err := s.readPart(a, v.ds, sp, nranks)
+			sel, mem, err := s.readPart(a, v.ds, sp, nranks, rank)
 			if err != nil {
 				return err
 			}
@@ -66,7 +67,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool, nra
 }
 
 // readPart is this rank's part of one slab of a dataset read by nranks ranks.
-func (s *sim) readPart(a *desc.Action, ds *desc.Dataset, sp *dsSpec, nranks int) (plan.Selection, []uint64, error) {
+func (s *sim) readPart(a *desc.Action, ds *desc.Dataset, sp *dsSpec, nranks, r int) (plan.Selection, []uint64, error) {
 	if len(sp.shape) == 0 {
 		return plan.Selection{}, nil, nil
 	}
@@ -75,7 +76,7 @@ func (s *sim) readPart(a *desc.Action, ds *desc.Dataset, sp *dsSpec, nranks int)
 		if err != nil {
 			return plan.Selection{}, nil, err
 		}
-		p := dec.part(s.env.Rank)
+		p := dec.part(r)
 		return p.sel, p.mem, nil
 	}
 	sel := a.Select
@@ -116,7 +117,6 @@ func (s *sim) readPart(a *desc.Action, ds *desc.Dataset, sp *dsSpec, nranks int)
 	}
 	// Split dimension 0 of the sub-volume over the readers (the first ranks take one more),
 	// or give it all to rank 0.
-	r := s.env.Rank
 	first, n := uint64(0), count[0]
 	if !strings.EqualFold(sel.To.Text, "rank0") {
 		q, rem := count[0]/uint64(nranks), count[0]%uint64(nranks)
@@ -222,7 +222,7 @@ func (e *engine) restart(a *desc.Action, env patterns.Env) (plan.Plan, error) {
 	in := &instance{file: f, path: path, parallel: par}
 	pl.Add(plan.Op{Kind: plan.OpenFile, Path: path, Collective: par, Step: step, File: &plan.FileSpec{Parallel: par, ReadOnly: true,
 		CollMetadataOps: par && strings.EqualFold(f.CollectiveMetadata.Text, "true")}})
-	if err := r.readContent(in, a, step, coll && par, env.Size); err != nil {
+	if err := r.readContent(in, a, step, coll && par); err != nil {
 		return pl, err
 	}
 	pl.Add(plan.Op{Kind: plan.CloseFile, Path: path, Collective: par})

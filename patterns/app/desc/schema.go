@@ -331,6 +331,8 @@ func nearest(s string, allowed []string) string {
 
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	// The optimal-string-alignment distance: "stpes" is one edit from "steps".
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -344,8 +346,11 @@ func editDistance(a, b string) int {
 				c = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1) // a transposition of adjacent runes
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }
