@@ -132,6 +132,18 @@ type Factory struct {
 	Summary string
 	Options *options.Table
 	New     func(v *options.Values) (Pattern, error)
+	// Dynamic, when set, returns the table the given options are parsed with in place of
+	// Options: the app pattern's keys are Options' plus its description's parameters.
+	Dynamic func(kvs []options.KV) (*options.Table, error)
+}
+
+// OptionsFor returns the table the options kvs are parsed with: Options, or the table
+// Dynamic builds for them.
+func (f Factory) OptionsFor(kvs []options.KV) (*options.Table, error) {
+	if f.Dynamic == nil {
+		return f.Options, nil
+	}
+	return f.Dynamic(kvs)
 }
 
 var registry = map[string]Factory{}

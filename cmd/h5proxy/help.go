@@ -10,6 +10,7 @@ import (
 	"github.com/h5proxy/h5proxy/h5bench"
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/proxy"
 	"github.com/h5proxy/h5proxy/proxy/concat"
 )
@@ -43,6 +44,12 @@ func cmdHelp(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%s: %s\n\n", f.Name, f.Summary)
 	if err := f.Options.WriteHelp(stdout); err != nil {
 		return err
+	}
+	if f.Name == "app" {
+		fmt.Fprintln(stdout, "\nThe description's parameters are keys too. The description format (docs/apps.md):")
+		if err := desc.WriteHelp(stdout); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stdout, "\nSession keys are accepted too (h5proxy help session): %s\n", strings.Join(sessionKeys(), ", "))
 	return nil

@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/plan"
 
 	"github.com/h5proxy/h5proxy/patterns"
@@ -16,7 +18,7 @@ import (
 )
 
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("plan", "plan [flags] PATTERN [KEY=VALUE ...]", stderr)
+	fs := newFlags("plan", "plan [flags] PATTERN|DESCRIPTION.yaml [KEY=VALUE ...]", stderr)
 	rank := fs.Int("rank", 0, "rank whose plan to print")
 	size := fs.Int("size", 1, "number of ranks")
 	phase := fs.String("phase", "write", "phase: write or read")
@@ -47,7 +49,8 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := proxy.ParseOptions(fs.Arg(0), append(kvs, defaultFile(kvs)...))
+	pattern, kvs := descriptionPattern(fs.Arg(0), kvs)
+	cfg, err := proxy.ParseOptions(pattern, append(kvs, defaultFile(kvs)...))
 	if err != nil {
 		return err
 	}
@@ -96,6 +99,15 @@ func printPlanStats(w io.Writer, took time.Duration) {
 		rss = ru.Maxrss << 10 // Linux reports KiB
 	}
 	fmt.Fprintf(w, "# plan_s %.3f heap_alloc_bytes %d heap_sys_bytes %d max_rss_bytes %d\n", took.Seconds(), ms.TotalAlloc, ms.HeapSys, rss)
+}
+
+// descriptionPattern turns a description file given where a pattern goes into pattern
+// app with description=FILE.
+func descriptionPattern(arg string, kvs []options.KV) (string, []options.KV) {
+	if data, err := os.ReadFile(arg); err == nil && desc.Sniff(arg, data) {
+		return "app", append([]options.KV{{Key: "description", Value: arg}}, kvs...)
+	}
+	return arg, kvs
 }
 
 // defaultFile supplies a file name when the arguments give none: a plan needs a path.
