@@ -296,6 +296,22 @@ func putNumber(t plan.Type, b []byte, f float64) {
 	}
 }
 
+// putMembers writes a generated element: f into every numeric member (of a compound, at
+// every depth), the element index into strings (Chombo's and AMReX's box attributes are
+// compounds of integers).
+func putMembers(t plan.Type, b []byte, i int, f float64) {
+	switch t.Class {
+	case plan.String:
+		copy(b, strconv.Itoa(i))
+	case plan.Compound:
+		for _, m := range t.Members {
+			putMembers(m.Type, b[m.Offset:m.Offset+m.Type.Size], i, f)
+		}
+	default:
+		putNumber(t, b, f)
+	}
+}
+
 // encodeValue encodes a literal scalar of an atomic or string type.
 func encodeValue(t plan.Type, v desc.Value) ([]byte, error) {
 	b := make([]byte, t.Size)
@@ -363,8 +379,8 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 		shape = []uint64{uint64(len(vals))}
 	}
 	n := int(plan.Product(shape))
-	if t.Class == plan.Compound {
-		return nil, &desc.Error{Pos: a.Pos, Key: a.Type.Path, Value: a.Type.Text, Reason: "compound attributes are not supported", Allowed: "atomic and string types"}
+	if t.Class == plan.Compound && !a.Generate.Set {
+		return nil, &desc.Error{Pos: a.Pos, Key: a.Type.Path, Value: a.Type.Text, Reason: "a compound attribute takes generated values", Allowed: "generate: seeded|index"}
 	}
 	buf := make([]byte, n*t.Size)
 	switch {
@@ -374,11 +390,7 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 			if strings.EqualFold(a.Generate.Text, "seeded") {
 				f = emulate.Value(t.Class, e.seed, owner+"@"+a.Name, step, uint64(i))
 			}
-			if t.Class == plan.String {
-				copy(buf[i*t.Size:(i+1)*t.Size], strconv.Itoa(i))
-				continue
-			}
-			putNumber(t, buf[i*t.Size:], f)
+			putMembers(t, buf[i*t.Size:(i+1)*t.Size], i, f)
 		}
 	case len(vals) == n || (len(vals) == 1 && shape == nil):
 		for i, v := range vals {
