@@ -513,7 +513,7 @@ func (d *deriver) perRank(v uint64, name string) string {
 	// A placeholder: the names are chosen once every parameter is known (one is "n").
 	p := fmt.Sprintf("\x00%d\x00", len(d.paramList))
 	d.params[v] = p
-	d.paramList = append(d.paramList, param{ident(name), strconv.FormatUint(v, 10),
+	d.paramList = append(d.paramList, param{ident(name), sizeText(v),
 		fmt.Sprintf("elements per rank along dim 0 (first seen on %s)", name)})
 	return p
 }
@@ -525,7 +525,6 @@ func (d *deriver) extent(v uint64) string {
 	}
 	return strconv.FormatUint(v, 10)
 }
-
 
 // nameParams names the per-rank parameters: "n" when there is one, else n_DATASET after
 // the first dataset that uses each, and substitutes the placeholders in body.
@@ -545,4 +544,18 @@ func (d *deriver) nameParams(body []byte) []byte {
 		body = bytes.ReplaceAll(body, []byte(fmt.Sprintf("\x00%d\x00", i)), []byte(name))
 	}
 	return body
+}
+
+// sizeText renders a count with a binary unit when it has one (2097152: 2Mi), as a person
+// writes sizes in a description.
+func sizeText(v uint64) string {
+	for _, u := range []struct {
+		unit string
+		n    uint64
+	}{{"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
+		if v >= u.n && v%u.n == 0 {
+			return strconv.FormatUint(v/u.n, 10) + u.unit
+		}
+	}
+	return strconv.FormatUint(v, 10)
 }
