@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -68,5 +69,39 @@ func TestParticlesPlan(t *testing.T) {
 	if os.Getenv("SHOW") != "" {
 		t.Log("\n" + got)
 		t.Log("\n" + listing(all(t, p, patterns.PhaseRead, env)))
+	}
+}
+
+// TestDocsExamplesPlan: every YAML block of docs/apps.md is a description that plans on 4
+// ranks, and the tutorial is examples/apps/particles.yaml word for word.
+func TestDocsExamplesPlan(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/apps.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := os.ReadFile("../../examples/apps/particles.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(doc), "```yaml\n")[1:]
+	if len(blocks) == 0 {
+		t.Fatal("docs/apps.md has no yaml block")
+	}
+	for i, b := range blocks {
+		src := b[:strings.Index(b, "```")]
+		if i == 0 && src != string(ex) {
+			t.Errorf("docs/apps.md's tutorial differs from examples/apps/particles.yaml")
+		}
+		d, err := desc.Parse("docs/apps.md block "+fmt.Sprint(i), []byte(src), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := FromDescription(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ph := range p.Phases() {
+			all(t, p, ph, patterns.Env{Rank: 3, Size: 4, Path: "/out/run.h5"})
+		}
 	}
 }

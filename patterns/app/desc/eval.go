@@ -183,8 +183,11 @@ func (s *Scope) program(text string) (*vm.Program, error) {
 
 // allowedVars lists what an expression may name, for errors.
 func (s *Scope) allowedVars() string {
-	return "numbers (sizes 8Mi, durations 1.5s), the parameters " + strings.Join(s.paramNames(), ", ") +
-		", nranks, rank, step, and expr-lang operators and functions (div(a, b) and cdiv(a, b) divide integers)"
+	params := ""
+	if names := s.paramNames(); len(names) > 0 {
+		params = "the parameters " + strings.Join(names, ", ") + ", "
+	}
+	return "numbers (sizes 8Mi, durations 1.5s), " + params + "nranks, rank, step, and expr-lang operators and functions (div(a, b) and cdiv(a, b) divide integers)"
 }
 
 func (s *Scope) paramNames() []string {
