@@ -10,7 +10,7 @@ import (
 
 // TestDeriveRoundTrip derives descriptions from files the built-in patterns write (VPIC's
 // one file with a group per step; a series of AMReX plotfiles with compound datasets and
-// attributes) and runs them: the files written are equal to the inputs under h5dump -pH,
+// attributes; chunked, filtered, extensible checkpoints of a description) and runs them: the files written are equal to the inputs under h5dump -pH,
 // addresses aside, and the description reads as a person would write it (a step template,
 // folded datasets, a file series with its cadence, comments on what a file cannot tell).
 func TestDeriveRoundTrip(t *testing.T) {
@@ -18,7 +18,7 @@ func TestDeriveRoundTrip(t *testing.T) {
 		t.Skip("h5dump not installed")
 	}
 	cases := []struct {
-		name, builtin string
+		name, builtin string   // builtin: a native configuration, or a description's path
 		inputs        []string // files the built-in writes, relative to its directory
 		want          []string // lines the description holds
 	}{
@@ -30,6 +30,9 @@ func TestDeriveRoundTrip(t *testing.T) {
 			[]string{"amx/plt00000.h5", "amx/plt00001.h5", "amx/plt00002.h5"},
 			[]string{"  outputs: 3", "    name: plt${step:05d}.h5", "steps: (outputs - 1) * output_every + 1",
 				"  boxcenter: {i: i32, j: i32, k: i32}", `"data:offsets=0": {type: i64, shape: [9], decompose: rank0}`, "prob_domain: {type: prob_domain, generate: seeded}"}},
+		// Chunked, filtered and extensible datasets, from a description's checkpoints.
+		{"chunked", "../../patterns/app/testdata/particles.yaml", []string{"ckpt_0000.h5", "ckpt_0002.h5"},
+			[]string{"  output_every: 2", "max_shape: [unlimited], chunk: [2]", "chunk: [n_state, 4], filters: [shuffle, {deflate: 4}]"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -40,10 +43,18 @@ func TestDeriveRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := os.WriteFile(filepath.Join(b, "builtin.json"), []byte(c.builtin), 0o644); err != nil {
+			config, text := "builtin.json", []byte(c.builtin)
+			if strings.HasSuffix(c.builtin, ".yaml") {
+				config = filepath.Base(c.builtin)
+				var err error
+				if text, err = os.ReadFile(c.builtin); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(b, config), text, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			h5proxy(t, b, "run", "-np", "2", "-quiet", "builtin.json").expect(t, 0, nil, nil)
+			h5proxy(t, b, "run", "-np", "2", "-quiet", config).expect(t, 0, nil, nil)
 			args := append([]string{"derive"}, c.inputs...)
 			h5proxy(t, b, append(args, "-np", "2", "-o", filepath.Join(d, "derived.yaml"))...).expect(t, 0, nil, nil)
 			text, err := os.ReadFile(filepath.Join(d, "derived.yaml"))

@@ -437,8 +437,13 @@ func (d *deriver) dataset(w *bytes.Buffer, set []*Dataset, ind string) {
 		f = append(f, "layout: compact")
 	case i.Chunk != nil:
 		var cs []string
-		for _, c := range i.Chunk {
-			cs = append(cs, d.extent(c))
+		np := uint64(d.o.Ranks)
+		for j, c := range i.Chunk {
+			e := strconv.FormatUint(c, 10)
+			if p, ok := d.params[c]; ok && j == 0 && i.Shape[0]%np == 0 && c == i.Shape[0]/np {
+				e = p // a chunk of one rank's rows (the per-rank parameter)
+			}
+			cs = append(cs, e)
 		}
 		f = append(f, "chunk: ["+strings.Join(cs, ", ")+"]")
 		if fl := filters(i); fl != "" {
@@ -516,14 +521,6 @@ func (d *deriver) perRank(v uint64, name string) string {
 	d.paramList = append(d.paramList, param{ident(name), sizeText(v),
 		fmt.Sprintf("elements per rank along dim 0 (first seen on %s)", name)})
 	return p
-}
-
-// extent renders a chunk extent: a per-rank parameter when one has that value.
-func (d *deriver) extent(v uint64) string {
-	if p, ok := d.params[v]; ok {
-		return p
-	}
-	return strconv.FormatUint(v, 10)
 }
 
 // nameParams names the per-rank parameters: "n" when there is one, else n_DATASET after
