@@ -93,6 +93,10 @@ func TestAppSamples(t *testing.T) {
 		// path: BD-CATS opens the file once and each Timestep group.
 		{desc: "bd-cats-full.yaml", files: []string{"bdcats.h5:bdcats.h5"}, census: true, skip: []string{"H5Fopen", "H5Fclose", "H5Gopen2", "H5Gclose"},
 			builtin: `{"pattern":"vpic","phases":["write","read"],"session":{"file":"bdcats.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES","READ_OPTION":"FULL"}}`},
+		// openPMD-api reopens groups and datasets to write their attributes; the
+		// description writes them on the objects it creates.
+		{desc: "openpmd-8a.yaml", files: []string{"8a_parallel_3Db_0000001.h5:8a_parallel_3Db_0000001.h5"}, census: true, skip: []string{"H5Dopen2", "H5Dclose", "H5Gopen2", "H5Gclose"},
+			builtin: `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`},
 		// AMReX creates each plotfile's metadata on rank 0 alone and reopens it on every
 		// rank: descriptions have no serial pre-creation, so only the files compare.
 		{desc: "amrex-plotfile.yaml", files: []string{"amx/plt00000.h5:plt00000.h5", "amx/plt00001.h5:plt00001.h5"},

@@ -45,6 +45,7 @@ func Write(w io.Writer, files []*File, o Options) error {
 // compound types, the steps and the body text.
 type deriver struct {
 	o         Options
+	group     string            // the group whose datasets are being rendered
 	params    map[uint64]string // per-rank extent -> parameter name
 	paramList []param
 	types     []namedType
@@ -363,6 +364,7 @@ func (d *deriver) foldSteps(root *Group) *Group {
 // groupBody renders a group's attributes, datasets and subgroups at indent.
 func (d *deriver) groupBody(w *bytes.Buffer, g *Group, ind string) {
 	d.attrs(w, g.Attrs, ind)
+	d.group = g.Name
 	if len(g.Datasets) > 0 {
 		fmt.Fprintf(w, "%sdatasets:\n", ind)
 		for _, f := range fold(g.Datasets) {
@@ -382,17 +384,16 @@ func (d *deriver) groupBody(w *bytes.Buffer, g *Group, ind string) {
 	}
 }
 
-// fold groups datasets of equal type, shape and properties and no attributes into lists
-// of names, in the order of their first member.
+// fold groups datasets of equal type, shape and properties and equal attributes (values
+// included) into lists of names, in the order of their first member.
 func fold(ds []*Dataset) [][]*Dataset {
 	var out [][]*Dataset
 	at := map[string]int{}
 	for _, x := range ds {
-		if len(x.Attrs) > 0 {
-			out = append(out, []*Dataset{x})
-			continue
-		}
 		s := dsSig(x)
+		for _, a := range x.Attrs {
+			s += fmt.Sprintf("|%s:%s%v=%x", a.Name, a.Type, a.Shape, a.Value)
+		}
 		if i, ok := at[s]; ok {
 			out[i] = append(out[i], x)
 			continue
@@ -464,7 +465,10 @@ func (d *deriver) dataset(w *bytes.Buffer, set []*Dataset, ind string) {
 		f = append(f, "decompose: "+decomp)
 	}
 	note := ""
-	if decomp == "rank0" && len(i.Shape) > 0 {
+	switch {
+	case decomp == "rank0" && len(i.Shape) > 0 && i.Shape[0] == 0:
+		note = "    # empty"
+	case decomp == "rank0" && len(i.Shape) > 0:
 		note = "    # dim 0 does not divide over the ranks: rank 0 writes it"
 	}
 	if len(x.Attrs) == 0 {
@@ -518,8 +522,8 @@ func (d *deriver) perRank(v uint64, name string) string {
 	// A placeholder: the names are chosen once every parameter is known (one is "n").
 	p := fmt.Sprintf("\x00%d\x00", len(d.paramList))
 	d.params[v] = p
-	d.paramList = append(d.paramList, param{ident(name), sizeText(v),
-		fmt.Sprintf("elements per rank along dim 0 (first seen on %s)", name)})
+	d.paramList = append(d.paramList, param{ident(name) + "\x00" + ident(d.group+"_"+name), sizeText(v),
+		fmt.Sprintf("elements per rank along dim 0 (first seen on %s)", strings.TrimPrefix(d.group+"/"+name, "//"))})
 	return p
 }
 
@@ -529,9 +533,13 @@ func (d *deriver) nameParams(body []byte) []byte {
 	taken := map[string]bool{"steps": true, "outputs": true, "output_every": true, "first_output": true}
 	for i := range d.paramList {
 		p := &d.paramList[i]
+		base, qualified, _ := strings.Cut(p.name, "\x00")
 		name := "n"
 		if len(d.paramList) > 1 {
-			name = "n_" + p.name
+			name = "n_" + base
+		}
+		if taken[name] {
+			name = "n_" + qualified // the same dataset name in another group
 		}
 		for taken[name] {
 			name += "_"
