@@ -66,6 +66,22 @@ var (
 	U16 = Type{Class: Uint16, Size: 2}
 )
 
+// Align is the type's natural alignment as a member of a C struct: its size for atomic
+// types, 1 for strings (char arrays), the largest of its members' for compounds.
+func (t Type) Align() int {
+	switch t.Class {
+	case String:
+		return 1
+	case Compound:
+		a := 1
+		for _, m := range t.Members {
+			a = max(a, m.Type.Align())
+		}
+		return a
+	}
+	return t.Size
+}
+
 // Str returns a fixed-length string type of n bytes.
 func Str(n int) Type { return Type{Class: String, Size: n} }
 

@@ -89,7 +89,7 @@ func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) 
 		if err != nil {
 			return t, err
 		}
-		a := align(t)
+		a := t.Align()
 		off = (off + a - 1) / a * a
 		members = append(members, plan.Field(m.Name, off, t))
 		off += t.Size
@@ -100,21 +100,6 @@ func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) 
 	}
 	size := (off + maxAlign - 1) / maxAlign * maxAlign
 	return plan.Struct(c.Name, size, members...), nil
-}
-
-// align is a type's natural alignment in a C struct.
-func align(t plan.Type) int {
-	switch t.Class {
-	case plan.String:
-		return 1
-	case plan.Compound:
-		a := 1
-		for _, m := range t.Members {
-			a = max(a, align(m.Type))
-		}
-		return a
-	}
-	return t.Size
 }
 
 // numeric reports whether HDF5 converts the class to and from every other numeric class.

@@ -71,7 +71,7 @@ func packed(t plan.Type) []int {
 	off, bad := 0, false
 	var offs []int
 	for _, m := range t.Members {
-		a := align(m.Type)
+		a := m.Type.Align()
 		off = (off + a - 1) / a * a
 		if m.Offset != off {
 			bad = true
@@ -83,20 +83,6 @@ func packed(t plan.Type) []int {
 		return offs
 	}
 	return nil
-}
-
-func align(t plan.Type) int {
-	switch t.Class {
-	case plan.String:
-		return 1
-	case plan.Compound:
-		a := 1
-		for _, m := range t.Members {
-			a = max(a, align(m.Type))
-		}
-		return a
-	}
-	return t.Size
 }
 
 // members renders a compound's members as a flow map, nested compounds inline.
