@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +21,15 @@ var Options = &options.Table{Name: "app", Specs: []options.Spec{
 
 // Factory builds the app pattern; package patterns/all registers it.
 var Factory = patterns.Factory{Name: "app", Summary: "your own application's I/O from a description file (description=FILE; docs/apps.md)",
-	Options: Options, New: New, Dynamic: Table}
+	Options: Options, New: New, Dynamic: Table, MoreHelp: moreHelp}
+
+// moreHelp prints the description format after the option table.
+func moreHelp(w io.Writer) error {
+	if _, err := fmt.Fprintln(w, "\nThe description's parameters are keys too. The description format (docs/apps.md):"); err != nil {
+		return err
+	}
+	return desc.WriteHelp(w)
+}
 
 // descriptionOf returns the description option's value among kvs.
 func descriptionOf(kvs []options.KV) string {
