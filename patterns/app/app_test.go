@@ -3,11 +3,13 @@ package app
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -28,30 +30,10 @@ func load(t testing.TB, name string, ov ...desc.Override) *Pattern {
 	return p.(*Pattern)
 }
 
-// all returns every plan of a phase on one rank: begin, steps, end.
+// all returns every plan of a phase on one rank: begin, steps, end, each valid.
 func all(t testing.TB, p patterns.Pattern, ph patterns.Phase, env patterns.Env) []plan.Plan {
 	t.Helper()
-	var out []plan.Plan
-	b, err := p.Begin(ph, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out = append(out, b)
-	for s := range patterns.StepsOf(p, ph, env.Size) {
-		pl, err := p.Step(ph, s, env)
-		if err != nil {
-			t.Fatalf("step %d: %v", s, err)
-		}
-		if err := pl.Validate(); err != nil {
-			t.Fatalf("step %d: %v", s, err)
-		}
-		out = append(out, pl)
-	}
-	e, err := p.End(ph, patterns.StepsOf(p, ph, env.Size), env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(out, e)
+	return plantest.MustPhase(t, p, ph, env)
 }
 
 func listing(pls []plan.Plan) string {
@@ -103,5 +85,36 @@ func TestDocsExamplesPlan(t *testing.T) {
 		for _, ph := range p.Phases() {
 			all(t, p, ph, patterns.Env{Rank: 3, Size: 4, Path: "/out/run.h5"})
 		}
+	}
+}
+
+// TestLifecycle: with one file open at a time (reopen), every phase's plans open and
+// close files and objects in pairs, objects inside open parents, transfers on open
+// datasets (plantest.CheckLifecycle), at 1 and 3 ranks, and through the registry.
+func TestLifecycle(t *testing.T) {
+	path, err := filepath.Abs("testdata/particles.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := filepath.Join(t.TempDir(), "one.yaml")
+	if err := os.WriteFile(one, []byte(strings.Replace(string(src), "    name: particles.h5\n", "    name: particles.h5\n    reopen: true\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := plantest.For[patterns.Pattern](Factory).Must(t, "description="+one, "steps=5", "vars=x,v")
+	for _, size := range []int{1, 3} {
+		for _, ph := range p.Phases() {
+			plans := all(t, p, ph, patterns.Env{Rank: size - 1, Size: size, Path: "/out/run.h5"})
+			if err := plantest.CheckLifecycle(ph, plans, plantest.Lifecycle{}); err != nil {
+				t.Errorf("%s phase on %d ranks: %v", ph, size, err)
+			}
+		}
+	}
+	if _, _, err := plantest.For[patterns.Pattern](Factory).Build("description="+one, "vars=x", "nosuch=1"); err == nil ||
+		!strings.Contains(err.Error(), `key "nosuch"`) || !strings.Contains(err.Error(), "allowed: description, particles, steps, vars") {
+		t.Errorf("unknown parameter: %v", err)
 	}
 }
