@@ -88,11 +88,11 @@ var AtomicTypes = []string{"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64",
 // The shared sub-trees: attributes hang on files, groups and datasets; groups nest.
 var (
 	attrNode = &Node{Key: "attributes", Kind: Named, Help: "attributes by name; a scalar is a literal attribute (a number, or a string)",
-		Example: `attributes: {units: "m/s", time: {type: f64, value: "step * dt"}}`,
+		Example: `attributes: {units: "m/s", time: {type: f64, value: "${step * dt}"}}`,
 		Elem: &Node{Kind: Map, Short: "the attribute's literal value", Fields: []*Node{
-			{Key: "type", Kind: TypeName, Help: "datatype; default: i64 for integers, f64 for numbers, strN for a string of N bytes"},
+			{Key: "type", Kind: TypeName, Help: "datatype: atomic or strN (default: inferred from the value)"},
 			{Key: "shape", Kind: List, Help: "extent of a 1-D array attribute (empty: scalar)", Elem: &Node{Kind: Expr}},
-			{Key: "value", Kind: Literal, Help: "literal value: a number, a string, or a list (an array attribute); an expression string is evaluated per step (e.g. \"step * dt\")"},
+			{Key: "value", Kind: Literal, Help: "literal value: a number, a string, or a list (an array attribute); ${EXPR} is evaluated when the attribute is written, at its object's creation (e.g. \"${step * dt}\"); without type: i64 for integers, f64 for other numbers and expressions, else a string as long as the longest value"},
 			{Key: "generate", Kind: Enum, Allowed: []string{"seeded", "index"}, Help: "generated values instead of value: seeded pseudo-random (as datasets are filled) or the element index"},
 		}}}
 	filterNode = &Node{Key: "filters", Kind: List, Help: "the filter pipeline in order (chunked layout only)",
