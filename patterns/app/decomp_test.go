@@ -136,7 +136,7 @@ func TestMapDecomposition(t *testing.T) {
 			t.Errorf("rank %d has %v, want %v", r, got[r], want[r])
 		}
 	}
-	m.Decomps[0].Offsets[4] = 10 // process 2 now writes element 10, which process 0 writes too
+	m.Decomps[0].Offsets[4] = 10                                              // process 2 now writes element 10, which process 0 writes too
 	e3sm.RegisterMapReader(func(string) (*e3sm.Map, error) { return m, nil }) // (drops the cached map)
 	_, err := FromDescription(mustParse(t, src))
 	if err == nil {

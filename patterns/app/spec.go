@@ -152,23 +152,11 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 			c.FillValue = b
 		}
 	}
-	switch strings.ToLower(ds.FillTime.Text) {
-	case "ifset":
-		c.Tuning.FillTime = plan.FillTimeIfSet
-	case "alloc":
-		c.Tuning.FillTime = plan.FillTimeAlloc
-	case "never":
-		c.Tuning.FillTime = plan.FillTimeNever
+	if ds.FillTime.Set { // the schema allows plan's names only
+		c.Tuning.FillTime, _ = plan.ParseFillTime(strings.ToLower(ds.FillTime.Text))
 	}
-	switch strings.ToLower(ds.AllocTime.Text) {
-	case "default":
-		c.Tuning.AllocTime = plan.AllocTimeDefault
-	case "early":
-		c.Tuning.AllocTime = plan.AllocTimeEarly
-	case "late":
-		c.Tuning.AllocTime = plan.AllocTimeLate
-	case "incr":
-		c.Tuning.AllocTime = plan.AllocTimeIncr
+	if ds.AllocTime.Set {
+		c.Tuning.AllocTime, _ = plan.ParseAllocTime(strings.ToLower(ds.AllocTime.Text))
 	}
 	if ds.Memory.Type.Set && ds.Memory.Struct.Set {
 		return nil, errAt(ds.Memory.Struct, "memory takes type or struct, not both", "one of memory.type, memory.struct")

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Kind is the form a key's value takes in a description.
@@ -147,8 +149,8 @@ var (
 			{Key: "chunk", Kind: List, Elem: &Node{Kind: Expr}, Help: "chunk extent per dimension (layout chunked)"},
 			filterNode,
 			{Key: "fill", Kind: Literal, Help: "fill value (a number); `undefined` leaves it undefined"},
-			{Key: "fill_time", Kind: Enum, Allowed: []string{"ifset", "alloc", "never"}, Help: "H5Pset_fill_time"},
-			{Key: "alloc_time", Kind: Enum, Allowed: []string{"default", "early", "late", "incr"}, Help: "H5Pset_alloc_time"},
+			{Key: "fill_time", Kind: Enum, Allowed: plan.FillTimeNames, Help: "H5Pset_fill_time"},
+			{Key: "alloc_time", Kind: Enum, Allowed: plan.AllocTimeNames, Help: "H5Pset_alloc_time"},
 			decompNode,
 			memNode,
 			attrNode,
