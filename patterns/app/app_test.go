@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
@@ -116,5 +117,33 @@ func TestLifecycle(t *testing.T) {
 	if _, _, err := plantest.For[patterns.Pattern](Factory).Build("description="+one, "vars=x", "nosuch=1"); err == nil ||
 		!strings.Contains(err.Error(), `key "nosuch"`) || !strings.Contains(err.Error(), "allowed: description, particles, steps, vars") {
 		t.Errorf("unknown parameter: %v", err)
+	}
+}
+
+// TestComputeAfter: a description's compute is a patterns.Computer whose time may depend
+// on the step; without compute, the pattern leaves the session's compute_time alone.
+func TestComputeAfter(t *testing.T) {
+	src := "params: {c: 0.25s}\nsteps: 3\ncompute: c * (step + 1)\nfiles: {o: {name: o.h5, datasets: {x: {type: i8, shape: [4]}}}}\ntimeline: [{write: o}]\n"
+	p, err := FromDescription(mustParse(t, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := p.(patterns.Computer)
+	if !ok {
+		t.Fatalf("%T is not a patterns.Computer", p)
+	}
+	env := patterns.Env{Rank: 0, Size: 1}
+	if d := c.ComputeAfter(patterns.PhaseWrite, 2, env); d != 750*time.Millisecond {
+		t.Errorf("compute after step 2: %v", d)
+	}
+	if d := c.ComputeAfter(patterns.PhaseRead, 0, env); d != 0 {
+		t.Errorf("compute after a read: %v", d)
+	}
+	p, err = FromDescription(mustParse(t, strings.Replace(src, "compute: c * (step + 1)\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.(patterns.Computer); ok {
+		t.Error("a description without compute overrides the session's compute_time")
 	}
 }
