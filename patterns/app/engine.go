@@ -477,6 +477,9 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
 		s.writes[in.path][v.path] = append(prev, step)
 	}
+	if len(a.Datasets) > 0 && len(dsOpen) == 0 {
+		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
+	}
 	for i := len(dsOpen) - 1; i >= 0; i-- {
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: dsOpen[i], Collective: in.parallel, Step: step})
 	}
