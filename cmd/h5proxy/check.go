@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy"
 )
 
 // cmdCheck checks a description (or any pattern's keys) for N ranks without any I/O:
@@ -26,25 +24,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if *np < 1 {
 		return usageError{error: fmt.Errorf("-np %d: at least 1 rank", *np)}
 	}
-	for _, a := range fs.Args()[1:] {
-		if strings.HasPrefix(a, "-") {
-			return usageError{error: fmt.Errorf("flag %s after %s: flags go first, as in: h5proxy check -np 4 %s KEY=VALUE", a, fs.Arg(0), fs.Arg(0))}
-		}
-	}
-	text, err := splitKV(fs.Args()[1:])
-	if err != nil {
-		return err
-	}
-	kvs, err := proxy.ParseKV(text)
-	if err != nil {
-		return err
-	}
-	pattern, kvs := descriptionPattern(fs.Arg(0), kvs)
-	cfg, err := proxy.ParseOptions(pattern, append(kvs, defaultFile(kvs)...))
-	if err != nil {
-		return err
-	}
-	pat, err := cfg.NewPattern()
+	cfg, pat, err := patternArgs(fs.Args(), "h5proxy check -np 4")
 	if err != nil {
 		return err
 	}

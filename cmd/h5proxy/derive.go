@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/h5proxy/h5proxy/proxy/derive"
+	"github.com/h5proxy/h5proxy/tools/derive"
 )
 
 // cmdDerive writes a description (docs/apps.md) of existing HDF5 files: h5proxy derive

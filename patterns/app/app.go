@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -18,9 +19,37 @@ var Options = &options.Table{Name: "app", Specs: []options.Spec{
 	{Key: "description", Kind: options.String, Help: "the description file (YAML or JSON; docs/apps.md); its parameters are further keys"},
 }}
 
-// Factory builds the app pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "app", Summary: "your own application's I/O from a description file (description=FILE; docs/apps.md)",
-	Options: Options, New: New, Dynamic: Table}
+// Config is the app pattern's configuration: the description, its parameters overridden.
+type Config struct {
+	D *desc.Description
+}
+
+// Factory builds the app pattern; package patterns/all registers it. Its option table is
+// Options plus the description's parameters (Table); a description that sets compute
+// makes a pattern that computes for that time after each step (patterns.Computer).
+var Factory = func() patterns.Factory {
+	f := patterns.Define(patterns.Def[Config, *Pattern]{Name: "app",
+		Summary: "your own application's I/O from a description file (description=FILE; docs/apps.md)",
+		Options: Options, Config: configOf, Init: (*Pattern).init})
+	build := f.New
+	f.New = func(v *options.Values) (patterns.Pattern, error) {
+		p, err := build(v)
+		if err != nil {
+			return nil, err
+		}
+		return p.(*Pattern).withCompute(), nil
+	}
+	f.Dynamic, f.MoreHelp = Table, moreHelp
+	return f
+}()
+
+// moreHelp prints the description format after the option table.
+func moreHelp(w io.Writer) error {
+	if _, err := fmt.Fprintln(w, "\nThe description's parameters are keys too. The description format (docs/apps.md):"); err != nil {
+		return err
+	}
+	return desc.WriteHelp(w)
+}
 
 // descriptionOf returns the description option's value among kvs.
 func descriptionOf(kvs []options.KV) string {
@@ -63,15 +92,15 @@ func paramTable(d *desc.Description) *options.Table {
 	return t
 }
 
-// New builds the pattern from parsed options: the description and its parameter overrides.
-func New(v *options.Values) (patterns.Pattern, error) {
+// configOf reads the description and applies the parameters given as options.
+func configOf(v *options.Values) (Config, error) {
 	path := v.String("description")
 	if path == "" {
-		return nil, v.Invalid("description", "the app pattern needs a description file", "description=FILE (YAML or JSON; docs/apps.md)")
+		return Config{}, v.Invalid("description", "the app pattern needs a description file", "description=FILE (YAML or JSON; docs/apps.md)")
 	}
 	d, err := desc.ParseFile(path, nil)
 	if err != nil {
-		return nil, err
+		return Config{}, err
 	}
 	var ov []desc.Override
 	for _, p := range d.Params {
@@ -81,40 +110,63 @@ func New(v *options.Values) (patterns.Pattern, error) {
 	}
 	if ov != nil {
 		if d, err = desc.ParseFile(path, ov); err != nil {
-			return nil, err
+			return Config{}, err
 		}
 	}
-	return FromDescription(d)
+	return Config{D: d}, nil
 }
 
-// FromDescription builds the pattern of a parsed description, checking what does not
-// depend on the rank count.
+// init completes a pattern made by Define from its description.
+func (p *Pattern) init(*options.Values) error { return p.setup(p.C.D) }
+
+// withCompute returns the pattern as a patterns.Computer when its description sets
+// compute.
+func (p *Pattern) withCompute() patterns.Pattern {
+	if p.e.d.Compute.Set {
+		return &computePattern{p}
+	}
+	return p
+}
+
+// FromDescription builds the pattern of a parsed description (Go programs that hold one;
+// the registry's Factory reads it from the options).
 func FromDescription(d *desc.Description) (patterns.Pattern, error) {
+	p := &Pattern{}
+	if err := p.setup(d); err != nil {
+		return nil, err
+	}
+	return p.withCompute(), nil
+}
+
+// setup checks what does not depend on the rank count: steps, types, the files actions
+// name, compute.
+func (p *Pattern) setup(d *desc.Description) error {
+	p.C.D = d
 	e := &engine{d: d, types: newTypeSet(d), decomps: map[decompKey]*decomposer{}}
 	sc, err := d.Scope(1, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if e.steps, err = sc.Int(d.Steps); err != nil {
-		return nil, err
+		return err
 	}
 	if e.steps < 1 {
-		return nil, errAt(d.Steps, "%d steps", "steps >= 1", e.steps)
+		return errAt(d.Steps, "%d steps", "steps >= 1", e.steps)
 	}
 	for _, c := range d.Types {
 		if _, err := e.types.lookup(desc.Value{Text: c.Name, Pos: c.Pos, Path: "types." + c.Name}); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	p := &Pattern{e: e}
+	p.e = e
 	for _, a := range d.Timeline {
 		verb, fv := a.Verb()
 		if _, err := e.file(fv); err != nil {
-			return nil, err
+			return err
 		}
 		restart := strings.EqualFold(a.At.Text, "restart")
 		if restart && verb != "read" {
-			return nil, errAt(a.At, "only reads happen at restart", "at: step or end for writes and flushes")
+			return errAt(a.At, "only reads happen at restart", "at: step or end for writes and flushes")
 		}
 		if restart {
 			p.restarts = append(p.restarts, a)
@@ -123,21 +175,21 @@ func FromDescription(d *desc.Description) (patterns.Pattern, error) {
 		}
 	}
 	if !p.writes && len(p.restarts) == 0 {
-		return nil, &desc.Error{Pos: desc.Pos{File: d.Source, Line: 1, Col: 1}, Key: "timeline", Reason: "the timeline has no action", Allowed: "a list of {write: FILE}, {read: FILE}, {flush: FILE} actions"}
+		return &desc.Error{Pos: desc.Pos{File: d.Source, Line: 1, Col: 1}, Key: "timeline", Reason: "the timeline has no action", Allowed: "a list of {write: FILE}, {read: FILE}, {flush: FILE} actions"}
 	}
 	if d.Compute.Set {
 		if _, err := sc.Duration(d.Compute); err != nil {
-			return nil, err
+			return err
 		}
-		return &computePattern{p}, nil
 	}
-	return p, nil
+	return nil
 }
 
 // Pattern is the app pattern: a description's plans. Plans are made by replaying the
 // whole write phase once per rank and rank count (cached), so every error shows before
 // the first operation.
 type Pattern struct {
+	patterns.Base[Config]
 	e        *engine
 	writes   bool
 	restarts []*desc.Action
@@ -156,7 +208,7 @@ type simKey struct {
 // Description returns the description the pattern runs.
 func (p *Pattern) Description() *desc.Description { return p.e.d }
 
-// Name returns "app".
+// Name returns "app" (also for patterns made by FromDescription, outside the registry).
 func (p *Pattern) Name() string { return "app" }
 
 // Steps is the description's steps.

@@ -3,11 +3,14 @@ package app
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -28,30 +31,10 @@ func load(t testing.TB, name string, ov ...desc.Override) *Pattern {
 	return p.(*Pattern)
 }
 
-// all returns every plan of a phase on one rank: begin, steps, end.
+// all returns every plan of a phase on one rank: begin, steps, end, each valid.
 func all(t testing.TB, p patterns.Pattern, ph patterns.Phase, env patterns.Env) []plan.Plan {
 	t.Helper()
-	var out []plan.Plan
-	b, err := p.Begin(ph, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out = append(out, b)
-	for s := range patterns.StepsOf(p, ph, env.Size) {
-		pl, err := p.Step(ph, s, env)
-		if err != nil {
-			t.Fatalf("step %d: %v", s, err)
-		}
-		if err := pl.Validate(); err != nil {
-			t.Fatalf("step %d: %v", s, err)
-		}
-		out = append(out, pl)
-	}
-	e, err := p.End(ph, patterns.StepsOf(p, ph, env.Size), env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(out, e)
+	return plantest.MustPhase(t, p, ph, env)
 }
 
 func listing(pls []plan.Plan) string {
@@ -103,5 +86,64 @@ func TestDocsExamplesPlan(t *testing.T) {
 		for _, ph := range p.Phases() {
 			all(t, p, ph, patterns.Env{Rank: 3, Size: 4, Path: "/out/run.h5"})
 		}
+	}
+}
+
+// TestLifecycle: with one file open at a time (reopen), every phase's plans open and
+// close files and objects in pairs, objects inside open parents, transfers on open
+// datasets (plantest.CheckLifecycle), at 1 and 3 ranks, and through the registry.
+func TestLifecycle(t *testing.T) {
+	path, err := filepath.Abs("testdata/particles.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := filepath.Join(t.TempDir(), "one.yaml")
+	if err := os.WriteFile(one, []byte(strings.Replace(string(src), "    name: particles.h5\n", "    name: particles.h5\n    reopen: true\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := plantest.For[patterns.Pattern](Factory).Must(t, "description="+one, "steps=5", "vars=x,v")
+	for _, size := range []int{1, 3} {
+		for _, ph := range p.Phases() {
+			plans := all(t, p, ph, patterns.Env{Rank: size - 1, Size: size, Path: "/out/run.h5"})
+			if err := plantest.CheckLifecycle(ph, plans, plantest.Lifecycle{}); err != nil {
+				t.Errorf("%s phase on %d ranks: %v", ph, size, err)
+			}
+		}
+	}
+	if _, _, err := plantest.For[patterns.Pattern](Factory).Build("description="+one, "vars=x", "nosuch=1"); err == nil ||
+		!strings.Contains(err.Error(), `key "nosuch"`) || !strings.Contains(err.Error(), "allowed: description, particles, steps, vars") {
+		t.Errorf("unknown parameter: %v", err)
+	}
+}
+
+// TestComputeAfter: a description's compute is a patterns.Computer whose time may depend
+// on the step; without compute, the pattern leaves the session's compute_time alone.
+func TestComputeAfter(t *testing.T) {
+	src := "params: {c: 0.25s}\nsteps: 3\ncompute: c * (step + 1)\nfiles: {o: {name: o.h5, datasets: {x: {type: i8, shape: [4]}}}}\ntimeline: [{write: o}]\n"
+	p, err := FromDescription(mustParse(t, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := p.(patterns.Computer)
+	if !ok {
+		t.Fatalf("%T is not a patterns.Computer", p)
+	}
+	env := patterns.Env{Rank: 0, Size: 1}
+	if d := c.ComputeAfter(patterns.PhaseWrite, 2, env); d != 750*time.Millisecond {
+		t.Errorf("compute after step 2: %v", d)
+	}
+	if d := c.ComputeAfter(patterns.PhaseRead, 0, env); d != 0 {
+		t.Errorf("compute after a read: %v", d)
+	}
+	p, err = FromDescription(mustParse(t, strings.Replace(src, "compute: c * (step + 1)\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.(patterns.Computer); ok {
+		t.Error("a description without compute overrides the session's compute_time")
 	}
 }

@@ -360,45 +360,45 @@ func selected(a *desc.Action, dsPath, name string) bool {
 	return false
 }
 
-// walkContent visits a content's datasets with their parent paths, creating (write) or
-// opening the groups on the way; it returns the groups to close, innermost last.
+// visit is a dataset of a file with its parent group's path and its own at the current
+// step.
 type visit struct {
 	ds     *desc.Dataset
 	parent string
 	path   string
 }
 
-func (s *sim) collect(c *desc.Content, parent string, out *[]visit, groups *[]struct {
+// groupAt is a group of a file with its path at the current step.
+type groupAt struct {
 	g    *desc.Group
 	path string
-}) error {
+}
+
+// collect lists a content's datasets and groups (depth first, parents before children)
+// with their paths at the current step.
+func (s *sim) collect(c *desc.Content, parent string) (vs []visit, groups []groupAt, err error) {
 	for _, ds := range c.Datasets {
-		*out = append(*out, visit{ds: ds, parent: parent, path: joinPath(parent, ds.Name)})
+		vs = append(vs, visit{ds: ds, parent: parent, path: joinPath(parent, ds.Name)})
 	}
 	for _, g := range c.Groups {
 		name, err := s.sc.Text(g.Name)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		gp := joinPath(parent, name)
-		*groups = append(*groups, struct {
-			g    *desc.Group
-			path string
-		}{g, gp})
-		if err := s.collect(&g.Content, gp, out, groups); err != nil {
-			return err
+		groups = append(groups, groupAt{g, gp})
+		v, gs, err := s.collect(&g.Content, gp)
+		if err != nil {
+			return nil, nil, err
 		}
+		vs, groups = append(vs, v...), append(groups, gs...)
 	}
-	return nil
+	return vs, groups, nil
 }
 
 func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) error {
-	var vs []visit
-	var groups []struct {
-		g    *desc.Group
-		path string
-	}
-	if err := s.collect(&in.file.Content, "/", &vs, &groups); err != nil {
+	vs, groups, err := s.collect(&in.file.Content, "/")
+	if err != nil {
 		return err
 	}
 	created := s.created[in.path]
@@ -476,6 +476,9 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		}
 		s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
 		s.writes[in.path][v.path] = append(prev, step)
+	}
+	if len(a.Datasets) > 0 && len(dsOpen) == 0 {
+		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
 	}
 	for i := len(dsOpen) - 1; i >= 0; i-- {
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: dsOpen[i], Collective: in.parallel, Step: step})

@@ -88,6 +88,10 @@ func TestErrorsNameFileLineKeyValue(t *testing.T) {
 			[]string{"d.yaml:5:11:", "ranks 0 and 2 both name their own file out_0.h5"}},
 		{"no such file", "- write: out", "- write: output", 1, []string{"d.yaml:9:12:", `value "output"`, "no such file", "allowed: out"}},
 		{"like loop", "x: {type: f64, shape: [n * nranks]}", "x: {like: y}\n      y: {like: x}", 1, []string{"refers back to itself"}},
+		{"builtin as parameter", "params: {n: 12, steps: 2}", "params: {n: 12, steps: 2, rank: 1}", 1, []string{"d.yaml:1:27: key params.rank: not a parameter name"}},
+		{"two filters in one entry", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [n * nranks], filters: [{shuffle: true, deflate: 3}]}", 1,
+			[]string{"d.yaml:7:53: key files.out.datasets.x.filters[0]: a filter entry names 2 filters"}},
+		{"subset names nothing", "- write: out", "- write: out\n    datasets: [y]", 1, []string{"d.yaml:10:16: key timeline[0].datasets[0]", "name none of file out's datasets"}},
 		{"uneven sum", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [100], decompose: {kind: uneven, count: 10 + rank}}", 2,
 			[]string{"the 2 ranks' counts sum to 21, shape[0] of x is 100", "shape: [auto, ...]"}},
 	}

@@ -15,12 +15,8 @@ import (
 // action's select.
 func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) error {
 	nranks, rank := in.share(s.env)
-	var vs []visit
-	var groups []struct {
-		g    *desc.Group
-		path string
-	}
-	if err := s.collect(&in.file.Content, "/", &vs, &groups); err != nil {
+	vs, _, err := s.collect(&in.file.Content, "/")
+	if err != nil {
 		return err
 	}
 	n := 0

@@ -152,23 +152,11 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 			c.FillValue = b
 		}
 	}
-	switch strings.ToLower(ds.FillTime.Text) {
-	case "ifset":
-		c.Tuning.FillTime = plan.FillTimeIfSet
-	case "alloc":
-		c.Tuning.FillTime = plan.FillTimeAlloc
-	case "never":
-		c.Tuning.FillTime = plan.FillTimeNever
+	if ds.FillTime.Set { // the schema allows plan's names only
+		c.Tuning.FillTime, _ = plan.ParseFillTime(strings.ToLower(ds.FillTime.Text))
 	}
-	switch strings.ToLower(ds.AllocTime.Text) {
-	case "default":
-		c.Tuning.AllocTime = plan.AllocTimeDefault
-	case "early":
-		c.Tuning.AllocTime = plan.AllocTimeEarly
-	case "late":
-		c.Tuning.AllocTime = plan.AllocTimeLate
-	case "incr":
-		c.Tuning.AllocTime = plan.AllocTimeIncr
+	if ds.AllocTime.Set {
+		c.Tuning.AllocTime, _ = plan.ParseAllocTime(strings.ToLower(ds.AllocTime.Text))
 	}
 	if ds.Memory.Type.Set && ds.Memory.Struct.Set {
 		return nil, errAt(ds.Memory.Struct, "memory takes type or struct, not both", "one of memory.type, memory.struct")
@@ -343,27 +331,7 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 			return nil, err
 		}
 	} else {
-		t = plan.I64
-		for _, v := range vals {
-			if _, err := strconv.ParseInt(strings.TrimSpace(v.Text), 10, 64); err == nil || isExpr(v.Text) {
-				continue
-			}
-			if _, err := strconv.ParseFloat(strings.TrimSpace(v.Text), 64); err == nil {
-				if t.Class != plan.String {
-					t = plan.F64
-				}
-				continue
-			}
-			t = plan.Str(max(t.Size, len(v.Text), 1))
-			if t.Class != plan.String {
-				t = plan.Str(max(len(v.Text), 1))
-			}
-		}
-		if t.Class == plan.String {
-			for _, v := range vals {
-				t.Size = max(t.Size, len(v.Text))
-			}
-		}
+		t = inferType(vals)
 	}
 	var shape []uint64
 	if len(a.Shape) > 0 {
@@ -423,6 +391,33 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 		return nil, errAt(a.Value, "%d values for %d elements", "one value per element", len(vals), n)
 	}
 	return &plan.AttributeSpec{Name: a.Name, Type: t, Shape: shape, Value: buf}, nil
+}
+
+// inferType is an untyped attribute's type: i64 when every value is an integer, f64 when
+// every value is a number or an expression (${...}), else a string as long as the longest.
+func inferType(vals []desc.Value) plan.Type {
+	allInt, allNum, longest := true, true, 1
+	for _, v := range vals {
+		txt := strings.TrimSpace(v.Text)
+		longest = max(longest, len(v.Text))
+		if isExpr(txt) {
+			allInt = false
+			continue
+		}
+		if _, err := strconv.ParseInt(txt, 10, 64); err != nil {
+			allInt = false
+		}
+		if _, err := strconv.ParseFloat(txt, 64); err != nil {
+			allNum = false
+		}
+	}
+	switch {
+	case allNum && allInt:
+		return plan.I64
+	case allNum:
+		return plan.F64
+	}
+	return plan.Str(longest)
 }
 
 // isExpr reports whether a literal is written as an expression (${...}).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,6 +54,9 @@ func Parse(src string, data []byte, overrides []Override) (*Description, error) 
 }
 
 type parser struct{ src string }
+
+// identRe is what a parameter's name must look like to be an expression's variable.
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // resolve follows aliases and the document node.
 func resolve(n *yaml.Node) *yaml.Node {
@@ -317,6 +322,10 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 	if n := top.vals["params"]; n != nil && n.Kind == yaml.MappingNode {
 		keys, vals := pairs(n)
 		for i, k := range keys {
+			if !identRe.MatchString(k.Value) || slices.Contains(builtinVars, k.Value) {
+				return &Error{Pos: p.pos(k), Key: "params." + k.Value, Reason: "not a parameter name",
+					Allowed: "a name of letters, digits and _ (not starting with a digit), other than " + strings.Join(builtinVars, ", ")}
+			}
 			v := p.scalar(vals[i], "params."+k.Value)
 			d.Params = append(d.Params, Param{Name: k.Value, Pos: p.pos(k), Value: v, IsList: resolve(vals[i]).Kind == yaml.SequenceNode})
 		}
@@ -338,7 +347,10 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			if !f.Name.Set {
 				return &Error{Pos: f.Pos, Key: path + ".name", Reason: "a file needs a name", Allowed: "a name template, e.g. out_${step:04d}.h5"}
 			}
-			f.Content = p.content(vals[i], path)
+			var err error
+			if f.Content, err = p.content(vals[i], path); err != nil {
+				return err
+			}
 			d.Files = append(d.Files, f)
 		}
 	}
@@ -368,7 +380,7 @@ func (p *parser) compound(name string, pos Pos, n *yaml.Node, path string) *Comp
 	return c
 }
 
-func (p *parser) content(n *yaml.Node, path string) Content {
+func (p *parser) content(n *yaml.Node, path string) (Content, error) {
 	var c Content
 	x := p.mapOf(resolve(n), path)
 	c.Attributes = p.attributes(x.vals["attributes"], join(path, "attributes"))
@@ -376,7 +388,11 @@ func (p *parser) content(n *yaml.Node, path string) Content {
 		keys, vals := pairs(g)
 		for i, k := range keys {
 			gp := join(path, "groups."+k.Value)
-			c.Groups = append(c.Groups, &Group{Name: Value{Text: k.Value, Pos: p.pos(k), Path: gp, Set: true}, Content: p.content(vals[i], gp)})
+			in, err := p.content(vals[i], gp)
+			if err != nil {
+				return c, err
+			}
+			c.Groups = append(c.Groups, &Group{Name: Value{Text: k.Value, Pos: p.pos(k), Path: gp, Set: true}, Content: in})
 		}
 	}
 	if ds := x.vals["datasets"]; ds != nil && ds.Kind == yaml.MappingNode {
@@ -384,11 +400,15 @@ func (p *parser) content(n *yaml.Node, path string) Content {
 		for i, k := range keys {
 			dp := join(path, "datasets."+keyName(k))
 			for _, name := range p.names(k) {
-				c.Datasets = append(c.Datasets, p.dataset(name, p.pos(k), vals[i], dp))
+				ds, err := p.dataset(name, p.pos(k), vals[i], dp)
+				if err != nil {
+					return c, err
+				}
+				c.Datasets = append(c.Datasets, ds)
 			}
 		}
 	}
-	return c
+	return c, nil
 }
 
 // names returns the names a dataset key stands for: itself, the elements of a list key,
@@ -428,7 +448,7 @@ func (p *parser) attributes(n *yaml.Node, path string) []*Attribute {
 	return out
 }
 
-func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) *Dataset {
+func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Dataset, error) {
 	s := datasetNode.Elem
 	x := p.mapOf(resolve(n), path)
 	d := &Dataset{Name: name, Pos: pos, set: x.set,
@@ -439,21 +459,29 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) *Datas
 	}
 	if f := x.vals["filters"]; f != nil {
 		for i, e := range f.Content {
-			d.Filters = append(d.Filters, p.filter(resolve(e), fmt.Sprintf("%s.filters[%d]", path, i)))
+			fl, err := p.filter(resolve(e), fmt.Sprintf("%s.filters[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			d.Filters = append(d.Filters, fl)
 		}
 	}
 	d.Decompose = p.decompose(x.vals["decompose"], join(path, "decompose"))
 	mx := p.mapOf(x.vals["memory"], join(path, "memory"))
 	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode)}
-	return d
+	return d, nil
 }
 
-func (p *parser) filter(n *yaml.Node, path string) Filter {
+func (p *parser) filter(n *yaml.Node, path string) (Filter, error) {
 	if n.Kind == yaml.ScalarNode {
 		return Filter{Name: n.Value, Pos: p.pos(n), Level: Value{Text: "6", Path: path}, Coding: Value{Text: "nn", Path: path},
-			Pixels: Value{Text: "16", Path: path}, Scale: Value{Text: "int", Path: path}, Factor: Value{Text: "0", Path: path}}
+			Pixels: Value{Text: "16", Path: path}, Scale: Value{Text: "int", Path: path}, Factor: Value{Text: "0", Path: path}}, nil
 	}
 	keys, vals := pairs(n)
+	if len(keys) != 1 {
+		return Filter{}, &Error{Pos: p.pos(n), Key: path, Reason: fmt.Sprintf("a filter entry names %d filters", len(keys)),
+			Allowed: "one filter per entry of the list, in pipeline order: [shuffle, {deflate: 6}]"}
+	}
 	k, v := keys[0], resolve(vals[0])
 	f := Filter{Name: k.Value, Pos: p.pos(k)}
 	fp := join(path, k.Value)
@@ -469,7 +497,7 @@ func (p *parser) filter(n *yaml.Node, path string) Filter {
 		s := filterNode.Elem.Field("scaleoffset")
 		f.Scale, f.Factor = x.value("scale", s), x.value("factor", s)
 	}
-	return f
+	return f, nil
 }
 
 func (p *parser) decompose(n *yaml.Node, path string) Decompose {

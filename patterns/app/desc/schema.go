@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Kind is the form a key's value takes in a description.
@@ -88,11 +90,11 @@ var AtomicTypes = []string{"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64",
 // The shared sub-trees: attributes hang on files, groups and datasets; groups nest.
 var (
 	attrNode = &Node{Key: "attributes", Kind: Named, Help: "attributes by name; a scalar is a literal attribute (a number, or a string)",
-		Example: `attributes: {units: "m/s", time: {type: f64, value: "step * dt"}}`,
+		Example: `attributes: {units: "m/s", time: {type: f64, value: "${step * dt}"}}`,
 		Elem: &Node{Kind: Map, Short: "the attribute's literal value", Fields: []*Node{
-			{Key: "type", Kind: TypeName, Help: "datatype; default: i64 for integers, f64 for numbers, strN for a string of N bytes"},
+			{Key: "type", Kind: TypeName, Help: "datatype: atomic or strN (default: inferred from the value)"},
 			{Key: "shape", Kind: List, Help: "extent of a 1-D array attribute (empty: scalar)", Elem: &Node{Kind: Expr}},
-			{Key: "value", Kind: Literal, Help: "literal value: a number, a string, or a list (an array attribute); an expression string is evaluated per step (e.g. \"step * dt\")"},
+			{Key: "value", Kind: Literal, Help: "literal value: a number, a string, or a list (an array attribute); ${EXPR} is evaluated when the attribute is written, at its object's creation (e.g. \"${step * dt}\"); without type: i64 for integers, f64 for other numbers and expressions, else a string as long as the longest value"},
 			{Key: "generate", Kind: Enum, Allowed: []string{"seeded", "index"}, Help: "generated values instead of value: seeded pseudo-random (as datasets are filled) or the element index"},
 		}}}
 	filterNode = &Node{Key: "filters", Kind: List, Help: "the filter pipeline in order (chunked layout only)",
@@ -147,8 +149,8 @@ var (
 			{Key: "chunk", Kind: List, Elem: &Node{Kind: Expr}, Help: "chunk extent per dimension (layout chunked)"},
 			filterNode,
 			{Key: "fill", Kind: Literal, Help: "fill value (a number); `undefined` leaves it undefined"},
-			{Key: "fill_time", Kind: Enum, Allowed: []string{"ifset", "alloc", "never"}, Help: "H5Pset_fill_time"},
-			{Key: "alloc_time", Kind: Enum, Allowed: []string{"default", "early", "late", "incr"}, Help: "H5Pset_alloc_time"},
+			{Key: "fill_time", Kind: Enum, Allowed: plan.FillTimeNames, Help: "H5Pset_fill_time"},
+			{Key: "alloc_time", Kind: Enum, Allowed: plan.AllocTimeNames, Help: "H5Pset_alloc_time"},
 			decompNode,
 			memNode,
 			attrNode,
@@ -204,7 +206,7 @@ var Schema = &Node{Kind: Map, Help: "an application's HDF5 I/O", Fields: []*Node
 	{Key: "params", Kind: Named, Help: "parameters with their defaults, overridable as KEY=VALUE (and in h5proxy sweep): numbers, sizes with units (8Mi), durations (1.5s), strings, or lists of names",
 		Example: `params: {nx: 64, particles: 8Mi, vars: [dens, pres]}`, Elem: &Node{Kind: Literal, Help: "NAME: DEFAULT; a default may be an expression over the parameters above it"}},
 	{Key: "steps", Kind: Expr, Default: "1", Help: "number of steps of the write phase"},
-	{Key: "compute", Kind: Expr, Default: "0s", Help: "compute time after each step (a duration, an expression over step allowed); compute_kind, compute_jitter and compute_trace are session keys as for every pattern"},
+	{Key: "compute", Kind: Expr, Default: "0s", Help: "compute time after each write step (a duration, or an expression over step in seconds); the session's compute_kind and compute_jitter apply to it; without compute the session's compute_time (or compute_trace) applies"},
 	typesNode,
 	fileNode,
 	actionNode,

@@ -1,6 +1,6 @@
 // Package derive writes an application description (docs/apps.md) from existing HDF5
 // files: `h5proxy derive FILE.h5 ...`. It reads each file serially through the project's
-// own HDF5 binding (proxy/internal/h5, the sec2 driver), keeps every group, dataset (type,
+// own HDF5 binding (internal/h5, the sec2 driver), keeps every group, dataset (type,
 // shape, max shape, layout, chunking, filters, fill) and attribute (type, shape, values of
 // small ones), and renders a description a person could have written: parameters pulled
 // out, datasets of one type and shape folded into a list of names, per-step groups and
@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/h5"
 )
 
 // Group is a group (or a file's root group) as read: its attributes, subgroups and

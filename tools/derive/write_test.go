@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/h5"
 )
 
 func ds(name string, t plan.Type, shape ...uint64) *Dataset {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/h5"
 )
 
 // filters renders a chunked dataset's pipeline. The binding reports deflate apart from
