@@ -14,8 +14,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Group is a group (or a file's root group) as read: its attributes, subgroups and

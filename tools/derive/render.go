@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // filters renders a chunked dataset's pipeline. The binding reports deflate apart from

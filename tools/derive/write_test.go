@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 func ds(name string, t plan.Type, shape ...uint64) *Dataset {
