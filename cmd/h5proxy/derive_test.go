@@ -10,7 +10,8 @@ import (
 
 // TestDeriveRoundTrip derives descriptions from files the built-in patterns write (VPIC's
 // one file with a group per step; a series of AMReX plotfiles with compound datasets and
-// attributes; chunked, filtered, extensible checkpoints of a description) and runs them: the files written are equal to the inputs under h5dump -pH,
+// attributes; openPMD's nested groups and string attributes; chunked, filtered, extensible
+// checkpoints of a description) and runs them: the files written are equal to the inputs under h5dump -pH,
 // addresses aside, and the description reads as a person would write it (a step template,
 // folded datasets, a file series with its cadence, comments on what a file cannot tell).
 func TestDeriveRoundTrip(t *testing.T) {
@@ -30,6 +31,11 @@ func TestDeriveRoundTrip(t *testing.T) {
 			[]string{"amx/plt00000.h5", "amx/plt00001.h5", "amx/plt00002.h5"},
 			[]string{"  outputs: 3", "    name: plt${step:05d}.h5", "steps: (outputs - 1) * output_every + 1",
 				"  boxcenter: {i: i32, j: i32, k: i32}", `"data:offsets=0": {type: i64, shape: [9], decompose: rank0}`, "prob_domain: {type: prob_domain, generate: seeded}"}},
+		// openPMD's nested groups, string and array attributes, records folded by their
+		// equal attributes.
+		{"openpmd", `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`,
+			[]string{"8a_parallel_3Db_0000001.h5"},
+			[]string{`openPMD: {type: str6, value: "1.1.0"}`, `                  [x, "y", z]:`, "axisLabels: {type: str2, shape: [1], generate: seeded}"}},
 		// Chunked, filtered and extensible datasets, from a description's checkpoints.
 		{"chunked", "../../patterns/app/testdata/particles.yaml", []string{"ckpt_0000.h5", "ckpt_0002.h5"},
 			[]string{"  output_every: 2", "max_shape: [unlimited], chunk: [2]", "chunk: [n_state, 4], filters: [shuffle, {deflate: 4}]"}},
