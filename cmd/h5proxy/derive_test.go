@@ -10,10 +10,11 @@ import (
 
 // TestDeriveRoundTrip derives descriptions from files the built-in patterns write (VPIC's
 // one file with a group per step; a series of AMReX plotfiles with compound datasets and
-// attributes; openPMD's nested groups and string attributes; chunked, filtered, extensible
-// checkpoints of a description) and runs them: the files written are equal to the inputs under h5dump -pH,
-// addresses aside, and the description reads as a person would write it (a step template,
-// folded datasets, a file series with its cadence, comments on what a file cannot tell).
+// attributes; openPMD's nested groups and string attributes; chunked, filtered,
+// extensible checkpoints of a description) and runs them: the files written are equal to
+// the inputs under h5dump -pH, addresses aside, and the description reads as a person
+// would write it (a step template, folded datasets, a file series with its cadence,
+// comments on what a file cannot tell).
 func TestDeriveRoundTrip(t *testing.T) {
 	if _, err := exec.LookPath("h5dump"); err != nil {
 		t.Skip("h5dump not installed")
