@@ -182,6 +182,10 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 			return plan.U8, nil
 		case signed && size == 1:
 			return plan.I8, nil
+		case signed && size == 2:
+			return plan.I16, nil
+		case !signed && size == 2:
+			return plan.U16, nil
 		}
 		sn := "unsigned"
 		if signed {
