@@ -69,7 +69,8 @@ foreach(np ${H5PROXY_RANK_COUNTS})
     EXPECT "misuse: rank 0 of ${np}: [0-9]+ checks, all passed")
 endforeach()
 
-# The patterns without an example of their own, from C and from Fortran, through the
+# The patterns without an example of their own, and an application description
+# (examples/apps/particles.yaml: pattern app), from C and from Fortran, through the
 # generic runner (examples/c/run_pattern.c, examples/fortran/run_pattern.f90): every phase
 # moves bytes and every verified read matches.
 set(_h5proxy_run_patterns
@@ -80,7 +81,8 @@ set(_h5proxy_run_patterns
   "ior_posix ior api=POSIX layout=posix blockSize=1M transferSize=256K filePerProc=1 reorderTasks=1"
   "nova nova files=4 groups=20 datasets_per_group=6 datasets_2d=2"
   "macsio_sif macsio parallel_file_mode=SIF avg_num_parts=1.5 part_size=10000 vars_per_part=20 num_dumps=2 mdc=hdf5"
-  "macsio_mif macsio 'parallel_file_mode=MIF 1' part_size=10000 vars_per_part=20 num_dumps=3 dataset_growth=1.5")
+  "macsio_mif macsio 'parallel_file_mode=MIF 1' part_size=10000 vars_per_part=20 num_dumps=3 dataset_growth=1.5"
+  "app app description=${PROJECT_SOURCE_DIR}/examples/apps/particles.yaml particles=4Ki steps=3 compute=0")
 foreach(entry ${_h5proxy_run_patterns})
   separate_arguments(parts UNIX_COMMAND "${entry}")
   list(POP_FRONT parts tname pattern)

@@ -3,10 +3,12 @@
 //
 //	h5proxy run [flags] [CONFIG.json]   run (no file: the embedded demo on 2 ranks)
 //	h5proxy sweep [flags] CONFIG.json KEY=v1,v2,... [KEY=...]   parameter study, CSV and plots
+//	h5proxy check [-np N] DESCRIPTION.yaml [KEY=VALUE ...]   check a description, no I/O
 //	h5proxy plan [flags] PATTERN [KEY=VALUE ...]
 //	h5proxy ior [-np N] [IOR options]    an IOR command line, IOR's report
 //	h5proxy help [TOPIC]                commands, or the keys of a pattern or the session
 //	h5proxy inspect FILE.h5             list groups and datasets (independent reader)
+//	h5proxy derive FILE.h5... [-np N] [-o F.yaml]   a description of existing files
 //	h5proxy replay LOG.h5 OUT.h5        log-layout file to the canonical layout
 //	h5proxy fuse MASTER.h5 OUT.h5       subfiled file to one plain file
 //	h5proxy concat -o OUT.h5 IN.h5...   concatenate files of one schema in parallel
@@ -39,10 +41,17 @@ Usage:
   h5proxy sweep [flags] CONFIG.json KEY=v1,v2,... [KEY=...]
                                               run a configuration over a grid of key
                                               values, repeated; CSV, JSON and plots
+  h5proxy run [flags] DESCRIPTION.yaml [KEY=VALUE...]
+                                              run an application description (docs/apps.md)
+  h5proxy check [-np N] DESCRIPTION.yaml [KEY=VALUE...]
+                                              check a description on N ranks, no I/O
   h5proxy plan [flags] PATTERN [KEY=VALUE...] print the operations one rank issues
+                                              (a description file in place of PATTERN)
   h5proxy ior [-np N] [IOR options]           run an IOR command line, print IOR's report
   h5proxy help [session|concat|PATTERN]       list configuration keys
   h5proxy inspect FILE.h5                     list a file's groups and datasets
+  h5proxy derive FILE.h5... [-np N] [-o F.yaml]
+                                              write a description of existing files
   h5proxy replay LOG.h5 OUT.h5                rewrite a log-layout file as a plain HDF5 file
   h5proxy fuse MASTER.h5 OUT.h5               turn a subfiled file into one plain HDF5 file
   h5proxy concat -o OUT.h5 [flags] IN.h5...   concatenate HDF5 files of one schema in parallel
@@ -93,6 +102,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
+	case "check":
+		err = cmdCheck(args[1:], stdout, stderr)
 	case "plan":
 		err = cmdPlan(args[1:], stdout, stderr)
 	case "ior":
@@ -101,6 +112,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdHelp(args[1:], stdout)
 	case "inspect":
 		err = cmdInspect(args[1:], stdout, stderr)
+	case "derive":
+		err = cmdDerive(args[1:], stdout, stderr)
 	case "replay":
 		err = cmdReplay(args[1:], stdout, stderr)
 	case "fuse":

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDeriveRoundTrip derives descriptions from files the built-in patterns write (VPIC's
+// one file with a group per step; a series of AMReX plotfiles with compound datasets and
+// attributes; openPMD's nested groups and string attributes; chunked, filtered,
+// extensible checkpoints of a description) and runs them: the files written are equal to
+// the inputs under h5dump -pH, addresses aside, and the description reads as a person
+// would write it (a step template, folded datasets, a file series with its cadence,
+// comments on what a file cannot tell).
+func TestDeriveRoundTrip(t *testing.T) {
+	if _, err := exec.LookPath("h5dump"); err != nil {
+		t.Skip("h5dump not installed")
+	}
+	cases := []struct {
+		name, builtin string   // builtin: a native configuration, or a description's path
+		inputs        []string // files the built-in writes, relative to its directory
+		want          []string // lines the description holds
+	}{
+		{"vpic", `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`,
+			[]string{"vpic.h5"},
+			[]string{"  steps: 2    # groups Timestep_0 .. Timestep_1: one per step", "  n: 64", "      Timestep_${step}:",
+				`          [id_2, px, py, pz, x, "y", z]: {type: f32, shape: [n * nranks]}`, "collective: true    # a file cannot tell"}},
+		{"amrex", `{"pattern":"amrex","phases":["write"],"session":{"file":"amx/"},"options":{"ncells":16,"max_grid_size":8,"nlevs":1,"ncomp":2,"nppc":1,"nplotfile":3,"nparticlefile":0}}`,
+			[]string{"amx/plt00000.h5", "amx/plt00001.h5", "amx/plt00002.h5"},
+			[]string{"  outputs: 3", "    name: plt${step:05d}.h5", "steps: (outputs - 1) * output_every + 1",
+				"  boxcenter: {i: i32, j: i32, k: i32}", `"data:offsets=0": {type: i64, shape: [9], decompose: rank0}`, "prob_domain: {type: prob_domain, generate: seeded}"}},
+		// openPMD's nested groups, string and array attributes, records folded by their
+		// equal attributes.
+		{"openpmd", `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`,
+			[]string{"8a_parallel_3Db_0000001.h5"},
+			[]string{`openPMD: {type: str6, value: "1.1.0"}`, `                  [x, "y", z]:`, "axisLabels: {type: str2, shape: [1], generate: seeded}"}},
+		// Chunked, filtered and extensible datasets, from a description's checkpoints.
+		{"chunked", "../../patterns/app/testdata/particles.yaml", []string{"ckpt_0000.h5", "ckpt_0002.h5"},
+			[]string{"  output_every: 2", "max_shape: [unlimited], chunk: [2]", "chunk: [n_state, 4], filters: [shuffle, {deflate: 4}]"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			b, d := filepath.Join(dir, "builtin"), filepath.Join(dir, "derived")
+			for _, sub := range []string{b, d} {
+				if err := os.Mkdir(sub, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			config, text := "builtin.json", []byte(c.builtin)
+			if strings.HasSuffix(c.builtin, ".yaml") {
+				config = filepath.Base(c.builtin)
+				var err error
+				if text, err = os.ReadFile(c.builtin); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(b, config), text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			h5proxy(t, b, "run", "-np", "2", "-quiet", config).expect(t, 0, nil, nil)
+			args := append([]string{"derive"}, c.inputs...)
+			h5proxy(t, b, append(args, "-np", "2", "-o", filepath.Join(d, "derived.yaml"))...).expect(t, 0, nil, nil)
+			text, err := os.ReadFile(filepath.Join(d, "derived.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(text), w) {
+					t.Errorf("derived description lacks %q:\n%s", w, text)
+				}
+			}
+			h5proxy(t, d, "run", "-np", "2", "-quiet", "derived.yaml").expect(t, 0, nil, nil)
+			for _, in := range c.inputs {
+				got, want := maskedDump(t, filepath.Join(d, filepath.Base(in))), maskedDump(t, filepath.Join(b, in))
+				if got != want {
+					t.Errorf("%s written from the derived description differs under h5dump -pH:\n%s", filepath.Base(in), lineDiff(want, got))
+				}
+			}
+		})
+	}
+}
+
+// TestDeriveErrors: no file, a missing file and -np 0 are errors naming what is wrong,
+// before anything is written.
+func TestDeriveErrors(t *testing.T) {
+	dir := t.TempDir()
+	h5proxy(t, dir, "derive").expect(t, 2, nil, []string{"need at least one HDF5 file"})
+	h5proxy(t, dir, "derive", "missing.h5", "-o", "out.yaml").expect(t, 1, nil, []string{"missing.h5: file does not exist"})
+	h5proxy(t, dir, "derive", "missing.h5", "-np", "0").expect(t, 2, nil, []string{"flag -np value 0"})
+	if _, err := os.Stat(filepath.Join(dir, "out.yaml")); !os.IsNotExist(err) {
+		t.Errorf("out.yaml written after an error: %v", err)
+	}
+}
