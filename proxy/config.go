@@ -64,6 +64,11 @@ type Config struct {
 	// TraceFile, when set, receives the timeline of the session (Chrome trace-event JSON,
 	// merged by rank 0 at Close; see trace.go).
 	TraceFile string `json:"trace_file,omitempty"`
+	// StepCensus reads the process's system-call counters at every step (census=step), for
+	// per-step sys_io figures; by default (census=phase) they are read at each phase's
+	// begin and end only: three system calls a step inside the observed window, which the
+	// real programs do not make. Every other census figure is per step either way.
+	StepCensus bool `json:"-"`
 	// Strategy are the keys the modes and layouts declare in their own tables
 	// (async.staging_bytes, cache.path, subfiling.count, ...), in order.
 	Strategy []options.KV `json:"-"`
@@ -121,6 +126,8 @@ var sessionKeys = []sessionKey{
 		func(c *Config, v *options.Values, k string) { c.ReportFile = v.String(k) }, func(c *Config) string { return c.ReportFile }},
 	{options.Spec{Key: "trace_file", Kind: options.String, Help: "timeline of every rank (Chrome trace-event JSON for Perfetto or chrome://tracing): compute, data preparation, each I/O call with its bytes, waits, background operations; merged by rank 0 at the end"},
 		func(c *Config, v *options.Values, k string) { c.TraceFile = v.String(k) }, func(c *Config) string { return c.TraceFile }},
+	{options.Spec{Key: "census", Kind: options.Enum, Default: "phase", Allowed: []string{"phase", "step"}, Help: "when the census reads the process's system-call counters (/proc/self/io): phase (at each phase's begin and end; the steps' census has no sys_io) or step (also after every step, for per-step sys_io: three system calls per step inside the window); every other census figure is per step either way"},
+		func(c *Config, v *options.Values, k string) { c.StepCensus = v.String(k) == "step" }, func(c *Config) string { return map[bool]string{false: "phase", true: "step"}[c.StepCensus] }},
 }
 
 // setMode sets the mode, or, for a layout's mode alias (h5bench's MODE=LOG), the default

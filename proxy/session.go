@@ -55,6 +55,9 @@ type Session struct {
 	sysIO []float64
 	// tr records the timeline (trace_file); nil when none is asked for.
 	tr *tracer
+	// rank and size in comm, asked once: a step asks them several times, and each MPI
+	// query through cgo costs a call and an allocation.
+	rank, size int
 }
 
 // writtenFile is how a session filled a file it wrote: what a later read verifies against.
@@ -78,14 +81,17 @@ type phaseRun struct {
 	filled     map[string]filledBuf // write buffer -> the data it holds
 	runs       map[selRef]selRuns   // the runs of large selections (see Session.runs)
 	runsCached int                  // runs held in runs
-	mismatch   *emulate.Mismatch
-	failed     error
-	ahead      *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
-	files      []string   // files created or opened, in order (noteFile)
-	file       string     // the file created or opened last: failures name it (fail)
-	stepFiles  []string   // file at the end of each step done: background failures name it
-	opens      int        // file creates and opens executed so far
-	shapes     map[shapeKey][]uint64
+	// layouts are the memory layouts of the transfers filled so far (Session.bufLayout), at
+	// most layoutsMax: patterns that share a transfer between steps fill without allocating.
+	layouts   map[*plan.Transfer]*emulate.Layout
+	mismatch  *emulate.Mismatch
+	failed    error
+	ahead     *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
+	files     []string   // files created or opened, in order (noteFile)
+	file      string     // the file created or opened last: failures name it (fail)
+	stepFiles []string   // file at the end of each step done: background failures name it
+	opens     int        // file creates and opens executed so far
+	shapes    map[shapeKey][]uint64
 	// ownChecked and ownUnchecked: a write phase read back data it wrote and checked it, or
 	// skipped some (checksOwnRead).
 	ownChecked, ownUnchecked bool
@@ -184,14 +190,15 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 		_ = dup.Free()
 		return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
 	}
-	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, failComm: failComm, trace: trace, written: map[string]writtenFile{}}
-	s.log = newLogger(dup.Rank())
+	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, failComm: failComm, trace: trace, written: map[string]writtenFile{},
+		rank: dup.Rank(), size: dup.Size()}
+	s.log = newLogger(s.rank)
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIHints(), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {
-			s.tr = newTracer(dup.Rank(), background)
+			s.tr = newTracer(s.rank, background)
 			under = tracedLayout{under, s.tr}
 		}
 		s.stack, err = mode.NewMode(under, env)
@@ -218,10 +225,10 @@ func (s *Session) Config() Config { return s.cfg }
 func (s *Session) Pattern() patterns.Pattern { return s.pat }
 
 // Rank returns the calling rank in the session's communicator.
-func (s *Session) Rank() int { return s.comm.Rank() }
+func (s *Session) Rank() int { return s.rank }
 
 // Size returns the number of ranks of the session.
-func (s *Session) Size() int { return s.comm.Size() }
+func (s *Session) Size() int { return s.size }
 
 // Steps returns the configured number of steps of the pattern; for a pattern whose count
 // depends on the phase and the ranks (patterns.Stepper), that of the running phase, else
@@ -303,14 +310,16 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if err != nil {
 		return err
 	}
-	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, patterns.StepsOf(s.pat, ph, s.Size())), filled: map[string]filledBuf{}, knobs: kn}
+	n := patterns.StepsOf(s.pat, ph, s.Size())
+	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, n), stepFiles: make([]string, 0, n),
+		filled: map[string]filledBuf{}, knobs: kn}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
 		FilterAvailable: filterAvailable}
 	if ph == patterns.PhaseRead {
 		p.env.Shape = s.shape(p)
 	}
-	s.stack.TakeStats() // start the phase's background statistics afresh
-	s.takeCensus(nil)   // and its census
+	s.stack.TakeStats()     // start the phase's background statistics afresh
+	s.takeCensus(nil, true) // and its census
 	p.begin[mCompute] = s.pendingCompute
 	s.pendingCompute = 0
 	s.phase = p
@@ -361,7 +370,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		}
 	}
 	p.begin[mEnd] = now()
-	s.takeCensus(&p.begin)
+	s.takeCensus(&p.begin, true)
 	s.log.Info().Str("phase", ph.String()).Str("file", s.cfg.File).Bool("verify", verify).Msg("phase begun")
 	return nil
 }
@@ -482,7 +491,7 @@ func (s *Session) Step(step int) error {
 	}
 	smp[mEnd] = now()
 	p.stepFiles = append(p.stepFiles, p.file)
-	s.takeCensus(smp)
+	s.takeCensus(smp, s.cfg.StepCensus)
 	s.tr.step(p.ph.String(), step, smp[mStart])
 	p.stepsDone++
 	if err := s.removeAfter(p, step); err != nil {
@@ -610,7 +619,7 @@ func (s *Session) EndPhase() error {
 	p.end[mWait] += time.Since(t).Seconds()
 	s.tr.drained(t)
 	s.collectStats(p)
-	s.takeCensus(&p.end)
+	s.takeCensus(&p.end, true)
 	if werr != nil {
 		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, werr))
 	}
@@ -907,9 +916,27 @@ func (s *Session) transferBytes(t *plan.Transfer) uint64 {
 	return s.runs(t).points * t.ElemBytes()
 }
 
-// bufLayout maps a transfer's memory buffer to global element indices.
+// layoutsMax bounds the memory layouts a phase keeps (phaseRun.layouts).
+const layoutsMax = 1024
+
+// bufLayout maps a transfer's memory buffer to global element indices. A plan does not
+// change a transfer once issued, so its layout is kept for the phase (bounded): a pattern
+// that issues one transfer at every step fills it without allocating.
 func (s *Session) bufLayout(t *plan.Transfer) *emulate.Layout {
-	return &emulate.Layout{Elem: t.MemType.Size, Fields: emulate.Fields(t.MemType, t.Variable), Runs: s.runs(t).runs}
+	p := s.phase
+	if p != nil {
+		if l, ok := p.layouts[t]; ok {
+			return l
+		}
+	}
+	l := &emulate.Layout{Elem: t.MemType.Size, Fields: emulate.Fields(t.MemType, t.Variable), Runs: s.runs(t).runs}
+	if p != nil && len(p.layouts) < layoutsMax {
+		if p.layouts == nil {
+			p.layouts = map[*plan.Transfer]*emulate.Layout{}
+		}
+		p.layouts[t] = l
+	}
+	return l
 }
 
 // filledBuf is what a write buffer holds: the data of a step's transfer.

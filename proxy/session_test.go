@@ -110,7 +110,7 @@ func TestMain(m *testing.M) {
 }
 
 // world initializes MPI in a launched rank (once) and returns the world communicator.
-func world(t *testing.T) proxy.Comm {
+func world(t testing.TB) proxy.Comm {
 	t.Helper()
 	runtime.LockOSThread()
 	if finalizeMPI == nil {

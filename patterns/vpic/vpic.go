@@ -42,6 +42,8 @@ type Pattern struct {
 	C Config
 	// ints and floats are the modify kernels' write values (modifyData), made once.
 	ints, floats []byte
+	// cache holds the running phase's step plans (plancache.go).
+	cache planCache
 }
 
 // New builds the pattern from parsed options.
@@ -81,6 +83,7 @@ func (p *Pattern) parallel() bool { return !p.C.FilePerProc }
 
 // Begin creates (write) or opens (read) the file with h5bench's access properties.
 func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
+	p.cache.drop() // a new phase: another file, other extents
 	var pl plan.Plan
 	fs := &plan.FileSpec{Parallel: p.parallel(), FlushLocal: true}
 	kind := plan.CreateFile
@@ -139,6 +142,14 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	if step < 0 || step >= p.C.Timesteps {
 		return plan.Plan{}, fmt.Errorf("vpic: step %d outside 0..%d", step, p.C.Timesteps-1)
 	}
+	if pl, ok, err := p.cachedStep(ph, step, env); ok || err != nil {
+		return pl, err
+	}
+	return p.planStep(ph, step, env)
+}
+
+// planStep builds the plan of one timestep.
+func (p *Pattern) planStep(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
 	var pl plan.Plan
 	var err error
 	switch {
