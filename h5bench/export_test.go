@@ -1,0 +1,4 @@
+package h5bench
+
+// IntegerWarning exposes integerWarning to the package's external tests.
+var IntegerWarning = integerWarning
