@@ -56,35 +56,49 @@ type entry struct {
 
 // registry maps handles to entries. Ids only increase and are never reused: a stale
 // handle can never reach a newer object.
+//
+// Every call of the ABI looks its handle up, so a lookup takes no lock: the map is
+// copied on each add and remove (rare: a session's create and close) and published
+// whole, and a lookup reads the current copy with one atomic load.
 type registry struct {
-	mu      sync.RWMutex
-	last    uint64 // last sequence number issued
-	entries map[uint64]*entry
+	mu      sync.Mutex // serializes add and remove
+	last    atomic.Uint64
+	entries atomic.Pointer[map[uint64]*entry]
 }
 
-var handles = registry{entries: map[uint64]*entry{}}
+var handles registry
+
+// update publishes a copy of the entries changed by change. Called with r.mu held.
+func (r *registry) update(change func(m map[uint64]*entry)) {
+	m := map[uint64]*entry{}
+	if old := r.entries.Load(); old != nil {
+		for id, e := range *old {
+			m[id] = e
+		}
+	}
+	change(m)
+	r.entries.Store(&m)
+}
 
 // add registers e under a new id of its kind and returns the id.
 func (r *registry) add(e *entry) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.last++
-	e.id = uint64(e.kind)<<kindShift | r.last
-	r.entries[e.id] = e
+	e.id = uint64(e.kind)<<kindShift | (r.last.Load() + 1)
+	r.update(func(m map[uint64]*entry) { m[e.id] = e })
+	r.last.Add(1)
 	return e.id
 }
 
 // get returns the live entry of handle h of kind k, or an error message saying why the
 // handle is not valid.
 func (r *registry) get(h uint64, k kind) (*entry, string) {
-	r.mu.RLock()
-	e := r.entries[h]
-	last := r.last
-	r.mu.RUnlock()
-	if e != nil && e.kind == k {
-		return e, ""
+	if m := r.entries.Load(); m != nil {
+		if e := (*m)[h]; e != nil && e.kind == k {
+			return e, ""
+		}
 	}
-	return nil, r.diagnose(h, k, last)
+	return nil, r.diagnose(h, k, r.last.Load())
 }
 
 func (r *registry) diagnose(h uint64, k kind, last uint64) string {
@@ -118,19 +132,22 @@ func (r *registry) acquire(h uint64, k kind) (*entry, status, string) {
 func (r *registry) remove(h uint64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, ok := r.entries[h]
-	delete(r.entries, h)
+	ok := false
+	r.update(func(m map[uint64]*entry) {
+		_, ok = m[h]
+		delete(m, h)
+	})
 	return ok
 }
 
 // all returns the live entries in creation order.
 func (r *registry) all() []*entry {
-	r.mu.RLock()
-	out := make([]*entry, 0, len(r.entries))
-	for _, e := range r.entries {
-		out = append(out, e)
+	var out []*entry
+	if m := r.entries.Load(); m != nil {
+		for _, e := range *m {
+			out = append(out, e)
+		}
 	}
-	r.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].id&seqMask < out[j].id&seqMask })
 	return out
 }

@@ -3,6 +3,7 @@ package vpic
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
@@ -117,7 +118,7 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) 
 }
 
 // group is the path of a timestep's group.
-func group(step int) string { return fmt.Sprintf("/Timestep_%d", step) }
+func group(step int) string { return "/Timestep_" + strconv.Itoa(step) }
 
 // datasets returns the dataset names of one timestep in creation order.
 func (p *Pattern) datasets() []string {
