@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,48 +56,60 @@ type entry struct {
 // registry maps handles to entries. Ids only increase and are never reused: a stale
 // handle can never reach a newer object.
 //
-// Every call of the ABI looks its handle up, so a lookup takes no lock: the map is
-// copied on each add and remove (rare: a session's create and close) and published
-// whole, and a lookup reads the current copy with one atomic load.
+// Every call of the ABI looks its handle up, so a lookup takes no lock and no hashing:
+// the entries are a table indexed by sequence number (slot 0 unused), copied on each add
+// and remove (rare: a session's create and close) and published whole; a lookup reads
+// the current table with one atomic load and checks the slot's id.
 type registry struct {
 	mu      sync.Mutex // serializes add and remove
-	last    atomic.Uint64
-	entries atomic.Pointer[map[uint64]*entry]
+	entries atomic.Pointer[[]*entry]
 }
 
 var handles registry
 
-// update publishes a copy of the entries changed by change. Called with r.mu held.
-func (r *registry) update(change func(m map[uint64]*entry)) {
-	m := map[uint64]*entry{}
-	if old := r.entries.Load(); old != nil {
-		for id, e := range *old {
-			m[id] = e
-		}
+// table returns the current table (nil before the first add).
+func (r *registry) table() []*entry {
+	if t := r.entries.Load(); t != nil {
+		return *t
 	}
-	change(m)
-	r.entries.Store(&m)
+	return nil
 }
 
 // add registers e under a new id of its kind and returns the id.
 func (r *registry) add(e *entry) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e.id = uint64(e.kind)<<kindShift | (r.last.Load() + 1)
-	r.update(func(m map[uint64]*entry) { m[e.id] = e })
-	r.last.Add(1)
+	old := r.table()
+	t := make([]*entry, max(len(old), 1)+1)
+	copy(t, old)
+	seq := uint64(len(t) - 1)
+	e.id = uint64(e.kind)<<kindShift | seq
+	t[seq] = e
+	r.entries.Store(&t)
 	return e.id
 }
 
 // get returns the live entry of handle h of kind k, or an error message saying why the
 // handle is not valid.
 func (r *registry) get(h uint64, k kind) (*entry, string) {
-	if m := r.entries.Load(); m != nil {
-		if e := (*m)[h]; e != nil && e.kind == k {
-			return e, ""
-		}
+	if e := r.lookup(h, k); e != nil {
+		return e, ""
 	}
-	return nil, r.diagnose(h, k, r.last.Load())
+	return nil, r.diagnose(h, k, uint64(max(len(r.table()), 1)-1))
+}
+
+// lookup returns the live entry of handle h of kind k, or nil: get's fast path, small
+// enough to be inlined into each call (an id carries its kind, so one comparison checks
+// both).
+func (r *registry) lookup(h uint64, k kind) *entry {
+	t := r.entries.Load()
+	if t == nil || h&seqMask >= uint64(len(*t)) || h>>kindShift != uint64(k) {
+		return nil
+	}
+	if e := (*t)[h&seqMask]; e != nil && e.id == h {
+		return e
+	}
+	return nil
 }
 
 func (r *registry) diagnose(h uint64, k kind, last uint64) string {
@@ -132,22 +143,24 @@ func (r *registry) acquire(h uint64, k kind) (*entry, status, string) {
 func (r *registry) remove(h uint64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ok := false
-	r.update(func(m map[uint64]*entry) {
-		_, ok = m[h]
-		delete(m, h)
-	})
-	return ok
+	old := r.table()
+	seq := h & seqMask
+	if seq >= uint64(len(old)) || old[seq] == nil || old[seq].id != h {
+		return false
+	}
+	t := append([]*entry(nil), old...)
+	t[seq] = nil
+	r.entries.Store(&t)
+	return true
 }
 
 // all returns the live entries in creation order.
 func (r *registry) all() []*entry {
 	var out []*entry
-	if m := r.entries.Load(); m != nil {
-		for _, e := range *m {
+	for _, e := range r.table() {
+		if e != nil {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id&seqMask < out[j].id&seqMask })
 	return out
 }

@@ -76,11 +76,11 @@ type phaseRun struct {
 	end        sample
 	steps      []sample
 	stepsDone  int
-	progress   time.Time            // when the last "step done" line was logged at info level
-	fill       emulate.FillKind     // how the phase's data was (write) or is assumed (read) filled
-	filled     map[string]filledBuf // write buffer -> the data it holds
-	runs       map[selRef]selRuns   // the runs of large selections (see Session.runs)
-	runsCached int                  // runs held in runs
+	progress   float64               // when the last "step done" line was logged at info level (Unix seconds)
+	fill       emulate.FillKind      // how the phase's data was (write) or is assumed (read) filled
+	filled     map[string]*filledBuf // write buffer -> the data it holds (updated in place: no map write per step)
+	runs       map[selRef]selRuns    // the runs of large selections (see Session.runs)
+	runsCached int                   // runs held in runs
 	// layouts are the memory layouts of the transfers filled so far (Session.bufLayout), at
 	// most layoutsMax: patterns that share a transfer between steps fill without allocating.
 	layouts   map[*plan.Transfer]*emulate.Layout
@@ -312,7 +312,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	}
 	n := patterns.StepsOf(s.pat, ph, s.Size())
 	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, n), stepFiles: make([]string, 0, n),
-		filled: map[string]filledBuf{}, knobs: kn}
+		filled: map[string]*filledBuf{}, knobs: kn}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
 		FilterAvailable: filterAvailable}
 	if ph == patterns.PhaseRead {
@@ -502,7 +502,7 @@ func (s *Session) Step(step int) error {
 	// inside the observed window (about half a millisecond per step at 2 ranks here), which
 	// the real programs do not pay.
 	ev := s.log.Debug()
-	if t := time.Now(); step == 0 || p.stepsDone == len(p.steps) || t.Sub(p.progress) >= progressEvery {
+	if t := smp[mEnd]; step == 0 || p.stepsDone == len(p.steps) || t-p.progress >= progressEvery.Seconds() {
 		ev, p.progress = s.log.Info(), t
 	}
 	ev.Str("phase", p.ph.String()).Int("step", step).Int("of", len(p.steps)).
@@ -778,19 +778,23 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		}
 		var buf []byte
 		lent, waited, err := ln.Buffer(op, fill)
-		smp.charge(op.Kind, waited.Seconds())
+		if waited > 0 {
+			smp.charge(op.Kind, waited.Seconds())
+		}
 		if err != nil {
 			return err
 		}
-		if op.Transfer != nil && lent == nil {
-			if buf, err = s.buffer(op, smp); err != nil {
-				return err
+		var bytes uint64 // the transfer's, for the census, the sample and the timeline
+		if op.Transfer != nil {
+			bytes = s.transferBytes(op.Transfer)
+			if lent == nil {
+				if buf, err = s.buffer(op, smp); err != nil {
+					return err
+				}
 			}
 		}
-		var traced uint64 // the transfer's bytes, for the timeline
 		if s.tr != nil && op.Transfer != nil {
-			traced = s.transferBytes(op.Transfer)
-			s.tr.note(op, traced)
+			s.tr.note(op, bytes)
 		}
 		t0 := time.Now()
 		if lent != nil {
@@ -804,25 +808,21 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			stamp(smp, i, len(pl.Ops), t0, t1)
 		}
 		if s.tr != nil && s.background {
-			s.tr.op(traceSubmit, "submit "+op.Kind.String(), op, traced, t0)
+			s.tr.op(traceSubmit, "submit "+op.Kind.String(), op, bytes, t0)
 		}
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
-		s.noteFile(op)
-		if op.Transfer != nil {
-			smp.countCall(op, s.transferBytes(op.Transfer))
-		} else {
-			smp.countCall(op, 0)
-		}
+		smp.countCall(op, bytes)
 		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && s.phase != nil {
+			s.noteFile(op)
 			s.phase.opens++
 			s.phase.file = op.Path
 		}
 		if op.Transfer == nil {
 			continue
 		}
-		smp[mBytes] += float64(s.transferBytes(op.Transfer))
+		smp[mBytes] += float64(bytes)
 		if op.Kind == plan.Read && s.phase != nil && (s.phase.verify || s.checksOwnRead(op)) {
 			if err := s.check1(op, buf, smp); err != nil {
 				return err
@@ -948,7 +948,7 @@ type filledBuf struct {
 // holds reports whether a buffer filled as f already holds op's data: the same fields,
 // memory layout and selection, in the same step or, with fill=once (every step's data is
 // step 0's), in any step.
-func (f filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
+func (f *filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
 	a, b := f.t, op.Transfer
 	// The fields, not the variable: writes of an interleaved buffer name one member each but
 	// share the whole struct. A buffer one step writes to several places (the HDF5 I/O
@@ -994,10 +994,14 @@ func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	if op.Kind != plan.Write || s.phase == nil || t.AsIs {
 		return buf, nil
 	}
-	if f, ok := s.phase.filled[t.Buffer]; ok && f.holds(op, s.phase.fill) {
+	f := s.phase.filled[t.Buffer]
+	if f == nil {
+		f = &filledBuf{step: -1}
+		s.phase.filled[t.Buffer] = f
+	} else if f.holds(op, s.phase.fill) {
 		return buf, nil
 	}
-	s.phase.filled[t.Buffer] = filledBuf{step: op.Step, t: t}
+	*f = filledBuf{step: op.Step, t: t}
 	return buf, s.fill(op, buf, smp)
 }
 
@@ -1114,6 +1118,9 @@ func now() float64 { return float64(time.Now().UnixNano()) / 1e9 }
 
 // stamp records when a step's first and last operations (op i of n) started and ended.
 func stamp(smp *sample, i, n int, t0, t1 time.Time) {
+	if i != 0 && i != n-1 {
+		return
+	}
 	a, b := float64(t0.UnixNano())/1e9, float64(t1.UnixNano())/1e9
 	if i == 0 {
 		smp[mFirstStart], smp[mFirstEnd] = a, b
