@@ -2,6 +2,8 @@ package h5bench
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -58,4 +60,17 @@ func integerWarning(key, v string) string {
 	}
 	return fmt.Sprintf("%s=%q: h5bench reads the number before the unit as a whole number (strtoul) and would use %q; h5proxy uses %q as written",
 		key, v, whole, v)
+}
+
+// AMReX's HDF5 benchmark (amrex/Tests/HDF5Benchmark/main.cpp, h5bench_amrex) reads
+// sleeptime with ParmParse into an int and sleeps with sleep(), whole seconds: a fraction
+// is not an int there. h5proxy sleeps the fraction; sleeptimeWarning says so, naming the
+// whole seconds AMReX's sleep would take.
+func sleeptimeWarning(key, v string) string {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f == math.Trunc(f) {
+		return "" // a whole number, or not a plain number (the option's own check names it)
+	}
+	return fmt.Sprintf("%s=%q: AMReX reads sleeptime into an int (ParmParse) and sleeps whole seconds (sleep(%d) at most; a fraction is not an int there); h5proxy sleeps %s s",
+		key, v, int64(f), strconv.FormatFloat(f, 'g', -1, 64))
 }

@@ -53,3 +53,19 @@ func TestIntegerWarnings(t *testing.T) {
 		t.Errorf("compute per step %v, want the fraction kept: 200ms", cfg.ComputePerStep)
 	}
 }
+
+// TestSleeptimeWarning: AMReX's sleeptime is an int of seconds; a fraction gets a warning
+// naming the whole seconds, a whole number none.
+func TestSleeptimeWarning(t *testing.T) {
+	for _, tc := range []struct{ value, want string }{
+		{"1.5", `sleeptime="1.5": AMReX reads sleeptime into an int (ParmParse) and sleeps whole seconds (sleep(1) at most; a fraction is not an int there); h5proxy sleeps 1.5 s`},
+		{"0.25", `sleeptime="0.25": AMReX reads sleeptime into an int (ParmParse) and sleeps whole seconds (sleep(0) at most; a fraction is not an int there); h5proxy sleeps 0.25 s`},
+		{"2", ""},
+		{"2.0", ""},
+		{"1 s", ""},
+	} {
+		if got := h5bench.SleeptimeWarning("sleeptime", tc.value); got != tc.want {
+			t.Errorf("sleeptime=%q:\n got %q\nwant %q", tc.value, got, tc.want)
+		}
+	}
+}
