@@ -44,9 +44,9 @@ type cached struct {
 // cacheKey is what of patterns.Env a step plan depends on, beside the file's extents
 // (constant within a read phase; Begin drops the cache at every phase).
 type cacheKey struct {
-	rank, size int
-	path       string
-	async      bool
+	rank, size, iteration int
+	path                  string
+	async                 bool
 }
 
 // drop forgets the cached plans (a new phase begins).
@@ -65,7 +65,7 @@ func (p *Pattern) cachedStep(ph patterns.Phase, step int, env patterns.Env) (pla
 	c := &p.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := cacheKey{env.Rank, env.Size, env.Path, env.Async}
+	key := cacheKey{env.Rank, env.Size, env.Iteration, env.Path, env.Async}
 	if !c.valid || c.ph != ph || c.env != key {
 		t, err := p.planStep(ph, 0, env)
 		if err != nil {

@@ -24,7 +24,7 @@ func TestCachedPlans(t *testing.T) {
 		{[]string{"TIMESTEPS=12", "DIM_1=16", "FILE_PER_PROC=YES"}, patterns.PhaseWrite, env(1, 2)},
 		{[]string{"TIMESTEPS=12", "DIM_1=16", "READ_OPTION=PARTIAL", "TO_READ_NUM_PARTICLES=8"}, patterns.PhaseRead, readEnv(1, 2, u(32))},
 	} {
-		p := mustBuild(t, c.pairs...)
+		p := kit.Must(t, c.pairs...)
 		if _, err := p.Begin(c.ph, c.env); err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestCachedPlans(t *testing.T) {
 // TestCachedPlansAfresh: the modify kernels and delayed closes under async plan each step
 // afresh (their steps are not step 0's renamed), and still match the kernel.
 func TestCachedPlansAfresh(t *testing.T) {
-	p := mustBuild(t, "TIMESTEPS=6", "DIM_1=16", "DELAYED_CLOSE_TIMESTEPS=2")
+	p := kit.Must(t, "TIMESTEPS=6", "DIM_1=16", "DELAYED_CLOSE_TIMESTEPS=2")
 	e := env(0, 2)
 	e.Async = true
 	for s := range 6 {

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // Files is a layout's stack of open files: object operations apply to the innermost one.

@@ -44,10 +44,10 @@ func TestCopyCalls(t *testing.T) {
 		name string
 		o    Override
 	}{
-		{"keep", Override{Dims: []uint64{12, 2}, Layout: LayoutChunked, Deflate: -1, FillTime: FillKeep}},
-		{"rechunk", Override{Dims: []uint64{12, 2}, Layout: LayoutChunked, Chunk: []uint64{4, 2}, Deflate: 1, FillTime: FillNever}},
-		{"plain", Override{Dims: []uint64{12, 2}, Layout: LayoutContiguous, Deflate: -1, FillTime: FillAlloc}},
-		{"empty", Override{Dims: []uint64{0, 2}, Layout: LayoutCompact, Deflate: 0, FillTime: FillKeep}},
+		{"keep", Override{Dims: []uint64{12, 2}, Layout: LayoutChunked, Deflate: -1, FillTime: plan.FillTimeUnset}},
+		{"rechunk", Override{Dims: []uint64{12, 2}, Layout: LayoutChunked, Chunk: []uint64{4, 2}, Deflate: 1, FillTime: plan.FillTimeNever}},
+		{"plain", Override{Dims: []uint64{12, 2}, Layout: LayoutContiguous, Deflate: -1, FillTime: plan.FillTimeAlloc}},
+		{"empty", Override{Dims: []uint64{0, 2}, Layout: LayoutCompact, Deflate: 0, FillTime: plan.FillTimeUnset}},
 		{"key", Override{Dims: []uint64{12}, Layout: LayoutChunked, Chunk: []uint64{128}, Deflate: -1, Int32: true}},
 	} {
 		out := must(CreateLike(dst, "/"+tc.name, d, tc.o))
@@ -66,9 +66,9 @@ func TestCopyCalls(t *testing.T) {
 		ok(t, CloseDataset(out))
 		o := must(Describe(dst, "/"+tc.name, true))
 		wantDeflate := map[string]int{"keep": 6, "rechunk": 1, "key": 6}[tc.name]
-		wantFill := map[FillTime]FillTime{FillKeep: FillIfSet}[tc.o.FillTime]
-		if tc.o.FillTime != FillKeep {
-			wantFill = tc.o.FillTime
+		wantFill := tc.o.FillTime // the template's is HDF5's default, ifset
+		if wantFill == plan.FillTimeUnset {
+			wantFill = plan.FillTimeIfSet
 		}
 		if o.Layout != tc.o.Layout || o.Deflate != wantDeflate || o.FillTime != wantFill || !slices.Equal(o.Dims, tc.o.Dims) ||
 			(tc.o.Chunk != nil && !slices.Equal(o.Chunk, tc.o.Chunk)) || (tc.o.Int32 != (o.Type.Desc == "i32" && len(o.Dims) == 1)) ||

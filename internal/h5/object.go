@@ -77,6 +77,7 @@ func CreateGroup(loc ID, path string) (ID, error) {
 	if g < 0 {
 		return 0, stackError("H5Gcreate2 " + path)
 	}
+	inherit(ID(g), loc)
 	return ID(g), nil
 }
 
@@ -93,6 +94,7 @@ func OpenGroup(loc ID, path string) (ID, error) {
 	if g < 0 {
 		return 0, stackError("H5Gopen2 " + path)
 	}
+	inherit(ID(g), loc)
 	return ID(g), nil
 }
 
@@ -106,6 +108,7 @@ func CloseGroup(g ID) error {
 	if C.H5Gclose(C.hid_t(g)) < 0 {
 		return stackError(fmt.Sprintf("H5Gclose group %d", g))
 	}
+	delete(objMPIO, g)
 	return nil
 }
 
@@ -244,6 +247,7 @@ func create(loc ID, fn, path, op string, d plan.DatasetSpec, props func(space C.
 	if ds < 0 {
 		return 0, stackError(op)
 	}
+	inherit(ID(ds), loc)
 	return ID(ds), nil
 }
 
@@ -260,6 +264,7 @@ func OpenDataset(loc ID, path string) (ID, error) {
 	if ds < 0 {
 		return 0, stackError("H5Dopen2 " + path)
 	}
+	inherit(ID(ds), loc)
 	return ID(ds), nil
 }
 
@@ -273,6 +278,7 @@ func CloseDataset(d ID) error {
 	if C.H5Dclose(C.hid_t(d)) < 0 {
 		return stackError(fmt.Sprintf("H5Dclose dataset %d", d))
 	}
+	delete(objMPIO, d)
 	return nil
 }
 

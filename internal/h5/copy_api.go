@@ -1,5 +1,7 @@
 package h5
 
+import "github.com/h5proxy/h5proxy/plan"
+
 // This file holds the declarations of copy.go shared by the cgo build and the !cgo stub:
 // what a tool copying whole files (h5proxy concat) needs, types kept as HDF5 encodes them.
 
@@ -25,17 +27,6 @@ func (l Layout) String() string {
 	}
 	return "virtual"
 }
-
-// FillTime is a dataset's fill time (H5D_fill_time_t values).
-type FillTime int
-
-// Fill times; FillKeep (not an HDF5 value) keeps the template's.
-const (
-	FillKeep  FillTime = -1
-	FillAlloc FillTime = 0 // H5D_FILL_TIME_ALLOC
-	FillNever FillTime = 1 // H5D_FILL_TIME_NEVER
-	FillIfSet FillTime = 2 // H5D_FILL_TIME_IFSET
-)
 
 // RawType is a datatype as HDF5 serializes it (H5Tencode): two types are the same exactly
 // when their encodings are, and the encoding recreates the type in another file or rank.
@@ -66,7 +57,7 @@ type ObjectInfo struct {
 	Layout        Layout
 	Chunk         []uint64 // nil unless chunked
 	Deflate       int      // 0 without the deflate filter
-	FillTime      FillTime
+	FillTime      plan.FillTime
 	// Attrs are the object's attributes in name order.
 	Attrs []AttrInfo
 }
@@ -93,8 +84,8 @@ type Override struct {
 	Chunk []uint64
 	// Deflate is the deflate level, -1 to keep the template's (0 removes the filter).
 	Deflate int
-	// FillTime sets the fill time unless FillKeep.
-	FillTime FillTime
+	// FillTime sets the fill time; plan.FillTimeUnset keeps the template's.
+	FillTime plan.FillTime
 	// Int32 makes the dataset native 32-bit integers (fill value 0) instead of the
 	// template's type: the partition key.
 	Int32 bool

@@ -188,7 +188,7 @@ func CreateFile(path string, a Access) (ID, error) {
 	if f < 0 {
 		return 0, stackError(op)
 	}
-	fileMPIO[ID(f)] = a.Parallel
+	objMPIO[ID(f)] = a.Parallel
 	return ID(f), nil
 }
 
@@ -213,7 +213,7 @@ func OpenFile(path string, a Access) (ID, error) {
 	if f < 0 {
 		return 0, stackError(op)
 	}
-	fileMPIO[ID(f)] = a.Parallel
+	objMPIO[ID(f)] = a.Parallel
 	return ID(f), nil
 }
 
@@ -247,7 +247,7 @@ func CloseFile(f ID) error {
 	if C.H5Fclose(C.hid_t(f)) < 0 {
 		return stackError(fmt.Sprintf("H5Fclose file %d", f))
 	}
-	delete(fileMPIO, f)
+	delete(objMPIO, f)
 	return nil
 }
 

@@ -209,17 +209,39 @@ func tuneShuffle(op string, dcpl C.hid_t, t plan.DatasetTuning) error {
 	return nil
 }
 
-// tuneTimes sets the fill and allocation times of the tuning on dcpl.
-func tuneTimes(op string, dcpl C.hid_t, t plan.DatasetTuning) error {
-	fill := map[plan.FillTime]C.H5D_fill_time_t{plan.FillTimeIfSet: C.H5D_FILL_TIME_IFSET,
+// HDF5's values of the plan's fill and allocation times (the unset ones have none).
+var (
+	fillTimes = map[plan.FillTime]C.H5D_fill_time_t{plan.FillTimeIfSet: C.H5D_FILL_TIME_IFSET,
 		plan.FillTimeAlloc: C.H5D_FILL_TIME_ALLOC, plan.FillTimeNever: C.H5D_FILL_TIME_NEVER}
-	if ft, ok := fill[t.FillTime]; ok && C.H5Pset_fill_time(dcpl, ft) < 0 {
-		return stackError("H5Pset_fill_time for " + op)
-	}
-	alloc := map[plan.AllocTime]C.H5D_alloc_time_t{plan.AllocTimeDefault: C.H5D_ALLOC_TIME_DEFAULT,
+	allocTimes = map[plan.AllocTime]C.H5D_alloc_time_t{plan.AllocTimeDefault: C.H5D_ALLOC_TIME_DEFAULT,
 		plan.AllocTimeEarly: C.H5D_ALLOC_TIME_EARLY, plan.AllocTimeLate: C.H5D_ALLOC_TIME_LATE,
 		plan.AllocTimeIncr: C.H5D_ALLOC_TIME_INCR}
-	if at, ok := alloc[t.AllocTime]; ok && C.H5Pset_alloc_time(dcpl, at) < 0 {
+)
+
+// setFillTime sets fill time ft on dcpl; FillTimeUnset leaves the list's.
+func setFillTime(op string, dcpl C.hid_t, ft plan.FillTime) error {
+	if v, ok := fillTimes[ft]; ok && C.H5Pset_fill_time(dcpl, v) < 0 {
+		return stackError("H5Pset_fill_time for " + op)
+	}
+	return nil
+}
+
+// fillTimeOf is the plan's fill time of HDF5's.
+func fillTimeOf(v C.H5D_fill_time_t) plan.FillTime {
+	for ft, c := range fillTimes {
+		if c == v {
+			return ft
+		}
+	}
+	return plan.FillTimeUnset
+}
+
+// tuneTimes sets the fill and allocation times of the tuning on dcpl.
+func tuneTimes(op string, dcpl C.hid_t, t plan.DatasetTuning) error {
+	if err := setFillTime(op, dcpl, t.FillTime); err != nil {
+		return err
+	}
+	if at, ok := allocTimes[t.AllocTime]; ok && C.H5Pset_alloc_time(dcpl, at) < 0 {
 		return stackError("H5Pset_alloc_time for " + op)
 	}
 	return nil
@@ -464,8 +486,7 @@ func DatasetTuning(d ID) (plan.DatasetTuning, error) {
 	if C.H5Pget_fill_time(dcpl, &ft) < 0 || C.H5Pget_alloc_time(dcpl, &at) < 0 {
 		return t, stackError("H5Pget_fill_time/H5Pget_alloc_time " + op)
 	}
-	t.FillTime = map[C.H5D_fill_time_t]plan.FillTime{C.H5D_FILL_TIME_IFSET: plan.FillTimeIfSet,
-		C.H5D_FILL_TIME_ALLOC: plan.FillTimeAlloc, C.H5D_FILL_TIME_NEVER: plan.FillTimeNever}[ft]
+	t.FillTime = fillTimeOf(ft)
 	t.AllocTime = map[C.H5D_alloc_time_t]plan.AllocTime{C.H5D_ALLOC_TIME_EARLY: plan.AllocTimeEarly,
 		C.H5D_ALLOC_TIME_LATE: plan.AllocTimeLate, C.H5D_ALLOC_TIME_INCR: plan.AllocTimeIncr}[at]
 	return t, nil

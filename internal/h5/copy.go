@@ -301,7 +301,7 @@ func datasetProps(ds ID, path string, o *ObjectInfo) error {
 	if C.H5Pget_fill_time(dcpl, &ft) < 0 {
 		return stackError("H5Pget_fill_time " + path)
 	}
-	o.FillTime = FillTime(ft)
+	o.FillTime = fillTimeOf(ft)
 	return nil
 }
 
@@ -392,8 +392,8 @@ func CreateLike(loc ID, path string, tmpl ID, o Override) (_ ID, err error) {
 	default:
 		return 0, errorf("h5: %s: layout %d not supported", op, int(o.Layout))
 	}
-	if o.FillTime != FillKeep && C.H5Pset_fill_time(dcpl, C.H5D_fill_time_t(o.FillTime)) < 0 {
-		return 0, stackError("H5Pset_fill_time for " + op)
+	if err := setFillTime(op, dcpl, o.FillTime); err != nil {
+		return 0, err
 	}
 	space, err := simpleSpace(op, o.Dims, maxDims)
 	if err != nil {
@@ -406,6 +406,7 @@ func CreateLike(loc ID, path string, tmpl ID, o Override) (_ ID, err error) {
 	if ds < 0 {
 		return 0, stackError(op)
 	}
+	inherit(ID(ds), loc)
 	return ID(ds), nil
 }
 

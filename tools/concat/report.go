@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 )
 
 // Breakdown is what a concatenation did and where its time went. Times are in seconds, the

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
 // fixedMDC is the metadata cache size of Options.FixedMDC (the NOvA study's fixed cache).
@@ -597,7 +597,8 @@ func (j *job) createColumn(c int) (h5.ID, error) {
 	if col.group == "" {
 		dims = append(dims, ri.Dims[1:]...)
 	}
-	ov := h5.Override{Dims: dims, Deflate: j.o.Deflate, FillTime: fillTimes[j.o.FillTime], Int32: col.group != ""}
+	ft, _ := plan.ParseFillTime(j.o.FillTime) // Options.check accepted it
+	ov := h5.Override{Dims: dims, Deflate: j.o.Deflate, FillTime: ft, Int32: col.group != ""}
 	// A chunk holds at most the dataset's rows: HDF5 compresses whole chunks, padding
 	// included, and the output never grows.
 	chunkRows := func(bytes uint64) []uint64 {
@@ -825,8 +826,5 @@ func (j *job) closeAll() error {
 	return first
 }
 
-// emptyLayouts and fillTimes map the option values to HDF5's.
-var (
-	emptyLayouts = map[string]h5.Layout{"contiguous": h5.LayoutContiguous, "chunked": h5.LayoutChunked, "compact": h5.LayoutCompact}
-	fillTimes    = map[string]h5.FillTime{"ifset": h5.FillIfSet, "never": h5.FillNever, "alloc": h5.FillAlloc}
-)
+// emptyLayouts maps the option values to HDF5's layouts.
+var emptyLayouts = map[string]h5.Layout{"contiguous": h5.LayoutContiguous, "chunked": h5.LayoutChunked, "compact": h5.LayoutCompact}

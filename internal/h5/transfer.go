@@ -42,10 +42,28 @@ var (
 	// E3SM's hundreds of union writes per record allocate nothing.
 	packScratch []uint64
 
-	// fileMPIO records, per file identifier CreateFile or OpenFile returned and CloseFile
-	// has not closed, whether the file was opened through the MPI-IO driver.
-	fileMPIO = map[ID]bool{}
+	// objMPIO records, per identifier this package handed out (files, groups, datasets)
+	// and has not closed, whether the object's file was opened through the MPI-IO driver:
+	// a file's from the access its opener asked (CreateFile, OpenFile), a group's or a
+	// dataset's from the file or group it was created or opened in. A collective transfer
+	// looks its dataset up here instead of asking HDF5 for the dataset's file around every
+	// H5Dwrite and H5Dread (H5Iget_file_id, then H5Fclose of that reference): the real
+	// programs make no such calls, and a profiler takes the first H5Fclose for the file's.
+	objMPIO = map[ID]bool{}
+
+	// driverQueries counts the times isMPIO asked HDF5 for a dataset's file: only for
+	// identifiers this package did not hand out (none today; a test pins that transfers
+	// ask none).
+	driverQueries int
 )
+
+// inherit records that obj, just created or opened in loc, lives in loc's file. Called
+// inside the gate.
+func inherit(obj, loc ID) {
+	if v, ok := objMPIO[loc]; ok {
+		objMPIO[obj] = v
+	}
+}
 
 // releaseTransferCache closes the cached transfer property lists. Called inside the gate.
 func releaseTransferCache() {
@@ -73,21 +91,26 @@ func opError(call string, d ID) error {
 	return err
 }
 
-// isMPIO reports whether d's file was opened through the MPI-IO driver.
+// isMPIO reports whether d's file was opened through the MPI-IO driver: as recorded when
+// d was created or opened (objMPIO), else (a dataset this package did not hand out) as
+// HDF5 says.
 func isMPIO(d ID) (bool, error) {
+	if v, ok := objMPIO[d]; ok {
+		return v, nil
+	}
+	driverQueries++
 	// H5Iget_file_id hands out another reference to the file identifier, released below.
 	fid := C.H5Iget_file_id(C.hid_t(d))
 	if fid < 0 {
 		return false, opError("H5Iget_file_id", d)
 	}
 	defer C.H5Fclose(fid)
-	// The files this package created or opened are known: asking HDF5 for the access list
-	// would duplicate an MPI-IO file's communicator (a collective MPI_Comm_dup, about a
-	// tenth of a millisecond at 2 ranks) for every new dataset.
-	if v, ok := fileMPIO[ID(fid)]; ok {
+	// A file this package opened is known: asking HDF5 for the access list would
+	// duplicate an MPI-IO file's communicator (a collective MPI_Comm_dup).
+	if v, ok := objMPIO[ID(fid)]; ok {
 		return v, nil
 	}
-	// A file this package did not open (none today): ask HDF5.
+	// A file this package did not open: ask HDF5.
 	fapl := C.H5Fget_access_plist(fid)
 	if fapl < 0 {
 		return false, opError("H5Fget_access_plist", d)

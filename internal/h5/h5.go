@@ -79,7 +79,7 @@ import (
 
 // The gate: HDF5 is built without thread safety, so every sequence of HDF5 calls runs while
 // holding gate, on a locked OS thread. ready, version and the package's caches (typeCache,
-// fileMPIO, the transfer property lists) are guarded by the gate too.
+// objMPIO, the transfer property lists) are guarded by the gate too.
 var (
 	gate    sync.Mutex
 	ready   bool

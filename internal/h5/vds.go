@@ -322,6 +322,7 @@ func CreateNullDataset(loc ID, path string, t plan.Type) (ID, error) {
 	if ds < 0 {
 		return 0, stackError(op)
 	}
+	inherit(ID(ds), loc)
 	return ID(ds), nil
 }
 

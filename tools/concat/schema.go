@@ -5,7 +5,7 @@ import (
 	"path"
 	"slices"
 
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/h5"
 )
 
 // object is one group or dataset of an input, with what the schema compares.

@@ -18,12 +18,12 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/inspect"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
 // col is one dataset of the hand-made inputs: its type, row width (2-D when > 0), layout
@@ -331,7 +331,7 @@ func TestConcatCLI(t *testing.T) {
 	}{
 		{1, []string{"-inputs", list, in[3], in[4]}, false, nil, func(t *testing.T, out string) {
 			e := describe(t, out, "/rec.slc/energy")
-			if e.Layout != h5.LayoutChunked || !slices.Equal(e.Chunk, []uint64{128}) || e.Deflate != 6 || e.FillTime != h5.FillIfSet {
+			if e.Layout != h5.LayoutChunked || !slices.Equal(e.Chunk, []uint64{128}) || e.Deflate != 6 || e.FillTime != plan.FillTimeIfSet {
 				t.Errorf("defaults: energy %v chunk %v deflate %d fill time %d, want the inputs' chunked 128, gzip 6, fill time ifset",
 					e.Layout, e.Chunk, e.Deflate, e.FillTime)
 			}
@@ -346,8 +346,8 @@ func TestConcatCLI(t *testing.T) {
 			"-create", "rank0", "-partition", "dataset", "-partition-key"}, in...), true,
 			map[string]string{"chunk": "1024", "deflate": "1", "empty-layout": "compact", "fill-time": "never", "create": "rank0",
 				"partition": "dataset", "partition-key": "true"}, func(t *testing.T, out string) {
-				if e := describe(t, out, "/rec.slc/energy"); !slices.Equal(e.Chunk, []uint64{128}) || e.Deflate != 1 || e.FillTime != h5.FillNever {
-					t.Errorf("-chunk 1KiB -deflate 1 -fill-time never: energy chunk %v deflate %d fill time %d", e.Chunk, e.Deflate, e.FillTime)
+				if e := describe(t, out, "/rec.slc/energy"); !slices.Equal(e.Chunk, []uint64{128}) || e.Deflate != 1 || e.FillTime != plan.FillTimeNever {
+					t.Errorf("-chunk 1KiB -deflate 1 -fill-time never: energy chunk %v deflate %d fill time %v", e.Chunk, e.Deflate, e.FillTime)
 				}
 				if p := describe(t, out, "/rec.slc/pos"); !slices.Equal(p.Chunk, []uint64{85, 3}) {
 					t.Errorf("-chunk 1KiB: pos (3 float32 per row) chunk %v, want [85 3]", p.Chunk)
@@ -363,8 +363,8 @@ func TestConcatCLI(t *testing.T) {
 			"-meta-block", "8KiB", "-input-driver", "core", "-partition-key"}, in...), true,
 			map[string]string{"empty-layout": "chunked", "fill-time": "alloc", "deflate": "0", "mdc": "fixed", "meta-block": "8192",
 				"input-driver": "core", "partition-key": "true"}, func(t *testing.T, out string) {
-				if e := describe(t, out, "/rec.trk/empty"); e.Layout != h5.LayoutChunked || e.FillTime != h5.FillAlloc {
-					t.Errorf("-empty-layout chunked -fill-time alloc: %v fill time %d", e.Layout, e.FillTime)
+				if e := describe(t, out, "/rec.trk/empty"); e.Layout != h5.LayoutChunked || e.FillTime != plan.FillTimeAlloc {
+					t.Errorf("-empty-layout chunked -fill-time alloc: %v fill time %v", e.Layout, e.FillTime)
 				}
 				if e := describe(t, out, "/rec.slc/nhit"); e.Deflate != 0 || e.Layout != h5.LayoutChunked {
 					t.Errorf("-deflate 0: nhit %v deflate %d", e.Layout, e.Deflate)

@@ -3,8 +3,10 @@ package concat
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Table declares the tuning keys of a concatenation: `h5proxy concat` takes them as flags
@@ -26,7 +28,7 @@ var Table = &options.Table{Name: "concat", Specs: []options.Spec{
 		Help: "how inputs are read: sec2 reads on the fly, core reads each whole input into memory when it is opened"},
 	{Key: "partition", Kind: options.Enum, Default: "file", Allowed: []string{"file", "dataset"},
 		Help: "how reads are spread: file gives each rank a contiguous block of inputs; dataset gives each dataset to one rank, which reads it from every input"},
-	{Key: "fill-time", Kind: options.Enum, Default: "ifset", Allowed: []string{"ifset", "never", "alloc"},
+	{Key: "fill-time", Kind: options.Enum, Default: "ifset", Allowed: plan.FillTimeNames,
 		Help: "fill time of the output datasets (H5Pset_fill_time): when HDF5 writes fill values into newly allocated (compressed) chunks"},
 	{Key: "partition-key", Kind: options.Bool, Default: "false",
 		Help: "add to every group that holds datasets an int32 dataset " + KeyName + " giving, per row, the index of the input file the row came from"},
@@ -129,8 +131,8 @@ func (o Options) validate() error {
 	if _, ok := emptyLayouts[o.EmptyLayout]; !ok {
 		return fmt.Errorf("concat: empty-layout=%q: want contiguous, chunked or compact", o.EmptyLayout)
 	}
-	if _, ok := fillTimes[o.FillTime]; !ok {
-		return fmt.Errorf("concat: fill-time=%q: want ifset, never or alloc", o.FillTime)
+	if _, ok := plan.ParseFillTime(o.FillTime); !ok {
+		return fmt.Errorf("concat: fill-time=%q: want one of %s", o.FillTime, strings.Join(plan.FillTimeNames, ", "))
 	}
 	if o.ChunkBytes > maxChunkBytes {
 		return fmt.Errorf("concat: chunk=%d: HDF5 chunks hold less than 4 GiB", o.ChunkBytes)
