@@ -14,23 +14,9 @@ import (
 // the same step through the C ABI (examples/c/bench_calls.c); docs/metrics.md says how to
 // measure it.
 
-// nullSession opens a null-layout session of one-element VPIC phases of steps steps.
-func nullSession(tb testing.TB, steps int, extra string) *proxy.Session {
-	tb.Helper()
-	kvs, err := proxy.ParseKV("layout=null;DIM_1=1;TIMESTEPS=" + strconv.Itoa(steps) + extra)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg, err := proxy.ParseOptions("vpic", kvs)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	world(tb)
-	s, err := proxy.NewSession(proxy.World(), cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
+// nullConfig is a null-layout session of one-element VPIC phases of steps steps.
+func nullConfig(tb testing.TB, steps int, extra string) proxy.Config {
+	return config(tb, "layout=null;DIM_1=1;TIMESTEPS="+strconv.Itoa(steps)+extra, "")
 }
 
 // TestNullStepAllocs checks that a step allocates nothing on the Go heap: with the census
@@ -39,7 +25,7 @@ func nullSession(tb testing.TB, steps int, extra string) *proxy.Session {
 func TestNullStepAllocs(t *testing.T) {
 	const runs = 200
 	for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
-		s := nullSession(t, runs+2, "")
+		s := session(t, nullConfig(t, runs+2, ""))
 		if ph == patterns.PhaseRead {
 			if err := s.RunPhase(patterns.PhaseWrite); err != nil {
 				t.Fatal(err)
@@ -84,7 +70,7 @@ func TestNullStepAllocs(t *testing.T) {
 //	go test -run '^$' -bench NullStep -benchtime 20000x -cpuprofile cpu.out ./proxy
 func BenchmarkNullStep(b *testing.B) {
 	const per = 1000
-	s := nullSession(b, per, "")
+	s := session(b, nullConfig(b, per, ""))
 	defer s.Close()
 	b.ReportAllocs()
 	b.StopTimer()
@@ -113,18 +99,9 @@ func BenchmarkNullStep(b *testing.B) {
 // they add up to no more than the phase's).
 func TestStepCensus(t *testing.T) {
 	for _, kv := range []string{"", ";census=step"} {
-		s := nullSession(t, 4, kv)
-		if err := s.RunPhase(patterns.PhaseWrite); err != nil {
-			t.Fatal(err)
-		}
-		rep, err := s.Report()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		p := rep.Phases[0]
+		cfg := nullConfig(t, 4, kv)
+		cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
+		p := runReport(t, cfg, "census"+kv).Phases[0]
 		if p.Census.SysIO["syscr"].Sum <= 0 {
 			t.Errorf("%q: the phase counted no read calls (it read /proc/self/io): %v", kv, p.Census.SysIO)
 		}
