@@ -114,7 +114,8 @@ clean:
 # cmake-test configures and builds libh5proxy.so/.a, the Fortran module and the examples into
 # build/cmake, installs into build/install, and runs ctest (MPI tests at 1, 2 and 4 ranks,
 # the installed-package consumers, the C/Fortran/Go file comparison).
-# bench-capi measures the cost of a no-op C call and the per-phase overhead outside HDF5.
+# bench-capi measures the cost of a no-op C call and the per-phase overhead outside HDF5; its
+# last line gives the step and the valid-handle call beside the bare C->Go transition.
 .PHONY: cmake-test bench-capi
 CMAKE_BUILD_DIR ?= build/cmake
 CMAKE_INSTALL_DIR ?= build/install
@@ -130,6 +131,14 @@ bench-capi: deps
 	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target bench_calls
 	cmake --build $(CMAKE_BUILD_DIR) --target bench-capi
+
+# bench-capi-icount: instructions per null-layout step and per C ABI call under callgrind
+# (meaningful on a loaded machine, unlike bench-capi's times; docs/metrics.md).
+.PHONY: bench-capi-icount
+bench-capi-icount: deps
+	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target bench_calls
+	bench/capi/icount.sh $(CMAKE_BUILD_DIR)/examples/c/bench_calls
 
 # ---- bench/ref: C reference programs issuing h5bench's VPIC-IO/BD-CATS and E3SM-IO's canonical
 # HDF5 call sequences (see bench/ref/*.c); bench/fidelity times them against h5proxy.

@@ -20,7 +20,7 @@ import (
 // driven from C by examples/c/misuse.c under ctest.
 
 func TestRegistryIDs(t *testing.T) {
-	r := registry{entries: map[uint64]*entry{}}
+	var r registry
 	a, b := &entry{kind: kindSession}, &entry{kind: kindSession}
 	ida, idb := r.add(a), r.add(b)
 	if ida == 0 || idb <= ida {
@@ -58,7 +58,7 @@ func TestRegistryIDs(t *testing.T) {
 }
 
 func TestRegistryBusy(t *testing.T) {
-	r := registry{entries: map[uint64]*entry{}}
+	var r registry
 	id := r.add(&entry{kind: kindSession})
 	e, code, _ := r.acquire(id, kindSession)
 	if e == nil || code != statusOK {

@@ -74,13 +74,15 @@ func parseSysIO(r io.Reader) []float64 {
 	return v
 }
 
-// takeCensus charges to smp (nil: drops) the collective transfers' outcomes and the
-// system-call counters since the last call.
-func (s *Session) takeCensus(smp *sample) {
+// takeCensus charges to smp (nil: drops) the collective transfers' outcomes since the last
+// call and, with sys, the system-call counters since the last call with sys.
+func (s *Session) takeCensus(smp *sample, sys bool) {
 	c := h5.TakeCensus()
-	now := readSysIO()
-	last := s.sysIO
-	s.sysIO = now
+	var now, last []float64
+	if sys {
+		now, last = readSysIO(), s.sysIO
+		s.sysIO = now
+	}
 	if smp == nil {
 		return
 	}
@@ -113,7 +115,8 @@ type Census struct {
 	ChunkOpts           map[string]float64 `json:"chunk_opts,omitempty"`
 	BrokenBy            map[string]float64 `json:"broken_by,omitempty"`
 	// SysIO are the process counters of /proc/self/io, per field: sum and spread over ranks.
-	SysIO map[string]Stat `json:"sys_io"`
+	// A step's census has them only with census=step (Config.StepCensus).
+	SysIO map[string]Stat `json:"sys_io,omitempty"`
 }
 
 // CallCount is one HDF5 call's count and bytes, summed over ranks (Count) and of the
@@ -125,9 +128,9 @@ type CallCount struct {
 	Bytes    float64 `json:"bytes"`
 }
 
-// census builds the census of one reduced sample.
-func census(t *[nMetrics]Stat) Census {
-	c := Census{CollectiveTransfers: t[mCollective].Sum, SysIO: map[string]Stat{}}
+// census builds the census of one reduced sample; sys: with its system-call counters.
+func census(t *[nMetrics]Stat, sys bool) Census {
+	c := Census{CollectiveTransfers: t[mCollective].Sum}
 	for k := plan.CreateFile; metric(k) < nOpKinds; k++ {
 		if n := t[mCalls+metric(k)]; n.Sum > 0 {
 			c.Calls = append(c.Calls, CallCount{Call: callNames[k], Count: n.Sum, MaxCount: n.Max, Bytes: t[mCallBytes+metric(k)].Sum})
@@ -136,6 +139,10 @@ func census(t *[nMetrics]Stat) Census {
 	c.IOModes = named(t, mIOMode, h5.IOModeNames[:])
 	c.ChunkOpts = named(t, mChunkOpt, h5.ChunkOptNames[:])
 	c.BrokenBy = named(t, mCause, h5.NoCollectiveCauses[:])
+	if !sys {
+		return c
+	}
+	c.SysIO = map[string]Stat{}
 	for i, f := range sysIOFields {
 		c.SysIO[f] = t[mSysIO+metric(i)]
 	}

@@ -68,6 +68,11 @@ type Config struct {
 	// and write the run's HDF5, MPI-IO and POSIX profile (docs/profile.md); the session
 	// itself does nothing with it.
 	Profile bool `json:"profile,omitempty"`
+	// StepCensus reads the process's system-call counters at every step (census=step), for
+	// per-step sys_io figures; by default (census=phase) they are read at each phase's
+	// begin and end only: three system calls a step inside the observed window, which the
+	// real programs do not make. Every other census figure is per step either way.
+	StepCensus bool `json:"-"`
 	// Strategy are the keys the modes and layouts declare in their own tables
 	// (async.staging_bytes, cache.path, subfiling.count, ...), in order.
 	Strategy []options.KV `json:"-"`
@@ -132,6 +137,8 @@ var sessionKeys = []sessionKey{
 			}
 			return "NO"
 		}},
+	{options.Spec{Key: "census", Kind: options.Enum, Default: "phase", Allowed: []string{"phase", "step"}, Help: "when the census reads the process's system-call counters (/proc/self/io): phase (at each phase's begin and end; the steps' census has no sys_io) or step (also after every step, for per-step sys_io: three system calls per step inside the window); every other census figure is per step either way"},
+		func(c *Config, v *options.Values, k string) { c.StepCensus = v.String(k) == "step" }, func(c *Config) string { return map[bool]string{false: "phase", true: "step"}[c.StepCensus] }},
 }
 
 // setMode sets the mode, or, for a layout's mode alias (h5bench's MODE=LOG), the default

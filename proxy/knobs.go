@@ -290,6 +290,9 @@ var chunkOpts = map[string]plan.ChunkOpt{"one_io": plan.ChunkOptOneIO, "multi_io
 // apply returns op with the knobs applied: op itself when none applies, else a copy (a
 // plan's specs may be shared by its steps and with the pattern).
 func (k *knobs) apply(op *plan.Op) (*plan.Op, error) {
+	if k == nil { // no knobs: every operation of every step passes here
+		return op, nil
+	}
 	file := op.File != nil && (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile)
 	dataset := op.Dataset != nil && op.Kind == plan.CreateDataset
 	transfer := op.Transfer != nil && (op.Kind == plan.Write || op.Kind == plan.Read)

@@ -202,7 +202,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], PrepWindowTime: t[mPrepWindow], VerifyTime: t[mVerify],
 		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify || (p.ownChecked && !p.ownUnchecked), Mismatches: t[mMismatch].Sum,
 		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
-		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum, Census: census(&t)}
+		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum, Census: census(&t, true)}
 	if k, ok := s.pat.(patterns.Describer); ok {
 		pr.Operation, pr.KernelMetrics = k.Operation(p.ph), k.Metrics(p.ph, p.env)
 	}
@@ -216,7 +216,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 		st := red.stats[i+1]
 		pr.PerStep = append(pr.PerStep, StepReport{Step: i, Bytes: st[mBytes].Sum, ObservedTime: st[mEnd].Max - st[mStart].Min,
 			RawTime: st[mRaw], MetadataTime: st[mMetadata], ComputeTime: st[mCompute], PrepTime: st[mPrep],
-			WaitTime: st[mWait], Background: st[mBackground], Census: census(&st)})
+			WaitTime: st[mWait], Background: st[mBackground], Census: census(&st, s.cfg.StepCensus)})
 	}
 	pt := phaseTimes(p.ph, s.Size(), &pr, t, red.stats[1:len(p.steps)+1])
 	pt.Earlier, pt.Rank = earlier, s.Rank()
