@@ -159,7 +159,12 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	settings, _ := cfg.Settings()
 	background := mode.Has(stack.Background)
 	if background {
-		if err := requireThreadMultiple(cfg.Mode); err != nil {
+		if err := requireThreadMultiple(modeThreads(cfg.Mode)); err != nil {
+			return nil, err
+		}
+	}
+	if layout.Has(stack.ThreadMultiple) {
+		if err := requireThreadMultiple(layoutThreads(cfg.Layout)); err != nil {
 			return nil, err
 		}
 	}
@@ -1136,28 +1141,44 @@ func (s *Session) collectStats(p *phaseRun) {
 	p.end[mLocalReads] += float64(st.LocalReads)
 }
 
-// requireThreadMultiple refuses background modes unless MPI provides
-// MPI_THREAD_MULTIPLE: their HDF5 (and so MPI-IO) calls run on a second thread.
-func requireThreadMultiple(mode string) error {
+// threadUser is a strategy that needs MPI_THREAD_MULTIPLE: what it does from another
+// thread, and the setting that does without.
+type threadUser struct{ what, instead string }
+
+// modeThreads: background modes issue their HDF5 (and so MPI-IO) calls on a second thread.
+func modeThreads(mode string) threadUser {
+	return threadUser{"mode " + mode + " issues HDF5 and MPI-IO calls from a background thread", "mode=sync"}
+}
+
+// layoutThreads: a layout with stack.ThreadMultiple (subfiling-vfd) runs the I/O
+// concentrator threads of HDF5's subfiling VFD, which call MPI.
+func layoutThreads(layout string) threadUser {
+	return threadUser{"layout " + layout + " runs HDF5's subfiling VFD, whose I/O concentrator threads call MPI,", "layout=subfiling (its model)"}
+}
+
+// requireThreadMultiple refuses a strategy that calls MPI from threads of its own unless
+// MPI provides MPI_THREAD_MULTIPLE.
+func requireThreadMultiple(u threadUser) error {
 	level, err := mpi.QueryThread()
 	if err != nil {
 		return err
 	}
-	return checkThreadLevel(mode, level)
+	return checkThreadLevel(u, level)
 }
 
-func checkThreadLevel(mode string, level mpi.ThreadLevel) error {
+func checkThreadLevel(u threadUser, level mpi.ThreadLevel) error {
 	if level >= mpi.ThreadMultiple {
 		return nil
 	}
-	return fmt.Errorf("%w: mode %s issues HDF5 and MPI-IO calls from a background thread and needs MPI_THREAD_MULTIPLE, but MPI provides %s; initialize MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) (Go: proxy.InitMPI does), or use mode=sync",
-		ErrThreadLevel, mode, level)
+	return fmt.Errorf("%w: %s and needs MPI_THREAD_MULTIPLE, but MPI provides %s; initialize MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) (Go: proxy.InitMPI does), or use %s",
+		ErrThreadLevel, u.what, level, u.instead)
 }
 
 // ErrUnsupported is wrapped by errors for features the environment cannot support.
 var ErrUnsupported = errors.New("h5proxy: unsupported")
 
-// ErrThreadLevel is wrapped by the error of a background mode started under an MPI that
+// ErrThreadLevel is wrapped by the error of a background mode (or the subfiling-vfd
+// layout) started under an MPI that
 // does not provide MPI_THREAD_MULTIPLE, so callers (the C ABI) can tell the host to change
 // its MPI initialisation. It wraps ErrUnsupported: the environment cannot run that mode.
 var ErrThreadLevel = fmt.Errorf("%w: MPI thread level", ErrUnsupported)

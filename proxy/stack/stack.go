@@ -108,6 +108,9 @@ const (
 	// configured path need not exist before a read (the layout's open names what is
 	// missing).
 	RankFiles
+	// ThreadMultiple: the layout runs threads of its own that call MPI (the subfiling
+	// VFD's I/O concentrators), so MPI must provide MPI_THREAD_MULTIPLE in any mode.
+	ThreadMultiple
 )
 
 // Strategy declares one layout or mode.

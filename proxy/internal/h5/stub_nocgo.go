@@ -7,6 +7,9 @@ import "github.com/h5proxy/h5proxy/plan"
 // Version returns "" in a build without cgo.
 func Version() string { return "" }
 
+// HaveSubfiling reports false in a build without cgo.
+func HaveSubfiling() bool { return false }
+
 // CreateFile returns ErrNoCgo in a build without cgo.
 func CreateFile(path string, a Access) (ID, error) { return 0, ErrNoCgo }
 
