@@ -71,9 +71,9 @@ var envOf = map[string]string{KeyStripeSize: EnvStripeSize, KeyIOCPerNode: EnvIO
 func init() {
 	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData | stack.Subfiles | stack.ThreadMultiple, Options: Options,
 		Summary:  "the native file through HDF5 1.14's subfiling VFD: a stub, a .config and subfiles striped by I/O concentrator threads (HDF5=1.14 builds)",
-		Validate: func(v *options.Values) error { _, err := resolve(v); return err },
+		Validate: func(v *options.Values) error { _, err := Resolve(v); return err },
 		NewLayout: func(env stack.Env) (stack.Layout, error) {
-			s, err := resolve(env.Setting())
+			s, err := Resolve(env.Setting())
 			if err != nil {
 				return nil, err
 			}
@@ -108,9 +108,9 @@ func versionText() string {
 	return "(none: built without cgo)"
 }
 
-// resolve checks the build and reads the settings: a key given wins, else the VFD's
+// Resolve checks the build and reads the settings: a key given wins, else the VFD's
 // environment variable, else the key's default. Directories must exist and be writable.
-func resolve(v *options.Values) (Settings, error) {
+func Resolve(v *options.Values) (Settings, error) {
 	if err := Available(); err != nil {
 		return Settings{}, err
 	}
@@ -123,7 +123,8 @@ func resolve(v *options.Values) (Settings, error) {
 		spec, _ := Options.Lookup(key)
 		ev, err := (&options.Table{Name: "environment " + env, Specs: []options.Spec{*spec}}).Parse([]options.KV{{Key: key, Value: raw}})
 		if err != nil {
-			return nil, fmt.Errorf("%w (the value of %s, which the subfiling VFD reads, stands for the key when it is not given)", err, env)
+			err.(*options.Error).Reason += " (the value of " + env + ", which the subfiling VFD reads, stands for the key when it is not given)"
+			return nil, err
 		}
 		return ev, nil
 	}
@@ -147,7 +148,11 @@ func resolve(v *options.Values) (Settings, error) {
 		case KeySubfileDir, KeyConfigDir:
 			dir := ev.String(key)
 			if err := writableDir(dir); err != nil {
-				errs = append(errs, &options.Error{Table: "session", Key: key, Value: dir, Reason: err.Error(), Allowed: "an existing directory this user can write, or empty (next to the file)"})
+				reason := err.Error()
+				if ev != v {
+					reason += " (the value of " + envOf[key] + ", which the subfiling VFD reads, stands for the key when it is not given)"
+				}
+				errs = append(errs, &options.Error{Table: "session", Key: key, Value: dir, Reason: reason, Allowed: "an existing directory this user can write, or empty (next to the file)"})
 			}
 			if key == KeySubfileDir {
 				s.SubfileDir = dir
