@@ -284,6 +284,11 @@ func (c *Config) Validate() error {
 		return err
 	}
 	for _, s := range []stack.Strategy{mode, layout} {
+		if s.Available != nil {
+			if err := s.Available(); err != nil {
+				return err
+			}
+		}
 		if s.Validate != nil {
 			if err := s.Validate(settings); err != nil {
 				return err

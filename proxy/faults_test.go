@@ -23,7 +23,7 @@ import (
 
 // faultLayouts are every built-in layout, faultModes every mode.
 var (
-	faultLayouts = []string{"native", "null", "mpiio", "posix", "log", "subfiling"}
+	faultLayouts = []string{"native", "null", "mpiio", "posix", "log", "subfiling", "subfiling-vfd"}
 	faultModes   = []string{"sync", "async", "cache"}
 )
 
@@ -143,6 +143,18 @@ func TestFaults(t *testing.T) {
 	small := "DIM_1=64;TIMESTEPS=2;COLLECTIVE_DATA=YES;cache.path=" + dir
 	large := "DIM_1=65536;TIMESTEPS=4;COLLECTIVE_DATA=YES;cache.path=" + dir
 	for _, layout := range faultLayouts {
+		if err := proxy.LayoutAvailable(layout); err != nil {
+			// A layout this build cannot run (subfiling-vfd on HDF5 1.10) is refused before
+			// any file exists.
+			f := fileOf(full, layout+"-unavailable", size)
+			if _, rerr := proxy.ParseOptions("vpic", mustKV(t, small+";layout="+layout+";file="+f)); !errors.Is(err, proxy.ErrUnsupported) || !errors.Is(rerr, proxy.ErrUnsupported) {
+				t.Errorf("%s: unavailable (%v), yet a session gave %v", layout, err, rerr)
+			}
+			if _, serr := os.Stat(f); !errors.Is(serr, os.ErrNotExist) {
+				t.Errorf("%s: a refused layout left %s (%v)", layout, f, serr)
+			}
+			continue
+		}
 		for _, mode := range faultModes {
 			name := layout + "-" + mode
 			kv := ";layout=" + layout + ";" + modeKV(mode)

@@ -1174,8 +1174,9 @@ func checkThreadLevel(u threadUser, level mpi.ThreadLevel) error {
 		ErrThreadLevel, u.what, level, u.instead)
 }
 
-// ErrUnsupported is wrapped by errors for features the environment cannot support.
-var ErrUnsupported = errors.New("h5proxy: unsupported")
+// ErrUnsupported is wrapped by errors for features the environment or the build cannot
+// support (a layout that needs another HDF5: stack.Strategy.Available).
+var ErrUnsupported = stack.ErrUnsupported
 
 // ErrThreadLevel is wrapped by the error of a background mode (or the subfiling-vfd
 // layout) started under an MPI that

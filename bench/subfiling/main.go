@@ -13,7 +13,10 @@
 //
 // The model has no stripe size: its points are run once per I/O concentrator count (its
 // subfiling.count: one group of ranks per concentrator, at most one per rank, as the VFD
-// caps its concentrators at the ranks of a node). All ranks run on one node here, so the
+// caps its concentrators at the ranks of a node), and, with -aggregate (the default), once
+// per stripe size with one collective-buffering aggregator per subfile writing buffers of
+// the stripe size (ROMIO's cb_nodes=1, cb_buffer_size): the VFD's concentrator, which
+// alone writes its subfile in stripes, in MPI-IO's terms. All ranks run on one node here, so the
 // VFD's concentrators are subfiling_vfd.ioc_per_node. Times are the phases' observed
 // windows without the data preparation and verification inside them (h5proxy's
 // ObservedIORate); sizes are apparent (st_size) and on disk (st_blocks), summed over every
@@ -46,6 +49,7 @@ type opts struct {
 	stripes, iocs, pats []string
 	reps                int
 	vpic, e3sm, dir     string
+	aggregate           bool
 }
 
 func main() {
@@ -54,13 +58,14 @@ func main() {
 	iocs := flag.String("iocs", "1,2,4", "I/O concentrators (VFD: per node; model: subfile groups), comma-separated")
 	pats := flag.String("patterns", "vpic,e3sm", "patterns: vpic, e3sm")
 	reps := flag.Int("reps", 3, "repetitions, interleaved over every point")
-	vpicKV := flag.String("vpic", "NUM_DIMS=1;DIM_1=1048576;TIMESTEPS=2", "VPIC-IO settings (per rank: 8 variables of DIM_1 4-byte elements per step)")
+	aggregate := flag.Bool("aggregate", true, "also run the model with one collective-buffering aggregator per subfile writing stripe-size buffers (mpiio.cb_nodes=1, mpiio.cb_buffer_size=stripe, through ROMIO: OMPI_MCA_io=romio321 unless set): the VFD's I/O concentrator in MPI-IO's terms")
+	vpicKV := flag.String("vpic", "NUM_DIMS=1;DIM_1=1048576;TIMESTEPS=2;COLLECTIVE_DATA=YES;COLLECTIVE_METADATA=YES", "VPIC-IO settings (per rank: 8 variables of DIM_1 4-byte elements per step)")
 	e3smKV := flag.String("e3sm", "ne=4;lev=72;r=2", "E3SM-IO F-case settings (a synthesized map of the 16p map's size by default)")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	out := flag.String("out", "", "directory for subfiling.csv and the figures (default: none)")
 	results := flag.String("results", "", "internal: results file of a launched run")
 	flag.Parse()
-	o := opts{split(*stripes), split(*iocs), split(*pats), *reps, *vpicKV, *e3smKV, *dir}
+	o := opts{split(*stripes), split(*iocs), split(*pats), *reps, *vpicKV, *e3smKV, *dir, *aggregate}
 	if launch.Underneath() {
 		if err := child(o, *results); err != nil {
 			fmt.Fprintln(os.Stderr, "subfiling bench:", err)
@@ -108,6 +113,9 @@ func parent(o opts, nps []string, outDir string) int {
 		defer os.RemoveAll(d)
 		o.dir = d
 	}
+	if _, set := os.LookupEnv("OMPI_MCA_io"); o.aggregate && !set {
+		os.Setenv("OMPI_MCA_io", "romio321") // OMPIO ignores cb_nodes; the launched ranks inherit it
+	}
 	res := filepath.Join(o.dir, "results.txt")
 	os.Remove(res)
 	for _, np := range nps {
@@ -116,7 +124,7 @@ func parent(o opts, nps []string, outDir string) int {
 			fmt.Fprintf(os.Stderr, "subfiling bench: -nps: %q is not a rank count\n", np)
 			return 2
 		}
-		code, err := launch.Self(n, "-stripes", strings.Join(o.stripes, ","), "-iocs", strings.Join(o.iocs, ","), "-patterns", strings.Join(o.pats, ","),
+		code, err := launch.Self(n, "-stripes", strings.Join(o.stripes, ","), "-iocs", strings.Join(o.iocs, ","), "-patterns", strings.Join(o.pats, ","), "-aggregate="+strconv.FormatBool(o.aggregate),
 			"-reps", strconv.Itoa(o.reps), "-vpic", o.vpic, "-e3sm", o.e3sm, "-dir", o.dir, "-results", res)
 		if err != nil || code != 0 {
 			fmt.Fprintf(os.Stderr, "subfiling bench: run on %d ranks failed (exit %d): %v\n", n, code, err)
@@ -198,7 +206,7 @@ func group(runs []run) (keys []string, by map[string][]run) {
 // the file count and the sizes (of the first repetition: the same files every time).
 func report(w io.Writer, runs []run, reps int) error {
 	keys, by := group(runs)
-	fmt.Fprintf(w, "Subfiling study: model (layout subfiling) and the subfiling VFD (subfiling-vfd); median [min-max] of %d interleaved repetitions, seconds\n", reps)
+	fmt.Fprintf(w, "Subfiling study: model (layout subfiling; stripe -: plain, else one aggregator per subfile with cb_buffer_size = stripe) and the subfiling VFD (subfiling-vfd); MPI-IO %s; median [min-max] of %d interleaved repetitions, seconds\n", mpiio(), reps)
 	fmt.Fprintln(w, "| ranks | pattern | layout | stripe | IOCs | write s | read s | files | apparent MiB | on disk MiB | largest file MiB |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, k := range keys {
@@ -210,6 +218,14 @@ func report(w io.Writer, runs []run, reps int) error {
 			r.ranks, r.pattern, r.layout, r.stripe, r.iocs, wm, wl, wh, rm, rl, rh, r.files, mib(r.bytes), mib(r.disk), mib(r.largest))
 	}
 	return nil
+}
+
+// mpiio names the MPI-IO component the launched ranks use.
+func mpiio() string {
+	if v := os.Getenv("OMPI_MCA_io"); v != "" {
+		return "OMPI_MCA_io=" + v
+	}
+	return "the default component"
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
@@ -242,10 +258,7 @@ func save(dir string, runs []run) error {
 			if r.pattern != pat || r.ranks != maxRanks {
 				continue
 			}
-			v := "model"
-			if r.layout != "subfiling" {
-				v = "VFD " + r.stripe
-			}
+			v := variant(r)
 			if !slices.Contains(iocs, r.iocs) {
 				iocs = append(iocs, r.iocs)
 			}
@@ -267,6 +280,18 @@ func save(dir string, runs []run) error {
 		}
 	}
 	return nil
+}
+
+// variant names a run's line in the figures: the model, the model with an aggregator
+// per subfile writing stripe-size buffers, or the VFD with its stripe size.
+func variant(r run) string {
+	switch {
+	case r.layout != "subfiling":
+		return "VFD " + r.stripe
+	case r.stripe == "-":
+		return "model"
+	}
+	return "model agg " + r.stripe
 }
 
 func firstErr(errs ...error) error {
@@ -302,6 +327,11 @@ func child(o opts, results string) error {
 				continue // both cap at the ranks: the same point as a smaller count
 			}
 			pts = append(pts, pt{pat, "subfiling", "-", ioc})
+			for _, s := range o.stripes {
+				if o.aggregate {
+					pts = append(pts, pt{pat, "subfiling", s, ioc}) // the model with an aggregator per subfile
+				}
+			}
 			if vfd {
 				for _, s := range o.stripes {
 					pts = append(pts, pt{pat, "subfiling-vfd", s, ioc})
@@ -344,9 +374,12 @@ func measure(world proxy.Comm, pattern, layout, stripe, iocs, file string, o opt
 		kv = o.e3sm
 	}
 	kv += ";file=" + file + ";layout=" + layout + ";verify=yes"
-	if layout == "subfiling" {
+	switch {
+	case layout == "subfiling" && stripe == "-":
 		kv += ";subfiling.count=" + strconv.Itoa(min(n, size))
-	} else {
+	case layout == "subfiling":
+		kv += ";subfiling.count=" + strconv.Itoa(min(n, size)) + ";mpiio.cb_nodes=1;mpiio.cb_buffer_size=" + stripe
+	default:
 		kv += ";subfiling_vfd.stripe_size=" + stripe + ";subfiling_vfd.ioc_per_node=" + iocs
 	}
 	kvs, err := proxy.ParseKV(kv)

@@ -10,6 +10,7 @@
 package stack
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -130,11 +131,30 @@ type Strategy struct {
 	// SelectKey is a boolean key of Options that selects this layout when YES (h5bench's
 	// SUBFILING=YES).
 	SelectKey string
+	// Available reports whether this build can run the strategy: nil, or an error naming
+	// the build that can, wrapping ErrUnsupported (nil func: always available). A strategy
+	// that needs a library version registers anyway, so that its keys, help and docs are
+	// the same in every build and selecting it says what to build.
+	Available func() error
 	// NewLayout builds a layout (layouts only).
 	NewLayout func(env Env) (Layout, error)
 	// NewMode builds a mode over a layout (modes only).
 	NewMode func(under Layout, env Env) (Mode, error)
 }
+
+// ErrUnsupported is wrapped by the errors of features the build or the environment cannot
+// support (proxy.ErrUnsupported is this error).
+var ErrUnsupported = errors.New("h5proxy: unsupported")
+
+// Unsupported is an option error (naming the key and value) that is also ErrUnsupported:
+// a strategy's Available error.
+type Unsupported struct{ Err *options.Error }
+
+// Error is the option error's text.
+func (u Unsupported) Error() string { return u.Err.Error() }
+
+// Unwrap returns the option error and ErrUnsupported.
+func (u Unsupported) Unwrap() []error { return []error{u.Err, ErrUnsupported} }
 
 // Has reports whether the strategy has every capability of c.
 func (s Strategy) Has(c Caps) bool { return s.Caps&c == c }

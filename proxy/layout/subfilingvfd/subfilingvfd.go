@@ -70,8 +70,9 @@ var envOf = map[string]string{KeyStripeSize: EnvStripeSize, KeyIOCPerNode: EnvIO
 
 func init() {
 	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData | stack.Subfiles | stack.ThreadMultiple, Options: Options,
-		Summary:  "the native file through HDF5 1.14's subfiling VFD: a stub, a .config and subfiles striped by I/O concentrator threads (HDF5=1.14 builds)",
-		Validate: func(v *options.Values) error { _, err := Resolve(v); return err },
+		Summary:   "the native file through HDF5 1.14's subfiling VFD: a stub, a .config and subfiles striped by I/O concentrator threads (HDF5=1.14 builds)",
+		Available: Available,
+		Validate:  func(v *options.Values) error { _, err := Resolve(v); return err },
 		NewLayout: func(env stack.Env) (stack.Layout, error) {
 			s, err := Resolve(env.Setting())
 			if err != nil {
@@ -91,14 +92,15 @@ type Settings struct {
 	SubfileDir, ConfigDir string
 }
 
-// Available reports whether this build has the subfiling VFD, and if not why.
+// Available reports whether this build has the subfiling VFD, and if not why (a
+// stack.Unsupported naming the build that has it).
 func Available() error {
 	if h5.HaveSubfiling() {
 		return nil
 	}
-	return &options.Error{Table: "session", Key: "layout", Value: Name,
+	return stack.Unsupported{Err: &options.Error{Table: "session", Key: "layout", Value: Name,
 		Reason:  fmt.Sprintf("this h5proxy is built against HDF5 %s, which has no subfiling VFD", versionText()),
-		Allowed: "a build against HDF5 1.14 with the subfiling VFD (HDF5=1.14 make build), or layout=subfiling (the model of it)"}
+		Allowed: "a build against HDF5 1.14 with the subfiling VFD (HDF5=1.14 make build), or layout=subfiling (the model of it)"}}
 }
 
 func versionText() string {
