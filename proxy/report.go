@@ -567,6 +567,18 @@ func (r *Report) SortedConfig() []string {
 // HDF5Version returns the version of the HDF5 library linked in.
 func HDF5Version() string { return h5.Version() }
 
+// HDF5Build returns the HDF5 build h5proxy was compiled for, the Makefile's HDF5 switch:
+// "1.10" (the system's 1.10.8) or "1.14" (HDF5=1.14).
+func HDF5Build() string { return h5.Build() }
+
+// HDF5HeaderVersion returns the version of the HDF5 headers h5proxy was compiled against;
+// HDF5Version, the library loaded, equals it in a sound build.
+func HDF5HeaderVersion() string { return h5.HeaderVersion() }
+
+// HDF5Libraries returns the path of every HDF5 core library loaded into the process:
+// exactly one in a sound build.
+func HDF5Libraries() []string { return h5.LoadedLibraries() }
+
 // MPIStandardVersion is the version of the MPI standard the MPI library implements
 // (MPI_Get_version), such as 3 and 1.
 func MPIStandardVersion() (major, minor int) { return mpi.StandardVersion() }

@@ -722,10 +722,23 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestVersion prints the h5proxy, Go and HDF5 versions.
+// TestVersion prints the h5proxy, Go and HDF5 versions: the library loaded, the build's
+// HDF5 switch (the Makefile's HDF5, exported as H5PROXY_HDF5), the headers compiled
+// against (equal to the library) and the one library file loaded.
 func TestVersion(t *testing.T) {
+	build := os.Getenv("H5PROXY_HDF5")
+	if build == "" {
+		build = "1.10"
+	}
 	r := h5proxy(t, "", "version")
-	r.expect(t, 0, []string{"\nHDF5 1.10.8\n"}, nil)
+	v := proxy.HDF5Version()
+	if !strings.HasPrefix(v, build+".") {
+		t.Errorf("HDF5 %s loaded, want the build's HDF5=%s", v, build)
+	}
+	r.expect(t, 0, []string{"\nHDF5 " + v + " (build HDF5=" + build + ", headers " + v + ", library /"}, nil)
+	if m := regexp.MustCompile(`library ([^,\n]*)\)\n`).FindStringSubmatch(r.stdout); m == nil || !strings.Contains(m[1], "/libhdf5") {
+		t.Errorf("version: want exactly one HDF5 library path:\n%s", r.stdout)
+	}
 	if !regexp.MustCompile(`^h5proxy ` + regexp.QuoteMeta(proxy.Version) + ` \(go1\.[0-9]+`).MatchString(r.stdout) {
 		t.Errorf("version line: %q", r.stdout)
 	}
