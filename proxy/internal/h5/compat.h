@@ -40,4 +40,67 @@ static inline herr_t h5p_object_info(hid_t obj, unsigned long *fileno, haddr_t *
 	return 0;
 }
 
+// HDF5 1.14 features (the HDF5=1.14 build): multi-dataset I/O (H5Dwrite_multi,
+// H5Dread_multi, 1.14.0) and selection I/O with its outcome on the transfer list
+// (H5Pset_selection_io, H5Pget_actual_selection_io_mode, H5Pget_no_selection_io_cause,
+// 1.14.1). On 1.10 the shims return -2: the feature does not exist in this build.
+#if H5_VERSION_GE(1, 14, 1)
+#define H5P_HAS_114 1
+#else
+#define H5P_HAS_114 0
+#endif
+
+// h5p_set_selection_io sets dxpl's selection I/O mode: 0 default, 1 on, 2 off.
+static inline herr_t h5p_set_selection_io(hid_t dxpl, int mode) {
+#if H5P_HAS_114
+	static const H5D_selection_io_mode_t modes[] = {H5D_SELECTION_IO_MODE_DEFAULT, H5D_SELECTION_IO_MODE_ON,
+	                                                H5D_SELECTION_IO_MODE_OFF};
+	return H5Pset_selection_io(dxpl, modes[mode]);
+#else
+	(void)dxpl;
+	(void)mode;
+	return -2;
+#endif
+}
+
+// h5p_get_selection_io reads dxpl's selection I/O mode back (0 default, 1 on, 2 off).
+static inline herr_t h5p_get_selection_io(hid_t dxpl, int *mode) {
+#if H5P_HAS_114
+	H5D_selection_io_mode_t m;
+	if (H5Pget_selection_io(dxpl, &m) < 0) return -1;
+	*mode = m == H5D_SELECTION_IO_MODE_ON ? 1 : m == H5D_SELECTION_IO_MODE_OFF ? 2 : 0;
+	return 0;
+#else
+	(void)dxpl;
+	*mode = 0;
+	return -2;
+#endif
+}
+
+// h5p_selection_outcome reads the I/O path the last transfer through dxpl took
+// (H5D_SCALAR_IO, H5D_VECTOR_IO, H5D_SELECTION_IO bits) and why selection I/O was not
+// done (H5D_SEL_IO_* bits).
+static inline herr_t h5p_selection_outcome(hid_t dxpl, uint32_t *actual, uint32_t *cause) {
+#if H5P_HAS_114
+	if (H5Pget_actual_selection_io_mode(dxpl, actual) < 0) return -1;
+	return H5Pget_no_selection_io_cause(dxpl, cause);
+#else
+	(void)dxpl;
+	*actual = *cause = 0;
+	return -2;
+#endif
+}
+
+// h5p_transfer_multi writes (write != 0) or reads n datasets in one call.
+static inline herr_t h5p_transfer_multi(size_t n, hid_t *dsets, hid_t *mtypes, hid_t *mspaces, hid_t *fspaces,
+                                        hid_t dxpl, void **bufs, int write) {
+#if H5P_HAS_114
+	if (write) return H5Dwrite_multi(n, dsets, mtypes, mspaces, fspaces, dxpl, (const void **)bufs);
+	return H5Dread_multi(n, dsets, mtypes, mspaces, fspaces, dxpl, bufs);
+#else
+	(void)n, (void)dsets, (void)mtypes, (void)mspaces, (void)fspaces, (void)dxpl, (void)bufs, (void)write;
+	return -2;
+#endif
+}
+
 #endif

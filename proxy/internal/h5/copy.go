@@ -500,7 +500,7 @@ func WriteRows(d ID, row, rows uint64, collective bool, buf []byte) error {
 		C.h5p_select_rows(ms, C.int(len(dims)), 0, C.hsize_t(rows), hsizes(mdims)) < 0 {
 		return opError("H5Sselect_hyperslab", d)
 	}
-	dxpl, err := transferList(d, collective, plan.TransferTuning{})
+	dxpl, _, err := transferList(d, collective, plan.TransferTuning{})
 	if err != nil {
 		return err
 	}
