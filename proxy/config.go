@@ -315,6 +315,9 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
+	if err := c.checkMultiDataset(mode, layout); err != nil {
+		return err
+	}
 	if !c.Fill.Verifiable() && c.Verify == VerifyYes {
 		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("only seeded and once fills can be verified (fill=%s)", c.Fill)}
 	}

@@ -767,10 +767,31 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 	if s.phase != nil {
 		kn = s.phase.knobs
 	}
+	// With hdf5.multi_dataset=yes, consecutive transfers gather in batch and go out as one
+	// multi-dataset call (multi.go) when the run of transfers ends.
+	var batch *multiBatch
+	if kn.multiDataset() {
+		batch = &multiBatch{}
+	}
 	for i := range pl.Ops {
 		op, err := kn.apply(&pl.Ops[i])
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", pl.Ops[i].Kind, pl.Ops[i].Path, err)
+		}
+		if batch != nil {
+			if !batch.accepts(op, s.refills(op)) {
+				if err := s.flushMulti(batch, smp, len(pl.Ops), step); err != nil {
+					return err
+				}
+			}
+			if batchable(op) {
+				buf, err := s.buffer(op, smp)
+				if err != nil {
+					return err
+				}
+				batch.add(i, op, buf)
+				continue
+			}
 		}
 		var buf []byte
 		lent, waited, err := ln.Buffer(op, fill)
@@ -818,12 +839,21 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if op.Transfer == nil {
 			continue
 		}
-		smp[mBytes] += float64(s.transferBytes(op.Transfer))
-		if op.Kind == plan.Read && s.phase != nil && (s.phase.verify || s.checksOwnRead(op)) {
-			if err := s.check1(op, buf, smp); err != nil {
-				return err
-			}
+		if err := s.transferred(op, buf, smp); err != nil {
+			return err
 		}
+	}
+	if batch != nil {
+		return s.flushMulti(batch, smp, len(pl.Ops), step)
+	}
+	return nil
+}
+
+// transferred books a completed transfer's bytes and verifies a read that is checked.
+func (s *Session) transferred(op *plan.Op, buf []byte, smp *sample) error {
+	smp[mBytes] += float64(s.transferBytes(op.Transfer))
+	if op.Kind == plan.Read && s.phase != nil && (s.phase.verify || s.checksOwnRead(op)) {
+		return s.check1(op, buf, smp)
 	}
 	return nil
 }
@@ -969,14 +999,22 @@ func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if op.Kind != plan.Write || s.phase == nil || t.AsIs {
-		return buf, nil
-	}
-	if f, ok := s.phase.filled[t.Buffer]; ok && f.holds(op, s.phase.fill) {
+	if !s.refills(op) {
 		return buf, nil
 	}
 	s.phase.filled[t.Buffer] = filledBuf{step: op.Step, t: t}
 	return buf, s.fill(op, buf, smp)
+}
+
+// refills reports whether buffer fills op's buffer with new data: a write (not as-is) of
+// a phase whose buffer does not already hold its data.
+func (s *Session) refills(op *plan.Op) bool {
+	t := op.Transfer
+	if t == nil || op.Kind != plan.Write || s.phase == nil || t.AsIs {
+		return false
+	}
+	f, ok := s.phase.filled[t.Buffer]
+	return !ok || !f.holds(op, s.phase.fill)
 }
 
 // fill writes op's data for this step into buf, charging the time to data preparation.

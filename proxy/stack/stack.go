@@ -112,7 +112,28 @@ const (
 	// ThreadMultiple: the layout runs threads of its own that call MPI (the subfiling
 	// VFD's I/O concentrators), so MPI must provide MPI_THREAD_MULTIPLE in any mode.
 	ThreadMultiple
+	// MultiDataset: the layout carries several datasets' transfers out in one call
+	// (MultiExec; HDF5 1.14's H5Dwrite_multi and H5Dread_multi).
+	MultiDataset
 )
+
+// MultiExec is implemented by layouts with MultiDataset and by the layers above them
+// (the sync mode, the tracer), which pass it down.
+type MultiExec interface {
+	// ExecMulti performs the transfers ops (all writes or all reads of the current file,
+	// with one collective flag and tuning), op i with buffer bufs[i], in one call.
+	ExecMulti(ops []*plan.Op, bufs [][]byte) error
+}
+
+// ExecMulti passes ops to under's ExecMulti, or fails naming the layout that lacks it
+// (the session checks MultiDataset before any I/O, so this is a programming error).
+func ExecMulti(under Layout, ops []*plan.Op, bufs [][]byte) error {
+	m, ok := under.(MultiExec)
+	if !ok {
+		return fmt.Errorf("%T: no multi-dataset I/O", under)
+	}
+	return m.ExecMulti(ops, bufs)
+}
 
 // Strategy declares one layout or mode.
 type Strategy struct {

@@ -103,3 +103,12 @@ func SetExtent(d ID, shape []uint64) error { return ErrNoCgo }
 
 // HoldHeap returns ErrNoCgo in a build without cgo.
 func HoldHeap(n int) error { return ErrNoCgo }
+
+// HeaderVersion returns "" in a build without cgo.
+func HeaderVersion() string { return "" }
+
+// Build returns "" in a build without cgo.
+func Build() string { return "" }
+
+// LoadedLibraries returns nil in a build without cgo.
+func LoadedLibraries() []string { return nil }

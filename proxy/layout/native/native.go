@@ -45,7 +45,7 @@ type openFile struct {
 }
 
 func init() {
-	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData,
+	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData | stack.MultiDataset,
 		Summary:   "the real file: one HDF5 file (shared through MPI-IO, or per rank when the plan says so) with the plan's groups and datasets",
 		NewLayout: func(env stack.Env) (stack.Layout, error) { return New(env, Open), nil }})
 }
@@ -121,6 +121,26 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		return h5.Read(id, op.Transfer, coll, buf)
 	}
 	return fmt.Errorf("native layout: unsupported operation %s", op.Kind)
+}
+
+// ExecMulti writes or reads the datasets of ops in one H5Dwrite_multi or H5Dread_multi
+// (HDF5 1.14): the session's batch of a step's consecutive transfers of the current file.
+func (l *nativeLayout) ExecMulti(ops []*plan.Op, bufs [][]byte) error {
+	f, err := l.files.Current()
+	if err != nil {
+		return err
+	}
+	ids := make([]h5.ID, len(ops))
+	ts := make([]*plan.Transfer, len(ops))
+	for i, op := range ops {
+		id, ok := f.objs.IDs[op.Path]
+		if !ok {
+			return fmt.Errorf("dataset %s is not open", op.Path)
+		}
+		ids[i], ts[i] = id, op.Transfer
+	}
+	// Serial (per-rank) files have no MPI-IO transfer mode to set.
+	return h5.TransferMulti(ids, ts, ops[0].Collective && f.parallel, bufs, ops[0].Kind == plan.Write)
 }
 
 // closeFile closes the file; objects the plan left open are closed first and reported,
