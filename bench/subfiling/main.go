@@ -7,7 +7,7 @@
 // I/O concentrators, a line per stripe size and one for the model, band = range of the
 // repetitions) for docs/studies.md.
 //
-//	HDF5=1.14 make build   # the VFD needs the 1.14 build; on 1.10 only the model runs
+//	eval "$(HDF5=1.14 make -s env)"   # the VFD needs the 1.14 build; on 1.10 only the model runs
 //	go run ./bench/subfiling -nps 1,2,4 -stripes 1MiB,4MiB,32MiB -iocs 1,2,4 -reps 5 -out studies/subfiling
 //	go run ./bench/subfiling -nps 1,2 -stripes 64KiB -iocs 1,2 -reps 1 -vpic DIM_1=4096 -e3sm 'ne=2;lev=3'   # a check
 //
