@@ -354,14 +354,7 @@ func child(o opts, results string) error {
 	if world.Rank() != 0 {
 		return nil
 	}
-	f, err := os.OpenFile(results, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	for _, l := range lines {
-		fmt.Fprintln(f, l)
-	}
-	return f.Close()
+	return launch.AppendLines(results, lines)
 }
 
 // measure writes and reads one point once and returns its times and files (rank 0's
