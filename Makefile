@@ -140,10 +140,11 @@ leaks: build
 	mkdir -p $(CMAKE_BUILD_DIR)/test-output/leaks-full
 	mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np 1 $(CMAKE_BUILD_DIR)/tests/capi/leaks_c $(CMAKE_BUILD_DIR)/test-output/leaks-full $(LEAK_SESSIONS)
 
-# The README's code blocks, run as written (tests/readme): needs bin/h5proxy and the CMake
-# build of cmake-test, which `make test` has made by then.
+# The README's code blocks, run as written (tests/readme): needs $(BIN)/h5proxy (what the
+# README's bin/h5proxy stands for) and the CMake build of cmake-test, which `make test` has
+# made by then.
 test-readme:
-	$(GO) test -tags=readme -count=1 -timeout 10m ./tests/readme -args -cmake-build=$(CMAKE_BUILD_DIR)
+	$(GO) test -tags=readme -count=1 -timeout 10m ./tests/readme -args -cmake-build=$(CMAKE_BUILD_DIR) -bin=$(BIN)
 
 bench: build
 	$(GO) run ./bench/mpiio -np 2 -reps 9
