@@ -58,6 +58,26 @@ func fileShape(path string) func(string) ([]uint64, error) {
 	}
 }
 
+// runVPIC runs the phases of a VPIC session configured by kv on file and returns its
+// configuration and report.
+func runVPIC(t *testing.T, kv, file string, phases ...patterns.Phase) (proxy.Config, *proxy.Report) {
+	t.Helper()
+	cfg := config(t, kv, file)
+	cfg.Phases = phases
+	s := session(t, cfg)
+	if err := s.Run(); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	rep, err := s.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, rep
+}
+
 // callCount returns the census entry of call.
 func callCount(c proxy.Census, call string) proxy.CallCount {
 	for _, k := range c.Calls {
@@ -81,20 +101,7 @@ func TestCensus(t *testing.T) {
 	size := world(t).Size()
 	run := func(kv, name string, phases ...patterns.Phase) (proxy.Config, *proxy.Report) {
 		t.Helper()
-		cfg := config(t, kv+";COLLECTIVE_DATA=YES;DIM_1=2K;TIMESTEPS=2", fileOf(dir, name, size))
-		cfg.Phases = phases
-		s := session(t, cfg)
-		if err := s.Run(); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		rep, err := s.Report()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return cfg, rep
+		return runVPIC(t, kv+";COLLECTIVE_DATA=YES;DIM_1=2K;TIMESTEPS=2", fileOf(dir, name, size), phases...)
 	}
 
 	cfg, rep := run("mpiio.cb_nodes=1;mpiio.hints=cb_buffer_size=65536;read.hdf5.transfer=independent", "census", patterns.PhaseWrite, patterns.PhaseRead)

@@ -235,10 +235,7 @@ func (c *Config) MPIIOImpl() string {
 // check114 refuses, in a build without HDF5 1.14 (the system's 1.10.8), a value of an
 // HDF5 1.14 knob other than the one that leaves HDF5 alone, naming the build that has it.
 func check114(key string, v *options.Values) error {
-	base := key
-	for pre := range phasePrefixes {
-		base = strings.TrimPrefix(base, pre)
-	}
+	base := knobBase(key)
 	off, is114 := knobs114[base]
 	if !is114 || h5.HasMultiDataset() {
 		return nil
@@ -249,15 +246,22 @@ func check114(key string, v *options.Values) error {
 	return v.Errorf(key, "needs HDF5 1.14 (H5Dwrite_multi/H5Dread_multi, H5Pset_selection_io); this h5proxy is built against HDF5 %s (HDF5=%s): build it with `HDF5=1.14 make build`", h5.Version(), h5.Build())
 }
 
+// knobBase is a knob key without its phase prefix.
+func knobBase(key string) string {
+	for pre := range phasePrefixes {
+		if b, ok := strings.CutPrefix(key, pre); ok {
+			return b
+		}
+	}
+	return key
+}
+
 // checkMultiDataset refuses hdf5.multi_dataset=yes (any phase) with a layout that cannot
 // carry several datasets' transfers in one call or a mode that issues them from a
 // background thread one by one.
 func (c *Config) checkMultiDataset(mode, layout stack.Strategy) error {
 	for _, kv := range c.Knobs {
-		base := kv.Key
-		for pre := range phasePrefixes {
-			base = strings.TrimPrefix(base, pre)
-		}
+		base := knobBase(kv.Key)
 		if yes, _ := options.ParseBool(kv.Value); base != kMultiDataset || !yes {
 			continue
 		}
