@@ -76,7 +76,7 @@ var NoSelectionCauses = [NumSelCauses]string{
 	"chunk cache",
 	"type conversion buffer too small",
 	"background buffer too small",
-	"selection I/O mode default, off for this case",
+	"the library chose it off (default mode)",
 }
 
 // NumSelCauses is the number of no-selection-I/O cause bits.
