@@ -30,10 +30,17 @@ CMAKE_BUILD_DIR := build/cmake-1.14
 CMAKE_INSTALL_DIR := build/install-1.14
 CMAKE_HDF5_FLAGS := -DH5PROXY_HDF5_PREFIX=$(HDF5_114_PREFIX)
 else ifeq ($(HDF5),1.10)
-# A shell set up for 1.14 (make env) must not leak that HDF5 into a 1.10 build.
+# A shell set up for 1.14 (make env) must not leak that HDF5 into a 1.10 build: its
+# directories leave PKG_CONFIG_PATH and PATH (rewritten only when they hold them, so a
+# directory name with a space elsewhere survives).
 colon_list = $(subst $(eval) ,:,$(strip $(1)))
-export PKG_CONFIG_PATH := $(call colon_list,$(filter-out $(HDF5_114_PREFIX)/lib/pkgconfig,$(subst :, ,$(PKG_CONFIG_PATH))))
-export PATH := $(call colon_list,$(filter-out $(HDF5_114_PREFIX)/bin,$(subst :, ,$(PATH))))
+without = $(call colon_list,$(filter-out $(2),$(subst :, ,$(1))))
+ifneq ($(findstring $(HDF5_114_PREFIX)/lib/pkgconfig,$(PKG_CONFIG_PATH)),)
+export PKG_CONFIG_PATH := $(call without,$(PKG_CONFIG_PATH),$(HDF5_114_PREFIX)/lib/pkgconfig)
+endif
+ifneq ($(findstring $(HDF5_114_PREFIX)/bin,$(PATH)),)
+export PATH := $(call without,$(PATH),$(HDF5_114_PREFIX)/bin)
+endif
 CMAKE_HDF5_FLAGS := -DH5PROXY_HDF5_PREFIX=
 else
 $(error HDF5=$(HDF5): the builds are HDF5=1.10 (the system's 1.10.8, the default) and HDF5=1.14 (HDF5_114_PREFIX))
