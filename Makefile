@@ -45,7 +45,7 @@ CMAKE_HDF5_FLAGS := -DH5PROXY_HDF5_PREFIX=
 else
 $(error HDF5=$(HDF5): the builds are HDF5=1.10 (the system's 1.10.8, the default) and HDF5=1.14 (HDF5_114_PREFIX))
 endif
-# Tests read the switch to know which HDF5 the build must have loaded (proxy/internal/h5).
+# Tests read the switch to know which HDF5 the build must have loaded (internal/h5).
 export H5PROXY_HDF5 := $(HDF5)
 # gonum.org/v1/hdf5 has no pkg-config directive of its own: point cgo at the parallel HDF5.
 # Recursively expanded (=, not :=): make expands an exported variable each time it starts a
@@ -91,9 +91,16 @@ check-hdf5: build
 		$(BIN)/h5proxy version; echo "check-hdf5: h5proxy version does not name HDF5 $$v (build HDF5=$(HDF5))" >&2; exit 1; }
 	@echo "check-hdf5: $(BIN)/h5proxy: HDF5=$(HDF5), one libhdf5, version recorded"
 
-build: deps
+build: deps $(BIN)/libh5proxy-profile.so
 	$(GO) build ./...
 	$(GO) build -o $(BIN)/h5proxy ./cmd/h5proxy
+
+# The LD_PRELOAD profiler (preload/, docs/profile.md) beside bin/h5proxy, where `h5proxy
+# profile` looks for it. Compiled against HDF5's and MPI's headers; linked with neither.
+PROFILE_CFLAGS ?= -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wno-unused-parameter
+$(BIN)/libh5proxy-profile.so: preload/h5proxy-profile.c
+	@mkdir -p $(BIN)
+	$(CC) $(PROFILE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -o $@ $< -ldl -lpthread
 
 demo: build
 	$(BIN)/h5proxy run

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // The I/O census: per step and phase, the HDF5 calls the session handed the layout by

@@ -3,11 +3,11 @@ package proxy_test
 import (
 	"testing"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // planned counts the operations of kind k every rank's plans of phase ph hold.

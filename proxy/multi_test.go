@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // TestMultiDatasetRefused: the HDF5 1.14 knobs name the build that has them on HDF5 1.10

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 )
 
 // TestThreadLevelRefusal: background modes refuse anything below MPI_THREAD_MULTIPLE and
