@@ -30,15 +30,22 @@ CMAKE_BUILD_DIR := build/cmake-1.14
 CMAKE_INSTALL_DIR := build/install-1.14
 CMAKE_HDF5_FLAGS := -DH5PROXY_HDF5_PREFIX=$(HDF5_114_PREFIX)
 else ifeq ($(HDF5),1.10)
-# A shell set up for 1.14 (make env) must not leak that HDF5 into a 1.10 build.
+# A shell set up for 1.14 (make env) must not leak that HDF5 into a 1.10 build: its
+# directories leave PKG_CONFIG_PATH and PATH (rewritten only when they hold them, so a
+# directory name with a space elsewhere survives).
 colon_list = $(subst $(eval) ,:,$(strip $(1)))
-export PKG_CONFIG_PATH := $(call colon_list,$(filter-out $(HDF5_114_PREFIX)/lib/pkgconfig,$(subst :, ,$(PKG_CONFIG_PATH))))
-export PATH := $(call colon_list,$(filter-out $(HDF5_114_PREFIX)/bin,$(subst :, ,$(PATH))))
+without = $(call colon_list,$(filter-out $(2),$(subst :, ,$(1))))
+ifneq ($(findstring $(HDF5_114_PREFIX)/lib/pkgconfig,$(PKG_CONFIG_PATH)),)
+export PKG_CONFIG_PATH := $(call without,$(PKG_CONFIG_PATH),$(HDF5_114_PREFIX)/lib/pkgconfig)
+endif
+ifneq ($(findstring $(HDF5_114_PREFIX)/bin,$(PATH)),)
+export PATH := $(call without,$(PATH),$(HDF5_114_PREFIX)/bin)
+endif
 CMAKE_HDF5_FLAGS := -DH5PROXY_HDF5_PREFIX=
 else
 $(error HDF5=$(HDF5): the builds are HDF5=1.10 (the system's 1.10.8, the default) and HDF5=1.14 (HDF5_114_PREFIX))
 endif
-# Tests read the switch to know which HDF5 the build must have loaded (proxy/internal/h5).
+# Tests read the switch to know which HDF5 the build must have loaded (internal/h5).
 export H5PROXY_HDF5 := $(HDF5)
 # gonum.org/v1/hdf5 has no pkg-config directive of its own: point cgo at the parallel HDF5.
 # Recursively expanded (=, not :=): make expands an exported variable each time it starts a
@@ -84,9 +91,16 @@ check-hdf5: build
 		$(BIN)/h5proxy version; echo "check-hdf5: h5proxy version does not name HDF5 $$v (build HDF5=$(HDF5))" >&2; exit 1; }
 	@echo "check-hdf5: $(BIN)/h5proxy: HDF5=$(HDF5), one libhdf5, version recorded"
 
-build: deps
+build: deps $(BIN)/libh5proxy-profile.so
 	$(GO) build ./...
 	$(GO) build -o $(BIN)/h5proxy ./cmd/h5proxy
+
+# The LD_PRELOAD profiler (preload/, docs/profile.md) beside bin/h5proxy, where `h5proxy
+# profile` looks for it. Compiled against HDF5's and MPI's headers; linked with neither.
+PROFILE_CFLAGS ?= -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wno-unused-parameter
+$(BIN)/libh5proxy-profile.so: preload/h5proxy-profile.c
+	@mkdir -p $(BIN)
+	$(CC) $(PROFILE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -o $@ $< -ldl -lpthread
 
 demo: build
 	$(BIN)/h5proxy run
@@ -140,10 +154,11 @@ leaks: build
 	mkdir -p $(CMAKE_BUILD_DIR)/test-output/leaks-full
 	mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np 1 $(CMAKE_BUILD_DIR)/tests/capi/leaks_c $(CMAKE_BUILD_DIR)/test-output/leaks-full $(LEAK_SESSIONS)
 
-# The README's code blocks, run as written (tests/readme): needs bin/h5proxy and the CMake
-# build of cmake-test, which `make test` has made by then.
+# The README's code blocks, run as written (tests/readme): needs $(BIN)/h5proxy (what the
+# README's bin/h5proxy stands for) and the CMake build of cmake-test, which `make test` has
+# made by then.
 test-readme:
-	$(GO) test -tags=readme -count=1 -timeout 10m ./tests/readme -args -cmake-build=$(CMAKE_BUILD_DIR)
+	$(GO) test -tags=readme -count=1 -timeout 10m ./tests/readme -args -cmake-build=$(CMAKE_BUILD_DIR) -bin=$(BIN)
 
 bench: build
 	$(GO) run ./bench/mpiio -np 2 -reps 9

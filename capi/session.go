@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
 )
 
@@ -113,12 +112,12 @@ func wait(fn string, h uint64) C.int {
 
 func phaseBegin(fn string, h uint64, phase int) C.int {
 	return use(fn, h, func(e *entry) C.int {
-		var ph patterns.Phase
+		var ph proxy.Phase
 		switch phase {
 		case phaseWrite:
-			ph = patterns.PhaseWrite
+			ph = proxy.PhaseWrite
 		case phaseRead:
-			ph = patterns.PhaseRead
+			ph = proxy.PhaseRead
 		default:
 			return fail(fn, errInvalidArgument, "phase %d is neither H5PROXY_PHASE_WRITE (%d) nor H5PROXY_PHASE_READ (%d)", phase, phaseWrite, phaseRead)
 		}
@@ -217,7 +216,7 @@ func reportMetric(fn string, h uint64, index int, metric string) (v float64, rc 
 }
 
 // patternsList is the text of h5proxy_patterns_list.
-func patternsList() string { return strings.Join(patterns.Names(), "\n") }
+func patternsList() string { return strings.Join(proxy.PatternNames(), "\n") }
 
 // optionsHelp is the text of h5proxy_options_help.
 func optionsHelp(name string) (string, status, error) {
@@ -229,15 +228,11 @@ func optionsHelp(name string) (string, status, error) {
 		}
 		return b.String(), statusOK, nil
 	}
-	f, err := patterns.Lookup(name)
+	help, err := proxy.PatternHelp(name)
 	if err != nil {
 		return "", errConfig, fmt.Errorf("%w (or \"session\" for the session keys)", err)
 	}
-	fmt.Fprintf(&b, "%s: %s\n\n", f.Name, f.Summary)
-	if err := f.Options.WriteHelp(&b); err != nil {
-		return "", errInternal, err
-	}
-	return b.String(), statusOK, nil
+	return help, statusOK, nil
 }
 
 // finalize closes the sessions left open, in creation order, logging each leak.

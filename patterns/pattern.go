@@ -47,6 +47,10 @@ type Env struct {
 	// found on HDF5_PLUGIN_PATH): write phases that need a filter check it in Begin, before
 	// any I/O. Nil when unknown (plans made without a session): no check.
 	FilterAvailable func(id uint32) bool
+	// Iteration is the iteration whose steps the phase runs when the session runs the
+	// pattern's iterations one at a time (Iterator); 0 when a phase runs them all. The
+	// phase's step s is then step Iteration*k + s of the whole test, k steps an iteration.
+	Iteration int
 }
 
 // Describer is implemented by patterns whose kernel names its operation and prints rows of
@@ -113,9 +117,22 @@ type Synchronizer interface {
 
 // Rewriter is implemented by patterns whose write steps replace one another's data
 // (IOR recreates its file every iteration): a read step then finds the values of the
-// write step WrittenBy names, and the session verifies it against them.
+// write step WrittenBy names, and the session verifies it against them. writeSteps is the
+// number of steps a write phase runs (every step of the test, or one iteration's when the
+// session runs the iterations one at a time).
 type Rewriter interface {
-	WrittenBy(readStep int) int
+	WrittenBy(readStep, writeSteps int) int
+}
+
+// Iterator is implemented by patterns whose program repeats its whole test, every phase
+// of it, as iterations (IOR's repetitions: the write, the read, the file's removal, then
+// the next iteration; h5perf's and MACSio's repetitions are alike). Run whole, a phase
+// runs every iteration's steps. A driver may instead run the iterations one at a time
+// (proxy's Session.Iterate): each phase then runs the steps of one iteration, numbered
+// from 0, Env.Iteration names the iteration and PhaseTimes.ByIteration is set. Each
+// phase's steps divide evenly among the iterations.
+type Iterator interface {
+	Iterations() int
 }
 
 // StepCleaner is implemented by patterns whose program deletes files between steps,

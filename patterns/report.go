@@ -68,6 +68,11 @@ type PhaseTimes struct {
 	Steps     []StepTimes
 	// Earlier are the session's phases that finished before this one, in order.
 	Earlier []PhaseTimes
+	// ByIteration is set when the phase ran one iteration, Iteration, of the pattern's
+	// (Iterator, run one at a time): the test's other iterations are Earlier phases (the
+	// ones before) or phases to come. A report of the whole test gathers them.
+	ByIteration bool
+	Iteration   int
 }
 
 // Line is one line of a kernel's own report. The summary prints Text when it is set, else

@@ -1,5 +1,10 @@
 package plan
 
+import (
+	"fmt"
+	"slices"
+)
+
 // The tuning below is what the session's knobs (hdf5.* keys) add on top of what a pattern
 // plans: properties no application pattern sets itself. The zero value of each field is
 // HDF5's own default, so a plan without knobs is unchanged.
@@ -47,7 +52,9 @@ type FileTuning struct {
 	PageBufferSize uint64
 }
 
-// FillTime is a dataset's fill time (H5D_fill_time_t); FillTimeUnset leaves the pattern's.
+// FillTime is a dataset's fill time (H5D_fill_time_t); FillTimeUnset leaves the pattern's
+// (or, copying a dataset, the template's). It is the one spelling of the property for the
+// session's knobs, the concatenation tool and the HDF5 binding.
 type FillTime int8
 
 // Fill times.
@@ -57,6 +64,27 @@ const (
 	FillTimeAlloc
 	FillTimeNever
 )
+
+// FillTimeNames name the fill times from FillTimeIfSet on, as the hdf5.fill_time knob and
+// h5proxy concat's -fill-time spell them.
+var FillTimeNames = []string{"ifset", "alloc", "never"}
+
+// ParseFillTime returns the fill time of a name of FillTimeNames; false for another name.
+func ParseFillTime(name string) (FillTime, bool) {
+	i := slices.Index(FillTimeNames, name)
+	return FillTime(i + 1), i >= 0
+}
+
+// String returns the fill time's name, "unset" for FillTimeUnset.
+func (f FillTime) String() string {
+	if f > FillTimeUnset && int(f) <= len(FillTimeNames) {
+		return FillTimeNames[f-1]
+	}
+	if f == FillTimeUnset {
+		return "unset"
+	}
+	return fmt.Sprintf("filltime(%d)", int(f))
+}
 
 // AllocTime is a dataset's storage allocation time (H5D_alloc_time_t).
 type AllocTime int8
@@ -69,6 +97,17 @@ const (
 	AllocTimeLate
 	AllocTimeIncr
 )
+
+// AllocTimeNames name the allocation times from AllocTimeDefault on, as the
+// hdf5.alloc_time knob spells them.
+var AllocTimeNames = []string{"default", "early", "late", "incr"}
+
+// ParseAllocTime returns the allocation time of a name of AllocTimeNames; false for
+// another name.
+func ParseAllocTime(name string) (AllocTime, bool) {
+	i := slices.Index(AllocTimeNames, name)
+	return AllocTime(i + 1), i >= 0
+}
 
 // DatasetTuning holds the dataset-creation properties of the knobs beyond Chunk and Deflate.
 type DatasetTuning struct {

@@ -239,11 +239,16 @@ type Op struct {
 	// Path is the file path for file operations, else the object's absolute path in the file.
 	Path       string
 	Collective bool
-	Step       int
-	File       *FileSpec
-	Dataset    *DatasetSpec
-	Attribute  *AttributeSpec
-	Transfer   *Transfer
+	// CollMetadata asks, for an open-dataset operation, for collective metadata reads on
+	// its dataset access list (H5Pset_all_coll_metadata_ops), as h5bench's read kernel
+	// sets them: the file access list's setting does not reach a dataset opened with the
+	// default access list in HDF5 1.10 (docs/fidelity-notes.md §7).
+	CollMetadata bool
+	Step         int
+	File         *FileSpec
+	Dataset      *DatasetSpec
+	Attribute    *AttributeSpec
+	Transfer     *Transfer
 }
 
 // Plan is the ordered list of operations one rank issues for one phase step.

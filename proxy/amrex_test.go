@@ -13,13 +13,13 @@ import (
 	"github.com/h5proxy/h5proxy/proxy/layout/subfiling"
 
 	"github.com/h5proxy/h5proxy/emulate"
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/amrex"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // amrexExample is layouts.md 2.1's example (16^3, max_grid_size 8, ncomp 2) with two

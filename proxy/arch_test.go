@@ -31,7 +31,7 @@ func listImports(t *testing.T, deps bool, pkgs ...string) map[string][]string {
 // TestArchitecture keeps the package boundaries of docs/architecture.md.
 func TestArchitecture(t *testing.T) {
 	// The cgo bindings depend on plan only (and system packages).
-	for _, b := range []string{"proxy/internal/h5", "proxy/internal/mpi"} {
+	for _, b := range []string{"internal/h5", "internal/mpi"} {
 		for dep := range listImports(t, true, module+b) {
 			if strings.HasPrefix(dep, module) && dep != module+b && dep != module+"plan" {
 				t.Errorf("%s depends on %s", b, dep)
@@ -46,13 +46,13 @@ func TestArchitecture(t *testing.T) {
 			if app && !appImporter(short) {
 				t.Errorf("%s imports the application pattern %s (only patterns/all may)", short, imp)
 			}
-			// The concatenation tool stands beside the library: it neither uses the session
-			// (proxy) nor the patterns, and no pattern uses it.
-			if short == "proxy/concat" && (imp == module+"proxy" || strings.HasPrefix(imp, module+"patterns")) {
-				t.Errorf("proxy/concat imports %s", imp)
+			// The tools stand beside the library: they use neither the session (proxy) nor
+			// the patterns, and no pattern or library package uses them.
+			if strings.HasPrefix(short, "tools/") && (imp == module+"proxy" || strings.HasPrefix(imp, module+"proxy/") || strings.HasPrefix(imp, module+"patterns")) {
+				t.Errorf("%s imports %s", short, imp)
 			}
-			if strings.HasPrefix(short, "patterns") && imp == module+"proxy/concat" {
-				t.Errorf("%s imports proxy/concat", short)
+			if strings.HasPrefix(imp, module+"tools/") && !strings.HasPrefix(short, "cmd/") && !strings.HasPrefix(short, "bench/") && !strings.HasPrefix(short, "tools/") {
+				t.Errorf("%s imports the tool %s", short, imp)
 			}
 			// Strategies register in package stack: only the strategies' own packages and
 			// proxy/strategies.go name them.
@@ -60,6 +60,29 @@ func TestArchitecture(t *testing.T) {
 				if !strings.HasPrefix(short, "proxy/layout/") && !strings.HasPrefix(short, "proxy/mode/") && short != "proxy" && !strings.HasPrefix(short, "cmd/") {
 					t.Errorf("%s imports the strategy package %s", short, imp)
 				}
+			}
+		}
+	}
+}
+
+// TestLayers pins the direction of the layers (go list): no package under patterns/ depends
+// on the proxy or on what owns HDF5 and MPI (the cgo bindings), even indirectly, so the
+// plan-making side does not know the proxy exists (the proxy hands the e3sm pattern its
+// map reader); the C ABI sees the proxy's API only: it imports no pattern package (phases
+// and pattern lookup are the session's words: proxy.Phase, proxy.PatternNames, ...).
+func TestLayers(t *testing.T) {
+	for pkg := range listImports(t, false, "../patterns/...") {
+		for dep := range listImports(t, true, pkg) {
+			short := strings.TrimPrefix(dep, module)
+			if short == "proxy" || strings.HasPrefix(short, "proxy/") || short == "internal/h5" || short == "internal/mpi" || strings.HasPrefix(short, "tools/") {
+				t.Errorf("%s depends on %s", strings.TrimPrefix(pkg, module), short)
+			}
+		}
+	}
+	for pkg, imports := range listImports(t, false, "../capi/...") {
+		for _, imp := range imports {
+			if short := strings.TrimPrefix(imp, module); short == "patterns" || strings.HasPrefix(short, "patterns/") {
+				t.Errorf("%s imports the pattern package %s", strings.TrimPrefix(pkg, module), short)
 			}
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // The I/O census: per step and phase, the HDF5 calls the session handed the layout by
@@ -246,29 +246,21 @@ func (c *Census) writeCSV(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "census collective transfers, %.0f, \n", c.CollectiveTransfers)
-	for _, n := range h5.IOModeNames {
-		if v, ok := c.IOModes[n]; ok {
-			fmt.Fprintf(w, "census io mode %s, %.0f, \n", n, v)
-		}
-	}
-	for _, n := range h5.ChunkOptNames {
-		if v, ok := c.ChunkOpts[n]; ok {
-			fmt.Fprintf(w, "census chunk optimization %s, %.0f, \n", n, v)
-		}
-	}
-	for _, n := range h5.NoCollectiveCauses {
-		if v, ok := c.BrokenBy[n]; ok {
-			fmt.Fprintf(w, "census broken because %s, %.0f, \n", n, v)
-		}
-	}
-	for _, n := range h5.PathNames {
-		if v, ok := c.Paths[n]; ok {
-			fmt.Fprintf(w, "census path %s, %.0f, \n", n, v)
-		}
-	}
-	for _, n := range h5.NoSelectionCauses {
-		if v, ok := c.NoSelectionIO[n]; ok {
-			fmt.Fprintf(w, "census no selection io because %s, %.0f, \n", n, v)
+	for _, r := range []struct {
+		prefix string
+		m      map[string]float64
+		names  []string
+	}{
+		{"io mode", c.IOModes, h5.IOModeNames[:]},
+		{"chunk optimization", c.ChunkOpts, h5.ChunkOptNames[:]},
+		{"broken because", c.BrokenBy, h5.NoCollectiveCauses[:]},
+		{"path", c.Paths, h5.PathNames[:]},
+		{"no selection io because", c.NoSelectionIO, h5.NoSelectionCauses[:]},
+	} {
+		for _, n := range r.names {
+			if v, ok := r.m[n]; ok {
+				fmt.Fprintf(w, "census %s %s, %.0f, \n", r.prefix, n, v)
+			}
 		}
 	}
 	for _, f := range sysIOFields {

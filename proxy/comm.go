@@ -1,7 +1,7 @@
 package proxy
 
 import (
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 )
 
 // Comm is an MPI communicator of the host application. The library never initializes or

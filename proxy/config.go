@@ -64,6 +64,10 @@ type Config struct {
 	// TraceFile, when set, receives the timeline of the session (Chrome trace-event JSON,
 	// merged by rank 0 at Close; see trace.go).
 	TraceFile string `json:"trace_file,omitempty"`
+	// Profile asks the launcher (h5proxy run) to run the ranks under libh5proxy-profile.so
+	// and write the run's HDF5, MPI-IO and POSIX profile (docs/profile.md); the session
+	// itself does nothing with it.
+	Profile bool `json:"profile,omitempty"`
 	// Strategy are the keys the modes and layouts declare in their own tables
 	// (async.staging_bytes, cache.path, subfiling.count, ...), in order.
 	Strategy []options.KV `json:"-"`
@@ -121,6 +125,13 @@ var sessionKeys = []sessionKey{
 		func(c *Config, v *options.Values, k string) { c.ReportFile = v.String(k) }, func(c *Config) string { return c.ReportFile }},
 	{options.Spec{Key: "trace_file", Kind: options.String, Help: "timeline of every rank (Chrome trace-event JSON for Perfetto or chrome://tracing): compute, data preparation, each I/O call with its bytes, waits, background operations; merged by rank 0 at the end"},
 		func(c *Config, v *options.Values, k string) { c.TraceFile = v.String(k) }, func(c *Config) string { return c.TraceFile }},
+	{options.Spec{Key: "profile", Kind: options.Bool, Default: "NO", Help: "record the run's HDF5, MPI-IO and POSIX I/O with Darshan's counters (libh5proxy-profile.so, docs/profile.md): h5proxy run launches the ranks under the library, prints the profile's summary and writes h5proxy-profile.json (and .csv) in the run directory; ranks started by another launcher are not profiled (use h5proxy profile -np N -- h5proxy run CONFIG)"},
+		func(c *Config, v *options.Values, k string) { c.Profile = v.Bool(k) }, func(c *Config) string {
+			if c.Profile {
+				return "YES"
+			}
+			return "NO"
+		}},
 }
 
 // setMode sets the mode, or, for a layout's mode alias (h5bench's MODE=LOG), the default

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 )
 
 // The HDF5 and MPI bindings are internal to proxy; these helpers let callers such as the

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 )
 
 // TestLayerErrors: errors are classified by the bindings' types, wrapped or not, and

@@ -14,12 +14,12 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/h5bench"
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/exerciser"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	logl "github.com/h5proxy/h5proxy/proxy/layout/log"
 )
 

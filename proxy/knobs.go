@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
@@ -117,8 +117,8 @@ var knobTable = func() *options.Table {
 		options.Spec{Key: kChunk, Kind: options.String, Help: "H5Pset_chunk: chunk dimensions (e.g. 1024 or 64x64) for every dataset of that rank, clamped to fixed dimensions"},
 		options.Spec{Key: kDeflate, Kind: options.Int, Min: options.Bound(0), Max: options.Bound(9), Help: "H5Pset_deflate level of chunked datasets (0: none)"},
 		options.Spec{Key: kShuffle, Kind: options.Bool, Help: "H5Pset_shuffle on chunked datasets (ahead of the other filters)"},
-		options.Spec{Key: kFillTime, Kind: options.Enum, Allowed: []string{"ifset", "alloc", "never"}, Help: "H5Pset_fill_time of every dataset"},
-		options.Spec{Key: kAllocTime, Kind: options.Enum, Allowed: []string{"default", "early", "late", "incr"}, Help: "H5Pset_alloc_time of every dataset"},
+		options.Spec{Key: kFillTime, Kind: options.Enum, Allowed: plan.FillTimeNames, Help: "H5Pset_fill_time of every dataset"},
+		options.Spec{Key: kAllocTime, Kind: options.Enum, Allowed: plan.AllocTimeNames, Help: "H5Pset_alloc_time of every dataset"},
 	)
 	specs = append(specs, phaseKnobs...)
 	for _, pre := range []string{"write.", "read."} {
@@ -235,10 +235,7 @@ func (c *Config) MPIIOImpl() string {
 // check114 refuses, in a build without HDF5 1.14 (the system's 1.10.8), a value of an
 // HDF5 1.14 knob other than the one that leaves HDF5 alone, naming the build that has it.
 func check114(key string, v *options.Values) error {
-	base := key
-	for pre := range phasePrefixes {
-		base = strings.TrimPrefix(base, pre)
-	}
+	base := knobBase(key)
 	off, is114 := knobs114[base]
 	if !is114 || h5.HasMultiDataset() {
 		return nil
@@ -249,15 +246,22 @@ func check114(key string, v *options.Values) error {
 	return v.Errorf(key, "needs HDF5 1.14 (H5Dwrite_multi/H5Dread_multi, H5Pset_selection_io); this h5proxy is built against HDF5 %s (HDF5=%s): build it with `HDF5=1.14 make build`", h5.Version(), h5.Build())
 }
 
+// knobBase is a knob key without its phase prefix.
+func knobBase(key string) string {
+	for pre := range phasePrefixes {
+		if b, ok := strings.CutPrefix(key, pre); ok {
+			return b
+		}
+	}
+	return key
+}
+
 // checkMultiDataset refuses hdf5.multi_dataset=yes (any phase) with a layout that cannot
 // carry several datasets' transfers in one call or a mode that issues them from a
 // background thread one by one.
 func (c *Config) checkMultiDataset(mode, layout stack.Strategy) error {
 	for _, kv := range c.Knobs {
-		base := kv.Key
-		for pre := range phasePrefixes {
-			base = strings.TrimPrefix(base, pre)
-		}
+		base := knobBase(kv.Key)
 		if yes, _ := options.ParseBool(kv.Value); base != kMultiDataset || !yes {
 			continue
 		}
@@ -477,11 +481,11 @@ func (k *knobs) dataset(ds *plan.DatasetSpec) {
 		}
 	}
 	if v.IsSet(kFillTime) {
-		ft := plan.FillTime(slices.Index([]string{"ifset", "alloc", "never"}, v.String(kFillTime)) + 1)
+		ft, _ := plan.ParseFillTime(v.String(kFillTime)) // the table allows only its names
 		ds.Tuning.FillTime, ds.FillNever = ft, ft == plan.FillTimeNever
 	}
 	if v.IsSet(kAllocTime) {
-		ds.Tuning.AllocTime = plan.AllocTime(slices.Index([]string{"default", "early", "late", "incr"}, v.String(kAllocTime)) + 1)
+		ds.Tuning.AllocTime, _ = plan.ParseAllocTime(v.String(kAllocTime))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	logl "github.com/h5proxy/h5proxy/proxy/layout/log"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/options"
@@ -21,7 +22,6 @@ import (
 	"github.com/h5proxy/h5proxy/patterns/vpic"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // strategyLayouts are the layouts these tests exercise besides native.

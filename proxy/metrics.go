@@ -1,9 +1,9 @@
 package proxy
 
 import (
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
 // metric indexes one per-rank measurement. Times are seconds, sizes bytes (SI base units).

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // TestMultiDatasetRefused: the HDF5 1.14 knobs name the build that has them on HDF5 1.10
@@ -75,20 +75,7 @@ func TestMultiDataset(t *testing.T) {
 	size := world(t).Size()
 	run := func(kv, name string) (proxy.Config, *proxy.Report) {
 		t.Helper()
-		cfg := config(t, kv+";DIM_1=2K;TIMESTEPS=2", fileOf(dir, name, size))
-		cfg.Phases = []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-		s := session(t, cfg)
-		if err := s.Run(); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		rep, err := s.Report()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return cfg, rep
+		return runVPIC(t, kv+";DIM_1=2K;TIMESTEPS=2", fileOf(dir, name, size), patterns.PhaseWrite, patterns.PhaseRead)
 	}
 	for _, coll := range []string{"YES", "NO"} {
 		name := "multi-coll" + coll

@@ -9,12 +9,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns/nova"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // novaKV is a small NOvA input set: 5 files (uneven over 2 ranks) of 12 tables x 6
@@ -95,7 +95,7 @@ func checkNovaOutput(t *testing.T, dir, tune string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := nova.New(v)
+	p, err := nova.Factory.New(v)
 	if err != nil {
 		t.Fatal(err)
 	}

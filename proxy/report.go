@@ -11,10 +11,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
@@ -223,6 +223,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 	}
 	pt := phaseTimes(p.ph, s.Size(), &pr, t, red.stats[1:len(p.steps)+1])
 	pt.Earlier = earlier
+	pt.ByIteration, pt.Iteration = p.byIter, p.env.Iteration
 	if k, ok := s.pat.(patterns.Reporter); ok {
 		pr.Kernel = k.KernelReport(pt)
 	}

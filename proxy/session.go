@@ -12,10 +12,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/h5proxy/h5proxy/emulate"
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
@@ -55,6 +55,10 @@ type Session struct {
 	sysIO []float64
 	// tr records the timeline (trace_file); nil when none is asked for.
 	tr *tracer
+	// iterating: the phases run one iteration of the pattern's at a time (Iterate), the
+	// iteration iter.
+	iterating bool
+	iter      int
 }
 
 // writtenFile is how a session filled a file it wrote: what a later read verifies against.
@@ -66,7 +70,8 @@ type writtenFile struct {
 // phaseRun is the state and measurements of one phase.
 type phaseRun struct {
 	ph         patterns.Phase
-	env        patterns.Env
+	env        patterns.Env // env.Iteration: the iteration the phase runs (byIteration)
+	byIter     bool         // the phase ran one iteration of the pattern's (Iterate)
 	verify     bool
 	modify     bool // a write phase into an existing file (h5bench's overwrite and append)
 	begin      sample
@@ -228,17 +233,58 @@ func (s *Session) Rank() int { return s.comm.Rank() }
 // Size returns the number of ranks of the session.
 func (s *Session) Size() int { return s.comm.Size() }
 
-// Steps returns the configured number of steps of the pattern; for a pattern whose count
-// depends on the phase and the ranks (patterns.Stepper), that of the running phase, else
-// of the first configured phase (a closed session has no ranks left to ask: Steps).
+// Steps returns the configured number of steps of the pattern (of one iteration's, once
+// Iterate runs them one at a time); for a pattern whose count depends on the phase and
+// the ranks (patterns.Stepper), that of the running phase, else of the first configured
+// phase (a closed session has no ranks left to ask: Steps).
 func (s *Session) Steps() int {
 	if _, ok := s.pat.(patterns.Stepper); !ok || s.closed {
-		return s.pat.Steps()
+		return s.pat.Steps() / s.iterations()
 	}
 	if s.phase != nil {
 		return len(s.phase.steps)
 	}
-	return patterns.StepsOf(s.pat, s.cfg.Phases[0], s.Size())
+	return s.phaseSteps(s.cfg.Phases[0])
+}
+
+// iterations is the number of parts a phase's steps are divided into: the pattern's
+// iterations while they run one at a time (Iterate), else 1.
+func (s *Session) iterations() int {
+	if it, ok := s.pat.(patterns.Iterator); ok && s.iterating {
+		return it.Iterations()
+	}
+	return 1
+}
+
+// phaseSteps is the number of steps a phase ph runs: all of the pattern's, or one
+// iteration's.
+func (s *Session) phaseSteps(ph patterns.Phase) int {
+	return patterns.StepsOf(s.pat, ph, s.Size()) / s.iterations()
+}
+
+// Iterate makes the phases begun from now on run iteration i of the pattern's iterations
+// (patterns.Iterator) instead of all of them: each phase runs that iteration's steps,
+// numbered from 0, the pattern plans them knowing the iteration (patterns.Env.Iteration)
+// and its own report covers the earlier iterations' phases too. A driver that repeats a
+// whole test as the real program does (IOR: the write, the read, the file's removal,
+// then the next iteration) calls it before each iteration's phases. Local; not within a
+// phase.
+func (s *Session) Iterate(i int) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if s.phase != nil {
+		return fmt.Errorf("%w: Iterate(%d) within the %s phase; end it first", ErrState, i, s.phase.ph)
+	}
+	it, ok := s.pat.(patterns.Iterator)
+	if !ok {
+		return fmt.Errorf("%w: pattern %s has no iterations to run one at a time", ErrState, s.pat.Name())
+	}
+	if n := it.Iterations(); i < 0 || i >= n {
+		return fmt.Errorf("%w: iteration %d out of range: pattern %s has %d (0..%d)", ErrState, i, s.pat.Name(), n, n-1)
+	}
+	s.iterating, s.iter = true, i
+	return nil
 }
 
 func (s *Session) check() error {
@@ -308,9 +354,12 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if err != nil {
 		return err
 	}
-	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, patterns.StepsOf(s.pat, ph, s.Size())), filled: map[string]filledBuf{}, knobs: kn}
+	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, s.phaseSteps(ph)), filled: map[string]filledBuf{}, knobs: kn, byIter: s.iterating}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
 		FilterAvailable: filterAvailable}
+	if s.iterating {
+		p.env.Iteration = s.iter
+	}
 	if ph == patterns.PhaseRead {
 		p.env.Shape = s.shape(p)
 	}
@@ -1051,7 +1100,7 @@ func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 	} else {
 		step := op.Step
 		if rw, ok := s.pat.(patterns.Rewriter); ok {
-			step = rw.WrittenBy(step)
+			step = rw.WrittenBy(step, s.phaseSteps(patterns.PhaseWrite))
 		}
 		bad, first, err = emulate.Verify(buf, s.bufLayout(op.Transfer), s.cfg.Seed, emulate.DataStep(s.phase.fill, step))
 	}

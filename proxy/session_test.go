@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/emulate"
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/options"
@@ -22,7 +23,6 @@ import (
 	"github.com/h5proxy/h5proxy/patterns/vpic"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // rankCounts are the communicator sizes every multi-rank test runs at.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 )
 
 // TestThreadLevelRefusal: background modes and the subfiling-vfd layout refuse anything

@@ -9,12 +9,12 @@ import (
 
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/h5bench"
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/inspect"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // The h5bench samples of the VPIC-family kernels (h5bench/testdata: h5bench's samples with

@@ -10,7 +10,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/options"
-	"github.com/h5proxy/h5proxy/proxy/concat"
+	"github.com/h5proxy/h5proxy/tools/concat"
 )
 
 // tableFlag collects one key of an options table given as a flag, in order, so that the

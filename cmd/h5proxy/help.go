@@ -9,15 +9,14 @@ import (
 
 	"github.com/h5proxy/h5proxy/h5bench"
 	"github.com/h5proxy/h5proxy/internal/inspect"
-	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
-	"github.com/h5proxy/h5proxy/proxy/concat"
+	"github.com/h5proxy/h5proxy/tools/concat"
 )
 
 func cmdHelp(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stdout, usage)
-		fmt.Fprintf(stdout, "\nPatterns: %v (h5proxy help PATTERN lists its keys)\n", patterns.Names())
+		fmt.Fprintf(stdout, "\nPatterns: %v (h5proxy help PATTERN lists its keys)\n", proxy.PatternNames())
 		fmt.Fprintf(stdout, "Session keys: h5proxy help session\nModes: %v   Layouts: %v\n", proxy.Modes(), proxy.Layouts())
 		fmt.Fprintf(stdout, "h5bench benchmarks run unchanged: %v\n", h5bench.Supported())
 		return nil
@@ -36,14 +35,11 @@ func cmdHelp(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "concat: tuning keys of h5proxy concat, given as flags (-chunk 1MiB -deflate 6); docs/concat.md")
 		return concat.Table.WriteHelp(stdout)
 	}
-	f, err := patterns.Lookup(args[0])
+	help, err := proxy.PatternHelp(args[0])
 	if err != nil {
 		return usageError{error: fmt.Errorf("%w; or: session, concat", err)}
 	}
-	fmt.Fprintf(stdout, "%s: %s\n\n", f.Name, f.Summary)
-	if err := f.Options.WriteHelp(stdout); err != nil {
-		return err
-	}
+	fmt.Fprint(stdout, help)
 	fmt.Fprintf(stdout, "\nSession keys are accepted too (h5proxy help session): %s\n", strings.Join(sessionKeys(), ", "))
 	return nil
 }

@@ -218,14 +218,11 @@ func runIOR(c ior.Config, warns, args []string, stdout, stderr io.Writer) error 
 // of one step, so the session's reports come in IOR's order. A failed iteration stops
 // the test; the caller removes what is left.
 func runIORIterations(s *proxy.Session, world proxy.Comm, c ior.Config, cfg proxy.Config) ([]float64, error) {
-	pat, ok := s.Pattern().(*ior.Pattern)
-	if !ok {
-		return nil, fmt.Errorf("ior: session pattern %T", s.Pattern())
-	}
-	pat.PerIteration = true
 	var removals []float64
 	for i := 0; i < c.Repetitions; i++ {
-		pat.Iter = i
+		if err := s.Iterate(i); err != nil {
+			return removals, err
+		}
 		for _, ph := range cfg.Phases {
 			if ph == patterns.PhaseWrite && cfg.StoresData() {
 				// IOR removes the file(s) before each write, -k or not.

@@ -12,6 +12,10 @@
 //	h5proxy concat -o OUT.h5 IN.h5...   concatenate files of one schema in parallel
 //	h5proxy schema                      JSON Schema of the h5bench files accepted
 //	h5proxy h5perf [h5perf options]     HDF5's parallel h5perf with its report
+//	h5proxy profile [-np N] [-o P.json] [-trace] -- PROGRAM ARGS...   profile any program
+//	h5proxy profile diff A.json B.json  compare two profiles counter by counter
+//	h5proxy compare -reps R -- REAL ARGS... -- PROXY-CONFIG   real program against its proxy
+//	h5proxy capture [-np N] -o APP.yaml -- PROGRAM ARGS...   a program's I/O as a description
 //	h5proxy version
 package main
 
@@ -22,6 +26,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/h5proxy/h5proxy/proxy"
 )
 
 const usage = `h5proxy: HDF5 I/O proxies of real application and benchmark I/O.
@@ -43,6 +49,17 @@ Usage:
   h5proxy schema                              print the JSON Schema of accepted h5bench files
   h5proxy h5perf [h5perf options]             HDF5's parallel h5perf (POSIX, MPI-IO, PHDF5)
                                               with its report ('h5proxy h5perf -h')
+  h5proxy profile [-np N] [-o P.json] [-trace] -- PROGRAM ARGS...
+                                              run any program under libh5proxy-profile.so:
+                                              Darshan's POSIX, MPIIO, H5F, H5D counters per
+                                              file, JSON, CSV and plots (docs/profile.md)
+  h5proxy profile diff [-v] A.json B.json     two profiles counter by counter (exit 1: differ)
+  h5proxy compare [-np N] [-reps R] -- REAL ARGS... -- PROXY-CONFIG
+                                              a real program and its proxy: profiles diffed,
+                                              times against the A/A band of the same run
+  h5proxy capture [-np N] -o APP.yaml -- PROGRAM ARGS...
+                                              a program's traced profile folded into an
+                                              application description (docs/apps.md)
   h5proxy version                             print versions
 
 Started outside an MPI launcher, 'run' launches itself with the configuration's mpi
@@ -54,7 +71,11 @@ H5PROXY_LOG_FORMAT=json, H5PROXY_MPIEXEC (launcher instead of mpirun).
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	// Under libh5proxy-profile.so (h5proxy profile -- h5proxy inspect ...), a command
+	// without MPI writes its records now: os.Exit runs no exit handlers.
+	proxy.FlushProfile()
+	os.Exit(code)
 }
 
 // run dispatches a command and returns the exit status.
@@ -87,6 +108,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdH5perf(args[1:], stdout, stderr)
 	case "schema":
 		err = cmdSchema(args[1:], stdout, stderr)
+	case "profile":
+		err = cmdProfile(args[1:], stdout, stderr)
+	case "compare":
+		err = cmdCompare(args[1:], stdout, stderr)
+	case "capture":
+		err = cmdCapture(args[1:], stdout, stderr)
 	case "version", "--version":
 		err = cmdVersion(stdout)
 	default:

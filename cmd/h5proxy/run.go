@@ -179,6 +179,14 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	if sub == "" {
 		sub = "run"
 	}
+	var prof *selfProfile
+	if j.profiled() {
+		if prof, err = newSelfProfile(j); err != nil {
+			return err
+		}
+		defer prof.cleanup()
+		argv = prof.launcherArgs(argv)
+	}
 	argv = append(argv, self, sub)
 	argv = append(argv, args...)
 	impl, err := j.mpiioImpl()
@@ -187,6 +195,9 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
+	if prof != nil {
+		cmd.Env = append(cmd.Env, prof.env...)
+	}
 	if e := proxy.MPIIOEnv(impl); e != "" {
 		cmd.Env = append(cmd.Env, e) // the MPI-IO implementation is chosen at launch
 	}
@@ -204,6 +215,11 @@ func relaunch(j *job, args []string, stdout, stderr io.Writer) error {
 	err = cmd.Run()
 	if ferr := ranksErr.Flush(); err == nil {
 		err = ferr
+	}
+	if prof != nil {
+		if perr := prof.finish(stdout); perr != nil && err == nil {
+			err = perr
+		}
 	}
 	if err != nil {
 		var ee *exec.ExitError
@@ -282,6 +298,9 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "h5proxy: warning: configuration asks for %d ranks, running on %d\n", j.ranks, world.Size())
 	}
 	if rank == 0 {
+		if j.profiled() && os.Getenv("H5PROXY_PROFILE_DIR") == "" {
+			fmt.Fprintln(stderr, "h5proxy: warning: profile=yes: these ranks were not launched by h5proxy run, so not under libh5proxy-profile.so; profile them with h5proxy profile -np N -- h5proxy run CONFIG")
+		}
 		for _, w := range j.warnings {
 			fmt.Fprintf(stderr, "h5proxy: warning: %s\n", w)
 		}

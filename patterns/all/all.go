@@ -1,7 +1,8 @@
-// Package all registers every built-in pattern, and the E3SM map file reader, in the
-// patterns registry. It is the one place that lists them: a new pattern is one package
-// plus one line here. Package proxy imports it, so any program using the proxy has every
-// pattern available.
+// Package all registers every built-in pattern in the patterns registry. It is the one
+// place that lists them: a new pattern is one package plus one line here. Package proxy
+// imports it, so any program using the proxy has every pattern available; the proxy also
+// installs the E3SM map file reader (proxy/e3smmap), which needs HDF5 and so does not
+// belong to the patterns' side.
 //
 //	import _ "github.com/h5proxy/h5proxy/patterns/all" // only needed without package proxy
 package all
@@ -18,7 +19,6 @@ import (
 	"github.com/h5proxy/h5proxy/patterns/nova"
 	"github.com/h5proxy/h5proxy/patterns/openpmd"
 	"github.com/h5proxy/h5proxy/patterns/vpic"
-	"github.com/h5proxy/h5proxy/proxy/e3smmap"
 )
 
 // Builtin lists the built-in patterns' factories in registration order.
@@ -29,5 +29,4 @@ func init() {
 	for _, f := range Builtin {
 		patterns.Register(f)
 	}
-	e3sm.RegisterMapReader(e3smmap.Load)
 }

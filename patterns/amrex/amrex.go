@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -12,34 +11,17 @@ import (
 // Pattern is h5bench's AMReX benchmark (amrex/Tests/HDF5Benchmark): plotfiles, then
 // particle checkpoints, one file per step, and the restart read-back.
 type Pattern struct {
-	C Config
-}
-
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c}, nil
+	patterns.Base[Config]
 }
 
 // Factory builds the amrex pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "amrex",
-	Summary: "h5bench AMReX benchmark: plotfiles pltNNNNN.h5 and particle checkpoints pltNNNNN/particle0/particle0.h5, with the restart read-back",
-	Options: Options, New: New}
-
-// Name returns "amrex".
-func (p *Pattern) Name() string { return "amrex" }
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "amrex", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+	Summary: "h5bench AMReX benchmark: plotfiles pltNNNNN.h5 and particle checkpoints pltNNNNN/particle0/particle0.h5, with the restart read-back"})
 
 // Steps is nplotfile + nparticlefile: one file per step, the plotfiles first (the
-// benchmark's two loops in order).
+// benchmark's two loops in order). The phases are write and read (the restart check,
+// extended to every file).
 func (p *Pattern) Steps() int { return p.C.NPlotfile + p.C.NParticlefile }
-
-// Phases returns write and read (the restart check, extended to every file).
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-}
 
 // Dir is the output directory: the directory key, or the session's file.
 func (p *Pattern) Dir(env patterns.Env) string {
@@ -68,26 +50,19 @@ func (p *Pattern) FileOf(env patterns.Env, step int) (path string, plotfile bool
 	return p.ParticlePath(env, step-p.C.NPlotfile), false
 }
 
-func (p *Pattern) checkPhase(ph patterns.Phase) error {
-	if ph != patterns.PhaseWrite && ph != patterns.PhaseRead {
-		return fmt.Errorf("amrex: no %s phase", ph)
-	}
-	return nil
-}
-
 // Begin plans nothing: every step creates (or opens) and closes its own file.
 func (p *Pattern) Begin(ph patterns.Phase, _ patterns.Env) (plan.Plan, error) {
-	return plan.Plan{}, p.checkPhase(ph)
+	return plan.Plan{}, p.CheckPhase(ph)
 }
 
 // End plans nothing: the last step closed its file.
 func (p *Pattern) End(ph patterns.Phase, _ int, _ patterns.Env) (plan.Plan, error) {
-	return plan.Plan{}, p.checkPhase(ph)
+	return plan.Plan{}, p.CheckPhase(ph)
 }
 
 // Step plans one file: writing a plotfile or particle checkpoint, or reading it back.
 func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
-	if err := p.checkPhase(ph); err != nil {
+	if err := p.CheckPhase(ph); err != nil {
 		return plan.Plan{}, err
 	}
 	if step < 0 || step >= p.Steps() {

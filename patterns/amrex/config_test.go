@@ -9,7 +9,7 @@ import (
 )
 
 func TestDefaults(t *testing.T) {
-	p := mustBuild(t, exampleKeys...)
+	p := kit.Must(t, exampleKeys...)
 	c := p.C
 	if c.NPlotfile != 1 || c.NParticlefile != 1 || p.Steps() != 2 || c.GridsFromFile || c.Compression.On() || c.Directory != "" {
 		t.Errorf("defaults: %+v", c)
@@ -20,7 +20,7 @@ func TestDefaults(t *testing.T) {
 	if p.Name() != "amrex" || len(p.Phases()) != 2 {
 		t.Errorf("name %q phases %v", p.Name(), p.Phases())
 	}
-	s := mustBuild(t, sampleKeys...)
+	s := kit.Must(t, sampleKeys...)
 	if s.Steps() != 4 || len(s.C.Levels[0].Boxes) != 512 || s.C.Particles() != 2*64*64*64 {
 		t.Errorf("sample: steps %d boxes %d particles %d", s.Steps(), len(s.C.Levels[0].Boxes), s.C.Particles())
 	}
@@ -47,7 +47,7 @@ func TestConfigErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Chdir(t.TempDir()) // no grids/ here
-			_, _, err := build(c.keys...)
+			_, _, err := kit.Build(c.keys...)
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -72,7 +72,7 @@ func TestCompression(t *testing.T) {
 		{"ZFP_ACCURACY#0.001", "None", 0, "has no '@'"},
 	}
 	for _, c := range cases {
-		p, warnings, err := build(append(exampleKeys, "hdf5compression="+c.value)...)
+		p, warnings, err := kit.Build(append(exampleKeys, "hdf5compression="+c.value)...)
 		if err != nil {
 			t.Fatalf("%s: %v", c.value, err)
 		}
@@ -85,19 +85,19 @@ func TestCompression(t *testing.T) {
 		}
 	}
 	t.Setenv("HDF5_CHUNK_SIZE", "4096")
-	p := mustBuild(t, append(exampleKeys, "hdf5compression=ZLIB@1")...)
+	p := kit.Must(t, append(exampleKeys, "hdf5compression=ZLIB@1")...)
 	if p.C.Compression.Chunk != 4096 || !reflect.DeepEqual(p.C.Compression.chunkFor(100), u(100)) || !reflect.DeepEqual(p.C.Compression.chunkFor(10000), u(4096)) {
 		t.Errorf("HDF5_CHUNK_SIZE: %+v", p.C.Compression)
 	}
 	t.Setenv("HDF5_CHUNK_SIZE", "lots")
-	if _, _, err := build(append(exampleKeys, "hdf5compression=ZLIB@1")...); err == nil || !strings.Contains(err.Error(), `$HDF5_CHUNK_SIZE="lots"`) {
+	if _, _, err := kit.Build(append(exampleKeys, "hdf5compression=ZLIB@1")...); err == nil || !strings.Contains(err.Error(), `$HDF5_CHUNK_SIZE="lots"`) {
 		t.Errorf("bad HDF5_CHUNK_SIZE: %v", err)
 	}
 }
 
 // TestIgnoredKeys: keys h5proxy takes elsewhere warn when they reach the pattern.
 func TestIgnoredKeys(t *testing.T) {
-	_, warnings, err := build(append(exampleKeys, "restart_check=1", "ref_ratio_file=2")...)
+	_, warnings, err := kit.Build(append(exampleKeys, "restart_check=1", "ref_ratio_file=2")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestIgnoredKeys(t *testing.T) {
 // ref_ratio_file; max_grid_size does not chop file grids.
 func TestGridsFromFile(t *testing.T) {
 	writeGrids(t, twoLevels...)
-	p := mustBuild(t, "ncells=16", "max_grid_size=4", "nlevs=2", "ncomp=1", "nppc=1", "grids_from_file=1", "ref_ratio_file=2 4")
+	p := kit.Must(t, "ncells=16", "max_grid_size=4", "nlevs=2", "ncomp=1", "nppc=1", "grids_from_file=1", "ref_ratio_file=2 4")
 	c := p.C
 	if !reflect.DeepEqual(c.RefRatio, []int{2}) || len(c.Levels) != 2 {
 		t.Fatalf("ratios %v levels %d", c.RefRatio, len(c.Levels))
@@ -125,11 +125,11 @@ func TestGridsFromFile(t *testing.T) {
 		{"ref_ratio_file=", "gives 0 ratios, nlevs=2 needs 1"},
 		{"ref_ratio_file=two", `"two" is not a refinement ratio`},
 	} {
-		if _, _, err := build("ncells=16", "max_grid_size=4", "nlevs=2", "ncomp=1", "nppc=1", "grids_from_file=1", bad.keys); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, _, err := kit.Build("ncells=16", "max_grid_size=4", "nlevs=2", "ncomp=1", "nppc=1", "grids_from_file=1", bad.keys); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: %v, want %q", bad.keys, err, bad.want)
 		}
 	}
-	if _, _, err := build("ncells=16", "max_grid_size=4", "nlevs=3", "ncomp=1", "nppc=1", "grids_from_file=1", "ref_ratio_file=2 2"); err == nil || !strings.Contains(err.Error(), "level 2: box list grids/Level_2") {
+	if _, _, err := kit.Build("ncells=16", "max_grid_size=4", "nlevs=3", "ncomp=1", "nppc=1", "grids_from_file=1", "ref_ratio_file=2 2"); err == nil || !strings.Contains(err.Error(), "level 2: box list grids/Level_2") {
 		t.Errorf("missing level file: %v", err)
 	}
 }

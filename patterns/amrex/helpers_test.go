@@ -10,7 +10,6 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
@@ -26,17 +25,8 @@ var exampleKeys = []string{"ncells=16", "max_grid_size=8", "nlevs=1", "ncomp=2",
 var sampleKeys = []string{"ncells=64", "max_grid_size=8", "nlevs=1", "ncomp=6", "nppc=2",
 	"nplotfile=2", "nparticlefile=2"}
 
-// kv turns "KEY=VALUE" strings into options pairs.
-func kv(pairs ...string) []options.KV { return plantest.KV(pairs...) }
-
-// build parses the pairs and builds the pattern; warnings are returned too.
-func build(pairs ...string) (*Pattern, []string, error) {
-	return plantest.Build[*Pattern](Options, New, pairs...)
-}
-
-func mustBuild(t *testing.T, pairs ...string) *Pattern {
-	return plantest.MustBuild[*Pattern](t, Options, New, pairs...)
-}
+// kit builds the pattern from "KEY=VALUE" pairs.
+var kit = plantest.For[*Pattern](Factory)
 
 const testDir = "/data/run"
 

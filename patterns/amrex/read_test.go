@@ -12,7 +12,7 @@ import (
 // TestPlotfileReadExample: every rank reopens the plotfile read-only with AMReX's fapl and
 // reads back, collectively, exactly the range it wrote.
 func TestPlotfileReadExample(t *testing.T) {
-	p := mustBuild(t, exampleKeys...)
+	p := kit.Must(t, exampleKeys...)
 	path := testDir + "/plt00000.h5"
 	for r := 0; r < 2; r++ {
 		pl := stepPlan(t, p, patterns.PhaseRead, 0, r, 2)
@@ -38,7 +38,7 @@ func TestPlotfileReadExample(t *testing.T) {
 // BoxArray order), the ngrids pass, nparticles_grid (unverified), then each owned grid's
 // int and real records, all independent.
 func TestParticleReadExample(t *testing.T) {
-	p := mustBuild(t, exampleKeys...)
+	p := kit.Must(t, exampleKeys...)
 	path := testDir + "/plt00000/particle0/particle0.h5"
 	for r := 0; r < 2; r++ {
 		pl := stepPlan(t, p, patterns.PhaseRead, 1, r, 2)
@@ -82,9 +82,9 @@ func TestParticleReadExample(t *testing.T) {
 // grid and h5bench's sample.
 func TestReadPartitions(t *testing.T) {
 	pats := map[string]*Pattern{
-		"example": mustBuild(t, exampleKeys...),
-		"uneven":  mustBuild(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3"),
-		"sample":  mustBuild(t, sampleKeys...),
+		"example": kit.Must(t, exampleKeys...),
+		"uneven":  kit.Must(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3"),
+		"sample":  kit.Must(t, sampleKeys...),
 	}
 	for name, p := range pats {
 		for _, R := range []int{1, 2, 3, 4, 7} {
@@ -114,7 +114,7 @@ func TestReadPartitions(t *testing.T) {
 
 // TestReadMirrorsWriteShapes: the read plans' file shapes are the written datasets'.
 func TestReadMirrorsWriteShapes(t *testing.T) {
-	p := mustBuild(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3")
+	p := kit.Must(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3")
 	for s := 0; s < p.Steps(); s++ {
 		shapes := map[string][]uint64{}
 		for _, op := range stepPlan(t, p, patterns.PhaseWrite, s, 0, 3).Ops {

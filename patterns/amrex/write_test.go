@@ -94,7 +94,7 @@ func examplePlotBody(path string, rank0 bool) []opWant {
 
 // TestPlotfileExample is layouts.md 2.1/2.2's worked example, operation by operation.
 func TestPlotfileExample(t *testing.T) {
-	p := mustBuild(t, exampleKeys...)
+	p := kit.Must(t, exampleKeys...)
 	path := testDir + "/plt00000.h5"
 	exampleBoxes := []Box{
 		box(0, 0, 0, 7, 7, 7), box(8, 0, 0, 15, 7, 7), box(0, 8, 0, 7, 15, 7), box(8, 8, 0, 15, 15, 7),
@@ -163,7 +163,7 @@ func TestPlotfileExample(t *testing.T) {
 // TestPlotfileRankOrder: with 3 ranks the file lists boxes grouped by owner (rank 0 owns
 // boxes 2,3,4), offsets follow that order, and ranks' data ranges tile the dataset.
 func TestPlotfileRankOrder(t *testing.T) {
-	p := mustBuild(t, exampleKeys...)
+	p := kit.Must(t, exampleKeys...)
 	var spans []span
 	for r := 0; r < 3; r++ {
 		pl := stepPlan(t, p, patterns.PhaseWrite, 0, r, 3)
@@ -185,7 +185,7 @@ func TestPlotfileRankOrder(t *testing.T) {
 
 // TestPlotfileSample: h5bench's sample (64^3, mgs 8, ncomp 6) at 4 ranks.
 func TestPlotfileSample(t *testing.T) {
-	p := mustBuild(t, sampleKeys...)
+	p := kit.Must(t, sampleKeys...)
 	const total = 64 * 64 * 64 * 6
 	var spans []span
 	for r := 0; r < 4; r++ {
@@ -223,7 +223,7 @@ func TestPlotfileSample(t *testing.T) {
 // TestCompressedPlotfile: ZLIB chunks the data datasets in 1-D chunks of 1024 elements,
 // capped at the dataset length, and deflates them; the index datasets stay contiguous.
 func TestCompressedPlotfile(t *testing.T) {
-	p := mustBuild(t, "ncells=8", "max_grid_size=4", "nlevs=1", "ncomp=1", "nppc=1", "hdf5compression=ZLIB@4")
+	p := kit.Must(t, "ncells=8", "max_grid_size=4", "nlevs=1", "ncomp=1", "nppc=1", "hdf5compression=ZLIB@4")
 	pl := stepPlan(t, p, patterns.PhaseWrite, 0, 0, 2)
 	if d := datasetSpec(t, pl, "/level_0/data:datatype=0"); !reflect.DeepEqual(d.Chunk, u(512)) || d.Deflate != 4 || !d.FillNever {
 		t.Errorf("512-element data: %+v, want chunk [512] deflate 4", *d)
@@ -265,7 +265,7 @@ func exampleParticleHeader(path string, ranks int) []opWant {
 // TestParticleFileExample: the example's particle checkpoint at 3 ranks (3, 3 and 2 grids
 // of 512 particles): header, per-grid collective writes padded to 3 per rank, counts.
 func TestParticleFileExample(t *testing.T) {
-	p := mustBuild(t, exampleKeys...)
+	p := kit.Must(t, exampleKeys...)
 	path := testDir + "/plt00000/particle0/particle0.h5"
 	if got, plot := p.FileOf(env(0, 3), 1); got != path || plot {
 		t.Fatalf("step 1 file %s plotfile=%v", got, plot)
@@ -340,7 +340,7 @@ func TestParticleFileExample(t *testing.T) {
 // per level, and particles only where no finer grid covers them.
 func TestMultiLevelFromFiles(t *testing.T) {
 	writeGrids(t, twoLevels...)
-	p := mustBuild(t, "ncells=16", "max_grid_size=8", "nlevs=2", "ncomp=1", "nppc=1", "grids_from_file=1", "ref_ratio_file=2")
+	p := kit.Must(t, "ncells=16", "max_grid_size=8", "nlevs=2", "ncomp=1", "nppc=1", "grids_from_file=1", "ref_ratio_file=2")
 	pl := stepPlan(t, p, patterns.PhaseWrite, 0, 0, 2)
 	attrs := map[string]map[string]string{}
 	for _, op := range pl.Ops {
@@ -390,7 +390,7 @@ func TestMultiLevelFromFiles(t *testing.T) {
 // TestNoParticles: nppc=0 leaves the levels without particle datasets, as AMReX does for
 // a level without particles.
 func TestNoParticles(t *testing.T) {
-	p := mustBuild(t, "ncells=8", "max_grid_size=8", "nlevs=1", "ncomp=1", "nppc=0")
+	p := kit.Must(t, "ncells=8", "max_grid_size=8", "nlevs=1", "ncomp=1", "nppc=0")
 	for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
 		pl := stepPlan(t, p, ph, 1, 0, 1)
 		for _, op := range pl.Ops {
@@ -404,7 +404,7 @@ func TestNoParticles(t *testing.T) {
 // TestStepsAndPaths: plotfiles first, then particle files numbered from 0, under the
 // directory key when given.
 func TestStepsAndPaths(t *testing.T) {
-	p := mustBuild(t, append(exampleKeys, "nplotfile=2", "nparticlefile=3")...)
+	p := kit.Must(t, append(exampleKeys, "nplotfile=2", "nparticlefile=3")...)
 	want := []string{"plt00000.h5", "plt00001.h5", "plt00000/particle0/particle0.h5", "plt00001/particle0/particle0.h5", "plt00002/particle0/particle0.h5"}
 	if p.Steps() != 5 {
 		t.Fatalf("steps %d", p.Steps())
@@ -414,7 +414,7 @@ func TestStepsAndPaths(t *testing.T) {
 			t.Errorf("step %d: %s, want %s", s, got, w)
 		}
 	}
-	d := mustBuild(t, append(exampleKeys, "directory=elsewhere/out")...)
+	d := kit.Must(t, append(exampleKeys, "directory=elsewhere/out")...)
 	if got, _ := d.FileOf(env(0, 1), 1); got != "elsewhere/out/plt00000/particle0/particle0.h5" {
 		t.Errorf("directory key: %s", got)
 	}
@@ -442,9 +442,9 @@ func TestStepsAndPaths(t *testing.T) {
 func TestAllRanksAgree(t *testing.T) {
 	writeGrids(t, twoLevels...)
 	pats := map[string]*Pattern{
-		"example": mustBuild(t, exampleKeys...),
-		"uneven":  mustBuild(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=1"),
-		"levels":  mustBuild(t, "ncells=16", "max_grid_size=8", "nlevs=2", "ncomp=1", "nppc=1", "grids_from_file=1", "ref_ratio_file=2"),
+		"example": kit.Must(t, exampleKeys...),
+		"uneven":  kit.Must(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=1"),
+		"levels":  kit.Must(t, "ncells=16", "max_grid_size=8", "nlevs=2", "ncomp=1", "nppc=1", "grids_from_file=1", "ref_ratio_file=2"),
 	}
 	for name, p := range pats {
 		for R := 1; R <= 5; R++ {

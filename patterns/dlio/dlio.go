@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -15,29 +14,16 @@ import (
 // and valid files, the read phase trains for epochs of batches read sample by sample, each
 // sample with its own file open, evaluating every epochs-between-evals epochs.
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 
 	mu        sync.Mutex
 	schedules map[[2]int]*schedule // by rank and size
 	lastEnded patterns.Phase
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c}, nil
-}
-
 // Factory builds the dlio pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "dlio",
-	Summary: "h5bench DLIO emulation (h5bench_dlio): generates <prefix>_<i>_of_<n>.h5 train and valid files (uint8 records, int64 labels), then trains epoch by epoch, one file open and H5Dread per sample, compute after each batch",
-	Options: Options, New: New}
-
-// Name returns "dlio".
-func (p *Pattern) Name() string { return "dlio" }
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "dlio", Options: Options, Config: FromValues,
+	Summary: "h5bench DLIO emulation (h5bench_dlio): generates <prefix>_<i>_of_<n>.h5 train and valid files (uint8 records, int64 labels), then trains epoch by epoch, one file open and H5Dread per sample, compute after each batch"})
 
 // Phases lists the configured phases: write with generate-data, read with train.
 func (p *Pattern) Phases() []patterns.Phase {

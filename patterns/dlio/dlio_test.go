@@ -14,10 +14,8 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-func build(t *testing.T, pairs ...string) *Pattern {
-	t.Helper()
-	return plantest.MustBuild[*Pattern](t, Options, New, pairs...)
-}
+// kit builds the pattern from "KEY=VALUE" pairs.
+var kit = plantest.For[*Pattern](Factory)
 
 // TestCRand: the generator gives glibc's rand() sequences (values printed by a C program
 // calling srand and rand on glibc 2.36), srand(0) seeds as srand(1), and the shuffle of
@@ -55,7 +53,7 @@ func TestCRand(t *testing.T) {
 // (1, c, c), deflate) written whole, then the labels (int64 zeros), each closed before the
 // next, in the data directory's train and valid folders.
 func TestGenerate(t *testing.T) {
-	p := build(t, "generate-data=true", "num-files-train=5", "num-files-eval=3", "num-samples-per-file=3", "record-length=30",
+	p := kit.Must(t, "generate-data=true", "num-files-train=5", "num-files-eval=3", "num-samples-per-file=3", "record-length=30",
 		"chunking=true", "chunk-size=10", "compression=true", "compression-level=6", "file-prefix=im", "train-data-folder=tr")
 	if got := p.PhaseSteps(patterns.PhaseWrite, 2); got != 5 {
 		t.Fatalf("write steps at 2 ranks: %d, want 3 train rounds + 2 valid rounds", got)
@@ -68,17 +66,11 @@ func TestGenerate(t *testing.T) {
 		1: {"tr/im_2_of_5.h5", "tr/im_4_of_5.h5", "", "valid/im_2_of_3.h5", ""},
 	}
 	for rank := range 2 {
-		env := patterns.Env{Rank: rank, Size: 2, Path: "d"}
-		var plans []plan.Plan
-		for step := range 5 {
-			pl, err := p.Step(patterns.PhaseWrite, step, env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := pl.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			plans = append(plans, pl)
+		plans := plantest.MustPhase(t, p, patterns.PhaseWrite, patterns.Env{Rank: rank, Size: 2, Path: "d"})
+		if len(plans) != 5+2 {
+			t.Fatalf("rank %d: %d write steps, want 5", rank, len(plans)-2)
+		}
+		for step, pl := range plans[1 : len(plans)-1] {
 			w := want[rank][step]
 			if w == "" {
 				if len(pl.Ops) != 0 {
@@ -122,18 +114,9 @@ func TestGenerate(t *testing.T) {
 // reads lists a rank's sample reads in each read step as "train:file/sample".
 func reads(t *testing.T, p *Pattern, rank, size int) [][]string {
 	t.Helper()
-	env := patterns.Env{Rank: rank, Size: size, Path: "d"}
 	var out [][]string
-	var plans []plan.Plan
-	for step := range p.PhaseSteps(patterns.PhaseRead, size) {
-		pl, err := p.Step(patterns.PhaseRead, step, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pl.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		plans = append(plans, pl)
+	plans := plantest.MustPhase(t, p, patterns.PhaseRead, patterns.Env{Rank: rank, Size: size, Path: "d"})
+	for _, pl := range plans[1 : len(plans)-1] {
 		var s []string
 		for i := 0; i < len(pl.Ops); i += 5 {
 			open, rd := pl.Ops[i], pl.Ops[i+2]
@@ -159,13 +142,13 @@ func reads(t *testing.T, p *Pattern, rank, size int) [][]string {
 // program's do. 16 samples in 4 files, batches of 3, 2 ranks: 2 batches per rank.
 func TestReadOrder(t *testing.T) {
 	base := []string{"train=true", "num-files-train=4", "num-samples-per-file=4", "batch-size=3", "epochs=1", "record-length=4", "computation-time=0"}
-	p := build(t, append(base, "read-threads=2")...)
+	p := kit.Must(t, append(base, "read-threads=2")...)
 	got1 := reads(t, p, 1, 2)
 	want := [][]string{{"train:2/2", "train:2/3", "train:3/0"}, {"train:3/1", "train:3/2", "train:3/3"}}
 	if fmt.Sprint(got1) != fmt.Sprint(want) {
 		t.Errorf("read threads, rank 1: %v, want %v", got1, want)
 	}
-	p = build(t, append(base, "read-threads=0")...)
+	p = kit.Must(t, append(base, "read-threads=0")...)
 	got1 = reads(t, p, 1, 2)
 	want = [][]string{{"train:1/2", "train:1/3", "train:2/0"}, {"train:2/1", "train:2/2", "train:2/3"}}
 	if fmt.Sprint(got1) != fmt.Sprint(want) {
@@ -178,7 +161,7 @@ func TestReadOrder(t *testing.T) {
 // starts epoch 1), the ranks read distinct samples (with read threads), and evaluation
 // runs on the valid files after each epochs-between-evals-th epoch.
 func TestShuffle(t *testing.T) {
-	p := build(t, "train=true", "evaluation=true", "num-files-train=4", "num-files-eval=2", "num-samples-per-file=4", "batch-size=3",
+	p := kit.Must(t, "train=true", "evaluation=true", "num-files-train=4", "num-files-eval=2", "num-samples-per-file=4", "batch-size=3",
 		"batch-size-eval=2", "epochs=3", "epochs-between-evals=2", "record-length=4", "shuffle=true", "seed-change-epoch=true", "read-threads=1")
 	// Per epoch: 2 train batches per rank; evaluation (8/2/2 = 2 batches) only after epoch 2.
 	if n := p.PhaseSteps(patterns.PhaseRead, 2); n != 2+2+2+2 {
@@ -221,12 +204,12 @@ func TestShuffle(t *testing.T) {
 // batch run.
 func TestTotalTrainingSteps(t *testing.T) {
 	base := []string{"train=true", "num-files-train=4", "num-samples-per-file=4", "batch-size=3", "epochs=2", "record-length=4", "read-threads=0"}
-	p := build(t, append(base, "total-training-steps=3")...)
+	p := kit.Must(t, append(base, "total-training-steps=3")...)
 	r0, r1 := reads(t, p, 0, 2), reads(t, p, 1, 2)
 	if len(r0) != 4 || len(r0[1]) != 3 || len(r1[0]) != 3 || len(r1[1]) != 0 || len(r1[3]) != 0 || p.C.TrainSteps(2) != 3 {
 		t.Errorf("rank 0 %v, rank 1 %v, train steps %d", r0, r1, p.C.TrainSteps(2))
 	}
-	p = build(t, append(base, "total-training-steps=4")...)
+	p = kit.Must(t, append(base, "total-training-steps=4")...)
 	if r1 := reads(t, p, 1, 2); len(r1[1]) != 3 || p.C.TrainSteps(2) != 4 {
 		t.Errorf("rank 1 %v", r1)
 	}
@@ -236,7 +219,7 @@ func TestTotalTrainingSteps(t *testing.T) {
 // float, 0.32300001) with no deviation is 323000 us for every training batch, eval-time's for every
 // evaluation batch, plus the batch's preprocess draws; none in the write phase.
 func TestCompute(t *testing.T) {
-	p := build(t, "train=true", "evaluation=true", "num-files-train=2", "num-files-eval=1", "num-samples-per-file=4", "batch-size=4",
+	p := kit.Must(t, "train=true", "evaluation=true", "num-files-train=2", "num-files-eval=1", "num-samples-per-file=4", "batch-size=4",
 		"batch-size-eval=4", "epochs=1", "record-length=4", "eval-time=0.5", "preprocess-time=0.001")
 	env := patterns.Env{Rank: 0, Size: 1, Path: "d"}
 	want := []time.Duration{323000*time.Microsecond + 4*time.Millisecond, 323000*time.Microsecond + 4*time.Millisecond, 500*time.Millisecond + 4*time.Millisecond}
@@ -266,7 +249,7 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"train=true", "read-threads=-1"}, []string{"read-threads", "-1"}},
 		{[]string{"train=true", "shuffel=true"}, []string{"shuffel", "shuffle"}},
 	} {
-		_, _, err := plantest.Build[*Pattern](Options, New, tc.pairs...)
+		_, _, err := kit.Build(tc.pairs...)
 		if err == nil {
 			t.Errorf("%v: no error", tc.pairs)
 			continue
@@ -282,7 +265,7 @@ func TestConfigErrors(t *testing.T) {
 // TestKernelReport: the training lines are the program's, computed from the per-step
 // measurements: 2 epochs of 2 batches at 1 rank, 8 samples of 16 bytes per epoch.
 func TestKernelReport(t *testing.T) {
-	p := build(t, "train=true", "num-files-train=2", "num-samples-per-file=4", "batch-size=4", "epochs=2", "record-length=16", "read-threads=0")
+	p := kit.Must(t, "train=true", "num-files-train=2", "num-samples-per-file=4", "batch-size=4", "epochs=2", "record-length=16", "read-threads=0")
 	var steps []patterns.StepTimes
 	for i := range 4 {
 		f := float64(i + 1)

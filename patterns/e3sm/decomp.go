@@ -273,8 +273,8 @@ func (m *Map) Stats(k int) Stats {
 	return s
 }
 
-// MapReader loads a map file into plain values. Package patterns/all installs the HDF5
-// reader (patterns import nothing that calls HDF5).
+// MapReader loads a map file into plain values. Package proxy installs the HDF5 reader
+// (proxy/e3smmap): patterns import nothing that calls HDF5, nor the proxy.
 type MapReader func(path string) (*Map, error)
 
 var (
@@ -300,7 +300,7 @@ func LoadMap(path string) (*Map, error) {
 		return m, nil
 	}
 	if reader == nil {
-		return nil, fmt.Errorf("e3sm: no map reader is registered to read %s (import github.com/h5proxy/h5proxy/patterns/all)", path)
+		return nil, fmt.Errorf("e3sm: no map reader is registered to read %s (import github.com/h5proxy/h5proxy/proxy, which installs the HDF5 one)", path)
 	}
 	if err := checkMapFile(path); err != nil {
 		return nil, err

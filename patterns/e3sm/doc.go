@@ -6,7 +6,7 @@
 //	cfg, _ := proxy.ParseOptions("e3sm", []options.KV{{Key: "map", Value: "map_f_case_16p.h5"}, {Key: "file", Value: "out.h5"}})
 //	// writes out_h0.h5 (414 variables, 1 record) and out_h1.h5 (51 variables, r records)
 //
-// Map files are read by package proxy/e3smmap, installed by package patterns/all; without a
+// Map files are read by package proxy/e3smmap, which package proxy installs; without a
 // map the pattern synthesizes one (case, ne, g_cells, i_lat, ...).
 //
 // # Cases (layouts.md 4.1)

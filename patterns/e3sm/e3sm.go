@@ -15,7 +15,7 @@ import (
 // case. Steps are records: the files of the case are written one after the other, each
 // record of each file being one step (see doc.go).
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 	// Map is the map file's decomposition, nil for a synthesized map (made per rank count).
 	Map *Map
 
@@ -71,44 +71,37 @@ func (p *Pattern) selection(m *Map, decomp, rec, io, ioSize int) cachedSel {
 	return c
 }
 
-// New builds the pattern from parsed options, reading the map file when one is given.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	p := &Pattern{C: c, hists: map[int][]*History{}, maps: map[int]*Map{}}
-	if c.MapPath != "" {
+// Factory builds the e3sm pattern; package patterns/all registers it.
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "e3sm", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+	Summary: "E3SM-IO F/G/I history files in the canonical HDF5 layout: hundreds of variables decomposed by real or synthesized maps",
+	Init:    (*Pattern).setUp})
+
+// New builds the pattern from parsed options (Factory.New), reading the map file when one
+// is given.
+func New(v *options.Values) (patterns.Pattern, error) { return Factory.New(v) }
+
+// setUp makes the pattern's caches and reads the map file when one is given.
+func (p *Pattern) setUp(v *options.Values) error {
+	p.hists, p.maps = map[int][]*History{}, map[int]*Map{}
+	if c := p.C; c.MapPath != "" {
 		m, err := LoadMap(c.MapPath)
 		if err != nil {
-			return nil, &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
+			return &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
 		}
 		mc, err := m.Case()
 		if err != nil {
-			return nil, &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
+			return &options.Error{Table: "e3sm", Key: "map", Value: c.MapPath, Reason: err.Error()}
 		}
 		if c.Case != "" && c.Case != mc {
-			return nil, v.Errorf("case", "contradicts map %s, which has %d decompositions (case %s)", c.MapPath, len(m.Decomps), mc)
+			return v.Errorf("case", "contradicts map %s, which has %d decompositions (case %s)", c.MapPath, len(m.Decomps), mc)
 		}
 		p.C.Case, p.Map = mc, m
 		// Build the histories once now: a bad map fails at configuration time.
 		if _, err := p.histories(m); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return p, nil
-}
-
-// Factory builds the e3sm pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "e3sm", Summary: "E3SM-IO F/G/I history files in the canonical HDF5 layout: hundreds of variables decomposed by real or synthesized maps",
-	Options: Options, New: New}
-
-// Name returns "e3sm".
-func (p *Pattern) Name() string { return "e3sm" }
-
-// Phases returns write and read.
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
+	return nil
 }
 
 // fileNames lists the history files written: h0 and/or h1 for F and I, one for G.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -152,17 +153,14 @@ func TestSynthesizedStatsVsReal(t *testing.T) {
 	}
 }
 
+// newPattern builds the pattern from option pairs through its option table and factory.
 func newPattern(t *testing.T, kv ...options.KV) *Pattern {
 	t.Helper()
-	v, err := Options.Parse(kv)
+	p, _, err := plantest.For[*Pattern](Factory).BuildKV(kv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.(*Pattern)
+	return p
 }
 
 // TestPlanStructure walks the F write plans per rank and pins E3SM-IO's call order:
@@ -383,7 +381,7 @@ func TestConfigErrors(t *testing.T) {
 	for _, c := range cases {
 		v, err := Options.Parse(c.kv)
 		if err == nil {
-			_, err = New(v)
+			_, err = Factory.New(v)
 		}
 		if err == nil || !contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want it to name %s", c.kv, err, c.want)

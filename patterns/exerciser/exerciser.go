@@ -40,32 +40,17 @@ const simTime = 12345.6789
 // times: create the file, write a double dataset, close, reopen, read it back and check
 // it, optionally write a compound dataset, close.
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c}, nil
-}
-
-// Factory builds the exerciser pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "exerciser",
-	Summary: "h5bench exerciser (h5bench_exerciser): per buffer size, repeated create/write/close/open/read-check of an n-D double dataset, optional compound dataset and attributes",
-	Options: Options, New: New}
-
-// Name returns "exerciser".
-func (p *Pattern) Name() string { return "exerciser" }
+// Factory builds the exerciser pattern; package patterns/all registers it. Its one phase is
+// write: each iteration reads back what it just wrote (before the next iteration
+// truncates the file), inside the write phase.
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "exerciser", Options: Options, Config: FromValues, Phases: []patterns.Phase{patterns.PhaseWrite},
+	Summary: "h5bench exerciser (h5bench_exerciser): per buffer size, repeated create/write/close/open/read-check of an n-D double dataset, optional compound dataset and attributes"})
 
 // Steps is one step per iteration of every size: nsizes × iterations.
 func (p *Pattern) Steps() int { return p.C.NSizes * p.C.Iterations }
-
-// Phases returns write only: each iteration reads back what it just wrote (before the
-// next iteration truncates the file), inside the write phase.
-func (p *Pattern) Phases() []patterns.Phase { return []patterns.Phase{patterns.PhaseWrite} }
 
 // Grid is the rank decomposition of a run.
 type Grid struct {

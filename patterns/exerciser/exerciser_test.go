@@ -6,34 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-func parse(t *testing.T, kv ...string) (Config, error) {
-	t.Helper()
-	var kvs []options.KV
-	for _, s := range kv {
-		k, v, _ := strings.Cut(s, "=")
-		kvs = append(kvs, options.KV{Key: k, Value: v})
-	}
-	v, err := Options.Parse(kvs)
-	if err != nil {
-		return Config{}, err
-	}
-	return FromValues(v)
-}
-
-func mustParse(t *testing.T, kv ...string) *Pattern {
-	t.Helper()
-	c, err := parse(t, kv...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Pattern{C: c}
-}
+// kit builds the pattern from "KEY=VALUE" pairs.
+var kit = plantest.For[*Pattern](Factory)
 
 // TestConfigErrors: lists of the wrong length or with bad numbers, too many dimensions and
 // element counts beyond the exerciser's int are errors naming the key and the value.
@@ -51,7 +30,7 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"numdims=1", "minels=65536", "nsizes=3", "bufmult=256"}, []string{`"nsizes"`, `"3"`, "size 2 holds 4294967296 elements"}},
 		{[]string{"memblock=-2"}, []string{`"memblock"`, `"-2"`}},
 	} {
-		_, err := parse(t, c.kv...)
+		_, _, err := kit.Build(c.kv...)
 		plantest.CheckOptionsError(t, c.kv, err, c.want...)
 	}
 }
@@ -60,14 +39,14 @@ func TestConfigErrors(t *testing.T) {
 // other product (and no dimranks) splits dimension 0 over all ranks, as the exerciser
 // does after its warning.
 func TestGrid(t *testing.T) {
-	p := mustParse(t, "numdims=2", "dimranks=8 4")
+	p := kit.Must(t, "numdims=2", "dimranks=8 4")
 	if g := p.C.Grid(32); g.Fallback || !reflect.DeepEqual(g.DimRanks, []uint64{8, 4}) || !reflect.DeepEqual(g.location(13), []uint64{3, 1}) {
 		t.Errorf("32 ranks: %+v, rank 13 at %v", g, g.location(13))
 	}
 	if g := p.C.Grid(4); !g.Fallback || g.Configured != 32 || !reflect.DeepEqual(g.DimRanks, []uint64{4, 1}) {
 		t.Errorf("4 ranks: %+v", g)
 	}
-	if g := mustParse(t, "numdims=3").C.Grid(1); g.Fallback || !reflect.DeepEqual(g.DimRanks, []uint64{1, 1, 1}) {
+	if g := kit.Must(t, "numdims=3").C.Grid(1); g.Fallback || !reflect.DeepEqual(g.DimRanks, []uint64{1, 1, 1}) {
 		t.Errorf("1 rank, no dimranks: %+v", g)
 	}
 }
@@ -77,7 +56,7 @@ func TestGrid(t *testing.T) {
 // does not divide and stays 1 afterwards (the exerciser overwrites its settings), and the
 // memory stride names the dataset.
 func TestLayout(t *testing.T) {
-	p := mustParse(t, "numdims=2", "minels=3 4", "nsizes=3", "bufmult=2 1", "fileblocks=2 2", "filestrides=1 4", "memblock=8", "memstride=12", "dimranks=2 1")
+	p := kit.Must(t, "numdims=2", "minels=3 4", "nsizes=3", "bufmult=2 1", "fileblocks=2 2", "filestrides=1 4", "memblock=8", "memstride=12", "dimranks=2 1")
 	type want struct {
 		size, block, stride, count, shape []uint64
 		memBlock, memStride, memEls       uint64
@@ -102,19 +81,19 @@ func TestLayout(t *testing.T) {
 		}
 	}
 	// A dividing memory block keeps its stride, and the dataset is named by stride × count.
-	q := mustParse(t, "numdims=1", "minels=8", "memblock=4", "memstride=6")
+	q := kit.Must(t, "numdims=1", "minels=8", "memblock=4", "memstride=6")
 	l, _ := q.C.Layout(0, 0, 1)
 	if l.MemBlock != 4 || l.MemStride != 6 || l.MemCount != 2 || l.MemElements != 12 || DatasetName(3, l.MemElements) != "/Data/hdf5DataSet1-iter3-size12" {
 		t.Errorf("memory %+v", l)
 	}
-	if _, err := mustParse(t, "numdims=1", "rshift=3").C.Layout(0, 3, 4); err == nil || !strings.Contains(err.Error(), `"rshift"`) {
+	if _, err := kit.Must(t, "numdims=1", "rshift=3").C.Layout(0, 3, 4); err == nil || !strings.Contains(err.Error(), `"rshift"`) {
 		t.Errorf("rshift 3 of 4 ranks: %v, want an error naming rshift", err)
 	}
 }
 
 // TestStepPlan: one iteration's calls in the exerciser's order, with its properties.
 func TestStepPlan(t *testing.T) {
-	p := mustParse(t, "numdims=1", "minels=4", "nsizes=2", "iterations=3", "addattr=true", "derivedtype=true", "usechunked=true", "indepio=true", "metacoll=true", "maxcheck=40")
+	p := kit.Must(t, "numdims=1", "minels=4", "nsizes=2", "iterations=3", "addattr=true", "derivedtype=true", "usechunked=true", "indepio=true", "metacoll=true", "maxcheck=40")
 	if p.Steps() != 6 {
 		t.Fatalf("steps %d", p.Steps())
 	}
@@ -164,7 +143,7 @@ func TestStepPlan(t *testing.T) {
 	if _, err := p.Step(patterns.PhaseRead, 0, env); err == nil {
 		t.Error("read phase planned")
 	}
-	if got := (&Pattern{C: Config{KeepFile: true}}).Cleanup(env); got != nil {
+	if got := kit.Must(t, "keepfile=true").Cleanup(env); got != nil {
 		t.Errorf("keepfile: removes %v", got)
 	}
 	if got := p.Cleanup(env); !reflect.DeepEqual(got, []string{"f.h5"}) {
@@ -186,7 +165,7 @@ func TestMoments(t *testing.T) {
 
 // TestKernelReport: the exerciser's lines from given measurements, to the character.
 func TestKernelReport(t *testing.T) {
-	p := mustParse(t, "numdims=1", "minels=4", "iterations=2", "dimranks=3", "addattr=true")
+	p := kit.Must(t, "numdims=1", "minels=4", "iterations=2", "dimranks=3", "addattr=true")
 	step := func(w, r float64) patterns.StepTimes {
 		return patterns.StepTimes{Ops: map[plan.OpKind]patterns.Timing{plan.Write: {Max: w}, plan.Read: {Max: r},
 			plan.CreateDataset: {Max: 0.5}, plan.OpenDataset: {Max: 0.25}, plan.CloseFile: {Max: 1}}}

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/h5proxy/h5proxy/emulate"
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -14,7 +13,7 @@ import (
 // Pattern is one h5perf run: per iteration, per file, the write of every dataset from
 // open to close, then (unless write-only) its read from open to close.
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 
 	mu    sync.Mutex
 	data  map[int][]byte         // each rank's transfer buffer, by rank
@@ -22,22 +21,11 @@ type Pattern struct {
 	zero  []byte                 // a fresh buffer's contents
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c}, nil
-}
-
-// Factory builds the h5perf pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "h5perf",
-	Summary: "HDF5's parallel h5perf (pio_perf): per iteration and file, every rank writes then reads its contiguous or interleaved blocks of 1-D or 2-D byte datasets through POSIX, MPI-IO or PHDF5",
-	Options: Options, New: New}
-
-// Name returns "h5perf".
-func (p *Pattern) Name() string { return "h5perf" }
+// Factory builds the h5perf pattern; package patterns/all registers it. Its one phase is
+// write: h5perf reads each file back right after writing it (the next file or iteration
+// recreates it), so the reads are steps of the write phase.
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "h5perf", Options: Options, Config: FromValues, Phases: []patterns.Phase{patterns.PhaseWrite},
+	Summary: "HDF5's parallel h5perf (pio_perf): per iteration and file, every rank writes then reads its contiguous or interleaved blocks of 1-D or 2-D byte datasets through POSIX, MPI-IO or PHDF5"})
 
 // Halves is the number of steps per file and iteration: the write, then the read.
 func (p *Pattern) Halves() int {
@@ -49,10 +37,6 @@ func (p *Pattern) Halves() int {
 
 // Steps is one step per iteration, file and half (write, read).
 func (p *Pattern) Steps() int { return p.C.NumIters * p.C.NumFiles * p.Halves() }
-
-// Phases returns write only: h5perf reads each file back right after writing it (the next
-// file or iteration recreates it), so the reads are steps of the write phase.
-func (p *Pattern) Phases() []patterns.Phase { return []patterns.Phase{patterns.PhaseWrite} }
 
 // BarrierBefore is true for every step: h5perf synchronizes its processes before each
 // file's write and read timers start (MPI_Barrier in do_pio).

@@ -132,18 +132,15 @@ func TestSelectionsAreH5perfOffsets(t *testing.T) {
 	}
 }
 
-// newPattern builds the pattern from "key=value" pairs through its option table.
-func newPattern(t *testing.T, pairs ...string) *Pattern {
-	t.Helper()
-	return plantest.MustBuild[*Pattern](t, Options, New, pairs...)
-}
+// kit builds the pattern from "KEY=VALUE" pairs.
+var kit = plantest.For[*Pattern](Factory)
 
 // TestPlan: a write step creates #pio_tmp_<n> with the API's suffix and its alignment,
 // each Dataset_<d> (u8, chunked by the block with -c), one write per transfer buffer with
 // the rank's seeded bytes, closes; the read step opens the same file read-only and reads
 // the same selections, checking the same bytes.
 func TestPlan(t *testing.T) {
-	p := newPattern(t, "api=mpiio", "num-bytes=8K", "xfer-size=2K", "block-size=1K", "num-dsets=2", "num-files=2", "num-iterations=2", "chunk=true", "align=4K", "threshold=2K", "collective=true")
+	p := kit.Must(t, "api=mpiio", "num-bytes=8K", "xfer-size=2K", "block-size=1K", "num-dsets=2", "num-files=2", "num-iterations=2", "chunk=true", "align=4K", "threshold=2K", "collective=true")
 	if p.Steps() != 8 {
 		t.Fatalf("steps %d, want 2 iterations x 2 files x 2 halves", p.Steps())
 	}
@@ -192,19 +189,19 @@ func TestPlan(t *testing.T) {
 			t.Errorf("removed after step %d: %v, want %v", step, got, want)
 		}
 	}
-	wo := newPattern(t, "write-only=true", "num-files=3")
+	wo := kit.Must(t, "write-only=true", "num-files=3")
 	if wo.Steps() != 3 || !reflect.DeepEqual(wo.RemoveAfter(patterns.PhaseWrite, 1, env), []string{"/d/#pio_tmp_2.h5"}) {
 		t.Error("write-only steps or removal")
 	}
-	if newPattern(t, "nocleanup=true").RemoveAfter(patterns.PhaseWrite, 1, env) != nil {
+	if kit.Must(t, "nocleanup=true").RemoveAfter(patterns.PhaseWrite, 1, env) != nil {
 		t.Error("nocleanup removes")
 	}
-	odd := newPattern(t, "num-bytes=8K", "xfer-size=3K", "block-size=1K")
+	odd := kit.Must(t, "num-bytes=8K", "xfer-size=3K", "block-size=1K")
 	if _, err := odd.Begin(patterns.PhaseWrite, patterns.Env{Size: 3}); err == nil || err.Error() != "Dataset size/process (8192) must be a multiple of the trasfer buffer size (3072)" {
 		t.Errorf("Begin: %v", err)
 	}
 	for _, c := range [][]string{{"api=hdf5", "api"}, {"num-dsets=-1", "num-dsets"}, {"debug=z", "debug", "invalid --debug option z"}, {"geometry=maybe", "geometry"}} {
-		_, _, err := plantest.Build[*Pattern](Options, New, c[0])
+		_, _, err := kit.Build(c[0])
 		plantest.CheckOptionsError(t, c[0], err, c[1:]...)
 	}
 }
@@ -214,7 +211,7 @@ func TestPlan(t *testing.T) {
 // files, maximum from the fastest iteration, average from the mean time, minimum from the
 // slowest; -D t adds the times, -D 3 the per-iteration details, -D r the raw rates.
 func TestKernelReport(t *testing.T) {
-	p := newPattern(t, "api=posix", "num-bytes=1M", "xfer-size=512K", "block-size=256K", "num-files=2", "num-iterations=2", "debug=3,t,r")
+	p := kit.Must(t, "api=posix", "num-bytes=1M", "xfer-size=512K", "block-size=256K", "num-files=2", "num-iterations=2", "debug=3,t,r")
 	tm := func(lo, hi float64) patterns.Timing { return patterns.Timing{Min: lo, Max: hi, Mean: (lo + hi) / 2} }
 	var steps []patterns.StepTimes
 	// Iteration 1: writes take 0.1+0.1 s (max), reads 0.05+0.05; iteration 2: 0.3+0.1, 0.1+0.1.
@@ -254,7 +251,7 @@ func TestKernelReport(t *testing.T) {
 	if v := named["Write average throughput"]; math.Abs(v-mb/0.3) > 1e-9 {
 		t.Errorf("CSV Write average %v, want %v", v, mb/0.3)
 	}
-	if got := newPattern(t, "write-only=true").KernelReport(patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 1, Steps: steps[:1]}); strings.Contains(fmt.Sprint(got), "Read") {
+	if got := kit.Must(t, "write-only=true").KernelReport(patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 1, Steps: steps[:1]}); strings.Contains(fmt.Sprint(got), "Read") {
 		t.Errorf("write-only report has reads: %v", got)
 	}
 }

@@ -79,7 +79,7 @@ func TestFreshBuffers(t *testing.T) {
 	delete(processMalloc.byRank, rank)
 	processMalloc.Unlock()
 	env := patterns.Env{Rank: rank, Size: 8, Path: "/d/h5perf", Seed: 1}
-	posix := newPattern(t, "api=posix", "num-bytes=8M", "xfer-size=4M", "block-size=1M", "num-files=2", "num-iterations=3")
+	posix := kit.Must(t, "api=posix", "num-bytes=8M", "xfer-size=4M", "block-size=1M", "num-files=2", "num-iterations=3")
 	zero := func(b []byte) bool { return !bytes.ContainsFunc(b, func(r rune) bool { return r != 0 }) }
 	for step := 0; step < posix.Steps(); step++ {
 		it, file, read := step/4, step/2%2+1, step%2 == 1
@@ -110,7 +110,7 @@ func TestFreshBuffers(t *testing.T) {
 	if again, _ := transfers(t, posix, 1, env); again[0].Buffer != freshBuffer(0) {
 		t.Errorf("replanning iteration 0 changed its buffer to %s", again[0].Buffer)
 	}
-	mpio := newPattern(t, "api=mpiio", "num-bytes=4M", "xfer-size=4M", "block-size=1M", "num-iterations=2")
+	mpio := kit.Must(t, "api=mpiio", "num-bytes=4M", "xfer-size=4M", "block-size=1M", "num-iterations=2")
 	for step := 0; step < mpio.Steps(); step++ {
 		reads, writes := transfers(t, mpio, step, env)
 		for _, x := range append(reads, writes...) {
@@ -151,7 +151,7 @@ func TestCheckMemory(t *testing.T) {
 func TestPosixCreateOnEveryRank(t *testing.T) {
 	env := patterns.Env{Rank: 0, Size: 2, Path: "/d/h5perf", Seed: 1}
 	for _, api := range []string{"posix", "mpiio", "phdf5"} {
-		p := newPattern(t, "api="+api, "num-bytes=1M", "xfer-size=256K", "block-size=64K")
+		p := kit.Must(t, "api="+api, "num-bytes=1M", "xfer-size=256K", "block-size=64K")
 		for step, read := range []bool{false, true} {
 			pl, err := p.Step(patterns.PhaseWrite, step, env)
 			if err != nil {

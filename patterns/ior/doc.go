@@ -68,8 +68,9 @@
 //
 // Each of the -i iterations is one step: the file created (opened), the transfers, -Y's
 // flush after each write and -e's after all (FlushFile, fsync under posix and MPI_File_sync
-// under mpiio), the close. With PerIteration (h5proxy ior) each phase is one step, the
-// iteration Iter, so that h5proxy ior runs IOR's order: per iteration the write, the
+// under mpiio), the close. The pattern is a patterns.Iterator: h5proxy ior has the
+// session run the iterations one at a time (Session.Iterate), each phase one step of the
+// iteration patterns.Env names, so that it runs IOR's order: per iteration the write, the
 // read, the removal. BarrierBefore is IOR's barrier before each open. -d is emulated
 // compute after each step.
 //
@@ -78,6 +79,6 @@
 // KernelReport returns, per phase, IOR's results rows (access, bw(MiB/s), IOPS,
 // Latency(s), block(KiB), xfer(KiB), open(s), wr/rd(s), close(s), total(s), iter) in
 // PPDouble's format, the "Max Write:"/"Max Read:" line and the row of "Summary of all
-// tests:" (Max(MiB) ... RefNum); Iterations says how each value comes from the session's
+// tests:" (Max(MiB) ... RefNum); Results says how each value comes from the session's
 // measurements. OptionsBlock is ShowSetup's "Options:" echo.
 package ior

@@ -39,7 +39,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: Parse accepted what the table rejects: %v", line, err)
 		}
-		p, err := New(v)
+		p, err := Factory.New(v)
 		if err != nil {
 			return
 		}

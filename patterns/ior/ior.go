@@ -13,65 +13,37 @@ import (
 // Pattern is IOR's test: every task writes (reads) segments x blockSize bytes in
 // transferSize calls, once per iteration.
 type Pattern struct {
-	C Config
-	// Warnings are IOR's reset warnings of the configuration.
-	Warnings []string
-	// PerIteration makes each phase one step, iteration Iter: h5proxy ior runs IOR's
-	// iterations as IOR does (write, read, removal, then the next iteration), a phase
-	// per access and iteration, and sets Iter before beginning each.
-	PerIteration bool
-	Iter         int
+	patterns.Base[Config]
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, w, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c, Warnings: w}, nil
-}
+// Factory builds the ior pattern; package patterns/all registers it. IOR's reset warnings
+// (FromValues) are printed by `h5proxy ior`, which parses the command line itself.
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "ior", Options: Options, Phases: patterns.WriteRead,
+	Summary: "IOR: segments x blocks x transfers per task, shared file or file per process, POSIX, MPI-IO or IOR's HDF5 file; reordered and verified reads, repetitions",
+	Config: func(v *options.Values) (Config, error) {
+		c, _, err := FromValues(v)
+		return c, err
+	},
+})
 
-// Factory builds the ior pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "ior", Summary: "IOR: segments x blocks x transfers per task, shared file or file per process, POSIX, MPI-IO or IOR's HDF5 file; reordered and verified reads, repetitions",
-	Options: Options, New: New}
+// Steps returns the repetitions: one step per iteration.
+func (p *Pattern) Steps() int { return p.C.Repetitions }
 
-// Name returns "ior".
-func (p *Pattern) Name() string { return "ior" }
+// Iterations returns the repetitions: h5proxy ior runs them one at a time as IOR does
+// (write, read, removal, then the next iteration), a phase per access and iteration.
+func (p *Pattern) Iterations() int { return p.C.Repetitions }
 
-// Steps returns the repetitions: one step per iteration (1 with PerIteration).
-func (p *Pattern) Steps() int {
-	if p.PerIteration {
-		return 1
-	}
-	return p.C.Repetitions
-}
-
-// iteration is IOR's iteration of a step.
-func (p *Pattern) iteration(step int) int {
-	if p.PerIteration {
-		return p.Iter + step
-	}
-	return step
-}
+// iteration is IOR's iteration of a phase's step: its step when a phase runs every
+// iteration, the session's iteration when it runs one.
+func iteration(step int, env patterns.Env) int { return env.Iteration + step }
 
 // WrittenBy is the write step whose values a read step finds: every iteration recreates
-// the file, so after a write phase of all the repetitions (a session's run, not `h5proxy
-// ior`'s iteration by iteration) the file holds the last one's.
-func (p *Pattern) WrittenBy(readStep int) int {
-	if p.PerIteration {
-		return readStep
-	}
-	return p.C.Repetitions - 1
-}
+// the file, so it holds the last write step's (the last repetition's after a phase of all
+// of them, the same iteration's when they run one at a time).
+func (p *Pattern) WrittenBy(readStep, writeSteps int) int { return writeSteps - 1 }
 
 // BarrierBefore is IOR's barrier before each open (TestIoSys), outside the timers.
 func (p *Pattern) BarrierBefore(patterns.Phase, int) bool { return true }
-
-// Phases returns write and read.
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-}
 
 // Begin plans nothing: IOR creates (opens) its file anew at each iteration.
 func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
@@ -202,10 +174,10 @@ func (p *Pattern) fileSpec(read bool) *plan.FileSpec {
 // IOR's order, fsyncs (-Y after each write, -e after all), and the close.
 func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
 	var pl plan.Plan
-	if step < 0 || step >= p.Steps() {
-		return pl, fmt.Errorf("ior: step %d outside 0..%d", step, p.Steps()-1)
+	iter := iteration(step, env)
+	if step < 0 || iter >= p.Steps() {
+		return pl, fmt.Errorf("ior: step %d of iteration %d outside the %d iterations", step, env.Iteration, p.Steps())
 	}
-	iter := p.iteration(step)
 	c, write := p.C, ph == patterns.PhaseWrite
 	if !write && ph != patterns.PhaseRead {
 		return pl, fmt.Errorf("ior: no %s phase", ph)

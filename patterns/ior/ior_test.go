@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -150,10 +151,19 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// build builds the pattern from an IOR command line through its option table and factory,
+// as `h5proxy ior` does.
 func build(t *testing.T, args ...string) *Pattern {
 	t.Helper()
-	c := mustParse(t, args...)
-	return &Pattern{C: c}
+	kvs, err := ParseArgs(args)
+	if err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	p, _, err := plantest.For[*Pattern](Factory).BuildKV(kvs)
+	if err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	return p
 }
 
 // fileBytes is where each transfer of a plan lands: file, byte offset in IOR's file
@@ -438,17 +448,17 @@ func TestKernelReport(t *testing.T) {
 	}
 }
 
-// TestKernelReportPerIteration: with one iteration per phase run, a run's row is numbered
-// after the earlier runs of the same access, and its Max line and summary cover them all.
+// TestKernelReportPerIteration: with the iterations run one at a time by the session, a
+// run's row is numbered by its iteration, and its Max line and summary cover the earlier
+// iterations' runs of the same access.
 func TestKernelReportPerIteration(t *testing.T) {
 	p := build(t, "-b", "1m", "-t", "256k", "-s", "2", "-i", "2")
-	p.PerIteration = true
 	const t0 = 1.7e9
-	write0 := patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 4, Steps: []patterns.StepTimes{stepAt(0, t0, 0.1, 0.2, 0.1)}}
-	read0 := patterns.PhaseTimes{Phase: patterns.PhaseRead, Ranks: 4, Steps: []patterns.StepTimes{stepAt(0, t0+1, 0.25, 0.5, 0.25)}}
-	write1 := patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 4, Steps: []patterns.StepTimes{stepAt(0, t0+2, 0.1, 0.2, 0.1)}}
+	write0 := patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 4, Steps: []patterns.StepTimes{stepAt(0, t0, 0.1, 0.2, 0.1)}, ByIteration: true}
+	read0 := patterns.PhaseTimes{Phase: patterns.PhaseRead, Ranks: 4, Steps: []patterns.StepTimes{stepAt(0, t0+1, 0.25, 0.5, 0.25)}, ByIteration: true}
+	write1 := patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 4, Steps: []patterns.StepTimes{stepAt(0, t0+2, 0.1, 0.2, 0.1)}, ByIteration: true, Iteration: 1}
 	read1 := patterns.PhaseTimes{Phase: patterns.PhaseRead, Ranks: 4, Steps: []patterns.StepTimes{stepAt(0, t0+3, 0.5, 1, 0.5)},
-		Earlier: []patterns.PhaseTimes{write0, read0, write1}}
+		Earlier: []patterns.PhaseTimes{write0, read0, write1}, ByIteration: true, Iteration: 1}
 	lines := p.KernelReport(read1)
 	if len(lines) != 3 || lines[0].Name != "iter1-bw" || !strings.HasSuffix(lines[0].Text, " 1   ") {
 		t.Fatalf("lines %+v", lines)
@@ -457,15 +467,15 @@ func TestKernelReportPerIteration(t *testing.T) {
 		!strings.Contains(lines[2].Text, "  4   4    2 ") {
 		t.Errorf("max %q summary %q", lines[1].Text, lines[2].Text)
 	}
-	if p.Steps() != 1 {
-		t.Errorf("steps per phase run %d, want 1", p.Steps())
+	if p.Steps() != 2 || p.Iterations() != 2 {
+		t.Errorf("steps %d, iterations %d, want 2 and 2 (one step an iteration)", p.Steps(), p.Iterations())
 	}
 }
 
 // TestFileAccess: IOR's HDF5 backend opens a file per process through MPI-IO on
 // MPI_COMM_SELF (SelfMPIIO), a shared file through MPI-IO on all tasks; the raw APIs'
-// files per process are the tasks' own. With PerIteration a phase is one step, planned as
-// iteration Iter: a -Z -X -1 read draws the task of iteration Iter.
+// files per process are the tasks' own. Run one iteration at a time, a phase is one step,
+// planned as the iteration Env names: a -Z -X -1 read draws the task of that iteration.
 func TestFileAccess(t *testing.T) {
 	for _, tc := range []struct {
 		args           []string
@@ -488,10 +498,8 @@ func TestFileAccess(t *testing.T) {
 		}
 	}
 	p := build(t, "-a", "POSIX", "-F", "-Z", "-X", "-1", "-i", "8")
-	p.PerIteration = true
 	for it := 0; it < 8; it++ {
-		p.Iter = it
-		pl, err := p.Step(patterns.PhaseRead, 0, patterns.Env{Rank: 0, Size: 4, Path: "f", Seed: 7})
+		pl, err := p.Step(patterns.PhaseRead, 0, patterns.Env{Rank: 0, Size: 4, Path: "f", Seed: 7, Iteration: it})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -499,7 +507,7 @@ func TestFileAccess(t *testing.T) {
 			t.Errorf("iteration %d reads %s, want %s", it, pl.Ops[0].Path, want)
 		}
 	}
-	if _, err := p.Step(patterns.PhaseRead, 1, patterns.Env{Rank: 0, Size: 4, Path: "f"}); err == nil {
-		t.Error("step 1 of a one-step phase planned")
+	if _, err := p.Step(patterns.PhaseRead, 1, patterns.Env{Rank: 0, Size: 4, Path: "f", Iteration: 7}); err == nil {
+		t.Error("step 1 of the last iteration's one-step phase planned")
 	}
 }

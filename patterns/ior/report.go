@@ -30,7 +30,7 @@ type Iteration struct {
 	BlockKiB, XferKiB        float64
 }
 
-// Iterations are a finished phase's rows, timed as IOR's ReduceIterResults times them
+// Results are a finished phase's rows, timed as IOR's ReduceIterResults times them
 // from each task's timestamps around its open, transfers and close: open from the
 // earliest open start to the latest open end, wr/rd from the earliest end of an open to
 // the latest start of a close (IOR: the earliest transfer start to the latest transfer
@@ -40,26 +40,15 @@ type Iteration struct {
 // open and the close are taken out of each rank's stamps. bw is the bytes of all tasks
 // over total; IOPS the transfers over wr/rd; latency the fastest rank's transfer time
 // over the transfers of a block (IOR divides by blockSize/transferSize and prints rank
-// 0's). Iteration numbers count the phase's earlier runs when the pattern runs one
-// iteration per phase (PerIteration), the steps otherwise.
-func (p *Pattern) Iterations(t patterns.PhaseTimes) []Iteration {
+// 0's). A row's iteration is its step's, counted from the phase's iteration when the
+// session ran the iterations one at a time (one step each).
+func (p *Pattern) Results(t patterns.PhaseTimes) []Iteration {
 	var out []Iteration
 	perBlock := float64(p.C.transfers())
-	first := 0
-	if p.PerIteration {
-		for _, e := range t.Earlier {
-			if e.Phase == t.Phase {
-				first += len(e.Steps)
-			}
-		}
-	}
-	for i, st := range t.Steps {
-		it := Iteration{Access: t.Phase.String(), Bytes: st.Bytes, Iter: st.Step, BlockKiB: float64(p.C.BlockSize) / kibi, XferKiB: float64(p.C.TransferSize) / kibi,
+	for _, st := range t.Steps {
+		it := Iteration{Access: t.Phase.String(), Bytes: st.Bytes, Iter: t.Iteration + st.Step, BlockKiB: float64(p.C.BlockSize) / kibi, XferKiB: float64(p.C.TransferSize) / kibi,
 			Open: span(st.FirstStart.Min, st.FirstEnd.Max), WrRd: span(st.FirstEnd.Min, st.LastStart.Max), Close: span(st.LastStart.Min, st.LastEnd.Max),
 			Total: span(st.FirstStart.Min, st.LastEnd.Max)}
-		if p.PerIteration {
-			it.Iter = first + i
-		}
 		it.BW = ratio(st.Bytes, it.Total)
 		it.IOPS = ratio(st.Bytes/float64(p.C.TransferSize), it.WrRd)
 		it.Latency = st.Inner.Min / perBlock
@@ -191,18 +180,18 @@ func MaxLine(its []Iteration) string {
 
 // KernelReport returns IOR's lines of a phase: its results rows, one per iteration, then
 // its Max line and its summary row (tagged by Name "max-bw" and "mean-bw" in MiB/s, the
-// rows by "iterN-bw"). With PerIteration the Max line and the summary cover the earlier
-// runs of the same phase too, so the last run's are the test's. h5proxy ior interleaves
-// the phases' rows by iteration, as IOR prints them.
+// rows by "iterN-bw"). When the session ran the iterations one at a time, the Max line
+// and the summary cover the earlier iterations' runs of the same phase too, so the last
+// iteration's are the test's. h5proxy ior interleaves the phases' rows by iteration, as
+// IOR prints them.
 func (p *Pattern) KernelReport(t patterns.PhaseTimes) []patterns.Line {
-	rows := p.Iterations(t)
+	rows := p.Results(t)
 	its := rows
-	if p.PerIteration {
+	if t.ByIteration {
 		its = nil
-		for i, e := range t.Earlier {
-			if e.Phase == t.Phase {
-				e.Earlier = t.Earlier[:i]
-				its = append(its, p.Iterations(e)...)
+		for _, e := range t.Earlier {
+			if e.Phase == t.Phase && e.ByIteration {
+				its = append(its, p.Results(e)...)
 			}
 		}
 		its = append(its, rows...)

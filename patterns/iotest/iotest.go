@@ -4,39 +4,22 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
 // Pattern is the HDF5 I/O test (h5bench's metadata benchmark, h5bench_hdf5_iotest).
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c}, nil
-}
-
-// Factory builds the iotest pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "iotest", Summary: "h5bench metadata benchmark, the HDF5 I/O test (hdf5_iotest): steps x arrays of 2-D double blocks in rank 4, 3 or 2 datasets, written then read",
-	Options: Options, New: New}
-
-// Name returns "iotest".
-func (p *Pattern) Name() string { return "iotest" }
+// Factory builds the iotest pattern; package patterns/all registers it. Its phases are
+// write and read: the program writes, then reads what it wrote.
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "iotest", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
+	Summary: "h5bench metadata benchmark, the HDF5 I/O test (hdf5_iotest): steps x arrays of 2-D double blocks in rank 4, 3 or 2 datasets, written then read"})
 
 // Steps returns steps.
 func (p *Pattern) Steps() int { return p.C.Steps }
-
-// Phases returns write and read: the program writes, then reads what it wrote.
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-}
 
 // Begin creates (write) or opens read-only (read) the file through MPI-IO with no other
 // access property: H5Pset_fapl_mpio on the world communicator and no hints.

@@ -6,42 +6,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-func build(t *testing.T, kv ...string) (*Pattern, error) {
-	t.Helper()
-	var kvs []options.KV
-	for _, s := range kv {
-		k, v, _ := strings.Cut(s, "=")
-		kvs = append(kvs, options.KV{Key: k, Value: v})
-	}
-	v, err := Options.Parse(kvs)
-	if err != nil {
-		return nil, err
-	}
-	p, err := New(v)
-	if err != nil {
-		return nil, err
-	}
-	return p.(*Pattern), nil
-}
-
-func mustBuild(t *testing.T, kv ...string) *Pattern {
-	t.Helper()
-	p, err := build(t, kv...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+// kit builds the pattern from "KEY=VALUE" pairs.
+var kit = plantest.For[*Pattern](Factory)
 
 // TestDefaults: the values of hdf5_iotest.ini.
 func TestDefaults(t *testing.T) {
-	p := mustBuild(t)
+	p := kit.Must(t)
 	want := Config{Steps: 20, Arrays: 500, Rows: 100, Cols: 200, ProcRows: 1, ProcCols: 1, Rank: 4, StepFirst: true,
 		Scaling: "weak", Slowest: "step"}
 	if !reflect.DeepEqual(p.C, want) {
@@ -78,11 +53,11 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"scaling=strong", "columns=10", "process-columns=4"}, []string{`"columns"`, `"10"`, "process-columns=4"}},
 	}
 	for _, c := range cases {
-		_, err := build(t, c.kv...)
+		_, _, err := kit.Build(c.kv...)
 		plantest.CheckOptionsError(t, c.kv, err, c.want...)
 	}
 	// The process grid must cover the ranks (the program's validate).
-	p := mustBuild(t, "process-rows=2", "process-columns=3")
+	p := kit.Must(t, "process-rows=2", "process-columns=3")
 	_, err := p.Begin(patterns.PhaseWrite, patterns.Env{Rank: 0, Size: 4, Path: "f.h5"})
 	if err == nil || !strings.Contains(err.Error(), `"process-rows"`) || !strings.Contains(err.Error(), "process-columns") ||
 		!strings.Contains(err.Error(), "2 x 3 = 6") || !strings.Contains(err.Error(), "4 ranks") {
@@ -123,30 +98,7 @@ var layoutCases = []layoutCase{
 }
 
 func (c layoutCase) pattern(t *testing.T) *Pattern {
-	return mustBuild(t, append(strings.Split(c.kv, ";"), "steps=3", "arrays=2", "rows=4", "columns=5", "process-rows=2", "process-columns=2")...)
-}
-
-// phasePlans returns a rank's plans of a phase: begin, steps, end.
-func phasePlans(t *testing.T, p *Pattern, ph patterns.Phase, rank int) []plan.Plan {
-	t.Helper()
-	env := patterns.Env{Rank: rank, Size: 4, Path: "io.h5"}
-	b, err := p.Begin(ph, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := []plan.Plan{b}
-	for s := 0; s < p.Steps(); s++ {
-		pl, err := p.Step(ph, s, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, pl)
-	}
-	e, err := p.End(ph, p.Steps(), env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(out, e)
+	return kit.Must(t, append(strings.Split(c.kv, ";"), "steps=3", "arrays=2", "rows=4", "columns=5", "process-rows=2", "process-columns=2")...)
 }
 
 // TestLayouts: the datasets, groups, extents and chunks dataset.c creates, the call order
@@ -156,7 +108,7 @@ func TestLayouts(t *testing.T) {
 		t.Run(c.kv, func(t *testing.T) {
 			p := c.pattern(t)
 			for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
-				plans := phasePlans(t, p, ph, 3)
+				plans := plantest.MustPhase(t, p, ph, patterns.Env{Rank: 3, Size: 4, Path: "io.h5"})
 				if err := plantest.CheckLifecycle(ph, plans, plantest.Lifecycle{OneFile: true, CreateOnly: !c.reopenWrite, FullPaths: c.groups != nil}); err != nil {
 					t.Fatalf("%s: %v", ph, err)
 				}
@@ -244,7 +196,7 @@ func TestSelections(t *testing.T) {
 		for k, v := range kv {
 			kvs = append(kvs, k+"="+v)
 		}
-		p := mustBuild(t, kvs...)
+		p := kit.Must(t, kvs...)
 		got := p.Selection(c.rank, c.step, c.array)
 		if len(got.Blocks) != 1 || !reflect.DeepEqual(got.Blocks[0].Start, c.w.start) || !reflect.DeepEqual(got.Blocks[0].Block, c.w.block) ||
 			got.Blocks[0].NPoints() != 20 {
@@ -262,7 +214,7 @@ func TestSelections(t *testing.T) {
 		}
 	}
 	// Collective transfers with mpi-io=collective; the metadata calls are collective always.
-	p := mustBuild(t, "steps=1", "arrays=2", "mpi-io=collective", "dataset-rank=2")
+	p := kit.Must(t, "steps=1", "arrays=2", "mpi-io=collective", "dataset-rank=2")
 	pl, _ := p.Step(patterns.PhaseWrite, 0, patterns.Env{Size: 1, Path: "io.h5"})
 	for _, op := range pl.Ops {
 		if !op.Collective {
@@ -274,7 +226,7 @@ func TestSelections(t *testing.T) {
 // TestKernelReport: the program's lines, with its CSV column names, from the session's
 // measurements: spans, creates and opens, raw times and per-rank rates in MiB/s.
 func TestKernelReport(t *testing.T) {
-	p := mustBuild(t)
+	p := kit.Must(t)
 	w := patterns.PhaseTimes{Phase: patterns.PhaseWrite, Ranks: 4, Bytes: 4 * 8 * mib, Start: 100, End: 103, FileBytes: 5000,
 		Span: patterns.Timing{Min: 2, Max: 2.5}, Opens: patterns.Timing{Min: 0.25, Max: 0.5}, Raw: patterns.Timing{Min: 1, Max: 2}}
 	r := patterns.PhaseTimes{Phase: patterns.PhaseRead, Ranks: 4, Bytes: 4 * 8 * mib, Start: 104, End: 106, FileBytes: 5000,

@@ -25,33 +25,20 @@ const fixedMDC = 128 << 20
 // Pattern synthesizes NOvA-like input files (the write phase) and concatenates them into
 // one file as ph5concat does (the read phase).
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 
 	mu      sync.Mutex
 	schemas map[uint64]*Schema // by seed
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c, schemas: map[uint64]*Schema{}}, nil
-}
-
-// Factory builds the nova pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "nova",
+// Factory builds the nova pattern; package patterns/all registers it. Its phases are write
+// (generate the inputs) and read (concatenate them).
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "nova", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
 	Summary: "NOvA HEP dataset concatenation (ph5concat): writes per-rank input files of one schema (thousands of mostly empty, gzip-6 chunked datasets), then concatenates them into one file with collective writes; its own time breakdown",
-	Options: Options, New: New}
-
-// Name returns "nova".
-func (p *Pattern) Name() string { return "nova" }
-
-// Phases: write (generate the inputs), read (concatenate them).
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-}
+	Init: func(p *Pattern, _ *options.Values) error {
+		p.schemas = map[uint64]*Schema{}
+		return nil
+	}})
 
 // Steps is the write phase's number of steps on one rank.
 func (p *Pattern) Steps() int { return p.PhaseSteps(patterns.PhaseWrite, 1) }

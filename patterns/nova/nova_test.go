@@ -15,10 +15,8 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-func build(t *testing.T, pairs ...string) *Pattern {
-	t.Helper()
-	return plantest.MustBuild[*Pattern](t, Options, New, pairs...)
-}
+// kit builds the pattern from "KEY=VALUE" pairs.
+var kit = plantest.For[*Pattern](Factory)
 
 func env(rank, size int) patterns.Env {
 	return patterns.Env{Rank: rank, Size: size, Path: "/d", Seed: 7}
@@ -45,7 +43,7 @@ func schemaOf(pl plan.Plan) (out []string, empty, total int) {
 // configured share of empty datasets (never /spill's) and its own row counts; the write
 // phase's plans open and close everything they create.
 func TestGenerate(t *testing.T) {
-	p := build(t, "files=7", "groups=50", "datasets_per_group=10", "datasets_2d=3", "empty_fraction=0.8", "rows_mean=40")
+	p := kit.Must(t, "files=7", "groups=50", "datasets_per_group=10", "datasets_2d=3", "empty_fraction=0.8", "rows_mean=40")
 	if got := p.PhaseSteps(patterns.PhaseWrite, 3); got != 3 {
 		t.Fatalf("write steps on 3 ranks: %d, want 3", got)
 	}
@@ -116,7 +114,7 @@ func TestGenerate(t *testing.T) {
 // around rows_mean, every one at least 1; the same seed gives the same rows, another
 // seed others.
 func TestRows(t *testing.T) {
-	p := build(t, "files=200", "groups=20", "empty_fraction=0.5", "rows_mean=100")
+	p := kit.Must(t, "files=200", "groups=20", "empty_fraction=0.5", "rows_mean=100")
 	s := p.Schema(1)
 	var rows []float64
 	for f := range s.Rows {
@@ -164,7 +162,7 @@ func deflated(t *testing.T, b []byte, rowBytes int) int {
 // 128-row chunks: far better at 64 than at 1; evt grows by one every run of rows.
 func TestCompressRatio(t *testing.T) {
 	ratio := func(run string) float64 {
-		p := build(t, "files=1", "groups=2", "empty_fraction=0", "rows_mean=20000", "datasets_per_group=8", "compress_ratio="+run)
+		p := kit.Must(t, "files=1", "groups=2", "empty_fraction=0", "rows_mean=20000", "datasets_per_group=8", "compress_ratio="+run)
 		s := p.Schema(3)
 		var raw, z int
 		for d := 4; d < 8; d++ {
@@ -198,7 +196,7 @@ type written struct {
 // datasets take the configured layout and are closed at creation.
 func TestConcat(t *testing.T) {
 	for _, part := range []string{"file", "dataset"} {
-		p := build(t, "files=5", "groups=12", "datasets_per_group=6", "datasets_2d=2", "empty_fraction=0.5", "rows_mean=30",
+		p := kit.Must(t, "files=5", "groups=12", "datasets_per_group=6", "datasets_2d=2", "empty_fraction=0.5", "rows_mean=30",
 			"partition="+part, "empty_layout=compact", "chunk=256", "deflate=2", "fill_time=never")
 		s := p.Schema(7)
 		got := map[string]*written{}
@@ -329,7 +327,7 @@ func colOf(s *Schema, path string) int {
 // closes it; then every rank opens it in parallel with the fixed metadata cache and opens
 // the non-empty datasets; the inputs go through the core driver.
 func TestCreateRank0(t *testing.T) {
-	p := build(t, "files=2", "groups=6", "empty_fraction=0.5", "create=rank0", "mdc=fixed", "meta_block=1M", "input_driver=core")
+	p := kit.Must(t, "files=2", "groups=6", "empty_fraction=0.5", "create=rank0", "mdc=fixed", "meta_block=1M", "input_driver=core")
 	for r := 0; r < 2; r++ {
 		pl, _ := p.Step(patterns.PhaseRead, StepCreate, env(r, 2))
 		creates, opens := 0, 0
@@ -373,7 +371,7 @@ func TestOptionErrors(t *testing.T) {
 		if tc[0] == "datasets_2d=10" {
 			pairs = tc[:2]
 		}
-		_, _, err := plantest.Build[*Pattern](Options, New, pairs...)
+		_, _, err := kit.Build(pairs...)
 		plantest.CheckOptionsError(t, tc, err, tc[len(pairs):]...)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func TestDefaults(t *testing.T) {
-	p := mustBuild(t)
+	p := kit.Must(t)
 	c := p.C
 	want := Config{Dim: 3, Balanced: true, Ratio: 1, Steps: 1, MinBlock: u(64, 32, 32), Grid: u(0, 8, 8), Pattern: "m",
 		Encoding: VariableBased, RankBlocks: true, Independent: true, CollectiveMetadata: true, DeferMetadata: true,
@@ -24,7 +24,7 @@ func TestDefaults(t *testing.T) {
 	}
 	// Default minBlock and grid follow dim.
 	for dim, mb := range map[string][]uint64{"1": u(64), "2": u(64, 32)} {
-		c := mustBuild(t, "dim="+dim).C
+		c := kit.Must(t, "dim="+dim).C
 		if !reflect.DeepEqual(c.MinBlock, mb) || len(c.Grid) != len(mb) || c.Grid[0] != 0 {
 			t.Errorf("dim=%s: minBlock %v grid %v", dim, c.MinBlock, c.Grid)
 		}
@@ -37,16 +37,16 @@ func TestDefaults(t *testing.T) {
 // TestSampleConfig: h5bench's sample write and read entries (keys as h5bench spells
 // them; lookup is case-insensitive).
 func TestSampleConfig(t *testing.T) {
-	c := mustBuild(t, append([]string{"operation=write"}, sample...)...).C
+	c := kit.Must(t, append([]string{"operation=write"}, sample...)...).C
 	if c.Operation != "write" || c.Dim != 3 || !c.Balanced || c.Ratio != 1 || c.Steps != 1 ||
 		!reflect.DeepEqual(c.MinBlock, u(8, 16, 16)) || !reflect.DeepEqual(c.Grid, u(16, 16, 8)) {
 		t.Errorf("sample write: %+v", c)
 	}
-	r := mustBuild(t, "operation=read", "pattern=sy").C
+	r := kit.Must(t, "operation=read", "pattern=sy").C
 	if r.Operation != "read" || r.Pattern != "sy" || r.SeriesName() != "8a_parallel_3Db.h5" {
 		t.Errorf("sample read: %+v, series %s", r, r.SeriesName())
 	}
-	c = mustBuild(t, "DIM=2", "MINBLOCK= 4   8 ", "Grid=0 3", "balanced=FALSE", "encoding=groupBased", "steps=4",
+	c = kit.Must(t, "DIM=2", "MINBLOCK= 4   8 ", "Grid=0 3", "balanced=FALSE", "encoding=groupBased", "steps=4",
 		"OPENPMD_HDF5_INDEPENDENT=OFF", "openpmd_hdf5_chunks=NONE", "OPENPMD_HDF5_ALIGNMENT=1 M", "rankBlocks=false").C
 	if c.Dim != 2 || !reflect.DeepEqual(c.MinBlock, u(4, 8)) || !reflect.DeepEqual(c.Grid, u(0, 3)) || c.Balanced ||
 		c.Encoding != GroupBased || c.Steps != 4 || c.Independent || c.Chunks || c.Alignment != 1<<20 || c.RankBlocks {
@@ -64,7 +64,7 @@ func TestSeriesName(t *testing.T) {
 		{[]string{"dim=1", "encoding=f"}, "8a_parallel_1Db_%07T.h5"},
 		{[]string{"encoding=g", "steps=3"}, "8a_parallel_3Db.h5"},
 	} {
-		if got := mustBuild(t, tc.keys...).C.SeriesName(); got != tc.want {
+		if got := kit.Must(t, tc.keys...).C.SeriesName(); got != tc.want {
 			t.Errorf("%v: %s, want %s", tc.keys, got, tc.want)
 		}
 	}
@@ -94,7 +94,7 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown", []string{"minblocks=8 8 8"}, "minblocks", "8 8 8", []string{"unknown key", "minBlock", "grid", "fileLocation"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := build(tc.keys...)
+			_, _, err := kit.Build(tc.keys...)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -135,7 +135,7 @@ func TestRunErrors(t *testing.T) {
 			[]string{`key "encoding" value "groupBased"`, "iteration placeholder", "encoding=f"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := mustBuild(t, tc.keys...)
+			p := kit.Must(t, tc.keys...)
 			phases := []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
 			if tc.writeOnly {
 				// Reads take the mesh from the file: the decomposition does not matter.
@@ -167,7 +167,7 @@ func TestRunErrors(t *testing.T) {
 		})
 	}
 	// fileLocation equal to the file's directory is accepted.
-	p := mustBuild(t, "fileLocation="+seriesDir+"/")
+	p := kit.Must(t, "fileLocation="+seriesDir+"/")
 	if _, err := p.Begin(patterns.PhaseWrite, env(0, 1, "x.h5")); err != nil {
 		t.Errorf("fileLocation = the file's directory: %v", err)
 	}

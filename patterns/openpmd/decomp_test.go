@@ -10,7 +10,7 @@ import (
 
 func mesh(t *testing.T, ranks int, keys ...string) *Mesh {
 	t.Helper()
-	m, err := NewMesh(mustBuild(t, keys...).C, ranks)
+	m, err := NewMesh(kit.Must(t, keys...).C, ranks)
 	if err != nil {
 		t.Fatalf("%v on %d ranks: %v", keys, ranks, err)
 	}
@@ -204,7 +204,7 @@ func TestCoverage(t *testing.T) {
 			for _, bal := range []bool{true, false} {
 				for _, perRank := range []bool{true, false} {
 					keys := append(append([]string(nil), rc.keys...), "ratio=2")
-					p := mustBuild(t, keys...)
+					p := kit.Must(t, keys...)
 					m, err := NewMesh(p.C, R)
 					if err != nil {
 						continue // not every rank count decomposes

@@ -4,7 +4,7 @@
 // (examples/8b_benchmark_read_parallel.cpp). Facts: layouts.md section 3.
 //
 //	v, _ := openpmd.Options.Parse([]options.KV{{Key: "minBlock", Value: "8 16 16"}, {Key: "grid", Value: "16 16 8"}})
-//	p, _ := openpmd.New(v) // registered as "openpmd": proxy.ParseOptions("openpmd", kvs)
+//	p, _ := openpmd.Factory.New(v) // registered as "openpmd": proxy.ParseOptions("openpmd", kvs)
 //
 // # File layout (h5bench sample: dim=3, minBlock 8 16 16, grid 16 16 8, ratio 1, 2 ranks)
 //

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
@@ -21,18 +20,8 @@ import (
 
 func u(v ...uint64) []uint64 { return v }
 
-// kv turns "KEY=VALUE" strings into options pairs.
-func kv(pairs ...string) []options.KV { return plantest.KV(pairs...) }
-
-// build parses the pairs and builds the pattern.
-func build(pairs ...string) (*Pattern, error) {
-	p, _, err := plantest.Build[*Pattern](Options, New, pairs...)
-	return p, err
-}
-
-func mustBuild(t *testing.T, pairs ...string) *Pattern {
-	return plantest.MustBuild[*Pattern](t, Options, New, pairs...)
-}
+// kit builds the pattern from "KEY=VALUE" pairs.
+var kit = plantest.For[*Pattern](Factory)
 
 // sample is h5bench's samples/sync-openpmd.json write entry.
 var sample = []string{"dim=3", "balanced=true", "ratio=1", "steps=1", "minBlock=8 16 16", "grid=16 16 8"}
@@ -224,38 +213,32 @@ func keys[T any](m map[string]T) []string {
 // runPhase plans Begin, every step and End for one rank; steps[i] is the Step the ops of
 // plans[i] must carry (-1: any, for Begin and End).
 func runPhase(p *Pattern, ph patterns.Phase, e patterns.Env) ([]plan.Plan, []int, error) {
-	var plans []plan.Plan
-	var steps []int
-	b, err := p.Begin(ph, e)
+	steps := []int{-1}
+	for s := range p.Steps() {
+		steps = append(steps, s)
+	}
+	plans, err := plantest.Phase(p, ph, p.Steps(), e)
+	return plans, append(steps, -1), err
+}
+
+// replayPhase plans a phase of one rank and replays it.
+func replayPhase(t *testing.T, p *Pattern, ph patterns.Phase, e patterns.Env) (*written, []plan.Plan) {
+	t.Helper()
+	plans, steps, err := runPhase(p, ph, e)
 	if err != nil {
-		return nil, nil, fmt.Errorf("Begin: %w", err)
+		t.Fatal(err)
 	}
-	plans, steps = append(plans, b), append(steps, -1)
-	for s := 0; s < p.Steps(); s++ {
-		st, err := p.Step(ph, s, e)
-		if err != nil {
-			return nil, nil, fmt.Errorf("Step %d: %w", s, err)
-		}
-		plans, steps = append(plans, st), append(steps, s)
-	}
-	end, err := p.End(ph, p.Steps(), e)
+	w, err := replay(ph, !p.C.Independent, plans, steps)
 	if err != nil {
-		return nil, nil, fmt.Errorf("End: %w", err)
+		t.Fatalf("rank %d of %d: %v", e.Rank, e.Size, err)
 	}
-	return append(plans, end), append(steps, -1), nil
+	return w, plans
 }
 
 // writeAll replays the write phase of one rank.
 func writeAll(t *testing.T, p *Pattern, e patterns.Env) *written {
 	t.Helper()
-	plans, steps, err := runPhase(p, patterns.PhaseWrite, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := replay(patterns.PhaseWrite, !p.C.Independent, plans, steps)
-	if err != nil {
-		t.Fatalf("rank %d of %d: %v", e.Rank, e.Size, err)
-	}
+	w, _ := replayPhase(t, p, patterns.PhaseWrite, e)
 	return w
 }
 

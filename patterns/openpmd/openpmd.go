@@ -16,36 +16,22 @@ import (
 // Pattern is openPMD-api's 8a write benchmark and 8b read benchmark as h5bench's openpmd
 // entries run them, through openPMD-api 0.15's HDF5 backend.
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 	// Date is the series' date attribute, taken when the pattern is built (openPMD-api
 	// takes it when the series is created).
 	Date string
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c, Date: time.Now().Format(DateFormat)}, nil
-}
-
 // Factory builds the openpmd pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "openpmd",
+var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "openpmd", Options: Options, Config: FromValues, Phases: patterns.WriteRead,
 	Summary: "openPMD 1.1.0 series as openPMD-api's HDF5 backend writes them: h5bench openpmd (8a meshes E, B, rho and species ion; 8b metadata and slice reads)",
-	Options: Options, New: New}
-
-// Name returns "openpmd".
-func (p *Pattern) Name() string { return "openpmd" }
+	Init: func(p *Pattern, _ *options.Values) error {
+		p.Date = time.Now().Format(DateFormat)
+		return nil
+	}})
 
 // Steps returns the configured number of iterations.
 func (p *Pattern) Steps() int { return p.C.Steps }
-
-// Phases returns write and read.
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-}
 
 // Axes are the component names of vector meshes, in order; a mesh of dimension d has
 // the first d.

@@ -35,14 +35,7 @@ func readEnv(t *testing.T, p *Pattern, r, R int, name string) (patterns.Env, *wr
 // files with the same kind.
 func readAll(t *testing.T, p *Pattern, e patterns.Env, w *written) *written {
 	t.Helper()
-	plans, steps, err := runPhase(p, patterns.PhaseRead, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := replay(patterns.PhaseRead, !p.C.Independent, plans, steps)
-	if err != nil {
-		t.Fatalf("rank %d of %d: %v", e.Rank, e.Size, err)
-	}
+	got, plans := replayPhase(t, p, patterns.PhaseRead, e)
 	if !reflect.DeepEqual(got.fileOrder, w.fileOrder) {
 		t.Errorf("read files %v, written %v", got.fileOrder, w.fileOrder)
 	}
@@ -78,7 +71,7 @@ func wantOpens(ip string, dim int) []string {
 
 // TestReadSample: h5bench's sample read (pattern sy) of the sample write, on 2 ranks.
 func TestReadSample(t *testing.T) {
-	p := mustBuild(t, append(sample, "pattern=sy")...)
+	p := kit.Must(t, append(sample, "pattern=sy")...)
 	for r := 0; r < 2; r++ {
 		e, w := readEnv(t, p, r, 2, "8a_parallel_3Db.h5")
 		got := readAll(t, p, e, w)
@@ -149,7 +142,7 @@ func TestReadPatterns(t *testing.T) {
 	for name, tc := range cases {
 		for pat, want := range tc.want {
 			t.Run(name+"-"+pat, func(t *testing.T) {
-				p := mustBuild(t, append(tc.keys, "pattern="+pat)...)
+				p := kit.Must(t, append(tc.keys, "pattern="+pat)...)
 				e, w := readEnv(t, p, r, R, "r.h5")
 				got := readAll(t, p, e, w)
 				var rds []rd
@@ -171,7 +164,7 @@ func TestReadPatterns(t *testing.T) {
 // TestReadEveryFifth: 8b processes iterations 1, 6, 11, ...; the others are only opened
 // and closed. Collective transfers when OPENPMD_HDF5_INDEPENDENT=OFF.
 func TestReadEveryFifth(t *testing.T) {
-	p := mustBuild(t, "dim=2", "minBlock=2 2", "grid=2 2", "encoding=g", "steps=7", "pattern=sx", "OPENPMD_HDF5_INDEPENDENT=OFF")
+	p := kit.Must(t, "dim=2", "minBlock=2 2", "grid=2 2", "encoding=g", "steps=7", "pattern=sx", "OPENPMD_HDF5_INDEPENDENT=OFF")
 	e, w := readEnv(t, p, 1, 2, "g.h5")
 	got := readAll(t, p, e, w)
 	var paths []string
@@ -193,7 +186,7 @@ func TestReadEveryFifth(t *testing.T) {
 // TestReadFileBased: iteration 1's file opens in Begin; leaving an iteration closes its
 // file and opens the next; an early End closes the file opened ahead.
 func TestReadFileBased(t *testing.T) {
-	p := mustBuild(t, "dim=2", "minBlock=2 2", "grid=2 2", "encoding=f", "steps=3", "pattern=sy")
+	p := kit.Must(t, "dim=2", "minBlock=2 2", "grid=2 2", "encoding=f", "steps=3", "pattern=sy")
 	e, w := readEnv(t, p, 0, 1, "8a_parallel_2Db.h5")
 	got := readAll(t, p, e, w)
 	files := []string{seriesDir + "/8a_parallel_2Db_0000001.h5", seriesDir + "/8a_parallel_2Db_0000002.h5", seriesDir + "/8a_parallel_2Db_0000003.h5"}
@@ -224,7 +217,7 @@ func TestReadFileBased(t *testing.T) {
 }
 
 func TestReadErrors(t *testing.T) {
-	p := mustBuild(t, "pattern=sx")
+	p := kit.Must(t, "pattern=sx")
 	if _, err := p.Step(patterns.PhaseRead, 0, env(0, 1, "x.h5")); err == nil || !strings.Contains(err.Error(), "needs the file's dataset shapes") {
 		t.Errorf("no Shape: %v", err)
 	}

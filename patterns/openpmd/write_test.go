@@ -134,7 +134,7 @@ func checkFile(t *testing.T, name string, f *file, want []node, root []attr) {
 // TestWriteSample checks every rank's write of h5bench's sample (2 ranks, variable-based)
 // against layouts.md 3.4's tree, and the transfers of layouts.md 3.5.
 func TestWriteSample(t *testing.T) {
-	p := mustBuild(t, sample...)
+	p := kit.Must(t, sample...)
 	for r := 0; r < 2; r++ {
 		e := env(r, 2, "8a_parallel_3Db.h5")
 		w := writeAll(t, p, e)
@@ -199,7 +199,7 @@ func TestWriteEncodings(t *testing.T) {
 	keys := []string{"dim=2", "minBlock=4 2", "grid=2 3", "ratio=2"}
 	global, chunk, n, pchunk := u(8, 6), u(8, 4), uint64(96), u(64) // chunks are powers of two
 
-	g := mustBuild(t, append(keys, "encoding=g", "steps=3")...)
+	g := kit.Must(t, append(keys, "encoding=g", "steps=3")...)
 	e := env(0, 2, "run.h5")
 	w := writeAll(t, g, e)
 	if !reflect.DeepEqual(w.fileOrder, []string{e.Path}) {
@@ -218,7 +218,7 @@ func TestWriteEncodings(t *testing.T) {
 		}
 	}
 
-	f := mustBuild(t, append(keys, "encoding=f", "steps=2")...)
+	f := kit.Must(t, append(keys, "encoding=f", "steps=2")...)
 	w = writeAll(t, f, e)
 	files := []string{seriesDir + "/run_0000001.h5", seriesDir + "/run_0000002.h5"}
 	if !reflect.DeepEqual(w.fileOrder, files) {
@@ -264,7 +264,7 @@ func collectWrites(t *testing.T, p *Pattern, R, step int) [][]plan.Op {
 // TestWriteUnbalanced: on iteration 1 of 4 ranks, rank 0 writes nothing and rank 1 writes
 // patches 0 and 1 as one hyperslab; iteration 2 is balanced.
 func TestWriteUnbalanced(t *testing.T) {
-	p := mustBuild(t, "dim=3", "minBlock=2 2 2", "grid=4 2 2", "balanced=false", "encoding=g", "steps=2")
+	p := kit.Must(t, "dim=3", "minBlock=2 2 2", "grid=4 2 2", "balanced=false", "encoding=g", "steps=2")
 	for r := 0; r < 4; r++ {
 		writeAll(t, p, env(r, 4, "u.h5")) // lifecycle on every rank
 	}
@@ -296,7 +296,7 @@ func TestWriteUnbalanced(t *testing.T) {
 func TestWriteCollective(t *testing.T) {
 	// dim 2, U = [2,4] on 8 ranks: patches [1,1] in a [2,4] grid; rank 5 covers patches
 	// 4 ([1,0]) and 5 ([1,1]): one box. rankBlocks=false has no effect on collective runs.
-	p := mustBuild(t, "dim=2", "minBlock=3 2", "grid=2 4", "balanced=false", "OPENPMD_HDF5_INDEPENDENT=OFF", "rankBlocks=false")
+	p := kit.Must(t, "dim=2", "minBlock=3 2", "grid=2 4", "balanced=false", "OPENPMD_HDF5_INDEPENDENT=OFF", "rankBlocks=false")
 	for r := 0; r < 8; r++ {
 		writeAll(t, p, env(r, 8, "c.h5"))
 	}
@@ -325,7 +325,7 @@ func TestWriteCollective(t *testing.T) {
 	// Patches that wrap around the patch grid: U = [6,5] on 10 ranks has patches [3,1] in
 	// a [2,5] grid; rank 5 covers patch 4 at [0,4] and patch 5 at [1,0], not a box.
 	for _, indep := range []string{"ON", "OFF"} {
-		p := mustBuild(t, "dim=2", "minBlock=1 1", "grid=6 5", "balanced=false", "OPENPMD_HDF5_INDEPENDENT="+indep)
+		p := kit.Must(t, "dim=2", "minBlock=1 1", "grid=6 5", "balanced=false", "OPENPMD_HDF5_INDEPENDENT="+indep)
 		for r := 0; r < 10; r++ {
 			writeAll(t, p, env(r, 10, "w.h5"))
 		}
@@ -354,7 +354,7 @@ func TestWriteCollective(t *testing.T) {
 // TestWriteMiniBlocks: rankBlocks=false with independent transfers stores one chunk per
 // mini block, each from its own buffer.
 func TestWriteMiniBlocks(t *testing.T) {
-	p := mustBuild(t, "dim=2", "minBlock=2 3", "grid=4 2", "rankBlocks=false") // patch [2,2] on 2 ranks: 4 mini blocks
+	p := kit.Must(t, "dim=2", "minBlock=2 3", "grid=4 2", "rankBlocks=false") // patch [2,2] on 2 ranks: 4 mini blocks
 	writeAll(t, p, env(1, 2, "m.h5"))
 	ws := collectWrites(t, p, 2, 0)
 	if len(ws[1]) != 8*4 {
@@ -386,7 +386,7 @@ func TestWriteMiniBlocks(t *testing.T) {
 // TestWriteSettings: the openPMD-api environment settings reach the file access and
 // dataset creation properties.
 func TestWriteSettings(t *testing.T) {
-	p := mustBuild(t, "dim=1", "grid=4", "minBlock=4", "OPENPMD_HDF5_CHUNKS=none", "OPENPMD_HDF5_COLLECTIVE_METADATA=OFF",
+	p := kit.Must(t, "dim=1", "grid=4", "minBlock=4", "OPENPMD_HDF5_CHUNKS=none", "OPENPMD_HDF5_COLLECTIVE_METADATA=OFF",
 		"OPENPMD_HDF5_DEFER_METADATA=OFF", "OPENPMD_HDF5_ALIGNMENT=1M", "OPENPMD_HDF5_THRESHOLD=4096")
 	e := env(0, 2, "s.h5")
 	b, _ := p.Begin(patterns.PhaseWrite, e)
@@ -400,7 +400,7 @@ func TestWriteSettings(t *testing.T) {
 			t.Errorf("%s: %+v, want contiguous, fill never", path, *o.dataset)
 		}
 	}
-	if p := mustBuild(t, "OPENPMD_HDF5_DEFER_METADATA_SIZE=8M"); p.fileSpec(true).MDCInitialSize != 8<<20 || !p.fileSpec(true).ReadOnly {
+	if p := kit.Must(t, "OPENPMD_HDF5_DEFER_METADATA_SIZE=8M"); p.fileSpec(true).MDCInitialSize != 8<<20 || !p.fileSpec(true).ReadOnly {
 		t.Errorf("read spec %+v", p.fileSpec(true))
 	}
 }

@@ -29,7 +29,7 @@ func TestCompressFilter(t *testing.T) {
 		if c.filter != "" {
 			pairs = append(pairs, "COMPRESS_FILTER="+c.filter)
 		}
-		p := mustBuild(t, pairs...)
+		p := kit.Must(t, pairs...)
 		pl, err := p.Step(patterns.PhaseWrite, 0, env(1, 2))
 		if err != nil {
 			t.Fatal(err)
@@ -51,7 +51,7 @@ func TestCompressFilter(t *testing.T) {
 	}
 
 	// Without COMPRESS the filter does nothing: contiguous datasets.
-	pl, err := mustBuild(t, "COMPRESS_FILTER=SZIP").Step(patterns.PhaseWrite, 0, env(0, 1))
+	pl, err := kit.Must(t, "COMPRESS_FILTER=SZIP").Step(patterns.PhaseWrite, 0, env(0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +61,11 @@ func TestCompressFilter(t *testing.T) {
 		}
 	}
 
-	if _, err := build("COMPRESS=YES", "COMPRESS_FILTER=SZIP", "DIM_1=64", "CHUNK_DIM_1=8"); err == nil ||
+	if _, _, err := kit.Build("COMPRESS=YES", "COMPRESS_FILTER=SZIP", "DIM_1=64", "CHUNK_DIM_1=8"); err == nil ||
 		!strings.Contains(err.Error(), `"COMPRESS_FILTER"`) || !strings.Contains(err.Error(), "at least 16 elements") {
 		t.Errorf("SZIP with 8-element chunks: %v", err)
 	}
-	if _, err := build("COMPRESS=YES", "COMPRESS_FILTER=LZ4"); err == nil || !strings.Contains(err.Error(), "GZIP, SZIP, N_BIT, SZ3, ZFP") {
+	if _, _, err := kit.Build("COMPRESS=YES", "COMPRESS_FILTER=LZ4"); err == nil || !strings.Contains(err.Error(), "GZIP, SZIP, N_BIT, SZ3, ZFP") {
 		t.Errorf("unknown filter: %v", err)
 	}
 
@@ -75,7 +75,7 @@ func TestCompressFilter(t *testing.T) {
 		filter string
 		fails  bool
 	}{{"SZ3", true}, {"ZFP", false}, {"GZIP", false}} {
-		p := mustBuild(t, "COMPRESS=YES", "COMPRESS_FILTER="+c.filter, "DIM_1=64", "CHUNK_DIM_1=16")
+		p := kit.Must(t, "COMPRESS=YES", "COMPRESS_FILTER="+c.filter, "DIM_1=64", "CHUNK_DIM_1=16")
 		e := env(0, 2)
 		e.FilterAvailable = missing
 		pl, err := p.Begin(patterns.PhaseWrite, e)
@@ -89,7 +89,7 @@ func TestCompressFilter(t *testing.T) {
 	// The read kernel and the modify kernels create no dataset: no check there.
 	e := env(0, 2)
 	e.FilterAvailable = func(uint32) bool { return false }
-	if _, err := mustBuild(t, "COMPRESS=YES", "COMPRESS_FILTER=SZ3").Begin(patterns.PhaseRead, e); err != nil {
+	if _, err := kit.Must(t, "COMPRESS=YES", "COMPRESS_FILTER=SZ3").Begin(patterns.PhaseRead, e); err != nil {
 		t.Errorf("read Begin: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 )
 
 func TestConfigErrors(t *testing.T) {
@@ -70,7 +71,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := build(tc.keys...)
+			p, _, err := kit.Build(tc.keys...)
 			if err == nil {
 				t.Fatalf("accepted: %+v", p.C)
 			}
@@ -90,7 +91,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestUnknownKeyListsAllowedKeys(t *testing.T) {
-	_, err := build("MEM_PATTERN=CONTIG", "NUM_PARTICLE=16")
+	_, _, err := kit.Build("MEM_PATTERN=CONTIG", "NUM_PARTICLE=16")
 	if err == nil {
 		t.Fatal("unknown key accepted")
 	}
@@ -106,7 +107,7 @@ func TestUnknownKeyListsAllowedKeys(t *testing.T) {
 }
 
 func TestConfigValues(t *testing.T) {
-	v, err := Options.Parse(kv("MEM_PATTERN=interleaved", "FILE_PATTERN=Contig", "NUM_DIMS=2", "DIM_1=1 K", "DIM_2=3", "DIM_3=7",
+	v, err := Options.Parse(plantest.KV("MEM_PATTERN=interleaved", "FILE_PATTERN=Contig", "NUM_DIMS=2", "DIM_1=1 K", "DIM_2=3", "DIM_3=7",
 		"TIMESTEPS=3", "DELAYED_CLOSE_TIMESTEPS=1", "COLLECTIVE_DATA=y", "COLLECTIVE_METADATA=yes", "COMPRESS=YES",
 		"CHUNK_DIM_1=16", "CHUNK_DIM_2=3", "CHUNK_DIM_3=5", "ALIGN=YES", "ALIGN_THRESHOLD=1 M", "ALIGN_LEN=16 M",
 		"NUM_PARTICLES=8 M", "READ_OPTION=partial", "TO_READ_NUM_PARTICLES=100", "IO_OPERATION=write"))
@@ -135,7 +136,7 @@ func TestConfigValues(t *testing.T) {
 }
 
 func TestConfigDefaults(t *testing.T) {
-	p := mustBuild(t)
+	p := kit.Must(t)
 	want := Config{MemPattern: "CONTIG", FilePattern: "CONTIG", NumDims: 1, Dims: [3]uint64{1, 1, 1}, Timesteps: 1,
 		ChunkDims: [3]uint64{1, 1, 1}, ReadOption: "FULL", CompressFilter: "GZIP"}
 	if !reflect.DeepEqual(p.C, want) {
@@ -198,7 +199,7 @@ func TestFactory(t *testing.T) {
 	if f.Options != Options || f.Name != "vpic" || f.Summary == "" {
 		t.Errorf("factory %+v", f)
 	}
-	v, err := f.Options.Parse(kv("DIM_1=4"))
+	v, err := f.Options.Parse(plantest.KV("DIM_1=4"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestFactory(t *testing.T) {
 	if err != nil || p.Name() != "vpic" {
 		t.Errorf("New: %v, %v", p, err)
 	}
-	bad, err := f.Options.Parse(kv("MEM_PATTERN=STRIDED"))
+	bad, err := f.Options.Parse(plantest.KV("MEM_PATTERN=STRIDED"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/internal/plantest"
 	"github.com/h5proxy/h5proxy/plan"
@@ -59,18 +58,8 @@ func one(start, block []uint64) plan.Selection {
 	return slab(start, ones(len(start)), ones(len(start)), block)
 }
 
-// kv turns "KEY=VALUE" strings into options pairs.
-func kv(pairs ...string) []options.KV { return plantest.KV(pairs...) }
-
-// build parses the pairs and builds the pattern.
-func build(pairs ...string) (*Pattern, error) {
-	p, _, err := plantest.Build[*Pattern](Options, New, pairs...)
-	return p, err
-}
-
-func mustBuild(t *testing.T, pairs ...string) *Pattern {
-	return plantest.MustBuild[*Pattern](t, Options, New, pairs...)
-}
+// kit builds the pattern from "KEY=VALUE" pairs.
+var kit = plantest.For[*Pattern](Factory)
 
 const testPath = "/data/run/test.h5"
 
@@ -115,6 +104,9 @@ func compareOp(g, w plan.Op) error {
 	}
 	if w.Kind != plan.CloseDataset && w.Kind != plan.CloseGroup && g.Collective != w.Collective {
 		return fmt.Errorf("collective %v, want %v", g.Collective, w.Collective)
+	}
+	if g.CollMetadata != w.CollMetadata {
+		return fmt.Errorf("collective metadata reads %v, want %v", g.CollMetadata, w.CollMetadata)
 	}
 	if !reflect.DeepEqual(g.File, w.File) {
 		return fmt.Errorf("file spec %+v, want %+v", g.File, w.File)
@@ -163,28 +155,6 @@ func compareOp(g, w plan.Op) error {
 		}
 	}
 	return nil
-}
-
-// runPhase plans Begin, steps 0..steps-1 and End.
-func runPhase(p *Pattern, ph patterns.Phase, steps int, e patterns.Env) ([]plan.Plan, error) {
-	var plans []plan.Plan
-	b, err := p.Begin(ph, e)
-	if err != nil {
-		return nil, fmt.Errorf("Begin: %w", err)
-	}
-	plans = append(plans, b)
-	for s := 0; s < steps; s++ {
-		st, err := p.Step(ph, s, e)
-		if err != nil {
-			return nil, fmt.Errorf("Step %d: %w", s, err)
-		}
-		plans = append(plans, st)
-	}
-	end, err := p.End(ph, steps, e)
-	if err != nil {
-		return nil, fmt.Errorf("End: %w", err)
-	}
-	return append(plans, end), nil
 }
 
 // closedSteps lists the timesteps whose group a plan closes, in order, after checking that

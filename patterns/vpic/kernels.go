@@ -99,49 +99,40 @@ func modifyChange(s *options.Spec) {
 // Factories of the h5bench variants; package patterns/all registers them.
 var (
 	// UnlimitedFactory builds h5bench_write_unlimited.
-	UnlimitedFactory = patterns.Factory{Name: kernelNames[KernelUnlimited].pattern,
-		Summary: "h5bench write-unlimited: the VPIC-IO file with chunked, deflated datasets of unlimited maximum extent (read phase: BD-CATS-IO)",
-		Options: kernelTable(KernelUnlimited, nil, func(s *options.Spec) {
-			if s.Key == "COMPRESS" {
-				s.Default, s.Help = "YES", "chunked datasets compressed with COMPRESS_FILTER, of unlimited maximum extents; required (h5bench_write_unlimited exits without it); forces collective data"
-			}
-		}),
-		New: newKernel(KernelUnlimited)}
+	UnlimitedFactory = define(KernelUnlimited, kernelTable(KernelUnlimited, nil, func(s *options.Spec) {
+		if s.Key == "COMPRESS" {
+			s.Default, s.Help = "YES", "chunked datasets compressed with COMPRESS_FILTER, of unlimited maximum extents; required (h5bench_write_unlimited exits without it); forces collective data"
+		}
+	}), "h5bench write-unlimited: the VPIC-IO file with chunked, deflated datasets of unlimited maximum extent (read phase: BD-CATS-IO)")
 	// NormalDistFactory builds h5bench_write_var_normal_dist.
-	NormalDistFactory = patterns.Factory{Name: kernelNames[KernelNormalDist].pattern,
-		Summary: "h5bench write_var_normal_dist: VPIC-IO 1-D writes whose per-rank particle counts follow a normal distribution (read phase: each rank reads its slice back)",
-		Options: kernelTable(KernelNormalDist, nil, func(s *options.Spec) {
-			switch s.Key {
-			case "STDEV_DIM_1":
-				s.Ignored, s.Default, s.Min = false, "1", options.Bound(0)
-				s.Help = "standard deviation of the per-rank particle count, whose mean is DIM_1; the counts are drawn from the session's seed"
-			case "NUM_DIMS":
-				s.Max, s.Help = options.Bound(1), "dataset rank: 1 (h5bench's 2-D and 3-D setups fail with varying counts)"
-			}
-		}),
-		New: newKernel(KernelNormalDist)}
+	NormalDistFactory = define(KernelNormalDist, kernelTable(KernelNormalDist, nil, func(s *options.Spec) {
+		switch s.Key {
+		case "STDEV_DIM_1":
+			s.Ignored, s.Default, s.Min = false, "1", options.Bound(0)
+			s.Help = "standard deviation of the per-rank particle count, whose mean is DIM_1; the counts are drawn from the session's seed"
+		case "NUM_DIMS":
+			s.Max, s.Help = options.Bound(1), "dataset rank: 1 (h5bench's 2-D and 3-D setups fail with varying counts)"
+		}
+	}), "h5bench write_var_normal_dist: VPIC-IO 1-D writes whose per-rank particle counts follow a normal distribution (read phase: each rank reads its slice back)")
 	// OverwriteFactory builds h5bench_overwrite.
-	OverwriteFactory = patterns.Factory{Name: kernelNames[KernelOverwrite].pattern,
-		Summary: "h5bench overwrite: opens a VPIC-IO file and rewrites each rank's block of the 8 datasets of every Timestep_<i> (read phase: reads the blocks back)",
-		Options: kernelTable(KernelOverwrite, modifyIgnored, modifyChange), New: newKernel(KernelOverwrite)}
+	OverwriteFactory = define(KernelOverwrite, kernelTable(KernelOverwrite, modifyIgnored, modifyChange),
+		"h5bench overwrite: opens a VPIC-IO file and rewrites each rank's block of the 8 datasets of every Timestep_<i> (read phase: reads the blocks back)")
 	// AppendFactory builds h5bench_append.
-	AppendFactory = patterns.Factory{Name: kernelNames[KernelAppend].pattern,
-		Summary: "h5bench append: opens a write-unlimited file, extends the 8 datasets of every Timestep_<i> to 2*DIM_1 and writes rows DIM_1..2*DIM_1-1 (read phase: reads them back)",
-		Options: kernelTable(KernelAppend, modifyIgnored, modifyChange), New: newKernel(KernelAppend)}
+	AppendFactory = define(KernelAppend, kernelTable(KernelAppend, modifyIgnored, modifyChange),
+		"h5bench append: opens a write-unlimited file, extends the 8 datasets of every Timestep_<i> to 2*DIM_1 and writes rows DIM_1..2*DIM_1-1 (read phase: reads them back)")
 )
 
-func newKernel(k Kernel) func(v *options.Values) (patterns.Pattern, error) {
-	return func(v *options.Values) (patterns.Pattern, error) {
-		c, err := fromValues(v, k)
-		if err != nil {
-			return nil, err
-		}
-		p := &Pattern{C: c}
-		if k.modify() {
-			p.ints, p.floats = p.modifyData(p.modifyMemShape())
-		}
-		return p, nil
-	}
+// define declares kernel k's pattern under its name, with its option table and summary:
+// write and read phases; the modify kernels make their write values once.
+func define(k Kernel, table *options.Table, summary string) patterns.Factory {
+	return patterns.Define(patterns.Def[Config, *Pattern]{Name: kernelNames[k].pattern, Summary: summary, Options: table, Phases: patterns.WriteRead,
+		Config: func(v *options.Values) (Config, error) { return fromValues(v, k) },
+		Init: func(p *Pattern, _ *options.Values) error {
+			if k.modify() {
+				p.ints, p.floats = p.modifyData(p.modifyMemShape())
+			}
+			return nil
+		}})
 }
 
 // validateKernel checks what a variant adds to vpic's rules.

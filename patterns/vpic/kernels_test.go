@@ -16,20 +16,13 @@ import (
 // The expected plans below are written from h5bench's h5bench_write_unlimited.c,
 // h5bench_write_var_normal_dist.c, h5bench_overwrite.c and h5bench_append.c.
 
-func buildKernel(f patterns.Factory, pairs ...string) (*Pattern, error) {
-	p, _, err := plantest.Build[*Pattern](f.Options, f.New, pairs...)
-	return p, err
-}
-
-func mustKernel(t *testing.T, f patterns.Factory, pairs ...string) *Pattern {
-	t.Helper()
-	return plantest.MustBuild[*Pattern](t, f.Options, f.New, pairs...)
-}
+// kernel builds the variant f's pattern from "KEY=VALUE" pairs.
+func kernel(f patterns.Factory) plantest.Builder[*Pattern] { return plantest.For[*Pattern](f) }
 
 // TestUnlimitedPlan: write-unlimited is the write kernel with chunked, deflate-9 datasets
 // whose maximum extents are unlimited; it needs COMPRESS (its default here).
 func TestUnlimitedPlan(t *testing.T) {
-	p := mustKernel(t, UnlimitedFactory, "NUM_DIMS=2", "DIM_1=4", "DIM_2=3", "CHUNK_DIM_1=2", "CHUNK_DIM_2=3", "TIMESTEPS=2")
+	p := kernel(UnlimitedFactory).Must(t, "NUM_DIMS=2", "DIM_1=4", "DIM_2=3", "CHUNK_DIM_1=2", "CHUNK_DIM_2=3", "TIMESTEPS=2")
 	if p.Name() != "vpic-unlimited" || p.Operation(patterns.PhaseWrite) != "write unlimited" || p.Operation(patterns.PhaseRead) != "" {
 		t.Errorf("name %q operation %q", p.Name(), p.Operation(patterns.PhaseWrite))
 	}
@@ -57,7 +50,7 @@ func TestUnlimitedPlan(t *testing.T) {
 	if !slices.Equal(creates, writeOrder) {
 		t.Errorf("datasets %v, want %v", creates, writeOrder)
 	}
-	if _, err := buildKernel(UnlimitedFactory, "COMPRESS=NO"); err == nil || !strings.Contains(err.Error(), "COMPRESS") {
+	if _, _, err := kernel(UnlimitedFactory).Build("COMPRESS=NO"); err == nil || !strings.Contains(err.Error(), "COMPRESS") {
 		t.Errorf("COMPRESS=NO: %v", err)
 	}
 }
@@ -66,7 +59,7 @@ func TestUnlimitedPlan(t *testing.T) {
 // rank and every rerun, other with another seed), around DIM_1, and the 1-D selections
 // follow them: rank r writes its count at the sum of the counts before it.
 func TestNormalDistCounts(t *testing.T) {
-	p := mustKernel(t, NormalDistFactory, "DIM_1=1000", "STDEV_DIM_1=100", "TIMESTEPS=1")
+	p := kernel(NormalDistFactory).Must(t, "DIM_1=1000", "STDEV_DIM_1=100", "TIMESTEPS=1")
 	e := env(0, 64)
 	e.Seed = 7
 	a, b := p.counts(e), p.counts(e)
@@ -116,7 +109,7 @@ func TestNormalDistCounts(t *testing.T) {
 	if len(m) != 3 || m[0].Value != "0M" || m[1].Value != strings.Split(m[1].Value, ".")[0] {
 		t.Errorf("metrics %+v", m)
 	}
-	if _, err := buildKernel(NormalDistFactory, "NUM_DIMS=2"); err == nil || !strings.Contains(err.Error(), "NUM_DIMS") {
+	if _, _, err := kernel(NormalDistFactory).Build("NUM_DIMS=2"); err == nil || !strings.Contains(err.Error(), "NUM_DIMS") {
 		t.Errorf("NUM_DIMS=2: %v", err)
 	}
 }
@@ -152,10 +145,10 @@ func i32s(b []byte) []int32 {
 // opens the group and the 8 datasets in the order x, y, z, id_1, id_2, px, py, pz and
 // writes DIM_1 rows at r*N/R with int i and float i*0.1, then closes them; no flush.
 func TestOverwritePlan(t *testing.T) {
-	p := mustKernel(t, OverwriteFactory, "DIM_1=4", "TIMESTEPS=2", "COLLECTIVE_DATA=YES")
+	p := kernel(OverwriteFactory).Must(t, "DIM_1=4", "TIMESTEPS=2", "COLLECTIVE_DATA=YES")
 	e := env(1, 2)
 	e.Shape = shapeOf(12) // a file of 6 rows per rank: rank 1 writes from row 6
-	plans, err := runPhase(p, patterns.PhaseWrite, 2, e)
+	plans, err := plantest.Phase(p, patterns.PhaseWrite, 2, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +188,7 @@ func TestOverwritePlan(t *testing.T) {
 		t.Errorf("end %v: the kernel closes without a flush", end)
 	}
 	// STRIDED: the strided selection from the rank's offset.
-	p = mustKernel(t, OverwriteFactory, "FILE_PATTERN=STRIDED", "DIM_1=10", "STRIDE_SIZE=3", "BLOCK_SIZE=2", "BLOCK_CNT=2")
+	p = kernel(OverwriteFactory).Must(t, "FILE_PATTERN=STRIDED", "DIM_1=10", "STRIDE_SIZE=3", "BLOCK_SIZE=2", "BLOCK_CNT=2")
 	e.Shape = shapeOf(24)
 	pl, err := p.Step(patterns.PhaseWrite, 0, e)
 	if err != nil {
@@ -219,14 +212,14 @@ func TestOverwritePlan(t *testing.T) {
 		{u(6), nil, "DIM_1=4 exceeds the file's 3 rows per rank"},
 		{u(8, 2), []string{"NUM_DIMS=2", "DIM_2=3"}, "DIM_2=3 exceeds the file's extent 2"},
 	} {
-		p := mustKernel(t, OverwriteFactory, append([]string{"DIM_1=4"}, tc.keys...)...)
+		p := kernel(OverwriteFactory).Must(t, append([]string{"DIM_1=4"}, tc.keys...)...)
 		e.Shape = shapeOf(tc.dims...)
 		if _, err := p.Step(patterns.PhaseWrite, 0, e); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("file %v: %v, want %q", tc.dims, err, tc.want)
 		}
 	}
 	for _, kv := range []string{"MEM_PATTERN=INTERLEAVED", "FILE_PATTERN=INTERLEAVED", "READ_OPTION=LDC"} {
-		if _, err := buildKernel(OverwriteFactory, kv); err == nil {
+		if _, _, err := kernel(OverwriteFactory).Build(kv); err == nil {
 			t.Errorf("%s accepted", kv)
 		}
 	}
@@ -236,7 +229,7 @@ func TestOverwritePlan(t *testing.T) {
 // the file's extent) and writes the block at [DIM_1, 0, 0] with int i+j+k and float
 // i/(j+1)/(k+1); the read phase reads that block back from the extended datasets.
 func TestAppendPlan(t *testing.T) {
-	p := mustKernel(t, AppendFactory, "NUM_DIMS=3", "DIM_1=2", "DIM_2=2", "DIM_3=3", "COLLECTIVE_DATA=YES")
+	p := kernel(AppendFactory).Must(t, "NUM_DIMS=3", "DIM_1=2", "DIM_2=2", "DIM_3=3", "COLLECTIVE_DATA=YES")
 	e := env(3, 4)
 	e.Shape = shapeOf(8, 2, 3)
 	pl, err := p.Step(patterns.PhaseWrite, 0, e)
@@ -296,7 +289,7 @@ func TestAppendPlan(t *testing.T) {
 // what they write.
 func TestKernelLifecycles(t *testing.T) {
 	for _, f := range []patterns.Factory{UnlimitedFactory, NormalDistFactory, OverwriteFactory, AppendFactory} {
-		p := mustKernel(t, f, "DIM_1=6", "TIMESTEPS=4", "DELAYED_CLOSE_TIMESTEPS=2", "STDEV_DIM_1=2")
+		p := kernel(f).Must(t, "DIM_1=6", "TIMESTEPS=4", "DELAYED_CLOSE_TIMESTEPS=2", "STDEV_DIM_1=2")
 		rules := plantest.Lifecycle{OneFile: true, CreateOnly: !p.C.Kernel.modify()}
 		for _, async := range []bool{false, true} {
 			for _, ph := range p.Phases() {
@@ -307,7 +300,7 @@ func TestKernelLifecycles(t *testing.T) {
 					_, _, total := p.slice(e)
 					e.Shape = shapeOf(total)
 				}
-				plans, err := runPhase(p, ph, 4, e)
+				plans, err := plantest.Phase(p, ph, 4, e)
 				if err == nil {
 					err = plantest.CheckLifecycle(ph, plans, rules)
 				}

@@ -36,7 +36,8 @@ func wantReadStep(step int, dims, memShape []uint64, sel plan.Selection, collDat
 	g := fmt.Sprintf("/Timestep_%d", step)
 	ops := []plan.Op{{Kind: plan.OpenGroup, Path: g, Collective: parallel, Step: step}}
 	for _, v := range readOrderWant {
-		ops = append(ops, plan.Op{Kind: plan.OpenDataset, Path: g + "/" + v, Collective: parallel, Step: step})
+		// h5bench opens them with a dataset access list asking for collective metadata reads
+		ops = append(ops, plan.Op{Kind: plan.OpenDataset, Path: g + "/" + v, Collective: parallel, CollMetadata: parallel, Step: step})
 	}
 	for _, v := range readOrderWant {
 		ops = append(ops, plan.Op{Kind: plan.Read, Path: g + "/" + v, Collective: collData && parallel, Step: step,
@@ -144,14 +145,14 @@ func TestReadSelections(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := mustBuild(t, append(tc.keys, "TIMESTEPS=2")...)
+			p := kit.Must(t, append(tc.keys, "TIMESTEPS=2")...)
 			for R := 1; R <= 4; R++ {
 				dims := tc.dims(uint64(R))
 				for r := 0; r < R; r++ {
 					e := readEnv(r, R, dims)
 					var asked []string
 					e.Shape = fileShape(dims, &asked)
-					plans, err := runPhase(p, patterns.PhaseRead, 2, e)
+					plans, err := plantest.Phase(p, patterns.PhaseRead, 2, e)
 					if err != nil {
 						t.Fatalf("R=%d r=%d: %v", R, r, err)
 					}
@@ -200,9 +201,9 @@ func TestReadBeginEnd(t *testing.T) {
 		{"file per proc", []string{"FILE_PER_PROC=YES", "COLLECTIVE_DATA=YES"}, false, true, "/data/run/rank_2_test.h5"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := mustBuild(t, append(c.keys, "DIM_1=4", "TIMESTEPS=1")...)
+			p := kit.Must(t, append(c.keys, "DIM_1=4", "TIMESTEPS=1")...)
 			e := readEnv(2, 3, u(12))
-			plans, err := runPhase(p, patterns.PhaseRead, 1, e)
+			plans, err := plantest.Phase(p, patterns.PhaseRead, 1, e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,10 +230,10 @@ func TestReadDelayedClose(t *testing.T) {
 	// h5bench's read kernel shares the write kernel's delayed close (layouts.md 1.6).
 	for _, w := range wantCloses {
 		t.Run(fmt.Sprintf("D=%d/async=%v", w.d, w.async), func(t *testing.T) {
-			p := mustBuild(t, "DIM_1=4", "TIMESTEPS=5", fmt.Sprintf("DELAYED_CLOSE_TIMESTEPS=%d", w.d))
+			p := kit.Must(t, "DIM_1=4", "TIMESTEPS=5", fmt.Sprintf("DELAYED_CLOSE_TIMESTEPS=%d", w.d))
 			e := readEnv(1, 2, u(8))
 			e.Async = w.async
-			plans, err := runPhase(p, patterns.PhaseRead, 5, e)
+			plans, err := plantest.Phase(p, patterns.PhaseRead, 5, e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,7 +287,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := mustBuild(t, tc.keys...)
+			p := kit.Must(t, tc.keys...)
 			e := readEnv(tc.r, tc.R, tc.dims)
 			_, err := p.Begin(patterns.PhaseRead, e)
 			if !tc.begin {
@@ -301,14 +302,14 @@ func TestReadErrors(t *testing.T) {
 		})
 	}
 	// Other ranks of a corner read do not look at the region at all.
-	p := mustBuild(t, append([]string{"READ_OPTION=LDC"}, ldcKeys...)...)
+	p := kit.Must(t, append([]string{"READ_OPTION=LDC"}, ldcKeys...)...)
 	if _, err := p.Step(patterns.PhaseRead, 0, readEnv(1, 2, u(20, 8))); err != nil {
 		t.Errorf("rank 1 of a corner read: %v", err)
 	}
 }
 
 func TestReadShapeErrors(t *testing.T) {
-	p := mustBuild(t, "DIM_1=4")
+	p := kit.Must(t, "DIM_1=4")
 	e := env(0, 1)
 	if _, err := p.Step(patterns.PhaseRead, 0, e); err == nil || err.Error() != "vpic read: the plan needs the file's dataset shapes (env.Shape)" {
 		t.Errorf("nil Shape: %v", err)

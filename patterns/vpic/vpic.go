@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -39,34 +38,17 @@ func single(name string) plan.Type {
 
 // Pattern is the h5bench write (VPIC-IO) and read (BD-CATS-IO) kernel.
 type Pattern struct {
-	C Config
+	patterns.Base[Config]
 	// ints and floats are the modify kernels' write values (modifyData), made once.
 	ints, floats []byte
 }
 
-// New builds the pattern from parsed options.
-func New(v *options.Values) (patterns.Pattern, error) {
-	c, err := FromValues(v)
-	if err != nil {
-		return nil, err
-	}
-	return &Pattern{C: c}, nil
-}
-
 // Factory builds the vpic pattern; package patterns/all registers it.
-var Factory = patterns.Factory{Name: "vpic", Summary: "h5bench VPIC-IO write and BD-CATS-IO read kernels (Timestep_<i> groups of particle datasets)",
-	Options: Options, New: New}
+var Factory = define(KernelVPIC, Options, "h5bench VPIC-IO write and BD-CATS-IO read kernels (Timestep_<i> groups of particle datasets)")
 
-// Name returns "vpic", or the name of the h5bench variant (vpic-append, ...).
-func (p *Pattern) Name() string { return kernelNames[p.C.Kernel].pattern }
-
-// Steps returns TIMESTEPS.
+// Steps returns TIMESTEPS. The phases are write and read; the name is vpic's or the
+// variant's (vpic-append, ...).
 func (p *Pattern) Steps() int { return p.C.Timesteps }
-
-// Phases returns write and read.
-func (p *Pattern) Phases() []patterns.Phase {
-	return []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-}
 
 // FilePath is the file a rank works on: the shared path, or rank_<r>_<name> beside it
 // with FILE_PER_PROC.
@@ -306,7 +288,8 @@ func (p *Pattern) readStep(pl *plan.Plan, step int, env patterns.Env) error {
 	collData := p.parallel() && p.C.CollectiveData
 	pl.Add(plan.Op{Kind: plan.OpenGroup, Path: group(step), Collective: coll, Step: step})
 	for _, v := range readOrder {
-		pl.Add(plan.Op{Kind: plan.OpenDataset, Path: group(step) + "/" + v, Collective: coll, Step: step})
+		// h5bench's dataset access list asks for collective metadata reads
+		pl.Add(plan.Op{Kind: plan.OpenDataset, Path: group(step) + "/" + v, Collective: coll, CollMetadata: coll, Step: step})
 	}
 	for _, v := range readOrder {
 		t := &plan.Transfer{Variable: v, Buffer: "read:" + v, MemType: VarType(v), MemShape: memShape,

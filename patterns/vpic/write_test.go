@@ -174,14 +174,14 @@ func TestWriteMatrix(t *testing.T) {
 		for _, v := range variants {
 			t.Run(c.name()+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
-				p := mustBuild(t, append(c.keys(), v.keys...)...)
+				p := kit.Must(t, append(c.keys(), v.keys...)...)
 				if p.Steps() != 2 || p.Name() != "vpic" {
 					t.Fatalf("Steps %d Name %q", p.Steps(), p.Name())
 				}
 				for R := 1; R <= 4; R++ {
 					for r := 0; r < R; r++ {
 						e := env(r, R)
-						plans, err := runPhase(p, patterns.PhaseWrite, 2, e)
+						plans, err := plantest.Phase(p, patterns.PhaseWrite, 2, e)
 						if err != nil {
 							t.Fatalf("R=%d r=%d: %v", R, r, err)
 						}
@@ -250,7 +250,7 @@ func TestWriteLayoutExamples(t *testing.T) {
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
-			p := mustBuild(t, c.keys...)
+			p := kit.Must(t, c.keys...)
 			pl, err := p.Step(patterns.PhaseWrite, 0, env(c.r, c.R))
 			if err != nil {
 				t.Fatal(err)
@@ -299,7 +299,7 @@ func TestWriteTypesOfIdVariables(t *testing.T) {
 		{"INTERLEAVED", "CONTIG", "id_1{id_1:i32@0}[4B]", "particle{x:f32@0,y:f32@4,z:f32@8,px:f32@12,py:f32@16,pz:f32@20,id_1:i32@24,id_2:f32@28}[32B]"},
 		{"CONTIG", "INTERLEAVED", "particle{x:f32@0,y:f32@4,z:f32@8,px:f32@12,py:f32@16,pz:f32@20,id_1:i32@24,id_2:f32@28}[32B]", "id_1{id_1:i32@0}[4B]"},
 	} {
-		p := mustBuild(t, "MEM_PATTERN="+c.mem, "FILE_PATTERN="+c.file, "DIM_1=2")
+		p := kit.Must(t, "MEM_PATTERN="+c.mem, "FILE_PATTERN="+c.file, "DIM_1=2")
 		pl, err := p.Step(patterns.PhaseWrite, 0, env(0, 1))
 		if err != nil {
 			t.Fatal(err)
@@ -347,7 +347,7 @@ func TestExportedTypes(t *testing.T) {
 
 // The chunk along dim 1 is checked against the dataset extent, which scales with the ranks.
 func TestCompressChunkLargerThanDataset(t *testing.T) {
-	p := mustBuild(t, "DIM_1=4", "COMPRESS=YES", "CHUNK_DIM_1=8")
+	p := kit.Must(t, "DIM_1=4", "COMPRESS=YES", "CHUNK_DIM_1=8")
 	if _, err := p.Step(patterns.PhaseWrite, 0, env(0, 1)); err == nil ||
 		!strings.Contains(err.Error(), "chunk [8] does not fit max shape: dim 0 chunk 8, extent 4") {
 		t.Errorf("1 rank: %v", err)
@@ -358,7 +358,7 @@ func TestCompressChunkLargerThanDataset(t *testing.T) {
 }
 
 func TestStepOutOfRange(t *testing.T) {
-	p := mustBuild(t, "TIMESTEPS=2")
+	p := kit.Must(t, "TIMESTEPS=2")
 	for _, s := range []int{-1, 2} {
 		for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
 			_, err := p.Step(ph, s, env(0, 1))
@@ -379,7 +379,7 @@ func TestStepOutOfRange(t *testing.T) {
 }
 
 func TestFilePath(t *testing.T) {
-	p := mustBuild(t, "FILE_PER_PROC=YES")
+	p := kit.Must(t, "FILE_PER_PROC=YES")
 	for _, c := range []struct {
 		path string
 		rank int
@@ -393,7 +393,7 @@ func TestFilePath(t *testing.T) {
 			t.Errorf("FilePath(%s, %d) = %s, want %s", c.path, c.rank, got, c.want)
 		}
 	}
-	shared := mustBuild(t)
+	shared := kit.Must(t)
 	if got := shared.FilePath(patterns.Env{Rank: 3, Size: 4, Path: testPath}); got != testPath {
 		t.Errorf("shared FilePath = %s", got)
 	}
@@ -424,11 +424,11 @@ func TestDelayedCloseWrite(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/D=%d/async=%v", c.name(), w.d, w.async), func(t *testing.T) {
 				keys := append(c.keys(), "TIMESTEPS=5", fmt.Sprintf("DELAYED_CLOSE_TIMESTEPS=%d", w.d))
 				keys = append(keys[:3], keys[4:]...) // drop the case's TIMESTEPS=2
-				p := mustBuild(t, keys...)
+				p := kit.Must(t, keys...)
 				for R := 1; R <= 3; R++ {
 					e := env(R-1, R)
 					e.Async = w.async
-					plans, err := runPhase(p, patterns.PhaseWrite, 5, e)
+					plans, err := plantest.Phase(p, patterns.PhaseWrite, 5, e)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -478,10 +478,10 @@ func TestDelayedCloseEarlyEnd(t *testing.T) {
 	for _, d := range []int{0, 1, 2, 3} {
 		for _, async := range []bool{true, false} {
 			for ran := 0; ran <= 4; ran++ {
-				p := mustBuild(t, "TIMESTEPS=4", fmt.Sprintf("DELAYED_CLOSE_TIMESTEPS=%d", d))
+				p := kit.Must(t, "TIMESTEPS=4", fmt.Sprintf("DELAYED_CLOSE_TIMESTEPS=%d", d))
 				e := env(0, 2)
 				e.Async = async
-				plans, err := runPhase(p, patterns.PhaseWrite, ran, e)
+				plans, err := plantest.Phase(p, patterns.PhaseWrite, ran, e)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -500,13 +500,13 @@ func TestLifecycleAllWrite(t *testing.T) {
 		for _, v := range variants {
 			for _, d := range []int{0, 1, 2} {
 				keys := append(append(c.keys(), v.keys...), fmt.Sprintf("DELAYED_CLOSE_TIMESTEPS=%d", d))
-				p := mustBuild(t, keys...)
+				p := kit.Must(t, keys...)
 				for _, async := range []bool{false, true} {
 					for _, R := range []int{1, 3} { // TestWriteMatrix covers R = 1..4 without delay
 						for r := 0; r < R; r++ {
 							e := env(r, R)
 							e.Async = async
-							plans, err := runPhase(p, patterns.PhaseWrite, 2, e)
+							plans, err := plantest.Phase(p, patterns.PhaseWrite, 2, e)
 							if err != nil {
 								t.Fatalf("%s/%s D=%d: %v", c.name(), v.name, d, err)
 							}
@@ -522,12 +522,12 @@ func TestLifecycleAllWrite(t *testing.T) {
 }
 
 func ExamplePattern_Step() {
-	v, err := Options.Parse(kv("NUM_DIMS=1", "DIM_1=4", "TIMESTEPS=1", "COLLECTIVE_DATA=YES"))
+	v, err := Options.Parse(plantest.KV("NUM_DIMS=1", "DIM_1=4", "TIMESTEPS=1", "COLLECTIVE_DATA=YES"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	p, err := New(v)
+	p, err := Factory.New(v)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,7 +1,7 @@
 // Package e3smmap reads E3SM-IO decomposition map files (the HDF5 version of
 // map_<case>_<n>p.nc: -DIM_* root attributes, D<k>.* datasets and attributes) into
-// e3sm.Map values. Package patterns/all installs Load as the e3sm pattern's map reader
-// (patterns import nothing that calls HDF5).
+// e3sm.Map values. Importing it installs Load as the e3sm pattern's map reader; package
+// proxy imports it (patterns import nothing that calls HDF5, nor the proxy).
 //
 // The file is opened serially and read-only on each rank that loads it.
 package e3smmap
@@ -12,10 +12,14 @@ import (
 	"math"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
+
+// init hands the reader to the e3sm pattern, which calls it when a configuration names a
+// map file.
+func init() { e3sm.RegisterMapReader(Load) }
 
 // Load reads a map file in E3SM-IO's HDF5 format.
 func Load(path string) (_ *e3sm.Map, err error) {

@@ -12,9 +12,6 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-// The tests install the reader as patterns/all does (importing it here would be a cycle).
-func init() { e3sm.RegisterMapReader(Load) }
-
 func mapPath(t *testing.T, name string) string {
 	t.Helper()
 	dir, err := e3sm.FindMapDir(".")

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
 // Layout is a terminal of the I/O stack: it carries out plan operations on storage.

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/layout/internal/h5layout"
 	"github.com/h5proxy/h5proxy/proxy/layout/internal/rawfile"
 	"github.com/h5proxy/h5proxy/proxy/stack"

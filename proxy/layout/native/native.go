@@ -5,9 +5,9 @@ package native
 import (
 	"fmt"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/layout/internal/h5layout"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )

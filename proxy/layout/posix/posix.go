@@ -11,9 +11,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/h5proxy/h5proxy/internal/libc"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/layout/internal/h5layout"
 	"github.com/h5proxy/h5proxy/proxy/layout/internal/rawfile"
 	"github.com/h5proxy/h5proxy/proxy/stack"
@@ -97,7 +98,7 @@ func (l *posixLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
 	case plan.FlushFile:
 		if l.fsync == "flush" || l.fsync == "both" {
-			if err := unix.Fsync(l.cur.fd); err != nil {
+			if err := libc.Fsync(l.cur.fd); err != nil {
 				return fail(op, l.cur.name, "fsync", err)
 			}
 		}
@@ -156,7 +157,7 @@ func (l *posixLayout) open(op *plan.Op) error {
 			if l.env.Comm.Rank() == 0 {
 				fd, err = openFd(name, create)
 				if err == nil {
-					unix.Close(fd)
+					libc.Close(fd)
 				}
 			}
 			if err = agree(l.env.Comm, err, "rank 0"); err != nil {
@@ -178,7 +179,7 @@ func (l *posixLayout) open(op *plan.Op) error {
 	if everyRank {
 		// No rank writes before every rank's truncation is done.
 		if aerr := agree(l.env.Comm, err, "another rank"); err == nil && aerr != nil {
-			unix.Close(fd)
+			libc.Close(fd)
 			err = aerr
 		}
 	}
@@ -192,10 +193,11 @@ func (l *posixLayout) open(op *plan.Op) error {
 	return nil
 }
 
-// openFd is open(2), retried when a signal interrupts it.
+// openFd is open(2), through the C library as every data-path call of the layout (package
+// libc: interposers such as Darshan see them), retried when a signal interrupts it.
 func openFd(name string, flags int) (int, error) {
 	for {
-		fd, err := unix.Open(name, flags, 0o644)
+		fd, err := libc.Open(name, flags, 0o644)
 		if err != unix.EINTR {
 			return fd, err
 		}
@@ -293,7 +295,7 @@ func (l *posixLayout) bounceOf(n int64) []byte {
 // pwriteAll writes b at off, continuing after short writes and interrupted calls.
 func pwriteAll(fd int, b []byte, off int64) error {
 	for len(b) > 0 {
-		n, err := unix.Pwrite(fd, b, off)
+		n, err := libc.Pwrite(fd, b, off)
 		if err == unix.EINTR {
 			continue
 		}
@@ -313,7 +315,7 @@ func pwriteAll(fd int, b []byte, off int64) error {
 func preadFull(fd int, b []byte, off int64) (int, error) {
 	got := 0
 	for got < len(b) {
-		n, err := unix.Pread(fd, b[got:], off+int64(got))
+		n, err := libc.Pread(fd, b[got:], off+int64(got))
 		if err == unix.EINTR {
 			continue
 		}
@@ -341,12 +343,12 @@ func (l *posixLayout) close(op *plan.Op, orderly bool) error {
 	if orderly && f.writable {
 		err = grow(op, f)
 		if err == nil && (l.fsync == "close" || l.fsync == "both") {
-			if serr := unix.Fsync(f.fd); serr != nil {
+			if serr := libc.Fsync(f.fd); serr != nil {
 				err = fail(op, f.name, "fsync", serr)
 			}
 		}
 	}
-	if cerr := unix.Close(f.fd); cerr != nil && err == nil {
+	if cerr := libc.Close(f.fd); cerr != nil && err == nil {
 		err = fail(op, f.name, "close", cerr)
 	}
 	return err
@@ -354,14 +356,14 @@ func (l *posixLayout) close(op *plan.Op, orderly bool) error {
 
 // grow extends f to the end of its last region when it is shorter.
 func grow(op *plan.Op, f *openFile) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(f.fd, &st); err != nil {
+	size, regular, err := libc.Size(f.fd)
+	if err != nil {
 		return fail(op, f.name, "fstat", err)
 	}
-	if st.Size >= f.raw.Next || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if size >= f.raw.Next || !regular {
 		return nil
 	}
-	if err := unix.Ftruncate(f.fd, f.raw.Next); err != nil {
+	if err := libc.Ftruncate(f.fd, f.raw.Next); err != nil {
 		return fail(op, f.name, fmt.Sprintf("ftruncate to %d bytes", f.raw.Next), err)
 	}
 	return nil

@@ -15,10 +15,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/layout/internal/h5layout"
 	"github.com/h5proxy/h5proxy/proxy/layout/log"
 	"github.com/h5proxy/h5proxy/proxy/stack"

@@ -17,9 +17,9 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/proxy/layout/native"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )

@@ -9,9 +9,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 

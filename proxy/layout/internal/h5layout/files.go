@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
 )
 
 // Files is a layout's stack of open files: object operations apply to the innermost one.
@@ -88,7 +88,7 @@ func (o ObjTable) Open(file h5.ID, op *plan.Op) error {
 	case plan.CreateDataset:
 		id, err = h5.CreateDataset(file, op.Path, *op.Dataset)
 	case plan.OpenDataset:
-		id, err = h5.OpenDataset(file, op.Path)
+		id, err = h5.OpenDatasetColl(file, op.Path, op.CollMetadata)
 	default:
 		return fmt.Errorf("%s %s: not an object to open", op.Kind, op.Path)
 	}

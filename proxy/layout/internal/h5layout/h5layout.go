@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/h5"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 

@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/plan"
-	"github.com/h5proxy/h5proxy/proxy/internal/mpi"
 )
 
 // Set is a layout's bookkeeping of every raw file of the session, by plan path.

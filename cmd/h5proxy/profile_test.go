@@ -1,0 +1,187 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildProfileLib compiles libh5proxy-profile.so into dir as `make build` does.
+func buildProfileLib(t *testing.T, dir string) string {
+	t.Helper()
+	flags, err := exec.Command("pkg-config", "--cflags", "hdf5-openmpi", "ompi").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "libh5proxy-profile.so")
+	args := append([]string{"-O2", "-fPIC", "-shared"}, strings.Fields(string(flags))...)
+	args = append(args, "-o", lib, "../../preload/h5proxy-profile.c", "-ldl", "-lpthread")
+	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	return lib
+}
+
+// TestProfileAndDiff profiles a shell command that writes a file (no MPI, no HDF5), then
+// diffs the profile with itself (identical, exit 0) and with one of a longer write
+// (differs, exit 1, the counter named).
+func TestProfileAndDiff(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	a := h5proxy(t, dir, "profile", "-lib", lib, "-o", "a.json", "--", "sh", "-c", "printf 0123456789 > out.txt")
+	if a.code != 0 {
+		t.Fatal(a)
+	}
+	for _, want := range []string{"POSIX_WRITES            1", "MPIIO: no records", "out.txt", "Wrote a.json, a.csv, a-sizes.png"} {
+		if !strings.Contains(a.stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, a.stdout)
+		}
+	}
+	var p struct {
+		SchemaVersion int `json:"schema_version"`
+		Records       []struct {
+			Module   string           `json:"module"`
+			File     string           `json:"file"`
+			Counters map[string]int64 `json:"counters"`
+		} `json:"records"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &p); err != nil || p.SchemaVersion != 1 {
+		t.Fatalf("a.json: %v, %+v", err, p)
+	}
+	found := false
+	for _, r := range p.Records {
+		if filepath.Base(r.File) != "out.txt" {
+			continue
+		}
+		found = true
+		// the shell opens out.txt and dup2s it onto its standard output: two opens, one dup
+		if c := r.Counters; c["POSIX_BYTES_WRITTEN"] != 10 || c["POSIX_SIZE_WRITE_0_100"] != 1 || c["POSIX_OPENS"] != 2 || c["POSIX_DUPS"] != 1 {
+			t.Errorf("out.txt's counters %v", c)
+		}
+	}
+	if !found {
+		t.Errorf("no record of out.txt in %+v", p.Records)
+	}
+	same := h5proxy(t, dir, "profile", "diff", "a.json", "a.json")
+	if same.code != 0 || !strings.Contains(same.stdout, "identical:") {
+		t.Errorf("diff of a profile with itself:\n%v", same)
+	}
+	// the same write under another file name: equal once renamed
+	cc := h5proxy(t, dir, "profile", "-lib", lib, "-noplot", "-o", "c.json", "--", "sh", "-c", "printf 0123456789 > other.txt")
+	if cc.code != 0 {
+		t.Fatal(cc)
+	}
+	if r := h5proxy(t, dir, "profile", "diff", "a.json", "c.json"); r.code != 1 || !strings.Contains(r.stdout, "only in A: POSIX out.txt") {
+		t.Errorf("two files of different names:\n%v", r)
+	}
+	if r := h5proxy(t, dir, "profile", "diff", "-rename", "out=other", "a.json", "c.json"); r.code != 0 {
+		t.Errorf("-rename out=other:\n%v", r)
+	}
+	bb := h5proxy(t, dir, "profile", "-lib", lib, "-noplot", "-o", "b.json", "--", "sh", "-c", "printf 0123456789abcdef > out.txt")
+	if bb.code != 0 {
+		t.Fatal(bb)
+	}
+	// a profile without -trace cannot be folded into a description
+	if c := h5proxy(t, dir, "capture", "-o", "a.yaml", "-from", "a.json"); c.code != 1 || !strings.Contains(c.stderr, "capture needs a traced profile") {
+		t.Errorf("capture of an untraced profile:\n%v", c)
+	}
+	d := h5proxy(t, dir, "profile", "diff", "a.json", "b.json")
+	if d.code != 1 || !strings.Contains(d.stdout, "≠ POSIX_BYTES_WRITTEN") || !strings.Contains(d.stdout, "differs in 3 counters") {
+		t.Errorf("diff of two writes of different sizes (want exit 1; POSIX_BYTES_WRITTEN, _MAX_BYTE_WRITTEN and _ACCESS1_ACCESS differ):\n%v", d)
+	}
+}
+
+func TestProfileBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"profile", "-lib", "/nonexistent.so", "--", "true"}, 1, "-lib /nonexistent.so: no such file"},
+		{[]string{"profile", "-o", "/nonexistent/p.json", "--", "true"}, 2, "-o /nonexistent/p.json: directory /nonexistent does not exist"},
+		{[]string{"profile", "-o", "p.txt", "--", "true"}, 2, "-o p.txt: the profile is JSON"},
+		{[]string{"profile"}, 2, "no PROGRAM"},
+		{[]string{"profile", "diff", "a.json"}, 2, "need two profiles"},
+		{[]string{"profile", "diff", "/nonexistent-a.json", "/nonexistent-b.json"}, 2, "nonexistent-a.json"},
+		{[]string{"compare", "-reps", "3", "--", "true"}, 2, "need REAL ARGS... -- PROXY-CONFIG"},
+		{[]string{"capture", "--", "true"}, 2, "name the description APP.yaml"},
+		{[]string{"capture", "-o", "a.yaml"}, 2, "give either -- PROGRAM ARGS... or -from P.json"},
+		{[]string{"capture", "-o", "a.yaml", "-from", "/nonexistent.json"}, 2, "/nonexistent.json"},
+	} {
+		r := h5proxy(t, dir, c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("want exit %d and %q:\n%v", c.code, c.want, r)
+		}
+	}
+}
+
+// TestRunProfileYes runs h5proxy with profile=yes: the launcher runs the ranks under the
+// library and writes h5proxy-profile.json with the HDF5, MPI-IO and POSIX levels of the
+// run's own file.
+func TestRunProfileYes(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	cfg := filepath.Join(dir, "vpic.json")
+	conf := `{"pattern": "vpic", "phases": ["write"], "session": {"file": "` + filepath.Join(dir, "out", "v.h5") + `", "profile": "yes"},
+ "options": {"NUM_DIMS": 1, "DIM_1": 1024, "TIMESTEPS": 1, "COLLECTIVE_DATA": "YES"}}`
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := h5proxyEnv(t, dir, []string{"H5PROXY_PROFILE_LIB=" + lib}, "run", "-quiet", "-np", "2", cfg)
+	if r.code != 0 || !strings.Contains(r.stdout, "h5proxy-profile.json") {
+		t.Fatal(r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "h5proxy-profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Ranks   int `json:"ranks"`
+		Records []struct {
+			Module   string           `json:"module"`
+			File     string           `json:"file"`
+			Name     string           `json:"name"`
+			Counters map[string]int64 `json:"counters"`
+		} `json:"records"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil || p.Ranks != 2 {
+		t.Fatalf("profile: %v, %d ranks", err, p.Ranks)
+	}
+	seen := map[string]int64{}
+	for _, rec := range p.Records {
+		if filepath.Base(rec.File) != "v.h5" {
+			continue
+		}
+		switch rec.Module {
+		case "H5D":
+			seen["H5D "+rec.Name] = rec.Counters["H5D_WRITES"]
+		case "MPIIO":
+			seen["MPIIO"] = rec.Counters["MPIIO_COLL_WRITES"]
+		case "POSIX":
+			seen["POSIX"] = rec.Counters["POSIX_BYTES_WRITTEN"]
+		}
+	}
+	// 8 variables, one collective write each per rank; 1024 particles x 4 B per rank each
+	if seen["H5D /Timestep_0/x"] != 2 || seen["MPIIO"] < 16 || seen["POSIX"] < 2*8*1024*4 {
+		t.Errorf("records of v.h5: %v", seen)
+	}
+}
+
+func TestCompareVerdict(t *testing.T) {
+	aa := []float64{0.9, 1.0, 1.1, 1.05}
+	if v := compareVerdict(aa, []float64{1.0, 0.95, 1.08, 1.02}); !strings.Contains(v, "indistinguishable at this machine's noise") {
+		t.Errorf("a median ratio inside the A/A band: %s", v)
+	}
+	v := compareVerdict(aa, []float64{1.3, 1.4, 1.5})
+	if !strings.Contains(v, "proxy/real = 1.400 (range 1.300-1.500 over 3 reps)") || !strings.Contains(v, "A/A band 0.900-1.100") {
+		t.Errorf("a median ratio outside the A/A band: %s", v)
+	}
+}

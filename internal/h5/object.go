@@ -1,0 +1,524 @@
+package h5
+
+/*
+#cgo pkg-config: hdf5-openmpi
+#include <hdf5.h>
+
+static hid_t h5p_dcpl_class(void) { return H5P_DATASET_CREATE; }
+static hid_t h5p_dapl_class(void) { return H5P_DATASET_ACCESS; }
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// maxRank is HDF5's limit on dataspace rank (H5S_MAX_RANK).
+const maxRank = 32
+
+// hsizes returns a pointer to s as hsize_t values, or nil for an empty s. s must stay alive
+// for the duration of the C call that uses it (hsize_t is a 64-bit unsigned integer).
+func hsizes(s []uint64) *C.hsize_t {
+	if len(s) == 0 {
+		return nil
+	}
+	return (*C.hsize_t)(unsafe.Pointer(&s[0]))
+}
+
+// simpleSpace creates a dataspace: scalar for an empty shape, else simple with maxShape
+// (nil: same as shape; plan.MaxUnlimited is H5S_UNLIMITED, the same value). The caller
+// closes it.
+func simpleSpace(op string, shape, maxShape []uint64) (C.hid_t, error) {
+	if len(shape) > maxRank {
+		return -1, errorf("h5: %s: rank %d exceeds %d", op, len(shape), maxRank)
+	}
+	if maxShape != nil && len(maxShape) != len(shape) {
+		return -1, errorf("h5: %s: max shape rank %d != shape rank %d", op, len(maxShape), len(shape))
+	}
+	var s C.hid_t
+	if len(shape) == 0 {
+		s = C.H5Screate(C.H5S_SCALAR)
+	} else {
+		s = C.H5Screate_simple(C.int(len(shape)), hsizes(shape), hsizes(maxShape))
+	}
+	if s < 0 {
+		return -1, stackError(fmt.Sprintf("H5Screate %s shape %v max %v", op, shape, maxShape))
+	}
+	return s, nil
+}
+
+// spaceDims returns the current and maximum extents of a dataspace (empty for scalar).
+func spaceDims(op string, s C.hid_t) (dims, maxDims []uint64, err error) {
+	n := C.H5Sget_simple_extent_ndims(s)
+	if n < 0 {
+		return nil, nil, stackError("H5Sget_simple_extent_ndims " + op)
+	}
+	dims, maxDims = make([]uint64, n), make([]uint64, n)
+	if n > 0 && C.H5Sget_simple_extent_dims(s, hsizes(dims), hsizes(maxDims)) < 0 {
+		return nil, nil, stackError("H5Sget_simple_extent_dims " + op)
+	}
+	return dims, maxDims, nil
+}
+
+// CreateGroup creates the group at path (absolute, or relative to loc) with default
+// property lists; intermediate groups must exist.
+func CreateGroup(loc ID, path string) (ID, error) {
+	enter()
+	defer leave()
+	if err := checkID("CreateGroup "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
+		return 0, err
+	}
+	cpath := cstr(path)
+	defer free(cpath)
+	g := C.H5Gcreate2(C.hid_t(loc), cpath, C.H5P_DEFAULT, C.H5P_DEFAULT, C.H5P_DEFAULT)
+	if g < 0 {
+		return 0, stackError("H5Gcreate2 " + path)
+	}
+	inherit(ID(g), loc)
+	return ID(g), nil
+}
+
+// OpenGroup opens the group at path.
+func OpenGroup(loc ID, path string) (ID, error) {
+	enter()
+	defer leave()
+	if err := checkID("OpenGroup "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
+		return 0, err
+	}
+	cpath := cstr(path)
+	defer free(cpath)
+	g := C.H5Gopen2(C.hid_t(loc), cpath, C.H5P_DEFAULT)
+	if g < 0 {
+		return 0, stackError("H5Gopen2 " + path)
+	}
+	inherit(ID(g), loc)
+	return ID(g), nil
+}
+
+// CloseGroup closes a group identifier.
+func CloseGroup(g ID) error {
+	enter()
+	defer leave()
+	if err := checkID("CloseGroup", g, C.H5I_GROUP); err != nil {
+		return err
+	}
+	if C.H5Gclose(C.hid_t(g)) < 0 {
+		return stackError(fmt.Sprintf("H5Gclose group %d", g))
+	}
+	delete(objMPIO, g)
+	return nil
+}
+
+// CreateDataset creates the dataset at path as d describes: chunked when d.Chunk is set,
+// filtered by d.Filters then deflated when d.Deflate > 0, fill time never when
+// d.FillNever, fill value undefined when d.FillUndefined, else the default (contiguous)
+// creation properties, as h5bench uses.
+func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
+	enter()
+	defer leave()
+	op := "H5Dcreate2 " + path
+	if d.Chunk != nil && len(d.Chunk) != len(d.Shape) {
+		return 0, errorf("h5: %s: chunk rank %d != shape rank %d", op, len(d.Chunk), len(d.Shape))
+	}
+	if d.Deflate < 0 || d.Deflate > 9 {
+		return 0, errorf("h5: %s: deflate level %d outside 0..9", op, d.Deflate)
+	}
+	return create(loc, "CreateDataset", path, op, d, func(C.hid_t) (C.hid_t, error) {
+		if d.Chunk == nil && d.Deflate == 0 && len(d.Filters) == 0 && !d.FillNever && !d.FillUndefined && !datasetTuned(d.Tuning) && !d.Compact {
+			return C.H5P_DEFAULT, nil
+		}
+		dcpl := C.H5Pcreate(C.h5p_dcpl_class())
+		if dcpl < 0 {
+			return dcpl, stackError("H5Pcreate(H5P_DATASET_CREATE) for " + op)
+		}
+		if d.Chunk != nil && C.H5Pset_chunk(dcpl, C.int(len(d.Chunk)), hsizes(d.Chunk)) < 0 {
+			return dcpl, stackError(fmt.Sprintf("H5Pset_chunk %v for %s", d.Chunk, op))
+		}
+		if err := tuneShuffle(op, dcpl, d.Tuning); err != nil {
+			return dcpl, err
+		}
+		for _, f := range d.Filters {
+			if err := setFilter(dcpl, f); err != nil {
+				return dcpl, fmt.Errorf("%w (%s)", err, op)
+			}
+		}
+		if d.Deflate > 0 && C.H5Pset_deflate(dcpl, C.uint(d.Deflate)) < 0 {
+			return dcpl, stackError(fmt.Sprintf("H5Pset_deflate %d for %s", d.Deflate, op))
+		}
+		if d.FillNever && C.H5Pset_fill_time(dcpl, C.H5D_FILL_TIME_NEVER) < 0 {
+			return dcpl, stackError("H5Pset_fill_time for " + op)
+		}
+		if err := setExtraDCPL(dcpl, &d, op); err != nil {
+			return dcpl, err
+		}
+		if d.FillUndefined {
+			typ, err := memType(d.Type) // native or cached: not closed here
+			if err != nil {
+				return dcpl, err
+			}
+			if C.H5Pset_fill_value(dcpl, typ, nil) < 0 {
+				return dcpl, stackError("H5Pset_fill_value(NULL) for " + op)
+			}
+		}
+		return dcpl, tuneTimes(op, dcpl, d.Tuning)
+	})
+}
+
+// setFilter adds f to the pipeline of dcpl: SZIP through H5Pset_szip (options mask and
+// pixels per block, the first two client values), N-Bit through H5Pset_nbit (it takes no
+// values), any other filter through H5Pset_filter as mandatory. Called inside the gate.
+func setFilter(dcpl C.hid_t, f plan.Filter) error {
+	switch f.ID {
+	case plan.FilterSZIP:
+		if len(f.CDValues) < 2 {
+			return errorf("h5: SZIP filter needs the options mask and pixels per block, got %v", f.CDValues)
+		}
+		if C.H5Pset_szip(dcpl, C.uint(f.CDValues[0]), C.uint(f.CDValues[1])) < 0 {
+			return stackError(fmt.Sprintf("H5Pset_szip %v", f.CDValues))
+		}
+	case plan.FilterNBit:
+		if C.H5Pset_nbit(dcpl) < 0 {
+			return stackError("H5Pset_nbit")
+		}
+	default:
+		var cd *C.uint
+		vals := make([]C.uint, len(f.CDValues)+1) // never empty: &vals[0] is valid
+		for i, v := range f.CDValues {
+			vals[i] = C.uint(v)
+		}
+		if len(f.CDValues) > 0 {
+			cd = &vals[0]
+		}
+		if C.H5Pset_filter(dcpl, C.H5Z_filter_t(f.ID), C.H5Z_FLAG_MANDATORY, C.size_t(len(f.CDValues)), cd) < 0 {
+			return stackError(fmt.Sprintf("H5Pset_filter %d %v", f.ID, f.CDValues))
+		}
+	}
+	return nil
+}
+
+// FilterAvailable reports whether HDF5 can encode with filter id: built in, or a plugin
+// H5Zfilter_avail loads from HDF5_PLUGIN_PATH (or HDF5's default plugin directory), with
+// its encoder enabled (SZIP may be built decode-only). A plugin search that finds nothing
+// fails inside HDF5 1.10: that is "not available", not an error.
+func FilterAvailable(id uint32) (bool, error) {
+	enter()
+	defer leave()
+	if C.H5Zfilter_avail(C.H5Z_filter_t(id)) <= 0 {
+		C.H5Eclear2(C.H5E_DEFAULT)
+		return false, nil
+	}
+	var config C.uint
+	if C.H5Zget_filter_info(C.H5Z_filter_t(id), &config) < 0 {
+		return false, stackError(fmt.Sprintf("H5Zget_filter_info %d", id))
+	}
+	return config&C.H5Z_FILTER_CONFIG_ENCODE_ENABLED != 0, nil
+}
+
+// create runs H5Dcreate2 for the dataset at path with d's datatype and dataspace and the
+// creation property list props builds over that dataspace (H5P_DEFAULT for none; any
+// other list props returns, failed or not, is closed here). fn names the caller for
+// identifier checks, op the HDF5 call in errors. Called inside the gate.
+func create(loc ID, fn, path, op string, d plan.DatasetSpec, props func(space C.hid_t) (C.hid_t, error)) (ID, error) {
+	if err := checkID(fn+" "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
+		return 0, err
+	}
+	typ, err := memType(d.Type)
+	if err != nil {
+		return 0, fmt.Errorf("%w (creating %s)", err, path)
+	}
+	space, err := simpleSpace(op, d.Shape, d.MaxShape)
+	if err != nil {
+		return 0, err
+	}
+	defer C.H5Sclose(space)
+	dcpl, err := props(space)
+	if dcpl > 0 && dcpl != C.H5P_DEFAULT {
+		defer C.H5Pclose(dcpl)
+	}
+	if err != nil {
+		return 0, err
+	}
+	cpath := cstr(path)
+	defer free(cpath)
+	ds := C.H5Dcreate2(C.hid_t(loc), cpath, typ, space, C.H5P_DEFAULT, dcpl, C.H5P_DEFAULT)
+	if ds < 0 {
+		return 0, stackError(op)
+	}
+	inherit(ID(ds), loc)
+	return ID(ds), nil
+}
+
+// OpenDataset opens the dataset at path.
+func OpenDataset(loc ID, path string) (ID, error) { return OpenDatasetColl(loc, path, false) }
+
+// OpenDatasetColl opens the dataset at path; collMeta asks for collective metadata reads
+// on its dataset access list (H5Pset_all_coll_metadata_ops), which the file's access list
+// does not pass on to H5Dopen2 with the default access list.
+func OpenDatasetColl(loc ID, path string, collMeta bool) (ID, error) {
+	enter()
+	defer leave()
+	if err := checkID("OpenDataset "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
+		return 0, err
+	}
+	cpath := cstr(path)
+	defer free(cpath)
+	dapl := C.hid_t(C.H5P_DEFAULT)
+	if collMeta {
+		dapl = C.H5Pcreate(C.h5p_dapl_class())
+		if dapl < 0 {
+			return 0, stackError("H5Pcreate(H5P_DATASET_ACCESS) for " + path)
+		}
+		defer C.H5Pclose(dapl)
+		if C.H5Pset_all_coll_metadata_ops(dapl, true) < 0 {
+			return 0, stackError("H5Pset_all_coll_metadata_ops for " + path)
+		}
+	}
+	ds := C.H5Dopen2(C.hid_t(loc), cpath, dapl)
+	if ds < 0 {
+		return 0, stackError("H5Dopen2 " + path)
+	}
+	inherit(ID(ds), loc)
+	return ID(ds), nil
+}
+
+// CloseDataset closes a dataset identifier.
+func CloseDataset(d ID) error {
+	enter()
+	defer leave()
+	if err := checkID("CloseDataset", d, C.H5I_DATASET); err != nil {
+		return err
+	}
+	if C.H5Dclose(C.hid_t(d)) < 0 {
+		return stackError(fmt.Sprintf("H5Dclose dataset %d", d))
+	}
+	delete(objMPIO, d)
+	return nil
+}
+
+// DatasetShape returns the dataset's current extent (empty for a scalar).
+func DatasetShape(d ID) ([]uint64, error) {
+	enter()
+	defer leave()
+	if err := checkID("DatasetShape", d, C.H5I_DATASET); err != nil {
+		return nil, err
+	}
+	op := fmt.Sprintf("dataset %d", d)
+	s := C.H5Dget_space(C.hid_t(d))
+	if s < 0 {
+		return nil, stackError("H5Dget_space " + op)
+	}
+	defer C.H5Sclose(s)
+	dims, _, err := spaceDims(op, s)
+	return dims, err
+}
+
+// DatasetInfo describes a dataset: type, extents, chunking, deflate level and fill time.
+func DatasetInfo(d ID) (Info, error) {
+	enter()
+	defer leave()
+	if err := checkID("DatasetInfo", d, C.H5I_DATASET); err != nil {
+		return Info{}, err
+	}
+	op := fmt.Sprintf("dataset %d", d)
+	var info Info
+	typ := C.H5Dget_type(C.hid_t(d))
+	if typ < 0 {
+		return Info{}, stackError("H5Dget_type " + op)
+	}
+	t, err := typeOf(typ)
+	C.H5Tclose(typ)
+	if err != nil {
+		return Info{}, err
+	}
+	info.Type = t
+
+	s := C.H5Dget_space(C.hid_t(d))
+	if s < 0 {
+		return Info{}, stackError("H5Dget_space " + op)
+	}
+	defer C.H5Sclose(s)
+	if info.Shape, info.MaxShape, err = spaceDims(op, s); err != nil {
+		return Info{}, err
+	}
+
+	dcpl := C.H5Dget_create_plist(C.hid_t(d))
+	if dcpl < 0 {
+		return Info{}, stackError("H5Dget_create_plist " + op)
+	}
+	defer C.H5Pclose(dcpl)
+	layout := C.H5Pget_layout(dcpl)
+	if layout < 0 {
+		return Info{}, stackError("H5Pget_layout " + op)
+	}
+	if layout == C.H5D_CHUNKED {
+		info.Chunk = make([]uint64, len(info.Shape))
+		if C.H5Pget_chunk(dcpl, C.int(len(info.Chunk)), hsizes(info.Chunk)) < 0 {
+			return Info{}, stackError("H5Pget_chunk " + op)
+		}
+	}
+	nf := C.H5Pget_nfilters(dcpl)
+	if nf < 0 {
+		return Info{}, stackError("H5Pget_nfilters " + op)
+	}
+	for i := C.int(0); i < nf; i++ {
+		var flags, config C.uint
+		cd := make([]C.uint, 8)
+		ncd := C.size_t(len(cd))
+		f := C.H5Pget_filter2(dcpl, C.uint(i), &flags, &ncd, &cd[0], 0, nil, &config)
+		if f < 0 {
+			return Info{}, stackError(fmt.Sprintf("H5Pget_filter2 %d %s", i, op))
+		}
+		switch {
+		case f == C.H5Z_FILTER_DEFLATE && ncd > 0:
+			info.Deflate = int(cd[0])
+		case f != C.H5Z_FILTER_DEFLATE:
+			n := min(int(ncd), len(cd))
+			vals := make([]uint32, n)
+			for j := range vals {
+				vals[j] = uint32(cd[j])
+			}
+			info.Filters = append(info.Filters, plan.Filter{ID: uint32(f), CDValues: vals})
+		}
+	}
+	var ft C.H5D_fill_time_t
+	if C.H5Pget_fill_time(dcpl, &ft) < 0 {
+		return Info{}, stackError("H5Pget_fill_time " + op)
+	}
+	info.FillNever = ft == C.H5D_FILL_TIME_NEVER
+	var fv C.H5D_fill_value_t
+	if C.H5Pfill_value_defined(dcpl, &fv) < 0 {
+		return Info{}, stackError("H5Pfill_value_defined " + op)
+	}
+	info.FillUndefined = fv == C.H5D_FILL_VALUE_UNDEFINED
+	return info, readExtraDCPL(dcpl, &info, op)
+}
+
+// WriteAttribute creates the attribute a on loc (a file, group or dataset), writes its value
+// and closes it. A nil (or empty) a.Shape makes a scalar attribute. It is an error if the
+// attribute exists or len(a.Value) does not match the type and shape.
+func WriteAttribute(loc ID, a plan.AttributeSpec) error {
+	enter()
+	defer leave()
+	op := "H5Acreate2 @" + a.Name
+	if err := checkID("WriteAttribute @"+a.Name, loc, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
+		return err
+	}
+	typ, err := memType(a.Type)
+	if err != nil {
+		return fmt.Errorf("%w (attribute %s)", err, a.Name)
+	}
+	if want := plan.Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want {
+		return errorf("h5: %s: value has %d bytes, type %s shape %v needs %d", op, len(a.Value), a.Type, a.Shape, want)
+	}
+	cname := cstr(a.Name)
+	defer free(cname)
+	switch ex := C.H5Aexists(C.hid_t(loc), cname); {
+	case ex < 0:
+		return stackError("H5Aexists @" + a.Name)
+	case ex > 0:
+		return errorf("h5: %s: attribute %q already exists", op, a.Name)
+	}
+	space, err := simpleSpace(op, a.Shape, nil)
+	if err != nil {
+		return err
+	}
+	defer C.H5Sclose(space)
+	attr := C.H5Acreate2(C.hid_t(loc), cname, typ, space, C.H5P_DEFAULT, C.H5P_DEFAULT)
+	if attr < 0 {
+		return stackError(op)
+	}
+	defer C.H5Aclose(attr)
+	if len(a.Value) > 0 && C.H5Awrite(attr, typ, unsafe.Pointer(&a.Value[0])) < 0 {
+		return stackError("H5Awrite @" + a.Name)
+	}
+	return nil
+}
+
+// ReadAttribute reads the attribute name of loc: its type, shape (nil for scalar) and raw
+// bytes in the native layout of that type.
+func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
+	enter()
+	defer leave()
+	op := "@" + name
+	if err := checkID("ReadAttribute "+op, loc, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
+		return plan.AttributeSpec{}, err
+	}
+	cname := cstr(name)
+	defer free(cname)
+	attr := C.H5Aopen(C.hid_t(loc), cname, C.H5P_DEFAULT)
+	if attr < 0 {
+		return plan.AttributeSpec{}, stackError("H5Aopen " + op)
+	}
+	defer C.H5Aclose(attr)
+	ft := C.H5Aget_type(attr)
+	if ft < 0 {
+		return plan.AttributeSpec{}, stackError("H5Aget_type " + op)
+	}
+	t, err := typeOf(ft)
+	C.H5Tclose(ft)
+	if err != nil {
+		return plan.AttributeSpec{}, fmt.Errorf("%w (attribute %s)", err, name)
+	}
+	s := C.H5Aget_space(attr)
+	if s < 0 {
+		return plan.AttributeSpec{}, stackError("H5Aget_space " + op)
+	}
+	defer C.H5Sclose(s)
+	dims, _, err := spaceDims(op, s)
+	if err != nil {
+		return plan.AttributeSpec{}, err
+	}
+	if len(dims) == 0 {
+		dims = nil
+	}
+	mt, err := memType(t)
+	if err != nil {
+		return plan.AttributeSpec{}, err
+	}
+	val := make([]byte, plan.Product(dims)*uint64(t.Size))
+	if len(val) > 0 && C.H5Aread(attr, mt, unsafe.Pointer(&val[0])) < 0 {
+		return plan.AttributeSpec{}, stackError("H5Aread " + op)
+	}
+	return plan.AttributeSpec{Name: name, Type: t, Shape: dims, Value: val}, nil
+}
+
+// Exists reports whether every link along path exists, checking each prefix in turn with
+// H5Lexists (which fails rather than answering false when an intermediate is missing).
+// "/" and "." exist. A dangling soft link counts as existing.
+func Exists(loc ID, path string) (bool, error) {
+	enter()
+	defer leave()
+	if err := checkID("Exists "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
+		return false, err
+	}
+	if path == "" {
+		return false, errorf("h5: Exists: empty path")
+	}
+	prefix := ""
+	if strings.HasPrefix(path, "/") {
+		prefix = "/"
+	}
+	for _, part := range strings.Split(path, "/") {
+		if part == "" || part == "." {
+			continue
+		}
+		if prefix != "" && !strings.HasSuffix(prefix, "/") {
+			prefix += "/"
+		}
+		prefix += part
+		cp := cstr(prefix)
+		ex := C.H5Lexists(C.hid_t(loc), cp, C.H5P_DEFAULT)
+		free(cp)
+		if ex < 0 {
+			return false, stackError("H5Lexists " + prefix)
+		}
+		if ex == 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}

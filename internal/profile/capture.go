@@ -1,0 +1,549 @@
+package profile
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Description is an application description folded from a traced profile, in the format of
+// docs/apps.md (patterns/app): YAML text, the sidecar files it names, and the HDF5 calls
+// the description cannot express (listed by name; the rest is still written).
+type Description struct {
+	YAML        string
+	Files       map[string]string // sidecar file name (beside the description) -> contents
+	Unexpressed []string
+}
+
+// ErrNoHDF5 says a profile has no HDF5 dataset I/O to fold into a description.
+var ErrNoHDF5 = errors.New("no description: the program made no HDF5 dataset writes or reads (its profile has POSIX and MPI-IO records only)")
+
+// datasetInfo is the H5D record's info object (the library's H5Dcreate/H5Dopen probe).
+type datasetInfo struct {
+	TypeClass int      `json:"type_class"`
+	TypeSize  int      `json:"type_size"`
+	TypeSign  int      `json:"type_sign"`
+	Layout    int      `json:"layout"`
+	Filters   int      `json:"filters"`
+	FilterIDs [][2]int `json:"filter_ids"`
+	Dims      []int64  `json:"dims"`
+	MaxDims   []int64  `json:"maxdims"`
+	Chunk     []int64  `json:"chunk"`
+}
+
+// selection is the file selection of a traced H5Dread/H5Dwrite.
+type selection struct {
+	Start, Stride, Count, Block []int64
+}
+
+// capDataset is one dataset of the description: its template path, what the records say
+// of it and the accesses of each rank at the first step.
+type capDataset struct {
+	template string // path in the file with ${step} for the step number
+	info     datasetInfo
+	writes   map[int][]selection // rank -> selections at the first step
+	reads    map[int][]selection
+	nwrites  int // H5Dwrite calls of rank 0 at the first step
+	coll     bool
+	indep    bool
+	order    int // creation order on rank 0
+}
+
+var stepNumber = regexp.MustCompile(`^(.*?)(\d+)$`)
+
+// Capture folds p (traced: h5proxy profile -trace, or h5proxy capture) into a description
+// named name. Datasets in groups whose names end in a number (Timestep_0, Timestep_1, ...)
+// become one group template per step; each dataset's selections at the first step fold
+// into a decomposition (block along the slowest dimension, rank0, replicated, or uneven
+// 1-D counts in rank order) and are listed per rank in Unexpressed where none fits.
+func Capture(p *Profile, name string) (*Description, error) {
+	if !p.Traced {
+		return nil, errors.New("capture needs a traced profile (h5proxy profile -trace, or h5proxy capture)")
+	}
+	c := &Description{Files: map[string]string{}}
+	type fileKey = string
+	files := map[fileKey]map[string]*capDataset{}
+	var fileOrder []fileKey
+	steps := 1
+	stepOf := func(dsPath string) (string, int, bool) {
+		parts := strings.Split(strings.TrimPrefix(dsPath, "/"), "/")
+		for i := 0; i < len(parts)-1; i++ {
+			if m := stepNumber.FindStringSubmatch(parts[i]); m != nil {
+				n, _ := strconv.Atoi(m[2])
+				parts[i] = m[1] + "${step}"
+				return "/" + strings.Join(parts, "/"), n, true
+			}
+		}
+		return dsPath, 0, false
+	}
+	for _, r := range p.Records {
+		if r.Module != "H5D" || r.Rank > 0 {
+			continue
+		}
+		tmpl, n, stepped := stepOf(r.Name)
+		if stepped {
+			steps = max(steps, n+1)
+		}
+		if _, ok := files[r.File]; !ok {
+			files[r.File] = map[string]*capDataset{}
+			fileOrder = append(fileOrder, r.File)
+		}
+		if _, ok := files[r.File][tmpl]; ok {
+			continue
+		}
+		d := &capDataset{template: tmpl, writes: map[int][]selection{}, reads: map[int][]selection{}}
+		if len(r.Info) > 0 {
+			if err := json.Unmarshal(r.Info, &d.info); err != nil {
+				return nil, fmt.Errorf("H5D record %s %s: info: %w", r.File, r.Name, err)
+			}
+		}
+		files[r.File][tmpl] = d
+	}
+	if len(files) == 0 {
+		return nil, ErrNoHDF5
+	}
+	// Creation (or open) order on rank 0: HDF5 allocates contiguous datasets in it.
+	order := map[string]int{}
+	for _, e := range p.Events {
+		if e.Rank == 0 && e.Module == "H5D" && (strings.HasPrefix(e.Call, "H5Dcreate") || strings.HasPrefix(e.Call, "H5Dopen")) {
+			tmpl, _, _ := stepOf(e.Name)
+			if _, ok := order[e.File+"\x00"+tmpl]; !ok {
+				order[e.File+"\x00"+tmpl] = len(order)
+			}
+		}
+	}
+	for f, ds := range files {
+		for t, d := range ds {
+			d.order = len(order) + 1
+			if i, ok := order[f+"\x00"+t]; ok {
+				d.order = i
+			}
+		}
+	}
+	// The first step's accesses of every rank; the gaps between steps on rank 0.
+	stepStart, stepEnd := map[int]float64{}, map[int]float64{}
+	for _, e := range p.Events {
+		if e.Module != "H5D" || (e.Call != "H5Dwrite" && e.Call != "H5Dread") {
+			continue
+		}
+		tmpl, n, _ := stepOf(e.Name)
+		if e.Rank == 0 {
+			if s, ok := stepStart[n]; !ok || e.Start < s {
+				stepStart[n] = e.Start
+			}
+			stepEnd[n] = max(stepEnd[n], e.End)
+		}
+		d := files[e.File][tmpl]
+		if d == nil || n != 0 {
+			continue
+		}
+		var sel selection
+		if len(e.Selection) > 0 {
+			_ = json.Unmarshal(e.Selection, &sel)
+		} else {
+			sel = selection{Start: make([]int64, len(d.info.Dims)), Count: d.info.Dims}
+		}
+		if e.Call == "H5Dwrite" {
+			d.writes[e.Rank] = append(d.writes[e.Rank], sel)
+			if e.Rank == 0 {
+				d.nwrites++
+			}
+			d.coll = d.coll || e.Collective
+			d.indep = d.indep || !e.Collective
+		} else {
+			d.reads[e.Rank] = append(d.reads[e.Rank], sel)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Captured by h5proxy capture from %s (%d ranks).\n", strings.Join(p.Command, " "), p.Ranks)
+	fmt.Fprintf(&b, "name: %s\n", yamlString(name))
+	fmt.Fprintf(&b, "steps: %d\n", steps)
+	if compute := meanGap(stepStart, stepEnd, steps); compute > 0.001 {
+		fmt.Fprintf(&b, "compute: %.3fs   # the mean time between rank 0's steps of I/O\n", compute)
+	}
+	fmt.Fprintln(&b, "files:")
+	ids := map[string]string{}
+	var timeline []string
+	for i, f := range fileOrder {
+		id := fileID(f, i, ids)
+		ds := files[f]
+		fmt.Fprintf(&b, "  %s:\n    name: %s\n", id, yamlString(filepath.Base(f)))
+		h5f, hasH5F := fileRecord(p, f)
+		if hasH5F && h5f.Counters["H5F_USE_MPIIO"] == 0 {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: opened without the MPI-IO driver (a description's shared files use MPI-IO)", filepath.Base(f)))
+		}
+		var fa struct {
+			Ops   bool `json:"coll_metadata_ops"`
+			Write bool `json:"coll_metadata_write"`
+		}
+		if hasH5F && len(h5f.Info) > 0 && json.Unmarshal(h5f.Info, &fa) == nil && (fa.Ops || fa.Write) {
+			b.WriteString("    collective_metadata: true\n")
+			if fa.Ops != fa.Write {
+				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: collective metadata reads %v, writes %v (a description sets both)", filepath.Base(f), fa.Ops, fa.Write))
+			}
+		}
+		c.writeTree(&b, id, ds, p.Ranks)
+		written, read, indep := false, false, false
+		for _, d := range ds {
+			written = written || len(d.writes) > 0
+			read = read || len(d.reads) > 0
+			indep = indep || (d.indep && !d.coll)
+		}
+		if written {
+			a := "  - write: " + id
+			if indep {
+				a += "\n    collective: false"
+			}
+			timeline = append(timeline, a)
+		}
+		if hasH5F && h5f.Counters["H5F_FLUSHES"] > 0 {
+			timeline = append(timeline, "  - flush: "+id+"\n    at: end")
+		}
+		if read {
+			a := "  - read: " + id
+			if written {
+				a += "\n    at: restart"
+			}
+			timeline = append(timeline, a)
+		}
+	}
+	fmt.Fprintln(&b, "timeline:")
+	for _, a := range timeline {
+		fmt.Fprintln(&b, a)
+	}
+	for _, call := range []string{"H5Acreate2", "H5Awrite", "H5Dset_extent"} {
+		if n := p.Calls[call].N; n > 0 {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s ×%d (attribute names, types and values and extensions are not in the trace)", call, n))
+		}
+	}
+	if len(c.Unexpressed) > 0 {
+		b.WriteString("# Not expressed:\n")
+		for _, u := range c.Unexpressed {
+			fmt.Fprintf(&b, "#   %s\n", u)
+		}
+	}
+	c.YAML = b.String()
+	return c, nil
+}
+
+// fileRecord is file's H5F record: the one shared by every rank, else rank 0's.
+func fileRecord(p *Profile, file string) (Record, bool) {
+	for _, rank := range []int{-1, 0} {
+		if r, err := p.Find("H5F", file, "", rank); err == nil {
+			return r, true
+		}
+	}
+	return Record{}, false
+}
+
+// writeTree writes a file's groups and datasets: templates split at their slashes.
+func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*capDataset, nranks int) {
+	type node struct {
+		groups   map[string]*node
+		order    []string
+		datasets []*capDataset
+	}
+	root := &node{groups: map[string]*node{}}
+	tmpls := make([]string, 0, len(ds))
+	for t := range ds {
+		tmpls = append(tmpls, t)
+	}
+	slices.SortFunc(tmpls, func(a, b string) int { return cmp.Or(cmp.Compare(ds[a].order, ds[b].order), strings.Compare(a, b)) })
+	for _, t := range tmpls {
+		parts := strings.Split(strings.TrimPrefix(t, "/"), "/")
+		n := root
+		for _, g := range parts[:len(parts)-1] {
+			if n.groups[g] == nil {
+				n.groups[g] = &node{groups: map[string]*node{}}
+				n.order = append(n.order, g)
+			}
+			n = n.groups[g]
+		}
+		n.datasets = append(n.datasets, ds[t])
+	}
+	var walk func(n *node, indent string)
+	walk = func(n *node, indent string) {
+		if len(n.datasets) > 0 {
+			fmt.Fprintf(b, "%sdatasets:\n", indent)
+			for _, d := range n.datasets {
+				c.writeDataset(b, indent+"  ", id, d, nranks)
+			}
+		}
+		if len(n.order) > 0 {
+			fmt.Fprintf(b, "%sgroups:\n", indent)
+			for _, g := range n.order {
+				fmt.Fprintf(b, "%s  %s:\n", indent, yamlString(g))
+				walk(n.groups[g], indent+"    ")
+			}
+		}
+	}
+	walk(root, "    ")
+}
+
+func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *capDataset, nranks int) {
+	name := path.Base(d.template)
+	typ, ok := typeName(d.info)
+	if !ok {
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: datatype class %d of %d bytes (written as f64)", id, d.template, d.info.TypeClass, d.info.TypeSize))
+	}
+	decomp, shape0 := c.decomposition(id, d, nranks)
+	shape := make([]string, len(d.info.Dims))
+	for i, v := range d.info.Dims {
+		shape[i] = strconv.FormatInt(v, 10)
+	}
+	if len(shape) > 0 && shape0 != "" {
+		shape[0] = shape0
+	}
+	fmt.Fprintf(b, "%s%s:\n%s  type: %s\n%s  shape: [%s]\n", indent, yamlString(name), indent, typ, indent, strings.Join(shape, ", "))
+	for i, m := range d.info.MaxDims {
+		if m < 0 {
+			fmt.Fprintf(b, "%s  extend: %d   # unlimited along it\n", indent, i)
+			break
+		}
+	}
+	if d.info.Layout == 2 && len(d.info.Chunk) > 0 {
+		ch := make([]string, len(d.info.Chunk))
+		for i, v := range d.info.Chunk {
+			ch[i] = strconv.FormatInt(v, 10)
+		}
+		fmt.Fprintf(b, "%s  chunk: [%s]\n", indent, strings.Join(ch, ", "))
+	} else if d.info.Layout == 0 {
+		fmt.Fprintf(b, "%s  layout: compact\n", indent)
+	}
+	if fl := filterList(d.info); fl != "" {
+		fmt.Fprintf(b, "%s  filters: [%s]\n", indent, fl)
+	}
+	if decomp != "" {
+		fmt.Fprintf(b, "%s  decompose: %s\n", indent, decomp)
+	}
+	if d.nwrites > 1 {
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %d H5Dwrite per rank per step (a description writes each dataset once per step: their union)", id, d.template, d.nwrites))
+	}
+}
+
+// decomposition folds the first step's selections of every rank: block along dim 0
+// (shape[0] then an expression over nranks, so the description runs at other rank
+// counts), rank0, replicated, or uneven 1-D counts in rank order (a counts file).
+func (c *Description) decomposition(id string, d *capDataset, nranks int) (decomp, shape0 string) {
+	acc := d.writes
+	if len(acc) == 0 {
+		acc = d.reads
+	}
+	dims := d.info.Dims
+	if len(acc) == 0 || len(dims) == 0 {
+		return "", ""
+	}
+	box := func(sels []selection) (lo, hi []int64, ok bool) {
+		for _, s := range sels {
+			if len(s.Start) != len(dims) {
+				return nil, nil, false
+			}
+			for i := range dims {
+				stride, count, block := int64(1), s.Count[i], int64(1)
+				if len(s.Stride) == len(dims) {
+					stride = s.Stride[i]
+				}
+				if len(s.Block) == len(dims) {
+					block = s.Block[i]
+				}
+				if count > 1 && stride != block {
+					return nil, nil, false // strided: not a box
+				}
+				a, z := s.Start[i], s.Start[i]+count*block
+				if lo == nil {
+					lo, hi = make([]int64, len(dims)), make([]int64, len(dims))
+					copy(lo, s.Start)
+					for j := range hi {
+						hi[j] = -1
+					}
+				}
+				lo[i], hi[i] = min(lo[i], a), max(hi[i], z)
+			}
+		}
+		return lo, hi, lo != nil
+	}
+	full := func(lo, hi []int64, from int) bool {
+		for i := from; i < len(dims); i++ {
+			if lo[i] != 0 || hi[i] != dims[i] {
+				return false
+			}
+		}
+		return true
+	}
+	if len(acc) == 1 && len(acc[0]) > 0 {
+		if lo, hi, ok := box(acc[0]); ok && full(lo, hi, 0) {
+			return "rank0", ""
+		}
+	}
+	var lows, highs [][]int64
+	for r := 0; r < nranks; r++ {
+		lo, hi, ok := box(acc[r])
+		if !ok {
+			c.listPerRank(id, d, acc, nranks)
+			return "", ""
+		}
+		lows, highs = append(lows, lo), append(highs, hi)
+	}
+	allFull := true
+	for r := range lows {
+		allFull = allFull && full(lows[r], highs[r], 0)
+	}
+	if allFull {
+		return "replicated", ""
+	}
+	// contiguous runs along dim 0 in rank order, the rest full
+	counts := make([]int64, nranks)
+	next := int64(0)
+	for r := range lows {
+		if lows[r][0] != next || !full(lows[r], highs[r], 1) {
+			c.listPerRank(id, d, acc, nranks)
+			return "", ""
+		}
+		counts[r] = highs[r][0] - lows[r][0]
+		next = highs[r][0]
+	}
+	if next != dims[0] {
+		c.listPerRank(id, d, acc, nranks)
+		return "", ""
+	}
+	equal := true
+	for _, n := range counts {
+		equal = equal && n == counts[0]
+	}
+	if equal {
+		grid := ""
+		if len(dims) > 1 {
+			g := make([]string, len(dims))
+			g[0] = "0"
+			for i := 1; i < len(dims); i++ {
+				g[i] = "1"
+			}
+			grid = ", grid: [" + strings.Join(g, ", ") + "]"
+		}
+		return "{kind: block" + grid + "}", fmt.Sprintf("%d * nranks", counts[0])
+	}
+	if len(dims) != 1 {
+		c.listPerRank(id, d, acc, nranks)
+		return "", ""
+	}
+	file := fmt.Sprintf("%s-%s.counts", id, strings.NewReplacer("/", "_", "${step}", "N").Replace(strings.TrimPrefix(d.template, "/")))
+	var txt strings.Builder
+	for _, n := range counts {
+		fmt.Fprintln(&txt, n)
+	}
+	c.Files[file] = txt.String()
+	return fmt.Sprintf("{kind: uneven, file: %s}", yamlString(file)), "auto"
+}
+
+// listPerRank records a dataset whose selections fold into no decomposition, with each
+// rank's selections (the description keeps the default block decomposition).
+func (c *Description) listPerRank(id string, d *capDataset, acc map[int][]selection, nranks int) {
+	var parts []string
+	for r := 0; r < nranks; r++ {
+		for _, s := range acc[r] {
+			parts = append(parts, fmt.Sprintf("rank %d start %v stride %v count %v block %v", r, s.Start, s.Stride, s.Count, s.Block))
+		}
+	}
+	c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: no decomposition fits (written as block): %s", id, d.template, strings.Join(parts, "; ")))
+}
+
+// typeName is the description's name of a dataset's datatype (H5T class and size).
+func typeName(in datasetInfo) (string, bool) {
+	switch in.TypeClass {
+	case 0: // H5T_INTEGER
+		if slices.Contains([]int{1, 2, 4, 8}, in.TypeSize) {
+			if in.TypeSign == 0 {
+				return fmt.Sprintf("u%d", 8*in.TypeSize), true
+			}
+			return fmt.Sprintf("i%d", 8*in.TypeSize), true
+		}
+	case 1: // H5T_FLOAT
+		if in.TypeSize == 4 || in.TypeSize == 8 {
+			return fmt.Sprintf("f%d", 8*in.TypeSize), true
+		}
+	case 3: // H5T_STRING
+		return fmt.Sprintf("str%d", in.TypeSize), true
+	}
+	return "f64", false
+}
+
+// filterList names the pipeline's filters in the description's words (HDF5's filter ids:
+// 1 deflate, 2 shuffle, 3 fletcher32, 4 szip, 5 nbit, 6 scaleoffset).
+func filterList(in datasetInfo) string {
+	var out []string
+	for _, f := range in.FilterIDs {
+		switch f[0] {
+		case 1:
+			out = append(out, fmt.Sprintf("{deflate: %d}", f[1]))
+		case 2:
+			out = append(out, "shuffle")
+		case 3:
+			out = append(out, "fletcher32")
+		case 4:
+			out = append(out, "szip")
+		case 5:
+			out = append(out, "nbit")
+		case 6:
+			out = append(out, "scaleoffset")
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// fileID is a file's id in the description: its base name without extension, made a
+// plain word and unique.
+func fileID(file string, i int, used map[string]string) string {
+	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	id := strings.Map(func(r rune) rune {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, base)
+	if id == "" || id[0] >= '0' && id[0] <= '9' {
+		id = "f" + id
+	}
+	if _, taken := used[id]; taken {
+		id = fmt.Sprintf("%s_%d", id, i)
+	}
+	used[id] = file
+	return id
+}
+
+// meanGap is the mean time between the end of one step's I/O and the start of the next on
+// rank 0.
+func meanGap(start, end map[int]float64, steps int) float64 {
+	var sum float64
+	n := 0
+	for s := 0; s+1 < steps; s++ {
+		a, okA := end[s]
+		z, okZ := start[s+1]
+		if okA && okZ && z > a {
+			sum += z - a
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// yamlString quotes s when YAML would read it as something else.
+func yamlString(s string) string {
+	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`") || strings.HasPrefix(s, "-") || strings.TrimSpace(s) != s {
+		b, _ := json.Marshal(s)
+		return string(b)
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return strconv.Quote(s)
+	}
+	return s
+}

@@ -1,0 +1,166 @@
+/*
+ * kernel.c: a program that knows nothing of h5proxy, with I/O whose Darshan counters are
+ * known exactly (internal/profile's tests assert them). Modes (argv[1]):
+ *   mpi DIR      every rank: POSIX writes, MPI-IO collective writes, HDF5 collective writes
+ *   threads DIR  no MPI: two threads each write 8 blocks of 4096 bytes to a file of their own
+ *   plain DIR    no MPI: 3 writes of 100 bytes, a seek to 0, 3 reads of 100 bytes
+ *   crash DIR    MPI: the POSIX writes, then SIGSEGV before MPI_Finalize
+ *   nohdf5 DIR   MPI: the POSIX and MPI-IO parts only
+ *   fork DIR     no MPI: a forked child writes child.dat (100 B) and _exits, then the parent
+ *                writes parent.dat (200 B)
+ */
+#include <fcntl.h>
+#include <hdf5.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N 4      /* writes per level */
+#define S 1000   /* bytes per POSIX and MPI-IO write */
+#define ELEMS 50 /* ints per rank per H5Dwrite */
+
+static char buf[8 * 4096] __attribute__((aligned(4096)));
+
+static void check(int ok, const char *what) {
+    if (!ok) {
+        fprintf(stderr, "kernel: %s failed\n", what);
+        exit(2);
+    }
+}
+
+/* posix: N sequential writes of S bytes, then one pwrite of S bytes at 10*S (not consecutive). */
+static void posix_part(const char *dir, int rank) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/posix.%d.dat", dir, rank);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    check(fd >= 0, "open");
+    for (int i = 0; i < N; i++) check(write(fd, buf, S) == S, "write");
+    check(pwrite(fd, buf, S, 10 * S) == S, "pwrite");
+    check(fsync(fd) == 0, "fsync");
+    check(close(fd) == 0, "close");
+}
+
+/* mpiio: a collective open with one hint, N collective writes of S bytes at rank*N*S + i*S. */
+static void mpiio_part(const char *dir, int rank) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/mpiio.dat", dir);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_File fh;
+    check(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh) == MPI_SUCCESS,
+          "MPI_File_open");
+    MPI_Info_free(&info);
+    for (int i = 0; i < N; i++)
+        check(MPI_File_write_at_all(fh, (MPI_Offset)(rank * N + i) * S, buf, S, MPI_BYTE, MPI_STATUS_IGNORE) ==
+                  MPI_SUCCESS,
+              "MPI_File_write_at_all");
+    check(MPI_File_close(&fh) == MPI_SUCCESS, "MPI_File_close");
+}
+
+/* hdf5: one 1-D int dataset in group /g, each rank writes N hyperslabs of ELEMS ints
+ * collectively; a file reference taken with H5Iget_file_id and released with H5Fclose before
+ * an H5Fflush (the flush belongs to the file, whose record the release does not end). */
+static void hdf5_part(const char *dir, int rank, int size) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/kernel.h5", dir);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    check(f >= 0, "H5Fcreate");
+    H5Pclose(fapl);
+    hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hsize_t dims[1] = {(hsize_t)size * N * ELEMS};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t d = H5Dcreate2(g, "x", H5T_NATIVE_INT, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    check(d >= 0, "H5Dcreate2");
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    hsize_t count[1] = {ELEMS};
+    hid_t mem = H5Screate_simple(1, count, NULL);
+    for (int i = 0; i < N; i++) {
+        hsize_t start[1] = {(hsize_t)(rank * N + i) * ELEMS};
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+        check(H5Dwrite(d, H5T_NATIVE_INT, mem, space, dxpl, buf) >= 0, "H5Dwrite");
+    }
+    hid_t ref = H5Iget_file_id(d);
+    H5Fclose(ref);
+    check(H5Fflush(d, H5F_SCOPE_LOCAL) >= 0, "H5Fflush");
+    H5Sclose(mem);
+    H5Pclose(dxpl);
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Gclose(g);
+    check(H5Fclose(f) >= 0, "H5Fclose");
+}
+
+static const char *tdir;
+static void *thread_main(void *arg) {
+    long t = (long)arg;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/thread.%ld.dat", tdir, t);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    check(fd >= 0, "open");
+    for (int i = 0; i < 8; i++) check(write(fd, buf + i * 4096, 4096) == 4096, "write");
+    close(fd);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork DIR\n");
+        return 2;
+    }
+    const char *mode = argv[1], *dir = argv[2];
+    memset(buf, 7, sizeof buf);
+    if (!strcmp(mode, "threads")) {
+        pthread_t th[2];
+        tdir = dir;
+        for (long t = 0; t < 2; t++) pthread_create(&th[t], NULL, thread_main, (void *)t);
+        for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+        return 0;
+    }
+    if (!strcmp(mode, "fork")) {
+        char path[4096];
+        pid_t pid = fork();
+        check(pid >= 0, "fork");
+        if (pid == 0) {
+            snprintf(path, sizeof path, "%s/child.dat", dir);
+            int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+            _exit(fd >= 0 && write(fd, buf, 100) == 100 && close(fd) == 0 ? 0 : 1);
+        }
+        int status = 0;
+        check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child");
+        snprintf(path, sizeof path, "%s/parent.dat", dir);
+        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        check(fd >= 0 && write(fd, buf, 200) == 200, "write");
+        close(fd);
+        return 0;
+    }
+    if (!strcmp(mode, "plain")) {
+        char path[4096], in[100];
+        snprintf(path, sizeof path, "%s/plain.dat", dir);
+        int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+        check(fd >= 0, "open");
+        for (int i = 0; i < 3; i++) check(write(fd, buf, 100) == 100, "write");
+        check(lseek(fd, 0, SEEK_SET) == 0, "lseek");
+        for (int i = 0; i < 3; i++) check(read(fd, in, 100) == 100, "read");
+        close(fd);
+        return 0;
+    }
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    posix_part(dir, rank);
+    if (!strcmp(mode, "crash")) raise(SIGSEGV);
+    mpiio_part(dir, rank);
+    if (!strcmp(mode, "mpi")) hdf5_part(dir, rank, size);
+    MPI_Finalize();
+    return 0;
+}
