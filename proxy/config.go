@@ -302,6 +302,11 @@ func (c *Config) Validate() error {
 		return err
 	}
 	for _, s := range []stack.Strategy{mode, layout} {
+		if s.Available != nil {
+			if err := s.Available(); err != nil {
+				return err
+			}
+		}
 		if s.Validate != nil {
 			if err := s.Validate(settings); err != nil {
 				return err
@@ -327,6 +332,9 @@ func (c *Config) Validate() error {
 		if _, err := c.knobsFor(ph, 1); err != nil {
 			return err
 		}
+	}
+	if err := c.checkMultiDataset(mode, layout); err != nil {
+		return err
 	}
 	if !c.Fill.Verifiable() && c.Verify == VerifyYes {
 		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("only seeded and once fills can be verified (fill=%s)", c.Fill)}

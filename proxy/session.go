@@ -170,7 +170,12 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	settings, _ := cfg.Settings()
 	background := mode.Has(stack.Background)
 	if background {
-		if err := requireThreadMultiple(cfg.Mode); err != nil {
+		if err := requireThreadMultiple(modeThreads(cfg.Mode)); err != nil {
+			return nil, err
+		}
+	}
+	if layout.Has(stack.ThreadMultiple) {
+		if err := requireThreadMultiple(layoutThreads(cfg.Layout)); err != nil {
 			return nil, err
 		}
 	}
@@ -822,6 +827,12 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 	if s.phase != nil {
 		kn = s.phase.knobs
 	}
+	// With hdf5.multi_dataset=yes, consecutive transfers gather in batch and go out as one
+	// multi-dataset call (multi.go) when the run of transfers ends.
+	var batch *multiBatch
+	if kn.multiDataset() {
+		batch = &multiBatch{}
+	}
 	for i := range pl.Ops {
 		if k := pl.Ops[i].Kind; k == plan.WaitBaton || k == plan.PassBaton {
 			if err := s.baton(&pl.Ops[i], smp, step, i, len(pl.Ops)); err != nil {
@@ -832,6 +843,21 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		op, err := kn.apply(&pl.Ops[i])
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", pl.Ops[i].Kind, pl.Ops[i].Path, err)
+		}
+		if batch != nil {
+			if !batch.accepts(op, s.refills(op)) {
+				if err := s.flushMulti(batch, smp, len(pl.Ops), step); err != nil {
+					return err
+				}
+			}
+			if batchable(op) {
+				buf, err := s.buffer(op, smp)
+				if err != nil {
+					return err
+				}
+				batch.add(i, op, buf)
+				continue
+			}
 		}
 		var buf []byte
 		lent, waited, err := ln.Buffer(op, fill)
@@ -879,12 +905,21 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if op.Transfer == nil {
 			continue
 		}
-		smp[mBytes] += float64(bytes)
-		if op.Kind == plan.Read && s.phase != nil && (s.phase.verify || s.checksOwnRead(op)) {
-			if err := s.check1(op, buf, smp); err != nil {
-				return err
-			}
+		if err := s.transferred(op, buf, bytes, smp); err != nil {
+			return err
 		}
+	}
+	if batch != nil {
+		return s.flushMulti(batch, smp, len(pl.Ops), step)
+	}
+	return nil
+}
+
+// transferred books a completed transfer's bytes and verifies a read that is checked.
+func (s *Session) transferred(op *plan.Op, buf []byte, bytes uint64, smp *sample) error {
+	smp[mBytes] += float64(bytes)
+	if op.Kind == plan.Read && s.phase != nil && (s.phase.verify || s.checksOwnRead(op)) {
+		return s.check1(op, buf, smp)
 	}
 	return nil
 }
@@ -1117,6 +1152,17 @@ func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	return buf, s.fill(op, buf, smp)
 }
 
+// refills reports whether buffer fills op's buffer with new data: a write (not as-is) of
+// a phase whose buffer does not already hold its data.
+func (s *Session) refills(op *plan.Op) bool {
+	t := op.Transfer
+	if t == nil || op.Kind != plan.Write || s.phase == nil || t.AsIs {
+		return false
+	}
+	f, ok := s.phase.filled[t.Buffer]
+	return !ok || !f.holds(op, s.phase.fill)
+}
+
 // fill writes op's data for this step into buf, charging the time to data preparation.
 func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 	t := op.Transfer
@@ -1282,28 +1328,45 @@ func (s *Session) collectStats(p *phaseRun) {
 	p.end[mLocalReads] += float64(st.LocalReads)
 }
 
-// requireThreadMultiple refuses background modes unless MPI provides
-// MPI_THREAD_MULTIPLE: their HDF5 (and so MPI-IO) calls run on a second thread.
-func requireThreadMultiple(mode string) error {
+// threadUser is a strategy that needs MPI_THREAD_MULTIPLE: what it does from another
+// thread, and the setting that does without.
+type threadUser struct{ what, instead string }
+
+// modeThreads: background modes issue their HDF5 (and so MPI-IO) calls on a second thread.
+func modeThreads(mode string) threadUser {
+	return threadUser{"mode " + mode + " issues HDF5 and MPI-IO calls from a background thread", "mode=sync"}
+}
+
+// layoutThreads: a layout with stack.ThreadMultiple (subfiling-vfd) runs the I/O
+// concentrator threads of HDF5's subfiling VFD, which call MPI.
+func layoutThreads(layout string) threadUser {
+	return threadUser{"layout " + layout + " runs HDF5's subfiling VFD, whose I/O concentrator threads call MPI,", "layout=subfiling (its model)"}
+}
+
+// requireThreadMultiple refuses a strategy that calls MPI from threads of its own unless
+// MPI provides MPI_THREAD_MULTIPLE.
+func requireThreadMultiple(u threadUser) error {
 	level, err := mpi.QueryThread()
 	if err != nil {
 		return err
 	}
-	return checkThreadLevel(mode, level)
+	return checkThreadLevel(u, level)
 }
 
-func checkThreadLevel(mode string, level mpi.ThreadLevel) error {
+func checkThreadLevel(u threadUser, level mpi.ThreadLevel) error {
 	if level >= mpi.ThreadMultiple {
 		return nil
 	}
-	return fmt.Errorf("%w: mode %s issues HDF5 and MPI-IO calls from a background thread and needs MPI_THREAD_MULTIPLE, but MPI provides %s; initialize MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) (Go: proxy.InitMPI does), or use mode=sync",
-		ErrThreadLevel, mode, level)
+	return fmt.Errorf("%w: %s and needs MPI_THREAD_MULTIPLE, but MPI provides %s; initialize MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) (Go: proxy.InitMPI does), or use %s",
+		ErrThreadLevel, u.what, level, u.instead)
 }
 
-// ErrUnsupported is wrapped by errors for features the environment cannot support.
-var ErrUnsupported = errors.New("h5proxy: unsupported")
+// ErrUnsupported is wrapped by errors for features the environment or the build cannot
+// support (a layout that needs another HDF5: stack.Strategy.Available).
+var ErrUnsupported = stack.ErrUnsupported
 
-// ErrThreadLevel is wrapped by the error of a background mode started under an MPI that
+// ErrThreadLevel is wrapped by the error of a background mode (or the subfiling-vfd
+// layout) started under an MPI that
 // does not provide MPI_THREAD_MULTIPLE, so callers (the C ABI) can tell the host to change
 // its MPI initialisation. It wraps ErrUnsupported: the environment cannot run that mode.
 var ErrThreadLevel = fmt.Errorf("%w: MPI thread level", ErrUnsupported)
