@@ -192,7 +192,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, failComm: failComm, trace: trace, written: map[string]writtenFile{}}
 	s.log = newLogger(dup.Rank())
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
-	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIHints(), File: cfg.File, Settings: settings}
+	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {
