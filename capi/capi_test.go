@@ -245,3 +245,22 @@ func TestNovaByName(t *testing.T) {
 		t.Errorf("nova help: %v %q", err, text)
 	}
 }
+
+// TestAppByName: a description runs through the C ABI as pattern app, its parameters as
+// options; its help carries the description format; a bad parameter names the key.
+func TestAppByName(t *testing.T) {
+	desc, err := filepath.Abs("../examples/apps/particles.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, code, err := buildConfig("app", "description="+desc+";steps=2;particles=1Ki;file=/tmp/app-run.h5", "", false)
+	if err != nil || code != statusOK || cfg.Pattern != "app" {
+		t.Fatalf("buildConfig app: %v (%d) %+v", err, code, cfg.Pattern)
+	}
+	if _, code, err := buildConfig("app", "description="+desc+";step=2;file=x", "", false); code != errConfig || err == nil || !strings.Contains(err.Error(), "did you mean steps?") {
+		t.Errorf("bad app parameter: %d %v", code, err)
+	}
+	if text, _, err := optionsHelp("app"); err != nil || !strings.Contains(text, "timeline[].every") {
+		t.Errorf("app help: %v %q", err, text)
+	}
+}

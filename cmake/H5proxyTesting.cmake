@@ -69,7 +69,8 @@ foreach(np ${H5PROXY_RANK_COUNTS})
     EXPECT "misuse: rank 0 of ${np}: [0-9]+ checks, all passed")
 endforeach()
 
-# The patterns without an example of their own, from C and from Fortran, through the
+# The patterns without an example of their own, and an application description
+# (examples/apps/particles.yaml: pattern app), from C and from Fortran, through the
 # generic runner (examples/c/run_pattern.c, examples/fortran/run_pattern.f90): every phase
 # moves bytes and every verified read matches.
 set(_h5proxy_run_patterns
@@ -78,7 +79,8 @@ set(_h5proxy_run_patterns
   "h5perf_posix h5perf api=posix layout=posix num-bytes=1K xfer-size=512 geometry=true block-size=256"
   "ior_hdf5 ior api=HDF5 blockSize=1M transferSize=256K segmentCount=2 collective=1 repetitions=2 writeFile=1 readFile=1 checkRead=1"
   "ior_posix ior api=POSIX layout=posix blockSize=1M transferSize=256K filePerProc=1 reorderTasks=1"
-  "nova nova files=4 groups=20 datasets_per_group=6 datasets_2d=2")
+  "nova nova files=4 groups=20 datasets_per_group=6 datasets_2d=2"
+  "app app description=${PROJECT_SOURCE_DIR}/examples/apps/particles.yaml particles=4Ki steps=3 compute=0")
 foreach(entry ${_h5proxy_run_patterns})
   separate_arguments(parts UNIX_COMMAND "${entry}")
   list(POP_FRONT parts tname pattern)

@@ -103,6 +103,8 @@ func encode(c plan.Class, b []byte, h uint64) {
 		b[0] = byte(h >> 56)
 	case plan.Int8:
 		b[0] = byte(h >> 57) // 0..127: the same value whether read signed or unsigned
+	case plan.Int16, plan.Uint16:
+		ne.PutUint16(b, uint16(h>>49)) // 0..32767: the same value signed or unsigned
 	case plan.String:
 		for i := range b {
 			b[i] = 'a' + byte((h>>(uint(i)%8*8))%26)
@@ -131,11 +133,18 @@ type Field struct {
 }
 
 // Fields lists the atomic fields of memory type t; an atomic type carries variable name.
+// A nested compound member's fields carry "member.field" at their offsets in the outer type.
 func Fields(t plan.Type, name string) []Field {
 	ms := t.Fields(name)
-	f := make([]Field, len(ms))
-	for i, m := range ms {
-		f[i] = Field{Variable: m.Name, Offset: m.Offset, Class: m.Type.Class, Size: m.Type.Size}
+	f := make([]Field, 0, len(ms))
+	for _, m := range ms {
+		if m.Type.Class == plan.Compound {
+			for _, in := range Fields(m.Type, "") {
+				f = append(f, Field{Variable: m.Name + "." + in.Variable, Offset: m.Offset + in.Offset, Class: in.Class, Size: in.Size})
+			}
+			continue
+		}
+		f = append(f, Field{Variable: m.Name, Offset: m.Offset, Class: m.Type.Class, Size: m.Type.Size})
 	}
 	return f
 }
@@ -308,6 +317,10 @@ func decode(c plan.Class, b []byte) float64 {
 		return float64(b[0])
 	case plan.Int8:
 		return float64(int8(b[0]))
+	case plan.Int16:
+		return float64(int16(ne.Uint16(b)))
+	case plan.Uint16:
+		return float64(ne.Uint16(b))
 	}
 	return math.NaN()
 }

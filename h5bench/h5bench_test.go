@@ -442,8 +442,8 @@ func TestNotJSON(t *testing.T) {
 // programs, then those of the applications' adapters.
 func TestSupported(t *testing.T) {
 	got := h5bench.Supported()
-	order := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "amrex", "openpmd", "e3sm", "dlio", "cuda_write", "cuda_read"}
-	core := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "openpmd", "e3sm", "dlio", "cuda_write", "cuda_read"}
+	order := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "amrex", "openpmd", "e3sm", "dlio", "app", "cuda_write", "cuda_read"}
+	core := []string{"write", "write-unlimited", "write_var_normal_dist", "overwrite", "append", "read", "metadata", "exerciser", "openpmd", "e3sm", "dlio", "app", "cuda_write", "cuda_read"}
 	var want []string
 	for _, name := range order {
 		if slices.Contains(core, name) || slices.Contains(got, name) {

@@ -57,7 +57,7 @@
  * h5proxy_session_create() accepts (h5proxy_patterns_list() returns the patterns):
  *  - modes: sync, async, cache
  *  - layouts: native, mpiio, posix, null, log, subfiling
- *  - patterns: vpic, amrex, openpmd, e3sm, iotest, exerciser, vpic-unlimited, vpic-normal-dist, vpic-overwrite, vpic-append, dlio, ior, h5perf, nova
+ *  - patterns: vpic, amrex, openpmd, e3sm, iotest, exerciser, vpic-unlimited, vpic-normal-dist, vpic-overwrite, vpic-append, dlio, ior, h5perf, nova, app
  *
  * The background modes (async, cache) issue HDF5 and MPI-IO calls from a second thread:
  * they need MPI initialized with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) and return

@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -156,6 +157,21 @@ type Factory struct {
 	Summary string
 	Options *options.Table
 	New     func(v *options.Values) (Pattern, error)
+	// Dynamic, when set, returns the table the given options are parsed with in place of
+	// Options: the app pattern's keys are Options' plus its description's parameters.
+	Dynamic func(kvs []options.KV) (*options.Table, error)
+	// MoreHelp, when set, writes what `h5proxy help NAME` prints after the option table
+	// (the app pattern: the description format).
+	MoreHelp func(w io.Writer) error
+}
+
+// OptionsFor returns the table the options kvs are parsed with: Options, or the table
+// Dynamic builds for them.
+func (f Factory) OptionsFor(kvs []options.KV) (*options.Table, error) {
+	if f.Dynamic == nil {
+		return f.Options, nil
+	}
+	return f.Dynamic(kvs)
 }
 
 var registry = map[string]Factory{}

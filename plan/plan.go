@@ -141,6 +141,8 @@ type DatasetSpec struct {
 	// as E3SM-IO's HDF5 driver creates its datasets; otherwise HDF5 stores its default
 	// (zero) fill value.
 	FillUndefined bool
+	// FillValue, when set, is the fill value's bytes in Type (H5Pset_fill_value).
+	FillValue []byte
 	// Tuning holds the session knobs' further creation properties.
 	Tuning DatasetTuning
 }
@@ -156,10 +158,14 @@ type Filter struct {
 // HDF5 filter identifiers beyond deflate: the two built-in compressors of HDF5 1.10 and
 // the registered identifiers of two plugins (loaded from HDF5_PLUGIN_PATH).
 const (
-	FilterSZIP uint32 = 4     // H5Z_FILTER_SZIP (libaec or szip)
-	FilterNBit uint32 = 5     // H5Z_FILTER_NBIT
-	FilterZFP  uint32 = 32013 // H5Z-ZFP plugin
-	FilterSZ3  uint32 = 32024 // SZ3's H5Z plugin
+	FilterDeflate     uint32 = 1     // H5Z_FILTER_DEFLATE in the pipeline's order (CDValues: level)
+	FilterShuffle     uint32 = 2     // H5Z_FILTER_SHUFFLE
+	FilterFletcher32  uint32 = 3     // H5Z_FILTER_FLETCHER32
+	FilterScaleOffset uint32 = 6     // H5Z_FILTER_SCALEOFFSET (CDValues: scale type, factor)
+	FilterSZIP        uint32 = 4     // H5Z_FILTER_SZIP (libaec or szip)
+	FilterNBit        uint32 = 5     // H5Z_FILTER_NBIT
+	FilterZFP         uint32 = 32013 // H5Z-ZFP plugin
+	FilterSZ3         uint32 = 32024 // SZ3's H5Z plugin
 )
 
 // SZIP parameters (H5Pset_szip's options mask): nearest-neighbour coding.

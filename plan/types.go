@@ -20,11 +20,13 @@ const (
 	Compound                  // H5T_COMPOUND with named members at byte offsets
 	Uint32                    // H5T_NATIVE_UINT (openPMD's openPMDextension)
 	Int8                      // H5T_NATIVE_SCHAR (NetCDF's NC_CHAR through H5T_NATIVE_CHAR, E3SM-IO)
+	Int16                     // H5T_NATIVE_SHORT (application descriptions)
+	Uint16                    // H5T_NATIVE_USHORT (application descriptions)
 )
 
 var classNames = map[Class]string{
 	Float32: "f32", Float64: "f64", Int32: "i32", Int64: "i64", Uint64: "u64", Uint8: "u8",
-	String: "str", Compound: "compound", Uint32: "u32", Int8: "i8",
+	String: "str", Compound: "compound", Uint32: "u32", Int8: "i8", Int16: "i16", Uint16: "u16",
 }
 
 // String returns the short notation used in layouts.md (f32, i32, str, compound, ...).
@@ -60,6 +62,8 @@ var (
 	U8  = Type{Class: Uint8, Size: 1}
 	U32 = Type{Class: Uint32, Size: 4}
 	I8  = Type{Class: Int8, Size: 1}
+	I16 = Type{Class: Int16, Size: 2}
+	U16 = Type{Class: Uint16, Size: 2}
 )
 
 // Str returns a fixed-length string type of n bytes.
@@ -89,6 +93,10 @@ func (t Type) Validate() error {
 	case Uint8, Int8:
 		if t.Size != 1 {
 			return fmt.Errorf("type %s: size %d, want 1", t.Class, t.Size)
+		}
+	case Int16, Uint16:
+		if t.Size != 2 {
+			return fmt.Errorf("type %s: size %d, want 2", t.Class, t.Size)
 		}
 	case String:
 		if t.Size < 1 {

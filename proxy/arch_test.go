@@ -90,11 +90,12 @@ func TestLayers(t *testing.T) {
 
 // appImporter reports whether pkg may import an application pattern package: the
 // registration (patterns/all), the E3SM map reader (it builds e3sm.Map values), the
-// h5bench adapters (each translates one application's h5bench entry), benchmarks and
+// h5bench adapters (each translates one application's h5bench entry), the description
+// engine (its map decompositions read E3SM-IO map files through patterns/e3sm), benchmarks and
 // examples. The library and its front ends (proxy, capi, cmd) may not.
 func appImporter(pkg string) bool {
 	switch {
-	case pkg == "patterns/all", pkg == "proxy/e3smmap", pkg == "h5bench",
+	case pkg == "patterns/all", pkg == "proxy/e3smmap", pkg == "h5bench", pkg == "patterns/app",
 		strings.HasPrefix(pkg, "bench/"), strings.HasPrefix(pkg, "examples/"):
 		return true
 	}

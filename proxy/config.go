@@ -333,10 +333,14 @@ func (c *Config) NewPattern() (patterns.Pattern, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := f.Options.Parse(c.Options)
+	table, err := f.OptionsFor(c.Options)
+	if err != nil {
+		return nil, err
+	}
+	v, err := table.Parse(c.Options)
 	if err != nil {
 		if e, ok := err.(*options.Error); ok && e.Reason == "unknown key" {
-			e.Allowed = strings.Join(f.Options.Keys(), ", ") + "; session keys: " + strings.Join(sessionTable.Keys(), ", ")
+			e.Allowed = strings.Join(table.Keys(), ", ") + "; session keys: " + strings.Join(sessionTable.Keys(), ", ")
 		}
 		return nil, err
 	}
@@ -375,8 +379,10 @@ func (c *Config) Effective() map[string]string {
 		m[kv.Key] = kv.Value
 	}
 	if f, err := patterns.Lookup(c.Pattern); err == nil {
-		if v, err := f.Options.Parse(c.Options); err == nil {
-			maps.Copy(m, v.Effective())
+		if t, err := f.OptionsFor(c.Options); err == nil {
+			if v, err := t.Parse(c.Options); err == nil {
+				maps.Copy(m, v.Effective())
+			}
 		}
 	}
 	ph := make([]string, len(c.Phases))

@@ -38,5 +38,10 @@ func PatternHelp(name string) (string, error) {
 	if err := f.Options.WriteHelp(&b); err != nil {
 		return "", err
 	}
+	if f.MoreHelp != nil {
+		if err := f.MoreHelp(&b); err != nil {
+			return "", err
+		}
+	}
 	return b.String(), nil
 }

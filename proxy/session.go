@@ -594,7 +594,8 @@ func (s *Session) planStep(p *phaseRun, step int) (plan.Plan, error) {
 // ComputeStep emulates the configured compute after the current step: compute_time, or
 // the trace's duration for this step (the trace repeats when shorter than the run), with
 // compute_jitter applied; or, for a pattern that computes for times of its own
-// (patterns.Computer), the time it gives for the step just done. Local.
+// (patterns.Computer: DLIO's batches, a description's compute), the time it gives for the
+// step just done, compute_jitter applied too. Local.
 func (s *Session) ComputeStep() time.Duration {
 	if s.check() != nil {
 		return 0
@@ -606,7 +607,8 @@ func (s *Session) ComputeStep() time.Duration {
 			if step == 0 {
 				return 0
 			}
-			return s.Compute(c.ComputeAfter(s.phase.ph, step-1, s.phase.env))
+			d := c.ComputeAfter(s.phase.ph, step-1, s.phase.env)
+			return s.Compute(emulate.Jitter(d, s.cfg.ComputeJitter, s.cfg.Seed, s.Rank(), step-1))
 		}
 	}
 	d := s.cfg.ComputePerStep

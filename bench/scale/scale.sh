@@ -17,7 +17,7 @@ echo "| pattern | keys | N | phase | operations | bytes | plan s | Go heap alloc
 echo "|---|---|---|---|---|---|---|---|---|"
 grep -v '^#' "$configs" | while IFS='|' read -r pat template _; do
 	for n in $sizes; do
-		keys=$(echo "$template" | sed -e "s|{N}|$n|g" -e "s|{N/32}|$((n / 32 > 0 ? n / 32 : 1))|g")
+		keys=$(echo "$template" | sed -e "s|{N}|$n|g" -e "s|{N/32}|$((n / 32 > 0 ? n / 32 : 1))|g" -e "s|{ROOT}|$(dirname "$0")/../..|g")
 		for ph in write read; do
 			# shellcheck disable=SC2086
 			if out=$("$h5proxy" plan -stats -size "$n" -rank $((n - 1)) -phase $ph "$pat" $keys 2>&1); then

@@ -3,6 +3,7 @@
 //
 //	h5proxy run [flags] [CONFIG.json]   run (no file: the embedded demo on 2 ranks)
 //	h5proxy sweep [flags] CONFIG.json KEY=v1,v2,... [KEY=...]   parameter study, CSV and plots
+//	h5proxy check [-np N] DESCRIPTION.yaml [KEY=VALUE ...]   check a description, no I/O
 //	h5proxy plan [flags] PATTERN [KEY=VALUE ...]
 //	h5proxy ior [-np N] [IOR options]    an IOR command line, IOR's report
 //	h5proxy help [TOPIC]                commands, or the keys of a pattern or the session
@@ -38,7 +39,12 @@ Usage:
   h5proxy sweep [flags] CONFIG.json KEY=v1,v2,... [KEY=...]
                                               run a configuration over a grid of key
                                               values, repeated; CSV, JSON and plots
+  h5proxy run [flags] DESCRIPTION.yaml [KEY=VALUE...]
+                                              run an application description (docs/apps.md)
+  h5proxy check [-np N] DESCRIPTION.yaml [KEY=VALUE...]
+                                              check a description on N ranks, no I/O
   h5proxy plan [flags] PATTERN [KEY=VALUE...] print the operations one rank issues
+                                              (a description file in place of PATTERN)
   h5proxy ior [-np N] [IOR options]           run an IOR command line, print IOR's report
   h5proxy help [session|concat|PATTERN]       list configuration keys
   h5proxy inspect FILE.h5                     list a file's groups and datasets
@@ -90,6 +96,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "sweep":
 		err = cmdSweep(args[1:], stdout, stderr)
+	case "check":
+		err = cmdCheck(args[1:], stdout, stderr)
 	case "plan":
 		err = cmdPlan(args[1:], stdout, stderr)
 	case "ior":

@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/plan"
 
 	"github.com/h5proxy/h5proxy/patterns"
@@ -16,7 +18,7 @@ import (
 )
 
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("plan", "plan [flags] PATTERN [KEY=VALUE ...]", stderr)
+	fs := newFlags("plan", "plan [flags] PATTERN|DESCRIPTION.yaml [KEY=VALUE ...]", stderr)
 	rank := fs.Int("rank", 0, "rank whose plan to print")
 	size := fs.Int("size", 1, "number of ranks")
 	phase := fs.String("phase", "write", "phase: write or read")
@@ -31,31 +33,11 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if *size < 1 || *rank < 0 || *rank >= *size {
 		return usageError{error: fmt.Errorf("-rank %d -size %d: need 0 <= rank < size", *rank, *size)}
 	}
-	// Go's flag package stops at the first non-flag argument: a flag after PATTERN would
-	// otherwise be reported as a malformed KEY=VALUE.
-	for _, a := range fs.Args()[1:] {
-		if strings.HasPrefix(a, "-") {
-			return usageError{error: fmt.Errorf("flag %s after PATTERN %s: flags go before the pattern, as in: h5proxy plan -rank 1 -size 2 %s KEY=VALUE ...",
-				a, fs.Arg(0), fs.Arg(0))}
-		}
-	}
-	text, err := splitKV(fs.Args()[1:])
-	if err != nil {
-		return err
-	}
-	kvs, err := proxy.ParseKV(text)
-	if err != nil {
-		return err
-	}
-	cfg, err := proxy.ParseOptions(fs.Arg(0), append(kvs, defaultFile(kvs)...))
-	if err != nil {
-		return err
-	}
 	phases, err := proxy.ParsePhases([]string{*phase})
 	if err != nil {
 		return usageError{error: fmt.Errorf("-phase %q: want write or read", *phase)}
 	}
-	pat, err := cfg.NewPattern()
+	cfg, pat, err := patternArgs(fs.Args(), "h5proxy plan -rank 1 -size 2")
 	if err != nil {
 		return err
 	}
@@ -96,6 +78,44 @@ func printPlanStats(w io.Writer, took time.Duration) {
 		rss = ru.Maxrss << 10 // Linux reports KiB
 	}
 	fmt.Fprintf(w, "# plan_s %.3f heap_alloc_bytes %d heap_sys_bytes %d max_rss_bytes %d\n", took.Seconds(), ms.TotalAlloc, ms.HeapSys, rss)
+}
+
+// patternArgs builds the pattern of a command's arguments after its flags: PATTERN (or a
+// description file) and KEY=VALUE options; example shows the command's flags in the
+// error for a flag given after PATTERN.
+func patternArgs(args []string, example string) (proxy.Config, patterns.Pattern, error) {
+	// Go's flag package stops at the first non-flag argument: a flag after PATTERN would
+	// otherwise be reported as a malformed KEY=VALUE.
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") {
+			return proxy.Config{}, nil, usageError{error: fmt.Errorf("flag %s after PATTERN %s: flags go before the pattern, as in: %s %s KEY=VALUE ...",
+				a, args[0], example, args[0])}
+		}
+	}
+	text, err := splitKV(args[1:])
+	if err != nil {
+		return proxy.Config{}, nil, err
+	}
+	kvs, err := proxy.ParseKV(text)
+	if err != nil {
+		return proxy.Config{}, nil, err
+	}
+	pattern, kvs := descriptionPattern(args[0], kvs)
+	cfg, err := proxy.ParseOptions(pattern, append(kvs, defaultFile(kvs)...))
+	if err != nil {
+		return cfg, nil, err
+	}
+	pat, err := cfg.NewPattern()
+	return cfg, pat, err
+}
+
+// descriptionPattern turns a description file given where a pattern goes into pattern
+// app with description=FILE.
+func descriptionPattern(arg string, kvs []options.KV) (string, []options.KV) {
+	if data, err := os.ReadFile(arg); err == nil && desc.Sniff(arg, data) {
+		return "app", append([]options.KV{{Key: "description", Value: arg}}, kvs...)
+	}
+	return arg, kvs
 }
 
 // defaultFile supplies a file name when the arguments give none: a plan needs a path.

@@ -18,7 +18,9 @@ import (
 
 	"github.com/h5proxy/h5proxy/h5bench"
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/proxy"
 )
 
@@ -47,6 +49,9 @@ func loadJob(path string) (*job, error) {
 			return nil, err
 		}
 	}
+	if desc.Sniff(path, data) {
+		return descriptionJob(path)
+	}
 	if h5bench.IsH5bench(data) {
 		f, err := h5bench.Parse(data)
 		if err != nil {
@@ -62,8 +67,20 @@ func loadJob(path string) (*job, error) {
 		runs: []h5bench.Run{{Benchmark: cfg.Pattern, Config: cfg}}}, nil
 }
 
+// descriptionJob runs an application description (docs/apps.md) as pattern app on one
+// rank (-np for more); its files go beside the session file <name>.h5 in the working
+// directory (-dir moves them).
+func descriptionJob(path string) (*job, error) {
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	cfg, err := proxy.ParseOptions("app", []options.KV{{Key: "description", Value: path}, {Key: "file", Value: name + ".h5"}})
+	if err != nil {
+		return nil, err
+	}
+	return &job{ranks: 1, mpi: h5bench.MPI{Command: "mpirun", Ranks: 1}, dir: ".", runs: []h5bench.Run{{Benchmark: "app", Config: cfg}}}, nil
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "run [flags] [CONFIG.json]", stderr)
+	fs := newFlags("run", "run [flags] [CONFIG.json | DESCRIPTION.yaml [KEY=VALUE ...]]", stderr)
 	np := fs.Int("np", 0, "number of ranks to launch (default: the configuration's mpi.ranks)")
 	noLaunch := fs.Bool("no-launch", false, "run in this process even outside an MPI launcher (one rank)")
 	report := fs.String("report", "", "write the JSON report of each benchmark to this file (suffixed by its index when there are several)")
@@ -75,7 +92,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 1 {
-		return usageError{error: fmt.Errorf("one configuration file at most, got %q", fs.Args())}
+		// A description takes its parameters (and session keys) after it, as -set does.
+		data, err := os.ReadFile(fs.Arg(0))
+		if err != nil || !desc.Sniff(fs.Arg(0), data) {
+			return usageError{error: fmt.Errorf("one configuration file at most, got %q (KEY=VALUE after the file is for descriptions)", fs.Args())}
+		}
+		for _, a := range fs.Args()[1:] {
+			k, v, ok := strings.Cut(a, "=")
+			if !ok || k == "" {
+				return usageError{error: fmt.Errorf("%q after the description %s: want KEY=VALUE (flags go before the file)", a, fs.Arg(0))}
+			}
+			sets = append(sets, options.KV{Key: k, Value: v})
+		}
 	}
 	npSet := false
 	fs.Visit(func(f *flag.Flag) { npSet = npSet || f.Name == "np" })

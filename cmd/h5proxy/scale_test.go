@@ -17,7 +17,7 @@ import (
 
 // scaleCase is a pattern's configuration for plans at scale, a line of
 // bench/scale/configs.txt (which bench/scale/scale.sh plans too). keys may use {N}, the
-// number of ranks, and {N/32}. Weak-scaled cases give every rank the same work at any N;
+// number of ranks, {N/32}, and {ROOT}, the repository's root. Weak-scaled cases give every rank the same work at any N;
 // strong-scaled ones split fixed global data over the ranks.
 type scaleCase struct {
 	pattern, keys string
@@ -60,7 +60,7 @@ func caseKeys(c scaleCase, size int) string {
 	if c.pattern == "iotest" && size < 32 {
 		return "process-rows=1 process-columns=" + strconv.Itoa(size)
 	}
-	return strings.NewReplacer("{N}", strconv.Itoa(size), "{N/32}", strconv.Itoa(max(size/32, 1))).Replace(c.keys)
+	return strings.NewReplacer("{N}", strconv.Itoa(size), "{N/32}", strconv.Itoa(max(size/32, 1)), "{ROOT}", "../..").Replace(c.keys)
 }
 
 // planBytes plans rank of size ranks in-process and returns the plan's bytes.

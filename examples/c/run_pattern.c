@@ -4,13 +4,15 @@
  *
  *   mpirun -np 2 ./run_pattern h5perf file=/tmp/h5perf/data api=phdf5 num-bytes=1M
  *   mpirun -np 2 ./run_pattern ior file=/tmp/ior/test api=HDF5 blockSize=1M transferSize=256K
+ *   mpirun -np 2 ./run_pattern app description=examples/apps/particles.yaml steps=3 file=/tmp/app/run.h5
  *
  * PATTERN is a name of h5proxy_patterns_list (`h5proxy help PATTERN` lists its keys); the
  * KEY=VALUE arguments are joined with ';' into the options string of
  * h5proxy_session_create (so a shell or a test driver needs no quoting). The program runs
  * the session's default phases (h5proxy_session_run), prints the summary, and exits 0 only
  * when every call succeeded and every check held. The ctests run it on the patterns that
- * have no example of their own (h5perf, ior, nova).
+ * have no example of their own (h5perf, ior, nova) and on an application description
+ * (pattern app, examples/apps/particles.yaml: its parameters are KEY=VALUE options too).
  */
 #include <mpi.h>
 #include <stdio.h>

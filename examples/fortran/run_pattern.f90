@@ -5,6 +5,7 @@
 !> moved bytes and that no verified read found a mismatch.
 !>
 !>   mpirun -np 2 ./run_pattern_f h5perf file=/tmp/h5perf/data api=mpiio layout=mpiio
+!>   mpirun -np 2 ./run_pattern_f app description=examples/apps/particles.yaml file=/tmp/app/run.h5
 program run_pattern
   use, intrinsic :: iso_c_binding, only: c_double
   use, intrinsic :: iso_fortran_env, only: output_unit, error_unit

@@ -74,3 +74,45 @@ func TestFilters(t *testing.T) {
 		ok(t, CloseDataset(d))
 	}
 }
+
+// TestPipelineAndFillValue: shuffle, scale-offset, deflate and Fletcher-32 given as
+// pipeline filters keep their order and the data; a fill value is what an unwritten
+// dataset reads; new 16-bit classes round-trip.
+func TestPipelineAndFillValue(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pipeline.h5")
+	f := must(CreateFile(path, Access{}))
+	spec := plan.DatasetSpec{Type: plan.I16, Shape: []uint64{40}, Chunk: []uint64{10}, Filters: []plan.Filter{
+		{ID: plan.FilterShuffle}, {ID: plan.FilterScaleOffset, CDValues: []uint32{2, 0}}, {ID: plan.FilterDeflate, CDValues: []uint32{3}}, {ID: plan.FilterFletcher32}}}
+	d := must(CreateDataset(f, "/pipe", spec))
+	buf := randBytes(5, 80)
+	ok(t, Write(d, wholeTransfer(spec.Type, spec.Shape), false, buf))
+	ok(t, CloseDataset(d))
+	fill := plan.DatasetSpec{Type: plan.F64, Shape: []uint64{3}, FillValue: []byte{0, 0, 0, 0, 0, 0, 0xf8, 0xbf}} // -1.5
+	ok(t, CloseDataset(must(CreateDataset(f, "/fill", fill))))
+	ok(t, CloseFile(f))
+
+	f = must(OpenFile(path, Access{FileSpec: plan.FileSpec{ReadOnly: true}}))
+	defer func() { ok(t, CloseFile(f)) }()
+	d = must(OpenDataset(f, "/pipe"))
+	info := must(DatasetInfo(d))
+	var ids []uint32
+	for _, fl := range info.Filters {
+		ids = append(ids, fl.ID)
+	}
+	if info.Deflate != 3 || len(ids) != 3 || ids[0] != plan.FilterShuffle || ids[1] != plan.FilterScaleOffset || ids[2] != plan.FilterFletcher32 {
+		t.Errorf("pipeline: deflate %d, filters %v", info.Deflate, ids)
+	}
+	got := make([]byte, 80)
+	ok(t, Read(d, wholeTransfer(spec.Type, spec.Shape), false, got))
+	if !bytes.Equal(got, buf) {
+		t.Error("/pipe: data read back differ")
+	}
+	ok(t, CloseDataset(d))
+	d = must(OpenDataset(f, "/fill"))
+	got = make([]byte, 24)
+	ok(t, Read(d, wholeTransfer(fill.Type, fill.Shape), false, got))
+	if want := bytes.Repeat(fill.FillValue, 3); !bytes.Equal(got, want) {
+		t.Errorf("/fill reads %v, want the fill value %v three times", got, want)
+	}
+	ok(t, CloseDataset(d))
+}

@@ -128,7 +128,7 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		return 0, errorf("h5: %s: deflate level %d outside 0..9", op, d.Deflate)
 	}
 	return create(loc, "CreateDataset", path, op, d, func(C.hid_t) (C.hid_t, error) {
-		if d.Chunk == nil && d.Deflate == 0 && len(d.Filters) == 0 && !d.FillNever && !d.FillUndefined && !datasetTuned(d.Tuning) && !d.Compact {
+		if d.Chunk == nil && d.Deflate == 0 && len(d.Filters) == 0 && !d.FillNever && !d.FillUndefined && d.FillValue == nil && !datasetTuned(d.Tuning) && !d.Compact {
 			return C.H5P_DEFAULT, nil
 		}
 		dcpl := C.H5Pcreate(C.h5p_dcpl_class())
@@ -163,6 +163,17 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 			if C.H5Pset_fill_value(dcpl, typ, nil) < 0 {
 				return dcpl, stackError("H5Pset_fill_value(NULL) for " + op)
 			}
+		} else if d.FillValue != nil {
+			if len(d.FillValue) != d.Type.Size {
+				return dcpl, errorf("h5: %s: fill value of %d bytes for a %d-byte type", op, len(d.FillValue), d.Type.Size)
+			}
+			typ, err := memType(d.Type)
+			if err != nil {
+				return dcpl, err
+			}
+			if C.H5Pset_fill_value(dcpl, typ, unsafe.Pointer(&d.FillValue[0])) < 0 {
+				return dcpl, stackError("H5Pset_fill_value for " + op)
+			}
 		}
 		return dcpl, tuneTimes(op, dcpl, d.Tuning)
 	})
@@ -183,6 +194,22 @@ func setFilter(dcpl C.hid_t, f plan.Filter) error {
 	case plan.FilterNBit:
 		if C.H5Pset_nbit(dcpl) < 0 {
 			return stackError("H5Pset_nbit")
+		}
+	case plan.FilterDeflate:
+		if len(f.CDValues) != 1 || C.H5Pset_deflate(dcpl, C.uint(f.CDValues[0])) < 0 {
+			return stackError(fmt.Sprintf("H5Pset_deflate %v", f.CDValues))
+		}
+	case plan.FilterShuffle:
+		if C.H5Pset_shuffle(dcpl) < 0 {
+			return stackError("H5Pset_shuffle")
+		}
+	case plan.FilterFletcher32:
+		if C.H5Pset_fletcher32(dcpl) < 0 {
+			return stackError("H5Pset_fletcher32")
+		}
+	case plan.FilterScaleOffset:
+		if len(f.CDValues) != 2 || C.H5Pset_scaleoffset(dcpl, C.H5Z_SO_scale_type_t(f.CDValues[0]), C.int(int32(f.CDValues[1]))) < 0 {
+			return stackError(fmt.Sprintf("H5Pset_scaleoffset %v", f.CDValues))
 		}
 	default:
 		var cd *C.uint

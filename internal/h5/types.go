@@ -15,6 +15,8 @@ static hid_t h5p_native(int c) {
 	case 6: return H5T_NATIVE_UCHAR;
 	case 7: return H5T_NATIVE_UINT;
 	case 8: return H5T_NATIVE_SCHAR;
+	case 9: return H5T_NATIVE_SHORT;
+	case 10: return H5T_NATIVE_USHORT;
 	}
 	return H5I_INVALID_HID;
 }
@@ -33,7 +35,7 @@ import (
 // natives maps the atomic classes to h5p_native's selector.
 var natives = map[plan.Class]C.int{
 	plan.Float32: 1, plan.Float64: 2, plan.Int32: 3,
-	plan.Int64: 4, plan.Uint64: 5, plan.Uint8: 6, plan.Uint32: 7, plan.Int8: 8,
+	plan.Int64: 4, plan.Uint64: 5, plan.Uint8: 6, plan.Uint32: 7, plan.Int8: 8, plan.Int16: 9, plan.Uint16: 10,
 }
 
 // typeCache holds the string and compound datatypes built so far, keyed by Type.String(),
@@ -180,6 +182,10 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 			return plan.U8, nil
 		case signed && size == 1:
 			return plan.I8, nil
+		case signed && size == 2:
+			return plan.I16, nil
+		case !signed && size == 2:
+			return plan.U16, nil
 		}
 		sn := "unsigned"
 		if signed {

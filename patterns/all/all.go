@@ -10,6 +10,7 @@ package all
 import (
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/amrex"
+	"github.com/h5proxy/h5proxy/patterns/app"
 	"github.com/h5proxy/h5proxy/patterns/dlio"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
 	"github.com/h5proxy/h5proxy/patterns/exerciser"
@@ -23,7 +24,7 @@ import (
 
 // Builtin lists the built-in patterns' factories in registration order.
 var Builtin = []patterns.Factory{vpic.Factory, amrex.Factory, openpmd.Factory, e3sm.Factory, iotest.Factory, exerciser.Factory,
-	vpic.UnlimitedFactory, vpic.NormalDistFactory, vpic.OverwriteFactory, vpic.AppendFactory, dlio.Factory, ior.Factory, h5perf.Factory, nova.Factory}
+	vpic.UnlimitedFactory, vpic.NormalDistFactory, vpic.OverwriteFactory, vpic.AppendFactory, dlio.Factory, ior.Factory, h5perf.Factory, nova.Factory, app.Factory}
 
 func init() {
 	for _, f := range Builtin {

@@ -10,7 +10,7 @@ import (
 // TestRegistered: every built-in pattern is registered under its own name, looked up
 // case-insensitively, and the unknown-pattern error lists them all.
 func TestRegistered(t *testing.T) {
-	want := []string{"amrex", "dlio", "e3sm", "exerciser", "h5perf", "ior", "iotest", "nova", "openpmd", "vpic", "vpic-append", "vpic-normal-dist", "vpic-overwrite", "vpic-unlimited"}
+	want := []string{"amrex", "app", "dlio", "e3sm", "exerciser", "h5perf", "ior", "iotest", "nova", "openpmd", "vpic", "vpic-append", "vpic-normal-dist", "vpic-overwrite", "vpic-unlimited"}
 	if got := patterns.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -24,7 +24,7 @@ func TestRegistered(t *testing.T) {
 		}
 	}
 	_, err := patterns.Lookup("nosuch")
-	if err == nil || !strings.Contains(err.Error(), "available: amrex, dlio, e3sm, exerciser, h5perf, ior, iotest, nova, openpmd, vpic, vpic-append, vpic-normal-dist, vpic-overwrite, vpic-unlimited") {
+	if err == nil || !strings.Contains(err.Error(), "available: amrex, app, dlio, e3sm, exerciser, h5perf, ior, iotest, nova, openpmd, vpic, vpic-append, vpic-normal-dist, vpic-overwrite, vpic-unlimited") {
 		t.Errorf("unknown pattern error: %v", err)
 	}
 }

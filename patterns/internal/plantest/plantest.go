@@ -45,7 +45,11 @@ func (b Builder[P]) Build(pairs ...string) (P, []string, error) { return b.Build
 // BuildKV is Build from option pairs (a command line's, as ior.ParseArgs gives them).
 func (b Builder[P]) BuildKV(kvs []options.KV) (P, []string, error) {
 	var zero P
-	v, err := b.Factory.Options.Parse(kvs)
+	table, err := b.Factory.OptionsFor(kvs) // the app pattern's holds its description's parameters
+	if err != nil {
+		return zero, nil, err
+	}
+	v, err := table.Parse(kvs)
 	if err != nil {
 		return zero, nil, err
 	}

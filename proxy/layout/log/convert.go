@@ -186,7 +186,7 @@ func (c *converter) run(dst, src []byte, n int) {
 
 func numeric(c plan.Class) bool {
 	switch c {
-	case plan.Float32, plan.Float64, plan.Int32, plan.Int64, plan.Uint64, plan.Uint8, plan.Uint32, plan.Int8:
+	case plan.Float32, plan.Float64, plan.Int32, plan.Int64, plan.Uint64, plan.Uint8, plan.Uint32, plan.Int8, plan.Int16, plan.Uint16:
 		return true
 	}
 	return false
@@ -233,6 +233,10 @@ func convertAtomic(dst []byte, dt plan.Type, src []byte, st plan.Type) {
 		i, isSigned = int64(ne.Uint64(src)), true
 	case plan.Int8:
 		i, isSigned = int64(int8(src[0])), true
+	case plan.Int16:
+		i, isSigned = int64(int16(ne.Uint16(src))), true
+	case plan.Uint16:
+		u = uint64(ne.Uint16(src))
 	case plan.Uint8:
 		u = uint64(src[0])
 	case plan.Uint32:
@@ -308,6 +312,8 @@ func convertAtomic(dst []byte, dt plan.Type, src []byte, st plan.Type) {
 		dst[0] = uint8(out)
 	case plan.Int8:
 		dst[0] = uint8(int8(out))
+	case plan.Int16, plan.Uint16:
+		ne.PutUint16(dst, uint16(out))
 	case plan.Uint32:
 		ne.PutUint32(dst, uint32(out))
 	}
@@ -322,6 +328,10 @@ func intRange(c plan.Class) (int64, int64) {
 		return 0, math.MaxUint8
 	case plan.Int8:
 		return math.MinInt8, math.MaxInt8
+	case plan.Int16:
+		return math.MinInt16, math.MaxInt16
+	case plan.Uint16:
+		return 0, math.MaxUint16
 	case plan.Uint32:
 		return 0, math.MaxUint32
 	case plan.Uint64:

@@ -1,0 +1,553 @@
+package desc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Override is one KEY=VALUE given on the command line (or in a sweep) for a parameter.
+type Override struct{ Key, Value string }
+
+// ParseFile reads and parses a description file (YAML; JSON is YAML too).
+func ParseFile(path string, overrides []Override) (*Description, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("description: %w", err)
+	}
+	return Parse(path, b, overrides)
+}
+
+// Parse parses a description: checks every key against Schema, builds the typed
+// Description, applies the parameter overrides, expands list keys and `like:`, and
+// validates it (Check). src names the file in errors and locates relative paths.
+func Parse(src string, data []byte, overrides []Override) (*Description, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{Pos: Pos{File: src}, Key: "(document)", Reason: "not YAML or JSON: " + err.Error()}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &Error{Pos: Pos{File: src, Line: 1, Col: 1}, Key: "(document)", Reason: "empty description", Allowed: strings.Join(Schema.Keys(), ", ")}
+	}
+	p := &parser{src: src}
+	root := resolve(doc.Content[0])
+	if err := p.check(root, Schema, ""); err != nil {
+		return nil, err
+	}
+	d := &Description{Source: src, Dir: filepath.Dir(src)}
+	if err := p.build(d, root); err != nil {
+		return nil, err
+	}
+	if err := d.override(overrides); err != nil {
+		return nil, err
+	}
+	if err := d.expand(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+type parser struct{ src string }
+
+// identRe is what a parameter's name must look like to be an expression's variable.
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// resolve follows aliases and the document node.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && (n.Kind == yaml.AliasNode || n.Kind == yaml.DocumentNode) {
+		if n.Kind == yaml.AliasNode {
+			n = n.Alias
+		} else if len(n.Content) > 0 {
+			n = n.Content[0]
+		} else {
+			break
+		}
+	}
+	return n
+}
+
+func (p *parser) pos(n *yaml.Node) Pos { return Pos{File: p.src, Line: n.Line, Col: n.Column} }
+
+// pairs returns a mapping's key and value nodes in order, merge keys (<<) expanded with
+// the explicit keys taking precedence.
+func pairs(n *yaml.Node) (keys, vals []*yaml.Node) {
+	seen := map[string]bool{}
+	var merged [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		if k.Value == "<<" && k.Kind == yaml.ScalarNode {
+			srcs := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				srcs = v.Content
+			}
+			for _, s := range srcs {
+				s = resolve(s)
+				if s.Kind == yaml.MappingNode {
+					mk, mv := pairs(s)
+					for j := range mk {
+						merged = append(merged, [2]*yaml.Node{mk[j], mv[j]})
+					}
+				}
+			}
+			continue
+		}
+		keys, vals = append(keys, k), append(vals, v)
+		seen[k.Value] = true
+	}
+	for _, m := range merged {
+		if !seen[m[0].Value] {
+			keys, vals = append(keys, m[0]), append(vals, m[1])
+			seen[m[0].Value] = true
+		}
+	}
+	return keys, vals
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a map"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return "a scalar"
+}
+
+// check validates the node's form and keys against the schema, before anything is built:
+// an unknown key is reported with the nearest known one.
+func (p *parser) check(n *yaml.Node, s *Node, path string) error {
+	n = resolve(n)
+	bad := func(want string) error {
+		return &Error{Pos: p.pos(n), Key: orRoot(path), Value: scalarText(n), Reason: fmt.Sprintf("%s here is %s", want, kindName(n))}
+	}
+	switch s.Kind {
+	case Map:
+		if n.Kind == yaml.ScalarNode && s.Short != "" {
+			return nil
+		}
+		if n.Kind != yaml.MappingNode {
+			return bad("want a map")
+		}
+		keys, vals := pairs(n)
+		seen := map[string]bool{}
+		for i, k := range keys {
+			f := s.Field(k.Value)
+			if f == nil {
+				reason := "unknown key"
+				if near := nearest(k.Value, s.Keys()); near != "" {
+					reason += " (did you mean " + near + "?)"
+				}
+				return &Error{Pos: p.pos(k), Key: join(path, k.Value), Reason: reason, Allowed: strings.Join(s.Keys(), ", ")}
+			}
+			if seen[k.Value] {
+				return &Error{Pos: p.pos(k), Key: join(path, k.Value), Reason: "given twice"}
+			}
+			seen[k.Value] = true
+			if err := p.check(vals[i], f, join(path, k.Value)); err != nil {
+				return err
+			}
+		}
+	case Named:
+		if n.Kind != yaml.MappingNode {
+			if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+				return nil
+			}
+			return bad("want a map of names")
+		}
+		keys, vals := pairs(n)
+		for i, k := range keys {
+			name := keyName(k)
+			if name == "" {
+				return &Error{Pos: p.pos(k), Key: join(path, "(name)"), Reason: "an empty name"}
+			}
+			if err := p.check(vals[i], s.Elem, join(path, name)); err != nil {
+				return err
+			}
+		}
+	case List:
+		if n.Kind != yaml.SequenceNode {
+			return bad("want a list")
+		}
+		for i, e := range n.Content {
+			if err := p.check(e, s.Elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case Literal:
+		if n.Kind == yaml.MappingNode {
+			return bad("want a number, a string or a list")
+		}
+		for _, e := range n.Content {
+			if resolve(e).Kind != yaml.ScalarNode {
+				return &Error{Pos: p.pos(e), Key: path, Reason: "a list of numbers or strings here holds " + kindName(resolve(e))}
+			}
+		}
+	case TypeName:
+		if n.Kind == yaml.MappingNode && strings.HasPrefix(path, "types.") {
+			return p.check(n, typesNode.Elem, path) // a nested member map
+		}
+		if n.Kind != yaml.ScalarNode {
+			return bad("want a type name")
+		}
+	case Enum:
+		if n.Kind != yaml.ScalarNode {
+			return bad("want one of " + strings.Join(s.Allowed, ", "))
+		}
+		if !containsFold(s.Allowed, n.Value) {
+			reason := "not allowed"
+			if near := nearest(n.Value, s.Allowed); near != "" {
+				reason += " (did you mean " + near + "?)"
+			}
+			return &Error{Pos: p.pos(n), Key: path, Value: n.Value, Reason: reason, Allowed: strings.Join(s.Allowed, ", ")}
+		}
+	case Bool:
+		if _, err := strconv.ParseBool(n.Value); n.Kind != yaml.ScalarNode || err != nil {
+			return &Error{Pos: p.pos(n), Key: path, Value: scalarText(n), Reason: "not a boolean", Allowed: "true, false"}
+		}
+	default:
+		if n.Kind != yaml.ScalarNode {
+			return bad("want " + s.Kind.String())
+		}
+	}
+	return nil
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "(top level)"
+	}
+	return path
+}
+
+func scalarText(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	return ""
+}
+
+// keyName renders a mapping key: a scalar as is, a list of names as "[a, b]".
+func keyName(k *yaml.Node) string {
+	k = resolve(k)
+	if k.Kind == yaml.SequenceNode {
+		var s []string
+		for _, e := range k.Content {
+			s = append(s, resolve(e).Value)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	}
+	return k.Value
+}
+
+func containsFold(list []string, s string) bool {
+	for _, a := range list {
+		if strings.EqualFold(a, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// m is a checked mapping's values by key, for building.
+type m struct {
+	p    *parser
+	path string
+	vals map[string]*yaml.Node
+	set  map[string]bool
+}
+
+func (p *parser) mapOf(n *yaml.Node, path string) m {
+	r := m{p: p, path: path, vals: map[string]*yaml.Node{}, set: map[string]bool{}}
+	if n != nil && n.Kind == yaml.MappingNode {
+		keys, vals := pairs(n)
+		for i, k := range keys {
+			r.vals[k.Value] = vals[i]
+			r.set[k.Value] = true
+		}
+	}
+	return r
+}
+
+// value returns a scalar key's Value, or the schema default when the key is absent.
+func (x m) value(key string, s *Node) Value {
+	path := join(x.path, key)
+	n, ok := x.vals[key]
+	if !ok {
+		def := ""
+		if f := s.Field(key); f != nil {
+			def = f.Default
+		}
+		return Value{Text: def, Path: path}
+	}
+	return x.p.scalar(n, path)
+}
+
+func (p *parser) scalar(n *yaml.Node, path string) Value {
+	n = resolve(n)
+	v := Value{Text: n.Value, Pos: p.pos(n), Path: path, Set: true}
+	if n.Kind == yaml.SequenceNode {
+		for i, e := range n.Content {
+			v.List = append(v.List, p.scalar(e, fmt.Sprintf("%s[%d]", path, i)))
+		}
+		v.Text = ""
+	}
+	return v
+}
+
+func (x m) list(key string) []Value {
+	n, ok := x.vals[key]
+	if !ok {
+		return nil
+	}
+	return x.p.scalar(n, join(x.path, key)).List
+}
+
+func (p *parser) build(d *Description, root *yaml.Node) error {
+	top := p.mapOf(root, "")
+	d.Name, d.About = top.value("name", Schema), top.value("about", Schema)
+	d.Steps, d.Compute = top.value("steps", Schema), top.value("compute", Schema)
+	if n := top.vals["params"]; n != nil && n.Kind == yaml.MappingNode {
+		keys, vals := pairs(n)
+		for i, k := range keys {
+			if !identRe.MatchString(k.Value) || slices.Contains(builtinVars, k.Value) {
+				return &Error{Pos: p.pos(k), Key: "params." + k.Value, Reason: "not a parameter name",
+					Allowed: "a name of letters, digits and _ (not starting with a digit), other than " + strings.Join(builtinVars, ", ")}
+			}
+			v := p.scalar(vals[i], "params."+k.Value)
+			d.Params = append(d.Params, Param{Name: k.Value, Pos: p.pos(k), Value: v, IsList: resolve(vals[i]).Kind == yaml.SequenceNode})
+		}
+	}
+	if n := top.vals["types"]; n != nil && n.Kind == yaml.MappingNode {
+		keys, vals := pairs(n)
+		for i, k := range keys {
+			d.Types = append(d.Types, p.compound(k.Value, p.pos(k), vals[i], "types."+k.Value))
+		}
+	}
+	if n := top.vals["files"]; n != nil && n.Kind == yaml.MappingNode {
+		keys, vals := pairs(n)
+		fs := fileNode.Elem
+		for i, k := range keys {
+			path := "files." + k.Value
+			x := p.mapOf(vals[i], path)
+			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs),
+				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs)}
+			if !f.Name.Set {
+				return &Error{Pos: f.Pos, Key: path + ".name", Reason: "a file needs a name", Allowed: "a name template, e.g. out_${step:04d}.h5"}
+			}
+			var err error
+			if f.Content, err = p.content(vals[i], path); err != nil {
+				return err
+			}
+			d.Files = append(d.Files, f)
+		}
+	}
+	if n := top.vals["timeline"]; n != nil {
+		for i, e := range n.Content {
+			a, err := p.action(resolve(e), fmt.Sprintf("timeline[%d]", i))
+			if err != nil {
+				return err
+			}
+			d.Timeline = append(d.Timeline, a)
+		}
+	}
+	return nil
+}
+
+func (p *parser) compound(name string, pos Pos, n *yaml.Node, path string) *Compound {
+	c := &Compound{Name: name, Pos: pos}
+	keys, vals := pairs(resolve(n))
+	for i, k := range keys {
+		v := resolve(vals[i])
+		if v.Kind == yaml.MappingNode {
+			c.Members = append(c.Members, CompoundMember{Name: k.Value, Nested: p.compound(k.Value, p.pos(k), v, path+"."+k.Value)})
+		} else {
+			c.Members = append(c.Members, CompoundMember{Name: k.Value, Type: p.scalar(v, path+"."+k.Value)})
+		}
+	}
+	return c
+}
+
+func (p *parser) content(n *yaml.Node, path string) (Content, error) {
+	var c Content
+	x := p.mapOf(resolve(n), path)
+	c.Attributes = p.attributes(x.vals["attributes"], join(path, "attributes"))
+	if g := x.vals["groups"]; g != nil && g.Kind == yaml.MappingNode {
+		keys, vals := pairs(g)
+		for i, k := range keys {
+			gp := join(path, "groups."+k.Value)
+			in, err := p.content(vals[i], gp)
+			if err != nil {
+				return c, err
+			}
+			c.Groups = append(c.Groups, &Group{Name: Value{Text: k.Value, Pos: p.pos(k), Path: gp, Set: true}, Content: in})
+		}
+	}
+	if ds := x.vals["datasets"]; ds != nil && ds.Kind == yaml.MappingNode {
+		keys, vals := pairs(ds)
+		for i, k := range keys {
+			dp := join(path, "datasets."+keyName(k))
+			for _, name := range p.names(k) {
+				ds, err := p.dataset(name, p.pos(k), vals[i], dp)
+				if err != nil {
+					return c, err
+				}
+				c.Datasets = append(c.Datasets, ds)
+			}
+		}
+	}
+	return c, nil
+}
+
+// names returns the names a dataset key stands for: itself, the elements of a list key,
+// or "${list}" (expanded once the parameters are known).
+func (p *parser) names(k *yaml.Node) []string {
+	k = resolve(k)
+	if k.Kind == yaml.SequenceNode {
+		var s []string
+		for _, e := range k.Content {
+			s = append(s, resolve(e).Value)
+		}
+		return s
+	}
+	return []string{k.Value}
+}
+
+func (p *parser) attributes(n *yaml.Node, path string) []*Attribute {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []*Attribute
+	keys, vals := pairs(n)
+	as := attrNode.Elem
+	for i, k := range keys {
+		ap := join(path, k.Value)
+		a := &Attribute{Name: k.Value, Pos: p.pos(k)}
+		v := resolve(vals[i])
+		if v.Kind != yaml.MappingNode {
+			a.Value = p.scalar(v, ap)
+		} else {
+			x := p.mapOf(v, ap)
+			a.Type, a.Value, a.Generate = x.value("type", as), x.value("value", as), x.value("generate", as)
+			a.Shape = x.list("shape")
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Dataset, error) {
+	s := datasetNode.Elem
+	x := p.mapOf(resolve(n), path)
+	d := &Dataset{Name: name, Pos: pos, set: x.set,
+		Like: x.value("like", s), Type: x.value("type", s), Shape: x.list("shape"), MaxShape: x.list("max_shape"),
+		Extend: x.value("extend", s), Layout: x.value("layout", s), Chunk: x.list("chunk"),
+		Fill: x.value("fill", s), FillTime: x.value("fill_time", s), AllocTime: x.value("alloc_time", s),
+		Attributes: p.attributes(x.vals["attributes"], join(path, "attributes")),
+	}
+	if f := x.vals["filters"]; f != nil {
+		for i, e := range f.Content {
+			fl, err := p.filter(resolve(e), fmt.Sprintf("%s.filters[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			d.Filters = append(d.Filters, fl)
+		}
+	}
+	d.Decompose = p.decompose(x.vals["decompose"], join(path, "decompose"))
+	mx := p.mapOf(x.vals["memory"], join(path, "memory"))
+	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode)}
+	return d, nil
+}
+
+func (p *parser) filter(n *yaml.Node, path string) (Filter, error) {
+	if n.Kind == yaml.ScalarNode {
+		return Filter{Name: n.Value, Pos: p.pos(n), Level: Value{Text: "6", Path: path}, Coding: Value{Text: "nn", Path: path},
+			Pixels: Value{Text: "16", Path: path}, Scale: Value{Text: "int", Path: path}, Factor: Value{Text: "0", Path: path}}, nil
+	}
+	keys, vals := pairs(n)
+	if len(keys) != 1 {
+		return Filter{}, &Error{Pos: p.pos(n), Key: path, Reason: fmt.Sprintf("a filter entry names %d filters", len(keys)),
+			Allowed: "one filter per entry of the list, in pipeline order: [shuffle, {deflate: 6}]"}
+	}
+	k, v := keys[0], resolve(vals[0])
+	f := Filter{Name: k.Value, Pos: p.pos(k)}
+	fp := join(path, k.Value)
+	switch k.Value {
+	case "deflate":
+		f.Level = p.scalar(v, fp)
+	case "szip":
+		x := p.mapOf(v, fp)
+		s := filterNode.Elem.Field("szip")
+		f.Coding, f.Pixels = x.value("coding", s), x.value("pixels", s)
+	case "scaleoffset":
+		x := p.mapOf(v, fp)
+		s := filterNode.Elem.Field("scaleoffset")
+		f.Scale, f.Factor = x.value("scale", s), x.value("factor", s)
+	}
+	return f, nil
+}
+
+func (p *parser) decompose(n *yaml.Node, path string) Decompose {
+	s := decompNode
+	if n != nil && n.Kind == yaml.ScalarNode {
+		return Decompose{Kind: p.scalar(n, join(path, "kind")), Block: Value{Text: "1", Path: join(path, "block")},
+			Seed: Value{Text: "1", Path: join(path, "seed")}, Decomp: Value{Text: "1", Path: join(path, "decomp")}}
+	}
+	x := p.mapOf(n, path)
+	return Decompose{Kind: x.value("kind", s), Grid: x.list("grid"), Block: x.value("block", s), Count: x.value("count", s),
+		Distribution: x.value("distribution", s), Mean: x.value("mean", s), Stddev: x.value("stddev", s),
+		Min: x.value("min", s), Max: x.value("max", s), Seed: x.value("seed", s), File: x.value("file", s), Decomp: x.value("decomp", s)}
+}
+
+func (p *parser) action(n *yaml.Node, path string) (*Action, error) {
+	s := actionNode.Elem
+	x := p.mapOf(n, path)
+	a := &Action{Pos: p.pos(n), Write: x.value("write", s), Read: x.value("read", s), Flush: x.value("flush", s),
+		Every: x.value("every", s), At: x.value("at", s), Datasets: x.list("datasets"), Collective: x.value("collective", s), Step: x.value("step", s), WrittenBy: x.value("written_by", s)}
+	verbs := 0
+	for _, v := range []Value{a.Write, a.Read, a.Flush} {
+		if v.Set {
+			verbs++
+		}
+	}
+	if verbs != 1 {
+		return nil, &Error{Pos: a.Pos, Key: path, Reason: fmt.Sprintf("an action names %d of write, read, flush", verbs), Allowed: "exactly one of write: FILE, read: FILE, flush: FILE"}
+	}
+	if sn := x.vals["select"]; sn != nil {
+		sx := p.mapOf(sn, join(path, "select"))
+		a.Select = &Select{Start: sx.list("start"), Count: sx.list("count"), Stride: sx.list("stride"), To: sx.value("to", s.Field("select"))}
+	}
+	return a, nil
+}
+
+// Sniff reports whether a file is a description rather than a JSON configuration: a
+// .yaml or .yml file, or a JSON object whose top level names files or timeline and
+// neither benchmarks (h5bench) nor pattern (native).
+func Sniff(path string, data []byte) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		return true
+	}
+	var top map[string]any
+	if err := yaml.Unmarshal(data, &top); err != nil {
+		return false
+	}
+	_, files := top["files"]
+	_, timeline := top["timeline"]
+	_, bench := top["benchmarks"]
+	_, pattern := top["pattern"]
+	return (files || timeline) && !bench && !pattern
+}

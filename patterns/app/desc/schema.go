@@ -1,0 +1,368 @@
+package desc
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// Kind is the form a key's value takes in a description.
+type Kind int
+
+// Value forms.
+const (
+	// Map is a mapping with the fixed keys of Node.Fields.
+	Map Kind = iota + 1
+	// Named is a mapping from names the user chooses to entries of form Node.Elem, kept in
+	// document order. A name "${list}" (or a YAML sequence as the key) makes one entry per
+	// name in the list parameter.
+	Named
+	// List is a sequence of Node.Elem.
+	List
+	// Expr is a number or an expression over the parameters, nranks, rank and step
+	// (expr-lang syntax); sizes take units (8Mi, 16MiB), durations take units (1.5s).
+	Expr
+	// Template is a string in which ${EXPR} and ${EXPR:FMT} (FMT a printf verb such as 04d)
+	// are replaced by the expression's value.
+	Template
+	// Enum is one of Node.Allowed.
+	Enum
+	// Bool is true or false.
+	Bool
+	// TypeName is a datatype: an atomic name (i8..u64, f32, f64), a fixed string strN, or
+	// the name of a compound declared under types.
+	TypeName
+	// Literal is a value written as is: a number, a string or a list of them.
+	Literal
+	// Text is free text.
+	Text
+)
+
+var kindNames = map[Kind]string{Map: "map", Named: "named map", List: "list", Expr: "expression",
+	Template: "name template", Enum: "enum", Bool: "bool", TypeName: "type", Literal: "literal", Text: "text"}
+
+// String names the kind in help output and error messages.
+func (k Kind) String() string { return kindNames[k] }
+
+// Node declares one key of the format: its form, its help, and, for maps and lists, what
+// it holds. The one tree rooted at Schema drives parsing (unknown keys, forms), `h5proxy
+// help app`, docs/apps.md and the error messages' lists of what is allowed.
+type Node struct {
+	Key     string
+	Kind    Kind
+	Help    string
+	Default string
+	Allowed []string // Enum
+	Fields  []*Node  // Map
+	Elem    *Node    // Named, List
+	// Short, when set, is the scalar form a Map also accepts and what it means (e.g.
+	// `decompose: block` for `decompose: {kind: block}`).
+	Short string
+	// Example is a one-line YAML example shown in the reference.
+	Example string
+}
+
+// Field returns the declared key of a Map node, or nil.
+func (n *Node) Field(key string) *Node {
+	for _, f := range n.Fields {
+		if f.Key == key {
+			return f
+		}
+	}
+	return nil
+}
+
+// Keys lists a Map node's keys in declaration order.
+func (n *Node) Keys() []string {
+	k := make([]string, len(n.Fields))
+	for i, f := range n.Fields {
+		k[i] = f.Key
+	}
+	return k
+}
+
+// AtomicTypes are the atomic datatype names a description accepts (strN aside).
+var AtomicTypes = []string{"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64"}
+
+// The shared sub-trees: attributes hang on files, groups and datasets; groups nest.
+var (
+	attrNode = &Node{Key: "attributes", Kind: Named, Help: "attributes by name; a scalar is a literal attribute (a number, or a string)",
+		Example: `attributes: {units: "m/s", time: {type: f64, value: "${step * dt}"}}`,
+		Elem: &Node{Kind: Map, Short: "the attribute's literal value", Fields: []*Node{
+			{Key: "type", Kind: TypeName, Help: "datatype: atomic or strN (default: inferred from the value)"},
+			{Key: "shape", Kind: List, Help: "extent of a 1-D array attribute (empty: scalar)", Elem: &Node{Kind: Expr}},
+			{Key: "value", Kind: Literal, Help: "literal value: a number, a string, or a list (an array attribute); ${EXPR} is evaluated when the attribute is written, at its object's creation (e.g. \"${step * dt}\"); without type: i64 for integers, f64 for other numbers and expressions, else a string as long as the longest value"},
+			{Key: "generate", Kind: Enum, Allowed: []string{"seeded", "index"}, Help: "generated values instead of value: seeded pseudo-random (as datasets are filled) or the element index"},
+		}}}
+	filterNode = &Node{Key: "filters", Kind: List, Help: "the filter pipeline in order (chunked layout only)",
+		Example: `filters: [shuffle, {deflate: 6}, fletcher32]`,
+		Elem: &Node{Kind: Map, Short: "a filter name without parameters: shuffle, fletcher32, nbit, deflate (level 6), szip (nn, 16), scaleoffset (integer, minimal bits)", Fields: []*Node{
+			{Key: "deflate", Kind: Expr, Help: "gzip level 1..9 (H5Pset_deflate)"},
+			{Key: "shuffle", Kind: Bool, Help: "byte shuffle (H5Pset_shuffle)"},
+			{Key: "fletcher32", Kind: Bool, Help: "checksum (H5Pset_fletcher32)"},
+			{Key: "nbit", Kind: Bool, Help: "N-Bit packing (H5Pset_nbit)"},
+			{Key: "szip", Kind: Map, Short: "nn coding, 16 pixels per block", Help: "SZIP (H5Pset_szip)", Fields: []*Node{
+				{Key: "coding", Kind: Enum, Allowed: []string{"nn", "ec"}, Default: "nn", Help: "nearest neighbour or entropy coding"},
+				{Key: "pixels", Kind: Expr, Default: "16", Help: "pixels per block, even, <= 32"},
+			}},
+			{Key: "scaleoffset", Kind: Map, Short: "integer, minimal bits", Help: "scale-offset (H5Pset_scaleoffset)", Fields: []*Node{
+				{Key: "scale", Kind: Enum, Allowed: []string{"int", "float_dscale", "float_escale"}, Default: "int", Help: "scale type"},
+				{Key: "factor", Kind: Expr, Default: "0", Help: "scale factor (int: minimum bits, 0 lets HDF5 choose; float_dscale: decimal digits)"},
+			}},
+		}}}
+	decompNode = &Node{Key: "decompose", Kind: Map, Short: "the kind (block, cyclic, rank0, replicated)",
+		Help:    "which rank writes (and reads) which elements; default: block",
+		Example: `decompose: {kind: block, grid: [0, 0, 1]}`,
+		Fields: []*Node{
+			{Key: "kind", Kind: Enum, Default: "block", Allowed: []string{"block", "uneven", "cyclic", "map", "points", "rank0", "replicated"},
+				Help: "block: a process grid, every rank an equal box; uneven: 1-D, counts per rank; cyclic: 1-D round robin of `block` elements; map: a rank's union of runs from an E3SM map file; points: a rank's element list from a file; rank0: rank 0 alone; replicated: every rank all (reads; writes of equal values)"},
+			{Key: "grid", Kind: List, Elem: &Node{Kind: Expr}, Help: "block: ranks per dimension, product nranks; 0 entries are chosen as MPI_Dims_create chooses (default: all 0, i.e. MPI_Dims_create over every dimension)"},
+			{Key: "block", Kind: Expr, Default: "1", Help: "cyclic: elements per round-robin block (1: cyclic, > 1: block-cyclic)"},
+			{Key: "count", Kind: Expr, Help: "uneven: this rank's count, an expression over rank (e.g. \"100 + rank % 3\")"},
+			{Key: "distribution", Kind: Enum, Allowed: []string{"uniform", "normal", "lognormal"}, Help: "uneven: counts drawn per rank from a seeded distribution"},
+			{Key: "mean", Kind: Expr, Help: "uneven normal: mean count; uniform: the midpoint when min/max are not given; lognormal: exp(mu) when mu is not given"},
+			{Key: "stddev", Kind: Expr, Help: "uneven normal: standard deviation; lognormal: sigma"},
+			{Key: "min", Kind: Expr, Help: "uneven uniform: smallest count (inclusive)"},
+			{Key: "max", Kind: Expr, Help: "uneven uniform: largest count (inclusive)"},
+			{Key: "seed", Kind: Expr, Default: "1", Help: "uneven: the distribution's seed (the same seed draws the same counts)"},
+			{Key: "file", Kind: Template, Help: "uneven: a text file of one count per rank (whitespace separated); map: an E3SM map file (HDF5); points: a text file of lines `rank i [j ...]`; relative to the description's directory"},
+			{Key: "decomp", Kind: Expr, Default: "1", Help: "map: which decomposition of the map file (1 for D1)"},
+		}}
+	memNode = &Node{Key: "memory", Kind: Map, Help: "the memory side of this dataset's transfers (default: a contiguous buffer of the file type)",
+		Example: `memory: {type: f32}`,
+		Fields: []*Node{
+			{Key: "type", Kind: TypeName, Help: "memory datatype when it differs from the file type (HDF5 converts: any integer or float to any other; compound to compound by member name)"},
+			{Key: "struct", Kind: TypeName, Help: "interleaved: a compound type declared under types; the buffer is an array of these structs shared by every dataset naming it, and each write transfers the members the dataset's (compound) file type shares with it"},
+		}}
+	datasetNode = &Node{Key: "datasets", Kind: Named, Help: "datasets by name; a name \"${list}\" or a YAML list as the key makes one per name",
+		Example: `datasets: {x: {type: f32, shape: [n * nranks]}, y: {like: x}}`,
+		Elem: &Node{Kind: Map, Fields: []*Node{
+			{Key: "like", Kind: Text, Help: "copy every key of another dataset not given here: a name in the same file, or FILE.PATH (e.g. checkpoint.dens)"},
+			{Key: "type", Kind: TypeName, Default: "f64", Help: "file datatype: i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (fixed string of N bytes) or a compound declared under types"},
+			{Key: "shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "extent per dimension, slowest first; [] is a scalar; with uneven decomposition dim 0 may be `auto` (the sum of the counts)"},
+			{Key: "max_shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "maximum extent per dimension; `unlimited` for H5S_UNLIMITED (default: shape, or unlimited along extend)"},
+			{Key: "extend", Kind: Expr, Help: "series by extension: the dimension that grows by shape[dim] at each write (the dataset is created once, chunked, unlimited along it)"},
+			{Key: "layout", Kind: Enum, Allowed: []string{"contiguous", "chunked", "compact"}, Help: "storage layout (default: chunked when chunk, filters or extend are given, else contiguous)"},
+			{Key: "chunk", Kind: List, Elem: &Node{Kind: Expr}, Help: "chunk extent per dimension (layout chunked)"},
+			filterNode,
+			{Key: "fill", Kind: Literal, Help: "fill value (a number); `undefined` leaves it undefined"},
+			{Key: "fill_time", Kind: Enum, Allowed: plan.FillTimeNames, Help: "H5Pset_fill_time"},
+			{Key: "alloc_time", Kind: Enum, Allowed: plan.AllocTimeNames, Help: "H5Pset_alloc_time"},
+			decompNode,
+			memNode,
+			attrNode,
+		}}}
+)
+
+func init() {
+	// A group holds what a file holds.
+	g := &Node{Key: "groups", Kind: Named, Help: "groups by name (a template: Timestep_${step} makes one group per step written)",
+		Example: `groups: {fields: {datasets: {...}}}`}
+	g.Elem = &Node{Kind: Map, Fields: []*Node{attrNode, datasetNode, g}}
+	fileNode.Elem.Fields = append(fileNode.Elem.Fields, attrNode, datasetNode, g)
+}
+
+var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application writes, by an id that actions name",
+	Example: `files: {history: {name: "particles.h5", datasets: {...}}}`,
+	Elem: &Node{Kind: Map, Fields: []*Node{
+		{Key: "name", Kind: Template, Help: "file name, relative to the session's file directory; ${step}, ${rank} and any expression substitute (e.g. plt_${step:05d}.h5); a file stays open while consecutive actions name the same file"},
+		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or N (N-to-M: ranks rank/N*N.. share a file, name must use rank / N)"},
+		{Key: "mode", Kind: Enum, Allowed: []string{"truncate", "append"}, Default: "truncate", Help: "truncate: create or empty the file at its first action; append: open an existing file read-write"},
+		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output; the raw layouts hold one file at a time)"},
+		{Key: "collective_metadata", Kind: Bool, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write)"},
+	}}}
+
+var typesNode = &Node{Key: "types", Kind: Named, Help: "compound types by name, members in order (offsets packed as C would, natural alignment)",
+	Example: `types: {particle: {x: f32, y: f32, id: i64}}`,
+	Elem:    &Node{Kind: Named, Help: "members by name: a type name or a nested member map", Elem: &Node{Kind: TypeName, Help: "MEMBER: TYPE, or MEMBER: {nested members}"}}}
+
+var actionNode = &Node{Key: "timeline", Kind: List, Help: "what happens in each step after its compute, in order",
+	Example: `timeline: [{write: history}, {write: checkpoint, every: 10}, {read: checkpoint, at: restart}]`,
+	Elem: &Node{Kind: Map, Fields: []*Node{
+		{Key: "write", Kind: Text, Help: "write a file (its id): create or open it, create the objects not yet created, write its datasets"},
+		{Key: "read", Kind: Text, Help: "read a file (its id) back and verify every value (read phase)"},
+		{Key: "flush", Kind: Text, Help: "flush a file (its id) that is open (H5Fflush)"},
+		{Key: "every", Kind: Expr, Default: "1", Help: "cadence: the action runs at the steps where step % every == 0 (every 10: steps 0, 10, 20, ...; steps count from 0)"},
+		{Key: "at", Kind: Enum, Allowed: []string{"step", "end", "restart"}, Default: "step", Help: "step: by cadence; end: once after the last step; restart: once at the start of the read phase (reads only)"},
+		{Key: "datasets", Kind: List, Elem: &Node{Kind: Text}, Help: "the subset of the file's datasets (paths or names) this action writes or reads (default: all)"},
+		{Key: "collective", Kind: Bool, Default: "true", Help: "collective (H5FD_MPIO_COLLECTIVE) or independent transfers"},
+		{Key: "step", Kind: Expr, Help: "read: the write step whose data is read (default: the last step the file was written at)"},
+		{Key: "written_by", Kind: Expr, Help: "restart read: how many ranks wrote the file (N-to-M restart: shapes are evaluated with nranks = written_by; default: the reading ranks)"},
+		{Key: "select", Kind: Map, Help: "read: which part each rank reads (default: the dataset's decomposition over the reading ranks)", Fields: []*Node{
+			{Key: "start", Kind: List, Elem: &Node{Kind: Expr}, Help: "sub-volume start per dimension (default 0)"},
+			{Key: "count", Kind: List, Elem: &Node{Kind: Expr}, Help: "sub-volume extent per dimension (default: to the end)"},
+			{Key: "stride", Kind: List, Elem: &Node{Kind: Expr}, Help: "every stride-th element per dimension (default 1)"},
+			{Key: "to", Kind: Enum, Allowed: []string{"all", "rank0"}, Default: "all", Help: "all: the sub-volume split in blocks over the reading ranks along dim 0; rank0: rank 0 reads it all"},
+		}},
+	}}}
+
+// Schema is the root of the description format.
+var Schema = &Node{Kind: Map, Help: "an application's HDF5 I/O", Fields: []*Node{
+	{Key: "name", Kind: Text, Help: "the application's name (reports)"},
+	{Key: "about", Kind: Text, Help: "what the description models and where it comes from"},
+	{Key: "params", Kind: Named, Help: "parameters with their defaults, overridable as KEY=VALUE (and in h5proxy sweep): numbers, sizes with units (8Mi), durations (1.5s), strings, or lists of names",
+		Example: `params: {nx: 64, particles: 8Mi, vars: [dens, pres]}`, Elem: &Node{Kind: Literal, Help: "NAME: DEFAULT; a default may be an expression over the parameters above it"}},
+	{Key: "steps", Kind: Expr, Default: "1", Help: "number of steps of the write phase"},
+	{Key: "compute", Kind: Expr, Default: "0s", Help: "compute time after each write step (a duration, or an expression over step in seconds); the session's compute_kind and compute_jitter apply to it; without compute the session's compute_time (or compute_trace) applies"},
+	typesNode,
+	fileNode,
+	actionNode,
+}}
+
+// Walk calls f on every node under n with its dotted path (named entries as "*", list
+// elements as "[]"), depth first in declaration order. A sub-tree met again (attributes on
+// files, groups and datasets; nested groups) is reported once more with same set to the
+// path where it was first walked, and not descended into again.
+func Walk(n *Node, path string, f func(path, same string, n *Node)) {
+	walk(n, path, f, map[*Node]string{})
+}
+
+func walk(n *Node, path string, f func(path, same string, n *Node), seen map[*Node]string) {
+	if first, ok := seen[n]; ok && n.Kind != 0 && (n.Kind == Map || n.Kind == Named || n.Kind == List) && len(subtree(n)) > 0 {
+		f(path, first, n)
+		return
+	}
+	seen[n] = path
+	f(path, "", n)
+	for _, c := range subtree(n) {
+		switch n.Kind {
+		case Map:
+			walk(c, join(path, c.Key), f, seen)
+		case Named:
+			walk(c, path+".*", f, seen)
+		case List:
+			walk(c, path+"[]", f, seen)
+		}
+	}
+}
+
+// subtree lists the nodes Walk descends into.
+func subtree(n *Node) []*Node {
+	switch n.Kind {
+	case Map:
+		return n.Fields
+	case Named:
+		if n.Elem != nil {
+			return []*Node{n.Elem}
+		}
+	case List:
+		if n.Elem != nil && (n.Elem.Kind == Map || n.Elem.Kind == Named) {
+			return []*Node{n.Elem}
+		}
+	}
+	return nil
+}
+
+// WriteHelp prints every key of the format: path, form, default, help and allowed values.
+func WriteHelp(w io.Writer) error {
+	var err error
+	Walk(Schema, "", func(path, same string, n *Node) {
+		if path == "" || err != nil {
+			return
+		}
+		_, err = fmt.Fprintf(w, "%s (%s%s)\n    %s\n", path, n.Kind, defaultText(n), helpText(n, same))
+	})
+	return err
+}
+
+func defaultText(n *Node) string {
+	if n.Default == "" {
+		return ""
+	}
+	return ", default " + n.Default
+}
+
+func helpText(n *Node, same string) string {
+	h := n.Help
+	if same != "" {
+		return strings.TrimPrefix(h+"; the same keys as "+same, "; ")
+	}
+	if len(n.Allowed) > 0 {
+		h += " [" + strings.Join(n.Allowed, "|") + "]"
+	}
+	if n.Short != "" {
+		h += "; a scalar gives " + n.Short
+	}
+	if n.Kind == Map && len(n.Fields) > 0 {
+		h += "; keys: " + strings.Join(n.Keys(), ", ")
+	}
+	return strings.TrimPrefix(h, "; ")
+}
+
+// WriteMarkdown writes the format reference of docs/apps.md: one table row per key.
+func WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("| Key | Form | Default | Meaning |\n|---|---|---|---|\n")
+	Walk(Schema, "", func(path, same string, n *Node) {
+		if path == "" {
+			return
+		}
+		help := helpText(n, same)
+		if n.Example != "" && same == "" {
+			help += " Example: `" + n.Example + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", path, n.Kind, mdDefault(n), strings.ReplaceAll(help, "|", "\\|"))
+	})
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdDefault(n *Node) string {
+	if n.Default == "" {
+		return ""
+	}
+	return "`" + n.Default + "`"
+}
+
+// nearest returns the allowed word closest to s (edit distance), or "" if none is close.
+func nearest(s string, allowed []string) string {
+	best, bd := "", 1<<30
+	for _, a := range allowed {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(a)); d < bd {
+			best, bd = a, d
+		}
+	}
+	if bd > max(1, min(3, len(s)/3)) {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	// The optimal-string-alignment distance: "stpes" is one edit from "steps".
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1) // a transposition of adjacent runes
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
+
+// sortedKeys returns a map's keys sorted (error messages list them stably).
+func sortedKeys[V any](m map[string]V) []string {
+	k := make([]string, 0, len(m))
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}

@@ -1,0 +1,218 @@
+package desc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Pos is where a value stands in its description file.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+// String renders file:line:col.
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+
+// Value is one scalar of the description as written, with where it is written and the
+// dotted key path that holds it. A Value that was not written has Set false (its Text is
+// the schema default, if any).
+type Value struct {
+	Text string
+	Pos  Pos
+	Path string
+	Set  bool
+	// List holds the elements of a literal list (params, attribute values).
+	List []Value
+}
+
+// Error is a description error: where, which key and value, why, and what is allowed.
+type Error struct {
+	Pos     Pos
+	Key     string
+	Value   string
+	Reason  string
+	Allowed string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Pos.File != "" || e.Pos.Line > 0 {
+		b.WriteString(e.Pos.String() + ": ")
+	}
+	fmt.Fprintf(&b, "key %s", e.Key)
+	if e.Value != "" {
+		fmt.Fprintf(&b, " value %q", e.Value)
+	}
+	b.WriteString(": " + e.Reason)
+	if e.Allowed != "" {
+		b.WriteString("; allowed: " + e.Allowed)
+	}
+	return b.String()
+}
+
+// errAt returns an Error at a value.
+func errAt(v Value, reason, allowed string, args ...any) *Error {
+	return &Error{Pos: v.Pos, Key: v.Path, Value: v.Text, Reason: fmt.Sprintf(reason, args...), Allowed: allowed}
+}
+
+// Description is a parsed description file: every key of Schema as typed values with their
+// positions. Expressions are not evaluated yet (Eval does, per rank and step).
+type Description struct {
+	// Source is the file it was read from; Dir the directory relative paths start from.
+	Source, Dir string
+	Name        Value
+	About       Value
+	Params      []Param
+	Steps       Value
+	Compute     Value
+	Types       []*Compound
+	Files       []*File
+	Timeline    []*Action
+
+	progs *programs
+}
+
+// Param is one parameter and its default: a scalar, or a list of names.
+type Param struct {
+	Name  string
+	Pos   Pos
+	Value Value
+	// IsList marks a list parameter (Value.List holds its elements).
+	IsList bool
+}
+
+// Compound is a compound datatype declared under types: members in order.
+type Compound struct {
+	Name    string
+	Pos     Pos
+	Members []CompoundMember
+}
+
+// CompoundMember is one member: an atomic or string type, or a nested compound.
+type CompoundMember struct {
+	Name   string
+	Type   Value     // set for a type name
+	Nested *Compound // set for a nested member map
+}
+
+// File is one file (or family of files) the application writes.
+type File struct {
+	ID                 string
+	Pos                Pos
+	Name               Value
+	Ranks              Value
+	Mode               Value
+	Reopen             Value
+	CollectiveMetadata Value
+	Content
+}
+
+// Content is what a file or group holds.
+type Content struct {
+	Attributes []*Attribute
+	Groups     []*Group
+	Datasets   []*Dataset
+}
+
+// Group is a group: its name is a template (a name using step makes one group per step).
+type Group struct {
+	Name Value
+	Content
+}
+
+// Attribute is an attribute of a file, group or dataset.
+type Attribute struct {
+	Name     string
+	Pos      Pos
+	Type     Value
+	Shape    []Value
+	Value    Value
+	Generate Value
+}
+
+// Dataset is one dataset's declaration (after `like:` and list keys are expanded, one
+// Dataset per dataset).
+type Dataset struct {
+	Name       string
+	Pos        Pos
+	Like       Value
+	Type       Value
+	Shape      []Value
+	MaxShape   []Value
+	Extend     Value
+	Layout     Value
+	Chunk      []Value
+	Filters    []Filter
+	Fill       Value
+	FillTime   Value
+	AllocTime  Value
+	Decompose  Decompose
+	Memory     Memory
+	Attributes []*Attribute
+	// set records which keys the user wrote (like: copies the others).
+	set map[string]bool
+}
+
+// Filter is one filter of a dataset's pipeline.
+type Filter struct {
+	Name   string // deflate, shuffle, fletcher32, nbit, szip, scaleoffset
+	Pos    Pos
+	Level  Value // deflate
+	Coding Value // szip
+	Pixels Value // szip
+	Scale  Value // scaleoffset
+	Factor Value // scaleoffset
+}
+
+// Decompose says which rank transfers which elements of a dataset.
+type Decompose struct {
+	Kind         Value
+	Grid         []Value
+	Block        Value
+	Count        Value
+	Distribution Value
+	Mean, Stddev Value
+	Min, Max     Value
+	Seed         Value
+	File         Value
+	Decomp       Value
+}
+
+// Memory is the memory side of a dataset's transfers.
+type Memory struct {
+	Type   Value
+	Struct Value
+}
+
+// Action is one entry of the timeline.
+type Action struct {
+	Pos        Pos
+	Write      Value
+	Read       Value
+	Flush      Value
+	Every      Value
+	At         Value
+	Datasets   []Value
+	Collective Value
+	Step       Value
+	WrittenBy  Value
+	Select     *Select
+}
+
+// Verb returns the action's kind (write, read or flush) and the file id it names.
+func (a *Action) Verb() (string, Value) {
+	switch {
+	case a.Write.Set:
+		return "write", a.Write
+	case a.Read.Set:
+		return "read", a.Read
+	}
+	return "flush", a.Flush
+}
+
+// Select is a read action's selection.
+type Select struct {
+	Start, Count, Stride []Value
+	To                   Value
+}

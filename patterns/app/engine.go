@@ -1,0 +1,515 @@
+package app
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// engine turns a description into the plans of one rank: it replays the timeline step by
+// step, tracking which files are open and which objects exist, as the application would.
+type engine struct {
+	d     *desc.Description
+	types *typeSet
+	steps int
+	seed  uint64
+	// decomps caches decomposers by dataset, shape and rank count (they hold every rank's
+	// counts or a map).
+	decomps map[decompKey]*decomposer
+}
+
+type decompKey struct {
+	ds     *desc.Dataset
+	shape  string
+	nranks int
+}
+
+// instance is an open file.
+type instance struct {
+	file     *desc.File
+	path     string
+	parallel bool
+}
+
+// share returns the ranks among which a file's datasets are decomposed and this rank's
+// index among them: every rank for a shared file, this rank alone for its own file.
+func (in *instance) share(env patterns.Env) (nranks, rank int) {
+	if in.parallel {
+		return env.Size, env.Rank
+	}
+	return 1, 0
+}
+
+// sim is one replay of the write phase (or the writes a restart read needs).
+type sim struct {
+	e         *engine
+	env       patterns.Env
+	sc        *desc.Scope
+	dir       string
+	open      map[string]*instance          // by file id
+	existing  map[string]bool               // file paths created so far
+	created   map[string]map[string]bool    // file path → objects created
+	writes    map[string]map[string][]int   // file path → dataset path → steps written (extend slabs)
+	specs     map[string]map[string]*dsSpec // file path → dataset path → spec of its writes
+	lastWrite map[string]int                // file id → last step written (-1: never)
+	limit     int                           // steps replayed before the end actions
+	firstUse  map[string]int                // file id → first step an action opened it
+	plans     []plan.Plan                   // per step
+	end       plan.Plan
+	cur       *plan.Plan
+}
+
+func (e *engine) newSim(env patterns.Env) (*sim, error) {
+	sc, err := e.d.Scope(env.Size, env.Rank)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(env.Path)
+	if env.Path == "" {
+		dir = "."
+	}
+	return &sim{e: e, env: env, sc: sc, dir: dir, open: map[string]*instance{}, existing: map[string]bool{},
+		lastWrite: map[string]int{}, firstUse: map[string]int{}, limit: e.steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
+}
+
+// fires reports whether action a runs at step (at: step).
+func (s *sim) fires(a *desc.Action, step int) (bool, error) {
+	if !strings.EqualFold(a.At.Text, "step") && a.At.Text != "" {
+		return false, nil
+	}
+	s.sc.SetStep(step)
+	k, err := s.sc.Int(a.Every)
+	if err != nil {
+		return false, err
+	}
+	if k < 1 {
+		return false, errAt(a.Every, "a cadence of %d", "every >= 1", k)
+	}
+	return step%k == 0, nil
+}
+
+// file returns the description's file an action names.
+func (e *engine) file(v desc.Value) (*desc.File, error) {
+	for _, f := range e.d.Files {
+		if f.ID == v.Text {
+			return f, nil
+		}
+	}
+	ids := make([]string, len(e.d.Files))
+	for i, f := range e.d.Files {
+		ids[i] = f.ID
+	}
+	return nil, errAt(v, "no such file", strings.Join(ids, ", "))
+}
+
+// filePath evaluates a file's name at the scope's step for this rank.
+func (s *sim) filePath(f *desc.File) (string, error) {
+	name, err := s.sc.Text(f.Name)
+	if err != nil {
+		return "", err
+	}
+	return relTo(s.dir, name), nil
+}
+
+// parallel reports whether a file is shared by every rank (MPI-IO) or per rank.
+func (s *sim) parallel(f *desc.File) (bool, error) {
+	n, err := s.sc.Int(f.Ranks)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case n == s.env.Size:
+		return true, nil
+	case n == 1:
+		return false, nil
+	}
+	return false, errAt(f.Ranks, "%d ranks per file with %d ranks", "nranks (one shared file) or 1 (a file per rank)", n, s.env.Size)
+}
+
+// run replays the write phase: the plans of every step and of the end.
+func (s *sim) run() error {
+	for step := range s.limit {
+		s.plans = append(s.plans, plan.Plan{})
+		s.cur = &s.plans[step]
+		for i, a := range s.e.d.Timeline {
+			ok, err := s.fires(a, step)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if err := s.action(a, i, step); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	s.cur = &s.end
+	last := max(s.limit-1, 0)
+	for i, a := range s.e.d.Timeline {
+		if strings.EqualFold(a.At.Text, "end") {
+			if err := s.action(a, i, last); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range s.e.d.Files {
+		if in := s.open[f.ID]; in != nil {
+			s.closeFile(in)
+		}
+	}
+	return nil
+}
+
+// action carries out one timeline action at step.
+func (s *sim) action(a *desc.Action, idx, step int) error {
+	verb, fv := a.Verb()
+	f, err := s.e.file(fv)
+	if err != nil {
+		return err
+	}
+	s.sc.SetStep(step)
+	path, err := s.filePath(f)
+	if err != nil {
+		return err
+	}
+	par, err := s.parallel(f)
+	if err != nil {
+		return err
+	}
+	coll, err := s.sc.Bool(a.Collective)
+	if err != nil {
+		return err
+	}
+	coll = coll && par
+	in := s.open[f.ID]
+	if in != nil && in.path != path {
+		s.closeFile(in)
+		in = nil
+	}
+	switch verb {
+	case "flush":
+		if in == nil {
+			return errAt(fv, "flush at step %d: file %s is not open (no write to it is pending)", "a flush after a write to the same file, before a write to another name", step, path)
+		}
+		s.cur.Add(plan.Op{Kind: plan.FlushFile, Path: path, Collective: par, Step: step, File: &plan.FileSpec{Parallel: par}})
+	case "write":
+		if in == nil {
+			if in, err = s.openFile(f, path, par, step, false); err != nil {
+				return err
+			}
+		}
+		if err := s.writeContent(in, a, step, coll); err != nil {
+			return err
+		}
+		s.lastWrite[f.ID] = step
+	case "read":
+		readOnly := in == nil
+		if readOnly {
+			if !s.existing[path] {
+				return errAt(fv, "read at step %d: file %s has not been written yet", "a read after a write of the same file", step, path)
+			}
+			if in, err = s.openFile(f, path, par, step, true); err != nil {
+				return err
+			}
+		}
+		if err := s.readContent(in, a, step, coll); err != nil {
+			return err
+		}
+		if readOnly {
+			s.closeFile(in)
+			return nil
+		}
+	}
+	// Close the file unless the next action naming it (this step or later) names the same path.
+	next, nextStep, ok, err := s.nextUse(f, idx, step)
+	if err != nil {
+		return err
+	}
+	reopen, err := s.sc.Bool(f.Reopen)
+	if err != nil {
+		return err
+	}
+	if !ok || next != path || reopen && nextStep != step {
+		s.closeFile(in)
+	}
+	return nil
+}
+
+// nextUse returns the path the next action naming file f opens after action idx at step,
+// and the step it runs at (steps for an end action).
+func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
+	defer s.sc.SetStep(step)
+	tl := s.e.d.Timeline
+	// The same step's later actions, then each action's next firing step.
+	bestStep, bestIdx := -1, -1
+	for i, a := range tl {
+		_, fv := a.Verb()
+		if fv.Text != f.ID {
+			continue
+		}
+		at := strings.ToLower(a.At.Text)
+		var st int
+		switch {
+		case at == "restart":
+			continue
+		case at == "end":
+			if s.cur == &s.end && i <= idx {
+				continue
+			}
+			st = s.e.steps // after the last step
+		default:
+			if s.cur == &s.end {
+				continue
+			}
+			s.sc.SetStep(step)
+			k, err := s.sc.Int(a.Every)
+			if err != nil {
+				return "", 0, false, err
+			}
+			if k < 1 {
+				return "", 0, false, errAt(a.Every, "a cadence of %d", "every >= 1", k)
+			}
+			st = (step/k + 1) * k
+			if i > idx && step%k == 0 {
+				st = step
+			}
+			if st >= s.e.steps {
+				continue
+			}
+		}
+		if bestStep < 0 || st < bestStep || st == bestStep && i < bestIdx {
+			bestStep, bestIdx = st, i
+		}
+	}
+	if bestStep < 0 {
+		return "", 0, false, nil
+	}
+	s.sc.SetStep(min(bestStep, max(s.e.steps-1, 0)))
+	p, err := s.filePath(f)
+	if s.cur == &s.end {
+		bestStep = step // end actions all run at the last step
+	}
+	return p, bestStep, true, err
+}
+
+// openFile creates (first time, mode truncate) or opens a file and writes its attributes
+// on creation.
+func (s *sim) openFile(f *desc.File, path string, par bool, step int, readOnly bool) (*instance, error) {
+	collMeta := strings.EqualFold(f.CollectiveMetadata.Text, "true")
+	fs := &plan.FileSpec{Parallel: par, ReadOnly: readOnly, CollMetadataOps: collMeta && par, CollMetadataWrite: collMeta && par, MakeDirs: !readOnly}
+	kind := plan.CreateFile
+	if readOnly || s.existing[path] || strings.EqualFold(f.Mode.Text, "append") {
+		kind = plan.OpenFile
+		fs.MakeDirs = false
+	}
+	s.cur.Add(plan.Op{Kind: kind, Path: path, Collective: par, Step: step, File: fs})
+	in := &instance{file: f, path: path, parallel: par}
+	// A created file starts empty; a file appended to that this run has not written holds
+	// objects of an earlier run the description does not know of: this run's objects are
+	// created in it.
+	if kind == plan.CreateFile || s.created[path] == nil {
+		s.created[path] = map[string]bool{}
+		s.writes[path] = map[string][]int{}
+		s.specs[path] = map[string]*dsSpec{}
+	}
+	s.existing[path] = true
+	s.open[f.ID] = in
+	if _, ok := s.firstUse[f.ID]; !ok {
+		s.firstUse[f.ID] = step
+	}
+	if kind == plan.CreateFile {
+		return in, s.attributes(in, "/", f.Attributes, step)
+	}
+	return in, nil
+}
+
+func (s *sim) closeFile(in *instance) {
+	s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: in.path, Collective: in.parallel})
+	delete(s.open, in.file.ID)
+}
+
+// attributes writes the attributes of an object just created. Attributes are written by
+// every rank of a shared file with the same value (HDF5's metadata is collective).
+func (s *sim) attributes(in *instance, owner string, as []*desc.Attribute, step int) error {
+	for _, a := range as {
+		spec, err := s.e.attribute(a, owner, s.sc, step)
+		if err != nil {
+			return err
+		}
+		s.cur.Add(plan.Op{Kind: plan.WriteAttribute, Path: owner, Collective: in.parallel, Step: step, Attribute: spec})
+	}
+	return nil
+}
+
+// selected reports whether an action's dataset subset includes a dataset.
+func selected(a *desc.Action, dsPath, name string) bool {
+	if len(a.Datasets) == 0 {
+		return true
+	}
+	for _, v := range a.Datasets {
+		t := strings.TrimPrefix(v.Text, "/")
+		if t == name || t == strings.TrimPrefix(dsPath, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// visit is a dataset of a file with its parent group's path and its own at the current
+// step.
+type visit struct {
+	ds     *desc.Dataset
+	parent string
+	path   string
+}
+
+// groupAt is a group of a file with its path at the current step.
+type groupAt struct {
+	g    *desc.Group
+	path string
+}
+
+// collect lists a content's datasets and groups (depth first, parents before children)
+// with their paths at the current step.
+func (s *sim) collect(c *desc.Content, parent string) (vs []visit, groups []groupAt, err error) {
+	for _, ds := range c.Datasets {
+		vs = append(vs, visit{ds: ds, parent: parent, path: joinPath(parent, ds.Name)})
+	}
+	for _, g := range c.Groups {
+		name, err := s.sc.Text(g.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		gp := joinPath(parent, name)
+		groups = append(groups, groupAt{g, gp})
+		v, gs, err := s.collect(&g.Content, gp)
+		if err != nil {
+			return nil, nil, err
+		}
+		vs, groups = append(vs, v...), append(groups, gs...)
+	}
+	return vs, groups, nil
+}
+
+func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) error {
+	vs, groups, err := s.collect(&in.file.Content, "/")
+	if err != nil {
+		return err
+	}
+	created := s.created[in.path]
+	var opened []string // groups then datasets to close, in open order
+	// Groups: created once; reopened when a dataset below is written.
+	for _, g := range groups {
+		if !created[g.path] {
+			s.cur.Add(plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step})
+			created[g.path] = true
+			if err := s.attributes(in, g.path, g.g.Attributes, step); err != nil {
+				return err
+			}
+			opened = append(opened, g.path)
+			continue
+		}
+		for _, v := range vs {
+			if strings.HasPrefix(v.path, g.path+"/") && selected(a, v.path, v.ds.Name) {
+				s.cur.Add(plan.Op{Kind: plan.OpenGroup, Path: g.path, Collective: in.parallel, Step: step})
+				opened = append(opened, g.path)
+				break
+			}
+		}
+	}
+	var dsOpen []string
+	for _, v := range vs {
+		if !selected(a, v.path, v.ds.Name) {
+			continue
+		}
+		sp, err := s.e.spec(v.ds, s.sc)
+		if err != nil {
+			return err
+		}
+		if old := s.specs[in.path][v.path]; old != nil && !slices.Equal(old.shape, sp.shape) && !sp.auto {
+			return &desc.Error{Pos: v.ds.Pos, Key: v.ds.Type.Path, Value: v.ds.Name,
+				Reason: fmt.Sprintf("the shape of %s changes from %v to %v at step %d in the same file", v.path, old.shape, sp.shape, step)}
+		}
+		nr, rank := in.share(s.env)
+		dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
+		if err != nil {
+			return err
+		}
+		sp.shape = dec.shape
+		sp.create.Shape = slices.Clone(dec.shape)
+		prev := s.writes[in.path][v.path]
+		if !created[v.path] {
+			ds := sp.create
+			s.cur.Add(plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds})
+			created[v.path] = true
+			if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
+				return err
+			}
+		} else {
+			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
+		}
+		dsOpen = append(dsOpen, v.path)
+		s.specs[in.path][v.path] = sp
+		p := dec.part(rank)
+		fileShape := slices.Clone(sp.shape)
+		sel := p.sel
+		if sp.extend >= 0 && len(prev) > 0 {
+			k := uint64(len(prev))
+			fileShape[0] = (k + 1) * sp.shape[0]
+			s.cur.Add(plan.Op{Kind: plan.ExtendDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &plan.DatasetSpec{Shape: slices.Clone(fileShape)}})
+			sel = shift(sel, k*sp.shape[0])
+		}
+		t := &plan.Transfer{Variable: v.path, Buffer: v.path, MemType: sp.mem, MemShape: p.mem, FileType: sp.create.Type, FileShape: fileShape, Selection: sel}
+		if sp.buffer != "" {
+			t.Buffer = sp.buffer + " " + v.parent
+		}
+		if len(sp.shape) == 0 { // a scalar dataset: rank 0 writes it (replicated: every rank)
+			t.MemShape = nil
+			if p.mem == nil && dec.kind == "rank0" && rank != 0 {
+				t.Selection = plan.None()
+			}
+		}
+		s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		s.writes[in.path][v.path] = append(prev, step)
+	}
+	if len(a.Datasets) > 0 && len(dsOpen) == 0 {
+		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
+	}
+	for i := len(dsOpen) - 1; i >= 0; i-- {
+		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: dsOpen[i], Collective: in.parallel, Step: step})
+	}
+	for i := len(opened) - 1; i >= 0; i-- {
+		s.cur.Add(plan.Op{Kind: plan.CloseGroup, Path: opened[i], Collective: in.parallel, Step: step})
+	}
+	return nil
+}
+
+// shift moves a selection by off along dimension 0.
+func shift(sel plan.Selection, off uint64) plan.Selection {
+	out := plan.Selection{Blocks: make([]plan.Hyperslab, len(sel.Blocks))}
+	for i, h := range sel.Blocks {
+		st := slices.Clone(h.Start)
+		st[0] += off
+		out.Blocks[i] = plan.Hyperslab{Start: st, Stride: h.Stride, Count: h.Count, Block: h.Block}
+	}
+	return out
+}
+
+// decomposer returns the (cached) decomposition of a dataset's shape over nranks.
+func (e *engine) decomposer(ds *desc.Dataset, sp *dsSpec, sc *desc.Scope, nranks int, dir string) (*decomposer, error) {
+	k := decompKey{ds, fmt.Sprint(sp.shape, sp.auto), nranks}
+	if d, ok := e.decomps[k]; ok {
+		return d, nil
+	}
+	d, err := newDecomposer(ds, &ds.Decompose, sc, slices.Clone(sp.shape), sp.auto, nranks, dir)
+	if err != nil {
+		return nil, err
+	}
+	e.decomps[k] = d
+	return d, nil
+}

@@ -1,0 +1,114 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
+)
+
+// base is a valid description the error cases change one line of.
+const base = `params: {n: 12, steps: 2}
+steps: steps
+files:
+  out:
+    name: out.h5
+    datasets:
+      x: {type: f64, shape: [n * nranks]}
+timeline:
+  - write: out
+`
+
+// planErr parses src, builds the pattern and plans every write step of rank 0 of size
+// ranks: the first error.
+func planErr(t *testing.T, src string, size int) error {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "d.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := desc.ParseFile(path, nil)
+	if err != nil {
+		return err
+	}
+	p, err := FromDescription(d)
+	if err != nil {
+		return err
+	}
+	for _, ph := range p.Phases() {
+		for r := range min(size, 3) {
+			if _, err := p.Begin(ph, patterns.Env{Rank: r, Size: size, Path: filepath.Join(dir, "run.h5")}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TestErrorsNameFileLineKeyValue: every error is found before any I/O and names the
+// file:line:column, the key, the value, and what is allowed.
+func TestErrorsNameFileLineKeyValue(t *testing.T) {
+	tmp := t.TempDir()
+	pts, holes := filepath.Join(tmp, "twice.txt"), filepath.Join(tmp, "holes.txt")
+	if err := os.WriteFile(pts, []byte("0 0 0\n0 0 1  # rank i j\n1 0 1\n1 1 0\n1 1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(holes, []byte("0 0 0\n0 0 1\n1 1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, old, new string
+		size           int
+		want           []string
+	}{
+		{"unknown key", "{type: f64, shape", "{typ: f64, shape", 1,
+			[]string{"d.yaml:7:11:", "key files.out.datasets.x.typ", "unknown key (did you mean type?)", "allowed: like, type, shape"}},
+		{"unknown top-level key", "steps: steps", "stpes: steps", 1, []string{"d.yaml:2:1:", "key stpes", "did you mean steps?"}},
+		{"bad expression", "[n * nranks]", "[n ** nranks + ]", 1, []string{"d.yaml:7:30:", "shape[0]", `"n ** nranks +"`, "bad expression", "the parameters n, steps"}},
+		{"unknown variable", "[n * nranks]", "[m * nranks]", 1, []string{"d.yaml:7:30:", "bad expression", "unknown name m"}},
+		{"not an integer", "[n * nranks]", "[n / 5]", 1, []string{"d.yaml:7:30:", "evaluates to 2.4, not an integer", "div(a, b)"}},
+		{"grid does not divide", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [10]}", 3,
+			[]string{"d.yaml:7:7:", "shape[0] = 10 of dataset x is not divisible by the 3 ranks", "decompose: {kind: uneven}"}},
+		{"bad enum", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [n], layout: chunky}", 1,
+			[]string{"d.yaml:7:42:", "key files.out.datasets.x.layout", `value "chunky"`, "did you mean chunked?", "allowed: contiguous, chunked, compact"}},
+		{"unknown type", "type: f64", "type: f65", 1, []string{"d.yaml:7:17:", `value "f65"`, "unknown type", "i8, u8, i16"}},
+		{"no conversion", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [n * nranks], memory: {type: str8}}", 1,
+			[]string{"d.yaml:7:58:", "memory.type", "HDF5 has no conversion between str(8) and f64"}},
+		{"element written twice", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [2, 2], decompose: {kind: points, file: " + pts + "}}", 2,
+			[]string{"decompose.file", "element [0 1] is written by rank 0 and rank 1"}},
+		{"element unwritten", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [2, 2], decompose: {kind: points, file: " + holes + "}}", 2,
+			[]string{"decompose.file", "element [1 0] is written by no rank"}},
+		{"shared name uses rank", "name: out.h5", "name: out_${rank % 2}.h5", 2,
+			[]string{"d.yaml:5:11:", "the shared file's name differs across ranks", "ranks: 1 for a file per rank"}},
+		{"per-rank names collide", "name: out.h5", "name: out_${rank % 2}.h5\n    ranks: 1", 3,
+			[]string{"d.yaml:5:11:", "ranks 0 and 2 both name their own file out_0.h5"}},
+		{"no such file", "- write: out", "- write: output", 1, []string{"d.yaml:9:12:", `value "output"`, "no such file", "allowed: out"}},
+		{"like loop", "x: {type: f64, shape: [n * nranks]}", "x: {like: y}\n      y: {like: x}", 1, []string{"refers back to itself"}},
+		{"builtin as parameter", "params: {n: 12, steps: 2}", "params: {n: 12, steps: 2, rank: 1}", 1, []string{"d.yaml:1:27: key params.rank: not a parameter name"}},
+		{"two filters in one entry", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [n * nranks], filters: [{shuffle: true, deflate: 3}]}", 1,
+			[]string{"d.yaml:7:53: key files.out.datasets.x.filters[0]: a filter entry names 2 filters"}},
+		{"subset names nothing", "- write: out", "- write: out\n    datasets: [y]", 1, []string{"d.yaml:10:16: key timeline[0].datasets[0]", "name none of file out's datasets"}},
+		{"uneven sum", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [100], decompose: {kind: uneven, count: 10 + rank}}", 2,
+			[]string{"the 2 ranks' counts sum to 21, shape[0] of x is 100", "shape: [auto, ...]"}},
+	}
+	for _, c := range cases {
+		src := strings.Replace(base, c.old, c.new, 1)
+		if src == base {
+			t.Fatalf("%s: %q not in the base description", c.name, c.old)
+		}
+		err := planErr(t, src, c.size)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", c.name, err, w)
+			}
+		}
+	}
+}

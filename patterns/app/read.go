@@ -1,0 +1,226 @@
+package app
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// readContent reads back the datasets of an open file that an action selects, each
+// element verified against the step that wrote it: an extended dataset is read one slab
+// per write. nranks ranks read, each its part of the dataset's decomposition, or of the
+// action's select.
+func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) error {
+	nranks, rank := in.share(s.env)
+	vs, _, err := s.collect(&in.file.Content, "/")
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, v := range vs {
+		written := s.writes[in.path][v.path]
+		if !selected(a, v.path, v.ds.Name) || len(written) == 0 {
+			continue
+		}
+		n++
+		sp := s.specs[in.path][v.path]
+		s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
+		slabs := written
+		if sp.extend < 0 {
+			slabs = written[len(written)-1:] // the last write's values
+		}
+		full := slices.Clone(sp.shape)
+		if sp.extend >= 0 {
+			full[0] = uint64(len(written)) * sp.shape[0]
+		}
+		for k, ws := range slabs {
+			sel, mem, err := s.readPart(a, v.ds, sp, nranks, rank)
+			if err != nil {
+				return err
+			}
+			if sp.extend >= 0 {
+				sel = shift(sel, uint64(k)*sp.shape[0])
+			}
+			t := &plan.Transfer{Variable: v.path, Buffer: v.path, MemType: sp.mem, MemShape: mem, FileType: sp.create.Type, FileShape: full, Selection: sel}
+			if sp.buffer != "" {
+				t.Buffer = sp.buffer + " " + v.parent
+			}
+			if len(sp.shape) == 0 {
+				t.MemShape = nil
+			}
+			s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: coll, Step: ws, Transfer: t})
+		}
+		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: v.path, Collective: in.parallel, Step: step})
+	}
+	if n == 0 {
+		_, fv := a.Verb()
+		return errAt(fv, "nothing to read in %s at step %d: no selected dataset has been written", "a read after the writes of the datasets it names", in.path, step)
+	}
+	return nil
+}
+
+// readPart is this rank's part of one slab of a dataset read by nranks ranks.
+func (s *sim) readPart(a *desc.Action, ds *desc.Dataset, sp *dsSpec, nranks, r int) (plan.Selection, []uint64, error) {
+	if len(sp.shape) == 0 {
+		return plan.Selection{}, nil, nil
+	}
+	if a.Select == nil {
+		dec, err := s.e.decomposer(ds, &dsSpec{shape: sp.shape}, s.sc, nranks, s.e.d.Dir)
+		if err != nil {
+			return plan.Selection{}, nil, err
+		}
+		p := dec.part(r)
+		return p.sel, p.mem, nil
+	}
+	sel := a.Select
+	nd := len(sp.shape)
+	start, count, stride := make([]uint64, nd), make([]uint64, nd), ones(nd)
+	for d := range nd {
+		var err error
+		if d < len(sel.Start) {
+			if start[d], err = s.sc.Uint(sel.Start[d]); err != nil {
+				return plan.Selection{}, nil, err
+			}
+		}
+		if d < len(sel.Stride) {
+			if stride[d], err = s.sc.Uint(sel.Stride[d]); err != nil {
+				return plan.Selection{}, nil, err
+			}
+			if stride[d] == 0 {
+				return plan.Selection{}, nil, errAt(sel.Stride[d], "a stride of 0", "stride >= 1")
+			}
+		}
+		if start[d] >= sp.shape[d] {
+			v := desc.Value{Path: "select.start"}
+			if d < len(sel.Start) {
+				v = sel.Start[d]
+			}
+			return plan.Selection{}, nil, errAt(v, "start %d is outside extent %d of %s", "start < extent", start[d], sp.shape[d], ds.Name)
+		}
+		avail := (sp.shape[d] - start[d] + stride[d] - 1) / stride[d]
+		count[d] = avail
+		if d < len(sel.Count) {
+			if count[d], err = s.sc.Uint(sel.Count[d]); err != nil {
+				return plan.Selection{}, nil, err
+			}
+			if count[d] > avail || count[d] == 0 {
+				return plan.Selection{}, nil, errAt(sel.Count[d], "count %d of dimension %d: %d elements fit from start %d with stride %d in extent %d", "1 to the elements that fit", count[d], d, avail, start[d], stride[d], sp.shape[d])
+			}
+		}
+	}
+	// Split dimension 0 of the sub-volume over the readers (the first ranks take one more),
+	// or give it all to rank 0.
+	first, n := uint64(0), count[0]
+	if !strings.EqualFold(sel.To.Text, "rank0") {
+		q, rem := count[0]/uint64(nranks), count[0]%uint64(nranks)
+		n = q
+		if uint64(r) < rem {
+			n++
+			first = uint64(r) * n
+		} else {
+			first = rem*(q+1) + (uint64(r)-rem)*q
+		}
+	} else if r != 0 {
+		n = 0
+	}
+	if n == 0 {
+		return plan.None(), []uint64{0}, nil
+	}
+	st := slices.Clone(start)
+	st[0] += first * stride[0]
+	cnt := slices.Clone(count)
+	cnt[0] = n
+	h := plan.Hyperslab{Start: st, Stride: stride, Count: cnt, Block: ones(nd)}
+	return plan.Selection{Blocks: []plan.Hyperslab{h}}, cnt, nil
+}
+
+// restart plans the read phase's step k: restart action k reads the file a writer of
+// writers ranks left at its last write (or at the action's step).
+func (e *engine) restart(a *desc.Action, env patterns.Env) (plan.Plan, error) {
+	sc, err := e.d.Scope(env.Size, env.Rank)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	writers := env.Size
+	if a.WrittenBy.Set {
+		if writers, err = sc.Int(a.WrittenBy); err != nil {
+			return plan.Plan{}, err
+		}
+		if writers < 1 {
+			return plan.Plan{}, errAt(a.WrittenBy, "%d writers", "written_by >= 1", writers)
+		}
+	}
+	_, fv := a.Verb()
+	f, err := e.file(fv)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	// Replay the writers' run: a shared file is the same for every writer (rank 0's
+	// replay); per-rank files need as many readers as writers.
+	wenv := patterns.Env{Rank: 0, Size: writers, Path: env.Path, Seed: env.Seed}
+	w, err := e.newSim(wenv)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	par, err := w.parallel(f)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	if !par {
+		if writers != env.Size {
+			return plan.Plan{}, errAt(a.WrittenBy, "files per rank are read back by as many ranks as wrote them (%d), not %d", "written_by: nranks for per-rank files", writers, env.Size)
+		}
+		wenv.Rank = env.Rank
+		if w, err = e.newSim(wenv); err != nil {
+			return plan.Plan{}, err
+		}
+	}
+	if err := w.run(); err != nil {
+		return plan.Plan{}, err
+	}
+	step, written := w.lastWrite[f.ID]
+	if !written {
+		step = -1
+	}
+	if a.Step.Set {
+		if step, err = sc.Int(a.Step); err != nil {
+			return plan.Plan{}, err
+		}
+	}
+	if step < 0 {
+		return plan.Plan{}, errAt(fv, "file %s is never written", "a restart read of a file the timeline writes", f.ID)
+	}
+	w.sc.SetStep(step)
+	path, err := w.filePath(f)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	if w.writes[path] == nil {
+		return plan.Plan{}, errAt(a.Step, "no write of %s happens at step %d (file %s)", "a step at which the file is written", f.ID, step, path)
+	}
+	// Read as the readers: this rank of env.Size, with the writers' shapes.
+	r := *w
+	r.env = env
+	r.sc, err = e.d.Scope(env.Size, env.Rank)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	r.sc.SetStep(step)
+	var pl plan.Plan
+	r.cur = &pl
+	coll, err := r.sc.Bool(a.Collective)
+	if err != nil {
+		return pl, err
+	}
+	in := &instance{file: f, path: path, parallel: par}
+	pl.Add(plan.Op{Kind: plan.OpenFile, Path: path, Collective: par, Step: step, File: &plan.FileSpec{Parallel: par, ReadOnly: true,
+		CollMetadataOps: par && strings.EqualFold(f.CollectiveMetadata.Text, "true")}})
+	if err := r.readContent(in, a, step, coll && par); err != nil {
+		return pl, err
+	}
+	pl.Add(plan.Op{Kind: plan.CloseFile, Path: path, Collective: par})
+	return pl, nil
+}

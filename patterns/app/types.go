@@ -1,0 +1,148 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// atomic maps the description's atomic type names to plan types.
+var atomic = map[string]plan.Type{
+	"i8": plan.I8, "u8": plan.U8, "i16": plan.I16, "u16": plan.U16, "i32": plan.I32, "u32": plan.U32,
+	"i64": plan.I64, "u64": plan.U64, "f32": plan.F32, "f64": plan.F64,
+}
+
+// typeSet resolves type names: atomic, strN, and the description's compounds (laid out as
+// a C compiler lays out the struct: members at their natural alignment, size padded to the
+// largest alignment).
+type typeSet struct {
+	compounds map[string]*desc.Compound
+	done      map[string]plan.Type
+}
+
+func newTypeSet(d *desc.Description) *typeSet {
+	ts := &typeSet{compounds: map[string]*desc.Compound{}, done: map[string]plan.Type{}}
+	for _, c := range d.Types {
+		ts.compounds[c.Name] = c
+	}
+	return ts
+}
+
+func (ts *typeSet) allowed() string {
+	names := []string{"i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (N bytes)"}
+	for n := range ts.compounds {
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
+// lookup resolves a type name at v.
+func (ts *typeSet) lookup(v desc.Value) (plan.Type, error) {
+	return ts.resolve(v, nil)
+}
+
+func (ts *typeSet) resolve(v desc.Value, seen []string) (plan.Type, error) {
+	name := strings.TrimSpace(v.Text)
+	if t, ok := atomic[strings.ToLower(name)]; ok {
+		return t, nil
+	}
+	if strings.HasPrefix(name, "str") {
+		if n, err := strconv.Atoi(name[3:]); err == nil && n >= 1 {
+			return plan.Str(n), nil
+		}
+	}
+	if t, ok := ts.done[name]; ok {
+		return t, nil
+	}
+	c, ok := ts.compounds[name]
+	if !ok {
+		return plan.Type{}, &desc.Error{Pos: v.Pos, Key: v.Path, Value: v.Text, Reason: "unknown type", Allowed: ts.allowed()}
+	}
+	for _, s := range seen {
+		if s == name {
+			return plan.Type{}, &desc.Error{Pos: v.Pos, Key: v.Path, Value: v.Text, Reason: "the compound contains itself"}
+		}
+	}
+	t, err := ts.compound(c, append(seen, name))
+	if err != nil {
+		return t, err
+	}
+	ts.done[name] = t
+	return t, nil
+}
+
+func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) {
+	var members []plan.Member
+	off, maxAlign := 0, 1
+	for _, m := range c.Members {
+		var t plan.Type
+		var err error
+		if m.Nested != nil {
+			t, err = ts.compound(m.Nested, seen)
+			t.Name = m.Name
+		} else {
+			t, err = ts.resolve(m.Type, seen)
+		}
+		if err != nil {
+			return t, err
+		}
+		a := align(t)
+		off = (off + a - 1) / a * a
+		members = append(members, plan.Field(m.Name, off, t))
+		off += t.Size
+		maxAlign = max(maxAlign, a)
+	}
+	if len(members) == 0 {
+		return plan.Type{}, &desc.Error{Pos: c.Pos, Key: "types." + c.Name, Reason: "a compound needs members"}
+	}
+	size := (off + maxAlign - 1) / maxAlign * maxAlign
+	return plan.Struct(c.Name, size, members...), nil
+}
+
+// align is a type's natural alignment in a C struct.
+func align(t plan.Type) int {
+	switch t.Class {
+	case plan.String:
+		return 1
+	case plan.Compound:
+		a := 1
+		for _, m := range t.Members {
+			a = max(a, align(m.Type))
+		}
+		return a
+	}
+	return t.Size
+}
+
+// numeric reports whether HDF5 converts the class to and from every other numeric class.
+func numeric(c plan.Class) bool { return c != plan.String && c != plan.Compound }
+
+// convertible returns why HDF5 cannot convert between a memory and a file type, or "".
+func convertible(mem, file plan.Type) string {
+	switch {
+	case numeric(mem.Class) && numeric(file.Class):
+		return ""
+	case mem.Class == plan.String && file.Class == plan.String:
+		return ""
+	case mem.Class == plan.Compound && file.Class == plan.Compound:
+		shared := 0
+		for _, m := range mem.Members {
+			for _, f := range file.Members {
+				if m.Name == f.Name {
+					if why := convertible(m.Type, f.Type); why != "" {
+						return fmt.Sprintf("member %s: %s", m.Name, why)
+					}
+					shared++
+				}
+			}
+		}
+		if shared == 0 {
+			return "the compounds share no member name (HDF5 converts compound members by name)"
+		}
+		return ""
+	}
+	return fmt.Sprintf("HDF5 has no conversion between %s and %s", mem, file)
+}

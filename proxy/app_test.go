@@ -1,0 +1,112 @@
+package proxy_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/h5proxy/h5proxy/internal/mpitest"
+	"github.com/h5proxy/h5proxy/patterns"
+)
+
+// appDescription is a small description using most of the format: a shared history file
+// with per-step groups and attributes, an interleaved compound write, a memory type
+// conversion, a cyclic and a rank-0 dataset, a series grown along an unlimited dimension,
+// a chunked and filtered checkpoint per two steps, a file per rank, and a restart read.
+const appDescription = `
+name: layouts-check
+params: {n: 24, steps: 3, temp_mem: f32, reopen: false}
+steps: steps
+types:
+  particle: {x: f32, y: f32, id: i64}
+  xy: {x: f32, y: f32}
+files:
+  history:
+    name: hist.h5
+    reopen: reopen
+    attributes: {code: layouts-check, ranks: "${nranks}"}
+    datasets:
+      energy: {type: f64, shape: [nranks], extend: 0, chunk: [nranks]}
+    groups:
+      step_${step}:
+        attributes: {time: {type: f64, value: "${step * 0.25}"}}
+        datasets:
+          pos: {type: xy, shape: [n * nranks], memory: {struct: particle}}
+          id: {type: i64, shape: [n * nranks], decompose: {kind: cyclic, block: 5}}
+          temp: {type: f64, shape: [n * nranks], memory: {type: "${temp_mem}"}}
+          title: {type: str16, shape: [2], decompose: rank0}
+  checkpoint:
+    name: ckpt_${step}.h5
+    datasets:
+      rho: {type: f64, shape: [4 * nranks, 6], chunk: [4, 6], filters: [shuffle, {deflate: 3}], decompose: {grid: [0, 1]}}
+  own:
+    name: own_${rank}.h5
+    ranks: 1
+    datasets:
+      local: {type: i32, shape: [n]}
+timeline:
+  - write: history
+  - flush: history
+  - write: checkpoint
+    every: 2
+  - write: own
+    at: end
+  - read: checkpoint
+    at: restart
+  - read: history
+    at: restart
+    datasets: [energy, step_2/pos, step_2/temp]
+`
+
+// TestAppEveryLayoutAndMode runs a description through every layout under every mode at
+// 2 ranks: the write phase, then the restart reads, every element verified.
+func TestAppEveryLayoutAndMode(t *testing.T) {
+	dir := testDir(t)
+	desc := filepath.Join(dir, "app.yaml")
+	if mpitest.Run(t, 2) {
+		return
+	}
+	if world(t).Rank() == 0 {
+		if err := os.WriteFile(desc, []byte(appDescription), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := world(t).Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	size := world(t).Size()
+	for _, layout := range faultLayouts {
+		for _, mode := range faultModes {
+			name := fmt.Sprintf("%s-%s-np%d", layout, mode, size)
+			sub := filepath.Join(dir, name)
+			if world(t).Rank() == 0 {
+				if err := os.MkdirAll(sub, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := world(t).Barrier(); err != nil {
+				t.Fatal(err)
+			}
+			kv := "description=" + desc + ";layout=" + layout + ";" + modeKV(mode) + ";cache.path=" + sub
+			if layout == "mpiio" {
+				kv += ";mpiio.file_view=YES" // interleaved members are many runs per rank
+			}
+			if layout == "mpiio" || layout == "posix" {
+				kv += ";temp_mem=f64;reopen=true" // a raw file converts no types, holds one file at a time
+			}
+			cfg := patternConfig(t, "app", kv, filepath.Join(sub, "run.h5"))
+			start := time.Now()
+			rep := runReport(t, cfg, name)
+			t.Logf("%s: %v", name, time.Since(start))
+			if len(rep.Phases) != 2 || rep.Phases[0].Phase != patterns.PhaseWrite.String() {
+				t.Fatalf("%s: phases %+v", name, rep.Phases)
+			}
+			r := rep.Phases[1]
+			if layout != "null" && (!r.Verified || r.Mismatches != 0 || r.Steps != 2) {
+				t.Errorf("%s: restart read verified %v, mismatches %v, steps %d", name, r.Verified, r.Mismatches, r.Steps)
+			}
+		}
+	}
+}
