@@ -190,22 +190,48 @@ func Capture(p *Profile, name string) (*Description, error) {
 			}
 		}
 		c.writeTree(&b, id, ds, p.Ranks)
-		written, read, indep := false, false, false
-		for _, d := range ds {
-			written = written || len(d.writes) > 0
+		read := false
+		var collW, indepW []string // written datasets by transfer mode, in creation order
+		for _, t := range sortedTemplates(ds) {
+			d := ds[t]
 			read = read || len(d.reads) > 0
-			indep = indep || (d.indep && !d.coll)
+			switch {
+			case len(d.writes) == 0:
+			case d.indep && !d.coll:
+				indepW = append(indepW, path.Base(t))
+			default:
+				collW = append(collW, path.Base(t))
+			}
 		}
-		if written {
+		// One write action per transfer mode; the datasets are named only when the file
+		// has both (a program that writes some datasets collectively and others
+		// independently, as rank 0's small arrays often are).
+		both := len(collW) > 0 && len(indepW) > 0
+		for _, w := range []struct {
+			names []string
+			indep bool
+		}{{collW, false}, {indepW, true}} {
+			if len(w.names) == 0 {
+				continue
+			}
 			a := "  - write: " + id
-			if indep {
+			if w.indep {
 				a += "\n    collective: false"
+			}
+			if both {
+				a += "\n    datasets: [" + strings.Join(w.names, ", ") + "]"
 			}
 			timeline = append(timeline, a)
 		}
+		// A flush per step when every rank flushed at least once a step, else one at the end.
 		if hasH5F && h5f.Counters["H5F_FLUSHES"] > 0 {
-			timeline = append(timeline, "  - flush: "+id+"\n    at: end")
+			if perRank := h5f.Counters["H5F_FLUSHES"] / int64(max(p.Ranks, 1)); perRank >= int64(steps) && steps > 1 {
+				timeline = append(timeline, "  - flush: "+id)
+			} else {
+				timeline = append(timeline, "  - flush: "+id+"\n    at: end")
+			}
 		}
+		written := len(collW)+len(indepW) > 0
 		if read {
 			a := "  - read: " + id
 			if written {
@@ -233,6 +259,16 @@ func Capture(p *Profile, name string) (*Description, error) {
 	return c, nil
 }
 
+// sortedTemplates are a file's dataset templates in creation order (then by name).
+func sortedTemplates(ds map[string]*capDataset) []string {
+	tmpls := make([]string, 0, len(ds))
+	for t := range ds {
+		tmpls = append(tmpls, t)
+	}
+	slices.SortFunc(tmpls, func(a, b string) int { return cmp.Or(cmp.Compare(ds[a].order, ds[b].order), strings.Compare(a, b)) })
+	return tmpls
+}
+
 // fileRecord is file's H5F record: the one shared by every rank, else rank 0's.
 func fileRecord(p *Profile, file string) (Record, bool) {
 	for _, rank := range []int{-1, 0} {
@@ -251,12 +287,7 @@ func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*ca
 		datasets []*capDataset
 	}
 	root := &node{groups: map[string]*node{}}
-	tmpls := make([]string, 0, len(ds))
-	for t := range ds {
-		tmpls = append(tmpls, t)
-	}
-	slices.SortFunc(tmpls, func(a, b string) int { return cmp.Or(cmp.Compare(ds[a].order, ds[b].order), strings.Compare(a, b)) })
-	for _, t := range tmpls {
+	for _, t := range sortedTemplates(ds) {
 		parts := strings.Split(strings.TrimPrefix(t, "/"), "/")
 		n := root
 		for _, g := range parts[:len(parts)-1] {
