@@ -368,8 +368,14 @@ func (c *Description) decomposition(id string, d *capDataset, nranks int) (decom
 		acc = d.reads
 	}
 	dims := d.info.Dims
-	if len(acc) == 0 || len(dims) == 0 {
+	if len(acc) == 0 {
 		return "", ""
+	}
+	if len(dims) == 0 { // a scalar: written by rank 0 alone, or by every rank
+		if _, only0 := acc[0]; only0 && len(acc) == 1 {
+			return "rank0", ""
+		}
+		return "replicated", ""
 	}
 	box := func(sels []selection) (lo, hi []int64, ok bool) {
 		for _, s := range sels {
