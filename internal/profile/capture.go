@@ -171,7 +171,22 @@ func Capture(p *Profile, name string) (*Description, error) {
 	fmt.Fprintln(&b, "files:")
 	ids := map[string]string{}
 	var timeline []string
+	// Input files (only read, while the program wrote others) are left out: a description
+	// reads back only files it writes.
+	writes := func(f string) bool {
+		for _, d := range files[f] {
+			if len(d.writes) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	anyWritten := slices.ContainsFunc(fileOrder, writes)
 	for i, f := range fileOrder {
+		if anyWritten && !writes(f) {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: an input the program read but did not write (a description reads back only the files it writes)", filepath.Base(f)))
+			continue
+		}
 		id := fileID(f, i, ids)
 		ds := files[f]
 		fmt.Fprintf(&b, "  %s:\n    name: %s\n", id, yamlString(filepath.Base(f)))

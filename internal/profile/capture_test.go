@@ -10,7 +10,8 @@ import (
 // 0 alone becomes rank0, one written by both replicated (a scalar has no block); a
 // dataset written collectively and one written independently by rank 0 become two write
 // actions naming their datasets; a flush by every rank at every step becomes a flush per
-// step, one flush per rank in all a flush at the end.
+// step, one flush per rank in all a flush at the end; a file only read (an input) is
+// left out and listed.
 func TestCaptureScalarsAndModes(t *testing.T) {
 	info := func(dims ...int64) json.RawMessage {
 		b, _ := json.Marshal(map[string]any{"dims": dims, "maxdims": dims, "layout": 1, "type_class": 1, "type_size": 8})
@@ -23,7 +24,7 @@ func TestCaptureScalarsAndModes(t *testing.T) {
 		}
 	}
 	h5f := func(flushes int64) {
-		p.Records = append(p.Records[:8:8], Record{Module: "H5F", File: "/x/f.h5", Rank: -1,
+		p.Records = append(p.Records[:9:9], Record{Module: "H5F", File: "/x/f.h5", Rank: -1,
 			Counters: map[string]int64{"H5F_USE_MPIIO": 1, "H5F_FLUSHES": flushes}})
 	}
 	ev := func(rank int, name string, coll bool, start, count int64) Event {
@@ -33,6 +34,9 @@ func TestCaptureScalarsAndModes(t *testing.T) {
 		}
 		return Event{Rank: rank, Module: "H5D", Call: "H5Dwrite", File: "/x/f.h5", Name: name, Collective: coll, Selection: sel}
 	}
+	// an input file, only read: left out, and said so
+	p.Records = append(p.Records, Record{Module: "H5D", File: "/x/in.h5", Name: "/map", Rank: -1, Info: info(8)})
+	p.Events = append(p.Events, Event{Rank: 0, Module: "H5D", Call: "H5Dread", File: "/x/in.h5", Name: "/map"})
 	for _, s := range []string{"0", "1"} {
 		p.Events = append(p.Events,
 			ev(0, "/step_"+s+"/a", true, 0, 4), ev(1, "/step_"+s+"/a", true, 4, 4),
@@ -48,6 +52,9 @@ func TestCaptureScalarsAndModes(t *testing.T) {
 		d, err := Capture(p, "hand")
 		if err != nil {
 			t.Fatal(err)
+		}
+		if strings.Contains(d.YAML, "name: in.h5") || !strings.Contains(d.YAML, "#   in.h5: an input the program read but did not write") {
+			t.Errorf("the input file is in the description:\n%s", d.YAML)
 		}
 		for _, want := range []string{
 			"          t:\n            type: f64\n            shape: []\n            decompose: rank0\n",
