@@ -70,6 +70,10 @@ foreach(np ${H5PROXY_RANK_COUNTS})
     SCRATCH ${H5PROXY_TEST_DIR}/f-simulation-np${np}
     EXPECT "Total number of ranks: ${np}" "Verification: OK"
            "simulation_f: ${np} ranks, thread level 3, .*: all checks passed")
+  h5proxy_add_mpi_test(NAME c_plain_writer NP ${np}
+    COMMAND $<TARGET_FILE:plain_writer> ${H5PROXY_TEST_DIR}/plain-writer-np${np}/field.h5 2 64
+    SCRATCH ${H5PROXY_TEST_DIR}/plain-writer-np${np}
+    EXPECT "plain_writer: ${np} ranks, 2 steps written")
   h5proxy_add_mpi_test(NAME c_misuse NP ${np}
     COMMAND $<TARGET_FILE:misuse> ${H5PROXY_TEST_DIR}/misuse-np${np}
     SCRATCH ${H5PROXY_TEST_DIR}/misuse-np${np}

@@ -115,6 +115,13 @@ type Computer interface {
 	ComputeAfter(ph Phase, step int, env Env) time.Duration
 }
 
+// Hinter is implemented by patterns whose program passes MPI-IO hints of its own to the
+// files it opens (E3SM-IO's set_info): the session opens its files with them, beneath the
+// configuration's hints (mpi_info, mpiio.*), which override them key by key.
+type Hinter interface {
+	MPIHints() map[string]string
+}
+
 // Synchronizer is implemented by patterns whose program synchronizes its ranks before some
 // steps (h5perf's MPI_Barrier before each file's open, outside its timers): the session
 // calls a barrier before such a step's clock starts.

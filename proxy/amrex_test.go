@@ -23,12 +23,13 @@ import (
 )
 
 // amrexExample is layouts.md 2.1's example (16^3, max_grid_size 8, ncomp 2) with two
-// plotfiles and two particle files of nppc=1.
-const amrexExample = "ncells=16;max_grid_size=8;nlevs=1;ncomp=2;nppc=1;nplotfile=2;nparticlefile=2"
+// plotfiles and two particle files of nppc=1, every file read back (read_back=all) so every
+// write is verified.
+const amrexExample = "ncells=16;max_grid_size=8;nlevs=1;ncomp=2;nppc=1;nplotfile=2;nparticlefile=2;read_back=all"
 
 // amrexLevels: two levels from box lists (uneven level-0 boxes), 3 components, 2
 // particles per cell, ZLIB compression.
-const amrexLevels = "ncells=16;max_grid_size=8;nlevs=2;ncomp=3;nppc=2;nplotfile=1;nparticlefile=1;grids_from_file=1;ref_ratio_file=2;hdf5compression=ZLIB@3"
+const amrexLevels = "ncells=16;max_grid_size=8;nlevs=2;ncomp=3;nppc=2;nplotfile=1;nparticlefile=1;grids_from_file=1;ref_ratio_file=2;hdf5compression=ZLIB@3;read_back=all"
 
 var amrexGrids = []string{
 	"((0,0,0) (15,15,15) (0,0,0))\n(2 0\n((0,0,0) (5,15,15) (0,0,0))\n((6,0,0) (15,15,15) (0,0,0))\n)\n",

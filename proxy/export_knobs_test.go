@@ -19,3 +19,6 @@ func ApplyKnobs(cfg Config, ph patterns.Phase, size int, op *plan.Op) (*plan.Op,
 
 // ParseSysIO parses /proc/self/io text into the census' fields, in order.
 func ParseSysIO(text string) []float64 { return parseSysIO(strings.NewReader(text)) }
+
+// SessionHints are the MPI-IO hints a session of pattern pat opens its files with.
+func SessionHints(pat patterns.Pattern, cfg Config) map[string]string { return sessionHints(pat, &cfg) }

@@ -221,6 +221,24 @@ func (c *Config) MPIHints() map[string]string {
 	return m
 }
 
+// sessionHints are the MPI-IO hints the session opens its files with: those the pattern's
+// program passes (patterns.Hinter), then the configuration's (MPIHints), which win.
+func sessionHints(pat patterns.Pattern, c *Config) map[string]string {
+	h, ok := pat.(patterns.Hinter)
+	if !ok {
+		return c.MPIHints()
+	}
+	m := maps.Clone(h.MPIHints())
+	if m == nil {
+		m = map[string]string{}
+	}
+	maps.Copy(m, c.MPIHints())
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
 // MPIIOImpl returns the MPI-IO implementation the configuration asks for ("ompio",
 // "romio") or "" for OpenMPI's default.
 func (c *Config) MPIIOImpl() string {

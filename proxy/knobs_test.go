@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/e3sm"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
 )
@@ -141,5 +142,37 @@ func TestParseSysIO(t *testing.T) {
 	got := proxy.ParseSysIO("rchar: 10\nwchar: 20\nsyscr: 3\nsyscw: 4\nread_bytes: 4096\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n")
 	if want := []float64{3, 4, 10, 20, 4096, 8192}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// hintedPattern is a pattern whose program passes MPI-IO hints of its own.
+type hintedPattern struct {
+	patterns.Pattern
+	hints map[string]string
+}
+
+func (h hintedPattern) MPIHints() map[string]string { return h.hints }
+
+// TestSessionHints: a pattern's own hints (E3SM-IO's set_info) reach the files beneath the
+// configuration's, which win key by key; a pattern without hints leaves the configuration's.
+func TestSessionHints(t *testing.T) {
+	cfg, err := knobConfig(t, "mpiio.romio_cb_write=disable;mpiio.hints=foo=bar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := hintedPattern{hints: map[string]string{"romio_cb_write": "enable", "romio_no_indep_rw": "true"}}
+	want := map[string]string{"romio_cb_write": "disable", "romio_no_indep_rw": "true", "foo": "bar"}
+	if got := proxy.SessionHints(pat, cfg); !maps.Equal(got, want) {
+		t.Errorf("hints %v, want %v", got, want)
+	}
+	if got := proxy.SessionHints(hintedPattern{}, proxy.Config{}); got != nil {
+		t.Errorf("no hints anywhere: %v, want nil", got)
+	}
+	var plain patterns.Pattern = struct{ patterns.Pattern }{}
+	if got := proxy.SessionHints(plain, cfg); !maps.Equal(got, map[string]string{"romio_cb_write": "disable", "foo": "bar"}) {
+		t.Errorf("pattern without hints: %v", got)
+	}
+	if _, ok := any(&e3sm.Pattern{}).(patterns.Hinter); !ok {
+		t.Error("the e3sm pattern passes no hints: E3SM-IO's set_info sets four")
 	}
 }

@@ -204,7 +204,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 		rank: dup.Rank(), size: dup.Size()}
 	s.log = newLogger(s.rank)
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
-	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIHints(), File: cfg.File, Settings: settings}
+	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {

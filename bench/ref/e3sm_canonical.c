@@ -31,7 +31,8 @@
  * The sequence, per history file (E3SM-IO's var_wr_case):
  *   barrier, end-to-end timer on
  *   create: file access list with H5Pset_libver_bounds(LATEST, LATEST), MPI-IO on the world
- *     communicator, H5Pset_coll_metadata_write, the metadata cache from H5Pget_mdc_config with
+ *     communicator with set_info's hints (romio_cb_write=enable, romio_no_indep_rw=true,
+ *     nc_var_align_size=1, nc_in_place_swap=enable), H5Pset_coll_metadata_write, the metadata cache from H5Pget_mdc_config with
  *     max 128 MiB, min 32 MiB, initial 32 MiB (set_initial_size), incr and decr modes off
  *     (evictions stay on); H5Fcreate(TRUNC); H5Pget_fapl_mpio                 [open/create]
  *   barrier; define: global attributes, then one scalar H5T_NATIVE_HSIZE attribute -DIM_<name>
@@ -506,7 +507,15 @@ static double write_history(const char *out, const header_t *h, const decomp_t *
     double e2e = MPI_Wtime(), timing = e2e;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     REF_CHECK(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST));
-    REF_CHECK(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL));
+    /* E3SM-IO's set_info: the info object its HDF5 driver hands to every history file */
+    MPI_Info hints;
+    MPI_Info_create(&hints);
+    MPI_Info_set(hints, "romio_cb_write", "enable");
+    MPI_Info_set(hints, "romio_no_indep_rw", "true");
+    MPI_Info_set(hints, "nc_var_align_size", "1");
+    MPI_Info_set(hints, "nc_in_place_swap", "enable");
+    REF_CHECK(H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, hints));
+    MPI_Info_free(&hints);
     REF_CHECK(H5Pset_coll_metadata_write(fapl, 1));
     H5AC_cache_config_t mdcc;
     mdcc.version = H5AC__CURR_CACHE_CONFIG_VERSION;

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h5proxy/h5proxy/internal/profile"
 )
 
 // buildProfileLib compiles libh5proxy-profile.so into dir as `make build` does.
@@ -183,5 +185,37 @@ func TestCompareVerdict(t *testing.T) {
 	v := compareVerdict(aa, []float64{1.3, 1.4, 1.5})
 	if !strings.Contains(v, "proxy/real = 1.400 (range 1.300-1.500 over 3 reps)") || !strings.Contains(v, "A/A band 0.900-1.100") {
 		t.Errorf("a median ratio outside the A/A band: %s", v)
+	}
+}
+
+// TestCaptureAndProfileBadPrograms: a program that never touches HDF5 gets no description
+// and capture says why (writing nothing); one that dies mid-run keeps its records up to
+// then, marked partial, and profile exits 1.
+func TestCaptureAndProfileBadPrograms(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	r := h5proxy(t, dir, "capture", "-lib", lib, "-o", "a.yaml", "--", "dd", "if=/dev/zero", "of=x.bin", "bs=1k", "count=4")
+	if r.code != 1 || !strings.Contains(r.stderr, "no description: the program made no HDF5 dataset writes or reads") {
+		t.Errorf("capture of dd: %v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.yaml")); !os.IsNotExist(err) {
+		t.Errorf("capture of dd wrote a description: %v", err)
+	}
+	r = h5proxy(t, dir, "profile", "-lib", lib, "-noplot", "-o", "crash.json", "--", "sh", "-c", "dd if=/dev/zero of=y.bin bs=1k count=4 2>/dev/null; kill -SEGV $$")
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "PARTIAL: rank 0: SIGSEGV") || !strings.Contains(r.stderr, "marked partial") {
+		t.Fatalf("profile of a crash: %v", r)
+	}
+	p, err := profile.Load(filepath.Join(dir, "crash.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written int64
+	for _, rec := range p.Records {
+		if rec.Module == "POSIX" && strings.HasSuffix(rec.File, "y.bin") {
+			written += rec.Counters["POSIX_BYTES_WRITTEN"]
+		}
+	}
+	if !p.Partial || written != 4096 {
+		t.Errorf("crash profile: partial %v, y.bin bytes written %d (want true, 4096: the records up to the crash)", p.Partial, written)
 	}
 }

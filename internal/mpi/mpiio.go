@@ -59,7 +59,7 @@ static int h5p_runs_view_all(MPI_File fh, int write, int n, int *len, MPI_Aint *
 // C ints) it describes the buffer with one derived datatype: n/maxcount contiguous blocks of
 // maxcount bytes plus the remainder. *done receives the number of bytes moved.
 static int h5p_file_io(int kind, MPI_File fh, MPI_Offset off, void *buf, MPI_Count n,
-		int maxcount, MPI_Count *done) {
+		int maxcount, MPI_Offset known, MPI_Count *done) {
 	MPI_Datatype dt = MPI_BYTE;
 	MPI_Status st;
 	int count = (int)n, rc = MPI_SUCCESS;
@@ -92,10 +92,11 @@ static int h5p_file_io(int kind, MPI_File fh, MPI_Offset off, void *buf, MPI_Cou
 	if (rc == MPI_SUCCESS && n > 0) rc = MPI_Get_elements_x(&st, dt, done);
 	if (dt != MPI_BYTE) MPI_Type_free(&dt);
 	// Collective reads report the requested count even past the end of the file (ROMIO's
-	// two-phase reads and OMPIO's vulcan both do), so bound it by the file size.
+	// two-phase reads and OMPIO's vulcan both do), so bound it by the file size: known
+	// when the caller has it (>= 0), else asked for.
 	if (rc == MPI_SUCCESS && (kind == h5p_read_at_all || kind == h5p_read_at) && n > 0) {
-		MPI_Offset size;
-		rc = MPI_File_get_size(fh, &size);
+		MPI_Offset size = known;
+		if (size < 0) rc = MPI_File_get_size(fh, &size);
 		if (rc == MPI_SUCCESS && *done > size - off) *done = size > off ? size - off : 0;
 	}
 	return rc;
@@ -120,6 +121,10 @@ type File struct {
 	fh     C.MPI_File
 	path   string
 	access FileAccess
+	// roSize is a read-only file's size, asked once at its first read (-1 before): reads
+	// bound what they got by it without an MPI_File_get_size each, whose lseek pair per
+	// read a profile would show (the programs h5proxy mirrors make none).
+	roSize int64
 }
 
 // OpenFile opens path on every rank of c (collective on c) as access says.
@@ -136,7 +141,7 @@ func OpenFile(c Comm, path string, access FileAccess) (*File, error) {
 	if err := mpiErr("MPI_File_open "+path, C.h5p_file_open(c.c, cpath, C.int(access), &fh)); err != nil {
 		return nil, err
 	}
-	return &File{fh: fh, path: path, access: access}, nil
+	return &File{fh: fh, path: path, access: access, roSize: -1}, nil
 }
 
 // io moves buf at offset with one MPI call of the given kind.
@@ -166,8 +171,15 @@ func (f *File) io(kind C.int, op string, offset int64, buf []byte) error {
 	if len(buf) > 0 {
 		p = unsafe.Pointer(&buf[0])
 	}
+	known := int64(-1)
+	if !write && len(buf) > 0 {
+		var err error
+		if known, err = f.readSize(); err != nil {
+			return err
+		}
+	}
 	var done C.MPI_Count
-	rc := C.h5p_file_io(kind, f.fh, C.MPI_Offset(offset), p, C.MPI_Count(len(buf)), C.int(maxCount), &done)
+	rc := C.h5p_file_io(kind, f.fh, C.MPI_Offset(offset), p, C.MPI_Count(len(buf)), C.int(maxCount), C.MPI_Offset(known), &done)
 	if err := mpiErr(fmt.Sprintf("%s %s", op, f.path), rc); err != nil {
 		return err
 	}
@@ -244,7 +256,10 @@ func (f *File) RunsViewAll(write bool, runs []Run, buf []byte) error {
 	if !write {
 		// Collective reads report the requested count even past the end of the file (see
 		// h5p_file_io): count what the file holds.
-		size, err := f.Size()
+		size, err := f.readSize()
+		if err == nil && size < 0 {
+			size, err = f.Size()
+		}
 		if err != nil {
 			return err
 		}
@@ -279,6 +294,22 @@ func (f *File) Sync() error {
 		return errorf("mpi: MPI_File_sync %s: %w", f.path, ErrNotActive)
 	}
 	return mpiErr("MPI_File_sync "+f.path, C.MPI_File_sync(f.fh))
+}
+
+// readSize is the size reads are bounded by: a read-only file's, asked once; -1 (ask at
+// each read) for a writable file, which may grow between reads.
+func (f *File) readSize() (int64, error) {
+	if f.access != ReadOnly {
+		return -1, nil
+	}
+	if f.roSize < 0 {
+		n, err := f.Size()
+		if err != nil {
+			return 0, err
+		}
+		f.roSize = n
+	}
+	return f.roSize, nil
 }
 
 // Size returns the file's current size in bytes (MPI_File_get_size; local).

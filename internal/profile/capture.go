@@ -171,7 +171,22 @@ func Capture(p *Profile, name string) (*Description, error) {
 	fmt.Fprintln(&b, "files:")
 	ids := map[string]string{}
 	var timeline []string
+	// Input files (only read, while the program wrote others) are left out: a description
+	// reads back only files it writes.
+	writes := func(f string) bool {
+		for _, d := range files[f] {
+			if len(d.writes) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	anyWritten := slices.ContainsFunc(fileOrder, writes)
 	for i, f := range fileOrder {
+		if anyWritten && !writes(f) {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: an input the program read but did not write (a description reads back only the files it writes)", filepath.Base(f)))
+			continue
+		}
 		id := fileID(f, i, ids)
 		ds := files[f]
 		fmt.Fprintf(&b, "  %s:\n    name: %s\n", id, yamlString(filepath.Base(f)))
@@ -190,22 +205,48 @@ func Capture(p *Profile, name string) (*Description, error) {
 			}
 		}
 		c.writeTree(&b, id, ds, p.Ranks)
-		written, read, indep := false, false, false
-		for _, d := range ds {
-			written = written || len(d.writes) > 0
+		read := false
+		var collW, indepW []string // written datasets by transfer mode, in creation order
+		for _, t := range sortedTemplates(ds) {
+			d := ds[t]
 			read = read || len(d.reads) > 0
-			indep = indep || (d.indep && !d.coll)
+			switch {
+			case len(d.writes) == 0:
+			case d.indep && !d.coll:
+				indepW = append(indepW, path.Base(t))
+			default:
+				collW = append(collW, path.Base(t))
+			}
 		}
-		if written {
+		// One write action per transfer mode; the datasets are named only when the file
+		// has both (a program that writes some datasets collectively and others
+		// independently, as rank 0's small arrays often are).
+		both := len(collW) > 0 && len(indepW) > 0
+		for _, w := range []struct {
+			names []string
+			indep bool
+		}{{collW, false}, {indepW, true}} {
+			if len(w.names) == 0 {
+				continue
+			}
 			a := "  - write: " + id
-			if indep {
+			if w.indep {
 				a += "\n    collective: false"
+			}
+			if both {
+				a += "\n    datasets: [" + strings.Join(w.names, ", ") + "]"
 			}
 			timeline = append(timeline, a)
 		}
+		// A flush per step when every rank flushed at least once a step, else one at the end.
 		if hasH5F && h5f.Counters["H5F_FLUSHES"] > 0 {
-			timeline = append(timeline, "  - flush: "+id+"\n    at: end")
+			if perRank := h5f.Counters["H5F_FLUSHES"] / int64(max(p.Ranks, 1)); perRank >= int64(steps) && steps > 1 {
+				timeline = append(timeline, "  - flush: "+id)
+			} else {
+				timeline = append(timeline, "  - flush: "+id+"\n    at: end")
+			}
 		}
+		written := len(collW)+len(indepW) > 0
 		if read {
 			a := "  - read: " + id
 			if written {
@@ -233,6 +274,16 @@ func Capture(p *Profile, name string) (*Description, error) {
 	return c, nil
 }
 
+// sortedTemplates are a file's dataset templates in creation order (then by name).
+func sortedTemplates(ds map[string]*capDataset) []string {
+	tmpls := make([]string, 0, len(ds))
+	for t := range ds {
+		tmpls = append(tmpls, t)
+	}
+	slices.SortFunc(tmpls, func(a, b string) int { return cmp.Or(cmp.Compare(ds[a].order, ds[b].order), strings.Compare(a, b)) })
+	return tmpls
+}
+
 // fileRecord is file's H5F record: the one shared by every rank, else rank 0's.
 func fileRecord(p *Profile, file string) (Record, bool) {
 	for _, rank := range []int{-1, 0} {
@@ -251,12 +302,7 @@ func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*ca
 		datasets []*capDataset
 	}
 	root := &node{groups: map[string]*node{}}
-	tmpls := make([]string, 0, len(ds))
-	for t := range ds {
-		tmpls = append(tmpls, t)
-	}
-	slices.SortFunc(tmpls, func(a, b string) int { return cmp.Or(cmp.Compare(ds[a].order, ds[b].order), strings.Compare(a, b)) })
-	for _, t := range tmpls {
+	for _, t := range sortedTemplates(ds) {
 		parts := strings.Split(strings.TrimPrefix(t, "/"), "/")
 		n := root
 		for _, g := range parts[:len(parts)-1] {
@@ -337,8 +383,14 @@ func (c *Description) decomposition(id string, d *capDataset, nranks int) (decom
 		acc = d.reads
 	}
 	dims := d.info.Dims
-	if len(acc) == 0 || len(dims) == 0 {
+	if len(acc) == 0 {
 		return "", ""
+	}
+	if len(dims) == 0 { // a scalar: written by rank 0 alone, or by every rank
+		if _, only0 := acc[0]; only0 && len(acc) == 1 {
+			return "rank0", ""
+		}
+		return "replicated", ""
 	}
 	box := func(sels []selection) (lo, hi []int64, ok bool) {
 		for _, s := range sels {

@@ -19,9 +19,22 @@ var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "amrex", Opti
 	Summary: "h5bench AMReX benchmark: plotfiles pltNNNNN.h5 and particle checkpoints pltNNNNN/particle0/particle0.h5, with the restart read-back"})
 
 // Steps is nplotfile + nparticlefile: one file per step, the plotfiles first (the
-// benchmark's two loops in order). The phases are write and read (the restart check,
-// extended to every file).
+// benchmark's two loops in order). The phases are write and read (the restart check);
+// PhaseSteps gives the read phase's own count.
 func (p *Pattern) Steps() int { return p.C.NPlotfile + p.C.NParticlefile }
+
+// PhaseSteps: the write phase writes Steps files. The read phase is the benchmark's
+// restart check, which reads back plt00000/particle0 alone and only when particle files
+// were written (one step or none); read_back=all reads every file, one per step.
+func (p *Pattern) PhaseSteps(ph patterns.Phase, _ int) int {
+	switch {
+	case ph == patterns.PhaseWrite || p.C.ReadAll:
+		return p.Steps()
+	case p.C.NParticlefile > 0:
+		return 1
+	}
+	return 0
+}
 
 // Dir is the output directory: the directory key, or the session's file.
 func (p *Pattern) Dir(env patterns.Env) string {
@@ -65,14 +78,18 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	if err := p.CheckPhase(ph); err != nil {
 		return plan.Plan{}, err
 	}
-	if step < 0 || step >= p.Steps() {
-		return plan.Plan{}, fmt.Errorf("amrex: step %d outside 0..%d", step, p.Steps()-1)
+	if n := p.PhaseSteps(ph, env.Size); step < 0 || step >= n {
+		return plan.Plan{}, fmt.Errorf("amrex: %s step %d outside 0..%d", ph, step, n-1)
 	}
 	if env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size {
 		return plan.Plan{}, fmt.Errorf("amrex: rank %d of %d", env.Rank, env.Size)
 	}
-	b := &builder{step: step, rank: env.Rank, size: env.Size}
-	path, plot := p.FileOf(env, step)
+	file := step // the write step of the file this step works on
+	if ph == patterns.PhaseRead && !p.C.ReadAll {
+		file = p.C.NPlotfile // the restart check's plt00000/particle0
+	}
+	b := &builder{step: file, rank: env.Rank, size: env.Size}
+	path, plot := p.FileOf(env, file)
 	switch {
 	case ph == patterns.PhaseWrite && plot:
 		p.writePlotfile(b, path)

@@ -26,6 +26,7 @@ var Options = &options.Table{Name: "amrex", Specs: []options.Spec{
 	{Key: "ref_ratio_file", Kind: options.String, Help: "refinement ratio of each coarse level, e.g. \"4 2\" (grids_from_file)"},
 	{Key: "hdf5compression", Kind: options.String, Default: "None@0", Help: "AMReX compression MODE@VALUE: None@0 or ZLIB@<1..9> (1-D chunks of 1024 elements or $HDF5_CHUNK_SIZE, deflate); SZ and ZFP modes need filters HDF5 1.10.8 lacks and write uncompressed, as h5bench's default build does"},
 	{Key: "directory", Kind: options.String, Help: "output directory (AMReX prefix, a / appended); default: the session's file"},
+	{Key: "read_back", Kind: options.Enum, Allowed: []string{"restart", "all"}, Default: "restart", Help: "h5proxy: what the read phase reads: restart (the benchmark's restart check: plt00000/particle0 only, nothing without particle files) or all (every plotfile and particle file written)"},
 }}
 
 // Compression is the parsed hdf5compression setting.
@@ -61,6 +62,9 @@ type Config struct {
 	Compression Compression
 	// Directory overrides the session's file as the output directory when set.
 	Directory string
+	// ReadAll makes the read phase read back every file written (read_back=all) instead of
+	// the benchmark's restart check, which reads the first particle file only.
+	ReadAll bool
 	// Levels are the grids: the chopped domain, or the box lists of grids_from_file.
 	Levels []Level
 }
@@ -90,6 +94,7 @@ func FromValues(v *options.Values) (Config, error) {
 		NComp: int(v.Int("ncomp")), NPPC: int(v.Int("nppc")),
 		NPlotfile: int(v.Int("nplotfile")), NParticlefile: int(v.Int("nparticlefile")),
 		GridsFromFile: v.Bool("grids_from_file"), Directory: v.String("directory"),
+		ReadAll: v.String("read_back") == "all",
 	}
 	if c.NPlotfile+c.NParticlefile == 0 {
 		return c, v.Errorf("nplotfile", "nplotfile + nparticlefile = 0: nothing to write (allowed: a sum >= 1)")

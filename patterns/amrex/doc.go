@@ -113,6 +113,9 @@
 //
 // # Read-back (the restart check)
 //
+// The read phase is the benchmark's restart check: one step, RestartHDF5 of
+// plt00000/particle0 (the first particle file), and no step without particle files. With
+// read_back=all (an h5proxy key) it reads every file written instead, one per step.
 // Plotfile steps: every rank reopens the file and reads, per level, the range of
 // data:datatype=0 its boxes occupy (collective). Particle steps mirror RestartHDF5: every
 // rank opens the file, reads each level's boxes whole (verified: BoxArray order does not
@@ -131,6 +134,7 @@
 //	grids_from_file, ref_ratio_file             grids/Level_<l> box lists (working directory)
 //	hdf5compression                             None@0 | ZLIB@1..9 (SZ/ZFP: warning, uncompressed)
 //	directory                                   output directory (default: session file)
+//	read_back                                   h5proxy: restart (default) | all files
 //	mode                                        session mode (SYNC, ASYNC; LOG is a layout)
 //
 // # Differences from AMReX and h5bench
@@ -147,8 +151,9 @@
 //   - Sleep: one compute period more than h5bench, between the last plotfile and the first
 //     particle file (h5bench initialises the particles there). The read phase computes
 //     between its steps too; h5bench's restart check does not sleep.
-//   - The read phase reads every file written; h5bench's restart_check reads only
-//     plt00000/particle0 (with restart_check=0 it reads nothing: no read phase).
+//   - read_back=all (not the default) reads every file written; h5bench's restart_check
+//     reads only plt00000/particle0, as the default does (with restart_check=0 it reads
+//     nothing: no read phase).
 //   - Compression: h5bench's default build has neither ZFP nor SZ, and at the pin its whole
 //     compression block exists only in such builds, so h5bench writes contiguous,
 //     uncompressed files whatever hdf5compression says. h5proxy honours ZLIB as AMReX's

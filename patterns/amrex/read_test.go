@@ -3,6 +3,7 @@ package amrex
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
@@ -12,7 +13,7 @@ import (
 // TestPlotfileReadExample: every rank reopens the plotfile read-only with AMReX's fapl and
 // reads back, collectively, exactly the range it wrote.
 func TestPlotfileReadExample(t *testing.T) {
-	p := kit.Must(t, exampleKeys...)
+	p := kit.Must(t, append(exampleKeys, "read_back=all")...)
 	path := testDir + "/plt00000.h5"
 	for r := 0; r < 2; r++ {
 		pl := stepPlan(t, p, patterns.PhaseRead, 0, r, 2)
@@ -38,7 +39,7 @@ func TestPlotfileReadExample(t *testing.T) {
 // BoxArray order), the ngrids pass, nparticles_grid (unverified), then each owned grid's
 // int and real records, all independent.
 func TestParticleReadExample(t *testing.T) {
-	p := kit.Must(t, exampleKeys...)
+	p := kit.Must(t, append(exampleKeys, "read_back=all")...)
 	path := testDir + "/plt00000/particle0/particle0.h5"
 	for r := 0; r < 2; r++ {
 		pl := stepPlan(t, p, patterns.PhaseRead, 1, r, 2)
@@ -82,9 +83,9 @@ func TestParticleReadExample(t *testing.T) {
 // grid and h5bench's sample.
 func TestReadPartitions(t *testing.T) {
 	pats := map[string]*Pattern{
-		"example": kit.Must(t, exampleKeys...),
-		"uneven":  kit.Must(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3"),
-		"sample":  kit.Must(t, sampleKeys...),
+		"example": kit.Must(t, append(exampleKeys, "read_back=all")...),
+		"uneven":  kit.Must(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3", "read_back=all"),
+		"sample":  kit.Must(t, append(sampleKeys, "read_back=all")...),
 	}
 	for name, p := range pats {
 		for _, R := range []int{1, 2, 3, 4, 7} {
@@ -114,7 +115,7 @@ func TestReadPartitions(t *testing.T) {
 
 // TestReadMirrorsWriteShapes: the read plans' file shapes are the written datasets'.
 func TestReadMirrorsWriteShapes(t *testing.T) {
-	p := kit.Must(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3")
+	p := kit.Must(t, "ncells=20", "max_grid_size=8", "nlevs=1", "ncomp=3", "nppc=3", "read_back=all")
 	for s := 0; s < p.Steps(); s++ {
 		shapes := map[string][]uint64{}
 		for _, op := range stepPlan(t, p, patterns.PhaseWrite, s, 0, 3).Ops {
@@ -129,5 +130,38 @@ func TestReadMirrorsWriteShapes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRestartRead: by default the read phase is h5bench's restart check, one step reading
+// plt00000/particle0 alone (the plan of read_back=all's first particle step, verified
+// against the step that wrote it); without particle files it has no step.
+func TestRestartRead(t *testing.T) {
+	keys := append(exampleKeys, "nplotfile=2", "nparticlefile=2")
+	p, all := kit.Must(t, keys...), kit.Must(t, append(keys, "read_back=all")...)
+	if n, w := patterns.StepsOf(p, patterns.PhaseRead, 2), patterns.StepsOf(p, patterns.PhaseWrite, 2); n != 1 || w != 4 {
+		t.Fatalf("read steps %d, write steps %d; want 1 and 4", n, w)
+	}
+	if n := patterns.StepsOf(all, patterns.PhaseRead, 2); n != 4 {
+		t.Fatalf("read_back=all: %d read steps, want 4", n)
+	}
+	for r := 0; r < 2; r++ {
+		got, want := stepPlan(t, p, patterns.PhaseRead, 0, r, 2), stepPlan(t, all, patterns.PhaseRead, 2, r, 2)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("rank %d: restart read differs from read_back=all's plt00000/particle0 step", r)
+		}
+		if got.Ops[0].Path != testDir+"/plt00000/particle0/particle0.h5" || got.Ops[0].Step != 2 {
+			t.Errorf("rank %d: opens %s at step %d, want plt00000/particle0 written at step 2", r, got.Ops[0].Path, got.Ops[0].Step)
+		}
+	}
+	if _, err := p.Step(patterns.PhaseRead, 1, env(0, 2)); err == nil || !strings.Contains(err.Error(), "read step 1 outside 0..0") {
+		t.Errorf("read step 1: %v", err)
+	}
+	none := kit.Must(t, append(exampleKeys, "nparticlefile=0")...)
+	if n := patterns.StepsOf(none, patterns.PhaseRead, 2); n != 0 {
+		t.Errorf("nparticlefile=0: %d read steps, want 0 (the restart check needs a particle file)", n)
+	}
+	if _, _, err := kit.Build(append(exampleKeys, "read_back=some")...); err == nil || !strings.Contains(err.Error(), `"read_back"`) || !strings.Contains(err.Error(), `"some"`) {
+		t.Errorf("read_back=some: %v", err)
 	}
 }

@@ -65,7 +65,9 @@
 //
 // # Operations
 //
-//	Begin(write)   create file 1 (MPI-IO, libver LATEST, collective metadata writes,
+//	Begin(write)   create file 1 (MPI-IO with E3SM-IO's hints romio_cb_write=enable,
+//	               romio_no_indep_rw=true, nc_var_align_size=1, nc_in_place_swap=enable,
+//	               under any the session sets; libver LATEST, collective metadata writes,
 //	               32-128 MiB metadata cache), global and -DIM_ attributes, every
 //	               dataset and its attributes
 //	Step s         s is a record of a file, files one after the other (F: h0's record,

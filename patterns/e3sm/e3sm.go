@@ -104,6 +104,18 @@ func (p *Pattern) setUp(v *options.Values) error {
 	return nil
 }
 
+// MPIHints are the hints E3SM-IO's set_info puts in the info object its HDF5 driver passes
+// to H5Pset_fapl_mpio for every history file: ROMIO's collective writes and no
+// independent I/O, and PnetCDF's variable alignment and in-place byte swap (MPI-IO keeps
+// keys it does not know, as HDF5 does: they reach MPI_File_open all the same). Its
+// nc_ibuf_size, set only when its estimate of the write buffer exceeds 16 MiB, is left
+// out. The map file is read without them, as E3SM-IO reads its decomposition before
+// set_info.
+func (p *Pattern) MPIHints() map[string]string {
+	return map[string]string{"romio_cb_write": "enable", "romio_no_indep_rw": "true",
+		"nc_var_align_size": "1", "nc_in_place_swap": "enable"}
+}
+
 // fileNames lists the history files written: h0 and/or h1 for F and I, one for G.
 func (p *Pattern) fileNames() []string {
 	if p.C.Case == "G" {

@@ -29,6 +29,15 @@ var shorts = map[byte]short{
 	'Z': {key: "reorderTasksRandom", flag: true},
 }
 
+// longs are IOR 4's module options h5proxy runs (aiori-HDF5.c: HDF5_options), with their
+// parameters: flags, and --hdf5.chunkSize, which IOR 4.0 declares a flag (chunks of one
+// element) and h5proxy also takes as --hdf5.chunkSize=N.
+var longs = map[string]short{
+	"--hdf5.collectiveMetadata": {key: "collectiveMetadata", flag: true}, "--hdf5.noFill": {key: "noFill", flag: true},
+	"--hdf5.chunkSize": {key: "chunkSize", flag: true}, "--hdf5.setAlignment": {key: "setAlignment"},
+	"--hdf5.hintsFileName": {key: "hintsFileName"}, "--hdf5.showHints": {key: "showHints", flag: true},
+}
+
 // unsupported are IOR's other options, refused by name rather than as unknown.
 var unsupported = map[string]string{
 	"-D": "deadlineForStonewalling", "-E": "useExistingTestFile", "-f": "scriptFile", "-I": "individualDataSets",
@@ -73,7 +82,32 @@ func ParseArgs(args []string) ([]options.KV, error) {
 		if name, ok := unsupported[a]; ok {
 			return nil, &ArgError{Arg: a, Reason: name + " is not supported by h5proxy ior"}
 		}
-		if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+		if strings.HasPrefix(a, "--") {
+			name, val, hasVal := strings.Cut(a, "=")
+			o, ok := longs[name]
+			switch {
+			case !ok:
+				return nil, &ArgError{Arg: a}
+			case o.flag && !hasVal:
+				set(o.key, "1")
+				continue
+			case o.flag && o.key != "chunkSize":
+				return nil, &ArgError{Arg: a, Reason: name + " takes no value"}
+			case !hasVal:
+				if i+1 >= len(args) {
+					return nil, &ArgError{Arg: a, Reason: "missing value"}
+				}
+				i++
+				val = args[i]
+			}
+			v, err := value(o.key, val)
+			if err != nil {
+				return nil, &ArgError{Arg: name + "=" + val, Reason: err.Error()}
+			}
+			set(o.key, v)
+			continue
+		}
+		if len(a) < 2 || a[0] != '-' {
 			return nil, &ArgError{Arg: a}
 		}
 		o, ok := shorts[a[1]]

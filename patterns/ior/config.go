@@ -54,6 +54,8 @@ var Options = &options.Table{Name: "ior", Specs: []options.Spec{
 	{Key: "setTimeStampSignature", Kind: options.Int, Default: "0", Help: "-G: IOR's time-stamp signature; accepted (h5proxy's data are its seeded fill: set seed)"},
 	{Key: "verbose", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "-v: verbosity (accepted; the report is that of verbosity 0)"},
 	{Key: "hintsFileName", Kind: options.String, Help: "-U: file of IOR_HINT__MPI__<key>=<value> lines: MPI hints (as the environment variables of that name)"},
+	{Key: "collectiveMetadata", Kind: options.Bool, Default: "0", Help: "--hdf5.collectiveMetadata (IOR 4): H5Pset_all_coll_metadata_ops(1) and H5Pset_coll_metadata_write(1) on the file access list; HDF5 only"},
+	{Key: "chunkSize", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "--hdf5.chunkSize (IOR 4): each segment's dataset chunked in chunks of this many elements (H5Pset_chunk; 0: contiguous); at most the dataset's length; HDF5 only"},
 }}
 
 // Config is a validated IOR test.
@@ -73,8 +75,12 @@ type Config struct {
 	IntraTestBarriers, SingleXferAttempt       bool
 	ShowHints, NoFill                          bool
 	Alignment                                  uint64
-	RefNum, Verbose, Signature                 int
-	HintsFile                                  string
+	// CollMetadata is IOR 4's --hdf5.collectiveMetadata; ChunkSize its --hdf5.chunkSize
+	// (elements, 0 contiguous).
+	CollMetadata               bool
+	ChunkSize                  uint64
+	RefNum, Verbose, Signature int
+	HintsFile                  string
 }
 
 // FromValues builds a Config from parsed options and applies IOR's checks (ior.c:
@@ -90,7 +96,7 @@ func FromValues(v *options.Values) (Config, []string, error) {
 		Repetitions: int(v.Int("repetitions")), InterTestDelay: int(v.Int("interTestDelay")), TestFile: v.String("testFile"),
 		IntraTestBarriers: v.Bool("intraTestBarriers"), SingleXferAttempt: v.Bool("singleXferAttempt"), ShowHints: v.Bool("showHints"),
 		NoFill: v.Bool("noFill"), Signature: int(v.Int("setTimeStampSignature")), Alignment: v.Uint("setAlignment"), RefNum: int(v.Int("refNum")), Verbose: int(v.Int("verbose")),
-		HintsFile: v.String("hintsFileName")}
+		HintsFile: v.String("hintsFileName"), CollMetadata: v.Bool("collectiveMetadata"), ChunkSize: v.Uint("chunkSize")}
 	if !c.WriteFile && !c.ReadFile && !c.CheckWrite && !c.CheckRead {
 		c.WriteFile, c.ReadFile = true, true
 	}
@@ -150,6 +156,8 @@ func (c *Config) validate() ([]string, error) {
 		return warns, fmt.Errorf("random offset not available with HDF5")
 	case c.NoFill && !hdf5:
 		return warns, fmt.Errorf("'no fill' option only available in HDF5")
+	case (c.CollMetadata || c.ChunkSize > 0) && !hdf5:
+		return warns, fmt.Errorf("--hdf5.collectiveMetadata and --hdf5.chunkSize (collectiveMetadata, chunkSize) are options of the HDF5 backend: use -a HDF5")
 	}
 	return warns, nil
 }

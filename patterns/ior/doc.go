@@ -14,7 +14,10 @@
 // keepFileWithError, -i repetitions, -d interTestDelay, -o testFile, -O directives
 // (key=value,... with the names above), -g intraTestBarriers, -x singleXferAttempt, -H
 // showHints, -J setAlignment, -n noFill, -A refNum, -G setTimeStampSignature, -U
-// hintsFileName, -v verbose. Sizes take k, m or g (×1024^n; utilities.c: string_to_bytes).
+// hintsFileName, -v verbose, and IOR 4's HDF5 module options --hdf5.collectiveMetadata,
+// --hdf5.noFill (-n), --hdf5.chunkSize (alone: 1 element, as IOR 4.0 declares it a flag;
+// --hdf5.chunkSize=N: N), --hdf5.setAlignment=X (-J), --hdf5.hintsFileName=F (-U) and
+// --hdf5.showHints (-H). Sizes take k, m or g (×1024^n; utilities.c: string_to_bytes).
 // Defaults are IOR's (ior.c: init_IOR_Param_t): POSIX, 1 MiB blocks, 256 KiB transfers,
 // 1 segment, 1 repetition, testFile, taskPerNodeOffset 1. With none of -w -r -W -R, IOR
 // writes and reads (CheckRunSettings). A letter IOR has but h5proxy does not model (-D,
@@ -45,7 +48,8 @@
 // (shared) and H5Pset_alignment(J, J) with -J; datasets "Dataset-0000.SSSS" (data set 0,
 // segment S), H5T_NATIVE_LLONG, 1-D of N·B/8 (B/8 with -F) elements, contiguous, created
 // when the first transfer reaches the segment and closed after its last; H5D_FILL_TIME_NEVER
-// with -n; each transfer an H5Dwrite (H5Dread) of a T/8-element hyperslab with
+// with -n, chunks of --hdf5.chunkSize elements (H5Pset_chunk), collective metadata reads
+// and writes on the file access list with --hdf5.collectiveMetadata; each transfer an H5Dwrite (H5Dread) of a T/8-element hyperslab with
 // H5FD_MPIO_COLLECTIVE under -c, H5FD_MPIO_INDEPENDENT otherwise. MPI hints (the
 // IOR_HINT__MPI__ variables) go to H5Pset_fapl_mpio. Differences: IOR's memory space is
 // transferSize elements with its first T/8 selected, h5proxy's is T/8 elements (the same

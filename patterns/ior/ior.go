@@ -152,17 +152,23 @@ func (p *Pattern) segElems(size int) uint64 {
 	return uint64(size) * elems(p.C.BlockSize)
 }
 
-// Spec is the creation of a segment's dataset: H5T_NATIVE_LLONG, 1-D, contiguous, no fill
-// with -n (aiori-HDF5.c: IOR_Open_HDF5, SetupDataSet_HDF5).
+// Spec is the creation of a segment's dataset: H5T_NATIVE_LLONG, 1-D, contiguous (chunks
+// of --hdf5.chunkSize elements), no fill with -n (aiori-HDF5.c: HDF5_Open, SetupDataSet).
 func (p *Pattern) Spec(size int) *plan.DatasetSpec {
-	return &plan.DatasetSpec{Type: plan.I64, Shape: []uint64{p.segElems(size)}, FillNever: p.C.NoFill}
+	d := &plan.DatasetSpec{Type: plan.I64, Shape: []uint64{p.segElems(size)}, FillNever: p.C.NoFill}
+	if p.C.ChunkSize > 0 {
+		d.Chunk = []uint64{p.C.ChunkSize}
+	}
+	return d
 }
 
 // fileSpec is the file access: MPI-IO on all tasks (shared) or the task's own file, which
 // IOR's HDF5 backend opens through MPI-IO on MPI_COMM_SELF (aiori-HDF5.c: HDF5_Open);
-// HDF5's alignment with -J.
+// HDF5's alignment with -J, collective metadata reads and writes with
+// --hdf5.collectiveMetadata.
 func (p *Pattern) fileSpec(read bool) *plan.FileSpec {
-	fs := &plan.FileSpec{Parallel: !p.C.FilePerProc, SelfMPIIO: p.C.FilePerProc && p.C.API == "HDF5", ReadOnly: read}
+	fs := &plan.FileSpec{Parallel: !p.C.FilePerProc, SelfMPIIO: p.C.FilePerProc && p.C.API == "HDF5", ReadOnly: read,
+		CollMetadataOps: p.C.CollMetadata, CollMetadataWrite: p.C.CollMetadata}
 	if p.C.API == "HDF5" && p.C.Alignment > 1 {
 		fs.AlignThreshold, fs.AlignLen = p.C.Alignment, p.C.Alignment
 	}
@@ -181,6 +187,10 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	c, write := p.C, ph == patterns.PhaseWrite
 	if !write && ph != patterns.PhaseRead {
 		return pl, fmt.Errorf("ior: no %s phase", ph)
+	}
+	if n := p.segElems(env.Size); c.ChunkSize > n {
+		return pl, &options.Error{Table: "ior", Key: "chunkSize", Value: fmt.Sprint(c.ChunkSize),
+			Reason: fmt.Sprintf("exceeds the %d elements of a segment's dataset on %d tasks (HDF5: chunk size must be <= maximum dimension size for fixed-sized dimensions)", n, env.Size)}
 	}
 	task := env.Rank
 	if !write {

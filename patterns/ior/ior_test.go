@@ -95,6 +95,9 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-y"}, "Error invalid argument: -y\nInvalid options"},
 		{[]string{"foo"}, "Error invalid argument: foo"},
 		{[]string{"--blockSize=1m"}, "Error invalid argument: --blockSize=1m"},
+		{[]string{"--hdf5.noFill=1"}, "--hdf5.noFill takes no value"},
+		{[]string{"--hdf5.chunkSize=lots"}, "chunkSize must be an integer"},
+		{[]string{"--hdf5.setAlignment"}, "--hdf5.setAlignment (missing value)"},
 		{[]string{"-Fc"}, "Error invalid argument: -Fc"},
 		{[]string{"-b"}, "Error invalid argument: -b (missing value)"},
 		{[]string{"-b", "1x"}, `-b 1x (size "1x": unknown suffix "x" (k, m or g))`},
@@ -509,5 +512,40 @@ func TestFileAccess(t *testing.T) {
 	}
 	if _, err := p.Step(patterns.PhaseRead, 1, patterns.Env{Rank: 0, Size: 4, Path: "f", Iteration: 7}); err == nil {
 		t.Error("step 1 of the last iteration's one-step phase planned")
+	}
+}
+
+// TestHDF5Options: IOR 4's --hdf5.collectiveMetadata sets collective metadata reads and
+// writes on both file opens, --hdf5.chunkSize chunks every segment's dataset (alone: one
+// element, IOR 4.0's flag); both are refused outside -a HDF5, and a chunk longer than the
+// dataset is refused by key and value before any I/O.
+func TestHDF5Options(t *testing.T) {
+	p := build(t, "-a", "HDF5", "-b", "4k", "-t", "2k", "-c", "--hdf5.collectiveMetadata", "--hdf5.noFill", "--hdf5.chunkSize=256")
+	for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
+		_, pl := transfersOf(t, p, ph, 0, 4, 0)
+		if fs := pl.Ops[0].File; !fs.CollMetadataOps || !fs.CollMetadataWrite {
+			t.Errorf("%s: file spec %+v lacks collective metadata", ph, fs)
+		}
+		if d := pl.Ops[1].Dataset; !reflect.DeepEqual(d.Chunk, []uint64{256}) || !d.FillNever {
+			t.Errorf("%s: dataset %+v, want chunks of 256 without fill", ph, *d)
+		}
+	}
+	if d := build(t, "-a", "HDF5", "-b", "4k", "-t", "2k", "--hdf5.chunkSize").Spec(2); !reflect.DeepEqual(d.Chunk, []uint64{1}) {
+		t.Errorf("--hdf5.chunkSize alone: chunk %v, want [1]", d.Chunk)
+	}
+	if fs := build(t, "-a", "HDF5").fileSpec(false); fs.CollMetadataOps || fs.CollMetadataWrite {
+		t.Errorf("default file spec %+v asks for collective metadata", fs)
+	}
+	kvs, err := ParseArgs([]string{"-a", "MPIIO", "--hdf5.collectiveMetadata"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := plantest.For[*Pattern](Factory).BuildKV(kvs); err == nil || !strings.Contains(err.Error(), "use -a HDF5") {
+		t.Errorf("MPIIO with --hdf5.collectiveMetadata: %v", err)
+	}
+	big := build(t, "-a", "HDF5", "-b", "4k", "-t", "2k", "--hdf5.chunkSize=4096")
+	if _, err := big.Step(patterns.PhaseWrite, 0, patterns.Env{Rank: 0, Size: 2, Path: "f"}); err == nil ||
+		!strings.Contains(err.Error(), `"chunkSize"`) || !strings.Contains(err.Error(), `"4096"`) || !strings.Contains(err.Error(), "1024 elements") {
+		t.Errorf("chunk longer than the dataset: %v", err)
 	}
 }
