@@ -123,6 +123,14 @@ type side struct {
 	args  []string
 }
 
+// prepare makes a run's directory holding the side's input file.
+func (s side) prepare(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, s.input), s.text, 0o644)
+}
+
 // sides returns the built-in's and the description's sides of a pair at c's size.
 func (c config) sides(p apps.Pair) (a, b side, err error) {
 	src, err := apps.Source(p.Desc)
@@ -200,10 +208,7 @@ func run(c config, w io.Writer) error {
 func (c config) time(bin string, s side, name string) (sample, error) {
 	dir := filepath.Join(c.dir, name)
 	defer os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return sample{}, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, s.input), s.text, 0o644); err != nil {
+	if err := s.prepare(dir); err != nil {
 		return sample{}, err
 	}
 	pre, env, err := launch.Launcher(c.np)
@@ -342,10 +347,7 @@ func countAll(c config, bin string, w io.Writer) error {
 func (c config) count(bin string, s side, name string) (uint64, error) {
 	dir := filepath.Join(c.dir, name)
 	defer os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, s.input), s.text, 0o644); err != nil {
+	if err := s.prepare(dir); err != nil {
 		return 0, err
 	}
 	_, env, err := launch.Launcher(1)
