@@ -1,26 +1,95 @@
 # h5proxy build: Go library and tools over the system's parallel HDF5 (OpenMPI flavour).
 # `make demo` runs the embedded default configuration on 2 ranks; `make test` runs every test.
+#
+# Two HDF5s, one switch (docs/hdf5.md): HDF5=1.10 (default) builds against Debian 12's
+# parallel HDF5 1.10.8; HDF5=1.14 (`HDF5=1.14 make build test`) against parallel HDF5 1.14.5
+# with the subfiling VFD, which `make deps` then builds into HDF5_114_PREFIX
+# (scripts/hdf5-1.14.sh, about 3 minutes on 2 cores, reused afterwards). The two builds
+# never share an output: bin/ and build/cmake for 1.10, bin/hdf5-1.14/ and build/cmake-1.14
+# for 1.14. `HDF5=1.14 make -s env` prints the shell exports of a build's environment.
 
 SHELL := /bin/bash
 GO ?= go
+HDF5 ?= 1.10
+HDF5_114_PREFIX ?= /opt/h5proxy/hdf5-1.14.5
 PKGS := hdf5-openmpi ompi
+BIN := bin
+CMAKE_BUILD_DIR ?= build/cmake
+CMAKE_INSTALL_DIR ?= build/install
+ifeq ($(HDF5),1.14)
+# scripts/hdf5-1.14.sh writes the prefix's lib/pkgconfig/hdf5-openmpi.pc. Put first in
+# PKG_CONFIG_PATH, it stands in for the system's: cgo's `#cgo pkg-config: hdf5-openmpi`
+# directives, CGO_CFLAGS/CGO_LDFLAGS below, CMake and the reference programs all get 1.14,
+# and its Libs carry -Wl,-rpath so every binary loads that libhdf5. The prefix's bin/ comes
+# first in PATH, so tests that shell out to h5dump, h5diff or h5ls run the matching tools.
+export HDF5_114_PREFIX
+export PKG_CONFIG_PATH := $(HDF5_114_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+export PATH := $(HDF5_114_PREFIX)/bin:$(PATH)
+BIN := bin/hdf5-1.14
+CMAKE_BUILD_DIR := build/cmake-1.14
+CMAKE_INSTALL_DIR := build/install-1.14
+CMAKE_HDF5_FLAGS := -DH5PROXY_HDF5_PREFIX=$(HDF5_114_PREFIX)
+else ifeq ($(HDF5),1.10)
+# A shell set up for 1.14 (make env) must not leak that HDF5 into a 1.10 build: its
+# directories leave PKG_CONFIG_PATH and PATH (rewritten only when they hold them, so a
+# directory name with a space elsewhere survives).
+colon_list = $(subst $(eval) ,:,$(strip $(1)))
+without = $(call colon_list,$(filter-out $(2),$(subst :, ,$(1))))
+ifneq ($(findstring $(HDF5_114_PREFIX)/lib/pkgconfig,$(PKG_CONFIG_PATH)),)
+export PKG_CONFIG_PATH := $(call without,$(PKG_CONFIG_PATH),$(HDF5_114_PREFIX)/lib/pkgconfig)
+endif
+ifneq ($(findstring $(HDF5_114_PREFIX)/bin,$(PATH)),)
+export PATH := $(call without,$(PATH),$(HDF5_114_PREFIX)/bin)
+endif
+CMAKE_HDF5_FLAGS := -DH5PROXY_HDF5_PREFIX=
+else
+$(error HDF5=$(HDF5): the builds are HDF5=1.10 (the system's 1.10.8, the default) and HDF5=1.14 (HDF5_114_PREFIX))
+endif
+# Tests read the switch to know which HDF5 the build must have loaded (internal/h5).
+export H5PROXY_HDF5 := $(HDF5)
 # gonum.org/v1/hdf5 has no pkg-config directive of its own: point cgo at the parallel HDF5.
 # Recursively expanded (=, not :=): make expands an exported variable each time it starts a
 # recipe, so the flags are read after `make deps` has installed hdf5-openmpi.pc. Computed
 # when make parses this file, they would be empty on a fresh machine and the first build
 # would fail with "hdf5.h: No such file or directory".
-export CGO_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-export CGO_LDFLAGS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# GNU make 4.3 (Debian 12) does not pass exported variables to $(shell): PKG_CONFIG
+# carries PKG_CONFIG_PATH itself.
+PKG_CONFIG := PKG_CONFIG_PATH='$(PKG_CONFIG_PATH)' pkg-config
+export CGO_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+export CGO_LDFLAGS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 export GOFLAGS := -tags=gonum
-BIN := bin
 DEMO_DIR ?= h5proxy-out
 
-.PHONY: all deps build demo test test-readme vet bench clean fuzz fuzz-short leaks
+.PHONY: all deps build demo test test-readme vet bench clean fuzz fuzz-short leaks env check-hdf5
 
 all: build
 
 deps:
 	bash scripts/deps.sh
+ifeq ($(HDF5),1.14)
+	bash scripts/hdf5-1.14.sh
+endif
+
+# env prints the build's environment as shell exports: eval "$$(HDF5=1.14 make -s env)".
+env:
+	@echo 'export H5PROXY_HDF5=$(HDF5)'
+	@echo 'export PKG_CONFIG_PATH="$(PKG_CONFIG_PATH)"'
+	@echo 'export PATH="$(PATH)"'
+	@echo 'export CGO_CFLAGS="$(CGO_CFLAGS)"'
+	@echo 'export CGO_LDFLAGS="$(CGO_LDFLAGS)"'
+	@echo 'export GOFLAGS="$(GOFLAGS)"'
+	@echo '# make variables: BIN=$(BIN) CMAKE_BUILD_DIR=$(CMAKE_BUILD_DIR) CMAKE_INSTALL_DIR=$(CMAKE_INSTALL_DIR)'
+
+# check-hdf5: the built command loads exactly one libhdf5, the one of the switch, and
+# `h5proxy version` names the version pkg-config found (the switch is recorded).
+HDF5_LIBDIR = $(patsubst -L%,%,$(firstword $(filter -L%,$(shell $(PKG_CONFIG) --libs-only-L hdf5-openmpi))))
+check-hdf5: build
+	bash scripts/check-hdf5.sh $(HDF5_LIBDIR)/libhdf5.so $(BIN)/h5proxy
+	@v=$$($(PKG_CONFIG) --modversion hdf5-openmpi); case "$$v" in $(HDF5).*) ;; *) \
+		echo "check-hdf5: HDF5=$(HDF5) but pkg-config hdf5-openmpi is $$v" >&2; exit 1 ;; esac; \
+	$(BIN)/h5proxy version | grep -qx "HDF5 $$v (build HDF5=$(HDF5).*" || { \
+		$(BIN)/h5proxy version; echo "check-hdf5: h5proxy version does not name HDF5 $$v (build HDF5=$(HDF5))" >&2; exit 1; }
+	@echo "check-hdf5: $(BIN)/h5proxy: HDF5=$(HDF5), one libhdf5, version recorded"
 
 build: deps $(BIN)/libh5proxy-profile.so
 	$(GO) build ./...
@@ -31,7 +100,7 @@ build: deps $(BIN)/libh5proxy-profile.so
 PROFILE_CFLAGS ?= -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wno-unused-parameter
 $(BIN)/libh5proxy-profile.so: preload/h5proxy-profile.c
 	@mkdir -p $(BIN)
-	$(CC) $(PROFILE_CFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -o $@ $< -ldl -lpthread
+	$(CC) $(PROFILE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -o $@ $< -ldl -lpthread
 
 demo: build
 	$(BIN)/h5proxy run
@@ -42,7 +111,7 @@ vet: deps
 	CGO_ENABLED=0 GOFLAGS= $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-test: build vet cmake-test
+test: build vet check-hdf5 cmake-test
 	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench ./proxy/layout/log ./proxy/e3smmap
 	$(GO) test -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks
 	$(GO) test -count=1 -timeout 20m ./...
@@ -80,15 +149,16 @@ fuzz-short:
 LEAK_SESSIONS ?= 1000
 leaks: build
 	$(GO) run ./bench/leaks -n $(LEAK_SESSIONS)
-	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_HDF5_FLAGS)
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target leaks_c
 	mkdir -p $(CMAKE_BUILD_DIR)/test-output/leaks-full
 	mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np 1 $(CMAKE_BUILD_DIR)/tests/capi/leaks_c $(CMAKE_BUILD_DIR)/test-output/leaks-full $(LEAK_SESSIONS)
 
-# The README's code blocks, run as written (tests/readme): needs bin/h5proxy and the CMake
-# build of cmake-test, which `make test` has made by then.
+# The README's code blocks, run as written (tests/readme): needs $(BIN)/h5proxy (what the
+# README's bin/h5proxy stands for) and the CMake build of cmake-test, which `make test` has
+# made by then.
 test-readme:
-	$(GO) test -tags=readme -count=1 -timeout 10m ./tests/readme -args -cmake-build=$(CMAKE_BUILD_DIR)
+	$(GO) test -tags=readme -count=1 -timeout 10m ./tests/readme -args -cmake-build=$(CMAKE_BUILD_DIR) -bin=$(BIN)
 
 bench: build
 	$(GO) run ./bench/mpiio -np 2 -reps 9
@@ -107,36 +177,43 @@ bench-ior:
 	$(GO) run ./bench/ior -ior "$(IOR)" -np 2 -reps 7
 
 clean:
-	rm -rf $(BIN) build $(DEMO_DIR)
+	rm -rf bin build $(DEMO_DIR)
 	$(GO) clean -testcache
 
 # ---- C ABI, Fortran module and CMake package (include/, capi/, fortran/, cmake/) ----------
 # cmake-test configures and builds libh5proxy.so/.a, the Fortran module and the examples into
 # build/cmake, installs into build/install, and runs ctest (MPI tests at 1, 2 and 4 ranks,
 # the installed-package consumers, the C/Fortran/Go file comparison).
-# bench-capi measures the cost of a no-op C call and the per-phase overhead outside HDF5.
+# bench-capi measures the cost of a no-op C call and the per-phase overhead outside HDF5; its
+# last line gives the step and the valid-handle call beside the bare C->Go transition.
 .PHONY: cmake-test bench-capi
-CMAKE_BUILD_DIR ?= build/cmake
-CMAKE_INSTALL_DIR ?= build/install
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
 cmake-test: deps
-	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_HDF5_FLAGS)
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC)
 	cmake --install $(CMAKE_BUILD_DIR) --prefix $(CURDIR)/$(CMAKE_INSTALL_DIR)
 	ctest --test-dir $(CMAKE_BUILD_DIR) --output-on-failure -j $(NPROC)
 
 bench-capi: deps
-	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_HDF5_FLAGS)
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target bench_calls
 	cmake --build $(CMAKE_BUILD_DIR) --target bench-capi
+
+# bench-capi-icount: instructions per null-layout step and per C ABI call under callgrind
+# (meaningful on a loaded machine, unlike bench-capi's times; docs/metrics.md).
+.PHONY: bench-capi-icount
+bench-capi-icount: deps
+	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target bench_calls
+	bench/capi/icount.sh $(CMAKE_BUILD_DIR)/examples/c/bench_calls
 
 # ---- bench/ref: C reference programs issuing h5bench's VPIC-IO/BD-CATS and E3SM-IO's canonical
 # HDF5 call sequences (see bench/ref/*.c); bench/fidelity times them against h5proxy.
 .PHONY: bench-ref
 REF_CC ?= mpicc
-REF_CFLAGS ?= -O2 -Wall -Werror $(shell pkg-config --cflags hdf5-openmpi 2>/dev/null)
-REF_LIBS := $(shell pkg-config --libs hdf5-openmpi 2>/dev/null)
+REF_CFLAGS ?= -O2 -Wall -Werror $(shell $(PKG_CONFIG) --cflags hdf5-openmpi 2>/dev/null)
+REF_LIBS := $(shell $(PKG_CONFIG) --libs hdf5-openmpi 2>/dev/null)
 REF_PROGS := $(BIN)/ref/vpic_write $(BIN)/ref/vpic_read $(BIN)/ref/e3sm_canonical
 bench: bench-ref
 bench-ref: $(REF_PROGS)

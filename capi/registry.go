@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,35 +55,61 @@ type entry struct {
 
 // registry maps handles to entries. Ids only increase and are never reused: a stale
 // handle can never reach a newer object.
+//
+// Every call of the ABI looks its handle up, so a lookup takes no lock and no hashing:
+// the entries are a table indexed by sequence number (slot 0 unused), copied on each add
+// and remove (rare: a session's create and close) and published whole; a lookup reads
+// the current table with one atomic load and checks the slot's id.
 type registry struct {
-	mu      sync.RWMutex
-	last    uint64 // last sequence number issued
-	entries map[uint64]*entry
+	mu      sync.Mutex // serializes add and remove
+	entries atomic.Pointer[[]*entry]
 }
 
-var handles = registry{entries: map[uint64]*entry{}}
+var handles registry
+
+// table returns the current table (nil before the first add).
+func (r *registry) table() []*entry {
+	if t := r.entries.Load(); t != nil {
+		return *t
+	}
+	return nil
+}
 
 // add registers e under a new id of its kind and returns the id.
 func (r *registry) add(e *entry) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.last++
-	e.id = uint64(e.kind)<<kindShift | r.last
-	r.entries[e.id] = e
+	old := r.table()
+	t := make([]*entry, max(len(old), 1)+1)
+	copy(t, old)
+	seq := uint64(len(t) - 1)
+	e.id = uint64(e.kind)<<kindShift | seq
+	t[seq] = e
+	r.entries.Store(&t)
 	return e.id
 }
 
 // get returns the live entry of handle h of kind k, or an error message saying why the
 // handle is not valid.
 func (r *registry) get(h uint64, k kind) (*entry, string) {
-	r.mu.RLock()
-	e := r.entries[h]
-	last := r.last
-	r.mu.RUnlock()
-	if e != nil && e.kind == k {
+	if e := r.lookup(h, k); e != nil {
 		return e, ""
 	}
-	return nil, r.diagnose(h, k, last)
+	return nil, r.diagnose(h, k, uint64(max(len(r.table()), 1)-1))
+}
+
+// lookup returns the live entry of handle h of kind k, or nil: get's fast path, small
+// enough to be inlined into each call (an id carries its kind, so one comparison checks
+// both).
+func (r *registry) lookup(h uint64, k kind) *entry {
+	t := r.entries.Load()
+	if t == nil || h&seqMask >= uint64(len(*t)) || h>>kindShift != uint64(k) {
+		return nil
+	}
+	if e := (*t)[h&seqMask]; e != nil && e.id == h {
+		return e
+	}
+	return nil
 }
 
 func (r *registry) diagnose(h uint64, k kind, last uint64) string {
@@ -118,19 +143,24 @@ func (r *registry) acquire(h uint64, k kind) (*entry, status, string) {
 func (r *registry) remove(h uint64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, ok := r.entries[h]
-	delete(r.entries, h)
-	return ok
+	old := r.table()
+	seq := h & seqMask
+	if seq >= uint64(len(old)) || old[seq] == nil || old[seq].id != h {
+		return false
+	}
+	t := append([]*entry(nil), old...)
+	t[seq] = nil
+	r.entries.Store(&t)
+	return true
 }
 
 // all returns the live entries in creation order.
 func (r *registry) all() []*entry {
-	r.mu.RLock()
-	out := make([]*entry, 0, len(r.entries))
-	for _, e := range r.entries {
-		out = append(out, e)
+	var out []*entry
+	for _, e := range r.table() {
+		if e != nil {
+			out = append(out, e)
+		}
 	}
-	r.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].id&seqMask < out[j].id&seqMask })
 	return out
 }

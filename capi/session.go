@@ -70,8 +70,9 @@ func use(fn string, h uint64, body func(e *entry) C.int) C.int {
 
 // query writes one cached integer of a session: the no-op call of the ABI.
 func query(fn string, h uint64, out *C.int, get func(e *entry) int) C.int {
-	e, why := handles.get(h, kindSession)
+	e := handles.lookup(h, kindSession)
 	if e == nil {
+		_, why := handles.get(h, kindSession)
 		return fail(fn, errInvalidHandle, "%s", why)
 	}
 	if out == nil {

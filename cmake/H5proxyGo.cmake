@@ -19,7 +19,8 @@ endfunction()
 # h5proxy_go_build(OUTPUT <file> BUILDMODE <mode> PACKAGE <pkg> [LDFLAGS <flags>]
 #                  [DEPENDS <files>...] [SYMLINK <link>])
 # Runs `go build -buildmode=<mode> -o <file> <pkg>` in the module root whenever a
-# dependency changed. SYMLINK additionally creates <link> pointing to <file>.
+# dependency changed, with the HDF5 the project configured (PKG_CONFIG_PATH, CGO_CFLAGS,
+# CGO_LDFLAGS from CMakeLists.txt), whatever the caller's environment says. SYMLINK additionally creates <link> pointing to <file>.
 function(h5proxy_go_build)
   cmake_parse_arguments(GB "" "OUTPUT;BUILDMODE;PACKAGE;LDFLAGS;SYMLINK" "DEPENDS" ${ARGN})
   set(cmd ${GO_EXECUTABLE} build -buildmode=${GB_BUILDMODE})
@@ -37,7 +38,8 @@ function(h5proxy_go_build)
   get_filename_component(out_name ${GB_OUTPUT} NAME)
   add_custom_command(
     OUTPUT ${outputs}
-    COMMAND ${CMAKE_COMMAND} -E env CGO_ENABLED=1 ${cmd}
+    COMMAND ${CMAKE_COMMAND} -E env CGO_ENABLED=1 "PKG_CONFIG_PATH=${H5PROXY_PKG_CONFIG_PATH}"
+            "CGO_CFLAGS=${H5PROXY_CGO_CFLAGS}" "CGO_LDFLAGS=${H5PROXY_CGO_LDFLAGS}" ${cmd}
     ${extra}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     DEPENDS ${GB_DEPENDS}

@@ -1,6 +1,6 @@
 # The C, Fortran and Go simulations, given the same options, write the same HDF5 file;
 # with another seed the C one writes different data.
-#   cmake -DLAUNCH=<mpiexec|-n|2|...> -DC_SIM= -DF_SIM= -DGO_SIM= -DH5DIFF= -DH5DUMP= -DDIR= -P RunCompare.cmake
+#   cmake -DLAUNCH=<mpiexec|-n|2|...> -DC_SIM= -DF_SIM= -DGO_SIM= -DH5DIFF= -DH5DUMP= [-DH5DUMP_SYSTEM=] -DDIR= -P RunCompare.cmake
 string(REPLACE "|" ";" launch "${LAUNCH}")
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
@@ -39,18 +39,36 @@ h5diff(c.h5 go.h5 0)
 h5diff(c.h5 fortran.h5 0)
 h5diff(c.h5 c-seed7.h5 1)
 
-# The file holds what the options describe: 3 timestep groups of 8 datasets of 2*65536.
-execute_process(COMMAND ${H5DUMP} -H ${DIR}/c.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE hdr)
-if(NOT rc STREQUAL "0")
-  message(FATAL_ERROR "h5dump -H c.h5: exit ${rc}")
+# The file holds what the options describe: 3 timestep groups of 8 datasets of 2*65536,
+# as the build's h5dump reads it and, for the HDF5=1.14 build, as the system's 1.10.8
+# h5dump reads it (H5DUMP_SYSTEM): files written through 1.14 keep a format 1.10 reads.
+function(check_header dumper)
+  execute_process(COMMAND ${dumper} -H ${DIR}/c.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE hdr ERROR_VARIABLE err)
+  if(NOT rc STREQUAL "0")
+    message(FATAL_ERROR "${dumper} -H c.h5: exit ${rc}\n${err}")
+  endif()
+  string(REGEX MATCHALL "GROUP \"Timestep_[0-9]+\"" groups "${hdr}")
+  string(REGEX MATCHALL "DATASET \"(x|y|z|px|py|pz|id_1|id_2)\"" datasets "${hdr}")
+  string(REGEX MATCHALL "SIMPLE { \\( 131072 \\) / \\( 131072 \\) }" spaces "${hdr}")
+  list(LENGTH groups ng)
+  list(LENGTH datasets nd)
+  list(LENGTH spaces ns)
+  if(NOT ng EQUAL 3 OR NOT nd EQUAL 24 OR NOT ns EQUAL 24)
+    message(FATAL_ERROR "${dumper}: c.h5 has ${ng} timestep groups, ${nd} particle datasets, ${ns} of extent 131072; want 3, 24, 24\n${hdr}")
+  endif()
+  message("${dumper}: c.h5 has 3 timestep groups, 24 datasets of 131072 elements")
+endfunction()
+check_header(${H5DUMP})
+if(H5DUMP_SYSTEM)
+  check_header(${H5DUMP_SYSTEM})
+  # The data too, not only the header: one dataset's values, element for element.
+  execute_process(COMMAND ${H5DUMP} -d /Timestep_2/px -y -w 0 ${DIR}/c.h5 OUTPUT_VARIABLE a RESULT_VARIABLE rca)
+  execute_process(COMMAND ${H5DUMP_SYSTEM} -d /Timestep_2/px -y -w 0 ${DIR}/c.h5 OUTPUT_VARIABLE b RESULT_VARIABLE rcb)
+  string(REGEX REPLACE "^.*DATA {" "" a "${a}")
+  string(REGEX REPLACE "^.*DATA {" "" b "${b}")
+  string(LENGTH "${a}" na)
+  if(NOT rca STREQUAL "0" OR NOT rcb STREQUAL "0" OR na LESS 100000 OR NOT a STREQUAL b)
+    message(FATAL_ERROR "/Timestep_2/px: ${H5DUMP} (exit ${rca}, ${na} chars) and ${H5DUMP_SYSTEM} (exit ${rcb}) read different values")
+  endif()
+  message("${H5DUMP_SYSTEM}: /Timestep_2/px reads the same ${na} characters of values")
 endif()
-string(REGEX MATCHALL "GROUP \"Timestep_[0-9]+\"" groups "${hdr}")
-string(REGEX MATCHALL "DATASET \"(x|y|z|px|py|pz|id_1|id_2)\"" datasets "${hdr}")
-string(REGEX MATCHALL "SIMPLE { \\( 131072 \\) / \\( 131072 \\) }" spaces "${hdr}")
-list(LENGTH groups ng)
-list(LENGTH datasets nd)
-list(LENGTH spaces ns)
-if(NOT ng EQUAL 3 OR NOT nd EQUAL 24 OR NOT ns EQUAL 24)
-  message(FATAL_ERROR "c.h5 has ${ng} timestep groups, ${nd} particle datasets, ${ns} of extent 131072; want 3, 24, 24\n${hdr}")
-endif()
-message("c.h5: 3 timestep groups, 24 datasets of 131072 elements")

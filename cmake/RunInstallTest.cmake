@@ -2,7 +2,7 @@
 # pkg-config, and runs the consumers under MPI.
 #   cmake -DLAUNCH=<mpiexec|-n|2|...> -DPREFIX= -DLIBDIR= -DINCLUDEDIR= -DSOURCE= -DBUILD=
 #         -DGENERATOR= -DC_COMPILER= -DFortran_COMPILER= -DMPI_Fortran_COMPILER=
-#         -DPKG_CONFIG= -DMPIEXEC_EXECUTABLE=
+#         -DPKG_CONFIG= -DMPIEXEC_EXECUTABLE= -DHDF5_LIBRARY= -DCHECK_HDF5=
 #         -P RunInstallTest.cmake
 string(REPLACE "|" ";" launch "${LAUNCH}")
 
@@ -91,3 +91,8 @@ step("configure Fortran-only consumer" ${CMAKE_COMMAND} -S ${SOURCE}/fortran-onl
   -DMPIEXEC_EXECUTABLE=${MPIEXEC_EXECUTABLE})
 step("build Fortran-only consumer" ${CMAKE_COMMAND} --build ${fbuild})
 run_consumer(${fbuild}/consumer_f_only "consumer_f: 2 ranks, 12800. bytes: OK")
+
+# 5. Every consumer, whichever way it was built, loads exactly the HDF5 h5proxy was built
+# against (scripts/check-hdf5.sh), never a second one.
+step("one HDF5 in every consumer" bash ${CHECK_HDF5} ${HDF5_LIBRARY} ${BUILD}/consumer_c ${BUILD}/consumer_c_static
+  ${BUILD}/consumer_umbrella ${BUILD}/consumer_f ${BUILD}/consumer_pc ${BUILD}/consumer_f_pc ${fbuild}/consumer_f_only)

@@ -44,6 +44,10 @@ func configureAMReX(dir, file string, conf map[string]any, cfg *proxy.Config) er
 				cfg.Phases = append(cfg.Phases, patterns.PhaseRead)
 			}
 			return true, nil
+		case "sleeptime":
+			if w := sleeptimeWarning(k, v); w != "" {
+				cfg.Warnings = append(cfg.Warnings, w)
+			}
 		}
 		return false, nil
 	})

@@ -51,6 +51,9 @@ func init() {
 				if strings.EqualFold(k, "IO_OPERATION") && e.operation != "" && !strings.EqualFold(v, e.operation) {
 					return true, &options.Error{Key: k, Value: v, Reason: fmt.Sprintf("contradicts benchmark %q", e.benchmark), Allowed: e.operation}
 				}
+				if w := integerWarning(k, v); w != "" {
+					cfg.Warnings = append(cfg.Warnings, w) // setAll visits each key once
+				}
 				return false, nil
 			})
 		}})

@@ -56,7 +56,7 @@
  * The values of the session keys @c mode and @c layout and the pattern names
  * h5proxy_session_create() accepts (h5proxy_patterns_list() returns the patterns):
  *  - modes: sync, async, cache
- *  - layouts: native, mpiio, posix, null, log, subfiling
+ *  - layouts: native, mpiio, posix, null, log, subfiling, subfiling-vfd
  *  - patterns: vpic, amrex, openpmd, e3sm, iotest, exerciser, vpic-unlimited, vpic-normal-dist, vpic-overwrite, vpic-append, dlio, ior, h5perf, nova, macsio, app
  *
  * The background modes (async, cache) issue HDF5 and MPI-IO calls from a second thread:

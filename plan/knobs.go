@@ -128,11 +128,26 @@ const (
 	ChunkOptMultiIO
 )
 
-// TransferTuning holds the knobs of a collective transfer's property list.
+// SelectionIO is HDF5 1.14's selection I/O mode of a transfer (H5Pset_selection_io).
+type SelectionIO int8
+
+// Selection I/O modes; SelectionIOUnset leaves HDF5's default (HDF5 1.10 has no selection
+// I/O: only unset is valid there).
+const (
+	SelectionIOUnset SelectionIO = iota
+	SelectionIODefault
+	SelectionIOOn
+	SelectionIOOff
+)
+
+// TransferTuning holds the knobs of a transfer's property list.
 type TransferTuning struct {
 	// Individual carries a collective transfer out as individual I/O
 	// (H5Pset_dxpl_mpio_collective_opt with H5FD_MPIO_INDIVIDUAL_IO).
 	Individual bool
 	// ChunkOpt selects the chunk optimisation of collective transfers of chunked datasets.
 	ChunkOpt ChunkOpt
+	// SelectionIO sets HDF5 1.14's selection I/O mode, of collective and independent
+	// transfers alike.
+	SelectionIO SelectionIO
 }

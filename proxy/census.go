@@ -34,6 +34,20 @@ var callNames = map[plan.OpKind]string{
 	plan.WaitBaton: "MPI_Recv", plan.PassBaton: "MPI_Ssend",
 }
 
+// multiCalls name the multi-dataset calls, in mMulti order.
+var multiCalls = [2]string{"H5Dwrite_multi", "H5Dread_multi"}
+
+// countMulti charges one multi-dataset call of kind k (plan.Write or plan.Read) moving
+// bytes to the census.
+func (s *sample) countMulti(k plan.OpKind, bytes uint64) {
+	i := metric(0)
+	if k == plan.Read {
+		i = 1
+	}
+	s[mMulti+i]++
+	s[mMulti+2+i] += float64(bytes)
+}
+
 // countCall charges one operation handed to the layout to the census.
 func (s *sample) countCall(op *plan.Op, bytes uint64) {
 	if op.Kind > 0 && metric(op.Kind) < nOpKinds {
@@ -74,13 +88,15 @@ func parseSysIO(r io.Reader) []float64 {
 	return v
 }
 
-// takeCensus charges to smp (nil: drops) the collective transfers' outcomes and the
-// system-call counters since the last call.
-func (s *Session) takeCensus(smp *sample) {
+// takeCensus charges to smp (nil: drops) the collective transfers' outcomes since the last
+// call and, with sys, the system-call counters since the last call with sys.
+func (s *Session) takeCensus(smp *sample, sys bool) {
 	c := h5.TakeCensus()
-	now := readSysIO()
-	last := s.sysIO
-	s.sysIO = now
+	var now, last []float64
+	if sys {
+		now, last = readSysIO(), s.sysIO
+		s.sysIO = now
+	}
 	if smp == nil {
 		return
 	}
@@ -93,6 +109,12 @@ func (s *Session) takeCensus(smp *sample) {
 	}
 	for i, n := range c.Causes {
 		smp[mCause+metric(i)] += float64(n)
+	}
+	for i, n := range c.Paths {
+		smp[mPath+metric(i)] += float64(n)
+	}
+	for i, n := range c.SelCauses {
+		smp[mSelCause+metric(i)] += float64(n)
 	}
 	if now != nil && last != nil {
 		for i := range sysIOFields {
@@ -112,8 +134,15 @@ type Census struct {
 	IOModes             map[string]float64 `json:"io_modes,omitempty"`
 	ChunkOpts           map[string]float64 `json:"chunk_opts,omitempty"`
 	BrokenBy            map[string]float64 `json:"broken_by,omitempty"`
+	// Paths counts the transfers by the path they took through HDF5 1.14 (h5.PathNames:
+	// multi, a dataset of a multi-dataset call; selection, vector or scalar, the actual
+	// selection I/O mode of each call) and NoSelectionIO the calls without selection I/O
+	// by HDF5's cause. Empty with HDF5 1.10, which reports neither.
+	Paths         map[string]float64 `json:"paths,omitempty"`
+	NoSelectionIO map[string]float64 `json:"no_selection_io,omitempty"`
 	// SysIO are the process counters of /proc/self/io, per field: sum and spread over ranks.
-	SysIO map[string]Stat `json:"sys_io"`
+	// A step's census has them only with census=step (Config.StepCensus).
+	SysIO map[string]Stat `json:"sys_io,omitempty"`
 }
 
 // CallCount is one HDF5 call's count and bytes, summed over ranks (Count) and of the
@@ -125,17 +154,28 @@ type CallCount struct {
 	Bytes    float64 `json:"bytes"`
 }
 
-// census builds the census of one reduced sample.
-func census(t *[nMetrics]Stat) Census {
-	c := Census{CollectiveTransfers: t[mCollective].Sum, SysIO: map[string]Stat{}}
+// census builds the census of one reduced sample; sys: with its system-call counters.
+func census(t *[nMetrics]Stat, sys bool) Census {
+	c := Census{CollectiveTransfers: t[mCollective].Sum}
 	for k := plan.CreateFile; metric(k) < nOpKinds; k++ {
 		if n := t[mCalls+metric(k)]; n.Sum > 0 {
 			c.Calls = append(c.Calls, CallCount{Call: callNames[k], Count: n.Sum, MaxCount: n.Max, Bytes: t[mCallBytes+metric(k)].Sum})
 		}
 	}
+	for i, name := range multiCalls {
+		if n := t[mMulti+metric(i)]; n.Sum > 0 {
+			c.Calls = append(c.Calls, CallCount{Call: name, Count: n.Sum, MaxCount: n.Max, Bytes: t[mMulti+2+metric(i)].Sum})
+		}
+	}
 	c.IOModes = named(t, mIOMode, h5.IOModeNames[:])
 	c.ChunkOpts = named(t, mChunkOpt, h5.ChunkOptNames[:])
 	c.BrokenBy = named(t, mCause, h5.NoCollectiveCauses[:])
+	c.Paths = named(t, mPath, h5.PathNames[:])
+	c.NoSelectionIO = named(t, mSelCause, h5.NoSelectionCauses[:])
+	if !sys {
+		return c
+	}
+	c.SysIO = map[string]Stat{}
 	for i, f := range sysIOFields {
 		c.SysIO[f] = t[mSysIO+metric(i)]
 	}
@@ -179,6 +219,12 @@ func (c *Census) writeSummary(w io.Writer) {
 			fmt.Fprintf(w, "Collective I/O broken because: %s\n", counted(c.BrokenBy, h5.NoCollectiveCauses[:]))
 		}
 	}
+	if len(c.Paths) > 0 {
+		fmt.Fprintf(w, "Transfer paths: %s\n", counted(c.Paths, h5.PathNames[:]))
+	}
+	if len(c.NoSelectionIO) > 0 {
+		fmt.Fprintf(w, "Selection I/O not done because: %s\n", counted(c.NoSelectionIO, h5.NoSelectionCauses[:]))
+	}
 	st := c.SysIO
 	rc, wc := st["rchar"].Sum, st["wchar"].Sum
 	rb, wb := st["read_bytes"].Sum, st["write_bytes"].Sum
@@ -208,19 +254,21 @@ func (c *Census) writeCSV(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "census collective transfers, %.0f, \n", c.CollectiveTransfers)
-	for _, n := range h5.IOModeNames {
-		if v, ok := c.IOModes[n]; ok {
-			fmt.Fprintf(w, "census io mode %s, %.0f, \n", n, v)
-		}
-	}
-	for _, n := range h5.ChunkOptNames {
-		if v, ok := c.ChunkOpts[n]; ok {
-			fmt.Fprintf(w, "census chunk optimization %s, %.0f, \n", n, v)
-		}
-	}
-	for _, n := range h5.NoCollectiveCauses {
-		if v, ok := c.BrokenBy[n]; ok {
-			fmt.Fprintf(w, "census broken because %s, %.0f, \n", n, v)
+	for _, r := range []struct {
+		prefix string
+		m      map[string]float64
+		names  []string
+	}{
+		{"io mode", c.IOModes, h5.IOModeNames[:]},
+		{"chunk optimization", c.ChunkOpts, h5.ChunkOptNames[:]},
+		{"broken because", c.BrokenBy, h5.NoCollectiveCauses[:]},
+		{"path", c.Paths, h5.PathNames[:]},
+		{"no selection io because", c.NoSelectionIO, h5.NoSelectionCauses[:]},
+	} {
+		for _, n := range r.names {
+			if v, ok := r.m[n]; ok {
+				fmt.Fprintf(w, "census %s %s, %.0f, \n", r.prefix, n, v)
+			}
 		}
 	}
 	for _, f := range sysIOFields {

@@ -68,6 +68,11 @@ type Config struct {
 	// and write the run's HDF5, MPI-IO and POSIX profile (docs/profile.md); the session
 	// itself does nothing with it.
 	Profile bool `json:"profile,omitempty"`
+	// StepCensus reads the process's system-call counters at every step (census=step), for
+	// per-step sys_io figures; by default (census=phase) they are read at each phase's
+	// begin and end only: three system calls a step inside the observed window, which the
+	// real programs do not make. Every other census figure is per step either way.
+	StepCensus bool `json:"-"`
 	// Strategy are the keys the modes and layouts declare in their own tables
 	// (async.staging_bytes, cache.path, subfiling.count, ...), in order.
 	Strategy []options.KV `json:"-"`
@@ -132,6 +137,8 @@ var sessionKeys = []sessionKey{
 			}
 			return "NO"
 		}},
+	{options.Spec{Key: "census", Kind: options.Enum, Default: "phase", Allowed: []string{"phase", "step"}, Help: "when the census reads the process's system-call counters (/proc/self/io): phase (at each phase's begin and end; the steps' census has no sys_io) or step (also after every step, for per-step sys_io: three system calls per step inside the window); every other census figure is per step either way"},
+		func(c *Config, v *options.Values, k string) { c.StepCensus = v.String(k) == "step" }, func(c *Config) string { return map[bool]string{false: "phase", true: "step"}[c.StepCensus] }},
 }
 
 // setMode sets the mode, or, for a layout's mode alias (h5bench's MODE=LOG), the default
@@ -295,6 +302,11 @@ func (c *Config) Validate() error {
 		return err
 	}
 	for _, s := range []stack.Strategy{mode, layout} {
+		if s.Available != nil {
+			if err := s.Available(); err != nil {
+				return err
+			}
+		}
 		if s.Validate != nil {
 			if err := s.Validate(settings); err != nil {
 				return err
@@ -320,6 +332,9 @@ func (c *Config) Validate() error {
 		if _, err := c.knobsFor(ph, 1); err != nil {
 			return err
 		}
+	}
+	if err := c.checkMultiDataset(mode, layout); err != nil {
+		return err
 	}
 	if !c.Fill.Verifiable() && c.Verify == VerifyYes {
 		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("only seeded and once fills can be verified (fill=%s)", c.Fill)}

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
 // Knobs are session keys that override, for every pattern, what its plans ask of HDF5 and
@@ -52,7 +54,13 @@ const (
 	kTransfer      = "hdf5.transfer"
 	kCollOpt       = "hdf5.collective_opt"
 	kChunkOpt      = "hdf5.chunk_opt"
+	kSelectionIO   = "hdf5.selection_io"
+	kMultiDataset  = "hdf5.multi_dataset"
 )
+
+// knobs114 are the knobs of HDF5 1.14 features, with the value that leaves HDF5 as 1.10
+// has it (accepted by every build); any other value needs the HDF5=1.14 build.
+var knobs114 = map[string]string{kSelectionIO: "", kMultiDataset: "no"}
 
 // hintKeys are the MPI-IO hints with keys of their own (mpiio.<hint>); mpiio.hints takes
 // any other.
@@ -81,6 +89,8 @@ var phaseKnobs = []options.Spec{
 	{Key: kTransfer, Kind: options.Enum, Allowed: []string{"independent"}, Help: "H5Pset_dxpl_mpio: independent turns the pattern's collective transfers independent (collective ones cannot be forced: a pattern's independent transfer may be one rank's alone; the patterns' own keys, e.g. COLLECTIVE_DATA, ask for them)"},
 	{Key: kCollOpt, Kind: options.Enum, Allowed: []string{"collective", "individual"}, Help: "H5Pset_dxpl_mpio_collective_opt: individual carries collective transfers out as individual I/O (H5FD_MPIO_INDIVIDUAL_IO)"},
 	{Key: kChunkOpt, Kind: options.Enum, Allowed: []string{"default", "one_io", "multi_io"}, Help: "H5Pset_dxpl_mpio_chunk_opt: collective chunk optimisation (H5FD_MPIO_CHUNK_ONE_IO, _MULTI_IO)"},
+	{Key: kSelectionIO, Kind: options.Enum, Allowed: []string{"default", "on", "off"}, Help: "H5Pset_selection_io: HDF5 1.14's selection I/O mode of every transfer (HDF5=1.14 build only; the census reports the path each took)"},
+	{Key: kMultiDataset, Kind: options.Bool, Help: "yes: a step's consecutive writes (reads) of several datasets go out in one H5Dwrite_multi (H5Dread_multi) call, as E3SM-IO's hdf5_md driver flushes its posted requests (HDF5=1.14 build, native layout, sync mode)"},
 }
 
 // phasePrefixes are the prefixes of per-phase knobs.
@@ -139,6 +149,9 @@ func (c *Config) setKnob(s *options.Spec, value string) error {
 		if _, err := parseHints(value); err != nil {
 			return err
 		}
+	}
+	if err := check114(s.Key, v); err != nil {
+		return err
 	}
 	c.Knobs = slices.DeleteFunc(c.Knobs, func(o options.KV) bool { return o.Key == s.Key })
 	c.Knobs = append(c.Knobs, options.KV{Key: s.Key, Value: value})
@@ -219,6 +232,55 @@ func (c *Config) MPIIOImpl() string {
 	return ""
 }
 
+// check114 refuses, in a build without HDF5 1.14 (the system's 1.10.8), a value of an
+// HDF5 1.14 knob other than the one that leaves HDF5 alone, naming the build that has it.
+func check114(key string, v *options.Values) error {
+	base := knobBase(key)
+	off, is114 := knobs114[base]
+	if !is114 || h5.HasMultiDataset() {
+		return nil
+	}
+	if base == kMultiDataset && !v.Bool(key) || base != kMultiDataset && v.String(key) == off {
+		return nil
+	}
+	return v.Errorf(key, "needs HDF5 1.14 (H5Dwrite_multi/H5Dread_multi, H5Pset_selection_io); this h5proxy is built against HDF5 %s (HDF5=%s): build it with `HDF5=1.14 make build`", h5.Version(), h5.Build())
+}
+
+// knobBase is a knob key without its phase prefix.
+func knobBase(key string) string {
+	for pre := range phasePrefixes {
+		if b, ok := strings.CutPrefix(key, pre); ok {
+			return b
+		}
+	}
+	return key
+}
+
+// checkMultiDataset refuses hdf5.multi_dataset=yes (any phase) with a layout that cannot
+// carry several datasets' transfers in one call or a mode that issues them from a
+// background thread one by one.
+func (c *Config) checkMultiDataset(mode, layout stack.Strategy) error {
+	for _, kv := range c.Knobs {
+		base := knobBase(kv.Key)
+		if yes, _ := options.ParseBool(kv.Value); base != kMultiDataset || !yes {
+			continue
+		}
+		if !layout.Has(stack.MultiDataset) {
+			return &options.Error{Table: "session", Key: kv.Key, Value: kv.Value, Reason: fmt.Sprintf("the %s layout has no multi-dataset I/O (the native layout has)", layout.Name)}
+		}
+		if mode.Has(stack.Background) {
+			return &options.Error{Table: "session", Key: kv.Key, Value: kv.Value, Reason: fmt.Sprintf("the %s mode issues each transfer on its own from a background thread (use mode=sync)", mode.Name)}
+		}
+	}
+	return nil
+}
+
+// multiDataset reports whether the phase batches its consecutive transfers into
+// multi-dataset calls (hdf5.multi_dataset=yes).
+func (k *knobs) multiDataset() bool {
+	return k != nil && k.v.IsSet(kMultiDataset) && k.v.Bool(kMultiDataset)
+}
+
 // knobs are the parsed knobs of one phase.
 type knobs struct {
 	v     *options.Values
@@ -232,7 +294,7 @@ type knobs struct {
 // other hdf5.* key is a file knob (mpiio.* keys reach MPI-IO through stack.Env).
 var (
 	datasetKnobs  = []string{kChunk, kDeflate, kShuffle, kFillTime, kAllocTime}
-	transferKnobs = []string{kTransfer, kCollOpt, kChunkOpt}
+	transferKnobs = []string{kTransfer, kCollOpt, kChunkOpt, kSelectionIO}
 )
 
 // knobsFor parses the knobs that apply in phase ph: the unprefixed keys, then the ones
@@ -266,6 +328,7 @@ func (c *Config) knobsFor(ph patterns.Phase, size int) (*knobs, error) {
 			k.datasets = true
 		case slices.Contains(transferKnobs, kv.Key):
 			k.transfers = true
+		case kv.Key == kMultiDataset: // the session's batching, no property of any op
 		case strings.HasPrefix(kv.Key, "hdf5."):
 			k.files = true
 		}
@@ -287,9 +350,15 @@ func (c *Config) knobsFor(ph patterns.Phase, size int) (*knobs, error) {
 // chunkOpts are the values of hdf5.chunk_opt ("" leaves HDF5's choice).
 var chunkOpts = map[string]plan.ChunkOpt{"one_io": plan.ChunkOptOneIO, "multi_io": plan.ChunkOptMultiIO}
 
+// selectionIOs are the values of hdf5.selection_io ("" leaves HDF5's default).
+var selectionIOs = map[string]plan.SelectionIO{"default": plan.SelectionIODefault, "on": plan.SelectionIOOn, "off": plan.SelectionIOOff}
+
 // apply returns op with the knobs applied: op itself when none applies, else a copy (a
 // plan's specs may be shared by its steps and with the pattern).
 func (k *knobs) apply(op *plan.Op) (*plan.Op, error) {
+	if k == nil { // no knobs: every operation of every step passes here
+		return op, nil
+	}
 	file := op.File != nil && (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile)
 	dataset := op.Dataset != nil && op.Kind == plan.CreateDataset
 	transfer := op.Transfer != nil && (op.Kind == plan.Write || op.Kind == plan.Read)
@@ -314,10 +383,11 @@ func (k *knobs) apply(op *plan.Op) (*plan.Op, error) {
 		if v.IsSet(kTransfer) {
 			o.Collective = false
 		}
-		if v.IsSet(kCollOpt) || v.IsSet(kChunkOpt) {
+		if v.IsSet(kCollOpt) || v.IsSet(kChunkOpt) || v.IsSet(kSelectionIO) {
 			t := *op.Transfer
 			t.Tuning.Individual = v.String(kCollOpt) == "individual"
 			t.Tuning.ChunkOpt = chunkOpts[v.String(kChunkOpt)]
+			t.Tuning.SelectionIO = selectionIOs[v.String(kSelectionIO)]
 			o.Transfer = &t
 		}
 	}

@@ -57,8 +57,15 @@ const (
 	mIOMode     = mCollective + 1
 	mChunkOpt   = mIOMode + h5.NumIOModes // mChunkOpt+o: transfers of actual chunk optimisation o
 	mCause      = mChunkOpt + h5.NumChunkOpts
+	// mPath+p counts the transfers by path (h5.PathNames), mSelCause+c the calls that did
+	// no selection I/O for cause bit c (HDF5 1.14 only).
+	mPath     = mCause + h5.NumCauses
+	mSelCause = mPath + h5.NumPaths
+	// mMulti+k counts the multi-dataset calls of kind k (0 H5Dwrite_multi, 1
+	// H5Dread_multi), mMulti+2+k the bytes they moved.
+	mMulti = mSelCause + h5.NumSelCauses
 	// mSysIO+i is field i of /proc/self/io (sysIOFields).
-	mSysIO   = mCause + h5.NumCauses
+	mSysIO   = mMulti + 4
 	nMetrics = mSysIO + nSysIO
 )
 

@@ -30,15 +30,18 @@ type Report struct {
 	H5proxyVersion string `json:"h5proxy_version"`
 	GitRevision    string `json:"git_revision,omitempty"`
 	HDF5Version    string `json:"hdf5_version"`
-	MPIVersion     string `json:"mpi_version"`
-	Ranks          int    `json:"ranks"`
-	Nodes          int    `json:"nodes"`
-	JobID          string `json:"job_id,omitempty"`
-	Host           string `json:"host"`
-	Pattern        string `json:"pattern"`
-	ModeRequested  string `json:"mode_requested"`
-	ModeEffective  string `json:"mode_effective"`
-	Layout         string `json:"layout"`
+	// HDF5Build is the build's HDF5 switch (the Makefile's HDF5): "1.10" (the system's
+	// 1.10.8) or "1.14". HDF5Version is the library loaded; they agree in a sound build.
+	HDF5Build     string `json:"hdf5_build"`
+	MPIVersion    string `json:"mpi_version"`
+	Ranks         int    `json:"ranks"`
+	Nodes         int    `json:"nodes"`
+	JobID         string `json:"job_id,omitempty"`
+	Host          string `json:"host"`
+	Pattern       string `json:"pattern"`
+	ModeRequested string `json:"mode_requested"`
+	ModeEffective string `json:"mode_effective"`
+	Layout        string `json:"layout"`
 	// MPIIO is OpenMPI's MPI-IO implementation this process loaded (ompio or romio; empty
 	// when no MPI-IO file was opened), whatever mpiio.impl asked.
 	MPIIO    string            `json:"mpiio_impl,omitempty"`
@@ -151,7 +154,7 @@ func (s *Session) Report() (*Report, error) {
 	}
 	host, _ := os.Hostname()
 	r := &Report{SchemaVersion: SchemaVersion, H5proxyVersion: Version, GitRevision: gitRevision(),
-		HDF5Version: h5.Version(), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
+		HDF5Version: h5.Version(), HDF5Build: h5.Build(), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
 		JobID: jobID(), Host: host, Pattern: s.pat.Name(), ModeRequested: s.cfg.Mode, ModeEffective: s.cfg.Mode,
 		Layout: s.cfg.Layout, MPIIO: MPIIOInUse(), Config: s.cfg.Effective(), Warnings: s.cfg.Warnings}
 	if want := s.cfg.MPIIOImpl(); want != "" && r.MPIIO != "" && want != r.MPIIO {
@@ -202,7 +205,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 		CloseTime: t[mFileClose], ComputeTime: t[mCompute], PrepTime: t[mPrep], PrepWindowTime: t[mPrepWindow], VerifyTime: t[mVerify],
 		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify || (p.ownChecked && !p.ownUnchecked), Mismatches: t[mMismatch].Sum,
 		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
-		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum, Census: census(&t)}
+		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum, Census: census(&t, true)}
 	if k, ok := s.pat.(patterns.Describer); ok {
 		pr.Operation, pr.KernelMetrics = k.Operation(p.ph), k.Metrics(p.ph, p.env)
 	}
@@ -216,7 +219,7 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 		st := red.stats[i+1]
 		pr.PerStep = append(pr.PerStep, StepReport{Step: i, Bytes: st[mBytes].Sum, ObservedTime: st[mEnd].Max - st[mStart].Min,
 			RawTime: st[mRaw], MetadataTime: st[mMetadata], ComputeTime: st[mCompute], PrepTime: st[mPrep],
-			WaitTime: st[mWait], Background: st[mBackground], Census: census(&st)})
+			WaitTime: st[mWait], Background: st[mBackground], Census: census(&st, s.cfg.StepCensus)})
 	}
 	pt := phaseTimes(p.ph, s.Size(), &pr, t, red.stats[1:len(p.steps)+1])
 	pt.Earlier, pt.Rank = earlier, s.Rank()
@@ -399,6 +402,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		if r.MPIIO != "" {
 			fmt.Fprintf(bw, "MPI-IO implementation: %s\n", r.MPIIO)
 		}
+		fmt.Fprintf(bw, "HDF5: %s (build HDF5=%s)\n", r.HDF5Version, r.HDF5Build)
 		for _, l := range p.Kernel {
 			if l.Text != "" {
 				fmt.Fprintln(bw, l.Text)
@@ -489,6 +493,8 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 	if r.MPIIO != "" {
 		fmt.Fprintf(bw, "mpiio implementation, %s, \n", r.MPIIO)
 	}
+	fmt.Fprintf(bw, "hdf5 version, %s, \n", r.HDF5Version)
+	fmt.Fprintf(bw, "hdf5 build, %s, \n", r.HDF5Build)
 	p.Census.writeCSV(bw)
 	for _, l := range p.Kernel {
 		if l.Name != "" {
@@ -605,6 +611,18 @@ func (r *Report) SortedConfig() []string {
 
 // HDF5Version returns the version of the HDF5 library linked in.
 func HDF5Version() string { return h5.Version() }
+
+// HDF5Build returns the HDF5 build h5proxy was compiled for, the Makefile's HDF5 switch:
+// "1.10" (the system's 1.10.8) or "1.14" (HDF5=1.14).
+func HDF5Build() string { return h5.Build() }
+
+// HDF5HeaderVersion returns the version of the HDF5 headers h5proxy was compiled against;
+// HDF5Version, the library loaded, equals it in a sound build.
+func HDF5HeaderVersion() string { return h5.HeaderVersion() }
+
+// HDF5Libraries returns the path of every HDF5 core library loaded into the process:
+// exactly one in a sound build.
+func HDF5Libraries() []string { return h5.LoadedLibraries() }
 
 // MPIStandardVersion is the version of the MPI standard the MPI library implements
 // (MPI_Get_version), such as 3 and 1.

@@ -59,6 +59,9 @@ type Session struct {
 	// iteration iter.
 	iterating bool
 	iter      int
+	// rank and size in comm, asked once: a step asks them several times, and each MPI
+	// query through cgo costs a call and an allocation.
+	rank, size int
 }
 
 // writtenFile is how a session filled a file it wrote: what a later read verifies against.
@@ -78,19 +81,22 @@ type phaseRun struct {
 	end        sample
 	steps      []sample
 	stepsDone  int
-	progress   time.Time            // when the last "step done" line was logged at info level
-	fill       emulate.FillKind     // how the phase's data was (write) or is assumed (read) filled
-	filled     map[string]filledBuf // write buffer -> the data it holds
-	runs       map[selRef]selRuns   // the runs of large selections (see Session.runs)
-	runsCached int                  // runs held in runs
-	mismatch   *emulate.Mismatch
-	failed     error
-	ahead      *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
-	files      []string   // files created or opened, in order (noteFile)
-	file       string     // the file created or opened last: failures name it (fail)
-	stepFiles  []string   // file at the end of each step done: background failures name it
-	opens      int        // file creates and opens executed so far
-	shapes     map[shapeKey][]uint64
+	progress   float64               // when the last "step done" line was logged at info level (Unix seconds)
+	fill       emulate.FillKind      // how the phase's data was (write) or is assumed (read) filled
+	filled     map[string]*filledBuf // write buffer -> the data it holds (updated in place: no map write per step)
+	runs       map[selRef]selRuns    // the runs of large selections (see Session.runs)
+	runsCached int                   // runs held in runs
+	// layouts are the memory layouts of the transfers filled so far (Session.bufLayout), at
+	// most layoutsMax: patterns that share a transfer between steps fill without allocating.
+	layouts   map[*plan.Transfer]*emulate.Layout
+	mismatch  *emulate.Mismatch
+	failed    error
+	ahead     *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
+	files     []string   // files created or opened, in order (noteFile)
+	file      string     // the file created or opened last: failures name it (fail)
+	stepFiles []string   // file at the end of each step done: background failures name it
+	opens     int        // file creates and opens executed so far
+	shapes    map[shapeKey][]uint64
 	// ownChecked and ownUnchecked: a write phase read back data it wrote and checked it, or
 	// skipped some (checksOwnRead).
 	ownChecked, ownUnchecked bool
@@ -164,7 +170,12 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	settings, _ := cfg.Settings()
 	background := mode.Has(stack.Background)
 	if background {
-		if err := requireThreadMultiple(cfg.Mode); err != nil {
+		if err := requireThreadMultiple(modeThreads(cfg.Mode)); err != nil {
+			return nil, err
+		}
+	}
+	if layout.Has(stack.ThreadMultiple) {
+		if err := requireThreadMultiple(layoutThreads(cfg.Layout)); err != nil {
 			return nil, err
 		}
 	}
@@ -189,14 +200,15 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 		_ = dup.Free()
 		return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
 	}
-	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, failComm: failComm, trace: trace, written: map[string]writtenFile{}}
-	s.log = newLogger(dup.Rank())
+	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, failComm: failComm, trace: trace, written: map[string]writtenFile{},
+		rank: dup.Rank(), size: dup.Size()}
+	s.log = newLogger(s.rank)
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: cfg.MPIHints(), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {
-			s.tr = newTracer(dup.Rank(), background)
+			s.tr = newTracer(s.rank, background)
 			under = tracedLayout{under, s.tr}
 		}
 		s.stack, err = mode.NewMode(under, env)
@@ -223,10 +235,10 @@ func (s *Session) Config() Config { return s.cfg }
 func (s *Session) Pattern() patterns.Pattern { return s.pat }
 
 // Rank returns the calling rank in the session's communicator.
-func (s *Session) Rank() int { return s.comm.Rank() }
+func (s *Session) Rank() int { return s.rank }
 
 // Size returns the number of ranks of the session.
-func (s *Session) Size() int { return s.comm.Size() }
+func (s *Session) Size() int { return s.size }
 
 // Steps returns the configured number of steps of the pattern (of one iteration's, once
 // Iterate runs them one at a time); for a pattern whose count depends on the phase and
@@ -349,7 +361,9 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if err != nil {
 		return err
 	}
-	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, s.phaseSteps(ph)), filled: map[string]filledBuf{}, knobs: kn, byIter: s.iterating}
+	n := s.phaseSteps(ph)
+	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, n), stepFiles: make([]string, 0, n),
+		filled: map[string]*filledBuf{}, knobs: kn, byIter: s.iterating}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
 		FilterAvailable: filterAvailable, DiskSize: s.diskSize}
 	if s.iterating {
@@ -358,8 +372,8 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if ph == patterns.PhaseRead {
 		p.env.Shape = s.shape(p)
 	}
-	s.stack.TakeStats() // start the phase's background statistics afresh
-	s.takeCensus(nil)   // and its census
+	s.stack.TakeStats()     // start the phase's background statistics afresh
+	s.takeCensus(nil, true) // and its census
 	p.begin[mCompute] = s.pendingCompute
 	s.pendingCompute = 0
 	s.phase = p
@@ -410,7 +424,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 		}
 	}
 	p.begin[mEnd] = now()
-	s.takeCensus(&p.begin)
+	s.takeCensus(&p.begin, true)
 	s.log.Info().Str("phase", ph.String()).Str("file", s.cfg.File).Bool("verify", verify).Msg("phase begun")
 	return nil
 }
@@ -531,7 +545,7 @@ func (s *Session) Step(step int) error {
 	}
 	smp[mEnd] = now()
 	p.stepFiles = append(p.stepFiles, p.file)
-	s.takeCensus(smp)
+	s.takeCensus(smp, s.cfg.StepCensus)
 	s.tr.step(p.ph.String(), step, smp[mStart])
 	p.stepsDone++
 	if err := s.removeAfter(p, step); err != nil {
@@ -542,7 +556,7 @@ func (s *Session) Step(step int) error {
 	// inside the observed window (about half a millisecond per step at 2 ranks here), which
 	// the real programs do not pay.
 	ev := s.log.Debug()
-	if t := time.Now(); step == 0 || p.stepsDone == len(p.steps) || t.Sub(p.progress) >= progressEvery {
+	if t := smp[mEnd]; step == 0 || p.stepsDone == len(p.steps) || t-p.progress >= progressEvery.Seconds() {
 		ev, p.progress = s.log.Info(), t
 	}
 	ev.Str("phase", p.ph.String()).Int("step", step).Int("of", len(p.steps)).
@@ -661,7 +675,7 @@ func (s *Session) EndPhase() error {
 	p.end[mWait] += time.Since(t).Seconds()
 	s.tr.drained(t)
 	s.collectStats(p)
-	s.takeCensus(&p.end)
+	s.takeCensus(&p.end, true)
 	if werr != nil {
 		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, werr))
 	}
@@ -813,6 +827,12 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 	if s.phase != nil {
 		kn = s.phase.knobs
 	}
+	// With hdf5.multi_dataset=yes, consecutive transfers gather in batch and go out as one
+	// multi-dataset call (multi.go) when the run of transfers ends.
+	var batch *multiBatch
+	if kn.multiDataset() {
+		batch = &multiBatch{}
+	}
 	for i := range pl.Ops {
 		if k := pl.Ops[i].Kind; k == plan.WaitBaton || k == plan.PassBaton {
 			if err := s.baton(&pl.Ops[i], smp, step, i, len(pl.Ops)); err != nil {
@@ -824,21 +844,40 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", pl.Ops[i].Kind, pl.Ops[i].Path, err)
 		}
+		if batch != nil {
+			if !batch.accepts(op, s.refills(op)) {
+				if err := s.flushMulti(batch, smp, len(pl.Ops), step); err != nil {
+					return err
+				}
+			}
+			if batchable(op) {
+				buf, err := s.buffer(op, smp)
+				if err != nil {
+					return err
+				}
+				batch.add(i, op, buf)
+				continue
+			}
+		}
 		var buf []byte
 		lent, waited, err := ln.Buffer(op, fill)
-		smp.charge(op.Kind, waited.Seconds())
+		if waited > 0 {
+			smp.charge(op.Kind, waited.Seconds())
+		}
 		if err != nil {
 			return err
 		}
-		if op.Transfer != nil && lent == nil {
-			if buf, err = s.buffer(op, smp); err != nil {
-				return err
+		var bytes uint64 // the transfer's, for the census, the sample and the timeline
+		if op.Transfer != nil {
+			bytes = s.transferBytes(op.Transfer)
+			if lent == nil {
+				if buf, err = s.buffer(op, smp); err != nil {
+					return err
+				}
 			}
 		}
-		var traced uint64 // the transfer's bytes, for the timeline
 		if s.tr != nil && op.Transfer != nil {
-			traced = s.transferBytes(op.Transfer)
-			s.tr.note(op, traced)
+			s.tr.note(op, bytes)
 		}
 		t0 := time.Now()
 		if lent != nil {
@@ -852,30 +891,35 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			stamp(smp, i, len(pl.Ops), t0, t1)
 		}
 		if s.tr != nil && s.background {
-			s.tr.op(traceSubmit, "submit "+op.Kind.String(), op, traced, t0)
+			s.tr.op(traceSubmit, "submit "+op.Kind.String(), op, bytes, t0)
 		}
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
-		s.noteFile(op)
-		if op.Transfer != nil {
-			smp.countCall(op, s.transferBytes(op.Transfer))
-		} else {
-			smp.countCall(op, 0)
-		}
+		smp.countCall(op, bytes)
 		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && s.phase != nil {
+			s.noteFile(op)
 			s.phase.opens++
 			s.phase.file = op.Path
 		}
 		if op.Transfer == nil {
 			continue
 		}
-		smp[mBytes] += float64(s.transferBytes(op.Transfer))
-		if op.Kind == plan.Read && s.phase != nil && (s.phase.verify || s.checksOwnRead(op)) {
-			if err := s.check1(op, buf, smp); err != nil {
-				return err
-			}
+		if err := s.transferred(op, buf, bytes, smp); err != nil {
+			return err
 		}
+	}
+	if batch != nil {
+		return s.flushMulti(batch, smp, len(pl.Ops), step)
+	}
+	return nil
+}
+
+// transferred books a completed transfer's bytes and verifies a read that is checked.
+func (s *Session) transferred(op *plan.Op, buf []byte, bytes uint64, smp *sample) error {
+	smp[mBytes] += float64(bytes)
+	if op.Kind == plan.Read && s.phase != nil && (s.phase.verify || s.checksOwnRead(op)) {
+		return s.check1(op, buf, smp)
 	}
 	return nil
 }
@@ -1019,9 +1063,27 @@ func (s *Session) transferBytes(t *plan.Transfer) uint64 {
 	return s.runs(t).points * t.ElemBytes()
 }
 
-// bufLayout maps a transfer's memory buffer to global element indices.
+// layoutsMax bounds the memory layouts a phase keeps (phaseRun.layouts).
+const layoutsMax = 1024
+
+// bufLayout maps a transfer's memory buffer to global element indices. A plan does not
+// change a transfer once issued, so its layout is kept for the phase (bounded): a pattern
+// that issues one transfer at every step fills it without allocating.
 func (s *Session) bufLayout(t *plan.Transfer) *emulate.Layout {
-	return &emulate.Layout{Elem: t.MemType.Size, Fields: emulate.Fields(t.MemType, t.Variable), Runs: s.runs(t).runs}
+	p := s.phase
+	if p != nil {
+		if l, ok := p.layouts[t]; ok {
+			return l
+		}
+	}
+	l := &emulate.Layout{Elem: t.MemType.Size, Fields: emulate.Fields(t.MemType, t.Variable), Runs: s.runs(t).runs}
+	if p != nil && len(p.layouts) < layoutsMax {
+		if p.layouts == nil {
+			p.layouts = map[*plan.Transfer]*emulate.Layout{}
+		}
+		p.layouts[t] = l
+	}
+	return l
 }
 
 // filledBuf is what a write buffer holds: the data of a step's transfer.
@@ -1033,7 +1095,7 @@ type filledBuf struct {
 // holds reports whether a buffer filled as f already holds op's data: the same fields,
 // memory layout and selection, in the same step or, with fill=once (every step's data is
 // step 0's), in any step.
-func (f filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
+func (f *filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
 	a, b := f.t, op.Transfer
 	// The fields, not the variable: writes of an interleaved buffer name one member each but
 	// share the whole struct. A buffer one step writes to several places (the HDF5 I/O
@@ -1079,11 +1141,26 @@ func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	if op.Kind != plan.Write || s.phase == nil || t.AsIs {
 		return buf, nil
 	}
-	if f, ok := s.phase.filled[t.Buffer]; ok && f.holds(op, s.phase.fill) {
+	f := s.phase.filled[t.Buffer]
+	if f == nil {
+		f = &filledBuf{step: -1}
+		s.phase.filled[t.Buffer] = f
+	} else if f.holds(op, s.phase.fill) {
 		return buf, nil
 	}
-	s.phase.filled[t.Buffer] = filledBuf{step: op.Step, t: t}
+	*f = filledBuf{step: op.Step, t: t}
 	return buf, s.fill(op, buf, smp)
+}
+
+// refills reports whether buffer fills op's buffer with new data: a write (not as-is) of
+// a phase whose buffer does not already hold its data.
+func (s *Session) refills(op *plan.Op) bool {
+	t := op.Transfer
+	if t == nil || op.Kind != plan.Write || s.phase == nil || t.AsIs {
+		return false
+	}
+	f, ok := s.phase.filled[t.Buffer]
+	return !ok || !f.holds(op, s.phase.fill)
 }
 
 // fill writes op's data for this step into buf, charging the time to data preparation.
@@ -1199,6 +1276,9 @@ func now() float64 { return float64(time.Now().UnixNano()) / 1e9 }
 
 // stamp records when a step's first and last operations (op i of n) started and ended.
 func stamp(smp *sample, i, n int, t0, t1 time.Time) {
+	if i != 0 && i != n-1 {
+		return
+	}
 	a, b := float64(t0.UnixNano())/1e9, float64(t1.UnixNano())/1e9
 	if i == 0 {
 		smp[mFirstStart], smp[mFirstEnd] = a, b
@@ -1248,28 +1328,45 @@ func (s *Session) collectStats(p *phaseRun) {
 	p.end[mLocalReads] += float64(st.LocalReads)
 }
 
-// requireThreadMultiple refuses background modes unless MPI provides
-// MPI_THREAD_MULTIPLE: their HDF5 (and so MPI-IO) calls run on a second thread.
-func requireThreadMultiple(mode string) error {
+// threadUser is a strategy that needs MPI_THREAD_MULTIPLE: what it does from another
+// thread, and the setting that does without.
+type threadUser struct{ what, instead string }
+
+// modeThreads: background modes issue their HDF5 (and so MPI-IO) calls on a second thread.
+func modeThreads(mode string) threadUser {
+	return threadUser{"mode " + mode + " issues HDF5 and MPI-IO calls from a background thread", "mode=sync"}
+}
+
+// layoutThreads: a layout with stack.ThreadMultiple (subfiling-vfd) runs the I/O
+// concentrator threads of HDF5's subfiling VFD, which call MPI.
+func layoutThreads(layout string) threadUser {
+	return threadUser{"layout " + layout + " runs HDF5's subfiling VFD, whose I/O concentrator threads call MPI,", "layout=subfiling (its model)"}
+}
+
+// requireThreadMultiple refuses a strategy that calls MPI from threads of its own unless
+// MPI provides MPI_THREAD_MULTIPLE.
+func requireThreadMultiple(u threadUser) error {
 	level, err := mpi.QueryThread()
 	if err != nil {
 		return err
 	}
-	return checkThreadLevel(mode, level)
+	return checkThreadLevel(u, level)
 }
 
-func checkThreadLevel(mode string, level mpi.ThreadLevel) error {
+func checkThreadLevel(u threadUser, level mpi.ThreadLevel) error {
 	if level >= mpi.ThreadMultiple {
 		return nil
 	}
-	return fmt.Errorf("%w: mode %s issues HDF5 and MPI-IO calls from a background thread and needs MPI_THREAD_MULTIPLE, but MPI provides %s; initialize MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) (Go: proxy.InitMPI does), or use mode=sync",
-		ErrThreadLevel, mode, level)
+	return fmt.Errorf("%w: %s and needs MPI_THREAD_MULTIPLE, but MPI provides %s; initialize MPI with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) (Go: proxy.InitMPI does), or use %s",
+		ErrThreadLevel, u.what, level, u.instead)
 }
 
-// ErrUnsupported is wrapped by errors for features the environment cannot support.
-var ErrUnsupported = errors.New("h5proxy: unsupported")
+// ErrUnsupported is wrapped by errors for features the environment or the build cannot
+// support (a layout that needs another HDF5: stack.Strategy.Available).
+var ErrUnsupported = stack.ErrUnsupported
 
-// ErrThreadLevel is wrapped by the error of a background mode started under an MPI that
+// ErrThreadLevel is wrapped by the error of a background mode (or the subfiling-vfd
+// layout) started under an MPI that
 // does not provide MPI_THREAD_MULTIPLE, so callers (the C ABI) can tell the host to change
 // its MPI initialisation. It wraps ErrUnsupported: the environment cannot run that mode.
 var ErrThreadLevel = fmt.Errorf("%w: MPI thread level", ErrUnsupported)

@@ -77,7 +77,7 @@ func fileOf(dir, name string, size int) string {
 	return filepath.Join(dir, fmt.Sprintf("%s-np%d.h5", name, size))
 }
 
-func config(t *testing.T, kv, file string) proxy.Config {
+func config(t testing.TB, kv, file string) proxy.Config {
 	t.Helper()
 	if !strings.Contains(kv, "TIMESTEPS=") {
 		kv += fmt.Sprintf(";TIMESTEPS=%d", timesteps)
@@ -110,7 +110,7 @@ func TestMain(m *testing.M) {
 }
 
 // world initializes MPI in a launched rank (once) and returns the world communicator.
-func world(t *testing.T) proxy.Comm {
+func world(t testing.TB) proxy.Comm {
 	t.Helper()
 	runtime.LockOSThread()
 	if finalizeMPI == nil {
@@ -124,7 +124,7 @@ func world(t *testing.T) proxy.Comm {
 }
 
 // session opens a session on the world communicator.
-func session(t *testing.T, cfg proxy.Config) *proxy.Session {
+func session(t testing.TB, cfg proxy.Config) *proxy.Session {
 	t.Helper()
 	world(t)
 	s, err := proxy.NewSession(proxy.World(), cfg)

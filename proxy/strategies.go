@@ -9,6 +9,7 @@ import (
 	_ "github.com/h5proxy/h5proxy/proxy/layout/null"
 	_ "github.com/h5proxy/h5proxy/proxy/layout/posix"
 	_ "github.com/h5proxy/h5proxy/proxy/layout/subfiling"
+	_ "github.com/h5proxy/h5proxy/proxy/layout/subfilingvfd"
 	_ "github.com/h5proxy/h5proxy/proxy/mode/background"
 	_ "github.com/h5proxy/h5proxy/proxy/mode/syncmode"
 )

@@ -182,6 +182,18 @@ func (l tracedLayout) Exec(op *plan.Op, buf []byte) error {
 	return err
 }
 
+// ExecMulti records a multi-dataset transfer as one operation named after its first.
+func (l tracedLayout) ExecMulti(ops []*plan.Op, bufs [][]byte) error {
+	t0 := time.Now()
+	err := stack.ExecMulti(l.Layout, ops, bufs)
+	var n uint64
+	for i, op := range ops {
+		n += l.tr.noted(op, uint64(len(bufs[i])))
+	}
+	l.tr.op(traceIO, ops[0].Kind.String()+"_multi", ops[0], n, t0)
+	return err
+}
+
 func (l tracedLayout) Shape(path string) ([]uint64, error) {
 	t0 := time.Now()
 	s, err := l.Layout.Shape(path)

@@ -102,7 +102,8 @@ func TestVPICKernels(t *testing.T) {
 	if w := rep.Phases[0]; w.Operation != "write unlimited" || w.Bytes != float64(5*np*2*32) {
 		t.Errorf("write-unlimited: operation %q bytes %v", w.Operation, w.Bytes)
 	}
-	csvHas(t, rep, "operation, write unlimited, ", fmt.Sprintf("ranks, %d, ", np))
+	csvHas(t, rep, "operation, write unlimited, ", fmt.Sprintf("ranks, %d, ", np),
+		"hdf5 version, "+proxy.HDF5Version()+", ", "hdf5 build, "+proxy.HDF5Build()+", ")
 
 	// sync-append.json: write-unlimited then append, read back; again under async and log.
 	for _, v := range []struct{ name, key, value string }{{"append", "", ""}, {"append-async", "mode", "async"}, {"append-log", "layout", "log"}} {

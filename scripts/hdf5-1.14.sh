@@ -3,11 +3,41 @@
 # trixie's source package, into $HDF5_114_PREFIX (default /opt/h5proxy/hdf5-1.14.5).
 # A prefix that already holds the library is reused. The system's apt state is untouched:
 # the source list, package lists and cache are private to a temporary directory.
+# An autotools install has no .pc file, so the script writes $prefix/lib/pkgconfig/
+# hdf5-openmpi.pc (and hdf5.pc, upstream's name): with that directory first in
+# PKG_CONFIG_PATH, every `pkg-config hdf5-openmpi` of the build (cgo's `#cgo pkg-config`
+# directives, the Makefile, CMake) names this HDF5 instead of the system's 1.10.8, and its
+# Libs carry an rpath so programs load this libhdf5 and no other.
 # Needs: mpicc (scripts/deps.sh), make, and network access to Debian's archive.
 set -euo pipefail
 
 prefix=${HDF5_114_PREFIX:-/opt/h5proxy/hdf5-1.14.5}
+
+# write_pc writes the prefix's pkg-config files (also into a reused prefix that lacks them).
+write_pc() {
+  local version
+  version=$(sed -n 's/^ *HDF5 Version: *//p' "$prefix/lib/libhdf5.settings")
+  mkdir -p "$prefix/lib/pkgconfig"
+  for name in hdf5-openmpi hdf5; do
+    cat >"$prefix/lib/pkgconfig/$name.pc.tmp" <<PC
+# Written by h5proxy's scripts/hdf5-1.14.sh: the autotools install has no .pc file.
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: HDF5
+Description: Hierarchical Data Format 5 (HDF5) $version, parallel (OpenMPI), with the subfiling VFD
+Version: $version
+Requires: ompi
+Cflags: -I\${includedir}
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lhdf5
+PC
+    mv "$prefix/lib/pkgconfig/$name.pc.tmp" "$prefix/lib/pkgconfig/$name.pc"
+  done
+}
+
 if [ -f "$prefix/lib/libhdf5.so" ] && [ -f "$prefix/include/H5FDsubfiling.h" ]; then
+  [ -f "$prefix/lib/pkgconfig/hdf5-openmpi.pc" ] || write_pc
   echo "hdf5-1.14: reusing $prefix"
   exit 0
 fi
@@ -37,4 +67,5 @@ cd "$srcdir"
   { tail -30 "$work/configure.log" >&2; exit 1; }
 make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -30 "$work/make.log" >&2; exit 1; }
 make install >"$work/install.log" 2>&1 || { tail -30 "$work/install.log" >&2; exit 1; }
-echo "hdf5-1.14: installed $("$prefix/bin/h5cc" -showconfig 2>/dev/null | grep -m1 'HDF5 Version' || echo "$prefix")"
+write_pc
+echo "hdf5-1.14: installed HDF5 $(pkg-config --modversion "$prefix/lib/pkgconfig/hdf5-openmpi.pc") into $prefix"

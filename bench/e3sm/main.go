@@ -198,12 +198,5 @@ func child(mapFile, dir, out string, records, reps int) error {
 	if world.Rank() != 0 {
 		return nil
 	}
-	f, err := os.OpenFile(out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	for _, line := range lines {
-		fmt.Fprintln(f, line)
-	}
-	return f.Close()
+	return launch.AppendLines(out, lines)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -28,6 +29,13 @@ func TestSessionsDoNotLeak(t *testing.T) {
 	defer fin()
 	dir := t.TempDir()
 	for _, l := range proxy.Layouts() {
+		if err := proxy.LayoutAvailable(l); err != nil {
+			// A layout this build cannot run (subfiling-vfd on HDF5 1.10) is refused.
+			if _, rerr := runCombo(dir, l, "sync", 2, 1); !errors.Is(err, proxy.ErrUnsupported) || !errors.Is(rerr, proxy.ErrUnsupported) {
+				t.Errorf("%s: unavailable (%v), yet a session gave %v", l, err, rerr)
+			}
+			continue
+		}
 		for _, m := range proxy.Modes() {
 			r, err := runCombo(dir, l, m, 20, 8)
 			if err == nil {

@@ -94,6 +94,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 func cmdVersion(stdout io.Writer) error {
 	host, _ := os.Hostname()
 	fmt.Fprintf(stdout, "h5proxy %s (%s, %s/%s) on %s\n", proxy.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, host)
-	fmt.Fprintf(stdout, "HDF5 %s\n", proxy.HDF5Version())
+	// The build's HDF5 switch, the headers compiled against and the library loaded: a
+	// mismatch or a second libhdf5 shows here.
+	fmt.Fprintf(stdout, "HDF5 %s (build HDF5=%s, headers %s, library %s)\n", proxy.HDF5Version(),
+		proxy.HDF5Build(), proxy.HDF5HeaderVersion(), strings.Join(proxy.HDF5Libraries(), ", "))
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h5proxy/h5proxy/proxy"
 )
 
 // TestReplayFuse runs an h5bench configuration with MODE=LOG (the log layout) and one with
@@ -87,4 +89,47 @@ func TestPosixRun(t *testing.T) {
 		t.Error("the shared file exists")
 	}
 	h5proxy(t, dir, "run", "--np", "2", conf("3000")).expect(t, 1, nil, []string{`key "posix.alignment" value "3000": not a power of two`})
+}
+
+// TestFuseVFD runs a native configuration through the subfiling-vfd layout at 2 ranks with
+// 2 I/O concentrators and 4 KiB stripes, then `h5proxy fuse` finds the VFD's .config and
+// rebuilds the logical file (as many bytes as the subfiles hold), which the independent
+// reader checks like a native file. On a build without the VFD the run is refused before
+// anything runs, naming the build that has it.
+func TestFuseVFD(t *testing.T) {
+	dir := t.TempDir()
+	const steps, dim1 = 2, 256
+	conf := writeJSON(t, filepath.Join(dir, "vfd.json"), map[string]any{
+		"pattern": "vpic", "phases": []string{"write", "read"},
+		"session": map[string]any{"file": "v.h5", "layout": "subfiling-vfd", "verify": "yes", "subfiling_vfd.stripe_size": "4KiB", "subfiling_vfd.ioc_per_node": 2},
+		"options": map[string]any{"TIMESTEPS": steps, "DIM_1": dim1, "COLLECTIVE_DATA": true},
+	})
+	r := h5proxy(t, dir, "run", "--np", "2", conf)
+	if err := proxy.LayoutAvailable("subfiling-vfd"); err != nil {
+		r.expect(t, 1, nil, []string{`key "layout" value "subfiling-vfd"`, "HDF5=1.14 make build"})
+		if _, err := os.Stat(filepath.Join(dir, "v.h5")); err == nil {
+			t.Error("a refused layout created v.h5")
+		}
+		return
+	}
+	r.expect(t, 0, []string{"layout subfiling-vfd", "Verification: OK"}, nil)
+	subs, _ := filepath.Glob(filepath.Join(dir, "v.h5.subfile_*_of_2"))
+	var total int64
+	for _, s := range subs {
+		st, err := os.Stat(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += st.Size()
+	}
+	if len(subs) != 2 {
+		t.Fatalf("subfiles %v, want 2", subs)
+	}
+	out := filepath.Join(dir, "plain.h5")
+	h5proxy(t, dir, "fuse", "v.h5", out).expect(t, 0, []string{"fused v.h5 into " + out}, nil)
+	if st, err := os.Stat(out); err != nil || st.Size() != total {
+		t.Errorf("fused file: %v (%v), want the subfiles' %d bytes", st, err, total)
+	}
+	checkTree(t, out, steps, dim1*2)
+	checkValues(t, out, 0, "x", dim1*2, nil)
 }

@@ -367,7 +367,7 @@ func readPatternReport(t *testing.T, path, pattern string) *proxy.Report {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	for _, k := range []string{"schema_version", "h5proxy_version", "hdf5_version", "mpi_version", "ranks", "nodes",
+	for _, k := range []string{"schema_version", "h5proxy_version", "hdf5_version", "hdf5_build", "mpi_version", "ranks", "nodes",
 		"pattern", "mode_requested", "mode_effective", "layout", "config", "phases"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("%s lacks %q", path, k)
@@ -377,10 +377,11 @@ func readPatternReport(t *testing.T, path, pattern string) *proxy.Report {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if rep.SchemaVersion != proxy.SchemaVersion || rep.HDF5Version != "1.10.8" || !strings.Contains(rep.MPIVersion, "MPI") ||
+	if rep.SchemaVersion != proxy.SchemaVersion || rep.HDF5Version != proxy.HDF5Version() || rep.HDF5Build != wantHDF5Build() ||
+		!strings.HasPrefix(rep.HDF5Version, rep.HDF5Build+".") || !strings.Contains(rep.MPIVersion, "MPI") ||
 		rep.Pattern != pattern || rep.ModeEffective != "sync" || rep.Layout != "native" {
-		t.Errorf("%s: schema %d, HDF5 %q, MPI %q, pattern %q, mode %q, layout %q", path, rep.SchemaVersion,
-			rep.HDF5Version, rep.MPIVersion, rep.Pattern, rep.ModeEffective, rep.Layout)
+		t.Errorf("%s: schema %d, HDF5 %q (build %q, want %q), MPI %q, pattern %q, mode %q, layout %q", path, rep.SchemaVersion,
+			rep.HDF5Version, rep.HDF5Build, wantHDF5Build(), rep.MPIVersion, rep.Pattern, rep.ModeEffective, rep.Layout)
 	}
 	return &rep
 }
@@ -722,13 +723,32 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestVersion prints the h5proxy, Go and HDF5 versions.
+// TestVersion prints the h5proxy, Go and HDF5 versions: the library loaded, the build's
+// HDF5 switch (the Makefile's HDF5, exported as H5PROXY_HDF5), the headers compiled
+// against (equal to the library) and the one library file loaded.
 func TestVersion(t *testing.T) {
+	build := wantHDF5Build()
 	r := h5proxy(t, "", "version")
-	r.expect(t, 0, []string{"\nHDF5 1.10.8\n"}, nil)
+	v := proxy.HDF5Version()
+	if !strings.HasPrefix(v, build+".") {
+		t.Errorf("HDF5 %s loaded, want the build's HDF5=%s", v, build)
+	}
+	r.expect(t, 0, []string{"\nHDF5 " + v + " (build HDF5=" + build + ", headers " + v + ", library /"}, nil)
+	if m := regexp.MustCompile(`library ([^,\n]*)\)\n`).FindStringSubmatch(r.stdout); m == nil || !strings.Contains(m[1], "/libhdf5") {
+		t.Errorf("version: want exactly one HDF5 library path:\n%s", r.stdout)
+	}
 	if !regexp.MustCompile(`^h5proxy ` + regexp.QuoteMeta(proxy.Version) + ` \(go1\.[0-9]+`).MatchString(r.stdout) {
 		t.Errorf("version line: %q", r.stdout)
 	}
+}
+
+// wantHDF5Build is the HDF5 build the tests run against: the Makefile's switch, exported
+// as H5PROXY_HDF5 (default 1.10, the system's).
+func wantHDF5Build() string {
+	if b := os.Getenv("H5PROXY_HDF5"); b != "" {
+		return b
+	}
+	return "1.10"
 }
 
 // planOp is one line of a printed plan.

@@ -2,7 +2,9 @@
  * thread_level.c: a host that initializes MPI with plain MPI_Init (no
  * MPI_THREAD_MULTIPLE) asks for a background mode. h5proxy_session_create must refuse it
  * with H5PROXY_ERR_THREAD_LEVEL, a message naming MPI_THREAD_MULTIPLE and the fix, and a
- * strerror text saying what is wrong; mode=sync must still work.
+ * strerror text saying what is wrong; so must the subfiling-vfd layout (the VFD's I/O
+ * concentrators are threads calling MPI), or, on a build without the VFD, refuse it as
+ * unsupported; mode=sync must still work.
  *
  *   mpirun -np 2 ./thread_level SCRATCH_DIR
  */
@@ -45,6 +47,21 @@ int main(int argc, char **argv) {
         check(strstr(h5proxy_last_error(), "MPI_THREAD_MULTIPLE") != NULL &&
                   strstr(h5proxy_last_error(), modes[i]) != NULL,
               "message should name the mode and MPI_THREAD_MULTIPLE", rank);
+    }
+    /* The subfiling-vfd layout runs the VFD's I/O concentrator threads: refused for the
+     * thread level on a build with HDF5 1.14's subfiling VFD, as unsupported (naming the
+     * build that has it) on any other. */
+    snprintf(opts, sizeof opts, "layout=subfiling-vfd;TIMESTEPS=1;DIM_1=4;file=%s/t.h5", argv[1]);
+    {
+        int rc = h5proxy_session_create(MPI_COMM_WORLD, "vpic", opts, NULL, &s);
+        const char *msg = h5proxy_last_error();
+        int no_vfd = strstr(msg, "no subfiling VFD") != NULL;
+        check(s == 0, "failed create left a handle", rank);
+        check(no_vfd ? rc == H5PROXY_ERR_UNSUPPORTED && strstr(msg, "HDF5=1.14 make build") != NULL
+                     : rc == H5PROXY_ERR_THREAD_LEVEL && strstr(msg, "subfiling-vfd") != NULL &&
+                           strstr(msg, "MPI_THREAD_MULTIPLE") != NULL,
+              "layout=subfiling-vfd under MPI_Init: want H5PROXY_ERR_THREAD_LEVEL (or, without the VFD, "
+              "H5PROXY_ERR_UNSUPPORTED naming HDF5=1.14 make build)", rank);
     }
     check(strstr(h5proxy_strerror(H5PROXY_ERR_THREAD_LEVEL), "MPI_THREAD_MULTIPLE") != NULL,
           "strerror(H5PROXY_ERR_THREAD_LEVEL) should name MPI_THREAD_MULTIPLE", rank);

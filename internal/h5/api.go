@@ -64,10 +64,27 @@ type Access struct {
 	Comm int
 	// Info holds MPI_Info hints passed to H5Pset_fapl_mpio (ignored unless Parallel).
 	Info map[string]string
+	// Subfiling, on a Parallel access, replaces the MPI-IO driver by HDF5 1.14's subfiling
+	// VFD with these settings. Transfers through it are independent (HDF5 refuses
+	// collective transfers on drivers other than MPI-IO).
+	Subfiling *Subfiling
 	// FileSpec holds Parallel, ReadOnly (opens only), collective metadata, alignment,
 	// metadata cache and meta block settings. FlushLocal is not used here: pass it to
 	// FlushFile.
 	plan.FileSpec
+}
+
+// Subfiling holds the subfiling VFD's settings (H5FD_subfiling_config_t and the
+// H5FD_ioc_config_t of its I/O concentrators); 0 keeps the VFD's default. The environment
+// variables the VFD reads at open (H5FD_SUBFILING_STRIPE_SIZE, H5FD_IOC_THREAD_POOL_SIZE,
+// ...) override them: the caller sets those.
+type Subfiling struct {
+	// StripeSize is the size in bytes of a stripe (default 32 MiB).
+	StripeSize int64
+	// StripeCount caps the number of subfiles (default: the number of I/O concentrators).
+	StripeCount int
+	// ThreadPool is the number of worker threads of each I/O concentrator (default 4).
+	ThreadPool int
 }
 
 // Info describes an existing dataset.

@@ -5,6 +5,7 @@ package h5
 #include <stdlib.h>
 #include <string.h>
 #include <hdf5.h>
+#include "compat.h"
 
 static hid_t h5p_native_int32(void) { return H5T_NATIVE_INT32; }
 
@@ -28,7 +29,7 @@ static int h5p_copy_attr(hid_t src, hid_t dst, const char *name) {
 	if (H5Awrite(b, t, buf) < 0) goto reclaim;
 	rc = 0;
 reclaim:
-	if (H5Tdetect_class(t, H5T_VLEN) > 0 || H5Tis_variable_str(t) > 0) H5Dvlen_reclaim(t, s, H5P_DEFAULT, buf);
+	if (H5Tdetect_class(t, H5T_VLEN) > 0 || H5Tis_variable_str(t) > 0) h5p_vlen_reclaim(t, s, buf);
 out:
 	free(buf);
 	if (b >= 0) H5Aclose(b);
@@ -151,7 +152,7 @@ func Attributes(obj ID, path string) ([]AttrInfo, error) {
 }
 
 // ObjectStat identifies the open object obj (a file's root group, a group or a dataset)
-// and counts its attributes and, for a group, its links (H5Oget_info2, H5Gget_info): what
+// and counts its attributes and, for a group, its links (H5Oget_info, H5Gget_info): what
 // tells a tree of objects, with no other links, from the same names reached otherwise.
 func ObjectStat(obj ID) (Stat, error) {
 	enter()
@@ -159,12 +160,17 @@ func ObjectStat(obj ID) (Stat, error) {
 	if err := checkID("ObjectStat", obj, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
 		return Stat{}, err
 	}
-	var oi C.H5O_info_t
-	if C.H5Oget_info2(C.hid_t(obj), &oi, C.H5O_INFO_BASIC|C.H5O_INFO_NUM_ATTRS) < 0 {
-		return Stat{}, stackError(fmt.Sprintf("H5Oget_info2 object %d", obj))
+	var (
+		fileno C.ulong
+		addr   C.haddr_t
+		typ    C.H5O_type_t
+		nattrs C.hsize_t
+	)
+	if C.h5p_object_info(C.hid_t(obj), &fileno, &addr, &typ, &nattrs) < 0 {
+		return Stat{}, stackError(fmt.Sprintf("H5Oget_info object %d", obj))
 	}
-	st := Stat{FileNo: uint64(oi.fileno), Addr: uint64(oi.addr), Attrs: int(oi.num_attrs), Links: -1}
-	if oi._type == C.H5O_TYPE_GROUP {
+	st := Stat{FileNo: uint64(fileno), Addr: uint64(addr), Attrs: int(nattrs), Links: -1}
+	if typ == C.H5O_TYPE_GROUP {
 		var gi C.H5G_info_t
 		if C.H5Gget_info(C.hid_t(obj), &gi) < 0 {
 			return Stat{}, stackError(fmt.Sprintf("H5Gget_info group %d", obj))
@@ -495,7 +501,7 @@ func WriteRows(d ID, row, rows uint64, collective bool, buf []byte) error {
 		C.h5p_select_rows(ms, C.int(len(dims)), 0, C.hsize_t(rows), hsizes(mdims)) < 0 {
 		return opError("H5Sselect_hyperslab", d)
 	}
-	dxpl, err := transferList(d, collective, plan.TransferTuning{})
+	dxpl, _, err := transferList(d, collective, plan.TransferTuning{})
 	if err != nil {
 		return err
 	}

@@ -19,13 +19,59 @@ static int h5p_mpi_ready(void) {
 	return init && !fin;
 }
 
+// h5p_subfiling holds the subfiling VFD settings h5proxy sets (0: the VFD's default).
+typedef struct {
+	long long stripe_size;
+	int stripe_count, thread_pool;
+} h5p_subfiling;
+
+static int h5p_have_subfiling(void) {
+#ifdef H5_HAVE_SUBFILING_VFD
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+#ifdef H5_HAVE_SUBFILING_VFD
+#include <H5FDsubfiling.h>
+#include <H5FDioc.h>
+
+// h5p_set_subfiling sets the subfiling VFD on fapl for communicator c: the VFD's defaults
+// (H5Pget_fapl_subfiling on a list without it), then sf's settings, the IOC driver's thread
+// pool included. Returns 0 or -1 (HDF5 error on the stack).
+static int h5p_set_subfiling(hid_t fapl, MPI_Comm c, MPI_Info info, const h5p_subfiling *sf) {
+	H5FD_subfiling_config_t cfg;
+	H5FD_ioc_config_t ioc;
+	int rc = 0;
+	if (H5Pset_mpi_params(fapl, c, info) < 0) return -1;
+	if (H5Pget_fapl_subfiling(fapl, &cfg) < 0) return -1;
+	if (sf->stripe_size > 0) cfg.shared_cfg.stripe_size = sf->stripe_size;
+	if (sf->stripe_count > 0) cfg.shared_cfg.stripe_count = sf->stripe_count;
+	if (sf->thread_pool > 0) {
+		if (H5Pget_fapl_ioc(cfg.ioc_fapl_id, &ioc) < 0) rc = -1;
+		ioc.thread_pool_size = sf->thread_pool;
+		if (rc == 0 && H5Pset_fapl_ioc(cfg.ioc_fapl_id, &ioc) < 0) rc = -1;
+	}
+	if (rc == 0 && H5Pset_fapl_subfiling(fapl, &cfg) < 0) rc = -1;
+	H5Pclose(cfg.ioc_fapl_id);
+	return rc;
+}
+#endif
+
 // h5p_set_mpio sets the MPI-IO driver on fapl for the communicator with Fortran handle comm
 // and the n hints keys[i]=vals[i]. The MPI_Info is freed before returning (HDF5 duplicates
 // it). Returns 0, -1 (HDF5 error on the stack), -2 (MPI_COMM_NULL) or -3 (MPI_Info error).
-static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals) {
+// With sf, the subfiling VFD (over its I/O concentrator driver) replaces the MPI-IO driver:
+// H5Pset_mpi_params gives it the communicator and hints, sf's non-zero fields override the
+// VFD's defaults. -4: this HDF5 has no subfiling VFD.
+static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals, const h5p_subfiling *sf) {
 	MPI_Comm c = MPI_Comm_f2c((MPI_Fint)comm);
 	MPI_Info info = MPI_INFO_NULL;
 	int i, rc = 0;
+#ifndef H5_HAVE_SUBFILING_VFD
+	if (sf != NULL) return -4;
+#endif
 	// OpenMPI returns NULL (not MPI_COMM_NULL) for a handle outside its table.
 	if (c == NULL || c == MPI_COMM_NULL) return -2;
 	if (n > 0) {
@@ -37,7 +83,13 @@ static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals) {
 			}
 		}
 	}
-	if (H5Pset_fapl_mpio(fapl, c, info) < 0) rc = -1;
+	if (sf == NULL) {
+		if (H5Pset_fapl_mpio(fapl, c, info) < 0) rc = -1;
+	} else {
+#ifdef H5_HAVE_SUBFILING_VFD
+		rc = h5p_set_subfiling(fapl, c, info, sf);
+#endif
+	}
 	if (info != MPI_INFO_NULL) MPI_Info_free(&info);
 	return rc;
 }
@@ -178,16 +230,29 @@ func setMPIO(op string, fapl C.hid_t, a Access) error {
 			C.free(unsafe.Pointer(cv))
 		}()
 	}
-	switch C.h5p_set_mpio(fapl, C.int(a.Comm), C.int(n), ck, cv) {
+	var sf *C.h5p_subfiling
+	if s := a.Subfiling; s != nil {
+		sf = &C.h5p_subfiling{stripe_size: C.longlong(s.StripeSize), stripe_count: C.int(s.StripeCount), thread_pool: C.int(s.ThreadPool)}
+	}
+	switch C.h5p_set_mpio(fapl, C.int(a.Comm), C.int(n), ck, cv, sf) {
 	case 0:
 		return nil
+	case -4:
+		return errorf("h5: %s: the subfiling VFD is not in HDF5 %s (it needs HDF5 1.14 built with --enable-subfiling-vfd)", op, versionLocked())
 	case -2:
 		return errorf("h5: %s: Fortran communicator handle %d is MPI_COMM_NULL or invalid", op, a.Comm)
 	case -3:
 		return errorf("h5: %s: building the MPI_Info hints failed", op)
 	}
+	if sf != nil {
+		return stackError("H5Pset_fapl_subfiling for " + op)
+	}
 	return stackError("H5Pset_fapl_mpio for " + op)
 }
+
+// HaveSubfiling reports whether the HDF5 this package was compiled against has the
+// subfiling VFD (H5_HAVE_SUBFILING_VFD: HDF5 1.14 built with --enable-subfiling-vfd).
+func HaveSubfiling() bool { return C.h5p_have_subfiling() != 0 }
 
 // CreateFile creates (truncating) the file at path with the access settings a. Parallel
 // creates are collective on a.Comm.
@@ -213,7 +278,7 @@ func CreateFile(path string, a Access) (ID, error) {
 	if f < 0 {
 		return 0, stackError(op)
 	}
-	objMPIO[ID(f)] = a.Parallel
+	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
 	return ID(f), nil
 }
 
@@ -238,7 +303,7 @@ func OpenFile(path string, a Access) (ID, error) {
 	if f < 0 {
 		return 0, stackError(op)
 	}
-	objMPIO[ID(f)] = a.Parallel
+	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
 	return ID(f), nil
 }
 

@@ -108,6 +108,11 @@ func leave() {
 func Version() string {
 	enter()
 	defer leave()
+	return versionLocked()
+}
+
+// versionLocked is Version inside the gate.
+func versionLocked() string {
 	if version == "" {
 		var maj, min, rel C.uint
 		if C.H5get_libversion(&maj, &min, &rel) < 0 {

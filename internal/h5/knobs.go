@@ -5,6 +5,7 @@ package h5
 #include <stdlib.h>
 #include <string.h>
 #include <hdf5.h>
+#include "compat.h"
 
 static hid_t h5k_fcpl_class(void) { return H5P_FILE_CREATE; }
 static hid_t h5k_dxpl_class(void) { return H5P_DATASET_XFER; }
@@ -250,14 +251,25 @@ func tuneTimes(op string, dcpl C.hid_t, t plan.DatasetTuning) error {
 // datasetTuned reports whether t asks for any creation property.
 func datasetTuned(t plan.DatasetTuning) bool { return t != plan.DatasetTuning{} }
 
-// dxplTuned caches the collective transfer property lists by tuning, guarded by the gate.
-var dxplTuned = map[plan.TransferTuning]C.hid_t{}
+// dxplTuned caches the collective transfer property lists by tuning, dxplIndep the
+// independent ones (HDF5 1.14 only: 1.10 uses H5P_DEFAULT) by selection I/O mode; both
+// guarded by the gate.
+var (
+	dxplTuned = map[plan.TransferTuning]C.hid_t{}
+	dxplIndep = map[plan.SelectionIO]C.hid_t{}
+)
 
-// collectiveList returns the cached MPI-IO collective transfer list with tuning t.
-func collectiveList(t plan.TransferTuning) (C.hid_t, error) {
-	if dxpl, ok := dxplTuned[t]; ok {
-		return dxpl, nil
-	}
+// has114 reports whether the library has HDF5 1.14's multi-dataset and selection I/O
+// calls (the HDF5=1.14 build).
+const has114 = C.H5P_HAS_114 != 0
+
+// HasMultiDataset reports whether this build has HDF5 1.14's multi-dataset I/O
+// (TransferMulti) and selection I/O (plan.TransferTuning.SelectionIO).
+func HasMultiDataset() bool { return has114 }
+
+// newTransferList creates a transfer list, collective (MPI-IO collective with t's
+// collective tuning) or independent, with t's selection I/O mode.
+func newTransferList(t plan.TransferTuning, collective bool) (C.hid_t, error) {
 	dxpl := C.H5Pcreate(C.h5k_dxpl_class())
 	if dxpl < 0 {
 		return -1, stackError("H5Pcreate(H5P_DATASET_XFER)")
@@ -267,22 +279,63 @@ func collectiveList(t plan.TransferTuning) (C.hid_t, error) {
 		C.H5Pclose(dxpl)
 		return -1, err
 	}
-	if C.H5Pset_dxpl_mpio(dxpl, C.H5FD_MPIO_COLLECTIVE) < 0 {
-		return fail("H5Pset_dxpl_mpio")
+	if collective {
+		if C.H5Pset_dxpl_mpio(dxpl, C.H5FD_MPIO_COLLECTIVE) < 0 {
+			return fail("H5Pset_dxpl_mpio")
+		}
+		if t.Individual && C.H5Pset_dxpl_mpio_collective_opt(dxpl, C.H5FD_MPIO_INDIVIDUAL_IO) < 0 {
+			return fail("H5Pset_dxpl_mpio_collective_opt")
+		}
+		opt := map[plan.ChunkOpt]C.H5FD_mpio_chunk_opt_t{plan.ChunkOptOneIO: C.H5FD_MPIO_CHUNK_ONE_IO, plan.ChunkOptMultiIO: C.H5FD_MPIO_CHUNK_MULTI_IO}
+		if o, ok := opt[t.ChunkOpt]; ok && C.H5Pset_dxpl_mpio_chunk_opt(dxpl, o) < 0 {
+			return fail("H5Pset_dxpl_mpio_chunk_opt")
+		}
 	}
-	if t.Individual && C.H5Pset_dxpl_mpio_collective_opt(dxpl, C.H5FD_MPIO_INDIVIDUAL_IO) < 0 {
-		return fail("H5Pset_dxpl_mpio_collective_opt")
+	if t.SelectionIO != plan.SelectionIOUnset {
+		switch C.h5p_set_selection_io(dxpl, C.int(t.SelectionIO-plan.SelectionIODefault)) {
+		case -2:
+			C.H5Pclose(dxpl)
+			return -1, errorf("h5: selection I/O (H5Pset_selection_io) needs HDF5 1.14; this build has HDF5 %s", HeaderVersion())
+		case -1:
+			return fail("H5Pset_selection_io")
+		}
 	}
-	opt := map[plan.ChunkOpt]C.H5FD_mpio_chunk_opt_t{plan.ChunkOptOneIO: C.H5FD_MPIO_CHUNK_ONE_IO, plan.ChunkOptMultiIO: C.H5FD_MPIO_CHUNK_MULTI_IO}
-	if o, ok := opt[t.ChunkOpt]; ok && C.H5Pset_dxpl_mpio_chunk_opt(dxpl, o) < 0 {
-		return fail("H5Pset_dxpl_mpio_chunk_opt")
+	return dxpl, nil
+}
+
+// collectiveList returns the cached MPI-IO collective transfer list with tuning t.
+func collectiveList(t plan.TransferTuning) (C.hid_t, error) {
+	if dxpl, ok := dxplTuned[t]; ok {
+		return dxpl, nil
+	}
+	dxpl, err := newTransferList(t, true)
+	if err != nil {
+		return -1, err
 	}
 	dxplTuned[t] = dxpl
 	return dxpl, nil
 }
 
-// TransferTuningOf reads back the collective optimisation and chunk optimisation of the
-// collective transfer list Write and Read use for tuning t.
+// independentList returns the transfer list of independent transfers: H5P_DEFAULT on
+// HDF5 1.10 (as before, nothing to read back), on 1.14 a cached list with selection I/O
+// mode m, from which the census reads the path each transfer took.
+func independentList(m plan.SelectionIO) (C.hid_t, error) {
+	if !has114 && m == plan.SelectionIOUnset {
+		return C.H5P_DEFAULT, nil
+	}
+	if dxpl, ok := dxplIndep[m]; ok {
+		return dxpl, nil
+	}
+	dxpl, err := newTransferList(plan.TransferTuning{SelectionIO: m}, false)
+	if err != nil {
+		return -1, err
+	}
+	dxplIndep[m] = dxpl
+	return dxpl, nil
+}
+
+// TransferTuningOf reads back the collective optimisation, chunk optimisation and
+// selection I/O mode of the collective transfer list Write and Read use for tuning t.
 func TransferTuningOf(t plan.TransferTuning) (plan.TransferTuning, error) {
 	enter()
 	defer leave()
@@ -301,14 +354,25 @@ func TransferTuningOf(t plan.TransferTuning) (plan.TransferTuning, error) {
 	case C.H5FD_MPIO_CHUNK_MULTI_IO:
 		got.ChunkOpt = plan.ChunkOptMultiIO
 	}
+	if t.SelectionIO != plan.SelectionIOUnset {
+		var m C.int
+		if C.h5p_get_selection_io(dxpl, &m) < 0 {
+			return got, stackError("H5Pget_selection_io")
+		}
+		got.SelectionIO = plan.SelectionIODefault + plan.SelectionIO(m)
+	}
 	return got, nil
 }
 
-// releaseTuned closes the cached collective lists. Called inside the gate.
+// releaseTuned closes the cached transfer lists. Called inside the gate.
 func releaseTuned() {
 	for t, dxpl := range dxplTuned {
 		C.H5Pclose(dxpl)
 		delete(dxplTuned, t)
+	}
+	for m, dxpl := range dxplIndep {
+		C.H5Pclose(dxpl)
+		delete(dxplIndep, m)
 	}
 }
 
@@ -322,9 +386,34 @@ func b2i(b bool) int {
 // census is the running tally, guarded by the gate.
 var census Census
 
-// noteTransfer adds the outcome of the transfer just made through the collective list
-// dxpl to the census. Called inside the gate.
-func noteTransfer(dxpl C.hid_t) {
+// noteTransfer adds the outcome of the call just made through dxpl (H5P_DEFAULT: nothing
+// to read) to the census: for a collective list, its actual I/O mode, chunk optimisation
+// and causes; on HDF5 1.14, the path it took (multi: the datasets a multi-dataset call
+// moved, then the actual selection I/O mode) and why selection I/O was not done. Called
+// inside the gate.
+func noteTransfer(dxpl C.hid_t, collective bool, multi int) {
+	if dxpl == C.H5P_DEFAULT {
+		return
+	}
+	census.Paths[PathMulti] += multi
+	if has114 {
+		var actual, cause C.uint32_t
+		if C.h5p_selection_outcome(dxpl, &actual, &cause) < 0 {
+			C.H5Eclear2(C.H5E_DEFAULT)
+		} else {
+			// HDF5 1.14's H5D_SCALAR_IO, H5D_VECTOR_IO and H5D_SELECTION_IO bits (1.10's
+			// headers lack the names).
+			for bit, path := range map[C.uint32_t]int{0x4: PathSelection, 0x2: PathVector, 0x1: PathScalar} {
+				if actual&bit != 0 {
+					census.Paths[path]++
+				}
+			}
+			countBits(uint32(cause), census.SelCauses[:])
+		}
+	}
+	if !collective {
+		return
+	}
 	var mode, chunk C.int
 	var local, global C.unsigned
 	census.Collective++
@@ -338,9 +427,14 @@ func noteTransfer(dxpl C.hid_t) {
 	if c := int(chunk); c >= 0 && c < NumChunkOpts {
 		census.ChunkOpts[c]++
 	}
-	for c := uint32(local) | uint32(global); c != 0; c &= c - 1 {
-		if b := bits.TrailingZeros32(c); b < NumCauses {
-			census.Causes[b]++
+	countBits(uint32(local)|uint32(global), census.Causes[:])
+}
+
+// countBits adds one to counts[b] for every bit b set in c (bits past counts ignored).
+func countBits(c uint32, counts []int) {
+	for ; c != 0; c &= c - 1 {
+		if b := bits.TrailingZeros32(c); b < len(counts) {
+			counts[b]++
 		}
 	}
 }

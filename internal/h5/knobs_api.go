@@ -1,6 +1,14 @@
 package h5
 
-import "github.com/h5proxy/h5proxy/plan"
+import (
+	"errors"
+
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// ErrNoMultiDataset is returned by TransferMulti in a build without HDF5 1.14's
+// multi-dataset I/O (the system's HDF5 1.10.8).
+var ErrNoMultiDataset = errors.New("h5: multi-dataset I/O (H5Dwrite_multi/H5Dread_multi) needs HDF5 1.14 (build HDF5=1.14)")
 
 // This file holds the knobs' and census' declarations shared by the cgo build and the
 // !cgo stub.
@@ -21,8 +29,9 @@ var ChunkOptNames = [NumChunkOpts]string{"no chunk optimization", "link chunk", 
 // NumChunkOpts is the number of actual chunk optimisations.
 const NumChunkOpts = 3
 
-// NoCollectiveCauses name HDF5 1.10.8's reasons for breaking collective I/O
-// (H5D_mpio_no_collective_cause_t), indexed by the bit's position.
+// NoCollectiveCauses name HDF5's reasons for breaking collective I/O
+// (H5D_mpio_no_collective_cause_t), indexed by the bit's position: 1.10.8's eight, then
+// 1.14's H5D_MPIO_NO_SELECTION_IO.
 var NoCollectiveCauses = [NumCauses]string{
 	"independent I/O was requested",
 	"datatype conversions were required",
@@ -32,12 +41,48 @@ var NoCollectiveCauses = [NumCauses]string{
 	"dataset was neither contiguous nor chunked",
 	"parallel writes to filtered datasets are disabled",
 	"an error occurred while checking if collective I/O was possible",
+	"selection I/O was not performed",
 }
 
 // NumCauses is the number of no-collective cause bits.
-const NumCauses = 8
+const NumCauses = 9
 
-// Census tallies the collective transfers since the last TakeCensus: how many were asked
+// PathNames name the paths a transfer takes through HDF5 1.14, for the census: "multi",
+// a dataset moved by a multi-dataset call (H5Dwrite_multi, H5Dread_multi), then the
+// actual selection I/O mode HDF5 reports of each call (H5Pget_actual_selection_io_mode:
+// selection I/O, vector I/O, scalar I/O, the last being HDF5 1.10's only path).
+var PathNames = [NumPaths]string{"multi", "selection", "vector", "scalar"}
+
+// NumPaths is the number of transfer paths.
+const NumPaths = 4
+
+// Indices of PathNames.
+const (
+	PathMulti = iota
+	PathSelection
+	PathVector
+	PathScalar
+)
+
+// NoSelectionCauses name HDF5 1.14's reasons for not doing selection I/O
+// (H5Pget_no_selection_io_cause, the H5D_SEL_IO_* bits), indexed by the bit's position.
+var NoSelectionCauses = [NumSelCauses]string{
+	"disabled by the API",
+	"dataset neither contiguous nor chunked",
+	"sieve buffer of a contiguous dataset",
+	"no vector or selection I/O callback in the file driver",
+	"page buffer",
+	"dataset filters",
+	"chunk cache",
+	"type conversion buffer too small",
+	"background buffer too small",
+	"the library chose it off (default mode)",
+}
+
+// NumSelCauses is the number of no-selection-I/O cause bits.
+const NumSelCauses = 10
+
+// Census tallies the transfers since the last TakeCensus: how many were asked
 // collective, the actual I/O mode and chunk optimisation of each and, per cause, how many were not (or not
 // entirely) carried out collectively for it on this rank.
 type Census struct {
@@ -45,6 +90,10 @@ type Census struct {
 	Modes      [NumIOModes]int
 	ChunkOpts  [NumChunkOpts]int
 	Causes     [NumCauses]int
+	// Paths counts every transfer (collective or not) by path (PathNames) and SelCauses
+	// its calls by no-selection-I/O cause; HDF5 1.10 reports neither, so both stay zero.
+	Paths     [NumPaths]int
+	SelCauses [NumSelCauses]int
 }
 
 // FileProps are the properties of an open file the knobs set, beyond what FileAccessInfo

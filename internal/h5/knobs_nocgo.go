@@ -17,3 +17,11 @@ func DatasetTuning(d ID) (plan.DatasetTuning, error) { return plan.DatasetTuning
 func TransferTuningOf(t plan.TransferTuning) (plan.TransferTuning, error) {
 	return plan.TransferTuning{}, ErrNoCgo
 }
+
+// HasMultiDataset reports false in a build without cgo.
+func HasMultiDataset() bool { return false }
+
+// TransferMulti returns ErrNoMultiDataset in a build without cgo.
+func TransferMulti(ds []ID, ts []*plan.Transfer, collective bool, bufs [][]byte, write bool) error {
+	return ErrNoMultiDataset
+}

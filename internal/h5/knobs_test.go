@@ -40,11 +40,24 @@ func TestFileTuningReadBack(t *testing.T) {
 	if got.FileSpaceStrategy != "page" || got.FileSpacePageSize != 8192 || got.MDCResize {
 		t.Errorf("reopened: strategy %q page %d, resize %v; want page, 8192, false", got.FileSpaceStrategy, got.FileSpacePageSize, got.MDCResize)
 	}
-	// A page buffer reaches HDF5, which refuses it in a parallel build (HDF5 1.10's
-	// H5F_open: "page buffering is disabled for parallel"), even for a serial open.
-	_, err := OpenFile(path, Access{FileSpec: plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{PageBufferSize: 64 << 10}}})
-	if err == nil || !strings.Contains(err.Error(), "page buffering") {
-		t.Errorf("page buffer: %v, want HDF5's refusal of page buffering", err)
+	// A page buffer reaches HDF5. HDF5 1.10's parallel build refuses it (H5F_open: "page
+	// buffering is disabled for parallel"), even for a serial open; 1.14 takes it for a
+	// serial open.
+	pb := plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{PageBufferSize: 64 << 10}}
+	f, err := OpenFile(path, Access{FileSpec: pb})
+	if Build() == "1.10" {
+		if err == nil || !strings.Contains(err.Error(), "page buffering") {
+			t.Errorf("page buffer: %v, want HDF5's refusal of page buffering", err)
+		}
+	} else {
+		if err != nil {
+			t.Fatalf("page buffer, serial open: %v", err)
+		}
+		got = must(FileProperties(f))
+		ok(t, CloseFile(f))
+		if got.PageBufferSize != 64<<10 {
+			t.Errorf("page buffer read back %d, want %d", got.PageBufferSize, 64<<10)
+		}
 	}
 
 	// Without knobs: HDF5's defaults (the pattern's plan unchanged).
@@ -106,10 +119,23 @@ func TestDatasetTuningReadBack(t *testing.T) {
 	}
 }
 
-// TestTransferTuningReadBack reads the collective and chunk optimisations back from the
-// transfer lists Write and Read use.
+// TestTransferTuningReadBack reads the collective and chunk optimisations and, on HDF5
+// 1.14, the selection I/O mode back from the transfer lists Write and Read use; HDF5 1.10
+// refuses a selection I/O mode naming the build that has it.
 func TestTransferTuningReadBack(t *testing.T) {
-	for _, want := range []plan.TransferTuning{{}, {Individual: true}, {ChunkOpt: plan.ChunkOptOneIO}, {Individual: true, ChunkOpt: plan.ChunkOptMultiIO}} {
+	tunings := []plan.TransferTuning{{}, {Individual: true}, {ChunkOpt: plan.ChunkOptOneIO}, {Individual: true, ChunkOpt: plan.ChunkOptMultiIO}}
+	selection := []plan.TransferTuning{{SelectionIO: plan.SelectionIODefault}, {SelectionIO: plan.SelectionIOOn},
+		{Individual: true, SelectionIO: plan.SelectionIOOff}}
+	if HasMultiDataset() {
+		tunings = append(tunings, selection...)
+	} else {
+		for _, tu := range selection {
+			if _, err := TransferTuningOf(tu); err == nil || !strings.Contains(err.Error(), "needs HDF5 1.14") {
+				t.Errorf("selection I/O %+v on HDF5 %s: %v, want a refusal naming HDF5 1.14", tu, Version(), err)
+			}
+		}
+	}
+	for _, want := range tunings {
 		if got, err := TransferTuningOf(want); err != nil || got != want {
 			t.Errorf("tuning %+v read back as %+v (%v)", want, got, err)
 		}

@@ -7,6 +7,9 @@ import "github.com/h5proxy/h5proxy/plan"
 // Version returns "" in a build without cgo.
 func Version() string { return "" }
 
+// HaveSubfiling reports false in a build without cgo.
+func HaveSubfiling() bool { return false }
+
 // CreateFile returns ErrNoCgo in a build without cgo.
 func CreateFile(path string, a Access) (ID, error) { return 0, ErrNoCgo }
 
@@ -103,3 +106,12 @@ func SetExtent(d ID, shape []uint64) error { return ErrNoCgo }
 
 // HoldHeap returns ErrNoCgo in a build without cgo.
 func HoldHeap(n int) error { return ErrNoCgo }
+
+// HeaderVersion returns "" in a build without cgo.
+func HeaderVersion() string { return "" }
+
+// Build returns "" in a build without cgo.
+func Build() string { return "" }
+
+// LoadedLibraries returns nil in a build without cgo.
+func LoadedLibraries() []string { return nil }

@@ -3,6 +3,7 @@ package h5
 /*
 #cgo pkg-config: hdf5-openmpi
 #include <hdf5.h>
+#include "compat.h"
 
 static hid_t h5p_mpio_driver(void) { return H5FD_MPIO; }
 
@@ -31,6 +32,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/h5proxy/h5proxy/plan"
@@ -123,21 +125,26 @@ func isMPIO(d ID) (bool, error) {
 	return drv == C.h5p_mpio_driver(), nil
 }
 
-// transferList returns the transfer property list for d: H5P_DEFAULT for independent
-// transfers (its MPI-IO mode is independent) and for serial files (HDF5 refuses collective
-// transfers on non-MPI drivers), a cached collective list with tuning t otherwise. Independent transfers
-// must not ask for the file's driver: H5Fget_access_plist duplicates an MPI-IO file's
-// communicator, a collective call that a rank writing alone (AMReX's rank-0 index
-// datasets) would wait in forever.
-func transferList(d ID, collective bool, t plan.TransferTuning) (C.hid_t, error) {
-	if !collective {
-		return C.H5P_DEFAULT, nil
+// transferList returns the transfer property list for d and whether it is collective:
+// the independent list (H5P_DEFAULT on HDF5 1.10) for independent transfers and for
+// serial files (HDF5 refuses collective transfers on non-MPI drivers), a cached
+// collective list with tuning t otherwise. Independent transfers must not ask for the
+// file's driver: H5Fget_access_plist duplicates an MPI-IO file's communicator, a
+// collective call that a rank writing alone (AMReX's rank-0 index datasets) would wait
+// in forever.
+func transferList(d ID, collective bool, t plan.TransferTuning) (C.hid_t, bool, error) {
+	if collective {
+		mpio, err := isMPIO(d)
+		if err != nil {
+			return C.H5P_DEFAULT, false, err
+		}
+		if mpio {
+			dxpl, err := collectiveList(t)
+			return dxpl, true, err
+		}
 	}
-	mpio, err := isMPIO(d)
-	if err != nil || !mpio {
-		return C.H5P_DEFAULT, err
-	}
-	return collectiveList(t)
+	dxpl, err := independentList(t.SelectionIO)
+	return dxpl, false, err
 }
 
 // Write writes buf, laid out as t.MemShape elements of t.MemType (the whole memory space),
@@ -159,27 +166,41 @@ func Read(d ID, t *plan.Transfer, collective bool, buf []byte) error {
 	return transfer(d, t, collective, buf, false)
 }
 
-// transfer implements Write and Read inside the gate.
-func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) error {
-	call := "H5Dread"
-	if write {
-		call = "H5Dwrite"
+// spaces are the dataspaces and buffer of one dataset's transfer (prepare).
+type spaces struct {
+	mt, ms, fs C.hid_t
+	ptr        unsafe.Pointer
+}
+
+// close releases the dataspaces prepare created.
+func (sp *spaces) close() {
+	if sp.ms >= 0 {
+		C.H5Sclose(sp.ms)
 	}
+	if sp.fs >= 0 {
+		C.H5Sclose(sp.fs)
+	}
+}
+
+// prepare checks a transfer of dataset d and builds its memory type, memory space and
+// file space with t's selection, and the buffer pointer; the caller closes the spaces
+// (also on error).
+func prepare(call string, d ID, t *plan.Transfer, buf []byte) (spaces, error) {
+	sp := spaces{ms: -1, fs: -1}
 	if err := checkID(call, d, C.H5I_DATASET); err != nil {
-		return err
+		return sp, err
 	}
 	if t == nil {
-		return errorf("h5: %s %s: nil transfer", call, objName(d))
+		return sp, errorf("h5: %s %s: nil transfer", call, objName(d))
 	}
 	mt, err := memType(t.MemType)
 	if err != nil {
-		return fmt.Errorf("%w (%s %s)", err, call, objName(d))
+		return sp, fmt.Errorf("%w (%s %s)", err, call, objName(d))
 	}
-	fs := C.H5Dget_space(C.hid_t(d))
-	if fs < 0 {
-		return opError("H5Dget_space", d)
+	sp.mt = mt
+	if sp.fs = C.H5Dget_space(C.hid_t(d)); sp.fs < 0 {
+		return sp, opError("H5Dget_space", d)
 	}
-	defer C.H5Sclose(fs)
 
 	// A rank with nothing to move passes a 1-element memory space with nothing selected.
 	// E3SM-IO passes H5S_NULL; with HDF5 1.10.8 that corrupts a collective write: the
@@ -190,51 +211,121 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	if none && len(memShape) == 0 {
 		memShape = []uint64{1}
 	}
-	ms, err := simpleSpace(call+" memory space", memShape, nil)
-	if err != nil {
-		return err
+	if sp.ms, err = simpleSpace(call+" memory space", memShape, nil); err != nil {
+		sp.ms = -1
+		return sp, err
 	}
-	defer C.H5Sclose(ms)
 
 	var need uint64
 	if none {
-		if C.H5Sselect_none(fs) < 0 {
-			return opError("H5Sselect_none", d)
+		if C.H5Sselect_none(sp.fs) < 0 {
+			return sp, opError("H5Sselect_none", d)
 		}
-		if C.H5Sselect_none(ms) < 0 {
-			return opError("H5Sselect_none memory space for", d)
+		if C.H5Sselect_none(sp.ms) < 0 {
+			return sp, opError("H5Sselect_none memory space for", d)
 		}
 	} else {
-		if err := selectBlocks(call, d, fs, t.Selection); err != nil {
-			return err
+		if err := selectBlocks(call, d, sp.fs, t.Selection); err != nil {
+			return sp, err
 		}
 		need = plan.Product(memShape) * uint64(t.MemType.Size)
 	}
 	if uint64(len(buf)) < need {
-		return errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
+		return sp, errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
 			call, objName(d), len(buf), memShape, t.MemType, need)
 	}
+	sp.ptr = C.h5p_empty()
+	if len(buf) > 0 {
+		sp.ptr = unsafe.Pointer(&buf[0]) // valid for the call only; HDF5 keeps no reference
+	}
+	return sp, nil
+}
 
-	dxpl, err := transferList(d, collective, t.Tuning)
+// transfer implements Write and Read inside the gate.
+func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) error {
+	call := "H5Dread"
+	if write {
+		call = "H5Dwrite"
+	}
+	sp, err := prepare(call, d, t, buf)
+	defer sp.close()
 	if err != nil {
 		return err
 	}
-	ptr := C.h5p_empty()
-	if len(buf) > 0 {
-		ptr = unsafe.Pointer(&buf[0]) // valid for the call only; HDF5 keeps no reference
+	dxpl, coll, err := transferList(d, collective, t.Tuning)
+	if err != nil {
+		return err
 	}
 	var rc C.herr_t
 	if write {
-		rc = C.H5Dwrite(C.hid_t(d), mt, ms, fs, dxpl, ptr)
+		rc = C.H5Dwrite(C.hid_t(d), sp.mt, sp.ms, sp.fs, dxpl, sp.ptr)
 	} else {
-		rc = C.H5Dread(C.hid_t(d), mt, ms, fs, dxpl, ptr)
+		rc = C.H5Dread(C.hid_t(d), sp.mt, sp.ms, sp.fs, dxpl, sp.ptr)
 	}
 	if rc < 0 {
 		return opError(call, d)
 	}
-	if dxpl != C.H5P_DEFAULT {
-		noteTransfer(dxpl)
+	noteTransfer(dxpl, coll, 0)
+	return nil
+}
+
+// TransferMulti writes (write) or reads the datasets ds in one call, H5Dwrite_multi or
+// H5Dread_multi (HDF5 1.14), transfer ts[i] of dataset ds[i] with buffer bufs[i], each as
+// Write and Read describe. All share one transfer list: collective (when every dataset's
+// file is an MPI-IO one) with the first transfer's tuning, or independent; every rank of
+// a collective call passes the same datasets, ranks with nothing to move empty
+// selections.
+func TransferMulti(ds []ID, ts []*plan.Transfer, collective bool, bufs [][]byte, write bool) error {
+	call := "H5Dread_multi"
+	if write {
+		call = "H5Dwrite_multi"
 	}
+	if !has114 {
+		return ErrNoMultiDataset
+	}
+	if len(ds) == 0 || len(ts) != len(ds) || len(bufs) != len(ds) {
+		return errorf("h5: %s: %d datasets, %d transfers, %d buffers", call, len(ds), len(ts), len(bufs))
+	}
+	enter()
+	defer leave()
+	n := len(ds)
+	dsets := make([]C.hid_t, n)
+	mts := make([]C.hid_t, n)
+	mss := make([]C.hid_t, n)
+	fss := make([]C.hid_t, n)
+	ptrs := make([]unsafe.Pointer, n)
+	var pin runtime.Pinner // the buffers' addresses sit in ptrs, which cgo passes to C
+	defer pin.Unpin()
+	for i, d := range ds {
+		sp, err := prepare(call, d, ts[i], bufs[i])
+		defer sp.close()
+		if err != nil {
+			return err
+		}
+		dsets[i], mts[i], mss[i], fss[i], ptrs[i] = C.hid_t(d), sp.mt, sp.ms, sp.fs, sp.ptr
+		if len(bufs[i]) > 0 {
+			pin.Pin(&bufs[i][0])
+		}
+	}
+	dxpl, coll, err := transferList(ds[0], collective, ts[0].Tuning)
+	if err != nil {
+		return err
+	}
+	if coll {
+		// A collective list needs every dataset in an MPI-IO file; the first one's answer
+		// stands for the others only when they share its file, as a step's transfers do.
+		for _, d := range ds[1:] {
+			if mpio, err := isMPIO(d); err != nil || !mpio {
+				return errorf("h5: %s: %s is not in an MPI-IO file like %s (one collective call)", call, objName(d), objName(ds[0]))
+			}
+		}
+	}
+	if C.h5p_transfer_multi(C.size_t(n), &dsets[0], &mts[0], &mss[0], &fss[0], dxpl, &ptrs[0], C.int(b2i(write))) < 0 {
+		err := stackError(call)
+		err.Op = fmt.Sprintf("%s %s (+%d more)", call, objName(ds[0]), n-1)
+		return err
+	}
+	noteTransfer(dxpl, coll, n)
 	return nil
 }
 

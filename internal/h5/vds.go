@@ -5,6 +5,7 @@ package h5
 #include <stdlib.h>
 #include <string.h>
 #include <hdf5.h>
+#include "compat.h"
 
 static hid_t h5p_vds_dcpl_class(void) { return H5P_DATASET_CREATE; }
 
@@ -38,7 +39,7 @@ static void h5p_names_add(h5p_names *b, char kind, const char *name) {
 	b->buf[b->len] = 0;
 }
 
-static herr_t h5p_visit_cb(hid_t obj, const char *name, const H5O_info_t *info, void *data) {
+static herr_t h5p_visit_cb(hid_t obj, const char *name, const h5p_oinfo_t *info, void *data) {
 	char kind = 'o';
 	(void)obj;
 	if (info->type == H5O_TYPE_GROUP) kind = 'g';
@@ -52,7 +53,7 @@ static herr_t h5p_visit_cb(hid_t obj, const char *name, const H5O_info_t *info, 
 // before its members ("." is loc itself). The caller frees *out.
 static herr_t h5p_visit(hid_t loc, char **out) {
 	h5p_names b = {0};
-	herr_t rc = H5Ovisit2(loc, H5_INDEX_NAME, H5_ITER_INC, h5p_visit_cb, &b, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS);
+	herr_t rc = h5p_ovisit(loc, H5_INDEX_NAME, H5_ITER_INC, h5p_visit_cb, &b, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS);
 	*out = b.buf;
 	return b.failed ? -2 : rc;
 }
@@ -469,10 +470,10 @@ func Walk(f ID) ([]Object, error) {
 	rc := C.h5p_visit(C.hid_t(f), &out)
 	recs := takeRecords(out)
 	if rc == -2 {
-		return nil, errorf("h5: H5Ovisit2 file %d: out of memory", f)
+		return nil, errorf("h5: H5Ovisit file %d: out of memory", f)
 	}
 	if rc < 0 {
-		return nil, stackError(fmt.Sprintf("H5Ovisit2 file %d", f))
+		return nil, stackError(fmt.Sprintf("H5Ovisit file %d", f))
 	}
 	var objs []Object
 	for _, r := range recs {

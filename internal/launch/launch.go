@@ -112,3 +112,20 @@ func SelfInDir(name string, n int, dir string, runs ...[]string) int {
 	}
 	return 0
 }
+
+// AppendLines appends lines to the results file at path (created if missing): how a
+// launched run hands its results to the parent that launched it, one run per rank count
+// appending in turn.
+func AppendLines(path string, lines []string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(f, l); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}

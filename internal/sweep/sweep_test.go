@@ -9,11 +9,16 @@ import (
 	"errors"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 func TestParseAxes(t *testing.T) {
@@ -291,4 +296,95 @@ func svgText(t *testing.T, path string) string {
 		t.Fatalf("%s: root element %q", path, root)
 	}
 	return text.String()
+}
+
+// TestFigureLayout checks what each kind of x axis is drawn with (a numeric axis: medians
+// joined by lines; a categorical one: each line's points side by side within a category,
+// unjoined, all inside the axis) and the figure's geometry: the legend lies beside the
+// data area, never over it, and every line of the title fits the figure.
+func TestFigureLayout(t *testing.T) {
+	axes := []Axis{{"mpiio.cb_nodes", []string{"1", "2", "3", "4"}}, {"COLLECTIVE_DATA", []string{"YES", "NO"}}, {"mode", []string{"sync", "async", "cache"}}}
+	var rows []Row
+	for _, p := range Grid(axes, 2) {
+		rows = append(rows, Row{Point: p, Metrics: map[string]float64{"write.observed_rate": float64((p.Run%7+1)<<20) * float64(1+p.Rep)}})
+	}
+	for _, c := range []struct {
+		spec    PlotSpec
+		numeric bool
+	}{
+		{PlotSpec{"write.observed_rate", "mpiio.cb_nodes", "COLLECTIVE_DATA"}, true},
+		{PlotSpec{"write.observed_rate", "COLLECTIVE_DATA", "mode"}, false},
+		{PlotSpec{"write.observed_rate", "mode", ""}, false},
+	} {
+		f, err := newFigure(axes, rows, c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.numeric != c.numeric {
+			t.Errorf("%s: numeric %v, want %v", c.spec.X, f.numeric, c.numeric)
+		}
+		var lines, scatters [][]float64 // x of each plotted line's and scatter's points
+		for _, l := range f.lines {
+			lines = append(lines, xsOf(l.XYs))
+		}
+		for _, sc := range f.points {
+			scatters = append(scatters, xsOf(sc.XYs))
+		}
+		if c.numeric {
+			// One line per value of By through 1..4, each moved by at most half the dodge so
+			// that their error bars stand apart.
+			if len(lines) != 2 || lines[0][0] == lines[1][0] {
+				t.Errorf("%s: lines at %v, want two, apart", c.spec.X, lines)
+			}
+			for _, xs := range lines {
+				for i, x := range xs {
+					if len(xs) != 4 || math.Abs(x-float64(i+1)) > lineDodge/2+1e-9 {
+						t.Errorf("%s: line through %v, want 1..4 within %v", c.spec.X, xs, lineDodge/2)
+					}
+				}
+			}
+		}
+		if !c.numeric {
+			if len(lines) != 0 {
+				t.Errorf("%s: categories joined by lines %v", c.spec.X, lines)
+			}
+			n := len(axes[axisIndex(axes, c.spec.X)].Values)
+			seen := map[float64]bool{}
+			for _, xs := range scatters {
+				for i, x := range xs {
+					if x < float64(i)-0.5 || x > float64(i)+0.5 || seen[x] {
+						t.Errorf("%s: point at %v is outside category %d or on another line's point", c.spec.X, x, i)
+					}
+					seen[x] = true
+				}
+			}
+			if f.p.X.Min > -0.5 || f.p.X.Max < float64(n)-0.5 {
+				t.Errorf("%s: x axis %v..%v cuts the outer groups", c.spec.X, f.p.X.Min, f.p.X.Max)
+			}
+		}
+		// Geometry on the figure's own canvas.
+		c0 := draw.New(vgimg.New(figWidth, figHeight))
+		pa, la := f.areas(c0)
+		data := f.p.DataCanvas(pa).Rectangle
+		leg := f.legend.Rectangle(la)
+		if leg.Min.X < data.Max.X || leg.Max.X > c0.Max.X || leg.Min.Y < c0.Min.Y || leg.Max.Y > data.Max.Y {
+			t.Errorf("%s: legend %v is not beside the data area %v within %v", c.spec.X, leg, data, c0.Rectangle)
+		}
+		for _, line := range strings.Split(f.p.Title.Text, "\n") {
+			if w := f.p.Title.TextStyle.Width(line); w > pa.Size().X {
+				t.Errorf("%s: title line %q is %v wide, the plot %v", c.spec.X, line, w, pa.Size().X)
+			}
+		}
+		if !strings.Contains(f.p.Title.Text, "\n") {
+			t.Errorf("%s: the long title %q was not wrapped", c.spec.X, f.p.Title.Text)
+		}
+	}
+}
+
+func xsOf(xys plotter.XYs) []float64 {
+	out := make([]float64, len(xys))
+	for i, p := range xys {
+		out[i] = p.X
+	}
+	return out
 }

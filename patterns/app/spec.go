@@ -263,7 +263,7 @@ func filter(f desc.Filter, sc *desc.Scope, t plan.Type) (plan.Filter, error) {
 	return plan.Filter{}, errAt(at, "unknown filter", "deflate, shuffle, fletcher32, nbit, szip, scaleoffset")
 }
 
-// putNumber stores f (or, for exact integers, n) as one element of atomic type t.
+// putNumber stores f as one element of atomic type t (integers truncated toward zero).
 func putNumber(t plan.Type, b []byte, f float64) {
 	ne := binary.NativeEndian
 	switch t.Class {

@@ -3,6 +3,7 @@ package vpic
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
@@ -41,6 +42,8 @@ type Pattern struct {
 	patterns.Base[Config]
 	// ints and floats are the modify kernels' write values (modifyData), made once.
 	ints, floats []byte
+	// cache holds the running phase's step plans (plancache.go).
+	cache planCache
 }
 
 // Factory builds the vpic pattern; package patterns/all registers it.
@@ -63,6 +66,7 @@ func (p *Pattern) parallel() bool { return !p.C.FilePerProc }
 
 // Begin creates (write) or opens (read) the file with h5bench's access properties.
 func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
+	p.cache.drop() // a new phase: another file, other extents
 	var pl plan.Plan
 	fs := &plan.FileSpec{Parallel: p.parallel(), FlushLocal: true}
 	kind := plan.CreateFile
@@ -96,7 +100,7 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) 
 }
 
 // group is the path of a timestep's group.
-func group(step int) string { return fmt.Sprintf("/Timestep_%d", step) }
+func group(step int) string { return "/Timestep_" + strconv.Itoa(step) }
 
 // datasets returns the dataset names of one timestep in creation order.
 func (p *Pattern) datasets() []string {
@@ -121,6 +125,14 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	if step < 0 || step >= p.C.Timesteps {
 		return plan.Plan{}, fmt.Errorf("vpic: step %d outside 0..%d", step, p.C.Timesteps-1)
 	}
+	if pl, ok, err := p.cachedStep(ph, step, env); ok || err != nil {
+		return pl, err
+	}
+	return p.planStep(ph, step, env)
+}
+
+// planStep builds the plan of one timestep.
+func (p *Pattern) planStep(ph patterns.Phase, step int, env patterns.Env) (plan.Plan, error) {
 	var pl plan.Plan
 	var err error
 	switch {

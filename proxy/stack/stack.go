@@ -10,6 +10,7 @@
 package stack
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -108,7 +109,31 @@ const (
 	// configured path need not exist before a read (the layout's open names what is
 	// missing).
 	RankFiles
+	// ThreadMultiple: the layout runs threads of its own that call MPI (the subfiling
+	// VFD's I/O concentrators), so MPI must provide MPI_THREAD_MULTIPLE in any mode.
+	ThreadMultiple
+	// MultiDataset: the layout carries several datasets' transfers out in one call
+	// (MultiExec; HDF5 1.14's H5Dwrite_multi and H5Dread_multi).
+	MultiDataset
 )
+
+// MultiExec is implemented by layouts with MultiDataset and by the layers above them
+// (the sync mode, the tracer), which pass it down.
+type MultiExec interface {
+	// ExecMulti performs the transfers ops (all writes or all reads of the current file,
+	// with one collective flag and tuning), op i with buffer bufs[i], in one call.
+	ExecMulti(ops []*plan.Op, bufs [][]byte) error
+}
+
+// ExecMulti passes ops to under's ExecMulti, or fails naming the layout that lacks it
+// (the session checks MultiDataset before any I/O, so this is a programming error).
+func ExecMulti(under Layout, ops []*plan.Op, bufs [][]byte) error {
+	m, ok := under.(MultiExec)
+	if !ok {
+		return fmt.Errorf("%T: no multi-dataset I/O", under)
+	}
+	return m.ExecMulti(ops, bufs)
+}
 
 // Strategy declares one layout or mode.
 type Strategy struct {
@@ -127,11 +152,30 @@ type Strategy struct {
 	// SelectKey is a boolean key of Options that selects this layout when YES (h5bench's
 	// SUBFILING=YES).
 	SelectKey string
+	// Available reports whether this build can run the strategy: nil, or an error naming
+	// the build that can, wrapping ErrUnsupported (nil func: always available). A strategy
+	// that needs a library version registers anyway, so that its keys, help and docs are
+	// the same in every build and selecting it says what to build.
+	Available func() error
 	// NewLayout builds a layout (layouts only).
 	NewLayout func(env Env) (Layout, error)
 	// NewMode builds a mode over a layout (modes only).
 	NewMode func(under Layout, env Env) (Mode, error)
 }
+
+// ErrUnsupported is wrapped by the errors of features the build or the environment cannot
+// support (proxy.ErrUnsupported is this error).
+var ErrUnsupported = errors.New("h5proxy: unsupported")
+
+// Unsupported is an option error (naming the key and value) that is also ErrUnsupported:
+// a strategy's Available error.
+type Unsupported struct{ Err *options.Error }
+
+// Error is the option error's text.
+func (u Unsupported) Error() string { return u.Err.Error() }
+
+// Unwrap returns the option error and ErrUnsupported.
+func (u Unsupported) Unwrap() []error { return []error{u.Err, ErrUnsupported} }
 
 // Has reports whether the strategy has every capability of c.
 func (s Strategy) Has(c Caps) bool { return s.Caps&c == c }

@@ -16,8 +16,26 @@ import (
 // MPI-IO, or per rank when the plan says so) with the plan's groups and datasets.
 type nativeLayout struct {
 	env   stack.Env
+	open  Opener
 	files h5layout.Files[*openFile]
 }
+
+// Opener creates (op.Kind plan.CreateFile) or opens the file of op with the access
+// settings a.
+type Opener func(op *plan.Op, a h5.Access) (h5.ID, error)
+
+// Open is the native layout's Opener: h5.CreateFile or h5.OpenFile.
+func Open(op *plan.Op, a h5.Access) (h5.ID, error) {
+	if op.Kind == plan.CreateFile {
+		return h5.CreateFile(op.Path, a)
+	}
+	return h5.OpenFile(op.Path, a)
+}
+
+// New returns the native layout with its files created and opened by open: a layout that
+// differs from the native one only in how HDF5 opens files (the subfiling-vfd layout,
+// whose parallel files go through HDF5 1.14's subfiling VFD) is this layout.
+func New(env stack.Env, open Opener) stack.Layout { return &nativeLayout{env: env, open: open} }
 
 type openFile struct {
 	path     string
@@ -27,9 +45,9 @@ type openFile struct {
 }
 
 func init() {
-	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData,
+	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData | stack.MultiDataset,
 		Summary:   "the real file: one HDF5 file (shared through MPI-IO, or per rank when the plan says so) with the plan's groups and datasets",
-		NewLayout: func(env stack.Env) (stack.Layout, error) { return &nativeLayout{env: env}, nil }})
+		NewLayout: func(env stack.Env) (stack.Layout, error) { return New(env, Open), nil }})
 }
 
 func (l *nativeLayout) access(fs *plan.FileSpec) h5.Access {
@@ -48,14 +66,12 @@ func (l *nativeLayout) access(fs *plan.FileSpec) h5.Access {
 func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
 	case plan.CreateFile, plan.OpenFile:
-		open := h5.OpenFile
 		if op.Kind == plan.CreateFile {
-			open = h5.CreateFile
 			if err := h5layout.MakeDirs(op); err != nil {
 				return err
 			}
 		}
-		id, err := open(op.Path, l.access(op.File))
+		id, err := l.open(op, l.access(op.File))
 		if err != nil {
 			return err
 		}
@@ -105,6 +121,26 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		return h5.Read(id, op.Transfer, coll, buf)
 	}
 	return fmt.Errorf("native layout: unsupported operation %s", op.Kind)
+}
+
+// ExecMulti writes or reads the datasets of ops in one H5Dwrite_multi or H5Dread_multi
+// (HDF5 1.14): the session's batch of a step's consecutive transfers of the current file.
+func (l *nativeLayout) ExecMulti(ops []*plan.Op, bufs [][]byte) error {
+	f, err := l.files.Current()
+	if err != nil {
+		return err
+	}
+	ids := make([]h5.ID, len(ops))
+	ts := make([]*plan.Transfer, len(ops))
+	for i, op := range ops {
+		id, ok := f.objs.IDs[op.Path]
+		if !ok {
+			return fmt.Errorf("dataset %s is not open", op.Path)
+		}
+		ids[i], ts[i] = id, op.Transfer
+	}
+	// Serial (per-rank) files have no MPI-IO transfer mode to set.
+	return h5.TransferMulti(ids, ts, ops[0].Collective && f.parallel, bufs, ops[0].Kind == plan.Write)
 }
 
 // closeFile closes the file; objects the plan left open are closed first and reported,

@@ -22,3 +22,8 @@ func (mode) InFlight() int             { return 0 }
 func (mode) WaitBeforeStep(int) bool   { return false }
 func (mode) TakeStats() stack.Stats    { return stack.Stats{} }
 func (mode) Close() error              { return nil }
+
+// ExecMulti passes a multi-dataset transfer to the layout (inline, like every operation).
+func (m mode) ExecMulti(ops []*plan.Op, bufs [][]byte) error {
+	return stack.ExecMulti(m.Layout, ops, bufs)
+}
