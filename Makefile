@@ -165,6 +165,7 @@ bench: build
 	$(GO) run ./bench/overlap -np 1 -reps 5
 	$(GO) run ./bench/overlap -np 2 -bind core -compute sleep -steps 8 -ratios 1.5 -modes sync,async -reps 7 -membound=false
 	$(GO) run ./bench/fidelity -np 2 -reps 7
+	$(GO) run ./bench/app -np 2 -reps 7
 	$(GO) run ./bench/nova -np 2 -reps 7
 	$(GO) run ./bench/nova -np 2 -reps 7 -tool
 
