@@ -145,7 +145,13 @@ int main(int argc, char **argv) {
             }
             end = measure();
             double g = growth(warm.rss, end.rss);
-            if (!bad && ((end.fds > warm.fds + 1 && growth(warm.fds, end.fds) > 0.05) || g > 0.05 ||
+            /* RSS counts as grown past 5 % only when it also grew by more than 8 MiB: the Go
+             * runtime's heap goal and its background scavenger move RSS by a few MiB on a
+             * loaded machine with the C heap flat (seen once in CI: +3.3 MiB, C heap -0.5 KiB,
+             * over 12 sessions). A leak of 0.75 MiB a session still fails here, and one of 9 KiB
+             * a session over make leaks' 1,000 sessions. */
+            int rss_grew = g > 0.05 && end.rss - warm.rss > 8L * 1048576;
+            if (!bad && ((end.fds > warm.fds + 1 && growth(warm.fds, end.fds) > 0.05) || rss_grew ||
                          growth(warm.malloc, end.malloc) > 0.05)) {
                 fprintf(stderr, "leaks_c: %s x %s: fds %ld -> %ld, RSS %ld -> %ld, C heap %ld -> %ld bytes over %d sessions\n",
                         layouts[l], modes[m], warm.fds, end.fds, warm.rss, end.rss, warm.malloc, end.malloc, n);
