@@ -11,8 +11,7 @@ import (
 // the window), as a kernel's own clock around its open and close would read them.
 func TestStepSpans(t *testing.T) {
 	var s sample
-	base := time.Unix(1_700_000_000, 0)
-	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	at := func(ms int) time.Duration { return time.Duration(ms) * time.Millisecond } // ticks
 	stamp(&s, 0, 3, at(0), at(10))  // create: 0..10 ms
 	stamp(&s, 1, 3, at(12), at(50)) // a write: neither first nor last
 	stamp(&s, 2, 3, at(60), at(65)) // close: 60..65 ms
@@ -23,7 +22,7 @@ func TestStepSpans(t *testing.T) {
 		t.Errorf("span %v, inner %v; want 0.057 and 0.042", s[mOpsSpan], s[mInner])
 	}
 	// The last operation's stamps move earlier by the same 8 ms; the first's stay.
-	last := float64(base.UnixNano()) / 1e9
+	last := float64(clockBaseUnix) / 1e9
 	if !near(s[mLastStartOwn]-last, 0.052) || !near(s[mLastEndOwn]-last, 0.057) || !near(s[mFirstStart]-last, 0) {
 		t.Errorf("last stamps less own time: %v, %v; want 0.052 and 0.057 after the first start", s[mLastStartOwn]-last, s[mLastEndOwn]-last)
 	}

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/stack"
@@ -78,11 +77,11 @@ func (s *Session) flushMulti(b *multiBatch, smp *sample, n int, step bool) error
 			s.tr.note(op, nb)
 		}
 	}
-	t0 := time.Now()
+	t0 := tick()
 	err := stack.ExecMulti(s.stack, ops, bufs)
-	t1 := time.Now()
+	t1 := tick()
 	kind := ops[0].Kind
-	smp.charge(kind, t1.Sub(t0).Seconds())
+	smp.charge(kind, (t1 - t0).Seconds())
 	if step {
 		for _, i := range idx {
 			stamp(smp, i, n, t0, t1)
