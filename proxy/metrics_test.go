@@ -12,9 +12,9 @@ import (
 func TestStepSpans(t *testing.T) {
 	var s sample
 	at := func(ms int) time.Duration { return time.Duration(ms) * time.Millisecond } // ticks
-	stamp(&s, 0, 3, at(0), at(10))  // create: 0..10 ms
-	stamp(&s, 1, 3, at(12), at(50)) // a write: neither first nor last
-	stamp(&s, 2, 3, at(60), at(65)) // close: 60..65 ms
+	stamp(&s, 0, 3, at(0), at(10))                                                   // create: 0..10 ms
+	stamp(&s, 1, 3, at(12), at(50))                                                  // a write: neither first nor last
+	stamp(&s, 2, 3, at(60), at(65))                                                  // close: 60..65 ms
 	s[mPrep], s[mPrepBefore], s[mVerify] = 0.007, 0.002, 0.003
 	s.derive()
 	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-6 }
