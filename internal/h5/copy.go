@@ -406,14 +406,7 @@ func CreateLike(loc ID, path string, tmpl ID, o Override) (_ ID, err error) {
 		return 0, err
 	}
 	defer C.H5Sclose(space)
-	cpath := cstr(path)
-	defer free(cpath)
-	ds := C.H5Dcreate2(C.hid_t(loc), cpath, typ, space, C.H5P_DEFAULT, dcpl, C.H5P_DEFAULT)
-	if ds < 0 {
-		return 0, stackError(op)
-	}
-	inherit(ID(ds), loc)
-	return ID(ds), nil
+	return createDataset(loc, path, op, typ, space, dcpl)
 }
 
 // ReadAll reads the whole of dataset d, in its own datatype (no conversion), into buf,

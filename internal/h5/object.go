@@ -269,6 +269,13 @@ func create(loc ID, fn, path, op string, d plan.DatasetSpec, props func(space C.
 	if err != nil {
 		return 0, err
 	}
+	return createDataset(loc, path, op, typ, space, dcpl)
+}
+
+// createDataset creates the dataset at path in loc (H5Dcreate2 with the default link and
+// access lists) and records that it lives in loc's file; op names it in errors. Called
+// inside the gate.
+func createDataset(loc ID, path, op string, typ, space, dcpl C.hid_t) (ID, error) {
 	cpath := cstr(path)
 	defer free(cpath)
 	ds := C.H5Dcreate2(C.hid_t(loc), cpath, typ, space, C.H5P_DEFAULT, dcpl, C.H5P_DEFAULT)

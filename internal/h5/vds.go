@@ -317,14 +317,7 @@ func CreateNullDataset(loc ID, path string, t plan.Type) (ID, error) {
 		return 0, stackError("H5Screate(H5S_NULL) " + op)
 	}
 	defer C.H5Sclose(space)
-	cpath := cstr(path)
-	defer free(cpath)
-	ds := C.H5Dcreate2(C.hid_t(loc), cpath, typ, space, C.H5P_DEFAULT, C.H5P_DEFAULT, C.H5P_DEFAULT)
-	if ds < 0 {
-		return 0, stackError(op)
-	}
-	inherit(ID(ds), loc)
-	return ID(ds), nil
+	return createDataset(loc, path, op, typ, space, C.H5P_DEFAULT)
 }
 
 // DatasetOffset returns the address of a contiguous dataset's data in its file
