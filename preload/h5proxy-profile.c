@@ -180,6 +180,7 @@ struct record {
     int last_io; /* 0 none, 1 read, 2 write */
     struct cv access, stride;
     char *info; /* H5F/H5D: JSON object of properties (driver, type, layout ...) */
+    int blocks_traced; /* H5D: bit rw set once an irregular selection's block list is traced */
 };
 
 /* ---- process state ---------------------------------------------------------------------- */
@@ -248,6 +249,7 @@ struct event {
     int flags; /* H5D: 1 collective */
     int64_t offset, length, start, end;
     char *sel; /* H5D: the file selection, a JSON value, or NULL */
+    char *extra; /* more JSON members ("attribute":{...}, "extent":[...]), or NULL */
 };
 static struct event *events;
 static long nevents, capevents, dropped_events;
@@ -495,7 +497,16 @@ static void event_add(struct record *r, int call, int64_t off, int64_t len, int6
         }
         events = e, capevents = cap;
     }
-    events[nevents++] = (struct event){r, call, flags, off, len, t1, t2, sel};
+    events[nevents++] = (struct event){r, call, flags, off, len, t1, t2, sel, NULL};
+}
+
+/* event_add_extra adds an event that carries more JSON members (extra, owned: freed when the
+ * event is not kept). */
+static void event_add_extra(struct record *r, int call, int64_t t1, int64_t t2, char *extra) {
+    long before = nevents;
+    event_add(r, call, -1, 0, t1, t2, 0, NULL);
+    if (nevents > before) events[nevents - 1].extra = extra;
+    else free(extra);
 }
 
 /* ---- initialization ---------------------------------------------------------------------- */
@@ -1423,6 +1434,18 @@ static struct {
     __typeof__(H5FD_mpio_init) *FD_mpio_init;
     __typeof__(H5Eget_auto2) *Eget_auto2;
     __typeof__(H5Eset_auto2) *Eset_auto2;
+    __typeof__(H5Sget_select_hyper_nblocks) *Sget_select_hyper_nblocks;
+    __typeof__(H5Sget_select_hyper_blocklist) *Sget_select_hyper_blocklist;
+    __typeof__(H5Aget_name) *Aget_name;
+    __typeof__(H5Aget_space) *Aget_space;
+    __typeof__(H5Aget_type) *Aget_type;
+    __typeof__(H5Tis_variable_str) *Tis_variable_str;
+    __typeof__(H5Tget_strpad) *Tget_strpad;
+    __typeof__(H5Tget_cset) *Tget_cset;
+    __typeof__(H5Pget_fill_time) *Pget_fill_time;
+    __typeof__(H5Pget_alloc_time) *Pget_alloc_time;
+    __typeof__(H5Pfill_value_defined) *Pfill_value_defined;
+    __typeof__(H5Pget_fill_value) *Pget_fill_value;
 } h5;
 
 /* hdf5_active resolves HDF5's helpers and checks the program's HDF5 against the build's on
@@ -1466,6 +1489,18 @@ static int hdf5_active(void) {
         R(FD_mpio_init, H5FD_mpio_init);
         R(Eget_auto2, H5Eget_auto2);
         R(Eset_auto2, H5Eset_auto2);
+        R(Sget_select_hyper_nblocks, H5Sget_select_hyper_nblocks);
+        R(Sget_select_hyper_blocklist, H5Sget_select_hyper_blocklist);
+        R(Aget_name, H5Aget_name);
+        R(Aget_space, H5Aget_space);
+        R(Aget_type, H5Aget_type);
+        R(Tis_variable_str, H5Tis_variable_str);
+        R(Tget_strpad, H5Tget_strpad);
+        R(Tget_cset, H5Tget_cset);
+        R(Pget_fill_time, H5Pget_fill_time);
+        R(Pget_alloc_time, H5Pget_alloc_time);
+        R(Pfill_value_defined, H5Pfill_value_defined);
+        R(Pget_fill_value, H5Pget_fill_value);
 #undef R
         unsigned maj = 0, min = 0, rel = 0;
         int complete = 1;
@@ -1646,19 +1681,145 @@ herr_t H5Fclose(hid_t id) {
     return ret;
 }
 
+/* A growing JSON text for traced events (never used by the crash path). */
+struct jb {
+    char *p;
+    size_t n, cap;
+    int bad;
+};
+static void jb_printf(struct jb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void jb_printf(struct jb *b, const char *fmt, ...) {
+    if (b->bad) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->bad = 1;
+            return;
+        }
+        if (b->p && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap <= b->n + (size_t)k) cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q) {
+            b->bad = 1;
+            return;
+        }
+        b->p = q, b->cap = cap;
+    }
+}
+/* jb_str appends s as a JSON string. */
+static void jb_str(struct jb *b, const char *s) {
+    jb_printf(b, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') jb_printf(b, "\\%c", c);
+        else if (c < 0x20) jb_printf(b, "\\u%04x", c);
+        else jb_printf(b, "%c", c);
+    }
+    jb_printf(b, "\"");
+}
+static void jb_hex(struct jb *b, const void *buf, size_t n) {
+    jb_printf(b, "\"");
+    for (size_t i = 0; i < n; i++) jb_printf(b, "%02x", ((const unsigned char *)buf)[i]);
+    jb_printf(b, "\"");
+}
+/* jb_done returns the text (owned by the caller), or NULL when it could not be built. */
+static char *jb_done(struct jb *b) {
+    if (b->bad) {
+        free(b->p);
+        return NULL;
+    }
+    return b->p;
+}
+
+/* Attribute values up to this many bytes are kept in the trace (names, types and shapes
+ * always): enough for units, long names, fill values and small arrays. */
+#define ATTR_VALUE_MAX 4096
+
+/* type_json appends a datatype's class, size, sign (integers), and for strings the padding,
+ * character set and whether it is variable-length, as members named PREFIX_class ... */
+static void type_json(struct jb *b, const char *prefix, hid_t t) {
+    int cls = (int)h5.Tget_class(t);
+    jb_printf(b, "\"%sclass\":%d,\"%ssize\":%zu", prefix, cls, prefix, h5.Tget_size(t));
+    if (cls == H5T_INTEGER) jb_printf(b, ",\"%ssign\":%d", prefix, (int)h5.Tget_sign(t));
+    if (cls == H5T_STRING)
+        jb_printf(b, ",\"%sstr_pad\":%d,\"%scset\":%d,\"%svlen\":%s", prefix, (int)h5.Tget_strpad(t), prefix,
+                  (int)h5.Tget_cset(t), prefix, h5.Tis_variable_str(t) > 0 ? "true" : "false");
+}
+
+/* attr_json describes an attribute for the trace: "attribute":{object (the path of the
+ * object it hangs on), name, its file type, dims ([] scalar) and, given the memory type and
+ * buffer of an H5Awrite, the memory type and the value's bytes in hex when they are few and
+ * not variable-length}. Called outside the lock. */
+static char *attr_json(hid_t attr, hid_t mtype, const void *buf) {
+    struct quiet q;
+    quiet_on(&q);
+    char obj[1024], name[512];
+    ssize_t n = h5.Iget_name(attr, obj, sizeof obj);
+    if (n <= 0 || (size_t)n >= sizeof obj) snprintf(obj, sizeof obj, "<anonymous>");
+    n = h5.Aget_name(attr, sizeof name, name);
+    if (n <= 0 || (size_t)n >= sizeof name) snprintf(name, sizeof name, "<unknown>");
+    struct jb b = {0};
+    jb_printf(&b, "\"attribute\":{\"object\":");
+    jb_str(&b, obj);
+    jb_printf(&b, ",\"name\":");
+    jb_str(&b, name);
+    hid_t t = h5.Aget_type(attr);
+    if (t >= 0) {
+        jb_printf(&b, ",");
+        type_json(&b, "type_", t);
+        h5.Tclose(t);
+    }
+    hid_t s = h5.Aget_space(attr);
+    hssize_t npoints = 0;
+    if (s >= 0) {
+        hsize_t dims[H5S_MAX_RANK];
+        int nd = h5.Sget_simple_extent_ndims(s);
+        if (nd < 0 || nd > H5S_MAX_RANK) nd = 0;
+        if (nd > 0) h5.Sget_simple_extent_dims(s, dims, NULL);
+        npoints = h5.Sget_simple_extent_npoints(s);
+        jb_printf(&b, ",\"dims\":[");
+        for (int i = 0; i < nd; i++) jb_printf(&b, "%s%llu", i ? "," : "", (unsigned long long)dims[i]);
+        jb_printf(&b, "]");
+        h5.Sclose(s);
+    }
+    if (mtype >= 0) {
+        jb_printf(&b, ",");
+        type_json(&b, "mem_", mtype);
+        int vlen = h5.Tget_class(mtype) == H5T_VLEN ||
+                   (h5.Tget_class(mtype) == H5T_STRING && h5.Tis_variable_str(mtype) > 0);
+        size_t bytes = (size_t)(npoints > 0 ? npoints : 0) * h5.Tget_size(mtype);
+        if (buf && !vlen && bytes <= ATTR_VALUE_MAX) {
+            jb_printf(&b, ",\"value\":");
+            jb_hex(&b, buf, bytes);
+        }
+    }
+    jb_printf(&b, "}");
+    quiet_off(&q);
+    return jb_done(&b);
+}
+
 /* Groups and attributes have no Darshan module: their calls count in the call table and,
- * traced, as events of the file's record. */
-static void h5_other(int call, hid_t loc, int64_t t1, int64_t t2) {
+ * traced, as events of the file's record; extra (owned) adds members to the event. */
+static void h5_other_extra(int call, hid_t loc, int64_t t1, int64_t t2, char *extra) {
     inside++;
     pthread_mutex_lock(&lock);
     call_n[call]++;
     call_ns[call] += t2 - t1;
-    if (trace_on) {
-        struct record *r = h5f_of(loc);
-        if (r) event_add(r, call, -1, 0, t1, t2, 0, NULL);
-    }
+    struct record *r = trace_on ? h5f_of(loc) : NULL;
+    if (r) event_add_extra(r, call, t1, t2, extra);
+    else free(extra);
     pthread_mutex_unlock(&lock);
     inside--;
+}
+static void h5_other(int call, hid_t loc, int64_t t1, int64_t t2) {
+    h5_other_extra(call, loc, t1, t2, NULL);
 }
 
 hid_t H5Gcreate2(hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t gapl) {
@@ -1682,7 +1843,13 @@ hid_t H5Acreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t acp
     if (!hdf5_active()) return next_H5Acreate2(loc, name, type, space, acpl, aapl);
     int64_t t1 = now_ns();
     hid_t id = next_H5Acreate2(loc, name, type, space, acpl, aapl);
-    if (id >= 0) h5_other(C_H5Acreate2, id, t1, now_ns());
+    int64_t t2 = now_ns();
+    if (id >= 0) {
+        inside++;
+        char *extra = trace_on ? attr_json(id, -1, NULL) : NULL;
+        inside--;
+        h5_other_extra(C_H5Acreate2, id, t1, t2, extra);
+    }
     return id;
 }
 herr_t H5Awrite(hid_t attr, hid_t type, const void *buf) {
@@ -1690,7 +1857,13 @@ herr_t H5Awrite(hid_t attr, hid_t type, const void *buf) {
     if (!hdf5_active()) return next_H5Awrite(attr, type, buf);
     int64_t t1 = now_ns();
     herr_t ret = next_H5Awrite(attr, type, buf);
-    if (ret >= 0) h5_other(C_H5Awrite, attr, t1, now_ns());
+    int64_t t2 = now_ns();
+    if (ret >= 0) {
+        inside++;
+        char *extra = trace_on ? attr_json(attr, type, buf) : NULL;
+        inside--;
+        h5_other_extra(C_H5Awrite, attr, t1, t2, extra);
+    }
     return ret;
 }
 
@@ -1699,7 +1872,7 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     inside++;
     struct quiet q;
     quiet_on(&q);
-    char file[PATH_MAX], name[1024], info[768];
+    char file[PATH_MAX], name[1024], info[1024];
     file_name(id, file, sizeof file);
     ssize_t n = h5.Iget_name(id, name, sizeof name);
     if (n <= 0 || (size_t)n >= sizeof name) snprintf(name, sizeof name, "<anonymous>");
@@ -1710,6 +1883,10 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     int filter_id[8] = {0};
     unsigned filter_cd0[8] = {0};
     hsize_t dims[H5S_MAX_RANK] = {0}, maxdims[H5S_MAX_RANK] = {0}, chunk[H5S_MAX_RANK] = {0};
+    int fill_time = -1, alloc_time = -1;
+    H5D_fill_value_t fill_def = H5D_FILL_VALUE_ERROR;
+    unsigned char fill[16]; /* a user fill value of an atomic type, for capture */
+    int fill_n = 0;
     hid_t s = h5.Dget_space(id);
     if (s >= 0) {
         ndims = h5.Sget_simple_extent_ndims(s);
@@ -1729,6 +1906,19 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         layout = (int)h5.Pget_layout(p);
         if (layout == H5D_CHUNKED && ndims > 0) h5.Pget_chunk(p, H5S_MAX_RANK, chunk);
         nfilters = h5.Pget_nfilters(p);
+        H5D_fill_time_t ft;
+        H5D_alloc_time_t at;
+        if (h5.Pget_fill_time(p, &ft) >= 0) fill_time = (int)ft;
+        if (h5.Pget_alloc_time(p, &at) >= 0) alloc_time = (int)at;
+        if (h5.Pfill_value_defined(p, &fill_def) < 0) fill_def = H5D_FILL_VALUE_ERROR;
+        if (fill_def == H5D_FILL_VALUE_USER_DEFINED && tsize > 0 && tsize <= sizeof fill &&
+            (tclass == H5T_INTEGER || tclass == H5T_FLOAT)) {
+            hid_t ft2 = h5.Dget_type(id);
+            if (ft2 >= 0) {
+                if (h5.Pget_fill_value(p, ft2, fill) >= 0) fill_n = (int)tsize;
+                h5.Tclose(ft2);
+            }
+        }
         for (int i = 0; i < nfilters && i < 8; i++) {
             unsigned flags = 0, cd[4] = {0}, config = 0;
             size_t ncd = 4;
@@ -1755,7 +1945,11 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     o += snprintf(info + o, sizeof info - (size_t)o, "],\"chunk\":[");
     for (int i = 0; layout == H5D_CHUNKED && i < ndims && o < (int)sizeof info - 32; i++)
         o += snprintf(info + o, sizeof info - (size_t)o, "%s%llu", i ? "," : "", (unsigned long long)chunk[i]);
-    if (o < (int)sizeof info - 3) snprintf(info + o, sizeof info - (size_t)o, "]}");
+    o += snprintf(info + o, sizeof info - (size_t)o, "],\"fill_time\":%d,\"alloc_time\":%d,\"fill_defined\":%d,\"fill_value\":\"",
+                  fill_time, alloc_time, (int)fill_def);
+    for (int i = 0; i < fill_n && o < (int)sizeof info - 8; i++)
+        o += snprintf(info + o, sizeof info - (size_t)o, "%02x", fill[i]);
+    if (o < (int)sizeof info - 3) snprintf(info + o, sizeof info - (size_t)o, "\"}");
     pthread_mutex_lock(&lock);
     call_n[call]++;
     call_ns[call] += t2 - t1;
@@ -1815,6 +2009,59 @@ hid_t H5Dopen1(hid_t loc, const char *name) {
 }
 #endif
 
+/* Irregular selections keep at most this many blocks in the trace. */
+#define SEL_BLOCKS_MAX (1 << 18)
+
+/* selection_json describes a traced selection that is not a regular hyperslab: none
+ * ({"none":true}), points ({"points":N}), or a union of hyperslabs: {"nblocks":N,
+ * "blocks_hash":H, "blocks":[[start..., end...], ...]} with HDF5's block list (corners
+ * inclusive, in HDF5's order) and a hash of it that ignores a shift along dimension 0 (a
+ * record variable's union at each record hashes alike). Called outside the lock. */
+static char *selection_json(hid_t space, int seltype, hssize_t npoints) {
+    struct jb b = {0};
+    if (seltype == H5S_SEL_NONE) {
+        jb_printf(&b, "{\"none\":true}");
+        return jb_done(&b);
+    }
+    if (seltype == H5S_SEL_POINTS) {
+        jb_printf(&b, "{\"points\":%lld}", (long long)npoints);
+        return jb_done(&b);
+    }
+    if (seltype != H5S_SEL_HYPERSLABS) return NULL;
+    int nd = h5.Sget_simple_extent_ndims(space);
+    hssize_t nb = h5.Sget_select_hyper_nblocks(space);
+    if (nd <= 0 || nd > H5S_MAX_RANK || nb < 0) return NULL;
+    hsize_t *bl = nb > 0 && nb <= SEL_BLOCKS_MAX ? malloc((size_t)nb * 2 * (size_t)nd * sizeof *bl) : NULL;
+    if (bl && h5.Sget_select_hyper_blocklist(space, 0, (hsize_t)nb, bl) < 0) {
+        free(bl);
+        bl = NULL;
+    }
+    uint64_t h = 1469598103934665603ULL;
+    if (bl) {
+        hsize_t base = bl[0];
+        for (hssize_t i = 0; i < nb; i++)
+            for (int d = 0; d < 2 * nd; d++) {
+                hsize_t v = bl[(size_t)i * 2 * (size_t)nd + (size_t)d];
+                if (d % nd == 0) v -= base;
+                h = (h ^ (uint64_t)v) * 1099511628211ULL;
+            }
+    }
+    jb_printf(&b, "{\"nblocks\":%lld", (long long)nb);
+    if (bl) {
+        jb_printf(&b, ",\"blocks_hash\":\"%016llx\",\"blocks\":[", (unsigned long long)h);
+        for (hssize_t i = 0; i < nb; i++) {
+            jb_printf(&b, "%s[", i ? "," : "");
+            for (int d = 0; d < 2 * nd; d++)
+                jb_printf(&b, "%s%llu", d ? "," : "", (unsigned long long)bl[(size_t)i * 2 * (size_t)nd + (size_t)d]);
+            jb_printf(&b, "]");
+        }
+        jb_printf(&b, "]");
+        free(bl);
+    }
+    jb_printf(&b, "}");
+    return jb_done(&b);
+}
+
 /* h5d_io records an H5Dread (rw 1) or H5Dwrite (rw 2) as Darshan's H5D module counts it. */
 static void h5d_io(int call, int rw, hid_t dset, hid_t mtype, hid_t fspace, hid_t dxpl, int64_t t1,
                    int64_t t2) {
@@ -1859,6 +2106,8 @@ static void h5d_io(int call, int rw, hid_t dset, hid_t mtype, hid_t fspace, hid_
                     }
                 }
             } else ndims = 0;
+        } else if (trace_on) {
+            sel = selection_json(fspace, seltype, npoints);
         }
     }
     if (dxpl != H5P_DEFAULT) {
@@ -1899,6 +2148,14 @@ static void h5d_io(int call, int rw, hid_t dset, hid_t mtype, hid_t fspace, hid_
         r->last_io = rw;
         key[0] = n;
         cv_add(&r->access, key);
+        if (sel && !regular && seltype == H5S_SEL_HYPERSLABS) {
+            /* the block list once per dataset, direction and process; later ones by hash */
+            if (r->blocks_traced & rw) {
+                char *cut = strstr(sel, ",\"blocks\":");
+                if (cut) strcpy(cut, "}");
+            }
+            r->blocks_traced |= rw;
+        }
         event_add(r, call, -1, n, t1, t2, coll, sel);
         sel = NULL;
     }
@@ -1933,6 +2190,18 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[]) {
         inside++;
         hid_t s = h5.Dget_space(dset);
         hssize_t np = s >= 0 ? h5.Sget_simple_extent_npoints(s) : -1;
+        char *extra = NULL;
+        if (s >= 0 && trace_on) { /* the new extent, for capture */
+            hsize_t dims[H5S_MAX_RANK];
+            int nd = h5.Sget_simple_extent_ndims(s);
+            if (nd > 0 && nd <= H5S_MAX_RANK && h5.Sget_simple_extent_dims(s, dims, NULL) >= 0) {
+                struct jb b = {0};
+                jb_printf(&b, "\"extent\":[");
+                for (int i = 0; i < nd; i++) jb_printf(&b, "%s%llu", i ? "," : "", (unsigned long long)dims[i]);
+                jb_printf(&b, "]");
+                extra = jb_done(&b);
+            }
+        }
         if (s >= 0) h5.Sclose(s);
         pthread_mutex_lock(&lock);
         call_n[C_H5Dset_extent]++;
@@ -1941,9 +2210,11 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[]) {
         if (r) {
             if (np >= 0) r->c[H5D_DATASPACE_NPOINTS] = np;
             r->f[H5D_F_META_TIME] += t2 - t1;
-            event_add(r, C_H5Dset_extent, -1, 0, t1, t2, 0, NULL);
+            event_add_extra(r, C_H5Dset_extent, t1, t2, extra);
+            extra = NULL;
         }
         pthread_mutex_unlock(&lock);
+        free(extra);
         inside--;
     }
     return ret;
@@ -2093,6 +2364,10 @@ static void write_event(const struct event *e) {
     if (e->sel) {
         ws(",\"selection\":");
         ws(e->sel);
+    }
+    if (e->extra) {
+        ws(",");
+        ws(e->extra);
     }
     ws("}\n");
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/profile"
+	"github.com/h5proxy/h5proxy/proxy/e3smmap"
 )
 
 // EnvProfileLib names the environment variable giving libh5proxy-profile.so's path.
@@ -436,6 +437,19 @@ func (p *selfProfile) finish(stdout io.Writer) error {
 
 func (p *selfProfile) cleanup() { os.RemoveAll(p.records) }
 
+// writeCapturedMap writes a description's decomposition map as an E3SM-IO map file.
+func writeCapturedMap(path string, m *profile.MapFile) error {
+	ds := make([]e3smmap.Decomposition, len(m.Decomps))
+	for k, d := range m.Decomps {
+		dims := make([]uint64, len(d.Dims))
+		for i, v := range d.Dims {
+			dims[i] = uint64(v)
+		}
+		ds[k] = e3smmap.Decomposition{Dims: dims, Offsets: d.Offsets, Lengths: d.Lengths, FullyCovered: d.FullyCovered}
+	}
+	return e3smmap.Write(path, ds)
+}
+
 // cmdCapture turns a program's traced profile into an application description
 // (docs/apps.md's format): h5proxy capture [-np N] -o my-app.yaml -- PROGRAM ARGS...
 func cmdCapture(args []string, stdout, stderr io.Writer) error {
@@ -491,6 +505,13 @@ func cmdCapture(args []string, stdout, stderr io.Writer) error {
 	for f, text := range c.Files {
 		path := filepath.Join(filepath.Dir(*out), f)
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return err
+		}
+		written = append(written, path)
+	}
+	if c.Map != nil {
+		path := filepath.Join(filepath.Dir(*out), c.MapName)
+		if err := writeCapturedMap(path, c.Map); err != nil {
 			return err
 		}
 		written = append(written, path)

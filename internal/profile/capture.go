@@ -2,6 +2,7 @@ package profile
 
 import (
 	"cmp"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,11 @@ type Description struct {
 	YAML        string
 	Files       map[string]string // sidecar file name (beside the description) -> contents
 	Unexpressed []string
+	// Map is the decomposition map of the datasets whose ranks wrote unions of hyperslabs
+	// (nil when none did), to be written as an E3SM-IO map file named MapName beside the
+	// description.
+	Map     *MapFile
+	MapName string
 }
 
 // ErrNoHDF5 says a profile has no HDF5 dataset I/O to fold into a description.
@@ -36,11 +42,25 @@ type datasetInfo struct {
 	Dims      []int64  `json:"dims"`
 	MaxDims   []int64  `json:"maxdims"`
 	Chunk     []int64  `json:"chunk"`
+	// Fill properties (H5D_fill_time_t, H5D_alloc_time_t, H5D_fill_value_t and a user
+	// fill value's bytes in hex); absent from records of older libraries.
+	FillTime    *int   `json:"fill_time"`
+	AllocTime   *int   `json:"alloc_time"`
+	FillDefined *int   `json:"fill_defined"`
+	FillValue   string `json:"fill_value"`
 }
 
-// selection is the file selection of a traced H5Dread/H5Dwrite.
+// selection is the file selection of a traced H5Dread/H5Dwrite: a regular hyperslab
+// (start, stride, count, block), none, points, or a union of hyperslabs (HDF5's block list:
+// each block's start then end corner, inclusive; the library keeps one list per dataset,
+// direction and rank, and the later ones' hash).
 type selection struct {
 	Start, Stride, Count, Block []int64
+	None                        bool
+	Points                      int64
+	NBlocks                     int64  `json:"nblocks"`
+	Hash                        string `json:"blocks_hash"`
+	Blocks                      [][]int64
 }
 
 // capDataset is one dataset of the description: its template path, what the records say
@@ -54,6 +74,18 @@ type capDataset struct {
 	coll     bool
 	indep    bool
 	order    int // creation order on rank 0
+	fileOf   string
+	attrs    []*capAttr
+	// A series by extension (an unlimited first dimension grown by H5Dset_extent between
+	// writes, as netCDF's record variables): each write adds grow along dimension 0;
+	// empty when it was created with none (extended before its first write).
+	series   bool
+	grow     int64
+	empty    bool
+	extents  int                     // H5Dset_extent calls of rank 0
+	writesBy map[int]int             // rank -> H5Dwrite calls in the whole run
+	hashes   map[int]map[string]bool // rank -> the block-list hashes of its union selections
+	once     bool                    // written at the first step alone (steps from series)
 }
 
 var stepNumber = regexp.MustCompile(`^(.*?)(\d+)$`)
@@ -98,7 +130,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		if _, ok := files[r.File][tmpl]; ok {
 			continue
 		}
-		d := &capDataset{template: tmpl, writes: map[int][]selection{}, reads: map[int][]selection{}}
+		d := &capDataset{template: tmpl, fileOf: r.File, writes: map[int][]selection{}, reads: map[int][]selection{}, writesBy: map[int]int{}, hashes: map[int]map[string]bool{}}
 		if len(r.Info) > 0 {
 			if err := json.Unmarshal(r.Info, &d.info); err != nil {
 				return nil, fmt.Errorf("H5D record %s %s: info: %w", r.File, r.Name, err)
@@ -127,21 +159,34 @@ func Capture(p *Profile, name string) (*Description, error) {
 			}
 		}
 	}
-	// The first step's accesses of every rank; the gaps between steps on rank 0.
+	// Series by extension: the run's writes per rank and rank 0's extensions.
+	if steps == 1 {
+		steps = c.series(p, files, stepOf)
+	}
+	// The first step's accesses of every rank (a series' first write); the gaps between
+	// steps on rank 0 (a series' writes are its steps).
 	stepStart, stepEnd := map[int]float64{}, map[int]float64{}
+	seriesWrite := map[*capDataset]map[int]int{} // rank -> writes seen so far
 	for _, e := range p.Events {
 		if e.Module != "H5D" || (e.Call != "H5Dwrite" && e.Call != "H5Dread") {
 			continue
 		}
 		tmpl, n, _ := stepOf(e.Name)
+		d := files[e.File][tmpl]
+		if d != nil && d.series && e.Call == "H5Dwrite" {
+			if seriesWrite[d] == nil {
+				seriesWrite[d] = map[int]int{}
+			}
+			n = seriesWrite[d][e.Rank]
+			seriesWrite[d][e.Rank]++
+		}
 		if e.Rank == 0 {
 			if s, ok := stepStart[n]; !ok || e.Start < s {
 				stepStart[n] = e.Start
 			}
 			stepEnd[n] = max(stepEnd[n], e.End)
 		}
-		d := files[e.File][tmpl]
-		if d == nil || n != 0 {
+		if d == nil {
 			continue
 		}
 		var sel selection
@@ -149,6 +194,15 @@ func Capture(p *Profile, name string) (*Description, error) {
 			_ = json.Unmarshal(e.Selection, &sel)
 		} else {
 			sel = selection{Start: make([]int64, len(d.info.Dims)), Count: d.info.Dims}
+		}
+		if sel.Hash != "" && e.Call == "H5Dwrite" {
+			if d.hashes[e.Rank] == nil {
+				d.hashes[e.Rank] = map[string]bool{}
+			}
+			d.hashes[e.Rank][sel.Hash] = true
+		}
+		if n != 0 {
+			continue
 		}
 		if e.Call == "H5Dwrite" {
 			d.writes[e.Rank] = append(d.writes[e.Rank], sel)
@@ -182,6 +236,17 @@ func Capture(p *Profile, name string) (*Description, error) {
 		return false
 	}
 	anyWritten := slices.ContainsFunc(fileOrder, writes)
+	attrs := attributes(p, func(file, obj string) (string, int) {
+		if t, n, _ := stepOf(obj); files[file][t] != nil { // a dataset
+			return t, n
+		}
+		t, n, _ := stepOf(obj + "/x") // a group: its own name may carry the step
+		if t = strings.TrimSuffix(t, "/x"); t == "" {
+			t = "/"
+		}
+		return t, n
+	})
+	c.MapName = fileID(name, 0, map[string]string{}) + ".map.h5"
 	for i, f := range fileOrder {
 		if anyWritten && !writes(f) {
 			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: an input the program read but did not write (a description reads back only the files it writes)", filepath.Base(f)))
@@ -204,37 +269,61 @@ func Capture(p *Profile, name string) (*Description, error) {
 				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: collective metadata reads %v, writes %v (a description sets both)", filepath.Base(f), fa.Ops, fa.Write))
 			}
 		}
-		c.writeTree(&b, id, ds, p.Ranks)
+		fileAttrs := attrs[f]
+		for t, d := range ds {
+			d.attrs = fileAttrs[t]
+		}
+		c.writeAttributes(&b, "    ", id, fileAttrs["/"])
+		c.writeTree(&b, id, ds, fileAttrs, p.Ranks)
 		read := false
-		var collW, indepW []string // written datasets by transfer mode, in creation order
+		// One write action per transfer mode and cadence (every step, or a series'
+		// first step alone); the datasets are named only when the file has several (a
+		// program that writes some datasets collectively and others independently, as
+		// rank 0's small arrays often are, or fixed variables beside record ones).
+		var groups [4][]string // collective, independent; each every step, then once
+		first := [4]int{}      // each group's first dataset in creation order
 		for _, t := range sortedTemplates(ds) {
 			d := ds[t]
 			read = read || len(d.reads) > 0
-			switch {
-			case len(d.writes) == 0:
-			case d.indep && !d.coll:
-				indepW = append(indepW, path.Base(t))
-			default:
-				collW = append(collW, path.Base(t))
+			if len(d.writes) == 0 {
+				continue
+			}
+			g := 0
+			if d.indep && !d.coll {
+				g = 1
+			}
+			if d.once {
+				g += 2
+			}
+			if len(groups[g]) == 0 {
+				first[g] = d.order
+			}
+			groups[g] = append(groups[g], path.Base(t))
+		}
+		several := 0
+		for _, g := range groups {
+			if len(g) > 0 {
+				several++
 			}
 		}
-		// One write action per transfer mode; the datasets are named only when the file
-		// has both (a program that writes some datasets collectively and others
-		// independently, as rank 0's small arrays often are).
-		both := len(collW) > 0 && len(indepW) > 0
-		for _, w := range []struct {
-			names []string
-			indep bool
-		}{{collW, false}, {indepW, true}} {
-			if len(w.names) == 0 {
+		// The actions in the order of their first datasets' creation: the engine creates
+		// each dataset at its first write, and HDF5 allocates contiguous ones in that order.
+		byFirst := []int{0, 1, 2, 3}
+		slices.SortStableFunc(byFirst, func(a, b int) int { return cmp.Compare(first[a], first[b]) })
+		for _, g := range byFirst {
+			names := groups[g]
+			if len(names) == 0 {
 				continue
 			}
 			a := "  - write: " + id
-			if w.indep {
+			if g%2 == 1 {
 				a += "\n    collective: false"
 			}
-			if both {
-				a += "\n    datasets: [" + strings.Join(w.names, ", ") + "]"
+			if g >= 2 {
+				a += fmt.Sprintf("\n    every: %d   # the first step alone", steps)
+			}
+			if several > 1 {
+				a += "\n    datasets: [" + strings.Join(names, ", ") + "]"
 			}
 			timeline = append(timeline, a)
 		}
@@ -246,7 +335,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 				timeline = append(timeline, "  - flush: "+id+"\n    at: end")
 			}
 		}
-		written := len(collW)+len(indepW) > 0
+		written := several > 0
 		if read {
 			a := "  - read: " + id
 			if written {
@@ -259,10 +348,11 @@ func Capture(p *Profile, name string) (*Description, error) {
 	for _, a := range timeline {
 		fmt.Fprintln(&b, a)
 	}
-	for _, call := range []string{"H5Acreate2", "H5Awrite", "H5Dset_extent"} {
-		if n := p.Calls[call].N; n > 0 {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s ×%d (attribute names, types and values and extensions are not in the trace)", call, n))
-		}
+	if traced := slices.ContainsFunc(p.Events, func(e Event) bool { return len(e.Attribute) > 0 }); !traced && p.Calls["H5Acreate2"].N+p.Calls["H5Awrite"].N > 0 {
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("H5Acreate2 ×%d, H5Awrite ×%d: the trace has no attribute names, types or values (a library older than this h5proxy)", p.Calls["H5Acreate2"].N, p.Calls["H5Awrite"].N))
+	}
+	if c.Map != nil {
+		fmt.Fprintf(&b, "# %s: the ranks' unions of hyperslabs as an E3SM-IO map, one map process per captured rank (%s)\n", c.MapName, c.Map.summary())
 	}
 	if len(c.Unexpressed) > 0 {
 		b.WriteString("# Not expressed:\n")
@@ -272,6 +362,72 @@ func Capture(p *Profile, name string) (*Description, error) {
 	}
 	c.YAML = b.String()
 	return c, nil
+}
+
+// series finds the datasets written as series by extension (an unlimited first
+// dimension, grown by H5Dset_extent between writes, as netCDF's and E3SM's record
+// variables) and returns the steps they make: the most writes of any (1 when none). The
+// other datasets written once are written at the first step alone.
+func (c *Description) series(p *Profile, files map[string]map[string]*capDataset, stepOf func(string) (string, int, bool)) int {
+	last := map[*capDataset]int64{}
+	for _, e := range p.Events {
+		if e.Module != "H5D" {
+			continue
+		}
+		tmpl, _, stepped := stepOf(e.Name)
+		d := files[e.File][tmpl]
+		if d == nil || stepped {
+			continue
+		}
+		switch {
+		case e.Call == "H5Dwrite":
+			d.writesBy[e.Rank]++
+		case e.Call == "H5Dset_extent" && e.Rank == 0:
+			d.extents++
+			if len(e.Extent) > 0 {
+				last[d] = e.Extent[0]
+			}
+		}
+	}
+	steps := 1
+	for _, ds := range files {
+		for _, d := range ds {
+			w := 0
+			for _, n := range d.writesBy {
+				w = max(w, n)
+			}
+			in := d.info
+			if w == 0 || d.extents == 0 || len(in.MaxDims) == 0 || in.MaxDims[0] != -1 || last[d] == 0 || last[d]%int64(w) != 0 {
+				continue
+			}
+			grow := last[d] / int64(w)
+			if in.Dims[0] != 0 && in.Dims[0] != grow {
+				continue // created holding some records, grown by others: not a series of equal writes
+			}
+			d.series, d.grow, d.empty = true, grow, in.Dims[0] == 0
+			steps = max(steps, w)
+		}
+	}
+	if steps == 1 {
+		return 1
+	}
+	for _, ds := range files {
+		for _, d := range ds {
+			w := 0
+			for _, n := range d.writesBy {
+				w = max(w, n)
+			}
+			switch {
+			case d.series && w != steps:
+				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: written %d times, the other series %d (written at every step)", filepath.Base(d.fileOf), d.template, w, steps))
+			case !d.series && w == 1:
+				d.once = true
+			case !d.series && w > 1:
+				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %d writes, not a series by extension (written at every step)", filepath.Base(d.fileOf), d.template, w))
+			}
+		}
+	}
+	return steps
 }
 
 // sortedTemplates are a file's dataset templates in creation order (then by name).
@@ -295,7 +451,7 @@ func fileRecord(p *Profile, file string) (Record, bool) {
 }
 
 // writeTree writes a file's groups and datasets: templates split at their slashes.
-func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*capDataset, nranks int) {
+func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*capDataset, attrs map[string][]*capAttr, nranks int) {
 	type node struct {
 		groups   map[string]*node
 		order    []string
@@ -314,8 +470,11 @@ func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*ca
 		}
 		n.datasets = append(n.datasets, ds[t])
 	}
-	var walk func(n *node, indent string)
-	walk = func(n *node, indent string) {
+	var walk func(n *node, at, indent string)
+	walk = func(n *node, at, indent string) {
+		if at != "/" {
+			c.writeAttributes(b, indent, attributeOwner(id, at), attrs[at])
+		}
 		if len(n.datasets) > 0 {
 			fmt.Fprintf(b, "%sdatasets:\n", indent)
 			for _, d := range n.datasets {
@@ -326,11 +485,11 @@ func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*ca
 			fmt.Fprintf(b, "%sgroups:\n", indent)
 			for _, g := range n.order {
 				fmt.Fprintf(b, "%s  %s:\n", indent, yamlString(g))
-				walk(n.groups[g], indent+"    ")
+				walk(n.groups[g], path.Join(at, g), indent+"    ")
 			}
 		}
 	}
-	walk(root, "    ")
+	walk(root, "/", "    ")
 }
 
 func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *capDataset, nranks int) {
@@ -344,6 +503,9 @@ func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *cap
 	for i, v := range d.info.Dims {
 		shape[i] = strconv.FormatInt(v, 10)
 	}
+	if d.series {
+		shape[0] = strconv.FormatInt(d.grow, 10)
+	}
 	if len(shape) > 0 && shape0 != "" {
 		shape[0] = shape0
 	}
@@ -351,6 +513,9 @@ func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *cap
 	for i, m := range d.info.MaxDims {
 		if m < 0 {
 			fmt.Fprintf(b, "%s  extend: %d   # unlimited along it\n", indent, i)
+			if d.empty {
+				fmt.Fprintf(b, "%s  start_empty: true   # created with 0 along it, extended before each write\n", indent)
+			}
 			break
 		}
 	}
@@ -366,11 +531,45 @@ func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *cap
 	if fl := filterList(d.info); fl != "" {
 		fmt.Fprintf(b, "%s  filters: [%s]\n", indent, fl)
 	}
+	c.writeFill(b, indent+"  ", id, d)
 	if decomp != "" {
 		fmt.Fprintf(b, "%s  decompose: %s\n", indent, decomp)
 	}
 	if d.nwrites > 1 {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %d H5Dwrite per rank per step (a description writes each dataset once per step: their union)", id, d.template, d.nwrites))
+	}
+	for r := range nranks {
+		if n := len(d.hashes[r]); n > 1 {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: rank %d's union of hyperslabs changes between writes (%d kinds; the first is written at every step)", id, d.template, r, n))
+			break
+		}
+	}
+	c.writeAttributes(b, indent+"  ", attributeOwner(id, d.template), d.attrs)
+}
+
+// writeFill writes a dataset's fill properties where they are not HDF5's defaults: an
+// undefined or user fill value (H5D_fill_value_t 0 or 2), fill time alloc or never
+// (H5D_fill_time_t 0 or 1; 2, ifset, is the default).
+func (c *Description) writeFill(b *strings.Builder, indent, id string, d *capDataset) {
+	in := d.info
+	switch {
+	case in.FillDefined == nil:
+	case *in.FillDefined == 0:
+		fmt.Fprintf(b, "%sfill: undefined\n", indent)
+	case *in.FillDefined == 2:
+		raw, err := hex.DecodeString(in.FillValue)
+		a := &capAttr{value: raw, mem: attrEvent{MemClass: &in.TypeClass, MemSize: in.TypeSize, MemSign: in.TypeSign}}
+		typ, _ := typeName(in)
+		if v, ok := attrValues(a, typ, 1); err == nil && ok && (in.TypeClass == 0 || in.TypeClass == 1) {
+			fmt.Fprintf(b, "%sfill: %s\n", indent, v[0])
+		} else {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: a user fill value the trace does not hold", id, d.template))
+		}
+	}
+	if in.FillTime != nil {
+		if name := map[int]string{0: "alloc", 1: "never"}[*in.FillTime]; name != "" {
+			fmt.Fprintf(b, "%sfill_time: %s\n", indent, name)
+		}
 	}
 }
 
@@ -378,13 +577,29 @@ func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *cap
 // (shape[0] then an expression over nranks, so the description runs at other rank
 // counts), rank0, replicated, or uneven 1-D counts in rank order (a counts file).
 func (c *Description) decomposition(id string, d *capDataset, nranks int) (decomp, shape0 string) {
-	acc := d.writes
-	if len(acc) == 0 {
-		acc = d.reads
+	all := d.writes
+	if len(all) == 0 {
+		all = d.reads
 	}
-	dims := d.info.Dims
+	dims := slices.Clone(d.info.Dims)
+	if d.series {
+		dims[0] = d.grow
+	}
+	// Ranks that select nothing take part in a collective transfer without elements.
+	acc, irregular := map[int][]selection{}, false
+	for r, ss := range all {
+		for _, s := range ss {
+			if !s.None {
+				acc[r] = append(acc[r], s)
+				irregular = irregular || len(s.Blocks) > 0 || s.NBlocks > 0
+			}
+		}
+	}
 	if len(acc) == 0 {
 		return "", ""
+	}
+	if irregular && len(dims) > 0 {
+		return c.unionDecomposition(id, d, acc, dims, nranks), ""
 	}
 	if len(dims) == 0 { // a scalar: written by rank 0 alone, or by every rank
 		if _, only0 := acc[0]; only0 && len(acc) == 1 {
@@ -492,6 +707,31 @@ func (c *Description) decomposition(id string, d *capDataset, nranks int) (decom
 	}
 	c.Files[file] = txt.String()
 	return fmt.Sprintf("{kind: uneven, file: %s}", yamlString(file)), "auto"
+}
+
+// unionDecomposition folds unions of hyperslabs: each rank's elements as runs of the
+// flattened array become a decomposition of the description's map file (a series of one
+// record per write is mapped without its record dimension, as E3SM-IO's maps are).
+func (c *Description) unionDecomposition(id string, d *capDataset, acc map[int][]selection, dims []int64, nranks int) string {
+	perRank := make([][]run, nranks)
+	for r := range nranks {
+		rs, ok := selectionRuns(acc[r], dims)
+		if !ok {
+			c.listPerRank(id, d, acc, nranks)
+			return ""
+		}
+		perRank[r] = rs
+	}
+	mdims := dims
+	if d.series && d.grow == 1 && len(dims) > 1 {
+		mdims = dims[1:]
+	}
+	dc, err := c.mapDecomposition(mdims, perRank)
+	if err != nil {
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %v (a map writes each element once; written as block)", id, d.template, err))
+		return ""
+	}
+	return dc
 }
 
 // listPerRank records a dataset whose selections fold into no decomposition, with each

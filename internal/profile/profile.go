@@ -84,6 +84,12 @@ type Event struct {
 	End        float64         `json:"end"`
 	Collective bool            `json:"collective,omitempty"`
 	Selection  json.RawMessage `json:"selection,omitempty"`
+	// Attribute is what H5Acreate2 and H5Awrite events say of the attribute: the object it
+	// hangs on, its name, file type, dims, and for H5Awrite the memory type and small
+	// values (docs/profile.md's record format).
+	Attribute json.RawMessage `json:"attribute,omitempty"`
+	// Extent is the dataset's extent after an H5Dset_extent.
+	Extent []int64 `json:"extent,omitempty"`
 }
 
 // Process is one record file: one rank, or one process without MPI.
@@ -117,6 +123,8 @@ type line struct {
 	EndNs       int64               `json:"end_ns"`
 	Collective  bool                `json:"collective"`
 	Selection   json.RawMessage     `json:"selection"`
+	Attribute   json.RawMessage     `json:"attribute"`
+	Extent      []int64             `json:"extent"`
 	Partial     bool                `json:"partial"`
 	Reason      string              `json:"reason"`
 	Dropped     int64               `json:"dropped_events"`
@@ -166,7 +174,8 @@ func ReadFile(path string) (*Process, error) {
 		case "event":
 			p.Events = append(p.Events, Event{Rank: p.Header.Rank, Module: l.Module, Call: l.Call, File: l.File,
 				Name: l.Name, Offset: l.Offset, Length: l.Length, Start: float64(l.StartNs) / 1e9,
-				End: float64(l.EndNs) / 1e9, Collective: l.Collective, Selection: l.Selection})
+				End: float64(l.EndNs) / 1e9, Collective: l.Collective, Selection: l.Selection,
+				Attribute: l.Attribute, Extent: l.Extent})
 		case "end":
 			p.Partial, p.Reason, p.EndNs, p.Dropped = l.Partial, l.Reason, l.EndNs, l.Dropped
 		}

@@ -412,8 +412,8 @@ func (d *decomposer) part(r int) part {
 		}
 		fallthrough
 	default: // replicated
-		if n == 0 {
-			return part{sel: plan.Selection{}, mem: nil}
+		if n == 0 { // a scalar's one element (plan.None would select nothing)
+			return part{sel: plan.All(nil), mem: nil}
 		}
 		return part{sel: plan.All(d.shape), mem: slices.Clone(d.shape)}
 	}

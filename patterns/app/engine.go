@@ -445,6 +445,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		prev := s.writes[in.path][v.path]
 		if !created[v.path] {
 			ds := sp.create
+			if sp.empty {
+				ds.Shape = slices.Clone(ds.Shape)
+				ds.Shape[sp.extend] = 0
+			}
 			s.cur.Add(plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds})
 			created[v.path] = true
 			if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
@@ -458,7 +462,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		p := dec.part(rank)
 		fileShape := slices.Clone(sp.shape)
 		sel := p.sel
-		if sp.extend >= 0 && len(prev) > 0 {
+		if sp.extend >= 0 && (len(prev) > 0 || sp.empty) {
 			k := uint64(len(prev))
 			fileShape[0] = (k + 1) * sp.shape[0]
 			s.cur.Add(plan.Op{Kind: plan.ExtendDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &plan.DatasetSpec{Shape: slices.Clone(fileShape)}})

@@ -22,6 +22,7 @@ type dsSpec struct {
 	shape  []uint64         // one write's extent
 	auto   bool             // shape[0] from the uneven counts
 	extend int              // -1: not extended
+	empty  bool             // extend: created with 0 along it, extended before every write
 	mem    plan.Type
 	buffer string // "" : own buffer; else the shared interleaved struct's
 }
@@ -67,6 +68,14 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 			return nil, errAt(ds.Extend, "a scalar dataset cannot grow", "a shape with at least one dimension")
 		}
 		s.extend = k
+	}
+	if ds.StartEmpty.Set {
+		if s.empty, err = sc.Bool(ds.StartEmpty); err != nil {
+			return nil, err
+		}
+	}
+	if s.empty && s.extend < 0 {
+		return nil, errAt(ds.StartEmpty, "start_empty without extend", "extend: 0 with start_empty: true, or start_empty: false")
 	}
 	if len(ds.MaxShape) > 0 {
 		if len(ds.MaxShape) != len(ds.Shape) {
@@ -310,7 +319,18 @@ func encodeValue(t plan.Type, v desc.Value) ([]byte, error) {
 	case plan.Compound:
 		return nil, errAt(v, "a literal value of compound type %s", "a numeric or string type", t)
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v.Text), 64)
+	txt := strings.TrimSpace(v.Text)
+	// Integers are exact (a u64 of 2^64-1, H5S_UNLIMITED in netCDF's dimension attributes,
+	// is no float64).
+	if u, err := strconv.ParseUint(txt, 10, 64); err == nil && t.Class == plan.Uint64 {
+		binary.NativeEndian.PutUint64(b, u)
+		return b, nil
+	}
+	if i, err := strconv.ParseInt(txt, 10, 64); err == nil && t.Class == plan.Int64 {
+		binary.NativeEndian.PutUint64(b, uint64(i))
+		return b, nil
+	}
+	f, err := strconv.ParseFloat(txt, 64)
 	if err != nil {
 		return nil, errAt(v, "not a number", "a number")
 	}

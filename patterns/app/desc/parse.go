@@ -453,7 +453,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	x := p.mapOf(resolve(n), path)
 	d := &Dataset{Name: name, Pos: pos, set: x.set,
 		Like: x.value("like", s), Type: x.value("type", s), Shape: x.list("shape"), MaxShape: x.list("max_shape"),
-		Extend: x.value("extend", s), Layout: x.value("layout", s), Chunk: x.list("chunk"),
+		Extend: x.value("extend", s), StartEmpty: x.value("start_empty", s), Layout: x.value("layout", s), Chunk: x.list("chunk"),
 		Fill: x.value("fill", s), FillTime: x.value("fill_time", s), AllocTime: x.value("alloc_time", s),
 		Attributes: p.attributes(x.vals["attributes"], join(path, "attributes")),
 	}

@@ -145,6 +145,7 @@ var (
 			{Key: "shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "extent per dimension, slowest first; [] is a scalar; with uneven decomposition dim 0 may be `auto` (the sum of the counts)"},
 			{Key: "max_shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "maximum extent per dimension; `unlimited` for H5S_UNLIMITED (default: shape, or unlimited along extend)"},
 			{Key: "extend", Kind: Expr, Help: "series by extension: the dimension that grows by shape[dim] at each write (the dataset is created once, chunked, unlimited along it)"},
+			{Key: "start_empty", Kind: Bool, Default: "false", Help: "with extend: the series is created with 0 along it and extended before each write, the first included, as netCDF's and E3SM-IO's record variables are (default: created holding the first write)"},
 			{Key: "layout", Kind: Enum, Allowed: []string{"contiguous", "chunked", "compact"}, Help: "storage layout (default: chunked when chunk, filters or extend are given, else contiguous)"},
 			{Key: "chunk", Kind: List, Elem: &Node{Kind: Expr}, Help: "chunk extent per dimension (layout chunked)"},
 			filterNode,

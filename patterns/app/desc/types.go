@@ -141,6 +141,7 @@ type Dataset struct {
 	Shape      []Value
 	MaxShape   []Value
 	Extend     Value
+	StartEmpty Value
 	Layout     Value
 	Chunk      []Value
 	Filters    []Filter

@@ -1,0 +1,214 @@
+package profile
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// attrEvent is what the library traces of an attribute at H5Acreate2 and H5Awrite
+// (docs/profile.md's record format): the object it hangs on, its name, its file type and
+// dims, and at H5Awrite the memory type and the value's bytes (hex) when they were few.
+type attrEvent struct {
+	Object    string  `json:"object"`
+	Name      string  `json:"name"`
+	TypeClass int     `json:"type_class"`
+	TypeSize  int     `json:"type_size"`
+	TypeSign  int     `json:"type_sign"`
+	StrPad    int     `json:"type_str_pad"`
+	Cset      int     `json:"type_cset"`
+	VLen      bool    `json:"type_vlen"`
+	Dims      []int64 `json:"dims"`
+	MemClass  *int    `json:"mem_class"`
+	MemSize   int     `json:"mem_size"`
+	MemSign   int     `json:"mem_sign"`
+	Value     *string `json:"value"`
+}
+
+// capAttr is one attribute of the description: the last create and write events of an
+// (object, name) pair on rank 0.
+type capAttr struct {
+	name  string
+	ev    attrEvent // file type and dims from the create, memory type and value from the write
+	value []byte    // nil: never written, or too large to be traced
+	mem   attrEvent
+}
+
+// HDF5's string padding (H5T_str_t) and character set (H5T_cset_t) the description's
+// strings have: strN attributes are NUL-terminated ASCII.
+const (
+	strNullTerm = 0
+	csetASCII   = 0
+)
+
+// attributes collects rank 0's traced attributes per file and object template (the
+// object's path with ${step} for a step group's number: the first step's values), in the
+// order the program created them.
+func attributes(p *Profile, template func(file, object string) (string, int)) map[string]map[string][]*capAttr {
+	out := map[string]map[string][]*capAttr{}
+	for _, e := range p.Events {
+		if e.Rank > 0 || len(e.Attribute) == 0 || (e.Call != "H5Acreate2" && e.Call != "H5Awrite") {
+			continue
+		}
+		var a attrEvent
+		if json.Unmarshal(e.Attribute, &a) != nil {
+			continue
+		}
+		tmpl, step := template(e.File, a.Object)
+		if step != 0 {
+			continue
+		}
+		if out[e.File] == nil {
+			out[e.File] = map[string][]*capAttr{}
+		}
+		var c *capAttr
+		for _, x := range out[e.File][tmpl] {
+			if x.name == a.Name {
+				c = x
+			}
+		}
+		if c == nil {
+			c = &capAttr{name: a.Name}
+			out[e.File][tmpl] = append(out[e.File][tmpl], c)
+		}
+		c.ev.Object, c.ev.Name, c.ev.TypeClass, c.ev.TypeSize, c.ev.TypeSign = a.Object, a.Name, a.TypeClass, a.TypeSize, a.TypeSign
+		c.ev.StrPad, c.ev.Cset, c.ev.VLen, c.ev.Dims = a.StrPad, a.Cset, a.VLen, a.Dims
+		if e.Call == "H5Awrite" && a.MemClass != nil {
+			c.mem = a
+			c.value = nil
+			if a.Value != nil {
+				if b, err := hex.DecodeString(*a.Value); err == nil {
+					c.value = b
+				}
+			}
+		}
+	}
+	return out
+}
+
+// writeAttributes writes an object's attributes (YAML under indent) and lists what the
+// format cannot say about them.
+func (c *Description) writeAttributes(b *strings.Builder, indent, where string, as []*capAttr) {
+	if len(as) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%sattributes:\n", indent)
+	for _, a := range as {
+		fmt.Fprintf(b, "%s  %s: %s\n", indent, yamlString(a.name), c.attributeValue(where, a))
+	}
+}
+
+// attributeValue is an attribute's YAML value: {type, shape, value}, or generated values
+// where the trace has none.
+func (c *Description) attributeValue(where string, a *capAttr) string {
+	at := fmt.Sprintf("%s attribute %s", where, a.name)
+	typ, ok := typeName(datasetInfo{TypeClass: a.ev.TypeClass, TypeSize: a.ev.TypeSize, TypeSign: a.ev.TypeSign})
+	if !ok || a.ev.VLen {
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: datatype class %d of %d bytes%s (written as f64)", at, a.ev.TypeClass, a.ev.TypeSize,
+			map[bool]string{true: ", variable-length", false: ""}[a.ev.VLen]))
+		typ = "f64"
+	}
+	if a.ev.TypeClass == 3 && (a.ev.StrPad != strNullTerm || a.ev.Cset != csetASCII) {
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: string padding %d, character set %d (a description's strings are NUL-terminated ASCII)", at, a.ev.StrPad, a.ev.Cset))
+	}
+	n := int64(1)
+	for _, d := range a.ev.Dims {
+		n *= d
+	}
+	shape := ""
+	switch {
+	case len(a.ev.Dims) == 1:
+		shape = fmt.Sprintf(", shape: [%d]", a.ev.Dims[0])
+	case len(a.ev.Dims) > 1:
+		shape = fmt.Sprintf(", shape: [%d]", n)
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: dims %v (a description's attributes are scalars or 1-D: written as %d elements)", at, a.ev.Dims, n))
+	}
+	vals, ok := attrValues(a, typ, n)
+	if !ok {
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: its value is not in the trace (never written, variable-length, or over the library's size limit): generated", at))
+		return fmt.Sprintf("{type: %s%s, generate: index}", typ, shape)
+	}
+	if len(a.ev.Dims) == 0 {
+		return fmt.Sprintf("{type: %s, value: %s}", typ, vals[0])
+	}
+	return fmt.Sprintf("{type: %s%s, value: [%s]}", typ, shape, strings.Join(vals, ", "))
+}
+
+// attrValues decodes an attribute's traced bytes (in its memory type) into n YAML
+// literals: exact integers, shortest floats, strings without their trailing NULs.
+func attrValues(a *capAttr, typ string, n int64) ([]string, bool) {
+	if a.value == nil || a.mem.MemClass == nil || a.ev.VLen {
+		return nil, false
+	}
+	size := a.mem.MemSize
+	if size <= 0 || int64(len(a.value)) != n*int64(size) {
+		return nil, false
+	}
+	ne := binary.NativeEndian
+	out := make([]string, 0, n)
+	for i := range int(n) {
+		b := a.value[i*size : (i+1)*size]
+		switch *a.mem.MemClass {
+		case 0: // H5T_INTEGER
+			var u uint64
+			switch size {
+			case 1:
+				u = uint64(b[0])
+			case 2:
+				u = uint64(ne.Uint16(b))
+			case 4:
+				u = uint64(ne.Uint32(b))
+			case 8:
+				u = ne.Uint64(b)
+			default:
+				return nil, false
+			}
+			if a.mem.MemSign == 0 {
+				out = append(out, strconv.FormatUint(u, 10))
+				continue
+			}
+			shift := 64 - 8*uint(size)
+			out = append(out, strconv.FormatInt(int64(u<<shift)>>shift, 10))
+		case 1: // H5T_FLOAT
+			switch size {
+			case 4:
+				out = append(out, floatLiteral(float64(math.Float32frombits(ne.Uint32(b))), 32))
+			case 8:
+				out = append(out, floatLiteral(math.Float64frombits(ne.Uint64(b)), 64))
+			default:
+				return nil, false
+			}
+		case 3: // H5T_STRING
+			if !strings.HasPrefix(typ, "str") {
+				return nil, false
+			}
+			out = append(out, yamlString(strings.TrimRight(string(b), "\x00")))
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// floatLiteral is the shortest literal that reads back as the same float of bits bits,
+// always with a point or exponent (so the engine does not read an integer).
+func floatLiteral(f float64, bits int) string {
+	s := strconv.FormatFloat(f, 'g', -1, bits)
+	if !strings.ContainsAny(s, ".eEnN") {
+		s += ".0"
+	}
+	return s
+}
+
+// attributeOwner names an object for the listing of what is not expressed.
+func attributeOwner(id, object string) string {
+	if object == "/" {
+		return id
+	}
+	return id + " " + filepath.ToSlash(object)
+}
