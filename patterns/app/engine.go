@@ -34,7 +34,13 @@ type instance struct {
 	file     *desc.File
 	path     string
 	parallel bool
+	// kept are the series datasets (extend) left open between writes, in open order, as
+	// programs keep their record variables open; they close with the file.
+	kept []string
 }
+
+// isKept reports whether dataset path is open until the file closes.
+func (in *instance) isKept(path string) bool { return slices.Contains(in.kept, path) }
 
 // share returns the ranks among which a file's datasets are decomposed and this rank's
 // index among them: every rank for a shared file, this rank alone for its own file.
@@ -329,6 +335,9 @@ func (s *sim) openFile(f *desc.File, path string, par bool, step int, readOnly b
 }
 
 func (s *sim) closeFile(in *instance) {
+	for i := len(in.kept) - 1; i >= 0; i-- {
+		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: in.kept[i], Collective: in.parallel})
+	}
 	s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: in.path, Collective: in.parallel})
 	delete(s.open, in.file.ID)
 }
@@ -422,7 +431,8 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			}
 		}
 	}
-	var dsOpen []string
+	var dsOpen []string // datasets to close after the action
+	written := 0
 	for _, v := range vs {
 		if !selected(a, v.path, v.ds.Name) {
 			continue
@@ -454,10 +464,17 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
 				return err
 			}
-		} else {
+		} else if !in.isKept(v.path) {
 			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
 		}
-		dsOpen = append(dsOpen, v.path)
+		written++
+		switch {
+		case in.isKept(v.path):
+		case sp.extend >= 0:
+			in.kept = append(in.kept, v.path)
+		default:
+			dsOpen = append(dsOpen, v.path)
+		}
 		s.specs[in.path][v.path] = sp
 		p := dec.part(rank)
 		fileShape := slices.Clone(sp.shape)
@@ -478,10 +495,14 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 				t.Selection = plan.None()
 			}
 		}
-		s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		// An independent transfer takes only the ranks that move data: a rank with
+		// nothing to write makes no call, as a program's rank-0 writes are rank 0's alone.
+		if coll || !t.Selection.IsNone() {
+			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		}
 		s.writes[in.path][v.path] = append(prev, step)
 	}
-	if len(a.Datasets) > 0 && len(dsOpen) == 0 {
+	if len(a.Datasets) > 0 && written == 0 {
 		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
 	}
 	for i := len(dsOpen) - 1; i >= 0; i-- {

@@ -27,7 +27,9 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 		}
 		n++
 		sp := s.specs[in.path][v.path]
-		s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
+		if !in.isKept(v.path) {
+			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
+		}
 		slabs := written
 		if sp.extend < 0 {
 			slabs = written[len(written)-1:] // the last write's values
@@ -53,7 +55,9 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 			}
 			s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: coll, Step: ws, Transfer: t})
 		}
-		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: v.path, Collective: in.parallel, Step: step})
+		if !in.isKept(v.path) {
+			s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: v.path, Collective: in.parallel, Step: step})
+		}
 	}
 	if n == 0 {
 		_, fv := a.Verb()
