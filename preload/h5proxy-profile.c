@@ -591,6 +591,31 @@ void h5proxy_profile_write(void) {
     if (!written && !disabled && initialized && !mpi_initialized && nrecords) write_records(0, "exit (h5proxy_profile_write)");
 }
 
+/* h5proxy_profile_totals sets out[i] to the sum of counter names[i] over this process's
+ * records of its module (0 for a name no module has) and returns 1, or returns 0 when the
+ * library records nothing (disabled). h5proxy's session calls it, found with
+ * dlsym(RTLD_DEFAULT, ...), at the start and end of each phase: the difference is the
+ * phase's counters (profile=yes). */
+int h5proxy_profile_totals(const char *const *names, int n, int64_t *out) {
+    if (disabled || !initialized) return 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n; i++) {
+        out[i] = 0;
+        int mod = -1, idx = -1;
+        for (int m = 0; m < M_NMOD && mod < 0; m++)
+            for (int k = 0; k < ncounters[m]; k++)
+                if (strcmp(counter_names[m][k], names[i]) == 0) {
+                    mod = m, idx = k;
+                    break;
+                }
+        if (mod < 0) continue;
+        for (const struct record *r = all_records; r; r = r->next_all)
+            if (r->module == mod) out[i] += r->c[idx];
+    }
+    pthread_mutex_unlock(&lock);
+    return 1;
+}
+
 /* _exit skips destructors: shells and forked children end this way. */
 typedef void exit_fn(int);
 static exit_fn *next__exit;

@@ -124,6 +124,10 @@ type PhaseReport struct {
 	Kernel []patterns.Line `json:"kernel,omitempty"`
 	// Census is the phase's I/O census (census.go), begin and end included.
 	Census Census `json:"census"`
+	// Profile is the phase's profile counters (profile=yes, under libh5proxy-profile.so):
+	// Darshan's counts, bytes and size bins of the POSIX, MPIIO, H5F and H5D modules
+	// made between the phase's start and end, summed over ranks; zeros left out.
+	Profile map[string]int64 `json:"profile,omitempty"`
 }
 
 // StepReport holds one step's reduced metrics.
@@ -206,6 +210,9 @@ func (s *Session) reducePhase(p *phaseRun, earlier []patterns.PhaseTimes) (Phase
 		WaitTime: t[mWait], RankBytes: t[mBytes], Verified: p.verify || (p.ownChecked && !p.ownUnchecked), Mismatches: t[mMismatch].Sum,
 		BackgroundTime: t[mBackground], CallerIOTime: t[mCallerIO], StagingHigh: t[mStaged], StagingBlocked: t[mBlocked],
 		DrainTime: red.stats[len(all)-2][mWait], CacheReadHits: t[mLocalReads].Sum, Census: census(&t, true)}
+	if pr.Profile, err = phaseProfile(s.comm, s.cfg.Profile, p.profStart, p.profEnd); err != nil {
+		return PhaseReport{}, patterns.PhaseTimes{}, err
+	}
 	if k, ok := s.pat.(patterns.Describer); ok {
 		pr.Operation, pr.KernelMetrics = k.Operation(p.ph), k.Metrics(p.ph, p.env)
 	}
@@ -399,6 +406,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			fmt.Fprintf(bw, "Verification: %s (%.3f s)\n", status, p.VerifyTime.Max)
 		}
 		p.Census.writeSummary(bw)
+		writeProfileSummary(bw, p.Profile)
 		if r.MPIIO != "" {
 			fmt.Fprintf(bw, "MPI-IO implementation: %s\n", r.MPIIO)
 		}

@@ -102,6 +102,9 @@ type phaseRun struct {
 	ownChecked, ownUnchecked bool
 	// knobs are the phase's knobs, applied to every operation (knobs.go).
 	knobs *knobs
+	// profStart and profEnd are the profiler's counters at the phase's start and end
+	// (profile=yes under libh5proxy-profile.so; nil otherwise).
+	profStart, profEnd []int64
 }
 
 // shapeKey names a dataset of the file open at a point of a read phase.
@@ -374,6 +377,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	}
 	s.stack.TakeStats()     // start the phase's background statistics afresh
 	s.takeCensus(nil, true) // and its census
+	p.profStart = profileTotals(s.cfg.Profile)
 	p.begin[mCompute] = s.pendingCompute
 	s.pendingCompute = 0
 	s.phase = p
@@ -676,6 +680,7 @@ func (s *Session) EndPhase() error {
 	s.tr.drained(t)
 	s.collectStats(p)
 	s.takeCensus(&p.end, true)
+	p.profEnd = profileTotals(s.cfg.Profile)
 	if werr != nil {
 		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, werr))
 	}

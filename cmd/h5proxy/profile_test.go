@@ -127,17 +127,19 @@ func TestProfileBadInput(t *testing.T) {
 
 // TestRunProfileYes runs h5proxy with profile=yes: the launcher runs the ranks under the
 // library and writes h5proxy-profile.json with the HDF5, MPI-IO and POSIX levels of the
-// run's own file.
+// run's own file; each phase's report carries the counters made during it (the write
+// phase's writes, the read phase's reads), which add up to the run's.
 func TestRunProfileYes(t *testing.T) {
 	dir := t.TempDir()
 	lib := buildProfileLib(t, dir)
 	cfg := filepath.Join(dir, "vpic.json")
-	conf := `{"pattern": "vpic", "phases": ["write"], "session": {"file": "` + filepath.Join(dir, "out", "v.h5") + `", "profile": "yes"},
+	report := filepath.Join(dir, "report.json")
+	conf := `{"pattern": "vpic", "phases": ["write", "read"], "session": {"file": "` + filepath.Join(dir, "out", "v.h5") + `", "profile": "yes", "report_file": "` + report + `"},
  "options": {"NUM_DIMS": 1, "DIM_1": 1024, "TIMESTEPS": 1, "COLLECTIVE_DATA": "YES"}}`
 	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := h5proxyEnv(t, dir, []string{"H5PROXY_PROFILE_LIB=" + lib}, "run", "-quiet", "-np", "2", cfg)
+	r := h5proxyEnv(t, dir, []string{"H5PROXY_PROFILE_LIB=" + lib}, "run", "-np", "2", cfg)
 	if r.code != 0 || !strings.Contains(r.stdout, "h5proxy-profile.json") {
 		t.Fatal(r)
 	}
@@ -174,6 +176,40 @@ func TestRunProfileYes(t *testing.T) {
 	// 8 variables, one collective write each per rank; 1024 particles x 4 B per rank each
 	if seen["H5D /Timestep_0/x"] != 2 || seen["MPIIO"] < 16 || seen["POSIX"] < 2*8*1024*4 {
 		t.Errorf("records of v.h5: %v", seen)
+	}
+
+	// Per phase: the report's phases carry their own counters.
+	var rep struct {
+		Phases []struct {
+			Phase   string           `json:"phase"`
+			Profile map[string]int64 `json:"profile"`
+		} `json:"phases"`
+	}
+	if b, err = os.ReadFile(report); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Phases) != 2 {
+		t.Fatalf("report: %v, %d phases", err, len(rep.Phases))
+	}
+	w, rd := rep.Phases[0].Profile, rep.Phases[1].Profile
+	const bytes = 2 * 8 * 1024 * 4
+	if w["H5D_WRITES"] != 16 || w["H5D_BYTES_WRITTEN"] != bytes || w["H5D_READS"] != 0 || w["MPIIO_COLL_WRITES"] < 16 || w["POSIX_BYTES_WRITTEN"] < bytes || w["H5F_OPENS"] != 2 {
+		t.Errorf("write phase's profile: %v", w)
+	}
+	if rd["H5D_READS"] != 16 || rd["H5D_BYTES_READ"] != bytes || rd["H5D_WRITES"] != 0 || rd["POSIX_BYTES_READ"] < bytes || rd["H5F_OPENS"] != 2 {
+		t.Errorf("read phase's profile: %v", rd)
+	}
+	var total int64
+	for _, rec := range p.Records {
+		if rec.Module == "H5D" {
+			total += rec.Counters["H5D_WRITES"] + rec.Counters["H5D_READS"]
+		}
+	}
+	if total != w["H5D_WRITES"]+rd["H5D_READS"] {
+		t.Errorf("the run's H5D transfers %d, the phases' %d + %d", total, w["H5D_WRITES"], rd["H5D_READS"])
+	}
+	if !strings.Contains(r.stdout, "Profile H5D (all ranks): writes 16, bytes written 65536, opens 16") {
+		t.Errorf("the write phase's summary lacks its profile line:\n%s", r.stdout)
 	}
 }
 

@@ -31,6 +31,11 @@ static void h5proxy_libc_flush_profile(void) {
 	void (*f)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "h5proxy_profile_write");
 	if (f) f();
 }
+static int h5proxy_libc_profile_totals(const char *const *names, int n, long long *out) {
+	int (*f)(const char *const *, int, long long *) =
+		(int (*)(const char *const *, int, long long *))dlsym(RTLD_DEFAULT, "h5proxy_profile_totals");
+	return f ? f(names, n, out) : 0;
+}
 */
 import "C"
 
@@ -120,3 +125,34 @@ func errnoOr(err error) error {
 // now: a Go program ends with the exit_group system call, which runs no exit handlers, so a
 // process without MPI (whose records MPI_Finalize writes) calls it before exiting.
 func FlushProfile() { C.h5proxy_libc_flush_profile() }
+
+// ProfileTotals returns, when libh5proxy-profile.so is loaded and recording, each named
+// counter summed over this process's records so far (Darshan's names: POSIX_WRITES,
+// MPIIO_COLL_WRITES, H5D_BYTES_WRITTEN, ...; 0 for a name it has not), and true.
+func ProfileTotals(names []string) ([]int64, bool) {
+	if len(names) == 0 {
+		return nil, false
+	}
+	cs := make([]*C.char, len(names))
+	for i, n := range names {
+		cs[i] = C.CString(n)
+	}
+	defer func() {
+		for _, c := range cs {
+			C.free(unsafe.Pointer(c))
+		}
+	}()
+	// The names' array lives in C memory: cgo forbids Go pointers to Go pointers.
+	arr := (**C.char)(C.malloc(C.size_t(len(cs)) * C.size_t(unsafe.Sizeof(cs[0]))))
+	defer C.free(unsafe.Pointer(arr))
+	copy(unsafe.Slice(arr, len(cs)), cs)
+	out := make([]C.longlong, len(names))
+	if C.h5proxy_libc_profile_totals(arr, C.int(len(names)), &out[0]) == 0 {
+		return nil, false
+	}
+	v := make([]int64, len(out))
+	for i, x := range out {
+		v[i] = int64(x)
+	}
+	return v, true
+}
