@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/bits"
@@ -267,6 +268,23 @@ func TestCaptureRoundTripE3SM(t *testing.T) {
 	pa, err := profile.Load(ref)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The trace itself: attributes with their values, extents, the ranks' block lists.
+	var units, extent, blocks bool
+	for _, e := range pa.Events {
+		var a struct{ Object, Name, Value string }
+		var sel struct{ Blocks [][]int64 }
+		switch {
+		case e.Call == "H5Awrite" && e.Rank == 1 && json.Unmarshal(e.Attribute, &a) == nil && a.Object == "/lat" && a.Name == "units":
+			units = a.Value == fmt.Sprintf("%x", "degrees_north\x00")
+		case e.Call == "H5Dset_extent" && e.Name == "/T" && slices.Equal(e.Extent, []int64{3, 72, 866}):
+			extent = true
+		case e.Call == "H5Dwrite" && e.Name == "/T" && e.Rank == 1 && json.Unmarshal(e.Selection, &sel) == nil && len(sel.Blocks) > 0:
+			blocks = len(sel.Blocks[0]) == 6 // start and end corners of [record, level, column]
+		}
+	}
+	if !units || !extent || !blocks {
+		t.Errorf("trace: lat's units with its value %v, T extended to 3 records %v, rank 1's block list of T %v", units, extent, blocks)
 	}
 	pb, err := profile.Load(proxy)
 	if err != nil {
