@@ -46,6 +46,7 @@
 #ifdef OPEN_MPI
 #pragma weak ompi_mpi_info_null
 #pragma weak ompi_mpi_comm_world
+#pragma weak ompi_mpi_comm_null
 #endif
 
 #define PROFILE_FORMAT_VERSION 1
@@ -1471,6 +1472,8 @@ static struct {
     __typeof__(H5Pget_alloc_time) *Pget_alloc_time;
     __typeof__(H5Pfill_value_defined) *Pfill_value_defined;
     __typeof__(H5Pget_fill_value) *Pget_fill_value;
+    __typeof__(H5Pget_libver_bounds) *Pget_libver_bounds;
+    __typeof__(H5Pget_fapl_mpio) *Pget_fapl_mpio;
 } h5;
 
 /* hdf5_active resolves HDF5's helpers and checks the program's HDF5 against the build's on
@@ -1526,6 +1529,8 @@ static int hdf5_active(void) {
         R(Pget_alloc_time, H5Pget_alloc_time);
         R(Pfill_value_defined, H5Pfill_value_defined);
         R(Pget_fill_value, H5Pget_fill_value);
+        R(Pget_libver_bounds, H5Pget_libver_bounds);
+        R(Pget_fapl_mpio, H5Pget_fapl_mpio);
 #undef R
         unsigned maj = 0, min = 0, rel = 0;
         int complete = 1;
@@ -1565,26 +1570,130 @@ static void file_name(hid_t id, char *out, size_t len) {
     absolute(name, out, len);
 }
 
+/* A growing JSON text for traced events (never used by the crash path). */
+struct jb {
+    char *p;
+    size_t n, cap;
+    int bad;
+};
+static void jb_printf(struct jb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void jb_printf(struct jb *b, const char *fmt, ...) {
+    if (b->bad) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->bad = 1;
+            return;
+        }
+        if (b->p && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap <= b->n + (size_t)k) cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q) {
+            b->bad = 1;
+            return;
+        }
+        b->p = q, b->cap = cap;
+    }
+}
+/* jb_str appends s as a JSON string. */
+static void jb_str(struct jb *b, const char *s) {
+    jb_printf(b, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') jb_printf(b, "\\%c", c);
+        else if (c < 0x20) jb_printf(b, "\\u%04x", c);
+        else jb_printf(b, "%c", c);
+    }
+    jb_printf(b, "\"");
+}
+static void jb_hex(struct jb *b, const void *buf, size_t n) {
+    jb_printf(b, "\"");
+    for (size_t i = 0; i < n; i++) jb_printf(b, "%02x", ((const unsigned char *)buf)[i]);
+    jb_printf(b, "\"");
+}
+/* jb_done returns the text (owned by the caller), or NULL when it could not be built. */
+static char *jb_done(struct jb *b) {
+    if (b->bad) {
+        free(b->p);
+        return NULL;
+    }
+    return b->p;
+}
+
+PNEXT(MPI_Info_get_nkeys);
+PNEXT(MPI_Info_get_nthkey);
+PNEXT(MPI_Info_get_valuelen);
+PNEXT(MPI_Info_get);
+PNEXT(MPI_Info_free);
+PNEXT(MPI_Comm_free);
+
+/* fapl_hints appends the MPI-IO hints an MPI-IO file access list carries (the info object
+ * of H5Pset_fapl_mpio) as "hints":{KEY:VALUE,...}, for capture. */
+static void fapl_hints(struct jb *b, hid_t fapl) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    if (!mpi_initialized || !mpi_ok || h5.Pget_fapl_mpio(fapl, &comm, &info) < 0) return; /* inside the library: not mpi_active() */
+    PRESOLVE(MPI_Info_get_nkeys);
+    PRESOLVE(MPI_Info_get_nthkey);
+    PRESOLVE(MPI_Info_get_valuelen);
+    PRESOLVE(MPI_Info_get);
+    PRESOLVE(MPI_Info_free);
+    PRESOLVE(MPI_Comm_free);
+    int n = 0;
+    if (info != MPI_INFO_NULL) next_MPI_Info_get_nkeys(info, &n);
+    jb_printf(b, ",\"hints\":{");
+    for (int i = 0, first = 1; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], val[1024];
+        int len = 0, flag = 0;
+        if (next_MPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS) continue;
+        if (next_MPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag || len >= (int)sizeof val) continue;
+        if (next_MPI_Info_get(info, key, (int)sizeof val - 1, val, &flag) != MPI_SUCCESS || !flag) continue;
+        val[len] = 0;
+        jb_printf(b, "%s", first ? "" : ",");
+        jb_str(b, key);
+        jb_printf(b, ":");
+        jb_str(b, val);
+        first = 0;
+    }
+    jb_printf(b, "}");
+    if (info != MPI_INFO_NULL) next_MPI_Info_free(&info);
+    if (comm != MPI_COMM_NULL) next_MPI_Comm_free(&comm);
+}
+
 static void h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_t t1, int64_t t2) {
-    char abs[PATH_MAX], info[256];
+    char abs[PATH_MAX];
     absolute(path, abs, sizeof abs);
     struct quiet q;
     quiet_on(&q);
     int mpio = 0;
     hsize_t thr = 0, al = 0;
     hbool_t cmops = 0, cmwrite = 0;
+    H5F_libver_t low = H5F_LIBVER_EARLIEST, high = H5F_LIBVER_LATEST;
     if (fapl != H5P_DEFAULT) {
         mpio = h5.Pget_driver(fapl) == h5.FD_mpio_init();
         h5.Pget_alignment(fapl, &thr, &al);
         h5.Pget_all_coll_metadata_ops(fapl, &cmops);
         h5.Pget_coll_metadata_write(fapl, &cmwrite);
+        h5.Pget_libver_bounds(fapl, &low, &high);
     }
+    struct jb b = {0};
+    jb_printf(&b,
+              "{\"driver\":\"%s\",\"alignment_threshold\":%llu,\"alignment\":%llu,\"coll_metadata_ops\":%s,"
+              "\"coll_metadata_write\":%s,\"libver\":[%d,%d],\"libver_latest\":%s",
+              mpio ? "mpio" : "other", (unsigned long long)thr, (unsigned long long)al, cmops ? "true" : "false",
+              cmwrite ? "true" : "false", (int)low, (int)high,
+              low == H5F_LIBVER_LATEST && high == H5F_LIBVER_LATEST ? "true" : "false");
+    if (mpio && trace_on) fapl_hints(&b, fapl);
+    jb_printf(&b, "}");
+    char *info = jb_done(&b);
     quiet_off(&q);
-    snprintf(info, sizeof info,
-             "{\"driver\":\"%s\",\"alignment_threshold\":%llu,\"alignment\":%llu,\"coll_metadata_ops\":%s,"
-             "\"coll_metadata_write\":%s}",
-             mpio ? "mpio" : "other", (unsigned long long)thr, (unsigned long long)al, cmops ? "true" : "false",
-             cmwrite ? "true" : "false");
     pthread_mutex_lock(&lock);
     call_n[call]++;
     call_ns[call] += t2 - t1;
@@ -1595,11 +1704,13 @@ static void h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_t
         first_last(&r->f[H5F_F_OPEN_START_TIMESTAMP], &r->f[H5F_F_OPEN_END_TIMESTAMP], t1, t2);
         r->f[H5F_F_META_TIME] += t2 - t1;
         free(r->info);
-        r->info = strdup(info);
+        r->info = info;
+        info = NULL;
         hm_put(&h5files, (uint64_t)id, r);
         event_add(r, call, -1, 0, t1, t2, 0, NULL);
     }
     pthread_mutex_unlock(&lock);
+    free(info);
 }
 
 hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl, hid_t fapl) {
@@ -1704,63 +1815,6 @@ herr_t H5Fclose(hid_t id) {
     }
     pthread_mutex_unlock(&lock);
     return ret;
-}
-
-/* A growing JSON text for traced events (never used by the crash path). */
-struct jb {
-    char *p;
-    size_t n, cap;
-    int bad;
-};
-static void jb_printf(struct jb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void jb_printf(struct jb *b, const char *fmt, ...) {
-    if (b->bad) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->bad = 1;
-            return;
-        }
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap <= b->n + (size_t)k) cap *= 2;
-        char *q = realloc(b->p, cap);
-        if (!q) {
-            b->bad = 1;
-            return;
-        }
-        b->p = q, b->cap = cap;
-    }
-}
-/* jb_str appends s as a JSON string. */
-static void jb_str(struct jb *b, const char *s) {
-    jb_printf(b, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') jb_printf(b, "\\%c", c);
-        else if (c < 0x20) jb_printf(b, "\\u%04x", c);
-        else jb_printf(b, "%c", c);
-    }
-    jb_printf(b, "\"");
-}
-static void jb_hex(struct jb *b, const void *buf, size_t n) {
-    jb_printf(b, "\"");
-    for (size_t i = 0; i < n; i++) jb_printf(b, "%02x", ((const unsigned char *)buf)[i]);
-    jb_printf(b, "\"");
-}
-/* jb_done returns the text (owned by the caller), or NULL when it could not be built. */
-static char *jb_done(struct jb *b) {
-    if (b->bad) {
-        free(b->p);
-        return NULL;
-    }
-    return b->p;
 }
 
 /* Attribute values up to this many bytes are kept in the trace (names, types and shapes

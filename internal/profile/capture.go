@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -222,6 +223,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 	if compute := meanGap(stepStart, stepEnd, steps); compute > 0.001 {
 		fmt.Fprintf(&b, "compute: %.3fs   # the mean time between rank 0's steps of I/O\n", compute)
 	}
+	c.writeHints(&b, p, fileOrder)
 	fmt.Fprintln(&b, "files:")
 	ids := map[string]string{}
 	var timeline []string
@@ -259,15 +261,18 @@ func Capture(p *Profile, name string) (*Description, error) {
 		if hasH5F && h5f.Counters["H5F_USE_MPIIO"] == 0 {
 			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: opened without the MPI-IO driver (a description's shared files use MPI-IO)", filepath.Base(f)))
 		}
-		var fa struct {
-			Ops   bool `json:"coll_metadata_ops"`
-			Write bool `json:"coll_metadata_write"`
-		}
+		var fa fileAccess
 		if hasH5F && len(h5f.Info) > 0 && json.Unmarshal(h5f.Info, &fa) == nil && (fa.Ops || fa.Write) {
 			b.WriteString("    collective_metadata: true\n")
 			if fa.Ops != fa.Write {
 				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: collective metadata reads %v, writes %v (a description sets both)", filepath.Base(f), fa.Ops, fa.Write))
 			}
+		}
+		switch {
+		case fa.LibverLatest:
+			b.WriteString("    libver: latest\n")
+		case len(fa.Libver) == 2 && fa.Libver[0] != 0:
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: library version bounds %v (a description has HDF5's default or latest/latest)", filepath.Base(f), fa.Libver))
 		}
 		fileAttrs := attrs[f]
 		for t, d := range ds {
@@ -428,6 +433,43 @@ func (c *Description) series(p *Profile, files map[string]map[string]*capDataset
 		}
 	}
 	return steps
+}
+
+// fileAccess is what an H5F record's info says of the file access list.
+type fileAccess struct {
+	Ops          bool              `json:"coll_metadata_ops"`
+	Write        bool              `json:"coll_metadata_write"`
+	Libver       []int             `json:"libver"` // H5F_libver_t low, high
+	LibverLatest bool              `json:"libver_latest"`
+	Hints        map[string]string `json:"hints"` // the MPI-IO info (traced profiles)
+}
+
+// writeHints writes the MPI-IO hints the program passed to its HDF5 files (the first
+// file's that has any: a description's hints are the run's) and lists files whose hints
+// differ from them.
+func (c *Description) writeHints(b *strings.Builder, p *Profile, files []string) {
+	var hints map[string]string
+	var from string
+	for _, f := range files {
+		var fa fileAccess
+		if r, ok := fileRecord(p, f); !ok || len(r.Info) == 0 || json.Unmarshal(r.Info, &fa) != nil || len(fa.Hints) == 0 {
+			continue
+		}
+		if hints == nil {
+			hints, from = fa.Hints, f
+			continue
+		}
+		if !maps.Equal(hints, fa.Hints) {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: MPI-IO hints %v, %s's are %v (a description's hints are the run's)", filepath.Base(f), fa.Hints, filepath.Base(from), hints))
+		}
+	}
+	if len(hints) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "hints:   # MPI-IO hints %s was opened with\n", filepath.Base(from))
+	for _, k := range slices.Sorted(maps.Keys(hints)) {
+		fmt.Fprintf(b, "  %s: %s\n", yamlString(k), strconv.Quote(hints[k]))
+	}
 }
 
 // sortedTemplates are a file's dataset templates in creation order (then by name).

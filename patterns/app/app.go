@@ -208,6 +208,19 @@ type simKey struct {
 // Description returns the description the pattern runs.
 func (p *Pattern) Description() *desc.Description { return p.e.d }
 
+// MPIHints are the description's MPI-IO hints (patterns.Hinter): the session opens its
+// files with them, beneath the configuration's own.
+func (p *Pattern) MPIHints() map[string]string {
+	if len(p.e.d.Hints) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(p.e.d.Hints))
+	for _, h := range p.e.d.Hints {
+		m[h.Name] = h.Value.Text
+	}
+	return m
+}
+
 // Name returns "app" (also for patterns made by FromDescription, outside the registry).
 func (p *Pattern) Name() string { return "app" }
 

@@ -307,7 +307,8 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 // on creation.
 func (s *sim) openFile(f *desc.File, path string, par bool, step int, readOnly bool) (*instance, error) {
 	collMeta := strings.EqualFold(f.CollectiveMetadata.Text, "true")
-	fs := &plan.FileSpec{Parallel: par, ReadOnly: readOnly, CollMetadataOps: collMeta && par, CollMetadataWrite: collMeta && par, MakeDirs: !readOnly}
+	fs := &plan.FileSpec{Parallel: par, ReadOnly: readOnly, CollMetadataOps: collMeta && par, CollMetadataWrite: collMeta && par, MakeDirs: !readOnly,
+		LibverLatest: strings.EqualFold(f.Libver.Text, "latest")}
 	kind := plan.CreateFile
 	if readOnly || s.existing[path] || strings.EqualFold(f.Mode.Text, "append") {
 		kind = plan.OpenFile

@@ -330,6 +330,12 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			d.Params = append(d.Params, Param{Name: k.Value, Pos: p.pos(k), Value: v, IsList: resolve(vals[i]).Kind == yaml.SequenceNode})
 		}
 	}
+	if n := top.vals["hints"]; n != nil && n.Kind == yaml.MappingNode {
+		keys, vals := pairs(n)
+		for i, k := range keys {
+			d.Hints = append(d.Hints, Param{Name: k.Value, Pos: p.pos(k), Value: p.scalar(vals[i], "hints."+k.Value)})
+		}
+	}
 	if n := top.vals["types"]; n != nil && n.Kind == yaml.MappingNode {
 		keys, vals := pairs(n)
 		for i, k := range keys {
@@ -343,7 +349,8 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			path := "files." + k.Value
 			x := p.mapOf(vals[i], path)
 			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs),
-				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs)}
+				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs),
+				Libver: x.value("libver", fs)}
 			if !f.Name.Set {
 				return &Error{Pos: f.Pos, Key: path + ".name", Reason: "a file needs a name", Allowed: "a name template, e.g. out_${step:04d}.h5"}
 			}

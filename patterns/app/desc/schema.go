@@ -174,6 +174,7 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 		{Key: "mode", Kind: Enum, Allowed: []string{"truncate", "append"}, Default: "truncate", Help: "truncate: create or empty the file at its first action; append: open an existing file read-write"},
 		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output; the raw layouts hold one file at a time)"},
 		{Key: "collective_metadata", Kind: Bool, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write)"},
+		{Key: "libver", Kind: Enum, Allowed: []string{"default", "latest"}, Default: "default", Help: "library version bounds: latest sets LATEST/LATEST (H5Pset_libver_bounds: the newest object formats, as E3SM-IO's files have); default leaves HDF5's"},
 	}}}
 
 var typesNode = &Node{Key: "types", Kind: Named, Help: "compound types by name, members in order (offsets packed as C would, natural alignment)",
@@ -208,6 +209,8 @@ var Schema = &Node{Kind: Map, Help: "an application's HDF5 I/O", Fields: []*Node
 		Example: `params: {nx: 64, particles: 8Mi, vars: [dens, pres]}`, Elem: &Node{Kind: Literal, Help: "NAME: DEFAULT; a default may be an expression over the parameters above it"}},
 	{Key: "steps", Kind: Expr, Default: "1", Help: "number of steps of the write phase"},
 	{Key: "compute", Kind: Expr, Default: "0s", Help: "compute time after each write step (a duration, or an expression over step in seconds); the session's compute_kind and compute_jitter apply to it; without compute the session's compute_time (or compute_trace) applies"},
+	{Key: "hints", Kind: Named, Help: "MPI-IO hints the application passes to the files it opens (H5Pset_fapl_mpio's info), beneath the session's mpi_info and mpiio.* keys, which override them key by key",
+		Example: `hints: {romio_cb_write: enable, romio_no_indep_rw: "true"}`, Elem: &Node{Kind: Literal, Help: "HINT: VALUE (a string)"}},
 	typesNode,
 	fileNode,
 	actionNode,

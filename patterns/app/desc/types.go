@@ -64,6 +64,7 @@ type Description struct {
 	Name        Value
 	About       Value
 	Params      []Param
+	Hints       []Param // MPI-IO hints: name and value
 	Steps       Value
 	Compute     Value
 	Types       []*Compound
@@ -105,6 +106,7 @@ type File struct {
 	Mode               Value
 	Reopen             Value
 	CollectiveMetadata Value
+	Libver             Value
 	Content
 }
 
