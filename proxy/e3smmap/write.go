@@ -34,6 +34,14 @@ func Write(path string, ds []Decomposition) (err error) {
 			return fmt.Errorf("e3sm map %s: D%d has %d/%d processes, D1 %d", path, k+1, len(d.Offsets), len(d.Lengths), nprocs)
 		}
 	}
+	// Every value is checked before the file is created: a refused map leaves nothing.
+	for k, d := range ds {
+		for _, vs := range append(append([][]int64{toInt64(d.Dims)}, d.Offsets...), d.Lengths...) {
+			if _, err := encodeI32(vs); err != nil {
+				return fmt.Errorf("e3sm map %s: D%d: %w", path, k+1, err)
+			}
+		}
+	}
 	f, err := h5.CreateFile(path, h5.Access{})
 	if err != nil {
 		return fmt.Errorf("e3sm map %s: %w", path, err)
