@@ -280,6 +280,12 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 		c.writeAttributes(&b, "    ", id, fileAttrs["/"])
 		c.writeTree(&b, id, ds, fileAttrs, p.Ranks)
+		for _, t := range slices.Sorted(maps.Keys(fileAttrs)) {
+			inTree := t == "/" || ds[t] != nil || slices.ContainsFunc(slices.Collect(maps.Keys(ds)), func(d string) bool { return strings.HasPrefix(d, t+"/") })
+			if !inTree {
+				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %d attributes of an object without datasets (a description's groups hold datasets)", id, t, len(fileAttrs[t])))
+			}
+		}
 		read := false
 		// One write action per transfer mode and cadence (every step, or a series'
 		// first step alone); the datasets are named only when the file has several (a
@@ -782,7 +788,14 @@ func (c *Description) listPerRank(id string, d *capDataset, acc map[int][]select
 	var parts []string
 	for r := 0; r < nranks; r++ {
 		for _, s := range acc[r] {
-			parts = append(parts, fmt.Sprintf("rank %d start %v stride %v count %v block %v", r, s.Start, s.Stride, s.Count, s.Block))
+			switch {
+			case s.NBlocks > 0:
+				parts = append(parts, fmt.Sprintf("rank %d a union of %d hyperslabs", r, s.NBlocks))
+			case s.Points > 0:
+				parts = append(parts, fmt.Sprintf("rank %d %d points", r, s.Points))
+			default:
+				parts = append(parts, fmt.Sprintf("rank %d start %v stride %v count %v block %v", r, s.Start, s.Stride, s.Count, s.Block))
+			}
 		}
 	}
 	c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: no decomposition fits (written as block): %s", id, d.template, strings.Join(parts, "; ")))
