@@ -119,6 +119,7 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 		attr("H5Awrite", "/g", "ne", 0, 4, 1, []int64{2}, memOf(0, 4, 1), "04000000feffffff"), // [4, -2]
 		attr("H5Awrite", "/T", "scale", 1, 4, 0, []int64{1}, memOf(1, 4, 0), "0000c03f"),      // 1.5
 		attr("H5Acreate2", "/area", "big", 1, 8, 0, []int64{4096}, "", ""),                    // never written
+		attr("H5Awrite", "/empty", "note", 0, 4, 1, nil, memOf(0, 4, 1), "07000000"),          // a group without datasets
 		{Rank: 0, Module: "H5D", Call: "H5Dset_extent", File: "/x/h.h5", Name: "/T", Extent: []int64{1, 6}},
 		ev(0, "H5Dwrite", "/T", blocks([]int64{0, 0, 0, 1}, []int64{0, 4, 0, 4})), ev(1, "H5Dwrite", "/T", blocks([]int64{0, 2, 0, 3}, []int64{0, 5, 0, 5})),
 		ev(0, "H5Dwrite", "/area", blocks([]int64{0, 1}, []int64{4, 4})), ev(1, "H5Dwrite", "/area", blocks([]int64{2, 3}, []int64{5, 5})),
@@ -150,7 +151,8 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 		fmt.Sprint(m.Decomps[0].Offsets, m.Decomps[0].Lengths) != "[[0 4] [2 5]] [[2 1] [2 1]]" {
 		t.Errorf("map %+v", m)
 	}
-	for _, want := range []string{"h /g/over: element 2 is written by two ranks", "h /area attribute big: its value is not in the trace"} {
+	for _, want := range []string{"h /g/over: element 2 is written by two ranks", "h /area attribute big: its value is not in the trace",
+		"h /empty: 1 attributes of an object without datasets"} {
 		if !slices.ContainsFunc(d.Unexpressed, func(u string) bool { return strings.Contains(u, want) }) {
 			t.Errorf("unexpressed lacks %q: %q", want, d.Unexpressed)
 		}
