@@ -98,9 +98,20 @@ func TestAppSamples(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(d, c.Desc), src, 0o644); err != nil {
 					t.Fatal(err)
 				}
+				for _, f := range c.Data {
+					data, err := os.ReadFile(filepath.Join("..", "..", f))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, sub := range []string{b, d} {
+						if err := os.WriteFile(filepath.Join(sub, filepath.Base(f)), data, 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
 				n := fmt.Sprint(np)
 				h5proxy(t, b, "run", "-np", n, "-quiet", "-report", "report.json", "builtin.json").expect(t, 0, nil, nil)
-				h5proxy(t, d, "run", "-np", n, "-quiet", "-report", "report.json", c.Desc).expect(t, 0, nil, nil)
+				h5proxy(t, d, append([]string{"run", "-np", n, "-quiet", "-report", "report.json", c.Desc}, c.Args...)...).expect(t, 0, nil, nil)
 				for _, f := range c.Files {
 					bf, df, _ := strings.Cut(f, ":")
 					if got, want := maskedDump(t, filepath.Join(d, df)), maskedDump(t, filepath.Join(b, bf)); got != want {

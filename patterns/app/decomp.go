@@ -96,6 +96,7 @@ type decomposer struct {
 	starts []uint64 // uneven: prefix sums
 	m      *e3sm.Map
 	k      int
+	sorted bool // map: requests sorted and merged (order: sorted)
 	points map[int][][]uint64
 }
 
@@ -195,7 +196,7 @@ func newDecomposer(ds *desc.Dataset, dc *desc.Decompose, sc *desc.Scope, shape [
 				Reason:  fmt.Sprintf("decomposition D%d of %s has dims %v, dataset %s has shape %v", k, path, dims, ds.Name, shape),
 				Allowed: "a shape with the decomposition's element count and last dimension"}
 		}
-		d.m, d.k = m, k-1
+		d.m, d.k, d.sorted = m, k-1, strings.EqualFold(dc.Order.Text, "sorted")
 		if err := d.coverage(!m.Decomps[k-1].FullyCovered); err != nil {
 			return nil, errAt(dc.File, "decomposition D%d over %d ranks: %v", "a map whose requests cover each element once", k, nranks, err)
 		}
@@ -390,6 +391,9 @@ func (d *decomposer) part(r int) part {
 		return d.cyclic(r)
 	case "map":
 		reqs := d.m.Requests(d.k, r, d.nranks, false)
+		if d.sorted {
+			reqs = e3sm.SortCoalesce(reqs, int64(rowOf(d.shape)))
+		}
 		return runsPart(d.shape, reqs)
 	case "points":
 		pts := slices.Clone(d.points[r])
@@ -412,8 +416,8 @@ func (d *decomposer) part(r int) part {
 		}
 		fallthrough
 	default: // replicated
-		if n == 0 {
-			return part{sel: plan.Selection{}, mem: nil}
+		if n == 0 { // a scalar: its one element
+			return part{sel: plan.All(nil), mem: nil}
 		}
 		return part{sel: plan.All(d.shape), mem: slices.Clone(d.shape)}
 	}

@@ -90,7 +90,19 @@ func (s *sim) fires(a *desc.Action, step int) (bool, error) {
 	if k < 1 {
 		return false, errAt(a.Every, "a cadence of %d", "every >= 1", k)
 	}
-	return step%k == 0, nil
+	if step%k != 0 {
+		return false, nil
+	}
+	return s.when(a, step)
+}
+
+// when evaluates an action's condition at step (true without one).
+func (s *sim) when(a *desc.Action, step int) (bool, error) {
+	if !a.When.Set {
+		return true, nil
+	}
+	s.sc.SetStep(step)
+	return s.sc.Bool(a.When)
 }
 
 // file returns the description's file an action names.
@@ -278,6 +290,15 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 			if i > idx && step%k == 0 {
 				st = step
 			}
+			for ; st < s.e.steps; st += k { // the next step of the cadence that meets when
+				ok, err := s.when(a, st)
+				if err != nil {
+					return "", 0, false, err
+				}
+				if ok {
+					break
+				}
+			}
 			if st >= s.e.steps {
 				continue
 			}
@@ -445,6 +466,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		prev := s.writes[in.path][v.path]
 		if !created[v.path] {
 			ds := sp.create
+			if sp.startEmpty {
+				ds.Shape = slices.Clone(ds.Shape)
+				ds.Shape[sp.extend] = 0
+			}
 			s.cur.Add(plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds})
 			created[v.path] = true
 			if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
@@ -458,7 +483,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		p := dec.part(rank)
 		fileShape := slices.Clone(sp.shape)
 		sel := p.sel
-		if sp.extend >= 0 && len(prev) > 0 {
+		if sp.extend >= 0 && (len(prev) > 0 || sp.startEmpty) {
 			k := uint64(len(prev))
 			fileShape[0] = (k + 1) * sp.shape[0]
 			s.cur.Add(plan.Op{Kind: plan.ExtendDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &plan.DatasetSpec{Shape: slices.Clone(fileShape)}})
@@ -474,7 +499,11 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 				t.Selection = plan.None()
 			}
 		}
-		s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		// An independent write of nothing is no call: a rank without a part makes none, as
+		// codes that write from rank 0 alone (if rank == 0: H5Dwrite) do.
+		if coll || !t.Selection.IsNone() {
+			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		}
 		s.writes[in.path][v.path] = append(prev, step)
 	}
 	if len(a.Datasets) > 0 && len(dsOpen) == 0 {

@@ -22,8 +22,11 @@ type dsSpec struct {
 	shape  []uint64         // one write's extent
 	auto   bool             // shape[0] from the uneven counts
 	extend int              // -1: not extended
-	mem    plan.Type
-	buffer string // "" : own buffer; else the shared interleaved struct's
+	// startEmpty creates an extended dataset with extent 0 along extend and extends it
+	// before every write, the first included.
+	startEmpty bool
+	mem        plan.Type
+	buffer     string // "" : own buffer; else the shared interleaved struct's
 }
 
 func unlimitedText(t string) bool {
@@ -67,6 +70,16 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 			return nil, errAt(ds.Extend, "a scalar dataset cannot grow", "a shape with at least one dimension")
 		}
 		s.extend = k
+	}
+	if ds.StartEmpty.Set {
+		b, err := sc.Bool(ds.StartEmpty)
+		if err != nil {
+			return nil, err
+		}
+		if b && s.extend < 0 {
+			return nil, errAt(ds.StartEmpty, "start_empty without extend", "extend: 0 with start_empty: true, or no start_empty")
+		}
+		s.startEmpty = b
 	}
 	if len(ds.MaxShape) > 0 {
 		if len(ds.MaxShape) != len(ds.Shape) {

@@ -23,6 +23,12 @@ type Pair struct {
 	Files   []string // BUILTIN:DESCRIPTION file names the two write, relative to the run directory
 	Census  bool     // the description models the call sequence: the censuses per phase compare
 	Skip    []string // calls the description issues differently (see the sample's comments)
+	// Data are repository files (paths from the repository root) both runs read, copied
+	// into each run directory under their base names: E3SM's map file.
+	Data []string
+	// Args are the description's KEY=VALUE parameters that match it to Builtin (Builtin
+	// names its own options), for pairs whose defaults are larger than a test's.
+	Args []string
 	// Scale returns the keys that size both sides at about n elements per rank and
 	// variable on np ranks, as KEY=VALUE: the built-in's (h5proxy run -set) and the
 	// description's parameters. Nil when the pair only matches at its default sizes.
@@ -75,4 +81,11 @@ var Pairs = []Pair{
 			return kv, kv
 		},
 		Builtin: `{"pattern":"amrex","phases":["write"],"session":{"file":"amx/"},"options":{"ncells":16,"max_grid_size":8,"nlevs":1,"ncomp":2,"nppc":1,"nplotfile":2,"nparticlefile":0}}`},
+	// E3SM's F case with the shipped 16-process map, h1 alone at two records: h0's 414
+	// variables take minutes at 2 ranks on a loaded machine. The description closes its
+	// datasets after each record and reopens them at the next; the built-in keeps them
+	// open.
+	{Desc: "e3sm-f.yaml", Files: []string{"e3sm_f_h1.h5:e3sm_f_h1.h5"}, Census: true, Skip: []string{"H5Dopen2", "H5Dclose"},
+		Data: []string{"data/e3sm/map_f_case_16p.h5"}, Args: []string{"hist=h1", "records=2", "map=map_f_case_16p.h5"},
+		Builtin: `{"pattern":"e3sm","phases":["write"],"session":{"file":"e3sm_f.h5"},"options":{"map":"map_f_case_16p.h5","f":1,"r":2}}`},
 }

@@ -130,6 +130,7 @@ var (
 			{Key: "seed", Kind: Expr, Default: "1", Help: "uneven: the distribution's seed (the same seed draws the same counts)"},
 			{Key: "file", Kind: Template, Help: "uneven: a text file of one count per rank (whitespace separated); map: an E3SM map file (HDF5); points: a text file of lines `rank i [j ...]`; relative to the description's directory"},
 			{Key: "decomp", Kind: Expr, Default: "1", Help: "map: which decomposition of the map file (1 for D1)"},
+			{Key: "order", Kind: Enum, Allowed: []string{"map", "sorted"}, Default: "map", Help: "map: each rank's requests in the map file's order; sorted: sorted by offset, touching ones merged within a row (E3SM-IO's read_decomp before its pull request 165, h5bench's e3sm default: the same elements in fewer hyperslabs)"},
 		}}
 	memNode = &Node{Key: "memory", Kind: Map, Help: "the memory side of this dataset's transfers (default: a contiguous buffer of the file type)",
 		Example: `memory: {type: f32}`,
@@ -145,6 +146,7 @@ var (
 			{Key: "shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "extent per dimension, slowest first; [] is a scalar; with uneven decomposition dim 0 may be `auto` (the sum of the counts)"},
 			{Key: "max_shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "maximum extent per dimension; `unlimited` for H5S_UNLIMITED (default: shape, or unlimited along extend)"},
 			{Key: "extend", Kind: Expr, Help: "series by extension: the dimension that grows by shape[dim] at each write (the dataset is created once, chunked, unlimited along it)"},
+			{Key: "start_empty", Kind: Bool, Default: "false", Help: "with extend: create the dataset with extent 0 along it and extend it before every write, the first included (netCDF record variables as PnetCDF and E3SM-IO define them); false: created with the first write's extent"},
 			{Key: "layout", Kind: Enum, Allowed: []string{"contiguous", "chunked", "compact"}, Help: "storage layout (default: chunked when chunk, filters or extend are given, else contiguous)"},
 			{Key: "chunk", Kind: List, Elem: &Node{Kind: Expr}, Help: "chunk extent per dimension (layout chunked)"},
 			filterNode,
@@ -186,6 +188,7 @@ var actionNode = &Node{Key: "timeline", Kind: List, Help: "what happens in each 
 		{Key: "read", Kind: Text, Help: "read a file (its id) back and verify every value (read phase)"},
 		{Key: "flush", Kind: Text, Help: "flush a file (its id) that is open (H5Fflush)"},
 		{Key: "every", Kind: Expr, Default: "1", Help: "cadence: the action runs at the steps where step % every == 0 (every 10: steps 0, 10, 20, ...; steps count from 0)"},
+		{Key: "when", Kind: Expr, Help: "a condition over step (and the parameters) the action's steps must also meet, e.g. step >= 1 or step < h0_records: files written one after another, or an action a parameter turns off (default: every step of the cadence)"},
 		{Key: "at", Kind: Enum, Allowed: []string{"step", "end", "restart"}, Default: "step", Help: "step: by cadence; end: once after the last step; restart: once at the start of the read phase (reads only)"},
 		{Key: "datasets", Kind: List, Elem: &Node{Kind: Text}, Help: "the subset of the file's datasets (paths or names) this action writes or reads (default: all)"},
 		{Key: "collective", Kind: Bool, Default: "true", Help: "collective (H5FD_MPIO_COLLECTIVE) or independent transfers"},

@@ -141,6 +141,7 @@ type Dataset struct {
 	Shape      []Value
 	MaxShape   []Value
 	Extend     Value
+	StartEmpty Value
 	Layout     Value
 	Chunk      []Value
 	Filters    []Filter
@@ -177,6 +178,7 @@ type Decompose struct {
 	Seed         Value
 	File         Value
 	Decomp       Value
+	Order        Value
 }
 
 // Memory is the memory side of a dataset's transfers.
@@ -192,6 +194,7 @@ type Action struct {
 	Read       Value
 	Flush      Value
 	Every      Value
+	When       Value
 	At         Value
 	Datasets   []Value
 	Collective Value
