@@ -16,7 +16,7 @@ import (
 type engine struct {
 	d     *desc.Description
 	types *typeSet
-	steps int
+	steps int // on one rank (Steps); stepsFor evaluates steps for a rank count
 	seed  uint64
 	// decomps caches decomposers by dataset, shape and rank count (they hold every rank's
 	// counts or a map).
@@ -58,14 +58,39 @@ type sim struct {
 	specs     map[string]map[string]*dsSpec // file path → dataset path → spec of its writes
 	lastWrite map[string]int                // file id → last step written (-1: never)
 	limit     int                           // steps replayed before the end actions
+	steps     int                           // the write phase's steps on this rank count
 	firstUse  map[string]int                // file id → first step an action opened it
 	plans     []plan.Plan                   // per step
 	end       plan.Plan
 	cur       *plan.Plan
 }
 
+// stepsFor is the write phase's steps on nranks ranks: steps may use nranks (a run
+// spreading a fixed number of files over its ranks).
+func (e *engine) stepsFor(nranks int) (int, error) {
+	if nranks == 1 {
+		return e.steps, nil
+	}
+	sc, err := e.d.Scope(nranks, 0)
+	if err != nil {
+		return 0, err
+	}
+	n, err := sc.Int(e.d.Steps)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 {
+		return 0, errAt(e.d.Steps, "%d steps on %d ranks", "steps >= 1", n, nranks)
+	}
+	return n, nil
+}
+
 func (e *engine) newSim(env patterns.Env) (*sim, error) {
 	sc, err := e.d.Scope(env.Size, env.Rank)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := e.stepsFor(env.Size)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +99,7 @@ func (e *engine) newSim(env patterns.Env) (*sim, error) {
 		dir = "."
 	}
 	return &sim{e: e, env: env, sc: sc, dir: dir, open: map[string]*instance{}, existing: map[string]bool{},
-		lastWrite: map[string]int{}, firstUse: map[string]int{}, limit: e.steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
+		lastWrite: map[string]int{}, firstUse: map[string]int{}, limit: steps, steps: steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
 }
 
 // fires reports whether action a runs at step (at: step).
@@ -135,6 +160,8 @@ func (s *sim) parallel(f *desc.File) (bool, error) {
 		return false, err
 	}
 	switch {
+	case strings.TrimSpace(f.Ranks.Text) == "1": // a file per rank: serial, on one rank too
+		return false, nil
 	case n == s.env.Size:
 		return true, nil
 	case n == 1:
@@ -273,7 +300,7 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 			if s.cur == &s.end && i <= idx {
 				continue
 			}
-			st = s.e.steps // after the last step
+			st = s.steps // after the last step
 		default:
 			if s.cur == &s.end {
 				continue
@@ -290,7 +317,7 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 			if i > idx && step%k == 0 {
 				st = step
 			}
-			for ; st < s.e.steps; st += k { // the next step of the cadence that meets when
+			for ; st < s.steps; st += k { // the next step of the cadence that meets when
 				ok, err := s.when(a, st)
 				if err != nil {
 					return "", 0, false, err
@@ -299,7 +326,7 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 					break
 				}
 			}
-			if st >= s.e.steps {
+			if st >= s.steps {
 				continue
 			}
 		}
@@ -310,7 +337,7 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 	if bestStep < 0 {
 		return "", 0, false, nil
 	}
-	s.sc.SetStep(min(bestStep, max(s.e.steps-1, 0)))
+	s.sc.SetStep(min(bestStep, max(s.steps-1, 0)))
 	p, err := s.filePath(f)
 	if s.cur == &s.end {
 		bestStep = step // end actions all run at the last step
