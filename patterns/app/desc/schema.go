@@ -188,7 +188,7 @@ var actionNode = &Node{Key: "timeline", Kind: List, Help: "what happens in each 
 		{Key: "read", Kind: Text, Help: "read a file (its id) back and verify every value (read phase)"},
 		{Key: "flush", Kind: Text, Help: "flush a file (its id) that is open (H5Fflush)"},
 		{Key: "every", Kind: Expr, Default: "1", Help: "cadence: the action runs at the steps where step % every == 0 (every 10: steps 0, 10, 20, ...; steps count from 0)"},
-		{Key: "when", Kind: Expr, Help: "a condition over step (and the parameters) the action's steps must also meet, e.g. step >= 1 or step < h0_records: files written one after another, or an action a parameter turns off (default: every step of the cadence)"},
+		{Key: "when", Kind: Expr, Help: "a condition over step, rank and the parameters that the action's steps must also meet, e.g. step >= 1 (a file written after another), step * nranks + rank < files (ranks past the last file skip), or a parameter that turns the action off (default: every step of the cadence)"},
 		{Key: "at", Kind: Enum, Allowed: []string{"step", "end", "restart"}, Default: "step", Help: "step: by cadence; end: once after the last step; restart: once at the start of the read phase (reads only)"},
 		{Key: "datasets", Kind: List, Elem: &Node{Kind: Text}, Help: "the subset of the file's datasets (paths or names) this action writes or reads (default: all)"},
 		{Key: "collective", Kind: Bool, Default: "true", Help: "collective (H5FD_MPIO_COLLECTIVE) or independent transfers"},
