@@ -1,14 +1,11 @@
 package app
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
-	"github.com/h5proxy/h5proxy/patterns/e3sm"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -186,16 +183,7 @@ func TestIndependentRank0(t *testing.T) {
 // TestMapOrderSorted: order: sorted sorts each rank's requests and merges touching ones
 // within a row, as E3SM-IO's read_decomp did: the same elements in fewer blocks.
 func TestMapOrderSorted(t *testing.T) {
-	m := &e3sm.Map{Source: "test map", NProcs: 4, Decomps: []e3sm.Decomp{{
-		Dims: []uint64{2, 6}, Starts: []int{0, 2, 3, 5, 6}, Used: []int{2, 1, 2, 1}, Fill: []int{2, 1, 2, 1},
-		Offsets: []int64{0, 9, 2, 4, 11, 6}, Lengths: []int64{2, 2, 2, 2, 1, 3}, FullyCovered: true,
-	}}}
-	e3sm.RegisterMapReader(func(string) (*e3sm.Map, error) { return m, nil })
-	defer e3sm.RegisterMapReader(nil)
-	mapFile := filepath.Join(t.TempDir(), "m.h5")
-	if err := os.WriteFile(mapFile, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, mapFile := registerTestMap(t)
 	blocks := func(order string, rank int) [][2]uint64 {
 		src := strings.Replace(oneDataset, "DS", "{type: f64, shape: [2, 6], decompose: {kind: map, file: "+mapFile+", decomp: 1, order: "+order+"}}", 1)
 		var out [][2]uint64
