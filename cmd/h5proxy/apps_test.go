@@ -151,3 +151,47 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
+
+// TestE3SMFPlan: the whole F case, h0's 414 variables and h1's 51 (TestAppSamples leaves
+// h0 out for its run time), plans the operations of the built-in (no I/O) on rank 1 of 2
+// and the first and last of 4: the same creates, attributes, extensions, closes and writes
+// with their selections, collective or not, compared sorted and with the buffers' names
+// aside (the built-in names them w:VAR, a description by path). Planning prints every
+// block of the D3 variables' selections: a few seconds per rank.
+func TestE3SMFPlan(t *testing.T) {
+	dir := t.TempDir()
+	src, err := apps.Source("e3sm-f.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "data", "e3sm", "map_f_case_16p.h5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"e3sm-f.yaml": src, "map_f_case_16p.h5": data} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buffer := regexp.MustCompile(` buffer=\S+`)
+	ops := func(r result) []string {
+		if r.code != 0 {
+			t.Fatalf("%s", r)
+		}
+		lines := strings.Split(strings.TrimSpace(buffer.ReplaceAllString(r.stdout, "")), "\n")[1:] // # PATTERN write plan of ...
+		slices.Sort(lines)
+		return lines
+	}
+	for _, c := range []struct{ rank, np int }{{1, 2}, {0, 4}, {3, 4}} {
+		flags := []string{"plan", "-rank", fmt.Sprint(c.rank), "-size", fmt.Sprint(c.np)}
+		want := ops(h5proxy(t, dir, append(flags, "e3sm", "map=map_f_case_16p.h5", "file=e3sm_f.h5")...))
+		got := ops(h5proxy(t, dir, append(flags, "e3sm-f.yaml", "map=map_f_case_16p.h5")...))
+		if len(want) < 3000 {
+			t.Fatalf("rank %d of %d: the built-in plans %d operations, want both files' thousands", c.rank, c.np, len(want))
+		}
+		if !slices.Equal(got, want) {
+			d := lineDiff(strings.Join(want, "\n"), strings.Join(got, "\n"))
+			t.Errorf("rank %d of %d: the description's plan differs from the built-in's:\n%.4000s", c.rank, c.np, d)
+		}
+	}
+}

@@ -96,7 +96,8 @@ type decomposer struct {
 	starts []uint64 // uneven: prefix sums
 	m      *e3sm.Map
 	k      int
-	sorted bool // map: requests sorted and merged (order: sorted)
+	sorted bool   // map: requests sorted and merged (order: sorted)
+	parts  []part // map: every rank's part, made once (the coverage check needs them all)
 	points map[int][][]uint64
 }
 
@@ -197,6 +198,10 @@ func newDecomposer(ds *desc.Dataset, dc *desc.Decompose, sc *desc.Scope, shape [
 				Allowed: "a shape with the decomposition's element count and last dimension"}
 		}
 		d.m, d.k, d.sorted = m, k-1, strings.EqualFold(dc.Order.Text, "sorted")
+		d.parts = make([]part, nranks)
+		for r := range d.parts {
+			d.parts[r] = d.mapPart(r)
+		}
 		if err := d.coverage(!m.Decomps[k-1].FullyCovered); err != nil {
 			return nil, errAt(dc.File, "decomposition D%d over %d ranks: %v", "a map whose requests cover each element once", k, nranks, err)
 		}
@@ -390,11 +395,7 @@ func (d *decomposer) part(r int) part {
 	case "cyclic":
 		return d.cyclic(r)
 	case "map":
-		reqs := d.m.Requests(d.k, r, d.nranks, false)
-		if d.sorted {
-			reqs = e3sm.SortCoalesce(reqs, int64(rowOf(d.shape)))
-		}
-		return runsPart(d.shape, reqs)
+		return d.parts[r]
 	case "points":
 		pts := slices.Clone(d.points[r])
 		sortPoints(pts)
@@ -421,6 +422,15 @@ func (d *decomposer) part(r int) part {
 		}
 		return part{sel: plan.All(d.shape), mem: slices.Clone(d.shape)}
 	}
+}
+
+// mapPart is rank r's requests of the map as a union of blocks.
+func (d *decomposer) mapPart(r int) part {
+	reqs := d.m.Requests(d.k, r, d.nranks, false)
+	if d.sorted {
+		reqs = e3sm.SortCoalesce(reqs, int64(rowOf(d.shape)))
+	}
+	return runsPart(d.shape, reqs)
 }
 
 func sortPoints(pts [][]uint64) {

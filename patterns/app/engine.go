@@ -562,10 +562,27 @@ func (e *engine) decomposer(ds *desc.Dataset, sp *dsSpec, sc *desc.Scope, nranks
 	if d, ok := e.decomps[k]; ok {
 		return d, nil
 	}
+	// Datasets of one map decomposition and shape share it (E3SM's hundreds of variables
+	// on a few decompositions): the key names no dataset.
+	var shared decompKey
+	if dc := &ds.Decompose; strings.EqualFold(dc.Kind.Text, "map") {
+		path, err1 := sc.Text(dc.File)
+		kk, err2 := sc.Int(dc.Decomp)
+		if err1 == nil && err2 == nil {
+			shared = decompKey{nil, fmt.Sprint(relTo(dir, path), kk, strings.ToLower(dc.Order.Text), sp.shape), nranks}
+			if d, ok := e.decomps[shared]; ok {
+				e.decomps[k] = d
+				return d, nil
+			}
+		}
+	}
 	d, err := newDecomposer(ds, &ds.Decompose, sc, slices.Clone(sp.shape), sp.auto, nranks, dir)
 	if err != nil {
 		return nil, err
 	}
 	e.decomps[k] = d
+	if shared.shape != "" {
+		e.decomps[shared] = d
+	}
 	return d, nil
 }
