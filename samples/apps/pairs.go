@@ -88,10 +88,11 @@ var Pairs = []Pair{
 	{Desc: "e3sm-f.yaml", Files: []string{"e3sm_f_h1.h5:e3sm_f_h1.h5"}, Census: true, Skip: []string{"H5Dopen2", "H5Dclose"},
 		Data: []string{"data/e3sm/map_f_case_16p.h5"}, Args: []string{"hist=h1", "records=2", "map=map_f_case_16p.h5"},
 		Builtin: `{"pattern":"e3sm","phases":["write"],"session":{"file":"e3sm_f.h5"},"options":{"map":"map_f_case_16p.h5","f":1,"r":2}}`},
-	// NOvA's input files: four, written by rank r at steps s (file s * nranks + r), each
-	// by its rank alone. The compressed sizes differ (the built-in's values repeat in runs,
-	// a description's are seeded): the dumps mask them with the values.
-	{Desc: "nova.yaml", Census: true,
-		Files:   []string{"nova/nova_00000.h5:nova_00000.h5", "nova/nova_00001.h5:nova_00001.h5", "nova/nova_00002.h5:nova_00002.h5", "nova/nova_00003.h5:nova_00003.h5"},
-		Builtin: `{"pattern":"nova","phases":["write"],"session":{"file":"nova"},"options":{"files":4}}`},
+	// NOvA's input files: two of the sample's four (h5dump of 1,600 datasets takes a while),
+	// file s * nranks + r written by rank r at step s alone (on 4 ranks, ranks 2 and 3
+	// write none). The compressed sizes differ (the built-in's values repeat in runs, a
+	// description's are seeded): the dumps mask them with the values.
+	{Desc: "nova.yaml", Census: true, Args: []string{"files=2"},
+		Files:   []string{"nova/nova_00000.h5:nova_00000.h5", "nova/nova_00001.h5:nova_00001.h5"},
+		Builtin: `{"pattern":"nova","phases":["write"],"session":{"file":"nova"},"options":{"files":2}}`},
 }
