@@ -323,7 +323,18 @@ func encodeValue(t plan.Type, v desc.Value) ([]byte, error) {
 	case plan.Compound:
 		return nil, errAt(v, "a literal value of compound type %s", "a numeric or string type", t)
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v.Text), 64)
+	text := strings.TrimSpace(v.Text)
+	// 64-bit integers exactly: a float64 holds 53 bits (netCDF's unlimited dimension
+	// length, 2^64-1, is E3SM's -DIM_time).
+	if u, err := strconv.ParseUint(text, 10, 64); err == nil && t.Class == plan.Uint64 {
+		binary.NativeEndian.PutUint64(b, u)
+		return b, nil
+	}
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil && t.Class == plan.Int64 {
+		binary.NativeEndian.PutUint64(b, uint64(i))
+		return b, nil
+	}
+	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {
 		return nil, errAt(v, "not a number", "a number")
 	}

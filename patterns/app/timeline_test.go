@@ -1,6 +1,8 @@
 package app
 
 import (
+	"encoding/binary"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -226,5 +228,29 @@ func TestTimelineErrors(t *testing.T) {
 				t.Errorf("%s: %v, want it to name %q", c.to, err, w)
 			}
 		}
+	}
+}
+
+// TestWideIntegerAttributes: 64-bit integer literals are written exactly (beyond a
+// float64's 53 bits), as E3SM's -DIM_time holds 2^64-1.
+func TestWideIntegerAttributes(t *testing.T) {
+	src := `
+files:
+  o:
+    name: o.h5
+    attributes:
+      u: {type: u64, value: 18446744073709551615}
+      i: {type: i64, value: -9223372036854775807}
+    datasets: {x: {type: f64, shape: [2]}}
+timeline: [{write: o}]
+`
+	got := map[string]uint64{}
+	for _, op := range opsOf(t, src, 0, 1) {
+		if op.Kind == plan.WriteAttribute {
+			got[op.Attribute.Name] = binary.NativeEndian.Uint64(op.Attribute.Value)
+		}
+	}
+	if got["u"] != math.MaxUint64 || int64(got["i"]) != -math.MaxInt64 {
+		t.Errorf("u = %d, i = %d; want %d and %d", got["u"], int64(got["i"]), uint64(math.MaxUint64), -math.MaxInt64)
 	}
 }
