@@ -354,11 +354,20 @@ func (o Op) String() string {
 	}
 	if t := o.Transfer; t != nil {
 		fmt.Fprintf(&b, " mem=%s%v buffer=%s", t.MemType, t.MemShape, t.Buffer)
-		if t.Selection.IsNone() {
+		switch sel := t.Selection; {
+		case sel.IsNone():
 			b.WriteString(" select=none")
-		}
-		for _, h := range t.Selection.Blocks {
-			fmt.Fprintf(&b, " start=%v stride=%v count=%v block=%v", h.Start, h.Stride, h.Count, h.Block)
+		case sel.Kind == Whole:
+			b.WriteString(" select=all")
+		case sel.Kind == Points:
+			fmt.Fprintf(&b, " select=points")
+			for _, h := range sel.Blocks {
+				fmt.Fprintf(&b, " %v", h.Start)
+			}
+		default:
+			for _, h := range sel.Blocks {
+				fmt.Fprintf(&b, " start=%v stride=%v count=%v block=%v", h.Start, h.Stride, h.Count, h.Block)
+			}
 		}
 	}
 	return b.String()

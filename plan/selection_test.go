@@ -317,3 +317,40 @@ func TestValidateOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionKinds: a point list must be single elements in row-major order without
+// repeats, a whole selection one block covering the dataspace; both select the same
+// elements as their blocks.
+func TestSelectionKinds(t *testing.T) {
+	shape := []uint64{3, 4}
+	pts := PointList([][]uint64{{0, 3}, {1, 0}, {2, 2}})
+	if err := pts.Validate(shape); err != nil {
+		t.Fatal(err)
+	}
+	if n := pts.NPoints(shape); n != 3 {
+		t.Errorf("points: %d elements, want 3", n)
+	}
+	if got := pts.Runs(shape); len(got) != 2 || got[0] != (Run{3, 2}) || got[1] != (Run{10, 1}) {
+		t.Errorf("points' runs %v", got)
+	}
+	for name, bad := range map[string]Selection{
+		"unsorted": PointList([][]uint64{{1, 0}, {0, 3}}),
+		"repeated": PointList([][]uint64{{1, 0}, {1, 0}}),
+		"block":    {Kind: Points, Blocks: []Hyperslab{Block([]uint64{0, 0}, []uint64{1, 2})}},
+		"partial":  {Kind: Whole, Blocks: []Hyperslab{Block([]uint64{0, 0}, []uint64{2, 4})}},
+		"kind":     {Kind: 9, Blocks: All(shape).Blocks},
+	} {
+		if err := bad.Validate(shape); err == nil {
+			t.Errorf("%s: %+v validated", name, bad)
+		}
+	}
+	if err := WholeSpace(shape).Validate(shape); err != nil {
+		t.Error(err)
+	}
+	if PointList(nil).IsNone() != true {
+		t.Error("an empty point list is not none")
+	}
+	if e := pts.Explicit(); e.Kind != Points {
+		t.Errorf("Explicit lost the kind: %v", e.Kind)
+	}
+}

@@ -392,30 +392,25 @@ func (d *decomposer) part(r int) part {
 		reqs := d.m.Requests(d.k, r, d.nranks, false)
 		return runsPart(d.shape, reqs)
 	case "points":
+		// One H5Sselect_elements of the rank's points, sorted (the file's row-major order
+		// pairs them with the memory buffer's elements, as every layout does).
 		pts := slices.Clone(d.points[r])
 		sortPoints(pts)
-		var blocks []plan.Hyperslab
-		for _, p := range pts {
-			one := make([]uint64, n)
-			for i := range one {
-				one[i] = 1
-			}
-			blocks = append(blocks, plan.Block(p, one))
-		}
-		if len(blocks) == 0 {
+		if len(pts) == 0 {
 			return part{sel: plan.None(), mem: []uint64{0}}
 		}
-		return part{sel: plan.Selection{Blocks: blocks}, mem: []uint64{uint64(len(blocks))}}
+		return part{sel: plan.PointList(pts), mem: []uint64{uint64(len(pts))}}
 	case "rank0":
 		if r != 0 {
 			return part{sel: plan.None(), mem: []uint64{0}}
 		}
 		fallthrough
 	default: // replicated
+		// The whole dataset from one buffer: H5S_ALL, as a code writing it alone passes.
 		if n == 0 {
-			return part{sel: plan.Selection{}, mem: nil}
+			return part{sel: plan.WholeSpace(nil), mem: nil}
 		}
-		return part{sel: plan.All(d.shape), mem: slices.Clone(d.shape)}
+		return part{sel: plan.WholeSpace(d.shape), mem: slices.Clone(d.shape)}
 	}
 }
 

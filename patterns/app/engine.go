@@ -474,7 +474,9 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 				t.Selection = plan.None()
 			}
 		}
-		s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		if issues(t, coll) {
+			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		}
 		s.writes[in.path][v.path] = append(prev, step)
 	}
 	if len(a.Datasets) > 0 && len(dsOpen) == 0 {
@@ -489,9 +491,20 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	return nil
 }
 
-// shift moves a selection by off along dimension 0.
+// issues reports whether a rank makes the H5Dwrite or H5Dread of transfer t: always in a
+// collective transfer (every rank of the file's communicator must call), and under
+// independent transfer only when it selects something, as a real code does (a rank that
+// owns no part of a rank-0 dataset makes no call; an empty call would show in the census
+// and in a profile as a write the program never makes).
+func issues(t *plan.Transfer, coll bool) bool { return coll || !t.Selection.IsNone() }
+
+// shift moves a selection by off along dimension 0: points stay points, a whole
+// dataspace becomes a hyperslab of the grown one.
 func shift(sel plan.Selection, off uint64) plan.Selection {
 	out := plan.Selection{Blocks: make([]plan.Hyperslab, len(sel.Blocks))}
+	if sel.Kind == plan.Points {
+		out.Kind = plan.Points
+	}
 	for i, h := range sel.Blocks {
 		st := slices.Clone(h.Start)
 		st[0] += off

@@ -51,7 +51,9 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 			if len(sp.shape) == 0 {
 				t.MemShape = nil
 			}
-			s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: coll, Step: ws, Transfer: t})
+			if issues(t, coll) {
+				s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: coll, Step: ws, Transfer: t})
+			}
 		}
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: v.path, Collective: in.parallel, Step: step})
 	}
