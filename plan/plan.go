@@ -98,6 +98,13 @@ type FileSpec struct {
 	// truncated by open is written back at its close (auto_da_alloc), inside the
 	// program's Open-Close timer; the other layouts ignore it.
 	TruncateEveryRank bool
+	// GroupRanks, when > 0 with Parallel and less than the ranks, makes the file one of a
+	// group of ranks (N-to-M files): ranks rank/GroupRanks*GroupRanks .. share it (the last
+	// group may be smaller), open it through MPI-IO on the group's communicator (the
+	// layout's split by group) and take part in its collective operations alone. Every
+	// rank opens its group's file at the same operation: the split is collective over the
+	// layout's communicator.
+	GroupRanks int
 	// SelfMPIIO opens a per-rank file (Parallel false) through MPI-IO on MPI_COMM_SELF
 	// rather than the default driver, as IOR's HDF5 backend opens its files per process
 	// (HDF5 then allocates datasets early, as for every MPI-IO file).

@@ -246,7 +246,7 @@ func nodeGroups(c mpi.Comm) (k, n int, g mpi.Comm, err error) {
 // master's groups so the plan can open them, and at close the master gains the new
 // objects. Collective on the file's communicator.
 func (l *subfilingLayout) create(op *plan.Op, reopen bool) (err error) {
-	comm, own, err := h5layout.FileComm(l.env, op.File.Parallel)
+	comm, own, err := h5layout.FileComm(l.env, op.File)
 	if err != nil {
 		return err
 	}
