@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h5proxy/h5proxy/internal/profile"
 )
 
 // groupsDescription writes files shared by groups of ranks (N-to-M): each group of
@@ -158,5 +160,52 @@ func TestAppGroupFiles(t *testing.T) {
 	r := h5proxy(t, four, "run", "-np", "3", "-quiet", "-report", filepath.Join(four, "read3.json"), cfg)
 	if r.code == 0 || !strings.Contains(r.stderr, `key timeline[2].written_by value "writers"`) || !strings.Contains(r.stderr, "3 readers do not split into 2 equal groups") {
 		t.Errorf("3 readers: %v", r)
+	}
+}
+
+// TestAppPointsProfile profiles a description whose dataset is decomposed by a point list
+// at 2 ranks: each rank's points are one H5Sselect_elements, which the profile counts as
+// a real code's (H5D_POINT_SELECTS: a write and a restart read per rank, no hyperslab),
+// and the values read back equal.
+func TestAppPointsProfile(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "pts.txt"), []byte("0 0 0\n0 0 3\n1 0 1\n1 0 2\n0 1 0\n1 1 1\n1 1 2\n0 1 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	desc := filepath.Join(dir, "points.yaml")
+	if err := os.WriteFile(desc, []byte(`name: points
+files:
+  out:
+    name: pts.h5
+    datasets:
+      v: {type: f64, shape: [2, 4], decompose: {kind: points, file: pts.txt}}
+timeline:
+  - write: out
+  - read: out
+    at: restart
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prof, rep := filepath.Join(dir, "prof.json"), filepath.Join(dir, "report.json")
+	if r := h5proxy(t, dir, "profile", "-lib", lib, "-np", "2", "-noplot", "-o", prof, "--", binary, "run", "-quiet", "-report", rep, desc); r.code != 0 {
+		t.Fatal(r)
+	}
+	if v, m, reads := readPhase(t, rep); !v || m != 0 || reads != 2 {
+		t.Errorf("points read back: verified %v, mismatches %v, H5Dread %d", v, m, reads)
+	}
+	p, err := profile.Load(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var points, slabs int64
+	for _, r := range p.Records {
+		if r.Module == "H5D" && r.Name == "/v" {
+			points += r.Counters["H5D_POINT_SELECTS"]
+			slabs += r.Counters["H5D_REGULAR_HYPERSLAB_SELECTS"] + r.Counters["H5D_IRREGULAR_HYPERSLAB_SELECTS"]
+		}
+	}
+	if points != 4 || slabs != 0 {
+		t.Errorf("H5D_POINT_SELECTS %d (want 4: a write and a read per rank), hyperslab selects %d (want 0)", points, slabs)
 	}
 }
