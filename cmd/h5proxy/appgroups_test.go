@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,10 +40,6 @@ timeline:
 // readPhase is a report's read phase: verified, with its mismatches.
 func readPhase(t *testing.T, report string) (verified bool, mismatches float64, reads int64) {
 	t.Helper()
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r struct {
 		Phases []struct {
 			Phase      string
@@ -58,9 +53,7 @@ func readPhase(t *testing.T, report string) (verified bool, mismatches float64, 
 			}
 		}
 	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatalf("%s: %v", report, err)
-	}
+	loadJSON(t, report, &r)
 	for _, p := range r.Phases {
 		if p.Phase != "read" {
 			continue
