@@ -213,7 +213,8 @@ type AttributeSpec struct {
 }
 
 // Transfer is a dataset read or write: the selection in the file dataspace, the memory
-// type and shape (the whole memory space is selected) and the buffer that holds the data.
+// type and shape (the whole memory space is selected unless MemSelection says otherwise)
+// and the buffer that holds the data.
 type Transfer struct {
 	// Variable names the data when MemType is atomic; compound members name themselves.
 	Variable string
@@ -222,6 +223,13 @@ type Transfer struct {
 	Buffer   string
 	MemType  Type
 	MemShape []uint64
+	// MemSelection, when set, selects the elements of the memory space (MemShape) the
+	// transfer moves, as hyperslabs: a buffer larger than the selection, such as a block
+	// with ghost cells around it. Its elements pair in row-major order with the file
+	// selection's, as many of them. Nil selects the whole memory space. Layouts that hand
+	// HDF5 a memory space (stack.MemorySpaces) select it there; the session gives the
+	// others the selected elements packed.
+	MemSelection *Selection
 	// FileType is the dataset's datatype; with compound types HDF5 converts the members
 	// present in both, by name.
 	FileType  Type
@@ -246,6 +254,38 @@ type Transfer struct {
 	Unchecked bool
 	// Tuning holds the session knobs' transfer properties (collective transfers only).
 	Tuning TransferTuning
+}
+
+// memSelection checks a memory selection: hyperslabs inside the memory space, as many
+// elements as the file selection, no H5S_ALL file side, no explicit data.
+func (t *Transfer) memSelection() error {
+	ms := t.MemSelection
+	if ms.Kind != Hyperslabs || t.Selection.Kind == Whole {
+		return fmt.Errorf("a memory selection is hyperslabs, with a file selection other than the whole dataspace (H5S_ALL)")
+	}
+	if err := ms.Validate(t.MemShape); err != nil {
+		return fmt.Errorf("memory selection: %w", err)
+	}
+	if n, m := t.Selection.NPoints(t.FileShape), ms.NPoints(t.MemShape); n != m {
+		return fmt.Errorf("file selection has %d points, memory selection in %v has %d", n, t.MemShape, m)
+	}
+	if t.Data != nil {
+		return fmt.Errorf("a transfer with a memory selection takes the session's data, not Data")
+	}
+	return nil
+}
+
+// Packed returns the transfer with its memory selection's elements packed in a buffer
+// of their own (MemShape the element count, no memory selection), t itself when it has
+// no memory selection: the same file elements with the same values, for a layout that
+// has no memory space to select in.
+func (t *Transfer) Packed() *Transfer {
+	if t.MemSelection == nil {
+		return t
+	}
+	c := *t
+	c.MemShape, c.MemSelection = []uint64{t.Selection.NPoints(t.FileShape)}, nil
+	return &c
 }
 
 // ElemBytes is the number of bytes moved per selected element: the members common to the
@@ -460,7 +500,11 @@ func (o *Op) validate() error {
 		if err := t.Selection.Validate(t.FileShape); err != nil {
 			return err
 		}
-		if n, m := t.Selection.NPoints(t.FileShape), Product(t.MemShape); n != m && !(t.Selection.IsNone() && n == 0) {
+		if ms := t.MemSelection; ms != nil {
+			if err := t.memSelection(); err != nil {
+				return err
+			}
+		} else if n, m := t.Selection.NPoints(t.FileShape), Product(t.MemShape); n != m && !(t.Selection.IsNone() && n == 0) {
 			return fmt.Errorf("file selection has %d points, memory space %v has %d", n, t.MemShape, m)
 		}
 		if want := Product(t.MemShape) * uint64(t.MemType.Size); t.Data != nil && uint64(len(t.Data)) != want {

@@ -247,6 +247,15 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte) (spaces, error) {
 		}
 		need = plan.Product(memShape) * uint64(t.MemType.Size)
 	}
+	if t.MemSelection != nil && !none {
+		// Part of the memory space (ghost cells around a block): its hyperslabs.
+		if t.Selection.Kind == plan.Whole {
+			return sp, errorf("h5: %s %s: a memory selection with H5S_ALL as the file space", call, objName(d))
+		}
+		if err := selectBlocks(call+" memory space of", d, sp.ms, *t.MemSelection); err != nil {
+			return sp, err
+		}
+	}
 	if uint64(len(buf)) < need {
 		return sp, errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
 			call, objName(d), len(buf), memShape, t.MemType, need)

@@ -51,6 +51,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 			if len(sp.shape) == 0 {
 				t.MemShape = nil
 			}
+			ghosted(t, sp.ghost)
 			if issues(t, coll) {
 				s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: coll, Step: ws, Transfer: t})
 			}

@@ -45,7 +45,7 @@ type openFile struct {
 }
 
 func init() {
-	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData | stack.MultiDataset,
+	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData | stack.MultiDataset | stack.MemorySpaces,
 		Summary:   "the real file: one HDF5 file (shared through MPI-IO, or per rank when the plan says so) with the plan's groups and datasets",
 		NewLayout: func(env stack.Env) (stack.Layout, error) { return New(env, Open), nil }})
 }

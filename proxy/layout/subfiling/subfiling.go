@@ -66,7 +66,7 @@ var Options = &options.Table{Name: "subfiling", Specs: []options.Spec{
 }}
 
 func init() {
-	stack.RegisterLayout(stack.Strategy{Name: "subfiling", Caps: stack.StoresData | stack.Subfiles, Options: Options, SelectKey: "SUBFILING",
+	stack.RegisterLayout(stack.Strategy{Name: "subfiling", Caps: stack.StoresData | stack.Subfiles | stack.MemorySpaces, Options: Options, SelectKey: "SUBFILING",
 		Summary:  "one subfile per rank group under a master of virtual datasets (the VDS design of the subfiling paper)",
 		Validate: validate,
 		NewLayout: func(env stack.Env) (stack.Layout, error) {
