@@ -91,7 +91,7 @@ type phaseRun struct {
 	runsCached int                   // runs held in runs
 	// layouts are the memory layouts of the transfers filled so far (Session.bufLayout), at
 	// most layoutsMax: patterns that share a transfer between steps fill without allocating.
-	layouts   map[*plan.Transfer]*emulate.Layout
+	layouts map[*plan.Transfer]*emulate.Layout
 	// packed are the packed forms of transfers with a memory selection (Session.packed).
 	packed    map[*plan.Transfer]*plan.Transfer
 	mismatch  *emulate.Mismatch
