@@ -151,10 +151,12 @@ func TestAppGroupFiles(t *testing.T) {
 		t.Errorf("2 readers of 4 writers' files: verified %v, mismatches %v, H5Dread %d (want 3 per rank)", v, m, reads)
 	}
 
-	// 3 readers cannot split 2 files evenly: an error naming the key, before any I/O.
-	r := h5proxy(t, four, "run", "-np", "3", "-quiet", "-report", filepath.Join(four, "read3.json"), cfg)
-	if r.code == 0 || !strings.Contains(r.stderr, `key timeline[2].written_by value "writers"`) || !strings.Contains(r.stderr, "3 readers do not split into 2 equal groups") {
-		t.Errorf("3 readers: %v", r)
+	// 3 readers cannot split 2 files evenly, nor can 1: an error naming the key, before any I/O.
+	for _, np := range []string{"3", "1"} {
+		r := h5proxy(t, four, "run", "-np", np, "-quiet", "-report", filepath.Join(four, "read"+np+".json"), cfg)
+		if r.code == 0 || !strings.Contains(r.stderr, `key timeline[2].written_by value "writers"`) || !strings.Contains(r.stderr, np+" readers do not split into 2 equal groups") {
+			t.Errorf("%s readers: %v", np, r)
+		}
 	}
 }
 
