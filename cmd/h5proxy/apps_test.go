@@ -30,15 +30,23 @@ func maskedDump(t *testing.T, path string) string {
 	return s
 }
 
+// loadJSON decodes the JSON file path (a run's report) into v.
+func loadJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
 // censusOf reads each phase's census from a run's JSON report: the HDF5 calls (count over
 // the ranks, the largest count of one rank, bytes), the collective transfers and the I/O
 // modes; calls in skip are left out.
 func censusOf(t *testing.T, report string, skip []string) []string {
 	t.Helper()
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r struct {
 		Phases []struct {
 			Phase  string
@@ -54,9 +62,7 @@ func censusOf(t *testing.T, report string, skip []string) []string {
 			}
 		}
 	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatalf("%s: %v", report, err)
-	}
+	loadJSON(t, report, &r)
 	var out []string
 	for _, p := range r.Phases {
 		c := p.Census

@@ -355,7 +355,11 @@ func (p *Pattern) FilePath(env patterns.Env) string {
 		}
 	}
 	if len(p.restarts) > 0 {
-		if pl, err := p.e.restart(p.restarts[0], env); err == nil && len(pl.Ops) > 0 {
+		pl, err := p.e.restart(p.restarts[0], env)
+		if err != nil {
+			return "" // not the configured file: Begin reports the description's error
+		}
+		if len(pl.Ops) > 0 {
 			return pl.Ops[0].Path
 		}
 	}

@@ -397,30 +397,25 @@ func (d *decomposer) part(r int) part {
 	case "map":
 		return d.parts[r]
 	case "points":
+		// One H5Sselect_elements of the rank's points, sorted (the file's row-major order
+		// pairs them with the memory buffer's elements, as every layout does).
 		pts := slices.Clone(d.points[r])
 		sortPoints(pts)
-		var blocks []plan.Hyperslab
-		for _, p := range pts {
-			one := make([]uint64, n)
-			for i := range one {
-				one[i] = 1
-			}
-			blocks = append(blocks, plan.Block(p, one))
-		}
-		if len(blocks) == 0 {
+		if len(pts) == 0 {
 			return part{sel: plan.None(), mem: []uint64{0}}
 		}
-		return part{sel: plan.Selection{Blocks: blocks}, mem: []uint64{uint64(len(blocks))}}
+		return part{sel: plan.PointList(pts), mem: []uint64{uint64(len(pts))}}
 	case "rank0":
 		if r != 0 {
 			return part{sel: plan.None(), mem: []uint64{0}}
 		}
 		fallthrough
 	default: // replicated
-		if n == 0 { // a scalar: its one element
-			return part{sel: plan.All(nil), mem: nil}
+		// The whole dataset from one buffer: H5S_ALL, as a code writing it alone passes.
+		if n == 0 {
+			return part{sel: plan.WholeSpace(nil), mem: nil}
 		}
-		return part{sel: plan.All(d.shape), mem: slices.Clone(d.shape)}
+		return part{sel: plan.WholeSpace(d.shape), mem: slices.Clone(d.shape)}
 	}
 }
 

@@ -34,12 +34,36 @@ type instance struct {
 	file     *desc.File
 	path     string
 	parallel bool
+	group    int // ranks per file of an N-to-M file (0: every rank, or one)
+}
+
+// sharing is how the ranks share a file: through MPI-IO by every rank (group 0) or by
+// groups of group consecutive ranks (N-to-M files), or one file per rank (not par).
+type sharing struct {
+	par   bool
+	group int
+}
+
+// spec is the file access of a file shared so.
+func (sh sharing) spec() *plan.FileSpec {
+	return &plan.FileSpec{Parallel: sh.par, GroupRanks: sh.group}
+}
+
+// groupShare returns the ranks of rank's group of group ranks among size (the last group
+// may be smaller) and rank's index in it.
+func groupShare(group, size, rank int) (nranks, idx int) {
+	g := rank / group
+	return min(group, size-g*group), rank % group
 }
 
 // share returns the ranks among which a file's datasets are decomposed and this rank's
-// index among them: every rank for a shared file, this rank alone for its own file.
+// index among them: every rank for a shared file, the group's ranks for an N-to-M file,
+// this rank alone for its own file.
 func (in *instance) share(env patterns.Env) (nranks, rank int) {
-	if in.parallel {
+	switch {
+	case in.parallel && in.group > 0:
+		return groupShare(in.group, env.Size, env.Rank)
+	case in.parallel:
 		return env.Size, env.Rank
 	}
 	return 1, 0
@@ -153,21 +177,24 @@ func (s *sim) filePath(f *desc.File) (string, error) {
 	return relTo(s.dir, name), nil
 }
 
-// parallel reports whether a file is shared by every rank (MPI-IO) or per rank.
-func (s *sim) parallel(f *desc.File) (bool, error) {
+// parallel says how the ranks share a file: every rank (MPI-IO), groups of ranks (N-to-M,
+// MPI-IO on each group's communicator) or one file per rank.
+func (s *sim) parallel(f *desc.File) (sharing, error) {
 	n, err := s.sc.Int(f.Ranks)
 	if err != nil {
-		return false, err
+		return sharing{}, err
 	}
 	switch {
 	case strings.TrimSpace(f.Ranks.Text) == "1": // a file per rank: serial, on one rank too
-		return false, nil
+		return sharing{}, nil
 	case n == s.env.Size:
-		return true, nil
+		return sharing{par: true}, nil
 	case n == 1:
-		return false, nil
+		return sharing{}, nil
+	case n > 1 && n < s.env.Size:
+		return sharing{par: true, group: n}, nil
 	}
-	return false, errAt(f.Ranks, "%d ranks per file with %d ranks", "nranks (one shared file) or 1 (a file per rank)", n, s.env.Size)
+	return sharing{}, errAt(f.Ranks, "%d ranks per file with %d ranks", "1 (a file per rank) to nranks (one shared file): K shares a file among ranks rank/K*K .. (N-to-M)", n, s.env.Size)
 }
 
 // run replays the write phase: the plans of every step and of the end.
@@ -216,10 +243,11 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 	if err != nil {
 		return err
 	}
-	par, err := s.parallel(f)
+	sh, err := s.parallel(f)
 	if err != nil {
 		return err
 	}
+	par := sh.par
 	coll, err := s.sc.Bool(a.Collective)
 	if err != nil {
 		return err
@@ -235,10 +263,10 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 		if in == nil {
 			return errAt(fv, "flush at step %d: file %s is not open (no write to it is pending)", "a flush after a write to the same file, before a write to another name", step, path)
 		}
-		s.cur.Add(plan.Op{Kind: plan.FlushFile, Path: path, Collective: par, Step: step, File: &plan.FileSpec{Parallel: par}})
+		s.cur.Add(plan.Op{Kind: plan.FlushFile, Path: path, Collective: par, Step: step, File: sh.spec()})
 	case "write":
 		if in == nil {
-			if in, err = s.openFile(f, path, par, step, false); err != nil {
+			if in, err = s.openFile(f, path, sh, step, false); err != nil {
 				return err
 			}
 		}
@@ -252,7 +280,7 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 			if !s.existing[path] {
 				return errAt(fv, "read at step %d: file %s has not been written yet", "a read after a write of the same file", step, path)
 			}
-			if in, err = s.openFile(f, path, par, step, true); err != nil {
+			if in, err = s.openFile(f, path, sh, step, true); err != nil {
 				return err
 			}
 		}
@@ -347,16 +375,18 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 
 // openFile creates (first time, mode truncate) or opens a file and writes its attributes
 // on creation.
-func (s *sim) openFile(f *desc.File, path string, par bool, step int, readOnly bool) (*instance, error) {
+func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly bool) (*instance, error) {
 	collMeta := strings.EqualFold(f.CollectiveMetadata.Text, "true")
-	fs := &plan.FileSpec{Parallel: par, ReadOnly: readOnly, CollMetadataOps: collMeta && par, CollMetadataWrite: collMeta && par, MakeDirs: !readOnly}
+	par := sh.par
+	fs := sh.spec()
+	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite, fs.MakeDirs = readOnly, collMeta && par, collMeta && par, !readOnly
 	kind := plan.CreateFile
 	if readOnly || s.existing[path] || strings.EqualFold(f.Mode.Text, "append") {
 		kind = plan.OpenFile
 		fs.MakeDirs = false
 	}
 	s.cur.Add(plan.Op{Kind: kind, Path: path, Collective: par, Step: step, File: fs})
-	in := &instance{file: f, path: path, parallel: par}
+	in := &instance{file: f, path: path, parallel: par, group: sh.group}
 	// A created file starts empty; a file appended to that this run has not written holds
 	// objects of an earlier run the description does not know of: this run's objects are
 	// created in it.
@@ -526,9 +556,8 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 				t.Selection = plan.None()
 			}
 		}
-		// An independent write of nothing is no call: a rank without a part makes none, as
-		// codes that write from rank 0 alone (if rank == 0: H5Dwrite) do.
-		if coll || !t.Selection.IsNone() {
+		ghosted(t, sp.ghost)
+		if issues(t, coll) {
 			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
 		}
 		s.writes[in.path][v.path] = append(prev, step)
@@ -545,9 +574,20 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	return nil
 }
 
-// shift moves a selection by off along dimension 0.
+// issues reports whether a rank makes the H5Dwrite or H5Dread of transfer t: always in a
+// collective transfer (every rank of the file's communicator must call), and under
+// independent transfer only when it selects something, as a real code does (a rank that
+// owns no part of a rank-0 dataset makes no call; an empty call would show in the census
+// and in a profile as a write the program never makes).
+func issues(t *plan.Transfer, coll bool) bool { return coll || !t.Selection.IsNone() }
+
+// shift moves a selection by off along dimension 0: points stay points, a whole
+// dataspace becomes a hyperslab of the grown one.
 func shift(sel plan.Selection, off uint64) plan.Selection {
 	out := plan.Selection{Blocks: make([]plan.Hyperslab, len(sel.Blocks))}
+	if sel.Kind == plan.Points {
+		out.Kind = plan.Points
+	}
 	for i, h := range sel.Blocks {
 		st := slices.Clone(h.Start)
 		st[0] += off

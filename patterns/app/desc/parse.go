@@ -468,7 +468,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	}
 	d.Decompose = p.decompose(x.vals["decompose"], join(path, "decompose"))
 	mx := p.mapOf(x.vals["memory"], join(path, "memory"))
-	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode)}
+	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode), Ghost: mx.value("ghost", memNode)}
 	return d, nil
 }
 

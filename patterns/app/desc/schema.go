@@ -133,10 +133,11 @@ var (
 			{Key: "order", Kind: Enum, Allowed: []string{"map", "sorted"}, Default: "map", Help: "map: each rank's requests in the map file's order; sorted: sorted by offset, touching ones merged within a row (E3SM-IO's read_decomp before its pull request 165, h5bench's e3sm default: the same elements in fewer hyperslabs)"},
 		}}
 	memNode = &Node{Key: "memory", Kind: Map, Help: "the memory side of this dataset's transfers (default: a contiguous buffer of the file type)",
-		Example: `memory: {type: f32}`,
+		Example: `memory: {type: f32, ghost: 2}`,
 		Fields: []*Node{
 			{Key: "type", Kind: TypeName, Help: "memory datatype when it differs from the file type (HDF5 converts: any integer or float to any other; compound to compound by member name)"},
 			{Key: "struct", Kind: TypeName, Help: "interleaved: a compound type declared under types; the buffer is an array of these structs shared by every dataset naming it, and each write transfers the members the dataset's (compound) file type shares with it"},
+			{Key: "ghost", Kind: Literal, Help: "ghost cells: the buffer holds this many more elements on each side of a rank's block in every dimension (a number, or a list with one per dimension, e.g. [2, 2, 0]); transfers select the block inside it (a hyperslab of the memory space), the file is the same as without; block, uneven, rank0 and replicated decompositions"},
 		}}
 	datasetNode = &Node{Key: "datasets", Kind: Named, Help: "datasets by name; a name \"${list}\" or a YAML list as the key makes one per name",
 		Example: `datasets: {x: {type: f32, shape: [n * nranks]}, y: {like: x}}`,
@@ -171,7 +172,7 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 	Example: `files: {history: {name: "particles.h5", datasets: {...}}}`,
 	Elem: &Node{Kind: Map, Fields: []*Node{
 		{Key: "name", Kind: Template, Help: "file name, relative to the session's file directory; ${step}, ${rank} and any expression substitute (e.g. plt_${step:05d}.h5); a file stays open while consecutive actions name the same file"},
-		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or N (N-to-M: ranks rank/N*N.. share a file, name must use rank / N)"},
+		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or K between (N-to-M: ranks div(rank, K)*K .. share a file, opened through MPI-IO on their own communicator, its datasets decomposed over them; the name must use div(rank, K), e.g. data_${div(rank, K)}.h5)", Example: `files: {part: {name: "part_${div(rank, 4)}.h5", ranks: 4}}`},
 		{Key: "mode", Kind: Enum, Allowed: []string{"truncate", "append"}, Default: "truncate", Help: "truncate: create or empty the file at its first action; append: open an existing file read-write"},
 		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output; the raw layouts hold one file at a time)"},
 		{Key: "collective_metadata", Kind: Bool, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write)"},

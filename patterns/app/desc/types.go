@@ -185,6 +185,9 @@ type Decompose struct {
 type Memory struct {
 	Type   Value
 	Struct Value
+	// Ghost is the ghost cells per side: one value for every dimension, or a list (one
+	// per dimension).
+	Ghost Value
 }
 
 // Action is one entry of the timeline.
