@@ -326,6 +326,9 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 				return &Error{Pos: p.pos(k), Key: "params." + k.Value, Reason: "not a parameter name",
 					Allowed: "a name of letters, digits and _ (not starting with a digit), other than " + strings.Join(builtinVars, ", ")}
 			}
+			if err := p.checkParamName(k); err != nil {
+				return err
+			}
 			v := p.scalar(vals[i], "params."+k.Value)
 			d.Params = append(d.Params, Param{Name: k.Value, Pos: p.pos(k), Value: v, IsList: resolve(vals[i]).Kind == yaml.SequenceNode})
 		}
@@ -364,6 +367,37 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// SessionKey, when set, reports whether a name is one of the session's keys (or their
+// aliases), and which: package proxy installs it, since the session's keys are its own and
+// this package may not import it. A parameter of that name could never be set (KEY=VALUE
+// goes to the session first), so the parser rejects it.
+var SessionKey func(name string) (key string, ok bool)
+
+// ownKeys are the app pattern's own option keys, which a parameter cannot take either.
+var ownKeys = []string{"description"}
+
+// checkParamName rejects a parameter named like a session key or the pattern's own key
+// (compared as options compare keys: case ignored).
+func (p *parser) checkParamName(k *yaml.Node) error {
+	key, ok := "", false
+	for _, o := range ownKeys {
+		if strings.EqualFold(o, k.Value) {
+			key, ok = "app pattern key "+o, true
+		}
+	}
+	if !ok && SessionKey != nil {
+		if key, ok = SessionKey(k.Value); ok {
+			key = "session key " + key
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return &Error{Pos: p.pos(k), Key: "params." + k.Value, Value: k.Value,
+		Reason: "the parameter's name collides with the " + key + " (KEY=VALUE would set that key, never the parameter)",
+		Allowed: "a name that is no session key (h5proxy help session lists them) and not description, e.g. " + k.Value + "_"}
 }
 
 func (p *parser) compound(name string, pos Pos, n *yaml.Node, path string) *Compound {
