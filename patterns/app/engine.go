@@ -459,10 +459,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		fileShape := slices.Clone(sp.shape)
 		sel := p.sel
 		if sp.extend >= 0 && len(prev) > 0 {
-			k := uint64(len(prev))
-			fileShape[0] = (k + 1) * sp.shape[0]
+			k, x := uint64(len(prev)), sp.extend
+			fileShape[x] = (k + 1) * sp.shape[x]
 			s.cur.Add(plan.Op{Kind: plan.ExtendDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &plan.DatasetSpec{Shape: slices.Clone(fileShape)}})
-			sel = shift(sel, k*sp.shape[0])
+			sel = shift(sel, x, k*sp.shape[x])
 		}
 		t := &plan.Transfer{Variable: v.path, Buffer: v.path, MemType: sp.mem, MemShape: p.mem, FileType: sp.create.Type, FileShape: fileShape, Selection: sel}
 		if sp.buffer != "" {
@@ -489,12 +489,13 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	return nil
 }
 
-// shift moves a selection by off along dimension 0.
-func shift(sel plan.Selection, off uint64) plan.Selection {
+// shift moves a selection by off along dimension dim (a series' slab k of an extended
+// dataset lies k slabs along the dimension it grows by).
+func shift(sel plan.Selection, dim int, off uint64) plan.Selection {
 	out := plan.Selection{Blocks: make([]plan.Hyperslab, len(sel.Blocks))}
 	for i, h := range sel.Blocks {
 		st := slices.Clone(h.Start)
-		st[0] += off
+		st[dim] += off
 		out.Blocks[i] = plan.Hyperslab{Start: st, Stride: h.Stride, Count: h.Count, Block: h.Block}
 	}
 	return out

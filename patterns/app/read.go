@@ -34,7 +34,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 		}
 		full := slices.Clone(sp.shape)
 		if sp.extend >= 0 {
-			full[0] = uint64(len(written)) * sp.shape[0]
+			full[sp.extend] = uint64(len(written)) * sp.shape[sp.extend]
 		}
 		for k, ws := range slabs {
 			sel, mem, err := s.readPart(a, v.ds, sp, nranks, rank)
@@ -42,7 +42,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 				return err
 			}
 			if sp.extend >= 0 {
-				sel = shift(sel, uint64(k)*sp.shape[0])
+				sel = shift(sel, sp.extend, uint64(k)*sp.shape[sp.extend])
 			}
 			t := &plan.Transfer{Variable: v.path, Buffer: v.path, MemType: sp.mem, MemShape: mem, FileType: sp.create.Type, FileShape: full, Selection: sel}
 			if sp.buffer != "" {

@@ -60,11 +60,11 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		if err != nil {
 			return nil, err
 		}
-		if k != 0 {
-			return nil, errAt(ds.Extend, "series grow along dimension 0", "extend: 0 (the slowest dimension)")
-		}
 		if len(s.shape) == 0 {
 			return nil, errAt(ds.Extend, "a scalar dataset cannot grow", "a shape with at least one dimension")
+		}
+		if k < 0 || k >= len(s.shape) {
+			return nil, errAt(ds.Extend, "%s has no dimension %d (it has %d)", fmt.Sprintf("a dimension index 0..%d (0 the slowest)", len(s.shape)-1), ds.Name, k, len(s.shape))
 		}
 		s.extend = k
 	}
@@ -88,7 +88,17 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		c.MaxShape[s.extend] = plan.MaxUnlimited
 	}
 	if s.extend >= 0 && c.MaxShape[s.extend] != plan.MaxUnlimited {
-		return nil, errAt(ds.Extend, "the dimension it extends is not unlimited in max_shape", "max_shape: [unlimited, ...]")
+		var unl []string
+		for i, m := range c.MaxShape {
+			if m == plan.MaxUnlimited {
+				unl = append(unl, strconv.Itoa(i))
+			}
+		}
+		allowed := "max_shape[" + strconv.Itoa(s.extend) + "]: unlimited"
+		if len(unl) > 0 {
+			allowed = "an unlimited dimension of " + ds.Name + " (" + strings.Join(unl, ", ") + "), or " + allowed
+		}
+		return nil, errAt(ds.Extend, "dimension %d of %s is fixed (max_shape[%d] = %d): a series grows along an unlimited dimension", allowed, s.extend, ds.Name, s.extend, c.MaxShape[s.extend])
 	}
 	layout := strings.ToLower(ds.Layout.Text)
 	if layout == "" {
