@@ -57,3 +57,51 @@ func TestAppParamsCollidingWithSessionKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAppComputeAgainstSessionComputeKeys: a description that sets compute computes on its
+// own, as DLIO and IOR do: the session's compute_time and compute_trace would be ignored,
+// so they are errors naming the key, its value and the description's compute at
+// file:line:col; without compute in the description both apply as for any pattern.
+func TestAppComputeAgainstSessionComputeKeys(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.txt")
+	withCompute, without := filepath.Join(dir, "c.yaml"), filepath.Join(dir, "n.yaml")
+	body := "files: {out: {name: o.h5, datasets: {x: {shape: [4]}}}}\ntimeline: [{write: out}]\n"
+	for p, src := range map[string]string{trace: "10ms\n20ms\n", withCompute: "steps: 2\ncompute: 0.01s\n" + body, without: "steps: 2\n" + body} {
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "o.h5")
+	parse := func(pattern string, kv ...string) error {
+		kvs := []options.KV{{Key: "file", Value: file}}
+		for _, s := range kv {
+			k, v, _ := strings.Cut(s, "=")
+			kvs = append(kvs, options.KV{Key: k, Value: v})
+		}
+		_, err := proxy.ParseOptions(pattern, kvs)
+		return err
+	}
+	for _, c := range []struct {
+		pattern string
+		kv      []string
+		want    string
+	}{
+		{"app", []string{"description=" + withCompute, "compute_trace=" + trace},
+			fmt.Sprintf(`key "compute_trace" value %q: the description sets compute (%s:2:10: compute: 0.01s), the time after each write step, in place of the session's compute_time and compute_trace: compute_trace would be ignored; allowed: no compute_time or compute_trace with this description; remove its compute (%s:2:10)`, trace, withCompute, withCompute)},
+		{"app", []string{"description=" + withCompute, "compute_time=1s"}, `key "compute_time" value "1s": the description sets compute (` + withCompute + ":2:10"},
+		{"app", []string{"description=" + withCompute, "EMULATED_COMPUTE_TIME_PER_TIMESTEP=2s"}, `key "compute_time" value "2s"`},
+		{"dlio", []string{"generate-data=true", "compute_trace=" + trace}, `key "compute_trace" value "` + trace + `": pattern dlio computes for times of its own after each step`},
+	} {
+		err := parse(c.pattern, c.kv...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %v: error %v, want %q", c.pattern, c.kv, err, c.want)
+		}
+	}
+	for _, kv := range [][]string{{"description=" + withCompute}, {"description=" + withCompute, "compute_time=0s"},
+		{"description=" + without, "compute_trace=" + trace}, {"description=" + without, "compute_time=1s"}} {
+		if err := parse("app", kv...); err != nil {
+			t.Errorf("%v: %v", kv, err)
+		}
+	}
+}
