@@ -396,7 +396,7 @@ func (p *parser) checkParamName(k *yaml.Node) error {
 		return nil
 	}
 	return &Error{Pos: p.pos(k), Key: "params." + k.Value, Value: k.Value,
-		Reason: "the parameter's name collides with the " + key + " (KEY=VALUE would set that key, never the parameter)",
+		Reason:  "the parameter's name collides with the " + key + " (KEY=VALUE would set that key, never the parameter)",
 		Allowed: "a name that is no session key (h5proxy help session lists them) and not description, e.g. " + k.Value + "_"}
 }
 
