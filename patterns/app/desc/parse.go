@@ -195,6 +195,8 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 				return &Error{Pos: p.pos(e), Key: path, Reason: "a list of numbers or strings here holds " + kindName(resolve(e))}
 			}
 		}
+	case Data:
+		return p.checkData(n, path, true)
 	case TypeName:
 		if n.Kind == yaml.MappingNode && strings.HasPrefix(path, "types.") {
 			return p.check(n, typesNode.Elem, path) // a nested member map
@@ -220,6 +222,39 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 	default:
 		if n.Kind != yaml.ScalarNode {
 			return bad("want " + s.Kind.String())
+		}
+	}
+	return nil
+}
+
+// checkData checks a Data value: a scalar, a map of member values (scalars or maps), or,
+// at the top, a list of scalars or maps.
+func (p *parser) checkData(n *yaml.Node, path string, top bool) error {
+	n = resolve(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		keys, vals := pairs(n)
+		seen := map[string]bool{}
+		for i, k := range keys {
+			if seen[k.Value] {
+				return &Error{Pos: p.pos(k), Key: join(path, k.Value), Reason: "member given twice"}
+			}
+			seen[k.Value] = true
+			if err := p.checkData(vals[i], join(path, k.Value), false); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		if !top {
+			return &Error{Pos: p.pos(n), Key: path, Reason: "a list inside a member map", Allowed: "a member's value is a number, a string or a map (a nested compound); a list of maps is an array of compounds"}
+		}
+		for i, e := range n.Content {
+			if resolve(e).Kind == yaml.SequenceNode {
+				return &Error{Pos: p.pos(e), Key: fmt.Sprintf("%s[%d]", path, i), Reason: "a list inside a list", Allowed: "attributes are 1-D: a list of numbers, strings or member maps"}
+			}
+			if err := p.checkData(e, fmt.Sprintf("%s[%d]", path, i), false); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -298,9 +333,18 @@ func (x m) value(key string, s *Node) Value {
 func (p *parser) scalar(n *yaml.Node, path string) Value {
 	n = resolve(n)
 	v := Value{Text: n.Value, Pos: p.pos(n), Path: path, Set: true}
-	if n.Kind == yaml.SequenceNode {
+	switch n.Kind {
+	case yaml.SequenceNode:
 		for i, e := range n.Content {
 			v.List = append(v.List, p.scalar(e, fmt.Sprintf("%s[%d]", path, i)))
+		}
+		v.Text = ""
+	case yaml.MappingNode:
+		keys, vals := pairs(n)
+		for i, k := range keys {
+			m := p.scalar(vals[i], join(path, k.Value))
+			m.Key = k.Value
+			v.Map = append(v.Map, m)
 		}
 		v.Text = ""
 	}

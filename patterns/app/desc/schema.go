@@ -39,10 +39,14 @@ const (
 	Literal
 	// Text is free text.
 	Text
+	// Data is a value of any datatype written as is: a Literal, or for a compound type a
+	// map of its members' values by name (nested compounds as nested maps), or a list of
+	// such maps (an array).
+	Data
 )
 
 var kindNames = map[Kind]string{Map: "map", Named: "named map", List: "list", Expr: "expression",
-	Template: "name template", Enum: "enum", Bool: "bool", TypeName: "type", Literal: "literal", Text: "text"}
+	Template: "name template", Enum: "enum", Bool: "bool", TypeName: "type", Literal: "literal", Text: "text", Data: "data"}
 
 // String names the kind in help output and error messages.
 func (k Kind) String() string { return kindNames[k] }
@@ -94,7 +98,7 @@ var (
 		Elem: &Node{Kind: Map, Short: "the attribute's literal value", Fields: []*Node{
 			{Key: "type", Kind: TypeName, Help: "datatype: atomic or strN (default: inferred from the value)"},
 			{Key: "shape", Kind: List, Help: "extent of a 1-D array attribute (empty: scalar)", Elem: &Node{Kind: Expr}},
-			{Key: "value", Kind: Literal, Help: "literal value: a number, a string, or a list (an array attribute); ${EXPR} is evaluated when the attribute is written, at its object's creation (e.g. \"${step * dt}\"); without type: i64 for integers, f64 for other numbers and expressions, else a string as long as the longest value"},
+			{Key: "value", Kind: Data, Help: "literal value: a number, a string, or a list (an array attribute); for a compound type a map of its members' values by name (every member, each a number, a string or, for a nested compound, a map), or a list of such maps (e.g. {type: box, value: [{lo: 0, hi: 7}, {lo: 8, hi: 15}]}); ${EXPR} is evaluated when the attribute is written, at its object's creation (e.g. \"${step * dt}\"); without type: i64 for integers, f64 for other numbers and expressions, else a string as long as the longest value (a map needs type)"},
 			{Key: "generate", Kind: Enum, Allowed: []string{"seeded", "index"}, Help: "generated values instead of value: seeded pseudo-random (as datasets are filled) or the element index"},
 		}}}
 	filterNode = &Node{Key: "filters", Kind: List, Help: "the filter pipeline in order (chunked layout only)",
