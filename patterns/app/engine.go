@@ -123,6 +123,11 @@ func (s *sim) parallel(f *desc.File) (bool, error) {
 		return false, err
 	}
 	switch {
+	case n == s.env.Size && n == 1:
+		// A lone rank opens a file of variable-length string datasets with HDF5's serial
+		// driver: parallel HDF5 writes no variable-length data through MPI-IO.
+		vl, err := s.e.varLenIn(&f.Content, s.sc)
+		return !vl, err
 	case n == s.env.Size:
 		return true, nil
 	case n == 1:
@@ -434,6 +439,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		if old := s.specs[in.path][v.path]; old != nil && !slices.Equal(old.shape, sp.shape) && !sp.auto {
 			return &desc.Error{Pos: v.ds.Pos, Key: v.ds.Type.Path, Value: v.ds.Name,
 				Reason: fmt.Sprintf("the shape of %s changes from %v to %v at step %d in the same file", v.path, old.shape, sp.shape, step)}
+		}
+		if sp.create.Type.VarLen && in.parallel {
+			return errAt(v.ds.Type, "dataset %s of variable-length strings in file %s, which %d ranks share through MPI-IO: parallel HDF5 writes no variable-length data so (HDF5 1.10 and 1.14: \"Parallel IO does not support writing VL datatypes\")",
+				"ranks: 1 (a file per rank: HDF5's serial driver, as for a shared file on one rank), a fixed-length strN, or vstr attributes (parallel HDF5 writes those)", v.path, in.path, s.env.Size)
 		}
 		nr, rank := in.share(s.env)
 		dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)

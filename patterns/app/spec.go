@@ -155,6 +155,9 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		if strings.EqualFold(ds.Fill.Text, "undefined") {
 			c.FillUndefined = true
 		} else {
+			if t.VarLen {
+				return nil, errAt(ds.Fill, "a variable-length string dataset takes no fill value here", "no fill (HDF5's default: no string)")
+			}
 			b, err := encodeValue(t, ds.Fill)
 			if err != nil {
 				return nil, err
@@ -362,6 +365,21 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 		shape = []uint64{uint64(len(vals))}
 	}
 	n := int(plan.Product(shape))
+	if t.VarLen && !a.Generate.Set && len(vals) > 0 {
+		// Literal variable-length strings: the plan's fixed strings are as long as the
+		// longest value, so none is cut (N of vstrN sizes generated values only).
+		t.Size = 1
+		for _, v := range vals {
+			s := v.Text
+			if isExpr(s) {
+				var err error
+				if s, err = sc.Text(v); err != nil {
+					return nil, err
+				}
+			}
+			t.Size = max(t.Size, len(s))
+		}
+	}
 	buf := make([]byte, n*t.Size)
 	switch {
 	case a.Generate.Set:

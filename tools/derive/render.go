@@ -44,6 +44,9 @@ func filters(i h5.Info) string {
 func (d *deriver) typeName(t plan.Type, user string) string {
 	switch t.Class {
 	case plan.String:
+		if t.VarLen { // a literal value sizes it; generated values take vstr's length
+			return "vstr"
+		}
 		return fmt.Sprintf("str%d", t.Size)
 	case plan.Compound:
 		for _, n := range d.types {
@@ -95,6 +98,9 @@ func (d *deriver) members(t plan.Type) string {
 			s = d.members(m.Type)
 		case plan.String:
 			s = fmt.Sprintf("str%d", m.Type.Size)
+			if m.Type.VarLen {
+				s = "vstr" // the description rejects it with its position: compounds hold fixed strings
+			}
 		default:
 			s = m.Type.Class.String()
 		}
@@ -133,7 +139,7 @@ func (d *deriver) attrs(w *bytes.Buffer, as []plan.AttributeSpec, ind string) {
 // a string, or compounds as maps of their members' values.
 func values(a plan.AttributeSpec, limit int) (string, bool) {
 	n := int(plan.Product(a.Shape))
-	if n > limit || (len(a.Shape) > 0 && a.Type.Class == plan.String) {
+	if n > limit || (len(a.Shape) > 0 && a.Type.Class == plan.String && !a.Type.VarLen) {
 		return "", false
 	}
 	var out []string
