@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/proxy"
 )
@@ -103,5 +104,97 @@ func TestAppComputeAgainstSessionComputeKeys(t *testing.T) {
 		if err := parse("app", kv...); err != nil {
 			t.Errorf("%v: %v", kv, err)
 		}
+	}
+}
+
+// appFeatures has variable-length string datasets (in a file per rank: parallel HDF5
+// writes no variable-length data through MPI-IO) and attributes, compound attributes
+// with literal values and a series grown along its second dimension.
+const appFeatures = `
+params: {n: 8, steps: 3}
+steps: steps
+types:
+  box: {lo: i32, hi: i32}
+files:
+  shared:
+    name: shared.h5
+    attributes:
+      code: {type: vstr, value: features}
+      domain: {type: box, value: {lo: 0, hi: "${n * nranks - 1}"}}
+    datasets:
+      history: {type: f64, shape: [4, n * nranks], extend: 1, chunk: [4, n], decompose: {grid: [1, 0]}}
+  own:
+    name: own_${rank}.h5
+    ranks: 1
+    attributes: {units: {type: vstr, value: [m, m/s, kelvin]}}
+    datasets:
+      names: {type: vstr, shape: [n], chunk: [4]}
+      labels: {type: vstr12, shape: [3]}
+timeline:
+  - write: shared
+  - write: own
+    at: end
+  - read: shared
+    at: restart
+  - read: own
+    at: restart
+`
+
+// TestAppStringsAndSeriesEveryLayout runs appFeatures at 2 ranks through the layouts
+// that keep HDF5 files (native, log, subfiling; the subfiling VFD where built) under
+// every mode, and through the raw layouts (mpiio, posix) with the series along dimension
+// 0 (a raw file grows a dataset along its first dimension only): every value read back
+// and verified.
+func TestAppStringsAndSeriesEveryLayout(t *testing.T) {
+	dir := testDir(t)
+	desc, raw := filepath.Join(dir, "features.yaml"), filepath.Join(dir, "features-raw.yaml")
+	if mpitest.Run(t, 2) {
+		return
+	}
+	if world(t).Rank() == 0 {
+		if err := os.WriteFile(desc, []byte(appFeatures), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rawText := strings.Replace(appFeatures, "extend: 1, chunk: [4, n], decompose: {grid: [1, 0]}", "extend: 0, chunk: [4, n]", 1)
+		if err := os.WriteFile(raw, []byte(rawText), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := world(t).Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, layout := range []string{"native", "log", "subfiling", "subfiling-vfd", "mpiio", "posix"} {
+		if proxy.LayoutAvailable(layout) != nil {
+			continue
+		}
+		d := desc
+		if layout == "mpiio" || layout == "posix" {
+			d = raw
+		}
+		for _, mode := range []string{"sync", "async", "cache"} {
+			name := layout + "-" + mode
+			sub := filepath.Join(dir, name)
+			if world(t).Rank() == 0 {
+				if err := os.MkdirAll(sub, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := world(t).Barrier(); err != nil {
+				t.Fatal(err)
+			}
+			cfg := patternConfig(t, "app", "description="+d+";layout="+layout+";mode="+mode+";cache.path="+sub, filepath.Join(sub, "run.h5"))
+			rep := runReport(t, cfg, name)
+			if len(rep.Phases) != 2 {
+				t.Fatalf("%s: phases %+v", name, rep.Phases)
+			}
+			if r := rep.Phases[1]; !r.Verified || r.Mismatches != 0 || r.Steps != 2 {
+				t.Errorf("%s: restart reads verified %v, mismatches %v, steps %d", name, r.Verified, r.Mismatches, r.Steps)
+			}
+			ran++
+		}
+	}
+	if ran < 15 {
+		t.Errorf("%d layout and mode pairs ran, want 15 or more", ran)
 	}
 }
