@@ -107,40 +107,9 @@ func TestAppComputeAgainstSessionComputeKeys(t *testing.T) {
 	}
 }
 
-// appFeatures has variable-length string datasets (in a file per rank: parallel HDF5
-// writes no variable-length data through MPI-IO) and attributes, compound attributes
-// with literal values and a series grown along its second dimension.
-const appFeatures = `
-params: {n: 8, steps: 3}
-steps: steps
-types:
-  box: {lo: i32, hi: i32}
-files:
-  shared:
-    name: shared.h5
-    attributes:
-      code: {type: vstr, value: features}
-      domain: {type: box, value: {lo: 0, hi: "${n * nranks - 1}"}}
-    datasets:
-      history: {type: f64, shape: [4, n * nranks], extend: 1, chunk: [4, n], decompose: {grid: [1, 0]}}
-  own:
-    name: own_${rank}.h5
-    ranks: 1
-    attributes: {units: {type: vstr, value: [m, m/s, kelvin]}}
-    datasets:
-      names: {type: vstr, shape: [n], chunk: [4]}
-      labels: {type: vstr12, shape: [3]}
-timeline:
-  - write: shared
-  - write: own
-    at: end
-  - read: shared
-    at: restart
-  - read: own
-    at: restart
-`
-
-// TestAppStringsAndSeriesEveryLayout runs appFeatures at 2 ranks through the layouts
+// TestAppStringsAndSeriesEveryLayout runs examples/apps/features.yaml (variable-length
+// string datasets in a file per rank and attributes, compound attributes with literal
+// values, a series grown along its second dimension) at 2 ranks through the layouts
 // that keep HDF5 files (native, log, subfiling; the subfiling VFD where built) under
 // every mode, and through the raw layouts (mpiio, posix) with the series along dimension
 // 0 (a raw file grows a dataset along its first dimension only): every value read back
@@ -152,10 +121,17 @@ func TestAppStringsAndSeriesEveryLayout(t *testing.T) {
 		return
 	}
 	if world(t).Rank() == 0 {
-		if err := os.WriteFile(desc, []byte(appFeatures), 0o644); err != nil {
+		src, err := os.ReadFile("../examples/apps/features.yaml")
+		if err != nil {
 			t.Fatal(err)
 		}
-		rawText := strings.Replace(appFeatures, "extend: 1, chunk: [4, n], decompose: {grid: [1, 0]}", "extend: 0, chunk: [4, n]", 1)
+		if err := os.WriteFile(desc, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rawText := strings.Replace(string(src), "extend: 1, chunk: [4, n], decompose: {grid: [1, 0]}", "extend: 0, chunk: [4, n]", 1)
+		if rawText == string(src) {
+			t.Fatal("examples/apps/features.yaml has no series along dimension 1")
+		}
 		if err := os.WriteFile(raw, []byte(rawText), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -98,5 +99,77 @@ func TestCompoundAttributeErrors(t *testing.T) {
 				t.Errorf("%s: error %q lacks %q", c.new, err, w)
 			}
 		}
+	}
+}
+
+// TestFeaturesExampleInDocs: docs/apps.md shows examples/apps/features.yaml word for word
+// (the proxy's tests run the file), and it plans on 1 and 4 ranks.
+func TestFeaturesExampleInDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/apps.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := os.ReadFile("../../examples/apps/features.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```yaml\n"+string(ex)+"```\n") {
+		t.Error("docs/apps.md does not show examples/apps/features.yaml as it is")
+	}
+	p := load(t, "../../../examples/apps/features.yaml")
+	for _, size := range []int{1, 4} {
+		for _, ph := range p.Phases() {
+			all(t, p, ph, patterns.Env{Rank: size - 1, Size: size, Path: "/out/run.h5"})
+		}
+	}
+}
+
+// TestVarLenStringErrors: a vstr member of a compound, a fill value on a vstr dataset, a
+// fixed-string memory type for a vstr dataset and a vstr dataset in a file the ranks
+// share are errors naming file:line:col, key, value and what is allowed; vstr and vstrN
+// plan as variable-length strings of 16 and N bytes per element.
+func TestVarLenStringErrors(t *testing.T) {
+	cases := []struct {
+		old, new string
+		size     int
+		want     []string
+	}{
+		{"steps: steps", "steps: steps\ntypes: {rec: {id: i32, name: vstr}}", 1,
+			[]string{"d.yaml:3:30: key types.rec.name", `value "vstr"`, "a variable-length string inside a compound is not supported", "allowed: strN"}},
+		{"{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks], fill: x}", 1,
+			[]string{"d.yaml:7:50: key files.out.datasets.x.fill", `value "x"`, "a variable-length string dataset takes no fill value here"}},
+		{"{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks], memory: {type: str8}}", 1,
+			[]string{"d.yaml:7:59: key files.out.datasets.x.memory.type", "HDF5 converts no fixed-length string to a variable-length one"}},
+		{"{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks]}", 2,
+			[]string{"d.yaml:7:17: key files.out.datasets.x.type", "which 2 ranks share through MPI-IO", "allowed: ranks: 1"}},
+	}
+	for _, c := range cases {
+		src := strings.Replace(base, c.old, c.new, 1)
+		err := planErr(t, src, c.size)
+		if err == nil {
+			t.Errorf("%s: no error", c.new)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", c.new, err, w)
+			}
+		}
+	}
+	// On one rank the shared file is opened serially and holds the strings.
+	p := buildSrc(t, strings.Replace(base, "{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks]}\n      y: {type: vstr5, shape: [2]}", 1))
+	var types []plan.Type
+	for _, pl := range all(t, p, patterns.PhaseWrite, patterns.Env{Rank: 0, Size: 1, Path: "/o/run.h5"}) {
+		for _, op := range pl.Ops {
+			switch {
+			case op.Kind == plan.CreateFile && op.File.Parallel:
+				t.Errorf("the file of vstr datasets is opened through MPI-IO on one rank")
+			case op.Kind == plan.CreateDataset:
+				types = append(types, op.Dataset.Type)
+			}
+		}
+	}
+	if len(types) != 2 || !types[0].Equal(plan.VStr(VStrLen)) || !types[1].Equal(plan.VStr(5)) {
+		t.Errorf("dataset types %v, want vstr(16) and vstr(5)", types)
 	}
 }
