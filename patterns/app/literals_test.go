@@ -89,16 +89,7 @@ func TestCompoundAttributeErrors(t *testing.T) {
 		if src == compoundAttrs {
 			t.Fatalf("%q not in the description", c.old)
 		}
-		err := planErr(t, src, 2)
-		if err == nil {
-			t.Errorf("%s: no error", c.new)
-			continue
-		}
-		for _, w := range c.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: error %q lacks %q", c.new, err, w)
-			}
-		}
+		wantErr(t, c.new, planErr(t, src, 2), c.want)
 	}
 }
 
@@ -145,16 +136,7 @@ func TestVarLenStringErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		src := strings.Replace(base, c.old, c.new, 1)
-		err := planErr(t, src, c.size)
-		if err == nil {
-			t.Errorf("%s: no error", c.new)
-			continue
-		}
-		for _, w := range c.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: error %q lacks %q", c.new, err, w)
-			}
-		}
+		wantErr(t, c.new, planErr(t, src, c.size), c.want)
 	}
 	// On one rank the shared file is opened serially and holds the strings.
 	p := buildSrc(t, strings.Replace(base, "{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks]}\n      y: {type: vstr5, shape: [2]}", 1))

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
-	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -66,25 +65,36 @@ func fmtRead(op plan.Op) string {
 	return fmt.Sprintf("step%d:%v:of%v", op.Step, op.Transfer.Selection.Blocks[0].Start, op.Transfer.FileShape)
 }
 
-// buildSrc parses a description given as text and builds its pattern.
+// buildSrc parses a description given as text and builds its pattern (as load does).
 func buildSrc(t *testing.T, src string) *Pattern {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "d.yaml")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := desc.ParseFile(path, nil)
+	wd, err := filepath.Abs("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := FromDescription(d)
+	rel, err := filepath.Rel(wd, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, ok := p.(*computePattern); ok {
-		return c.Pattern
+	return load(t, rel)
+}
+
+// wantErr checks that err holds every want (what names the case).
+func wantErr(t *testing.T, what string, err error, wants []string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error", what)
+		return
 	}
-	return p.(*Pattern)
+	for _, w := range wants {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: error %q lacks %q", what, err, w)
+		}
+	}
 }
 
 // TestExtendErrors: extension along a fixed dimension names the dimension and its
@@ -102,15 +112,6 @@ func TestExtendErrors(t *testing.T) {
 			[]string{"d.yaml:7:54: key files.out.datasets.x.extend", `value "2"`, "x has no dimension 2 (it has 2)", "allowed: a dimension index 0..1"}},
 	}
 	for _, c := range cases {
-		err := planErr(t, strings.Replace(base, "x: {type: f64, shape: [n * nranks]}", c.new, 1), 2)
-		if err == nil {
-			t.Errorf("%s: no error", c.new)
-			continue
-		}
-		for _, w := range c.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: error %q lacks %q", c.new, err, w)
-			}
-		}
+		wantErr(t, c.new, planErr(t, strings.Replace(base, "x: {type: f64, shape: [n * nranks]}", c.new, 1), 2), c.want)
 	}
 }
