@@ -2,6 +2,7 @@ package h5
 
 import (
 	"bytes"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -70,5 +71,37 @@ func TestVarLenStrings(t *testing.T) {
 	}
 	if n := strings.Count(string(out), "STRSIZE H5T_VARIABLE;"); n != 3 {
 		t.Errorf("h5dump shows %d variable-length string types, want 3:\n%s", n, out)
+	}
+}
+
+// TestVarLenStringsMulti: a multi-dataset call (HDF5 1.14) writes and reads variable-length
+// strings beside numbers, each dataset staged as a single transfer is; 1.10 builds refuse
+// the call with ErrNoMultiDataset.
+func TestVarLenStringsMulti(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "multi.h5")
+	f := must(CreateFile(path, Access{}))
+	defer func() { ok(t, CloseFile(f)) }()
+	vs := plan.VStr(4)
+	s := must(CreateDataset(f, "s", plan.DatasetSpec{Type: vs, Shape: []uint64{3}}))
+	x := must(CreateDataset(f, "x", plan.DatasetSpec{Type: plan.U8, Shape: []uint64{3}}))
+	defer func() { ok(t, CloseDataset(s)); ok(t, CloseDataset(x)) }()
+	all := plan.Selection{Blocks: []plan.Hyperslab{{Start: []uint64{0}, Count: []uint64{3}}}}
+	ts := []*plan.Transfer{
+		{MemType: vs, FileType: vs, MemShape: []uint64{3}, FileShape: []uint64{3}, Selection: all},
+		{MemType: plan.U8, FileType: plan.U8, MemShape: []uint64{3}, FileShape: []uint64{3}, Selection: all},
+	}
+	strs, nums := []byte("ab\x00\x00cdefg\x00\x00\x00"), []byte{1, 2, 3}
+	err := TransferMulti([]ID{s, x}, ts, false, [][]byte{strs, nums}, true)
+	if !has114 {
+		if !errors.Is(err, ErrNoMultiDataset) {
+			t.Errorf("multi-dataset write on HDF5 1.10: %v, want ErrNoMultiDataset", err)
+		}
+		return
+	}
+	ok(t, err)
+	gotS, gotX := make([]byte, len(strs)), make([]byte, 3)
+	ok(t, TransferMulti([]ID{s, x}, ts, false, [][]byte{gotS, gotX}, false))
+	if !bytes.Equal(gotS, strs) || !bytes.Equal(gotX, nums) {
+		t.Errorf("read %q %v, want %q %v", gotS, gotX, strs, nums)
 	}
 }
