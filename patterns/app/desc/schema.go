@@ -148,7 +148,7 @@ var (
 			{Key: "type", Kind: TypeName, Default: "f64", Help: "file datatype: i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (fixed string of N bytes), vstr or vstrN (variable-length string, H5T_VARIABLE: its generated values have 16 or N characters; no fill value, no member of a compound) or a compound declared under types"},
 			{Key: "shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "extent per dimension, slowest first; [] is a scalar; with uneven decomposition dim 0 may be `auto` (the sum of the counts)"},
 			{Key: "max_shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "maximum extent per dimension; `unlimited` for H5S_UNLIMITED (default: shape, or unlimited along extend)"},
-			{Key: "extend", Kind: Expr, Help: "series by extension: the index of the dimension (0 the slowest, any up to the last) that grows by shape[dim] at each write; the dataset is created once, chunked, unlimited along it; with max_shape that dimension must be unlimited (the raw layouts mpiio and posix grow dimension 0 only)"},
+			{Key: "extend", Kind: Expr, Help: "series by extension: the index of the dimension (0 the slowest, any up to the last) that grows by shape[dim] at each write; the dataset is created once, chunked, unlimited along it; with max_shape that dimension must be unlimited"},
 			{Key: "layout", Kind: Enum, Allowed: []string{"contiguous", "chunked", "compact"}, Help: "storage layout (default: chunked when chunk, filters or extend are given, else contiguous)"},
 			{Key: "chunk", Kind: List, Elem: &Node{Kind: Expr}, Help: "chunk extent per dimension (layout chunked)"},
 			filterNode,
