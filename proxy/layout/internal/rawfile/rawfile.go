@@ -286,8 +286,21 @@ func (s *Set) Pieces(f *File, path string, t *plan.Transfer) ([]Piece, error) {
 			out = append(out, p)
 		}
 	}
+	// put adds n elements at file offset off and memory offset mem: whole elements, or
+	// each element's members.
+	put := func(off int64, n uint64, mem int64) {
+		if fields == nil {
+			add(Piece{off, int64(n) * es, mem})
+			return
+		}
+		for e := int64(0); e < int64(n); e++ {
+			for _, fd := range fields {
+				add(Piece{off + e*es + fd.file, fd.size, mem + e*ms + fd.mem})
+			}
+		}
+	}
 	if r.Boxes != nil {
-		if err := s.boxPieces(path, r, t, fields, add); err != nil {
+		if err := s.boxPieces(path, r, t, put); err != nil {
 			return nil, err
 		}
 		return out, nil
@@ -306,15 +319,7 @@ func (s *Set) Pieces(f *File, path string, t *plan.Transfer) ([]Piece, error) {
 			}
 			n := min(left, end-start)
 			off := r.Extents[k].Offset + int64(start-r.Extents[k].First)*es
-			if fields == nil {
-				add(Piece{off, int64(n) * es, mem})
-			} else {
-				for e := int64(0); e < int64(n); e++ {
-					for _, fd := range fields {
-						add(Piece{off + e*es + fd.file, fd.size, mem + e*ms + fd.mem})
-					}
-				}
-			}
+			put(off, n, mem)
 			start, left, mem = start+n, left-n, mem+int64(n)*ms
 		}
 	}
@@ -323,7 +328,7 @@ func (s *Set) Pieces(f *File, path string, t *plan.Transfer) ([]Piece, error) {
 
 // boxPieces is Pieces for a region of boxes: each run of the selection (in the linear
 // order of t.FileShape, the extent the transfer sees) is cut at rows and box edges.
-func (s *Set) boxPieces(path string, r *Region, t *plan.Transfer, fields []field, add func(Piece)) error {
+func (s *Set) boxPieces(path string, r *Region, t *plan.Transfer, put func(off int64, n uint64, mem int64)) error {
 	es, ms := int64(r.Elem), int64(t.MemType.Size)
 	fs, nd := t.FileShape, len(r.Shape)
 	if len(fs) != nd {
@@ -348,15 +353,7 @@ func (s *Set) boxPieces(path string, r *Region, t *plan.Transfer, fields []field
 				lin = lin*(b.Hi[j]-b.Lo[j]) + c[j] - b.Lo[j]
 			}
 			off := b.Offset + int64(lin)*es
-			if fields == nil {
-				add(Piece{off, int64(n) * es, mem})
-			} else {
-				for e := int64(0); e < int64(n); e++ {
-					for _, fd := range fields {
-						add(Piece{off + e*es + fd.file, fd.size, mem + e*ms + fd.mem})
-					}
-				}
-			}
+			put(off, n, mem)
 			idx, left, mem = idx+n, left-n, mem+int64(n)*ms
 		}
 	}
