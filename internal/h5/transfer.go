@@ -173,10 +173,13 @@ type spaces struct {
 	mt, ms, fs C.hid_t
 	mArg, fArg C.hid_t
 	ptr        unsafe.Pointer
+	// vstr stages a variable-length string transfer (plan.VStr): ptr points into it.
+	vstr *vstrings
 }
 
-// close releases the dataspaces prepare created.
+// close releases the dataspaces prepare created and any string staging.
 func (sp *spaces) close() {
+	sp.vstr.release(sp.mt, sp.ms)
 	if sp.ms >= 0 {
 		C.H5Sclose(sp.ms)
 	}
@@ -188,7 +191,7 @@ func (sp *spaces) close() {
 // prepare checks a transfer of dataset d and builds its memory type, memory space and
 // file space with t's selection, and the buffer pointer; the caller closes the spaces
 // (also on error).
-func prepare(call string, d ID, t *plan.Transfer, buf []byte) (spaces, error) {
+func prepare(call string, d ID, t *plan.Transfer, buf []byte, write bool) (spaces, error) {
 	sp := spaces{ms: -1, fs: -1}
 	if err := checkID(call, d, C.H5I_DATASET); err != nil {
 		return sp, err
@@ -264,7 +267,30 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte) (spaces, error) {
 	if len(buf) > 0 {
 		sp.ptr = unsafe.Pointer(&buf[0]) // valid for the call only; HDF5 keeps no reference
 	}
+	if t.MemType.VarLen && !none {
+		n := int(plan.Product(memShape))
+		if write {
+			if sp.vstr, err = packVStrings(buf, n, t.MemType.Size); err != nil {
+				return sp, fmt.Errorf("%w (%s %s)", err, call, objName(d))
+			}
+		} else {
+			sp.vstr = readVStrings(n, t.MemType.Size)
+		}
+		sp.ptr = sp.vstr.ptr()
+	}
 	return sp, nil
+}
+
+// finish completes a successful transfer: a read of variable-length strings copies them
+// into buf as the plan's fixed strings.
+func (sp *spaces) finish(call string, d ID, buf []byte) error {
+	if sp.vstr == nil || !sp.vstr.read {
+		return nil
+	}
+	if err := sp.vstr.unpack(call+" "+objName(d), buf); err != nil {
+		return err
+	}
+	return nil
 }
 
 // transfer implements Write and Read inside the gate.
@@ -273,7 +299,7 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	if write {
 		call = "H5Dwrite"
 	}
-	sp, err := prepare(call, d, t, buf)
+	sp, err := prepare(call, d, t, buf, write)
 	defer sp.close()
 	if err != nil {
 		return err
@@ -292,7 +318,7 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 		return opError(call, d)
 	}
 	noteTransfer(dxpl, coll, 0)
-	return nil
+	return sp.finish(call, d, buf)
 }
 
 // TransferMulti writes (write) or reads the datasets ds in one call, H5Dwrite_multi or
@@ -320,14 +346,16 @@ func TransferMulti(ds []ID, ts []*plan.Transfer, collective bool, bufs [][]byte,
 	mss := make([]C.hid_t, n)
 	fss := make([]C.hid_t, n)
 	ptrs := make([]unsafe.Pointer, n)
+	staged := make([]spaces, n)
 	var pin runtime.Pinner // the buffers' addresses sit in ptrs, which cgo passes to C
 	defer pin.Unpin()
 	for i, d := range ds {
-		sp, err := prepare(call, d, ts[i], bufs[i])
+		sp, err := prepare(call, d, ts[i], bufs[i], write)
 		defer sp.close()
 		if err != nil {
 			return err
 		}
+		staged[i] = sp
 		dsets[i], mts[i], mss[i], fss[i], ptrs[i] = C.hid_t(d), sp.mt, sp.mArg, sp.fArg, sp.ptr
 		if len(bufs[i]) > 0 {
 			pin.Pin(&bufs[i][0])
@@ -352,6 +380,11 @@ func TransferMulti(ds []ID, ts []*plan.Transfer, collective bool, bufs [][]byte,
 		return err
 	}
 	noteTransfer(dxpl, coll, n)
+	for i, sp := range staged {
+		if err := sp.finish(call, ds[i], bufs[i]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -370,6 +370,15 @@ func (p *Pattern) FilePath(env patterns.Env) string {
 // write step for the time compute evaluates to at that step.
 type computePattern struct{ *Pattern }
 
+// ComputeSource says where the pattern's compute times come from and how to use the
+// session's compute keys instead (the session rejects compute_time and compute_trace for a
+// pattern that computes on its own, as it does for the built-in ones).
+func (p *computePattern) ComputeSource() (who, fix string) {
+	c := p.e.d.Compute
+	return fmt.Sprintf("the description sets compute (%s: compute: %s), the time after each write step", c.Pos, c.Text),
+		"no compute_time or compute_trace with this description; remove its compute (" + c.Pos.String() + ") to run the session's compute_time or compute_trace instead"
+}
+
 // ComputeAfter is the description's compute at step (write phase; none after reads).
 func (p *computePattern) ComputeAfter(ph patterns.Phase, step int, env patterns.Env) time.Duration {
 	if ph != patterns.PhaseWrite {

@@ -187,6 +187,11 @@ func (s *sim) parallel(f *desc.File) (sharing, error) {
 	switch {
 	case strings.TrimSpace(f.Ranks.Text) == "1": // a file per rank: serial, on one rank too
 		return sharing{}, nil
+	case n == s.env.Size && n == 1:
+		// A lone rank opens a file of variable-length string datasets with HDF5's serial
+		// driver: parallel HDF5 writes no variable-length data through MPI-IO.
+		vl, err := s.e.varLenIn(&f.Content, s.sc)
+		return sharing{par: !vl}, err
 	case n == s.env.Size:
 		return sharing{par: true}, nil
 	case n == 1:
@@ -513,6 +518,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			return &desc.Error{Pos: v.ds.Pos, Key: v.ds.Type.Path, Value: v.ds.Name,
 				Reason: fmt.Sprintf("the shape of %s changes from %v to %v at step %d in the same file", v.path, old.shape, sp.shape, step)}
 		}
+		if sp.create.Type.VarLen && in.parallel {
+			return errAt(v.ds.Type, "dataset %s of variable-length strings in file %s, which %d ranks share through MPI-IO: parallel HDF5 writes no variable-length data so (HDF5 1.10 and 1.14: \"Parallel IO does not support writing VL datatypes\")",
+				"ranks: 1 (a file per rank: HDF5's serial driver, as for a shared file on one rank), a fixed-length strN, or vstr attributes (parallel HDF5 writes those)", v.path, in.path, s.env.Size)
+		}
 		nr, rank := in.share(s.env)
 		dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
 		if err != nil {
@@ -541,10 +550,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		fileShape := slices.Clone(sp.shape)
 		sel := p.sel
 		if sp.extend >= 0 && (len(prev) > 0 || sp.startEmpty) {
-			k := uint64(len(prev))
-			fileShape[0] = (k + 1) * sp.shape[0]
+			k, x := uint64(len(prev)), sp.extend
+			fileShape[x] = (k + 1) * sp.shape[x]
 			s.cur.Add(plan.Op{Kind: plan.ExtendDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &plan.DatasetSpec{Shape: slices.Clone(fileShape)}})
-			sel = shift(sel, k*sp.shape[0])
+			sel = shift(sel, x, k*sp.shape[x])
 		}
 		t := &plan.Transfer{Variable: v.path, Buffer: v.path, MemType: sp.mem, MemShape: p.mem, FileType: sp.create.Type, FileShape: fileShape, Selection: sel}
 		if sp.buffer != "" {
@@ -581,16 +590,16 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 // and in a profile as a write the program never makes).
 func issues(t *plan.Transfer, coll bool) bool { return coll || !t.Selection.IsNone() }
 
-// shift moves a selection by off along dimension 0: points stay points, a whole
-// dataspace becomes a hyperslab of the grown one.
-func shift(sel plan.Selection, off uint64) plan.Selection {
+// shift moves a selection by off along dimension dim (a series' slab k of an extended
+// dataset lies k slabs along the dimension it grows by).
+func shift(sel plan.Selection, dim int, off uint64) plan.Selection {
 	out := plan.Selection{Blocks: make([]plan.Hyperslab, len(sel.Blocks))}
 	if sel.Kind == plan.Points {
 		out.Kind = plan.Points
 	}
 	for i, h := range sel.Blocks {
 		st := slices.Clone(h.Start)
-		st[0] += off
+		st[dim] += off
 		out.Blocks[i] = plan.Hyperslab{Start: st, Stride: h.Stride, Count: h.Count, Block: h.Block}
 	}
 	return out

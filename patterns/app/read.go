@@ -32,17 +32,24 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 		if sp.extend < 0 {
 			slabs = written[len(written)-1:] // the last write's values
 		}
-		full := slices.Clone(sp.shape)
-		if sp.extend >= 0 {
-			full[0] = uint64(len(written)) * sp.shape[0]
-		}
 		for k, ws := range slabs {
+			// The seeded values of an element follow its linear index in the extent it
+			// was written in: a series along dimension 0 keeps the indices of the slabs
+			// written before (the whole extent serves), along any other dimension the
+			// slab's indices are those of the extent right after its write.
+			full := slices.Clone(sp.shape)
+			switch {
+			case sp.extend == 0:
+				full[0] = uint64(len(written)) * sp.shape[0]
+			case sp.extend > 0:
+				full[sp.extend] = uint64(k+1) * sp.shape[sp.extend]
+			}
 			sel, mem, err := s.readPart(a, v.ds, sp, nranks, rank)
 			if err != nil {
 				return err
 			}
 			if sp.extend >= 0 {
-				sel = shift(sel, uint64(k)*sp.shape[0])
+				sel = shift(sel, sp.extend, uint64(k)*sp.shape[sp.extend])
 			}
 			t := &plan.Transfer{Variable: v.path, Buffer: v.path, MemType: sp.mem, MemShape: mem, FileType: sp.create.Type, FileShape: full, Selection: sel}
 			if sp.buffer != "" {

@@ -24,6 +24,11 @@ type Value struct {
 	Set  bool
 	// List holds the elements of a literal list (params, attribute values).
 	List []Value
+	// Map holds the members of a literal map (a compound attribute's value) in document
+	// order, each with its Key.
+	Map []Value
+	// Key is the member name of an element of a Map.
+	Key string
 }
 
 // Error is a description error: where, which key and value, why, and what is allowed.
