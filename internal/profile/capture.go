@@ -59,6 +59,7 @@ type selection struct {
 	Start, Stride, Count, Block []int64
 	None                        bool
 	Points                      int64
+	whole                       bool   // H5S_ALL: no file selection
 	NBlocks                     int64  `json:"nblocks"`
 	Hash                        string `json:"blocks_hash"`
 	Blocks                      [][]int64
@@ -194,7 +195,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		if len(e.Selection) > 0 {
 			_ = json.Unmarshal(e.Selection, &sel)
 		} else {
-			sel = selection{Start: make([]int64, len(d.info.Dims)), Count: d.info.Dims}
+			sel = selection{Start: make([]int64, len(d.info.Dims)), Count: d.info.Dims, whole: true}
 		}
 		if sel.Hash != "" && e.Call == "H5Dwrite" {
 			if d.hashes[e.Rank] == nil {
@@ -692,9 +693,20 @@ func (c *Description) decomposition(id string, d *capDataset, nranks int) (decom
 		}
 		return true
 	}
+	// The whole extent passed as H5S_ALL, or selected as a hyperslab (select: hyperslab).
+	whole := func(kind string) string {
+		for _, ss := range acc {
+			for _, s := range ss {
+				if !s.whole {
+					return "{kind: " + kind + ", select: hyperslab}"
+				}
+			}
+		}
+		return kind
+	}
 	if len(acc) == 1 && len(acc[0]) > 0 {
 		if lo, hi, ok := box(acc[0]); ok && full(lo, hi, 0) {
-			return "rank0", ""
+			return whole("rank0"), ""
 		}
 	}
 	var lows, highs [][]int64
@@ -711,7 +723,7 @@ func (c *Description) decomposition(id string, d *capDataset, nranks int) (decom
 		allFull = allFull && full(lows[r], highs[r], 0)
 	}
 	if allFull {
-		return "replicated", ""
+		return whole("replicated"), ""
 	}
 	// contiguous runs along dim 0 in rank order, the rest full
 	counts := make([]int64, nranks)

@@ -61,8 +61,8 @@ func TestCaptureScalarsAndModes(t *testing.T) {
 		for _, want := range []string{
 			"          t:\n            type: f64\n            shape: []\n            decompose: rank0\n",
 			"          both:\n            type: f64\n            shape: []\n            decompose: replicated\n",
-			"          m:\n            type: f64\n            shape: [4]\n            decompose: rank0\n",
-			"  - write: f\n    datasets: [a, both]\n  - write: f\n    collective: false\n    datasets: [m, t]\n" + c.flush, // no creation events: by name
+			"          m:\n            type: f64\n            shape: [4]\n            decompose: {kind: rank0, select: hyperslab}\n", // selected, not H5S_ALL
+			"  - write: f\n    datasets: [a, both]\n  - write: f\n    collective: false\n    datasets: [m, t]\n" + c.flush,           // no creation events: by name
 		} {
 			if !strings.Contains(d.YAML, want) {
 				t.Errorf("H5F_FLUSHES %d: description lacks\n%s\n---\n%s", c.flushes, want, d.YAML)
@@ -138,7 +138,7 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 		"      T:\n        type: f32\n        shape: [1, 6]\n        extend: 0   # unlimited along it\n        start_empty: true   # created with 0 along it, extended before each write\n        chunk: [1, 6]\n        fill: undefined\n        fill_time: never\n        decompose: {kind: map, file: hand.map.h5, decomp: 1}\n        attributes:\n          scale: {type: f32, shape: [1], value: [1.5]}\n",
 		"      area:\n        type: f32\n        shape: [6]\n        fill: undefined\n        fill_time: never\n        decompose: {kind: map, file: hand.map.h5, decomp: 1}\n        attributes:\n          big: {type: f64, shape: [4096], generate: index}\n",
 		"          ne: {type: i32, shape: [2], value: [4, -2]}\n",
-		"      r0:\n        type: f32\n        shape: [6]\n        fill: undefined\n        fill_time: never\n        decompose: rank0\n",
+		"      r0:\n        type: f32\n        shape: [6]\n        fill: undefined\n        fill_time: never\n        decompose: {kind: rank0, select: hyperslab}\n",
 		"  - write: h\n    datasets: [T]\n  - write: h\n    every: 2   # the first step alone\n    datasets: [area, over, r0]\n",
 	} {
 		if !strings.Contains(d.YAML, want) {
