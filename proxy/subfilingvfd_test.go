@@ -7,12 +7,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
 	"github.com/h5proxy/h5proxy/proxy/layout/subfilingvfd"
 )
@@ -250,4 +255,130 @@ func TestSubfilingVFDSettings(t *testing.T) {
 			t.Errorf("%q with H5FD_SUBFILING_STRIPE_SIZE=131072: stripe size %d (%v), want %d", kv, s.StripeSize, err, want)
 		}
 	}
+}
+
+// TestSubfilingVFDThreadsUnbound checks that the VFD's I/O concentrator threads may run
+// on every CPU of the machine when the launcher binds the rank to one core (OpenMPI's
+// default at 2 ranks), while the rank's own threads keep their binding: bound, the
+// concentrator shares its rank's core with the rank's MPI polling, and each request from
+// another rank waits for a time slice (E3SM's tens of thousands of small writes took a
+// quarter of an hour at 2 ranks; docs/layouts.md). It binds every thread of the rank to
+// one CPU itself, so it does not depend on the launcher, opens a VFD file (2 concentrators
+// of 2 workers, one per rank), counts the threads allowed more than that CPU, then writes
+// and reads back the file, verified. Without the VFD the layout is refused.
+func TestSubfilingVFDThreadsUnbound(t *testing.T) {
+	if !h5.HaveSubfiling() {
+		if _, err := proxy.ParseOptions("vpic", mustKV(t, "layout=subfiling-vfd;file=x.h5")); !errors.Is(err, proxy.ErrUnsupported) || !strings.Contains(err.Error(), "HDF5=1.14 make build") {
+			t.Fatalf("HDF5 %s: layout=subfiling-vfd: want the layout refused naming the build that has it, got %v", h5.Version(), err)
+		}
+		return
+	}
+	dir := testDir(t)
+	if mpitest.Run(t, 2) {
+		return
+	}
+	w := world(t)
+	var own unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &own); err != nil {
+		t.Fatal(err)
+	}
+	cpu := 0
+	for !own.IsSet(cpu) {
+		cpu++
+	}
+	var one unix.CPUSet
+	one.Set(cpu)
+	tids := threads(t)
+	for _, tid := range tids {
+		if err := unix.SchedSetaffinity(tid, &one); err != nil && !errors.Is(err, unix.ESRCH) {
+			t.Fatal(err)
+		}
+	}
+	machine := allowedCPUs(t)
+	file := fileOf(dir, "vfd-unbound", w.Size())
+	s := session(t, config(t, "NUM_DIMS=1;DIM_1=4096;TIMESTEPS=1;verify=yes;layout=subfiling-vfd;subfiling_vfd.ioc_per_node=2;subfiling_vfd.thread_pool=2", file))
+	defer s.Close()
+	if err := s.BeginPhase(patterns.PhaseWrite); err != nil {
+		t.Fatal(err)
+	}
+	wide, bound := 0, 0
+	for _, tid := range threads(t) {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(tid, &set); err != nil {
+			continue // a thread that ended
+		}
+		switch {
+		case set.Count() > 1:
+			wide++
+		case slices.Contains(tids, tid):
+			bound++
+		}
+	}
+	// The concentrator's main thread and its 2 workers.
+	if machine > 1 && wide < 3 {
+		t.Errorf("rank %d: %d threads may leave CPU %d with the VFD file open, want its concentrator's 3 (the machine has %d CPUs)", w.Rank(), wide, cpu, machine)
+	}
+	if bound < len(tids)/2 {
+		t.Errorf("rank %d: %d of the rank's %d threads kept their binding to CPU %d", w.Rank(), bound, len(tids), cpu)
+	}
+	if err := s.Step(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndPhase(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunPhase(patterns.PhaseRead); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Phases[len(rep.Phases)-1]; r.Phase != "read" || !r.Verified || r.Mismatches != 0 || r.Bytes == 0 {
+		t.Errorf("read back: %+v", r)
+	}
+	for _, tid := range threads(t) {
+		unix.SchedSetaffinity(tid, &own)
+	}
+}
+
+// threads lists the thread ids of this process.
+func threads(t *testing.T) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tids []int
+	for _, e := range ents {
+		var tid int
+		if _, err := fmt.Sscan(e.Name(), &tid); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids
+}
+
+// allowedCPUs returns how many CPUs the kernel lets a thread of this process run on
+// (its cpuset), by asking for all of them on a locked thread, then restoring it.
+func allowedCPUs(t *testing.T) int {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var own, all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &own); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.SchedSetaffinity(0, &own)
+	for cpu := 0; cpu < len(all)*64; cpu++ {
+		all.Set(cpu)
+	}
+	if err := unix.SchedSetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	var got unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got.Count()
 }
