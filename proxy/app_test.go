@@ -12,6 +12,7 @@ import (
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
+	"github.com/h5proxy/h5proxy/proxy/layout/subfilingvfd"
 )
 
 // appDescription is a small description using most of the format: a shared history file
@@ -63,6 +64,35 @@ timeline:
     datasets: [energy, step_2/pos, step_2/temp]
 `
 
+// refusedFiltered checks that the subfiling-vfd layout refuses the description (whose
+// checkpoint /rho is filtered) at 2 ranks before any I/O: the error names the dataset, its
+// filters and the rank count, and no file of the description exists in dir.
+func refusedFiltered(t *testing.T, desc, mode, dir string) {
+	t.Helper()
+	cfg := patternConfig(t, "app", "description="+desc+";layout=subfiling-vfd;"+modeKV(mode)+";cache.path="+dir, filepath.Join(dir, "refused.h5"))
+	s := session(t, cfg)
+	err := s.Run()
+	s.Close()
+	want := fmt.Sprintf("dataset /rho has the filters shuffle, deflate (level 3), at %d ranks", world(t).Size())
+	if !errors.Is(err, subfilingvfd.ErrFiltered) || !strings.Contains(err.Error(), want) {
+		t.Errorf("subfiling-vfd %s, filtered /rho: want a refusal containing %q, got %v", mode, want, err)
+	}
+	if err := world(t).Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	// The cache mode's staging directory (refused.h5-cache) is made with the session.
+	var left []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, path)
+		}
+		return nil
+	})
+	if len(left) != 0 {
+		t.Errorf("subfiling-vfd %s: the refused description left %v", mode, left)
+	}
+}
+
 // TestAppEveryLayoutAndMode runs a description through every layout under every mode at
 // 2 ranks: the write phase, then the restart reads, every element verified.
 func TestAppEveryLayoutAndMode(t *testing.T) {
@@ -81,9 +111,10 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 	}
 	size := world(t).Size()
 	// The subfiling VFD transfers independently, and HDF5 writes filtered datasets in
-	// parallel only collectively: its variant of the description has no filters. Its
-	// series has a chunk per rank: two ranks' independent writes into one chunk of the
-	// extended series read back a zero through the VFD (HDF5 1.14.5; docs/layouts.md).
+	// parallel only collectively: the layout refuses the description before any I/O
+	// (checked below), then runs its variant without filters. Its series has a chunk per
+	// rank: two ranks' independent writes into one chunk of the extended series read back
+	// a zero through the VFD (HDF5 1.14.5; docs/layouts.md).
 	vfdDesc := filepath.Join(dir, "app-vfd.yaml")
 	if world(t).Rank() == 0 {
 		if err := os.WriteFile(vfdDesc, []byte(strings.NewReplacer("filters: [shuffle, {deflate: 3}], ", "", "extend: 0, chunk: [nranks]", "extend: 0, chunk: [1]").Replace(appDescription)), 0o644); err != nil {
@@ -115,6 +146,7 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 			}
 			d := desc
 			if layout == "subfiling-vfd" {
+				refusedFiltered(t, desc, mode, sub)
 				d = vfdDesc
 			}
 			kv := "description=" + d + ";layout=" + layout + ";" + modeKV(mode) + ";cache.path=" + sub

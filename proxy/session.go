@@ -51,6 +51,11 @@ type Session struct {
 	pendingCompute float64
 	// rankFiles: the layout may keep a shared file as per-rank files (stack.RankFiles).
 	rankFiles bool
+	// checkDataset is the layout's check of the datasets a plan creates in a shared file
+	// (stack.Strategy.CheckDataset; nil: none); sharedFile is whether the file the plans
+	// checked so far last created or opened is shared (Parallel).
+	checkDataset func(path string, spec *plan.DatasetSpec, ranks int) error
+	sharedFile   bool
 	// sysIO holds /proc/self/io at the last census (takeCensus).
 	sysIO []float64
 	// tr records the timeline (trace_file); nil when none is asked for.
@@ -204,6 +209,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 		rank: dup.Rank(), size: dup.Size()}
 	s.log = newLogger(s.rank)
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
+	s.checkDataset = layout.CheckDataset
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
@@ -429,6 +435,36 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	return nil
 }
 
+// checkPlan asks the layout about every dataset pl creates in a shared file
+// (stack.Strategy.CheckDataset), with the phase's knobs applied, before any of its
+// operations runs; the write phase's begin plan and first step are checked before the
+// phase's first operation. Every rank plans the same creates, so every rank refuses alike.
+func (s *Session) checkPlan(pl *plan.Plan) error {
+	if s.checkDataset == nil || s.Size() < 2 {
+		return nil
+	}
+	var kn *knobs
+	if s.phase != nil {
+		kn = s.phase.knobs
+	}
+	for i := range pl.Ops {
+		op := &pl.Ops[i]
+		switch {
+		case (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && op.File != nil:
+			s.sharedFile = op.File.Parallel
+		case op.Kind == plan.CreateDataset && op.Dataset != nil && s.sharedFile:
+			o, err := kn.apply(op)
+			if err != nil {
+				continue // execute reports it at the operation
+			}
+			if err := s.checkDataset(o.Path, o.Dataset, s.Size()); err != nil {
+				return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
 // prepare plans a write phase's first step ahead and, with fill=once, fills the write
 // buffers of the begin plan and of that step: outside the observed window, as h5bench
 // prepares its data before its timer starts. Later steps reuse the buffers (buffer).
@@ -438,6 +474,12 @@ func (s *Session) prepare(begin *plan.Plan, p *phaseRun) error {
 	}
 	step0, err := s.pat.Step(p.ph, 0, p.env)
 	if err != nil {
+		return err
+	}
+	if err := s.checkPlan(begin); err != nil {
+		return err
+	}
+	if err := s.checkPlan(&step0); err != nil {
 		return err
 	}
 	p.ahead = &step0
@@ -817,6 +859,9 @@ var ErrFailedAlone = errors.New("h5proxy: the phase failed on this rank alone")
 // execute runs a plan's operations, charging time and bytes to smp. A step's writes
 // generate their data in lent staging memory when the mode lends (no write copy).
 func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
+	if err := s.checkPlan(pl); err != nil {
+		return err
+	}
 	var ln *stack.Lending
 	if step {
 		ln = stack.NewLending(s.stack, pl)

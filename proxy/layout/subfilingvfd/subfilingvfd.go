@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -73,9 +74,10 @@ var envOf = map[string]string{KeyStripeSize: EnvStripeSize, KeyIOCPerNode: EnvIO
 
 func init() {
 	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData | stack.Subfiles | stack.ThreadMultiple, Options: Options,
-		Summary:   "the native file through HDF5 1.14's subfiling VFD: a stub, a .config and subfiles striped by I/O concentrator threads (HDF5=1.14 builds)",
-		Available: Available,
-		Validate:  func(v *options.Values) error { _, err := Resolve(v); return err },
+		Summary:      "the native file through HDF5 1.14's subfiling VFD: a stub, a .config and subfiles striped by I/O concentrator threads (HDF5=1.14 builds)",
+		Available:    Available,
+		Validate:     func(v *options.Values) error { _, err := Resolve(v); return err },
+		CheckDataset: CheckDataset,
 		NewLayout: func(env stack.Env) (stack.Layout, error) {
 			s, err := Resolve(env.Setting())
 			if err != nil {
@@ -84,6 +86,63 @@ func init() {
 			l := &vfdLayout{env: env, s: s}
 			return native.New(env, l.open), nil
 		}})
+}
+
+// ErrFiltered is wrapped by the refusal of a filtered dataset in a file shared by more
+// than one rank (CheckDataset).
+var ErrFiltered = errors.New("subfiling-vfd layout: filtered datasets need collective writes, which the subfiling VFD does not do")
+
+// CheckDataset refuses a filtered dataset (deflate or any filter of its pipeline) in a
+// file ranks > 1 ranks share, before any I/O: HDF5 writes filtered chunks in parallel only
+// through collective MPI-IO, and the subfiling VFD transfers independently, so HDF5
+// 1.14.5 fails at the dataset's first write ("Can't perform independent write with
+// filters in pipeline"), after the file and the datasets before it were created. At one
+// rank the VFD writes filtered datasets.
+func CheckDataset(path string, spec *plan.DatasetSpec, ranks int) error {
+	if ranks < 2 || (spec.Deflate == 0 && len(spec.Filters) == 0) {
+		return nil
+	}
+	var names []string
+	for _, f := range spec.Filters {
+		name := FilterName(f.ID)
+		if f.ID == plan.FilterDeflate && len(f.CDValues) == 1 {
+			name += fmt.Sprintf(" (level %d)", f.CDValues[0])
+		}
+		names = append(names, name)
+	}
+	if spec.Deflate > 0 {
+		names = append(names, fmt.Sprintf("deflate (level %d)", spec.Deflate))
+	}
+	what := "filter"
+	if len(names) > 1 {
+		what = "filters"
+	}
+	return fmt.Errorf("%w: dataset %s has the %s %s, at %d ranks; allowed: the dataset without filters, one rank, or layout=native or subfiling (collective MPI-IO)",
+		ErrFiltered, path, what, strings.Join(names, ", "), ranks)
+}
+
+// FilterName names an HDF5 filter identifier of plan's as HDF5 does (H5Z_FILTER_*), or
+// by its number.
+func FilterName(id uint32) string {
+	switch id {
+	case plan.FilterDeflate:
+		return "deflate"
+	case plan.FilterShuffle:
+		return "shuffle"
+	case plan.FilterFletcher32:
+		return "fletcher32"
+	case plan.FilterSZIP:
+		return "szip"
+	case plan.FilterNBit:
+		return "nbit"
+	case plan.FilterScaleOffset:
+		return "scaleoffset"
+	case plan.FilterZFP:
+		return "zfp (32013)"
+	case plan.FilterSZ3:
+		return "sz3 (32024)"
+	}
+	return fmt.Sprintf("filter %d", id)
 }
 
 // Settings are the VFD settings of a session: the keys, or the environment the VFD reads.
