@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
@@ -169,4 +170,53 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scaleOffsetDescription writes one integer dataset through scale-offset with the
+// minimum bits left to HDF5, over seeded values.
+const scaleOffsetDescription = `
+name: scaleoffset-check
+steps: 1
+files:
+  out:
+    name: so.h5
+    datasets:
+      counts: {type: i16, shape: [40 * nranks], chunk: [10], filters: [{scaleoffset: {scale: int}}]}
+timeline:
+  - write: out
+  - read: out
+    at: restart
+`
+
+// TestAppScaleOffsetKnownBug runs a description with an integer scale-offset dataset over
+// seeded values (which span the type's range in every chunk) at 1 rank: on the HDF5
+// releases that cannot read such chunks back (1.14.5, 1.14.6: HDFGroup/hdf5 issue 5861)
+// the session refuses it before any I/O, naming the dataset and the issue; elsewhere
+// (1.10) it writes and reads back every element.
+func TestAppScaleOffsetKnownBug(t *testing.T) {
+	dir := t.TempDir()
+	desc := filepath.Join(dir, "so.yaml")
+	if err := os.WriteFile(desc, []byte(scaleOffsetDescription), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := patternConfig(t, "app", "description="+desc+";verify=yes", filepath.Join(dir, "run.h5"))
+	if !h5.ScaleOffsetFullRangeUnreadable() {
+		rep := runReport(t, cfg, "scale-offset")
+		if r := rep.Phases[len(rep.Phases)-1]; !r.Verified || r.Mismatches != 0 || r.Bytes == 0 {
+			t.Errorf("HDF5 %s: scale-offset read back verified %v, mismatches %v, bytes %v", h5.Version(), r.Verified, r.Mismatches, r.Bytes)
+		}
+		return
+	}
+	s := session(t, cfg)
+	err := s.Run()
+	s.Close()
+	if !errors.Is(err, proxy.ErrHDF5Bug) || !errors.Is(err, proxy.ErrUnsupported) || !strings.Contains(err.Error(), "dataset /counts") || !strings.Contains(err.Error(), "issue 5861") {
+		t.Errorf("HDF5 %s: want the scale-offset dataset refused naming /counts and HDF5's issue, got %v", h5.Version(), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.h5")); len(left) != 0 {
+		t.Errorf("the refused description left %v", left)
+	}
+	// Zeros (fill=zero) span nothing: the same description runs.
+	cfg = patternConfig(t, "app", "description="+desc+";fill=zero", filepath.Join(dir, "zero.h5"))
+	runReport(t, cfg, "scale-offset over zeros")
 }

@@ -435,29 +435,33 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	return nil
 }
 
-// checkPlan asks the layout about every dataset pl creates in a shared file
-// (stack.Strategy.CheckDataset), with the phase's knobs applied, before any of its
-// operations runs; the write phase's begin plan and first step are checked before the
-// phase's first operation. Every rank plans the same creates, so every rank refuses alike.
+// checkPlan checks every dataset pl creates, with the phase's knobs applied, before any
+// of its operations runs: against the known bugs of the loaded HDF5 (checkKnownBugs),
+// and, in a shared file at more than one rank, with the layout
+// (stack.Strategy.CheckDataset). The write phase's begin plan and first step are checked
+// before the phase's first operation. Every rank plans the same creates, so every rank
+// refuses alike.
 func (s *Session) checkPlan(pl *plan.Plan) error {
-	if s.checkDataset == nil || s.Size() < 2 {
-		return nil
-	}
 	var kn *knobs
+	fill := s.cfg.Fill
 	if s.phase != nil {
-		kn = s.phase.knobs
+		kn, fill = s.phase.knobs, s.phase.fill
 	}
 	for i := range pl.Ops {
 		op := &pl.Ops[i]
 		switch {
 		case (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && op.File != nil:
 			s.sharedFile = op.File.Parallel
-		case op.Kind == plan.CreateDataset && op.Dataset != nil && s.sharedFile:
+		case op.Kind == plan.CreateDataset && op.Dataset != nil:
 			o, err := kn.apply(op)
 			if err != nil {
 				continue // execute reports it at the operation
 			}
-			if err := s.checkDataset(o.Path, o.Dataset, s.Size()); err != nil {
+			err = checkKnownBugs(o.Path, o.Dataset, fill)
+			if err == nil && s.checkDataset != nil && s.sharedFile && s.Size() > 1 {
+				err = s.checkDataset(o.Path, o.Dataset, s.Size())
+			}
+			if err != nil {
 				return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 			}
 		}
