@@ -84,7 +84,7 @@ func init() {
 				return nil, err
 			}
 			l := &vfdLayout{env: env, s: s}
-			return native.New(env, l.open), nil
+			return &unfilled{Layout: native.New(env, l.open), ranks: env.Comm.Size()}, nil
 		}})
 }
 
@@ -92,14 +92,60 @@ func init() {
 // than one rank (CheckDataset).
 var ErrFiltered = errors.New("subfiling-vfd layout: filtered datasets need collective writes, which the subfiling VFD does not do")
 
-// CheckDataset refuses a filtered dataset (deflate or any filter of its pipeline) in a
-// file ranks > 1 ranks share, before any I/O: HDF5 writes filtered chunks in parallel only
+// ErrChunkFill is wrapped by the refusal of a chunked dataset with a fill value in a
+// file shared by more than one rank (CheckDataset): see unfilled.
+var ErrChunkFill = errors.New("subfiling-vfd layout: HDF5 1.14.5 writes a new chunk's fill value through the I/O concentrators unordered with the other ranks' writes into it, so a rank's data can read back as the fill")
+
+// unfilled creates the chunked datasets of a shared file at more than one rank with
+// H5D_FILL_TIME_NEVER, unless they have a fill value (which CheckDataset refuses) or
+// leave it undefined. In parallel HDF5 allocates a chunked dataset's chunks when it
+// creates or extends it and writes their fill values then (H5D__chunk_collective_fill,
+// a vector write since HDFGroup/hdf5 pull request 3826), relying on the MPI-IO driver,
+// whose write is in the file when it returns, to put the fill before the ranks' data.
+// Through the subfiling VFD a write returns once the concentrator has its request, and
+// the fill of a chunk can reach the subfile after another rank's write into that chunk:
+// two ranks writing one chunk each read back a zero where one rank's value was, in about
+// two runs out of three (observed with HDF5 1.14.5, a chunk of 2 elements written by 2
+// ranks; never with a chunk per rank, a contiguous dataset, fill_time never or an
+// undefined fill value). Without the fill write, the unwritten elements of the new chunks
+// read as zeros all the same: the chunks are new space of new subfiles. The file's
+// fill time (its only difference from the native layout's) says never.
+type unfilled struct {
+	stack.Layout
+	ranks  int
+	shared bool // the file last created or opened is shared by the ranks
+}
+
+// Exec sets the fill time of a chunked dataset created in a shared file, then runs op.
+func (u *unfilled) Exec(op *plan.Op, buf []byte) error {
+	switch {
+	case (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && op.File != nil:
+		u.shared = op.File.Parallel
+	case op.Kind == plan.CreateDataset && u.shared && u.ranks > 1 && op.Dataset != nil && op.Dataset.Chunk != nil &&
+		!op.Dataset.FillNever && !op.Dataset.FillUndefined && op.Dataset.FillValue == nil:
+		o, d := *op, *op.Dataset
+		d.FillNever = true
+		o.Dataset = &d
+		op = &o
+	}
+	return u.Layout.Exec(op, buf)
+}
+
+// CheckDataset refuses, in a file ranks > 1 ranks share and before any I/O, a chunked
+// dataset with a fill value (ErrChunkFill: see unfilled), and a filtered dataset (deflate
+// or any filter of its pipeline, ErrFiltered): HDF5 writes filtered chunks in parallel only
 // through collective MPI-IO, and the subfiling VFD transfers independently, so HDF5
 // 1.14.5 fails at the dataset's first write ("Can't perform independent write with
 // filters in pipeline"), after the file and the datasets before it were created. At one
 // rank the VFD writes filtered datasets.
 func CheckDataset(path string, spec *plan.DatasetSpec, ranks int) error {
-	if ranks < 2 || (spec.Deflate == 0 && len(spec.Filters) == 0) {
+	if ranks < 2 {
+		return nil
+	}
+	if spec.Chunk != nil && spec.FillValue != nil && !spec.FillNever {
+		return fmt.Errorf("%w: dataset %s is chunked with a fill value, at %d ranks; allowed: fill_time never, no fill value, or one rank", ErrChunkFill, path, ranks)
+	}
+	if spec.Deflate == 0 && len(spec.Filters) == 0 {
 		return nil
 	}
 	var names []string

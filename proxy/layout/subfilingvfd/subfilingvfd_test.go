@@ -8,19 +8,28 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-// TestCheckDataset checks the refusal of filtered datasets in shared files: at more than
-// one rank any filter (deflate alone, a pipeline) is refused naming the dataset, the
-// filters and the rank count; one rank, or no filter, passes.
+// TestCheckDataset checks the refusals in shared files: at more than one rank any filter
+// (deflate alone, a pipeline) is refused naming the dataset, the filters and the rank
+// count, and so is a chunked dataset with a fill value written at allocation; one rank,
+// no filter, a contiguous dataset or fill_time never pass.
 func TestCheckDataset(t *testing.T) {
 	chunked := plan.DatasetSpec{Type: plan.F64, Shape: []uint64{8}, Chunk: []uint64{4}}
 	deflate, pipeline := chunked, chunked
 	deflate.Deflate = 6
 	pipeline.Filters = []plan.Filter{{ID: plan.FilterShuffle}, {ID: plan.FilterFletcher32}, {ID: plan.FilterDeflate, CDValues: []uint32{3}}}
+	filled, filledNever, contiguous := chunked, chunked, plan.DatasetSpec{Type: plan.F64, Shape: []uint64{8}}
+	filled.FillValue = make([]byte, 8)
+	filledNever.FillValue, filledNever.FillNever = filled.FillValue, true
+	contiguous.FillValue = filled.FillValue
 	cases := []struct {
 		spec  plan.DatasetSpec
 		ranks int
 		want  string // "": accepted
 	}{
+		{filled, 1, ""},
+		{filledNever, 2, ""},
+		{contiguous, 2, ""},
+		{filled, 2, "dataset /g/d is chunked with a fill value, at 2 ranks"},
 		{chunked, 4, ""},
 		{deflate, 1, ""},
 		{pipeline, 1, ""},
@@ -32,7 +41,7 @@ func TestCheckDataset(t *testing.T) {
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%+v at %d ranks: %v", c.spec, c.ranks, err)
-		case c.want != "" && (!errors.Is(err, ErrFiltered) || !strings.Contains(err.Error(), c.want)):
+		case c.want != "" && (!errors.Is(err, ErrFiltered) && !errors.Is(err, ErrChunkFill) || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%+v at %d ranks: got %v, want an error containing %q", c.spec, c.ranks, err, c.want)
 		}
 	}
