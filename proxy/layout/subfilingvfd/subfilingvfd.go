@@ -84,7 +84,7 @@ func init() {
 				return nil, err
 			}
 			l := &vfdLayout{env: env, s: s}
-			return &unfilled{Layout: native.New(env, l.open), ranks: env.Comm.Size()}, nil
+			return &guarded{Layout: native.New(env, l.open), ranks: env.Comm.Size(), subfileDir: s.SubfileDir}, nil
 		}})
 }
 
@@ -93,46 +93,77 @@ func init() {
 var ErrFiltered = errors.New("subfiling-vfd layout: filtered datasets need collective writes, which the subfiling VFD does not do")
 
 // ErrChunkFill is wrapped by the refusal of a chunked dataset with a fill value in a
-// file shared by more than one rank (CheckDataset): see unfilled.
+// file shared by more than one rank (CheckDataset): see guarded.Exec.
 var ErrChunkFill = errors.New("subfiling-vfd layout: HDF5 1.14.5 writes a new chunk's fill value through the I/O concentrators unordered with the other ranks' writes into it, so a rank's data can read back as the fill")
 
-// unfilled creates the chunked datasets of a shared file at more than one rank with
-// H5D_FILL_TIME_NEVER, unless they have a fill value (which CheckDataset refuses) or
-// leave it undefined. In parallel HDF5 allocates a chunked dataset's chunks when it
-// creates or extends it and writes their fill values then (H5D__chunk_collective_fill,
-// a vector write since HDFGroup/hdf5 pull request 3826), relying on the MPI-IO driver,
-// whose write is in the file when it returns, to put the fill before the ranks' data.
-// Through the subfiling VFD a write returns once the concentrator has its request, and
-// the fill of a chunk can reach the subfile after another rank's write into that chunk:
-// two ranks writing one chunk each read back a zero where one rank's value was, in about
-// two runs out of three (observed with HDF5 1.14.5, a chunk of 2 elements written by 2
-// ranks; never with a chunk per rank, a contiguous dataset, fill_time never or an
-// undefined fill value). Without the fill write, the unwritten elements of the new chunks
-// read as zeros all the same: the chunks are new space of new subfiles. The file's
-// fill time (its only difference from the native layout's) says never.
-type unfilled struct {
+// guarded runs the native layout's operations through the VFD around two faults of HDF5
+// 1.14.5's VFD, a chunk's fill racing the ranks' writes and a full file system hanging
+// the writer, which the doc comments of Exec's cases describe.
+type guarded struct {
 	stack.Layout
-	ranks  int
-	shared bool // the file last created or opened is shared by the ranks
+	ranks      int
+	subfileDir string // the subfiles' directory; "": the file's
+	shared     bool   // the file last created or opened is shared by the ranks
+	dir        string // the directory of its subfiles
 }
 
-// Exec sets the fill time of a chunked dataset created in a shared file, then runs op.
-func (u *unfilled) Exec(op *plan.Op, buf []byte) error {
+// SpaceMargin is the free space a write through the VFD must leave on the subfiles' file
+// system (for the metadata HDF5 writes at flush and close): see guarded.Exec.
+const SpaceMargin = 64 << 10
+
+// ErrNoSpace is wrapped by the refusal of a write that would leave less than
+// SpaceMargin free on the subfiles' file system; it wraps syscall.ENOSPC.
+var ErrNoSpace = fmt.Errorf("subfiling-vfd layout: no space left for the write (%w)", syscall.ENOSPC)
+
+// Exec runs op after these adjustments.
+//
+// A chunked dataset created in a shared file at more than one rank gets
+// H5D_FILL_TIME_NEVER, unless it has a fill value (which CheckDataset refuses) or leaves
+// it undefined. In parallel HDF5 allocates a chunked dataset's chunks when it creates or
+// extends it and writes their fill values then (H5D__chunk_collective_fill, a vector
+// write since HDFGroup/hdf5 pull request 3826), relying on the MPI-IO driver, whose write
+// is in the file when it returns, to put the fill before the ranks' data. Through the
+// subfiling VFD a write returns once the concentrator has its request, and the fill of a
+// chunk can reach the subfile after another rank's write into that chunk: two ranks
+// writing one chunk each read back a zero where one rank's value was, in 2 to 4 runs of 5
+// (HDF5 1.14.5, a chunk of 2 elements written by 2 ranks; never with a chunk per rank, a
+// contiguous dataset, fill_time never or an undefined fill value). Without the fill
+// write the unwritten elements of new chunks read as zeros all the same: the chunks are
+// new space of new subfiles. The file's fill time (its only difference from the native
+// layout's) says never.
+//
+// A write into a shared file is refused (ErrNoSpace) when the subfiles' file system has
+// less free space than the write's bytes plus SpaceMargin: HDF5 1.14.5's I/O
+// concentrator does not send a failed pwrite (ENOSPC) back to the rank whose data it
+// was, whose H5Dwrite then waits forever. The check is per rank and a bound, not a
+// reservation: ranks writing at once may together still fill the file system.
+func (u *guarded) Exec(op *plan.Op, buf []byte) error {
 	switch {
 	case (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && op.File != nil:
-		u.shared = op.File.Parallel
+		u.shared, u.dir = op.File.Parallel, u.subfileDir
+		if u.dir == "" {
+			u.dir = filepath.Dir(op.Path)
+		}
 	case op.Kind == plan.CreateDataset && u.shared && u.ranks > 1 && op.Dataset != nil && op.Dataset.Chunk != nil &&
 		!op.Dataset.FillNever && !op.Dataset.FillUndefined && op.Dataset.FillValue == nil:
 		o, d := *op, *op.Dataset
 		d.FillNever = true
 		o.Dataset = &d
 		op = &o
+	case op.Kind == plan.Write && u.shared:
+		var st unix.Statfs_t
+		if err := unix.Statfs(u.dir, &st); err == nil {
+			if free, need := int64(st.Bavail)*st.Bsize, int64(len(buf)); free < need+SpaceMargin {
+				return fmt.Errorf("%w: %s has %d bytes free, the write needs %d and %d more for the file's metadata; HDF5 1.14.5's I/O concentrator does not return a failed write to the rank whose data it was, which would wait forever",
+					ErrNoSpace, u.dir, free, need, SpaceMargin)
+			}
+		}
 	}
 	return u.Layout.Exec(op, buf)
 }
 
 // CheckDataset refuses, in a file ranks > 1 ranks share and before any I/O, a chunked
-// dataset with a fill value (ErrChunkFill: see unfilled), and a filtered dataset (deflate
+// dataset with a fill value (ErrChunkFill: see guarded.Exec), and a filtered dataset (deflate
 // or any filter of its pipeline, ErrFiltered): HDF5 writes filtered chunks in parallel only
 // through collective MPI-IO, and the subfiling VFD transfers independently, so HDF5
 // 1.14.5 fails at the dataset's first write ("Can't perform independent write with
