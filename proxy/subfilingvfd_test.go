@@ -268,17 +268,10 @@ func TestSubfilingVFDSettings(t *testing.T) {
 // of 2 workers, one per rank), counts the threads allowed more than that CPU, then writes
 // and reads back the file, verified. Without the VFD the layout is refused.
 func TestSubfilingVFDThreadsUnbound(t *testing.T) {
-	if !h5.HaveSubfiling() {
-		if _, err := proxy.ParseOptions("vpic", mustKV(t, "layout=subfiling-vfd;file=x.h5")); !errors.Is(err, proxy.ErrUnsupported) || !strings.Contains(err.Error(), "HDF5=1.14 make build") {
-			t.Fatalf("HDF5 %s: layout=subfiling-vfd: want the layout refused naming the build that has it, got %v", h5.Version(), err)
-		}
+	dir, w, ok := vfdAtTwoRanks(t)
+	if !ok {
 		return
 	}
-	dir := testDir(t)
-	if mpitest.Run(t, 2) {
-		return
-	}
-	w := world(t)
 	var own unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &own); err != nil {
 		t.Fatal(err)
@@ -341,6 +334,25 @@ func TestSubfilingVFDThreadsUnbound(t *testing.T) {
 	for _, tid := range threads(t) {
 		unix.SchedSetaffinity(tid, &own)
 	}
+}
+
+// vfdAtTwoRanks starts a VFD test at 2 ranks: in a launched rank it returns the test's
+// directory, the world communicator and true. Without the VFD it checks that the layout
+// is refused naming the build that has it, and returns false, as it does in the parent of
+// the launched ranks.
+func vfdAtTwoRanks(t *testing.T) (string, proxy.Comm, bool) {
+	t.Helper()
+	if !h5.HaveSubfiling() {
+		if _, err := proxy.ParseOptions("vpic", mustKV(t, "layout=subfiling-vfd;file=x.h5")); !errors.Is(err, proxy.ErrUnsupported) || !strings.Contains(err.Error(), "HDF5=1.14 make build") {
+			t.Fatalf("HDF5 %s: layout=subfiling-vfd: want the layout refused naming the build that has it, got %v", h5.Version(), err)
+		}
+		return "", proxy.Comm{}, false
+	}
+	dir := testDir(t)
+	if mpitest.Run(t, 2) {
+		return dir, proxy.Comm{}, false
+	}
+	return dir, world(t), true
 }
 
 // threads lists the thread ids of this process.
@@ -410,17 +422,10 @@ timeline:
 // rank's value (the layout creates such datasets with fill time never; the fused file
 // says so). Without the VFD the layout is refused.
 func TestSubfilingVFDSharedChunks(t *testing.T) {
-	if !h5.HaveSubfiling() {
-		if _, err := proxy.ParseOptions("vpic", mustKV(t, "layout=subfiling-vfd;file=x.h5")); !errors.Is(err, proxy.ErrUnsupported) {
-			t.Fatalf("HDF5 %s: layout=subfiling-vfd: want the layout refused, got %v", h5.Version(), err)
-		}
+	dir, w, ok := vfdAtTwoRanks(t)
+	if !ok {
 		return
 	}
-	dir := testDir(t)
-	if mpitest.Run(t, 2) {
-		return
-	}
-	w := world(t)
 	desc := filepath.Join(dir, "shared.yaml")
 	if w.Rank() == 0 {
 		if err := os.WriteFile(desc, []byte(sharedChunksDescription), 0o644); err != nil {
