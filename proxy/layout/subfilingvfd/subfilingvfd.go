@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -49,6 +50,7 @@ const (
 	KeyThreadPool  = "subfiling_vfd.thread_pool"
 	KeySubfileDir  = "subfiling_vfd.subfile_dir"
 	KeyConfigDir   = "subfiling_vfd.config_dir"
+	KeyStall       = "subfiling_vfd.stall_timeout"
 )
 
 // Options are the layout's keys. Defaults are the VFD's; a key not given takes the value
@@ -66,6 +68,8 @@ var Options = &options.Table{Name: Name, Specs: []options.Spec{
 		Help: "subfiling-vfd layout: existing, writable directory of the subfiles; empty: next to the file (environment " + EnvSubfileDir + ")"},
 	{Key: KeyConfigDir, Kind: options.String, Default: "",
 		Help: "subfiling-vfd layout: existing, writable directory of the .config file; empty: next to the file (environment " + EnvConfigDir + ")"},
+	{Key: KeyStall, Kind: options.Duration, Default: "10 min", Min: options.Bound(0),
+		Help: "subfiling-vfd layout: an operation on a shared file that has not returned after this long ends the job with an error naming it (the VFD can lose a failed write and wait forever); 0: wait"},
 }}
 
 // envOf maps the keys the VFD also reads from the environment to their variables.
@@ -84,7 +88,11 @@ func init() {
 				return nil, err
 			}
 			l := &vfdLayout{env: env, s: s}
-			return &guarded{Layout: native.New(env, l.open), ranks: env.Comm.Size(), subfileDir: s.SubfileDir}, nil
+			return &guarded{Layout: native.New(env, l.open), ranks: env.Comm.Size(), subfileDir: s.SubfileDir, stall: s.Stall,
+				abort: func(msg string) {
+					fmt.Fprintln(os.Stderr, "h5proxy:", msg)
+					env.Comm.Abort(1)
+				}}, nil
 		}})
 }
 
@@ -105,6 +113,11 @@ type guarded struct {
 	subfileDir string // the subfiles' directory; "": the file's
 	shared     bool   // the file last created or opened is shared by the ranks
 	dir        string // the directory of its subfiles
+	// stall, when > 0, bounds an operation on a shared file: past it, abort is called
+	// with a message naming the operation (it ends the job: the operation cannot be
+	// interrupted).
+	stall time.Duration
+	abort func(msg string)
 }
 
 // SpaceMargin is the free space a write through the VFD must leave on the subfiles' file
@@ -137,7 +150,30 @@ var ErrNoSpace = fmt.Errorf("subfiling-vfd layout: no space left for the write (
 // concentrator does not send a failed pwrite (ENOSPC) back to the rank whose data it
 // was, whose H5Dwrite then waits forever. The check is per rank and a bound, not a
 // reservation: ranks writing at once may together still fill the file system.
+//
+// An operation on a shared file that has not returned after the stall timeout
+// (subfiling_vfd.stall_timeout) ends the job with an error naming it: a write whose
+// concentrator lost its failure (a file system the check above did not see fill, the
+// metadata written at close) would otherwise wait forever.
 func (u *guarded) Exec(op *plan.Op, buf []byte) error {
+	if err := u.prepare(&op, buf); err != nil {
+		return err
+	}
+	if u.shared && u.stall > 0 && u.abort != nil {
+		start := time.Now()
+		t := time.AfterFunc(u.stall, func() {
+			u.abort(fmt.Sprintf("subfiling-vfd layout: %s %s has not returned after %v (since %s; subfiling_vfd.stall_timeout): HDF5 1.14.5's I/O concentrator can lose a failed write (a full file system) and leave the rank waiting forever; ending the job",
+				op.Kind, op.Path, u.stall, start.Format(time.TimeOnly)))
+		})
+		defer t.Stop()
+	}
+	return u.Layout.Exec(op, buf)
+}
+
+// prepare applies Exec's adjustments to *op (replaced by a copy when changed) and checks
+// the free space of a write.
+func (u *guarded) prepare(opp **plan.Op, buf []byte) error {
+	op := *opp
 	switch {
 	case (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && op.File != nil:
 		u.shared, u.dir = op.File.Parallel, u.subfileDir
@@ -149,7 +185,7 @@ func (u *guarded) Exec(op *plan.Op, buf []byte) error {
 		o, d := *op, *op.Dataset
 		d.FillNever = true
 		o.Dataset = &d
-		op = &o
+		*opp = &o
 	case op.Kind == plan.Write && u.shared:
 		var st unix.Statfs_t
 		if err := unix.Statfs(u.dir, &st); err == nil {
@@ -159,7 +195,7 @@ func (u *guarded) Exec(op *plan.Op, buf []byte) error {
 			}
 		}
 	}
-	return u.Layout.Exec(op, buf)
+	return nil
 }
 
 // CheckDataset refuses, in a file ranks > 1 ranks share and before any I/O, a chunked
@@ -229,6 +265,9 @@ type Settings struct {
 	StripeCount           int
 	ThreadPool            int
 	SubfileDir, ConfigDir string
+	// Stall is how long an operation on a shared file may take before the job is ended
+	// (0: no limit).
+	Stall time.Duration
 }
 
 // Available reports whether this build has the subfiling VFD, and if not why (a
@@ -271,6 +310,7 @@ func Resolve(v *options.Values) (Settings, error) {
 	}
 	var s Settings
 	var errs []error
+	s.Stall = v.Duration(KeyStall)
 	for _, key := range []string{KeyStripeSize, KeyIOCPerNode, KeyStripeCount, KeyThreadPool, KeySubfileDir, KeyConfigDir} {
 		ev, err := get(key)
 		if err != nil {

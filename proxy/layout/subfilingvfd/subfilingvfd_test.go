@@ -4,8 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
 // TestCheckDataset checks the refusals in shared files: at more than one rank any filter
@@ -44,5 +46,50 @@ func TestCheckDataset(t *testing.T) {
 		case c.want != "" && (!errors.Is(err, ErrFiltered) && !errors.Is(err, ErrChunkFill) || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%+v at %d ranks: got %v, want an error containing %q", c.spec, c.ranks, err, c.want)
 		}
+	}
+}
+
+// blocking is a layout whose operations wait until release is closed.
+type blocking struct {
+	stack.Layout
+	release chan struct{}
+}
+
+func (b blocking) Exec(*plan.Op, []byte) error { <-b.release; return nil }
+
+// TestStallTimeout checks the watchdog of operations on a shared file: one that has not
+// returned after the stall timeout calls abort with a message naming it and the key; one
+// that returns in time, or runs on a per-rank file, does not.
+func TestStallTimeout(t *testing.T) {
+	release := make(chan struct{})
+	aborted := make(chan string, 4)
+	g := &guarded{Layout: blocking{release: release}, ranks: 2, stall: 50 * time.Millisecond, abort: func(msg string) { aborted <- msg }}
+	done := make(chan error)
+	go func() {
+		g.Exec(&plan.Op{Kind: plan.CreateFile, Path: "/tmp/x.h5", File: &plan.FileSpec{Parallel: true}}, nil)
+		done <- nil
+	}()
+	select {
+	case msg := <-aborted:
+		if !strings.Contains(msg, "create-file /tmp/x.h5 has not returned after 50ms") || !strings.Contains(msg, KeyStall) {
+			t.Errorf("abort message %q does not name the operation, the time and the key", msg)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a stalled operation on a shared file did not call abort")
+	}
+	close(release)
+	<-done
+	g.stall = time.Minute // returns at once: no abort
+	if err := g.Exec(&plan.Op{Kind: plan.FlushFile, Path: "/tmp/x.h5"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	g.stall = time.Nanosecond // a per-rank file is not watched
+	g.Exec(&plan.Op{Kind: plan.CreateFile, Path: "/tmp/y.h5", File: &plan.FileSpec{}}, nil)
+	g.Exec(&plan.Op{Kind: plan.FlushFile, Path: "/tmp/y.h5"}, nil)
+	time.Sleep(10 * time.Millisecond)
+	select {
+	case msg := <-aborted:
+		t.Errorf("abort called for an operation that returned or ran on a per-rank file: %s", msg)
+	default:
 	}
 }
