@@ -52,10 +52,13 @@ type Session struct {
 	// rankFiles: the layout may keep a shared file as per-rank files (stack.RankFiles).
 	rankFiles bool
 	// checkDataset is the layout's check of the datasets a plan creates in a shared file
-	// (stack.Strategy.CheckDataset; nil: none); sharedFile is whether the file the plans
-	// checked so far last created or opened is shared (Parallel).
+	// (stack.Strategy.CheckDataset; nil: none); fileRanks is how many ranks share the file
+	// the plans checked so far last created or opened (plan.FileSpec.Ranks).
 	checkDataset func(path string, spec *plan.DatasetSpec, ranks int) error
-	sharedFile   bool
+	fileRanks    int
+	// memSpaces: the layout selects memory selections in HDF5's memory space
+	// (stack.MemorySpaces); the others get them packed (packed).
+	memSpaces bool
 	// sysIO holds /proc/self/io at the last census (takeCensus).
 	sysIO []float64
 	// tr records the timeline (trace_file); nil when none is asked for.
@@ -93,7 +96,9 @@ type phaseRun struct {
 	runsCached int                   // runs held in runs
 	// layouts are the memory layouts of the transfers filled so far (Session.bufLayout), at
 	// most layoutsMax: patterns that share a transfer between steps fill without allocating.
-	layouts   map[*plan.Transfer]*emulate.Layout
+	layouts map[*plan.Transfer]*emulate.Layout
+	// packed are the packed forms of transfers with a memory selection (Session.packed).
+	packed    map[*plan.Transfer]*plan.Transfer
 	mismatch  *emulate.Mismatch
 	failed    error
 	ahead     *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
@@ -210,6 +215,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	s.log = newLogger(s.rank)
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
 	s.checkDataset = layout.CheckDataset
+	s.memSpaces = layout.Has(stack.MemorySpaces)
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
@@ -437,7 +443,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 
 // checkPlan checks every dataset pl creates, with the phase's knobs applied, before any
 // of its operations runs: against the known bugs of the loaded HDF5 (checkKnownBugs),
-// and, in a shared file at more than one rank, with the layout
+// and, in a file more than one rank shares (the session's, or a group's), with the layout
 // (stack.Strategy.CheckDataset). The write phase's begin plan and first step are checked
 // before the phase's first operation. Every rank plans the same creates, so every rank
 // refuses alike.
@@ -451,15 +457,15 @@ func (s *Session) checkPlan(pl *plan.Plan) error {
 		op := &pl.Ops[i]
 		switch {
 		case (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && op.File != nil:
-			s.sharedFile = op.File.Parallel
+			s.fileRanks = op.File.Ranks(s.Rank(), s.Size())
 		case op.Kind == plan.CreateDataset && op.Dataset != nil:
 			o, err := kn.apply(op)
 			if err != nil {
 				continue // execute reports it at the operation
 			}
 			err = checkKnownBugs(o.Path, o.Dataset, fill)
-			if err == nil && s.checkDataset != nil && s.sharedFile && s.Size() > 1 {
-				err = s.checkDataset(o.Path, o.Dataset, s.Size())
+			if err == nil && s.checkDataset != nil && s.fileRanks > 1 {
+				err = s.checkDataset(o.Path, o.Dataset, s.fileRanks)
 			}
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
@@ -893,6 +899,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", pl.Ops[i].Kind, pl.Ops[i].Path, err)
 		}
+		op = s.packed(op)
 		if batch != nil {
 			if !batch.accepts(op, s.refills(op)) {
 				if err := s.flushMulti(batch, smp, len(pl.Ops), step); err != nil {
@@ -1135,6 +1142,58 @@ func (s *Session) bufLayout(t *plan.Transfer) *emulate.Layout {
 	return l
 }
 
+// packed returns op with its transfer's memory selection packed (plan.Transfer.Packed)
+// for a layout without memory spaces, op itself otherwise: such a layout moves the
+// selected elements' bytes from a contiguous buffer, which the session fills (and
+// verifies) with the same values. The packed transfers are kept for the phase, so a
+// transfer issued at every step fills one buffer layout.
+func (s *Session) packed(op *plan.Op) *plan.Op {
+	t := op.Transfer
+	if t == nil || t.MemSelection == nil || s.memSpaces {
+		return op
+	}
+	var p *plan.Transfer
+	if s.phase != nil {
+		p = s.phase.packed[t]
+	}
+	if p == nil {
+		p = t.Packed()
+		if s.phase != nil && len(s.phase.packed) < layoutsMax {
+			if s.phase.packed == nil {
+				s.phase.packed = map[*plan.Transfer]*plan.Transfer{}
+			}
+			s.phase.packed[t] = p
+		}
+	}
+	c := *op
+	c.Transfer = p
+	return &c
+}
+
+// interior returns the scratch buffer that holds the elements a memory selection selects
+// of t's buffer, packed: where they are filled before a write is scattered into the
+// buffer, and where a read's are gathered to be verified.
+func (s *Session) interior(t *plan.Transfer) ([]byte, error) {
+	n := t.Selection.NPoints(t.FileShape)
+	return s.pool.GetAt(t.Buffer+"\x00interior", int(n)*t.MemType.Size, 0)
+}
+
+// memRuns moves the elements of t's memory selection between buf (the memory space)
+// and packed (in the selection's row-major order): into buf when scatter, else out of it.
+func memRuns(t *plan.Transfer, buf, packed []byte, scatter bool) {
+	size := uint64(t.MemType.Size)
+	var at uint64
+	for _, r := range t.MemSelection.Runs(t.MemShape) {
+		b, p := buf[r.Start*size:(r.Start+r.Len)*size], packed[at:at+r.Len*size]
+		if scatter {
+			copy(b, p)
+		} else {
+			copy(p, b)
+		}
+		at += r.Len * size
+	}
+}
+
 // filledBuf is what a write buffer holds: the data of a step's transfer.
 type filledBuf struct {
 	step int
@@ -1150,7 +1209,8 @@ func (f *filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
 	// share the whole struct. A buffer one step writes to several places (the HDF5 I/O
 	// test's one array per H5Dwrite) is refilled for each.
 	same := a == b || a.MemType.Equal(b.MemType) && slices.Equal(emulate.Fields(a.MemType, a.Variable), emulate.Fields(b.MemType, b.Variable)) &&
-		slices.Equal(a.MemShape, b.MemShape) && slices.Equal(a.FileShape, b.FileShape) && sameSelection(a.Selection, b.Selection)
+		slices.Equal(a.MemShape, b.MemShape) && slices.Equal(a.FileShape, b.FileShape) && sameSelection(a.Selection, b.Selection) &&
+		(a.MemSelection == nil) == (b.MemSelection == nil) && (a.MemSelection == nil || sameSelection(*a.MemSelection, *b.MemSelection))
 	if f.step == op.Step {
 		// Explicit contents shared by the step's writes (h5perf's one buffer written to every
 		// place) are filled once: the program copies nothing between its calls either.
@@ -1224,7 +1284,16 @@ func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 		if s.phase != nil {
 			kind = s.phase.fill
 		}
-		err = emulate.Fill(kind, buf, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
+		to := buf
+		if t.MemSelection != nil { // the selected elements' values, then into place
+			if to, err = s.interior(t); err != nil {
+				return err
+			}
+		}
+		err = emulate.Fill(kind, to, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
+		if t.MemSelection != nil {
+			memRuns(t, buf, to, true)
+		}
 	}
 	smp[mPrep] += (tick() - t0).Seconds()
 	if s.tr != nil {
@@ -1250,7 +1319,14 @@ func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 		if rw, ok := s.pat.(patterns.Rewriter); ok {
 			step = rw.WrittenBy(step, s.phaseSteps(patterns.PhaseWrite))
 		}
-		bad, first, err = emulate.Verify(buf, s.bufLayout(op.Transfer), s.cfg.Seed, emulate.DataStep(s.phase.fill, step))
+		got := buf
+		if t := op.Transfer; t.MemSelection != nil { // the selected elements, packed
+			if got, err = s.interior(t); err != nil {
+				return err
+			}
+			memRuns(t, buf, got, false)
+		}
+		bad, first, err = emulate.Verify(got, s.bufLayout(op.Transfer), s.cfg.Seed, emulate.DataStep(s.phase.fill, step))
 	}
 	smp[mVerify] += time.Since(t0).Seconds()
 	if err != nil {

@@ -166,9 +166,12 @@ func Read(d ID, t *plan.Transfer, collective bool, buf []byte) error {
 	return transfer(d, t, collective, buf, false)
 }
 
-// spaces are the dataspaces and buffer of one dataset's transfer (prepare).
+// spaces are the dataspaces and buffer of one dataset's transfer (prepare): ms and fs
+// are the spaces prepare made (closed by close), mArg and fArg what H5Dwrite and H5Dread
+// get (the same, or H5S_ALL for a whole selection).
 type spaces struct {
 	mt, ms, fs C.hid_t
+	mArg, fArg C.hid_t
 	ptr        unsafe.Pointer
 }
 
@@ -216,19 +219,42 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte) (spaces, error) {
 		return sp, err
 	}
 
+	sp.mArg, sp.fArg = sp.ms, sp.fs
 	var need uint64
-	if none {
+	switch {
+	case none:
 		if C.H5Sselect_none(sp.fs) < 0 {
 			return sp, opError("H5Sselect_none", d)
 		}
 		if C.H5Sselect_none(sp.ms) < 0 {
 			return sp, opError("H5Sselect_none memory space for", d)
 		}
-	} else {
+	case t.Selection.Kind == plan.Whole:
+		// H5S_ALL for both: the dataset's whole extent from a buffer of as many elements.
+		if n := C.H5Sget_simple_extent_npoints(sp.fs); n < 0 || uint64(n) != plan.Product(memShape) {
+			return sp, errorf("h5: %s %s: a whole selection (H5S_ALL) of %d elements, memory space %v", call, objName(d), int64(n), memShape)
+		}
+		sp.mArg, sp.fArg = C.H5S_ALL, C.H5S_ALL
+		need = plan.Product(memShape) * uint64(t.MemType.Size)
+	case t.Selection.Kind == plan.Points:
+		if err := selectPoints(call, d, sp.fs, t.Selection); err != nil {
+			return sp, err
+		}
+		need = plan.Product(memShape) * uint64(t.MemType.Size)
+	default:
 		if err := selectBlocks(call, d, sp.fs, t.Selection); err != nil {
 			return sp, err
 		}
 		need = plan.Product(memShape) * uint64(t.MemType.Size)
+	}
+	if t.MemSelection != nil && !none {
+		// Part of the memory space (ghost cells around a block): its hyperslabs.
+		if t.Selection.Kind == plan.Whole {
+			return sp, errorf("h5: %s %s: a memory selection with H5S_ALL as the file space", call, objName(d))
+		}
+		if err := selectBlocks(call+" memory space of", d, sp.ms, *t.MemSelection); err != nil {
+			return sp, err
+		}
 	}
 	if uint64(len(buf)) < need {
 		return sp, errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
@@ -258,9 +284,9 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	}
 	var rc C.herr_t
 	if write {
-		rc = C.H5Dwrite(C.hid_t(d), sp.mt, sp.ms, sp.fs, dxpl, sp.ptr)
+		rc = C.H5Dwrite(C.hid_t(d), sp.mt, sp.mArg, sp.fArg, dxpl, sp.ptr)
 	} else {
-		rc = C.H5Dread(C.hid_t(d), sp.mt, sp.ms, sp.fs, dxpl, sp.ptr)
+		rc = C.H5Dread(C.hid_t(d), sp.mt, sp.mArg, sp.fArg, dxpl, sp.ptr)
 	}
 	if rc < 0 {
 		return opError(call, d)
@@ -302,7 +328,7 @@ func TransferMulti(ds []ID, ts []*plan.Transfer, collective bool, bufs [][]byte,
 		if err != nil {
 			return err
 		}
-		dsets[i], mts[i], mss[i], fss[i], ptrs[i] = C.hid_t(d), sp.mt, sp.ms, sp.fs, sp.ptr
+		dsets[i], mts[i], mss[i], fss[i], ptrs[i] = C.hid_t(d), sp.mt, sp.mArg, sp.fArg, sp.ptr
 		if len(bufs[i]) > 0 {
 			pin.Pin(&bufs[i][0])
 		}
@@ -364,6 +390,30 @@ func selectBlocks(call string, d ID, fs C.hid_t, sel plan.Selection) error {
 	if i := C.h5p_select_union(fs, C.int(rank), C.long(len(sel.Blocks)), hsizes(packed)); i >= 0 {
 		h := sel.Blocks[i]
 		return opError(fmt.Sprintf("H5Sselect_hyperslab %d (start %v stride %v count %v block %v) in", i, h.Start, h.Stride, h.Count, h.Block), d)
+	}
+	return nil
+}
+
+// selectPoints selects sel's single-element blocks in the file space fs with one
+// H5Sselect_elements call, in the list's order (plan.Points: row-major, no repeats).
+func selectPoints(call string, d ID, fs C.hid_t, sel plan.Selection) error {
+	rank := int(C.H5Sget_simple_extent_ndims(fs))
+	if rank < 0 {
+		return opError("H5Sget_simple_extent_ndims", d)
+	}
+	if rank == 0 {
+		return errorf("h5: %s %s: a point selection in a scalar dataspace", call, objName(d))
+	}
+	if err := checkRanks(call, d, sel, rank); err != nil {
+		return err
+	}
+	coords := packScratch[:0]
+	for _, h := range sel.Blocks {
+		coords = append(coords, h.Start...)
+	}
+	packScratch = coords
+	if C.H5Sselect_elements(fs, C.H5S_SELECT_SET, C.size_t(len(sel.Blocks)), hsizes(coords)) < 0 {
+		return opError(fmt.Sprintf("H5Sselect_elements (%d points) in", len(sel.Blocks)), d)
 	}
 	return nil
 }

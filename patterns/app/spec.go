@@ -22,8 +22,12 @@ type dsSpec struct {
 	shape  []uint64         // one write's extent
 	auto   bool             // shape[0] from the uneven counts
 	extend int              // -1: not extended
-	mem    plan.Type
-	buffer string // "" : own buffer; else the shared interleaved struct's
+	// startEmpty creates an extended dataset with extent 0 along extend and extends it
+	// before every write, the first included.
+	startEmpty bool
+	mem        plan.Type
+	buffer     string   // "" : own buffer; else the shared interleaved struct's
+	ghost      []uint64 // ghost cells per side and dimension (nil: none)
 }
 
 func unlimitedText(t string) bool {
@@ -67,6 +71,16 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 			return nil, errAt(ds.Extend, "a scalar dataset cannot grow", "a shape with at least one dimension")
 		}
 		s.extend = k
+	}
+	if ds.StartEmpty.Set {
+		b, err := sc.Bool(ds.StartEmpty)
+		if err != nil {
+			return nil, err
+		}
+		if b && s.extend < 0 {
+			return nil, errAt(ds.StartEmpty, "start_empty without extend", "extend: 0 with start_empty: true, or no start_empty")
+		}
+		s.startEmpty = b
 	}
 	if len(ds.MaxShape) > 0 {
 		if len(ds.MaxShape) != len(ds.Shape) {
@@ -184,11 +198,65 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		}
 		s.mem, s.buffer = m, "struct "+m.Name
 	}
+	if ds.Memory.Ghost.Set {
+		if s.ghost, err = ghostCells(ds, len(s.shape), sc); err != nil {
+			return nil, err
+		}
+		if s.buffer != "" {
+			return nil, errAt(ds.Memory.Ghost, "ghost cells around an interleaved struct's elements", "ghost with a buffer of the dataset's own (memory.type or none), not memory.struct")
+		}
+	}
 	c.Shape = slices.Clone(s.shape)
 	if err := validateCreate(c); err != nil {
 		return nil, &desc.Error{Pos: ds.Pos, Key: ds.Type.Path, Value: ds.Name, Reason: err.Error()}
 	}
 	return s, nil
+}
+
+// ghostCells evaluates memory.ghost for a dataset of ndims dimensions: one count for
+// every dimension, or one each; the decomposition must give each rank one block.
+func ghostCells(ds *desc.Dataset, ndims int, sc *desc.Scope) ([]uint64, error) {
+	v := ds.Memory.Ghost
+	if ndims == 0 {
+		return nil, errAt(v, "ghost cells around a scalar", "ghost on a dataset with a shape")
+	}
+	switch k := strings.ToLower(ds.Decompose.Kind.Text); k {
+	case "", "block", "uneven", "rank0", "replicated":
+	default:
+		return nil, errAt(v, "ghost cells around a %s decomposition's elements", "a decomposition that gives each rank one block: block, uneven, rank0, replicated", k)
+	}
+	vals := v.List
+	if vals == nil {
+		vals = slices.Repeat([]desc.Value{v}, ndims)
+	}
+	if len(vals) != ndims {
+		return nil, errAt(v, "%d ghost counts for %d dimensions", "one count, or one per dimension", len(vals), ndims)
+	}
+	g := make([]uint64, ndims)
+	for i, x := range vals {
+		n, err := sc.Uint(x)
+		if err != nil {
+			return nil, err
+		}
+		g[i] = n
+	}
+	return g, nil
+}
+
+// ghosted gives transfer t a memory space ghost[i] elements larger on each side of its
+// block (ghost cells) and selects the block inside it; a rank with nothing to move keeps
+// its empty memory space.
+func ghosted(t *plan.Transfer, ghost []uint64) {
+	if ghost == nil || t.Selection.IsNone() || len(t.MemShape) != len(ghost) {
+		return
+	}
+	mem := make([]uint64, len(ghost))
+	for i, n := range t.MemShape {
+		mem[i] = n + 2*ghost[i]
+	}
+	sel := plan.Selection{Blocks: []plan.Hyperslab{plan.Block(slices.Clone(ghost), slices.Clone(t.MemShape))}}
+	t.MemShape, t.MemSelection = mem, &sel
+	t.Selection.Kind = plan.Hyperslabs // H5S_ALL takes the whole memory space
 }
 
 // typeAt resolves a type name, expanding ${...} first (a type may be a parameter, e.g.
@@ -310,7 +378,18 @@ func encodeValue(t plan.Type, v desc.Value) ([]byte, error) {
 	case plan.Compound:
 		return nil, errAt(v, "a literal value of compound type %s", "a numeric or string type", t)
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v.Text), 64)
+	text := strings.TrimSpace(v.Text)
+	// 64-bit integers exactly: a float64 holds 53 bits (netCDF's unlimited dimension
+	// length, 2^64-1, is E3SM's -DIM_time).
+	if u, err := strconv.ParseUint(text, 10, 64); err == nil && t.Class == plan.Uint64 {
+		binary.NativeEndian.PutUint64(b, u)
+		return b, nil
+	}
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil && t.Class == plan.Int64 {
+		binary.NativeEndian.PutUint64(b, uint64(i))
+		return b, nil
+	}
+	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {
 		return nil, errAt(v, "not a number", "a number")
 	}

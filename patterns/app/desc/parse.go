@@ -453,7 +453,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	x := p.mapOf(resolve(n), path)
 	d := &Dataset{Name: name, Pos: pos, set: x.set,
 		Like: x.value("like", s), Type: x.value("type", s), Shape: x.list("shape"), MaxShape: x.list("max_shape"),
-		Extend: x.value("extend", s), Layout: x.value("layout", s), Chunk: x.list("chunk"),
+		Extend: x.value("extend", s), StartEmpty: x.value("start_empty", s), Layout: x.value("layout", s), Chunk: x.list("chunk"),
 		Fill: x.value("fill", s), FillTime: x.value("fill_time", s), AllocTime: x.value("alloc_time", s),
 		Attributes: p.attributes(x.vals["attributes"], join(path, "attributes")),
 	}
@@ -468,7 +468,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	}
 	d.Decompose = p.decompose(x.vals["decompose"], join(path, "decompose"))
 	mx := p.mapOf(x.vals["memory"], join(path, "memory"))
-	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode)}
+	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode), Ghost: mx.value("ghost", memNode)}
 	return d, nil
 }
 
@@ -504,19 +504,19 @@ func (p *parser) decompose(n *yaml.Node, path string) Decompose {
 	s := decompNode
 	if n != nil && n.Kind == yaml.ScalarNode {
 		return Decompose{Kind: p.scalar(n, join(path, "kind")), Block: Value{Text: "1", Path: join(path, "block")},
-			Seed: Value{Text: "1", Path: join(path, "seed")}, Decomp: Value{Text: "1", Path: join(path, "decomp")}}
+			Seed: Value{Text: "1", Path: join(path, "seed")}, Decomp: Value{Text: "1", Path: join(path, "decomp")}, Order: Value{Text: "map", Path: join(path, "order")}}
 	}
 	x := p.mapOf(n, path)
 	return Decompose{Kind: x.value("kind", s), Grid: x.list("grid"), Block: x.value("block", s), Count: x.value("count", s),
 		Distribution: x.value("distribution", s), Mean: x.value("mean", s), Stddev: x.value("stddev", s),
-		Min: x.value("min", s), Max: x.value("max", s), Seed: x.value("seed", s), File: x.value("file", s), Decomp: x.value("decomp", s)}
+		Min: x.value("min", s), Max: x.value("max", s), Seed: x.value("seed", s), File: x.value("file", s), Decomp: x.value("decomp", s), Order: x.value("order", s)}
 }
 
 func (p *parser) action(n *yaml.Node, path string) (*Action, error) {
 	s := actionNode.Elem
 	x := p.mapOf(n, path)
 	a := &Action{Pos: p.pos(n), Write: x.value("write", s), Read: x.value("read", s), Flush: x.value("flush", s),
-		Every: x.value("every", s), At: x.value("at", s), Datasets: x.list("datasets"), Collective: x.value("collective", s), Step: x.value("step", s), WrittenBy: x.value("written_by", s)}
+		Every: x.value("every", s), When: x.value("when", s), At: x.value("at", s), Datasets: x.list("datasets"), Collective: x.value("collective", s), Step: x.value("step", s), WrittenBy: x.value("written_by", s)}
 	verbs := 0
 	for _, v := range []Value{a.Write, a.Read, a.Flush} {
 		if v.Set {

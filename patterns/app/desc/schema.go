@@ -130,12 +130,14 @@ var (
 			{Key: "seed", Kind: Expr, Default: "1", Help: "uneven: the distribution's seed (the same seed draws the same counts)"},
 			{Key: "file", Kind: Template, Help: "uneven: a text file of one count per rank (whitespace separated); map: an E3SM map file (HDF5); points: a text file of lines `rank i [j ...]`; relative to the description's directory"},
 			{Key: "decomp", Kind: Expr, Default: "1", Help: "map: which decomposition of the map file (1 for D1)"},
+			{Key: "order", Kind: Enum, Allowed: []string{"map", "sorted"}, Default: "map", Help: "map: each rank's requests in the map file's order; sorted: sorted by offset, touching ones merged within a row (E3SM-IO's read_decomp before its pull request 165, h5bench's e3sm default: the same elements in fewer hyperslabs)"},
 		}}
 	memNode = &Node{Key: "memory", Kind: Map, Help: "the memory side of this dataset's transfers (default: a contiguous buffer of the file type)",
-		Example: `memory: {type: f32}`,
+		Example: `memory: {type: f32, ghost: 2}`,
 		Fields: []*Node{
 			{Key: "type", Kind: TypeName, Help: "memory datatype when it differs from the file type (HDF5 converts: any integer or float to any other; compound to compound by member name)"},
 			{Key: "struct", Kind: TypeName, Help: "interleaved: a compound type declared under types; the buffer is an array of these structs shared by every dataset naming it, and each write transfers the members the dataset's (compound) file type shares with it"},
+			{Key: "ghost", Kind: Literal, Help: "ghost cells: the buffer holds this many more elements on each side of a rank's block in every dimension (a number, or a list with one per dimension, e.g. [2, 2, 0]); transfers select the block inside it (a hyperslab of the memory space), the file is the same as without; block, uneven, rank0 and replicated decompositions"},
 		}}
 	datasetNode = &Node{Key: "datasets", Kind: Named, Help: "datasets by name; a name \"${list}\" or a YAML list as the key makes one per name",
 		Example: `datasets: {x: {type: f32, shape: [n * nranks]}, y: {like: x}}`,
@@ -145,6 +147,7 @@ var (
 			{Key: "shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "extent per dimension, slowest first; [] is a scalar; with uneven decomposition dim 0 may be `auto` (the sum of the counts)"},
 			{Key: "max_shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "maximum extent per dimension; `unlimited` for H5S_UNLIMITED (default: shape, or unlimited along extend)"},
 			{Key: "extend", Kind: Expr, Help: "series by extension: the dimension that grows by shape[dim] at each write (the dataset is created once, chunked, unlimited along it)"},
+			{Key: "start_empty", Kind: Bool, Default: "false", Help: "with extend: create the dataset with extent 0 along it and extend it before every write, the first included (netCDF record variables as PnetCDF and E3SM-IO define them); false: created with the first write's extent"},
 			{Key: "layout", Kind: Enum, Allowed: []string{"contiguous", "chunked", "compact"}, Help: "storage layout (default: chunked when chunk, filters or extend are given, else contiguous)"},
 			{Key: "chunk", Kind: List, Elem: &Node{Kind: Expr}, Help: "chunk extent per dimension (layout chunked)"},
 			filterNode,
@@ -169,7 +172,7 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 	Example: `files: {history: {name: "particles.h5", datasets: {...}}}`,
 	Elem: &Node{Kind: Map, Fields: []*Node{
 		{Key: "name", Kind: Template, Help: "file name, relative to the session's file directory; ${step}, ${rank} and any expression substitute (e.g. plt_${step:05d}.h5); a file stays open while consecutive actions name the same file"},
-		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or N (N-to-M: ranks rank/N*N.. share a file, name must use rank / N)"},
+		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or K between (N-to-M: ranks div(rank, K)*K .. share a file, opened through MPI-IO on their own communicator, its datasets decomposed over them; the name must use div(rank, K), e.g. data_${div(rank, K)}.h5)", Example: `files: {part: {name: "part_${div(rank, 4)}.h5", ranks: 4}}`},
 		{Key: "mode", Kind: Enum, Allowed: []string{"truncate", "append"}, Default: "truncate", Help: "truncate: create or empty the file at its first action; append: open an existing file read-write"},
 		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output; the raw layouts hold one file at a time)"},
 		{Key: "collective_metadata", Kind: Bool, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write)"},
@@ -186,6 +189,7 @@ var actionNode = &Node{Key: "timeline", Kind: List, Help: "what happens in each 
 		{Key: "read", Kind: Text, Help: "read a file (its id) back and verify every value (read phase)"},
 		{Key: "flush", Kind: Text, Help: "flush a file (its id) that is open (H5Fflush)"},
 		{Key: "every", Kind: Expr, Default: "1", Help: "cadence: the action runs at the steps where step % every == 0 (every 10: steps 0, 10, 20, ...; steps count from 0)"},
+		{Key: "when", Kind: Expr, Help: "a condition over step, rank and the parameters that the action's steps must also meet, e.g. step >= 1 (a file written after another), step * nranks + rank < files (ranks past the last file skip), or a parameter that turns the action off (default: every step of the cadence)"},
 		{Key: "at", Kind: Enum, Allowed: []string{"step", "end", "restart"}, Default: "step", Help: "step: by cadence; end: once after the last step; restart: once at the start of the read phase (reads only)"},
 		{Key: "datasets", Kind: List, Elem: &Node{Kind: Text}, Help: "the subset of the file's datasets (paths or names) this action writes or reads (default: all)"},
 		{Key: "collective", Kind: Bool, Default: "true", Help: "collective (H5FD_MPIO_COLLECTIVE) or independent transfers"},

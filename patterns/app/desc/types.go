@@ -141,6 +141,7 @@ type Dataset struct {
 	Shape      []Value
 	MaxShape   []Value
 	Extend     Value
+	StartEmpty Value
 	Layout     Value
 	Chunk      []Value
 	Filters    []Filter
@@ -177,12 +178,16 @@ type Decompose struct {
 	Seed         Value
 	File         Value
 	Decomp       Value
+	Order        Value
 }
 
 // Memory is the memory side of a dataset's transfers.
 type Memory struct {
 	Type   Value
 	Struct Value
+	// Ghost is the ghost cells per side: one value for every dimension, or a list (one
+	// per dimension).
+	Ghost Value
 }
 
 // Action is one entry of the timeline.
@@ -192,6 +197,7 @@ type Action struct {
 	Read       Value
 	Flush      Value
 	Every      Value
+	When       Value
 	At         Value
 	Datasets   []Value
 	Collective Value

@@ -147,7 +147,7 @@ func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 // open creates or opens a file. A created file gets /_LOG and the root attribute; an
 // opened one must have them.
 func (l *logLayout) open(op *plan.Op) (err error) {
-	comm, own, err := h5layout.FileComm(l.env, op.File.Parallel)
+	comm, own, err := h5layout.FileComm(l.env, op.File)
 	if err != nil {
 		return err
 	}

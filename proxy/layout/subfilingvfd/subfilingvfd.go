@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/layout/native"
@@ -77,7 +78,7 @@ var envOf = map[string]string{KeyStripeSize: EnvStripeSize, KeyIOCPerNode: EnvIO
 	KeySubfileDir: EnvSubfileDir, KeyConfigDir: EnvConfigDir}
 
 func init() {
-	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData | stack.Subfiles | stack.ThreadMultiple, Options: Options,
+	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData | stack.Subfiles | stack.ThreadMultiple | stack.MemorySpaces, Options: Options,
 		Summary:      "the native file through HDF5 1.14's subfiling VFD: a stub, a .config and subfiles striped by I/O concentrator threads (HDF5=1.14 builds)",
 		Available:    Available,
 		Validate:     func(v *options.Values) error { _, err := Resolve(v); return err },
@@ -88,7 +89,7 @@ func init() {
 				return nil, err
 			}
 			l := &vfdLayout{env: env, s: s}
-			return &guarded{Layout: native.New(env, l.open), ranks: env.Comm.Size(), subfileDir: s.SubfileDir, stall: s.Stall,
+			return &guarded{Layout: native.New(env, l.open), rank: env.Comm.Rank(), size: env.Comm.Size(), subfileDir: s.SubfileDir, stall: s.Stall,
 				abort: func(msg string) {
 					fmt.Fprintln(os.Stderr, "h5proxy:", msg)
 					env.Comm.Abort(1)
@@ -109,9 +110,10 @@ var ErrChunkFill = errors.New("subfiling-vfd layout: HDF5 1.14.5 writes a new ch
 // the writer, which the doc comments of Exec's cases describe.
 type guarded struct {
 	stack.Layout
-	ranks      int
+	rank, size int    // the layout's communicator
 	subfileDir string // the subfiles' directory; "": the file's
-	shared     bool   // the file last created or opened is shared by the ranks
+	shared     bool   // the file last created or opened is opened through the VFD
+	ranks      int    // how many ranks share it (plan.FileSpec.Ranks)
 	dir        string // the directory of its subfiles
 	// stall, when > 0, bounds an operation on a shared file: past it, abort is called
 	// with a message naming the operation (it ends the job: the operation cannot be
@@ -176,7 +178,7 @@ func (u *guarded) prepare(opp **plan.Op, buf []byte) error {
 	op := *opp
 	switch {
 	case (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && op.File != nil:
-		u.shared, u.dir = op.File.Parallel, u.subfileDir
+		u.shared, u.ranks, u.dir = op.File.Parallel, op.File.Ranks(u.rank, u.size), u.subfileDir
 		if u.dir == "" {
 			u.dir = filepath.Dir(op.Path)
 		}
@@ -385,13 +387,18 @@ func (l *vfdLayout) open(op *plan.Op, a h5.Access) (h5.ID, error) {
 		if dir == "" {
 			dir = filepath.Dir(op.Path)
 		}
-		err := writableDir(dir)
+		// The file's communicator: the layout's, or a group's (plan.FileSpec.GroupRanks).
+		comm, err := mpi.FromFortran(a.Comm)
+		if err != nil {
+			return 0, err
+		}
+		err = writableDir(dir)
 		if err != nil {
 			err = fmt.Errorf("subfiling-vfd layout: the subfiles of %s go to %s: %w", op.Path, dir, err)
-		} else if l.env.Comm.Rank() == 0 {
+		} else if comm.Rank() == 0 {
 			err = Remove(op.Path, l.s)
 		}
-		if err := l.env.Comm.Agree(err, "subfiling-vfd layout: preparing "+op.Path); err != nil {
+		if err := comm.Agree(err, "subfiling-vfd layout: preparing "+op.Path); err != nil {
 			return 0, err
 		}
 	}

@@ -63,7 +63,7 @@ func (b blocking) Exec(*plan.Op, []byte) error { <-b.release; return nil }
 func TestStallTimeout(t *testing.T) {
 	release := make(chan struct{})
 	aborted := make(chan string, 4)
-	g := &guarded{Layout: blocking{release: release}, ranks: 2, stall: 50 * time.Millisecond, abort: func(msg string) { aborted <- msg }}
+	g := &guarded{Layout: blocking{release: release}, size: 2, stall: 50 * time.Millisecond, abort: func(msg string) { aborted <- msg }}
 	done := make(chan error)
 	go func() {
 		g.Exec(&plan.Op{Kind: plan.CreateFile, Path: "/tmp/x.h5", File: &plan.FileSpec{Parallel: true}}, nil)
