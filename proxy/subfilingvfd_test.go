@@ -262,8 +262,8 @@ func TestSubfilingVFDSettings(t *testing.T) {
 // on every CPU of the machine when the launcher binds the rank to one core (OpenMPI's
 // default at 2 ranks), while the rank's own threads keep their binding: bound, the
 // concentrator shares its rank's core with the rank's MPI polling, and each request from
-// another rank waits for a time slice (E3SM's tens of thousands of small writes took a
-// quarter of an hour at 2 ranks; docs/layouts.md). It binds every thread of the rank to
+// another rank waits for a time slice (E3SM's tens of thousands of small writes were on
+// course for a quarter of an hour at 2 ranks; docs/layouts.md). It binds every thread of the rank to
 // one CPU itself, so it does not depend on the launcher, opens a VFD file (2 concentrators
 // of 2 workers, one per rank), counts the threads allowed more than that CPU, then writes
 // and reads back the file, verified. Without the VFD the layout is refused.

@@ -416,8 +416,8 @@ func (l *vfdLayout) open(op *plan.Op, a h5.Access) (h5.ID, error) {
 // (bind-to core at 2 ranks or fewer); bound, the concentrator threads share that core with
 // the rank's thread, which polls MPI while it waits (a barrier in H5Fclose, a request's
 // MPI_Wait), and every request another rank sends waits for a time slice: the E3SM
-// pattern's 71,000 small writes per rank at ne=2 took a quarter of an hour at 2 ranks,
-// 40 seconds unbound (docs/layouts.md). The kernel keeps the set within the process's
+// pattern's 71,000 small writes per rank at ne=2 were on course for a quarter of an
+// hour at 2 ranks (stopped after 2 minutes), 40 seconds unbound (docs/layouts.md). The kernel keeps the set within the process's
 // cpuset. A thread whose CPUs cannot be read or widened runs open as it is.
 func unbound(open func() error) error {
 	runtime.LockOSThread()
