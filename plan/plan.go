@@ -142,6 +142,19 @@ type FileSpec struct {
 	Tuning FileTuning
 }
 
+// Ranks returns how many of size ranks share the file rank opens with these settings:
+// size for a shared file, its group's ranks for a group file (GroupRanks), 1 for a
+// per-rank file.
+func (f *FileSpec) Ranks(rank, size int) int {
+	switch {
+	case !f.Parallel:
+		return 1
+	case f.GroupRanks > 0 && f.GroupRanks < size:
+		return min(f.GroupRanks, size-rank/f.GroupRanks*f.GroupRanks)
+	}
+	return size
+}
+
 // MDCAdjust are metadata cache settings applied over HDF5's defaults (H5Pget_mdc_config,
 // then H5Pset_mdc_config), automatic resizing left as it is.
 type MDCAdjust struct {

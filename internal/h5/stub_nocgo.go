@@ -115,3 +115,6 @@ func Build() string { return "" }
 
 // LoadedLibraries returns nil in a build without cgo.
 func LoadedLibraries() []string { return nil }
+
+// ScaleOffsetFullRangeUnreadable reports false in a build without cgo.
+func ScaleOffsetFullRangeUnreadable() bool { return false }
