@@ -272,11 +272,18 @@ type Op struct {
 	// sets them: the file access list's setting does not reach a dataset opened with the
 	// default access list in HDF5 1.10 (docs/fidelity-notes.md §7).
 	CollMetadata bool
-	Step         int
-	File         *FileSpec
-	Dataset      *DatasetSpec
-	Attribute    *AttributeSpec
-	Transfer     *Transfer
+	// AsObject asks, for an open-group or open-dataset operation, for HDF5's generic
+	// H5Oopen (closed with H5Oclose) instead of H5Gopen2 or H5Dopen2: openPMD-api opens an
+	// object that way to write each attribute, and profilers that follow H5Dopen (Darshan's
+	// H5D module, libh5proxy-profile.so) count no dataset open for it. With CollMetadata the
+	// link access list asks for collective metadata reads. Layouts that do not open HDF5
+	// objects ignore it.
+	AsObject  bool
+	Step      int
+	File      *FileSpec
+	Dataset   *DatasetSpec
+	Attribute *AttributeSpec
+	Transfer  *Transfer
 	// Baton names the peer of a WaitBaton or PassBaton.
 	Baton *Baton
 }
@@ -328,6 +335,9 @@ func (o Op) String() string {
 	fmt.Fprintf(&b, "%-15s %s", o.Kind, o.Path)
 	if o.Collective {
 		b.WriteString(" [collective]")
+	}
+	if o.AsObject {
+		b.WriteString(" [H5Oopen]")
 	}
 	if d := o.Dataset; d != nil && o.Kind == ExtendDataset {
 		fmt.Fprintf(&b, " extent=%v", d.Shape)

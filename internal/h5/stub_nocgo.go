@@ -49,6 +49,12 @@ func OpenDataset(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 // OpenDatasetColl returns ErrNoCgo in a build without cgo.
 func OpenDatasetColl(loc ID, path string, collMeta bool) (ID, error) { return 0, ErrNoCgo }
 
+// OpenObject returns ErrNoCgo in a build without cgo.
+func OpenObject(loc ID, path string, collMeta bool) (ID, error) { return 0, ErrNoCgo }
+
+// CloseObject returns ErrNoCgo in a build without cgo.
+func CloseObject(o ID) error { return ErrNoCgo }
+
 // CloseDataset returns ErrNoCgo in a build without cgo.
 func CloseDataset(d ID) error { return ErrNoCgo }
 

@@ -69,7 +69,11 @@
 // Strings are fixed-length, NUL-terminated (length + 1), ASCII; string vectors use the
 // longest length + 1. Scalar records (rho, charge, id) carry record and component
 // attributes on the dataset. Attributes are written one WRITE_ATT at a time in the
-// alphabetical order of openPMD-api's attribute map, each opening and closing its object.
+// alphabetical order of openPMD-api's attribute map, each opening its object with H5Oopen
+// (a link access list with collective metadata reads when they are on) and closing it with
+// H5Oclose, as HDF5IOHandlerImpl::writeAttribute does (plan.Op.AsObject): profilers count no
+// dataset open for them, so a dataset's H5D_OPENS is its create and one H5Dopen per
+// storeChunk (writeDataset opens with the default access list).
 //
 // # Datasets and chunking
 //

@@ -404,3 +404,43 @@ func TestWriteSettings(t *testing.T) {
 		t.Errorf("read spec %+v", p.fileSpec(true))
 	}
 }
+
+// TestWriteCallSequence pins the HDF5 calls of one iteration to openPMD-api's HDF5 backend
+// (src/IO/HDF5/HDF5IOHandler.cpp): writeAttribute opens the object with H5Oopen through a
+// link access list with collective metadata reads (when OPENPMD_HDF5_COLLECTIVE_METADATA is
+// ON), creates and writes the attribute and closes the object with H5Oclose; writeDataset
+// opens the dataset with H5Dopen and the default access list around each storeChunk. So a
+// dataset's H5Dopen count is its storeChunks alone (rho: 10 attributes, 1 storeChunk).
+func TestWriteCallSequence(t *testing.T) {
+	for _, cm := range []string{"ON", "OFF"} {
+		p := kit.Must(t, "dim=2", "grid=2 2", "minBlock=4 4", "OPENPMD_HDF5_COLLECTIVE_METADATA="+cm)
+		e := env(0, 2, "s.h5")
+		pl, err := p.Step(patterns.PhaseWrite, 0, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := pl.Ops
+		attrs, dopens := 0, map[string]int{}
+		for i, op := range ops {
+			switch {
+			case op.Kind == plan.WriteAttribute && op.Path != "/":
+				attrs++
+				o, c := ops[i-1], ops[i+1]
+				if (o.Kind != plan.OpenGroup && o.Kind != plan.OpenDataset) || o.Path != op.Path || !o.AsObject || o.CollMetadata != (cm == "ON") {
+					t.Fatalf("COLLECTIVE_METADATA=%s: %s: opened by %s, want H5Oopen with collective metadata %v", cm, op, o, cm == "ON")
+				}
+				if c.Path != op.Path || (c.Kind != plan.CloseGroup && c.Kind != plan.CloseDataset) {
+					t.Fatalf("%s: closed by %s", op, c)
+				}
+			case op.Kind == plan.OpenDataset && !op.AsObject:
+				dopens[op.Path]++
+				if ops[i+1].Kind != plan.Write || op.CollMetadata {
+					t.Errorf("%s: an H5Dopen not around a storeChunk, or with collective metadata", op)
+				}
+			}
+		}
+		if rho := "/data/fields/rho"; attrs == 0 || dopens[rho] != 1 {
+			t.Errorf("COLLECTIVE_METADATA=%s: %d attribute writes; %s opened %d times with H5Dopen, want 1", cm, attrs, rho, dopens[rho])
+		}
+	}
+}

@@ -73,13 +73,31 @@ func (o ObjTable) CloseForFileClose() error {
 }
 
 // Open creates or opens, in file, the group or dataset op names (CreateGroup, OpenGroup,
-// CreateDataset, OpenDataset) and records it.
+// CreateDataset, OpenDataset) and records it; an open with op.AsObject goes through
+// H5Oopen.
 func (o ObjTable) Open(file h5.ID, op *plan.Op) error {
 	if _, dup := o.IDs[op.Path]; dup {
 		return fmt.Errorf("%s is already open", op.Path)
 	}
 	var id h5.ID
 	var err error
+	switch {
+	case op.AsObject && (op.Kind == plan.OpenGroup || op.Kind == plan.OpenDataset):
+		if id, err = h5.OpenObject(file, op.Path, op.CollMetadata); err == nil {
+			o.Generic[op.Path] = true
+		}
+	default:
+		id, err = o.create(file, op)
+	}
+	if err != nil {
+		return err
+	}
+	o.Add(op.Path, id, op.Kind)
+	return nil
+}
+
+// create creates or opens the object of op with the call its kind names.
+func (o ObjTable) create(file h5.ID, op *plan.Op) (id h5.ID, err error) {
 	switch op.Kind {
 	case plan.CreateGroup:
 		id, err = h5.CreateGroup(file, op.Path)
@@ -90,11 +108,7 @@ func (o ObjTable) Open(file h5.ID, op *plan.Op) error {
 	case plan.OpenDataset:
 		id, err = h5.OpenDatasetColl(file, op.Path, op.CollMetadata)
 	default:
-		return fmt.Errorf("%s %s: not an object to open", op.Kind, op.Path)
+		err = fmt.Errorf("%s %s: not an object to open", op.Kind, op.Path)
 	}
-	if err != nil {
-		return err
-	}
-	o.Add(op.Path, id, op.Kind)
-	return nil
+	return id, err
 }
