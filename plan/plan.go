@@ -133,6 +133,36 @@ type FileSpec struct {
 	MakeDirs bool
 	// Tuning holds the session knobs' further access and creation properties.
 	Tuning FileTuning
+	// View, on the mpiio layout, opens the file with IOR's MPI-IO file view
+	// (--mpiio.useFileView, -V); the other layouts ignore it.
+	View *FileView
+}
+
+// FileView is IOR's MPI-IO file view (aiori-MPIIO.c, MPIIO_Open and MPIIO_Xfer): set once
+// at open with an etype of one transfer (Transfer/8 MPI_LONG_LONG_INT) and a filetype
+// showing task Task's block of Block bytes among Tasks blocks, repeated every segment;
+// each transfer then seeks the individual file pointer to its place in the view (in
+// transfers) and moves one transfer with MPI_File_write_all or _write (read_all, read).
+type FileView struct {
+	// Transfer and Block are IOR's transfer and block sizes in bytes (Block a multiple of
+	// Transfer, Transfer of 8).
+	Transfer, Block uint64
+	// Tasks are the tasks sharing the file (1 with a file per process) and Task the one
+	// whose blocks the view shows (IOR's offsetFactor: the rank, shifted by a read's
+	// reordering).
+	Tasks, Task int
+}
+
+// Offset is the place of the transfer at file byte offset off in the view, in transfers
+// (IOR's SeekOffset); ok is false when off does not start one of the view's transfers.
+func (v *FileView) Offset(off uint64) (pos uint64, ok bool) {
+	per := v.Block * uint64(v.Tasks)
+	in := off % per
+	lo := uint64(v.Task) * v.Block
+	if v.Transfer == 0 || in < lo || in >= lo+v.Block || (in-lo)%v.Transfer != 0 {
+		return 0, false
+	}
+	return v.Block/v.Transfer*(off/per) + (in-lo)/v.Transfer, true
 }
 
 // MDCAdjust are metadata cache settings applied over HDF5's defaults (H5Pget_mdc_config,
