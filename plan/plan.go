@@ -300,7 +300,8 @@ type Op struct {
 	// CollMetadata asks, for an open-dataset operation, for collective metadata reads on
 	// its dataset access list (H5Pset_all_coll_metadata_ops), as h5bench's read kernel
 	// sets them: the file access list's setting does not reach a dataset opened with the
-	// default access list in HDF5 1.10 (docs/fidelity-notes.md §7).
+	// default access list in HDF5 1.10 (docs/fidelity-notes.md §7); for an open-group
+	// operation on its group access list (openPMD-api's parent groups).
 	CollMetadata bool
 	// AsObject asks, for an open-group or open-dataset operation, for HDF5's generic
 	// H5Oopen (closed with H5Oclose) instead of H5Gopen2 or H5Dopen2: openPMD-api opens an

@@ -7,6 +7,7 @@ package h5
 static hid_t h5p_dcpl_class(void) { return H5P_DATASET_CREATE; }
 static hid_t h5p_dapl_class(void) { return H5P_DATASET_ACCESS; }
 static hid_t h5p_lapl_class(void) { return H5P_LINK_ACCESS; }
+static hid_t h5p_gapl_class(void) { return H5P_GROUP_ACCESS; }
 */
 import "C"
 
@@ -84,7 +85,12 @@ func CreateGroup(loc ID, path string) (ID, error) {
 }
 
 // OpenGroup opens the group at path.
-func OpenGroup(loc ID, path string) (ID, error) {
+func OpenGroup(loc ID, path string) (ID, error) { return OpenGroupColl(loc, path, false) }
+
+// OpenGroupColl opens the group at path; collMeta asks for collective metadata reads on its
+// group access list (H5Pset_all_coll_metadata_ops), as openPMD-api opens the parent group
+// of what it creates.
+func OpenGroupColl(loc ID, path string, collMeta bool) (ID, error) {
 	enter()
 	defer leave()
 	if err := checkID("OpenGroup "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
@@ -92,7 +98,18 @@ func OpenGroup(loc ID, path string) (ID, error) {
 	}
 	cpath := cstr(path)
 	defer free(cpath)
-	g := C.H5Gopen2(C.hid_t(loc), cpath, C.H5P_DEFAULT)
+	gapl := C.hid_t(C.H5P_DEFAULT)
+	if collMeta {
+		gapl = C.H5Pcreate(C.h5p_gapl_class())
+		if gapl < 0 {
+			return 0, stackError("H5Pcreate(H5P_GROUP_ACCESS) for " + path)
+		}
+		defer C.H5Pclose(gapl)
+		if C.H5Pset_all_coll_metadata_ops(gapl, true) < 0 {
+			return 0, stackError("H5Pset_all_coll_metadata_ops for " + path)
+		}
+	}
+	g := C.H5Gopen2(C.hid_t(loc), cpath, gapl)
 	if g < 0 {
 		return 0, stackError("H5Gopen2 " + path)
 	}

@@ -34,6 +34,9 @@ func CreateGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 // OpenGroup returns ErrNoCgo in a build without cgo.
 func OpenGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 
+// OpenGroupColl returns ErrNoCgo in a build without cgo.
+func OpenGroupColl(loc ID, path string, collMeta bool) (ID, error) { return 0, ErrNoCgo }
+
 // CloseGroup returns ErrNoCgo in a build without cgo.
 func CloseGroup(g ID) error { return ErrNoCgo }
 

@@ -107,7 +107,10 @@
 // E (group; per component: create, close, open+write+close per stored chunk, attributes;
 // then the record's attributes), rho, particles/ion (charge, id, position, positionOffset),
 // the species', the iteration's and, at the first flush of a file, the root attributes.
-// Transfers are independent (OPENPMD_HDF5_INDEPENDENT=ON, openPMD-api's default); file
+// Every group and dataset is created as createPath and createDataset do: its parent group
+// opened (H5Gopen, collective metadata reads on the group access list when they are on),
+// the object created and closed, the parent closed (their H5Lexists checks are not
+// planned). Transfers are independent (OPENPMD_HDF5_INDEPENDENT=ON, openPMD-api's default); file
 // access is MPI-IO with collective metadata and the deferred metadata cache (32 MiB,
 // evictions off).
 //

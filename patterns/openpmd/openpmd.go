@@ -2,6 +2,7 @@ package openpmd
 
 import (
 	"fmt"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -168,7 +169,7 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	if err != nil {
 		return pl, err
 	}
-	b := &builder{plan: &pl, step: step}
+	b := &builder{plan: &pl, step: step, collMeta: p.C.CollectiveMetadata}
 	switch ph {
 	case patterns.PhaseWrite:
 		p.writeStep(b, m, env)
@@ -200,6 +201,9 @@ func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan
 type builder struct {
 	plan *plan.Plan
 	step int
+	// collMeta is OPENPMD_HDF5_COLLECTIVE_METADATA: the access lists of the backend's
+	// opens of parent groups and of attributes' objects ask for collective metadata reads.
+	collMeta bool
 }
 
 func (b *builder) op(kind plan.OpKind, path string, coll bool) *plan.Op {
@@ -207,16 +211,32 @@ func (b *builder) op(kind plan.OpKind, path string, coll bool) *plan.Op {
 	return &b.plan.Ops[len(b.plan.Ops)-1]
 }
 
-// group is CREATE_PATH: the group is created and closed.
-func (b *builder) group(path string) {
-	b.op(plan.CreateGroup, path, true)
-	b.op(plan.CloseGroup, path, true)
+// parent opens the group path is created in, as HDF5IOHandlerImpl's createPath and
+// createDataset open it (H5Gopen with a group access list asking for collective metadata
+// reads when they are on), and returns its path for the close.
+func (b *builder) parent(path string) string {
+	par := pathpkg.Dir(path)
+	b.op(plan.OpenGroup, par, true).CollMetadata = b.collMeta
+	return par
 }
 
-// dataset is CREATE_DATASET: created and closed.
+// group is CREATE_PATH: the parent group opened, the group created in it, then closed,
+// then the parent. (openPMD-api asks H5Lexists before each H5Gcreate, which the plan
+// vocabulary does not express.)
+func (b *builder) group(path string) {
+	par := b.parent(path)
+	b.op(plan.CreateGroup, path, true)
+	b.op(plan.CloseGroup, path, true)
+	b.op(plan.CloseGroup, par, true)
+}
+
+// dataset is CREATE_DATASET: the parent group opened, the dataset created in it and
+// closed, then the parent closed.
 func (b *builder) dataset(path string, spec *plan.DatasetSpec) {
+	par := b.parent(path)
 	b.op(plan.CreateDataset, path, true).Dataset = spec
 	b.op(plan.CloseDataset, path, true)
+	b.op(plan.CloseGroup, par, true)
 }
 
 // attrs is one WRITE_ATT per attribute, as HDF5IOHandlerImpl::writeAttribute makes it: the
@@ -224,7 +244,7 @@ func (b *builder) dataset(path string, spec *plan.DatasetSpec) {
 // they are on), the attribute created and written, the object closed with H5Oclose; so a
 // profiler counts no dataset open for it (H5D_OPENS: the create and one H5Dopen per
 // storeChunk). Attributes of "/" go through the file.
-func (b *builder) attrs(path string, isGroup bool, collMeta bool, as ...plan.AttributeSpec) {
+func (b *builder) attrs(path string, isGroup bool, as ...plan.AttributeSpec) {
 	open, cl := plan.OpenDataset, plan.CloseDataset
 	if isGroup {
 		open, cl = plan.OpenGroup, plan.CloseGroup
@@ -236,7 +256,7 @@ func (b *builder) attrs(path string, isGroup bool, collMeta bool, as ...plan.Att
 			continue
 		}
 		o := b.op(open, path, true)
-		o.AsObject, o.CollMetadata = true, collMeta
+		o.AsObject, o.CollMetadata = true, b.collMeta
 		b.op(plan.WriteAttribute, path, true).Attribute = &a
 		b.op(cl, path, true)
 	}
@@ -270,7 +290,6 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 	it := b.step + 1
 	ip := p.IterationPath(it)
 	first := b.step == 0 || c.Encoding == FileBased
-	cm := c.CollectiveMetadata
 	if c.Encoding == FileBased {
 		b.op(plan.CreateFile, p.iterFile(env, it), true).File = p.fileSpec(false)
 	}
@@ -278,7 +297,7 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 		b.group("/data")
 	}
 	if c.Encoding == VariableBased {
-		b.attrs(ip, true, cm, u64Attr("snapshot", uint64(it)))
+		b.attrs(ip, true, u64Attr("snapshot", uint64(it)))
 	} else {
 		b.group(ip)
 	}
@@ -300,13 +319,13 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 		b.group(rp)
 		for _, ax := range Axes[:m.Dim()] {
 			meshComponent(rp+"/"+ax, "fields/"+rec+"/"+ax)
-			b.attrs(rp+"/"+ax, false, cm, meshComponentAttrs()...)
+			b.attrs(rp+"/"+ax, false, meshComponentAttrs()...)
 		}
-		b.attrs(rp, true, cm, meshAttrs()...)
+		b.attrs(rp, true, meshAttrs()...)
 	}
 	rho := fields + "/" + Rho
 	meshComponent(rho, "fields/"+Rho)
-	b.attrs(rho, false, cm, append(meshComponentAttrs(), meshAttrs()...)...)
+	b.attrs(rho, false, append(meshComponentAttrs(), meshAttrs()...)...)
 
 	parts := ip + "/particles"
 	sp := parts + "/" + Species
@@ -321,22 +340,22 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 	}
 	vp := "particles/" + Species + "/"
 	particleComponent(sp+"/charge", vp+"charge", plan.F64)
-	b.attrs(sp+"/charge", false, cm, append(componentAttrs(), recordAttrs(zeros7)...)...)
+	b.attrs(sp+"/charge", false, append(componentAttrs(), recordAttrs(zeros7)...)...)
 	particleComponent(sp+"/id", vp+"id", plan.U64)
-	b.attrs(sp+"/id", false, cm, append(componentAttrs(), recordAttrs(zeros7)...)...)
+	b.attrs(sp+"/id", false, append(componentAttrs(), recordAttrs(zeros7)...)...)
 	b.group(sp + "/position")
 	particleComponent(sp+"/position/x", vp+"position/x", plan.F64)
-	b.attrs(sp+"/position/x", false, cm, componentAttrs()...)
-	b.attrs(sp+"/position", true, cm, recordAttrs(unitL)...)
+	b.attrs(sp+"/position/x", false, componentAttrs()...)
+	b.attrs(sp+"/position", true, recordAttrs(unitL)...)
 	b.group(sp + "/positionOffset")
 	b.group(sp + "/positionOffset/x")
-	b.attrs(sp+"/positionOffset/x", true, cm, constantAttrs(0, n)...)
-	b.attrs(sp+"/positionOffset", true, cm, recordAttrs(unitL)...)
-	b.attrs(sp, true, cm, speciesAttrs(it, c.Ratio)...)
+	b.attrs(sp+"/positionOffset/x", true, constantAttrs(0, n)...)
+	b.attrs(sp+"/positionOffset", true, recordAttrs(unitL)...)
+	b.attrs(sp, true, speciesAttrs(it, c.Ratio)...)
 
-	b.attrs(ip, true, cm, iterationAttrs()...)
+	b.attrs(ip, true, iterationAttrs()...)
 	if first {
-		b.attrs("/", true, cm, rootAttrs(c.Encoding, p.IterationFormat(env), p.Date)...)
+		b.attrs("/", true, rootAttrs(c.Encoding, p.IterationFormat(env), p.Date)...)
 	}
 	if c.Encoding == FileBased {
 		b.op(plan.CloseFile, p.iterFile(env, it), true)

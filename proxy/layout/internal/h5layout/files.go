@@ -102,7 +102,7 @@ func (o ObjTable) create(file h5.ID, op *plan.Op) (id h5.ID, err error) {
 	case plan.CreateGroup:
 		id, err = h5.CreateGroup(file, op.Path)
 	case plan.OpenGroup:
-		id, err = h5.OpenGroup(file, op.Path)
+		id, err = h5.OpenGroupColl(file, op.Path, op.CollMetadata)
 	case plan.CreateDataset:
 		id, err = h5.CreateDataset(file, op.Path, *op.Dataset)
 	case plan.OpenDataset:
