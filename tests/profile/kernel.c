@@ -65,17 +65,23 @@ static void mpiio_part(const char *dir, int rank) {
     check(MPI_File_close(&fh) == MPI_SUCCESS, "MPI_File_close");
 }
 
-/* hdf5: one 1-D int dataset in group /g, each rank writes N hyperslabs of ELEMS ints
- * collectively; a file reference taken with H5Iget_file_id and released with H5Fclose before
- * an H5Fflush (the flush belongs to the file, whose record the release does not end). */
-static void hdf5_part(const char *dir, int rank, int size) {
+/* create_mpio creates DIR/NAME through HDF5's MPI-IO driver on MPI_COMM_WORLD. */
+static hid_t create_mpio(const char *dir, const char *name) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/kernel.h5", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     check(f >= 0, "H5Fcreate");
     H5Pclose(fapl);
+    return f;
+}
+
+/* hdf5: one 1-D int dataset in group /g, each rank writes N hyperslabs of ELEMS ints
+ * collectively; a file reference taken with H5Iget_file_id and released with H5Fclose before
+ * an H5Fflush (the flush belongs to the file, whose record the release does not end). */
+static void hdf5_part(const char *dir, int rank, int size) {
+    hid_t f = create_mpio(dir, "kernel.h5");
     hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hsize_t dims[1] = {(hsize_t)size * N * ELEMS};
     hid_t space = H5Screate_simple(1, dims, NULL);
@@ -105,13 +111,7 @@ static void hdf5_part(const char *dir, int rank, int size) {
  * rank's block written by one collective H5Dwrite_multi, then read by one H5Dread_multi. */
 static int multi_part(const char *dir, int rank, int size) {
 #if H5_VERSION_GE(1, 14, 0)
-    char path[4096];
-    snprintf(path, sizeof path, "%s/multi.h5", dir);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    check(f >= 0, "H5Fcreate");
-    H5Pclose(fapl);
+    hid_t f = create_mpio(dir, "multi.h5");
     hsize_t n[2] = {ELEMS, 2 * ELEMS};
     hid_t type[2] = {H5T_NATIVE_INT, H5T_NATIVE_DOUBLE}, d[2], fs[2], ms[2];
     const char *name[2] = {"a", "b"};
