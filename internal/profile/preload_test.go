@@ -519,4 +519,16 @@ func TestMultiDataset(t *testing.T) {
 	if c := p.Calls["H5Dwrite"]; c.N != 0 {
 		t.Errorf("H5Dwrite calls %d, want 0 (the multi call is not two H5Dwrite)", c.N)
 	}
+	// capture folds the multi calls' events as writes and reads of each dataset
+	d, err := Capture(p, "multi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"      a:\n        type: i32\n        shape: [50 * nranks]\n        decompose: {kind: block}\n",
+		"      b:\n        type: f64\n        shape: [100 * nranks]\n        decompose: {kind: block}\n",
+		"timeline:\n  - write: multi\n  - read: multi\n    at: restart\n"} {
+		if !strings.Contains(d.YAML, want) {
+			t.Errorf("the description lacks %q:\n%s", want, d.YAML)
+		}
+	}
 }
