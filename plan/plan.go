@@ -307,8 +307,9 @@ type Op struct {
 	// H5Oopen (closed with H5Oclose) instead of H5Gopen2 or H5Dopen2: openPMD-api opens an
 	// object that way to write each attribute, and profilers that follow H5Dopen (Darshan's
 	// H5D module, libh5proxy-profile.so) count no dataset open for it. With CollMetadata the
-	// link access list asks for collective metadata reads. Layouts that do not open HDF5
-	// objects ignore it.
+	// link access list asks for collective metadata reads. Set on the matching close too,
+	// which the layout makes an H5Oclose (it knows from the open) and the census counts as
+	// one. Layouts that do not open HDF5 objects ignore it.
 	AsObject  bool
 	Step      int
 	File      *FileSpec

@@ -258,7 +258,7 @@ func (b *builder) attrs(path string, isGroup bool, as ...plan.AttributeSpec) {
 		o := b.op(open, path, true)
 		o.AsObject, o.CollMetadata = true, b.collMeta
 		b.op(plan.WriteAttribute, path, true).Attribute = &a
-		b.op(cl, path, true)
+		b.op(cl, path, true).AsObject = true
 	}
 }
 

@@ -87,7 +87,7 @@ func (o ObjTable) Open(file h5.ID, op *plan.Op) error {
 			o.Generic[op.Path] = true
 		}
 	default:
-		id, err = o.create(file, op)
+		id, err = openByKind(file, op)
 	}
 	if err != nil {
 		return err
@@ -96,8 +96,8 @@ func (o ObjTable) Open(file h5.ID, op *plan.Op) error {
 	return nil
 }
 
-// create creates or opens the object of op with the call its kind names.
-func (o ObjTable) create(file h5.ID, op *plan.Op) (id h5.ID, err error) {
+// openByKind creates or opens the object of op with the call its kind names.
+func openByKind(file h5.ID, op *plan.Op) (id h5.ID, err error) {
 	switch op.Kind {
 	case plan.CreateGroup:
 		id, err = h5.CreateGroup(file, op.Path)
