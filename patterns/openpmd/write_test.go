@@ -434,8 +434,8 @@ func TestWriteCallSequence(t *testing.T) {
 				if (o.Kind != plan.OpenGroup && o.Kind != plan.OpenDataset) || o.Path != op.Path || !o.AsObject || o.CollMetadata != (cm == "ON") {
 					t.Fatalf("COLLECTIVE_METADATA=%s: %s: opened by %s, want H5Oopen with collective metadata %v", cm, op, o, cm == "ON")
 				}
-				if c.Path != op.Path || (c.Kind != plan.CloseGroup && c.Kind != plan.CloseDataset) {
-					t.Fatalf("%s: closed by %s", op, c)
+				if c.Path != op.Path || (c.Kind != plan.CloseGroup && c.Kind != plan.CloseDataset) || !c.AsObject {
+					t.Fatalf("%s: closed by %s, want H5Oclose", op, c)
 				}
 			case op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset:
 				// createPath, createDataset: H5Gopen of the parent (collective metadata on its
