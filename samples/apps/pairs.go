@@ -60,7 +60,7 @@ var Pairs = []Pair{
 	// attributes on the objects it creates. Not scaled: the sample's chunk shapes are the
 	// ones openPMD-api chose at its default size.
 	{Desc: "openpmd-8a.yaml", Files: []string{"8a_parallel_3Db_0000001.h5:8a_parallel_3Db_0000001.h5"}, Census: true,
-		Skip: []string{"H5Dopen2", "H5Dclose", "H5Gopen2", "H5Gclose", "H5Oopen", "H5Oclose"},
+		Skip:    []string{"H5Dopen2", "H5Dclose", "H5Gopen2", "H5Gclose", "H5Oopen", "H5Oclose"},
 		Builtin: `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`},
 	// AMReX creates each plotfile's metadata on rank 0 alone and reopens it on every
 	// rank: descriptions have no serial pre-creation, so only the files compare.
