@@ -51,6 +51,10 @@ type datasetInfo struct {
 	FillValue   string `json:"fill_value"`
 }
 
+// h5dTransfers are the traced calls that move a dataset's data, true for writes: an
+// H5Dwrite_multi or H5Dread_multi (HDF5 1.14) leaves one event per dataset.
+var h5dTransfers = map[string]bool{"H5Dwrite": true, "H5Dwrite_multi": true, "H5Dread": false, "H5Dread_multi": false}
+
 // selection is the file selection of a traced H5Dread/H5Dwrite: a regular hyperslab
 // (start, stride, count, block), none, points, or a union of hyperslabs (HDF5's block list:
 // each block's start then end corner, inclusive; the library keeps one list per dataset,
@@ -170,12 +174,13 @@ func Capture(p *Profile, name string) (*Description, error) {
 	stepStart, stepEnd := map[int]float64{}, map[int]float64{}
 	seriesWrite := map[*capDataset]map[int]int{} // rank -> writes seen so far
 	for _, e := range p.Events {
-		if e.Module != "H5D" || (e.Call != "H5Dwrite" && e.Call != "H5Dread") {
+		write, transfer := h5dTransfers[e.Call]
+		if e.Module != "H5D" || !transfer {
 			continue
 		}
 		tmpl, n, _ := stepOf(e.Name)
 		d := files[e.File][tmpl]
-		if d != nil && d.series && e.Call == "H5Dwrite" {
+		if d != nil && d.series && write {
 			if seriesWrite[d] == nil {
 				seriesWrite[d] = map[int]int{}
 			}
@@ -197,7 +202,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		} else {
 			sel = selection{Start: make([]int64, len(d.info.Dims)), Count: d.info.Dims, whole: true}
 		}
-		if sel.Hash != "" && e.Call == "H5Dwrite" {
+		if sel.Hash != "" && write {
 			if d.hashes[e.Rank] == nil {
 				d.hashes[e.Rank] = map[string]bool{}
 			}
@@ -206,7 +211,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		if n != 0 {
 			continue
 		}
-		if e.Call == "H5Dwrite" {
+		if write {
 			d.writes[e.Rank] = append(d.writes[e.Rank], sel)
 			if e.Rank == 0 {
 				d.nwrites++
@@ -392,7 +397,7 @@ func (c *Description) series(p *Profile, files map[string]map[string]*capDataset
 			continue
 		}
 		switch {
-		case e.Call == "H5Dwrite":
+		case h5dTransfers[e.Call]:
 			d.writesBy[e.Rank]++
 		case e.Call == "H5Dset_extent" && e.Rank == 0:
 			d.extents++
