@@ -91,13 +91,21 @@ func parseSysIO(r io.Reader) []float64 {
 // takeCensus charges to smp (nil: drops) the collective transfers' outcomes since the last
 // call and, with sys, the system-call counters since the last call with sys.
 func (s *Session) takeCensus(smp *sample, sys bool) {
-	c := h5.TakeCensus()
+	c, tallied := h5.TakeCensus()
 	var now, last []float64
 	if sys {
 		now, last = readSysIO(), s.sysIO
 		s.sysIO = now
 	}
 	if smp == nil {
+		return
+	}
+	if now != nil && last != nil {
+		for i := range sysIOFields {
+			smp[mSysIO+metric(i)] += now[i] - last[i]
+		}
+	}
+	if !tallied {
 		return
 	}
 	smp[mCollective] += float64(c.Collective)
@@ -115,11 +123,6 @@ func (s *Session) takeCensus(smp *sample, sys bool) {
 	}
 	for i, n := range c.SelCauses {
 		smp[mSelCause+metric(i)] += float64(n)
-	}
-	if now != nil && last != nil {
-		for i := range sysIOFields {
-			smp[mSysIO+metric(i)] += now[i] - last[i]
-		}
 	}
 }
 

@@ -378,13 +378,13 @@ var selectionIOs = map[string]plan.SelectionIO{"default": plan.SelectionIODefaul
 // apply returns op with the knobs applied: op itself when none applies, else a copy (a
 // plan's specs may be shared by its steps and with the pattern).
 func (k *knobs) apply(op *plan.Op) (*plan.Op, error) {
-	if k == nil { // no knobs: every operation of every step passes here
+	if k == nil || !(k.files || k.datasets || k.transfers) { // no knobs: every operation of every step passes here
 		return op, nil
 	}
 	file := op.File != nil && (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile)
 	dataset := op.Dataset != nil && op.Kind == plan.CreateDataset
 	transfer := op.Transfer != nil && (op.Kind == plan.Write || op.Kind == plan.Read)
-	if k == nil || !(file && k.files || dataset && k.datasets || transfer && k.transfers) {
+	if !(file && k.files || dataset && k.datasets || transfer && k.transfers) {
 		return op, nil
 	}
 	o := *op
