@@ -98,6 +98,13 @@ type FileSpec struct {
 	// truncated by open is written back at its close (auto_da_alloc), inside the
 	// program's Open-Close timer; the other layouts ignore it.
 	TruncateEveryRank bool
+	// GroupRanks, when > 0 with Parallel and less than the ranks, makes the file one of a
+	// group of ranks (N-to-M files): ranks rank/GroupRanks*GroupRanks .. share it (the last
+	// group may be smaller), open it through MPI-IO on the group's communicator (the
+	// layout's split by group) and take part in its collective operations alone. Every
+	// rank opens its group's file at the same operation: the split is collective over the
+	// layout's communicator.
+	GroupRanks int
 	// SelfMPIIO opens a per-rank file (Parallel false) through MPI-IO on MPI_COMM_SELF
 	// rather than the default driver, as IOR's HDF5 backend opens its files per process
 	// (HDF5 then allocates datasets early, as for every MPI-IO file).
@@ -206,7 +213,8 @@ type AttributeSpec struct {
 }
 
 // Transfer is a dataset read or write: the selection in the file dataspace, the memory
-// type and shape (the whole memory space is selected) and the buffer that holds the data.
+// type and shape (the whole memory space is selected unless MemSelection says otherwise)
+// and the buffer that holds the data.
 type Transfer struct {
 	// Variable names the data when MemType is atomic; compound members name themselves.
 	Variable string
@@ -215,6 +223,13 @@ type Transfer struct {
 	Buffer   string
 	MemType  Type
 	MemShape []uint64
+	// MemSelection, when set, selects the elements of the memory space (MemShape) the
+	// transfer moves, as hyperslabs: a buffer larger than the selection, such as a block
+	// with ghost cells around it. Its elements pair in row-major order with the file
+	// selection's, as many of them. Nil selects the whole memory space. Layouts that hand
+	// HDF5 a memory space (stack.MemorySpaces) select it there; the session gives the
+	// others the selected elements packed.
+	MemSelection *Selection
 	// FileType is the dataset's datatype; with compound types HDF5 converts the members
 	// present in both, by name.
 	FileType  Type
@@ -239,6 +254,38 @@ type Transfer struct {
 	Unchecked bool
 	// Tuning holds the session knobs' transfer properties (collective transfers only).
 	Tuning TransferTuning
+}
+
+// memSelection checks a memory selection: hyperslabs inside the memory space, as many
+// elements as the file selection, no H5S_ALL file side, no explicit data.
+func (t *Transfer) memSelection() error {
+	ms := t.MemSelection
+	if ms.Kind != Hyperslabs || t.Selection.Kind == Whole {
+		return fmt.Errorf("a memory selection is hyperslabs, with a file selection other than the whole dataspace (H5S_ALL)")
+	}
+	if err := ms.Validate(t.MemShape); err != nil {
+		return fmt.Errorf("memory selection: %w", err)
+	}
+	if n, m := t.Selection.NPoints(t.FileShape), ms.NPoints(t.MemShape); n != m {
+		return fmt.Errorf("file selection has %d points, memory selection in %v has %d", n, t.MemShape, m)
+	}
+	if t.Data != nil {
+		return fmt.Errorf("a transfer with a memory selection takes the session's data, not Data")
+	}
+	return nil
+}
+
+// Packed returns the transfer with its memory selection's elements packed in a buffer
+// of their own (MemShape the element count, no memory selection), t itself when it has
+// no memory selection: the same file elements with the same values, for a layout that
+// has no memory space to select in.
+func (t *Transfer) Packed() *Transfer {
+	if t.MemSelection == nil {
+		return t
+	}
+	c := *t
+	c.MemShape, c.MemSelection = []uint64{t.Selection.NPoints(t.FileShape)}, nil
+	return &c
 }
 
 // ElemBytes is the number of bytes moved per selected element: the members common to the
@@ -354,11 +401,20 @@ func (o Op) String() string {
 	}
 	if t := o.Transfer; t != nil {
 		fmt.Fprintf(&b, " mem=%s%v buffer=%s", t.MemType, t.MemShape, t.Buffer)
-		if t.Selection.IsNone() {
+		switch sel := t.Selection; {
+		case sel.IsNone():
 			b.WriteString(" select=none")
-		}
-		for _, h := range t.Selection.Blocks {
-			fmt.Fprintf(&b, " start=%v stride=%v count=%v block=%v", h.Start, h.Stride, h.Count, h.Block)
+		case sel.Kind == Whole:
+			b.WriteString(" select=all")
+		case sel.Kind == Points:
+			fmt.Fprintf(&b, " select=points")
+			for _, h := range sel.Blocks {
+				fmt.Fprintf(&b, " %v", h.Start)
+			}
+		default:
+			for _, h := range sel.Blocks {
+				fmt.Fprintf(&b, " start=%v stride=%v count=%v block=%v", h.Start, h.Stride, h.Count, h.Block)
+			}
 		}
 	}
 	return b.String()
@@ -444,7 +500,11 @@ func (o *Op) validate() error {
 		if err := t.Selection.Validate(t.FileShape); err != nil {
 			return err
 		}
-		if n, m := t.Selection.NPoints(t.FileShape), Product(t.MemShape); n != m && !(t.Selection.IsNone() && n == 0) {
+		if ms := t.MemSelection; ms != nil {
+			if err := t.memSelection(); err != nil {
+				return err
+			}
+		} else if n, m := t.Selection.NPoints(t.FileShape), Product(t.MemShape); n != m && !(t.Selection.IsNone() && n == 0) {
 			return fmt.Errorf("file selection has %d points, memory space %v has %d", n, t.MemShape, m)
 		}
 		if want := Product(t.MemShape) * uint64(t.MemType.Size); t.Data != nil && uint64(len(t.Data)) != want {

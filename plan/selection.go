@@ -51,11 +51,68 @@ func (h Hyperslab) overlaps() bool {
 // H5Sselect_none: the rank takes part in a collective call but transfers nothing.
 type Selection struct {
 	Blocks []Hyperslab
+	// Kind says how the native layout hands the selection to HDF5; every layout transfers
+	// the same elements whatever the kind (the blocks say which).
+	Kind SelKind
+}
+
+// SelKind is how a selection is issued to HDF5: the calls a real code makes for it, which
+// a profile (Darshan's H5D_REGULAR_HYPERSLAB_SELECTS, H5D_POINT_SELECTS, access sizes)
+// tells apart.
+type SelKind uint8
+
+// Selection kinds.
+const (
+	// Hyperslabs is a union of H5Sselect_hyperslab calls (SET, then OR).
+	Hyperslabs SelKind = iota
+	// Points is one H5Sselect_elements call: every block is a single element (count and
+	// block all ones), listed in row-major order without repeats, so that HDF5's pairing of
+	// the points in list order with the memory elements is the row-major order every other
+	// layout uses.
+	Points
+	// Whole is H5S_ALL for both the file and the memory space (H5Dwrite(d, t, H5S_ALL,
+	// H5S_ALL, ...), as a code writing a whole dataset from one buffer calls it): one block
+	// covering the dataspace, a memory space of as many elements.
+	Whole
+)
+
+// String returns hyperslabs, points or whole.
+func (k SelKind) String() string {
+	switch k {
+	case Hyperslabs:
+		return "hyperslabs"
+	case Points:
+		return "points"
+	case Whole:
+		return "whole"
+	}
+	return fmt.Sprintf("selkind(%d)", int(k))
 }
 
 // All returns the selection of a whole dataspace of the given shape.
 func All(shape []uint64) Selection {
 	return Selection{Blocks: []Hyperslab{Block(make([]uint64, len(shape)), append([]uint64(nil), shape...))}}
+}
+
+// WholeSpace returns All(shape) issued as H5S_ALL (kind Whole).
+func WholeSpace(shape []uint64) Selection {
+	s := All(shape)
+	s.Kind = Whole
+	return s
+}
+
+// PointList returns the selection of the given elements (coordinates per point, in
+// row-major order without repeats) issued as one H5Sselect_elements (kind Points); none
+// when the list is empty.
+func PointList(pts [][]uint64) Selection {
+	if len(pts) == 0 {
+		return None()
+	}
+	s := Selection{Blocks: make([]Hyperslab, len(pts)), Kind: Points}
+	for i, p := range pts {
+		s.Blocks[i] = Block(p, ones(len(p)))
+	}
+	return s
 }
 
 // None is the empty selection.
@@ -64,8 +121,39 @@ func None() Selection { return Selection{} }
 // IsNone reports whether nothing is selected.
 func (s Selection) IsNone() bool { return len(s.Blocks) == 0 }
 
-// Validate checks ranks, non-zero counts and that every block lies inside shape.
+// Validate checks ranks, non-zero counts and that every block lies inside shape, and what
+// the kind requires: single elements in row-major order for Points, one block covering
+// the dataspace for Whole.
 func (s Selection) Validate(shape []uint64) error {
+	if err := s.validateBlocks(shape); err != nil {
+		return err
+	}
+	switch s.Kind {
+	case Hyperslabs:
+	case Points:
+		var prev []uint64
+		for i, h := range s.Blocks {
+			for d := range shape {
+				if h.Count[d] != 1 || h.Block[d] != 1 {
+					return fmt.Errorf("point %d: count %v block %v, want a single element", i, h.Count, h.Block)
+				}
+			}
+			if prev != nil && slices.Compare(prev, h.Start) >= 0 {
+				return fmt.Errorf("point %d %v does not follow point %d %v in row-major order (sorted, no repeats)", i, h.Start, i-1, prev)
+			}
+			prev = h.Start
+		}
+	case Whole:
+		if len(s.Blocks) != 1 || s.NPoints(shape) != Product(shape) {
+			return fmt.Errorf("a whole selection (H5S_ALL) is one block covering the dataspace %v", shape)
+		}
+	default:
+		return fmt.Errorf("unknown selection kind %d", int(s.Kind))
+	}
+	return nil
+}
+
+func (s Selection) validateBlocks(shape []uint64) error {
 	for i, h := range s.Blocks {
 		if len(h.Start) != len(shape) || len(h.Stride) != len(shape) || len(h.Count) != len(shape) || len(h.Block) != len(shape) {
 			return fmt.Errorf("hyperslab %d has rank %d, dataspace rank %d", i, len(h.Start), len(shape))
@@ -287,7 +375,7 @@ func (sel Selection) Explicit() Selection {
 	if complete {
 		return sel
 	}
-	out := Selection{Blocks: make([]Hyperslab, len(sel.Blocks))}
+	out := Selection{Blocks: make([]Hyperslab, len(sel.Blocks)), Kind: sel.Kind}
 	for i, h := range sel.Blocks {
 		n := len(h.Start)
 		c := Hyperslab{Start: append([]uint64(nil), h.Start...), Count: append([]uint64(nil), h.Count...)}

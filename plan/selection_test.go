@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -316,4 +317,72 @@ func TestValidateOverflow(t *testing.T) {
 			t.Errorf("%+v: %v, want an error naming hyperslab 0 dim 0", h, err)
 		}
 	}
+}
+
+// TestSelectionKinds: a point list must be single elements in row-major order without
+// repeats, a whole selection one block covering the dataspace; both select the same
+// elements as their blocks.
+func TestSelectionKinds(t *testing.T) {
+	shape := []uint64{3, 4}
+	pts := PointList([][]uint64{{0, 3}, {1, 0}, {2, 2}})
+	if err := pts.Validate(shape); err != nil {
+		t.Fatal(err)
+	}
+	if n := pts.NPoints(shape); n != 3 {
+		t.Errorf("points: %d elements, want 3", n)
+	}
+	if got := pts.Runs(shape); len(got) != 2 || got[0] != (Run{3, 2}) || got[1] != (Run{10, 1}) {
+		t.Errorf("points' runs %v", got)
+	}
+	for name, bad := range map[string]Selection{
+		"unsorted": PointList([][]uint64{{1, 0}, {0, 3}}),
+		"repeated": PointList([][]uint64{{1, 0}, {1, 0}}),
+		"block":    {Kind: Points, Blocks: []Hyperslab{Block([]uint64{0, 0}, []uint64{1, 2})}},
+		"partial":  {Kind: Whole, Blocks: []Hyperslab{Block([]uint64{0, 0}, []uint64{2, 4})}},
+		"kind":     {Kind: 9, Blocks: All(shape).Blocks},
+	} {
+		if err := bad.Validate(shape); err == nil {
+			t.Errorf("%s: %+v validated", name, bad)
+		}
+	}
+	if err := WholeSpace(shape).Validate(shape); err != nil {
+		t.Error(err)
+	}
+	if PointList(nil).IsNone() != true {
+		t.Error("an empty point list is not none")
+	}
+	if e := pts.Explicit(); e.Kind != Points {
+		t.Errorf("Explicit lost the kind: %v", e.Kind)
+	}
+}
+
+// TestMemorySelection: a transfer's memory selection selects as many elements of its
+// memory space as the file selection has, as hyperslabs; Packed gives the same transfer
+// from a buffer of the selected elements alone.
+func TestMemorySelection(t *testing.T) {
+	inner := Selection{Blocks: []Hyperslab{Block([]uint64{2, 1}, []uint64{3, 4})}}
+	tr := &Transfer{MemType: F64, MemShape: []uint64{7, 6}, MemSelection: &inner, FileType: F64, FileShape: []uint64{6, 4},
+		Selection: Selection{Blocks: []Hyperslab{Block([]uint64{3, 0}, []uint64{3, 4})}}}
+	pl := Plan{Ops: []Op{{Kind: Write, Path: "/d", Transfer: tr}}}
+	if err := pl.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p := tr.Packed(); p.MemSelection != nil || !slices.Equal(p.MemShape, []uint64{12}) || tr.MemSelection == nil || p.Bytes() != tr.Bytes() {
+		t.Errorf("Packed: %+v (from %+v)", p, tr)
+	}
+	bad := func(name string, edit func(c *Transfer)) {
+		c := *tr
+		sel := *tr.MemSelection
+		c.MemSelection = &sel
+		edit(&c)
+		pl := Plan{Ops: []Op{{Kind: Write, Path: "/d", Transfer: &c}}}
+		if err := pl.Validate(); err == nil {
+			t.Errorf("%s validated", name)
+		}
+	}
+	bad("count", func(c *Transfer) { c.MemSelection.Blocks = []Hyperslab{Block([]uint64{2, 1}, []uint64{2, 4})} })
+	bad("outside", func(c *Transfer) { c.MemSelection.Blocks = []Hyperslab{Block([]uint64{5, 1}, []uint64{3, 4})} })
+	bad("points", func(c *Transfer) { c.MemSelection.Kind = Points })
+	bad("data", func(c *Transfer) { c.Data = make([]byte, 7*6*8) })
+	bad("whole file", func(c *Transfer) { c.Selection = WholeSpace(c.FileShape) })
 }

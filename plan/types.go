@@ -43,6 +43,12 @@ type Type struct {
 	Size    int      // bytes per element; for String the fixed length, for Compound the struct size
 	Name    string   // optional name (the C struct name of a compound), for printing only
 	Members []Member // Compound only, in insertion order
+	// VarLen marks a String stored in the file as a variable-length string (H5T_VARIABLE,
+	// NULLTERM, ASCII). Plans still lay its elements out as fixed strings of Size bytes
+	// (NUL-padded: the longest string a pattern writes), so data preparation, verification
+	// and the raw layouts treat it as any string; the HDF5 binding converts to and from
+	// the C strings HDF5 takes. Not allowed inside a compound.
+	VarLen bool
 }
 
 // Member is one named field of a compound type.
@@ -85,6 +91,9 @@ func (t Type) Align() int {
 // Str returns a fixed-length string type of n bytes.
 func Str(n int) Type { return Type{Class: String, Size: n} }
 
+// VStr returns a variable-length string type whose plan buffers hold n bytes per element.
+func VStr(n int) Type { return Type{Class: String, Size: n, VarLen: true} }
+
 // Struct returns a compound type of the given total size.
 func Struct(name string, size int, members ...Member) Type {
 	return Type{Class: Compound, Size: size, Name: name, Members: members}
@@ -116,7 +125,7 @@ func (t Type) Validate() error {
 		}
 	case String:
 		if t.Size < 1 {
-			return fmt.Errorf("type str: length %d, want >= 1", t.Size)
+			return fmt.Errorf("type %s: length %d, want >= 1", map[bool]string{false: "str", true: "vstr"}[t.VarLen], t.Size)
 		}
 	case Compound:
 		if len(t.Members) == 0 {
@@ -126,6 +135,9 @@ func (t Type) Validate() error {
 		for _, m := range t.Members {
 			if err := m.Type.Validate(); err != nil {
 				return fmt.Errorf("compound %q member %q: %w", t.Name, m.Name, err)
+			}
+			if m.Type.VarLen {
+				return fmt.Errorf("compound %q member %q: a variable-length string inside a compound is not supported", t.Name, m.Name)
 			}
 			if m.Offset < 0 || m.Offset+m.Type.Size > t.Size {
 				return fmt.Errorf("compound %q member %q at offset %d size %d exceeds struct size %d",
@@ -140,6 +152,9 @@ func (t Type) Validate() error {
 		}
 	default:
 		return fmt.Errorf("unknown datatype class %d", int(t.Class))
+	}
+	if t.VarLen && t.Class != String {
+		return fmt.Errorf("type %s: only strings are variable-length here", t.Class)
 	}
 	return nil
 }
@@ -157,6 +172,9 @@ func (t Type) Fields(name string) []Member {
 func (t Type) String() string {
 	switch t.Class {
 	case String:
+		if t.VarLen {
+			return fmt.Sprintf("vstr(%d)", t.Size)
+		}
 		return fmt.Sprintf("str(%d)", t.Size)
 	case Compound:
 		parts := make([]string, len(t.Members))
@@ -171,7 +189,7 @@ func (t Type) String() string {
 
 // Equal reports whether two types describe the same layout (names of compounds ignored).
 func (t Type) Equal(o Type) bool {
-	if t.Class != o.Class || t.Size != o.Size || len(t.Members) != len(o.Members) {
+	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || len(t.Members) != len(o.Members) {
 		return false
 	}
 	for i := range t.Members {

@@ -17,7 +17,8 @@ import (
 // appDescription is a small description using most of the format: a shared history file
 // with per-step groups and attributes, an interleaved compound write, a memory type
 // conversion, a cyclic and a rank-0 dataset, a series grown along an unlimited dimension,
-// a chunked and filtered checkpoint per two steps, a file per rank, and a restart read.
+// a chunked and filtered checkpoint per two steps written from buffers with ghost cells,
+// a point list (H5Sselect_elements), a file per rank, and a restart read.
 const appDescription = `
 name: layouts-check
 params: {n: 24, steps: 3, temp_mem: f32, reopen: false}
@@ -43,7 +44,8 @@ files:
   checkpoint:
     name: ckpt_${step}.h5
     datasets:
-      rho: {type: f64, shape: [4 * nranks, 6], chunk: [4, 6], filters: [shuffle, {deflate: 3}], decompose: {grid: [0, 1]}}
+      rho: {type: f64, shape: [4 * nranks, 6], chunk: [4, 6], filters: [shuffle, {deflate: 3}], decompose: {grid: [0, 1]}, memory: {ghost: [2, 1]}}
+      pts: {type: i32, shape: [2, 3], decompose: {kind: points, file: pts.txt}}
   own:
     name: own_${rank}.h5
     ranks: 1
@@ -73,6 +75,9 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 	}
 	if world(t).Rank() == 0 {
 		if err := os.WriteFile(desc, []byte(appDescription), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "pts.txt"), []byte("0 0 0\n1 0 1\n0 0 2\n1 1 0\n0 1 1\n1 1 2\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -114,7 +114,7 @@ var sessionKeys = []sessionKey{
 		func(c *Config, v *options.Values, k string) { c.ComputeKind, _ = emulate.ParseComputeKind(v.String(k)) }, func(c *Config) string { return c.ComputeKind.String() }},
 	{options.Spec{Key: "compute_jitter", Kind: options.Float, Default: "0", Help: "relative jitter of each compute period: d*(1+j*u), u uniform in [-1,1], seeded per rank and step"},
 		func(c *Config, v *options.Values, k string) { c.ComputeJitter = v.Float(k) }, func(c *Config) string { return fmt.Sprint(c.ComputeJitter) }},
-	{options.Spec{Key: "compute_trace", Kind: options.String, Help: "file of per-step compute durations (one per line, e.g. 1.5s or '250 ms'); overrides compute_time"},
+	{options.Spec{Key: "compute_trace", Kind: options.String, Help: "file of per-step compute durations (one per line, e.g. 1.5s or '250 ms'); overrides compute_time; an error with a pattern that computes on its own (dlio, ior -d, a description that sets compute)"},
 		func(c *Config, v *options.Values, k string) { c.ComputeTrace = v.String(k) }, func(c *Config) string { return c.ComputeTrace }},
 	{options.Spec{Key: "fill", Kind: options.Enum, Default: "seeded", Allowed: emulate.FillKinds, Help: "write data: seeded (verifiable, per step), once (step 0's seeded values at every step, prepared before the timed window as h5bench does; verifiable; the default of h5bench configurations), random (h5bench-like) or zero"},
 		func(c *Config, v *options.Values, k string) { c.Fill, _ = emulate.ParseFillKind(v.String(k)) }, func(c *Config) string { return c.Fill.String() }},
@@ -286,7 +286,11 @@ func (c *Config) Settings() (*options.Values, error) { return stack.Options().Pa
 // Validate checks the whole configuration: pattern, its options, mode, layout and their
 // keys, phases.
 func (c *Config) Validate() error {
-	if _, err := c.NewPattern(); err != nil {
+	pat, err := c.NewPattern()
+	if err != nil {
+		return err
+	}
+	if err := c.checkCompute(pat); err != nil {
 		return err
 	}
 	mode, err := stack.LookupMode(c.Mode)
@@ -340,6 +344,32 @@ func (c *Config) Validate() error {
 		return &options.Error{Table: "session", Key: "verify", Value: "yes", Reason: fmt.Sprintf("only seeded and once fills can be verified (fill=%s)", c.Fill)}
 	}
 	return nil
+}
+
+// checkCompute rejects the session's compute_time and compute_trace for a pattern that
+// computes for times of its own after each step (patterns.Computer: DLIO's batches, IOR's
+// -d, a description that sets compute): the session emulates the pattern's times in their
+// place (ComputeStep), so they would be ignored without a word. A pattern that can say where
+// its times come from (ComputeSource: the description's compute at file:line:col) is named.
+func (c *Config) checkCompute(p patterns.Pattern) error {
+	if _, ok := p.(patterns.Computer); !ok {
+		return nil
+	}
+	var key, val string
+	switch {
+	case c.ComputeTrace != "":
+		key, val = "compute_trace", c.ComputeTrace
+	case c.ComputePerStep != 0:
+		key, val = "compute_time", c.ComputePerStep.String()
+	default:
+		return nil
+	}
+	who, fix := "pattern "+c.Pattern+" computes for times of its own after each step", "no compute_time or compute_trace with pattern "+c.Pattern
+	if s, ok := p.(interface{ ComputeSource() (who, fix string) }); ok {
+		who, fix = s.ComputeSource()
+	}
+	return &options.Error{Table: "session", Key: key, Value: val,
+		Reason: who + ", in place of the session's compute_time and compute_trace: " + key + " would be ignored", Allowed: fix}
 }
 
 // NewPattern parses the pattern options and builds the pattern.

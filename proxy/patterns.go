@@ -3,8 +3,10 @@ package proxy
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	// Every built-in pattern is available to every program that uses the proxy.
 	_ "github.com/h5proxy/h5proxy/patterns/all"
 	// The layer that owns HDF5 access hands the e3sm pattern its map file reader: the
@@ -44,4 +46,19 @@ func PatternHelp(name string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// A description's parameters share the option namespace with the session's keys: the
+// description parser rejects a parameter named like one (it cannot import this package).
+func init() {
+	desc.SessionKey = func(name string) (string, bool) {
+		s, ok := sessionTable.Lookup(name)
+		if !ok {
+			return "", false
+		}
+		if !strings.EqualFold(s.Key, name) {
+			return s.Key + " (alias " + name + ")", true
+		}
+		return s.Key, true
+	}
 }

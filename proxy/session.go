@@ -51,6 +51,9 @@ type Session struct {
 	pendingCompute float64
 	// rankFiles: the layout may keep a shared file as per-rank files (stack.RankFiles).
 	rankFiles bool
+	// memSpaces: the layout selects memory selections in HDF5's memory space
+	// (stack.MemorySpaces); the others get them packed (packed).
+	memSpaces bool
 	// sysIO holds /proc/self/io at the last census (takeCensus).
 	sysIO []float64
 	// tr records the timeline (trace_file); nil when none is asked for.
@@ -91,7 +94,9 @@ type phaseRun struct {
 	runsCached int                   // runs held in runs
 	// layouts are the memory layouts of the transfers filled so far (Session.bufLayout), at
 	// most layoutsMax: patterns that share a transfer between steps fill without allocating.
-	layouts   map[*plan.Transfer]*emulate.Layout
+	layouts map[*plan.Transfer]*emulate.Layout
+	// packed are the packed forms of transfers with a memory selection (Session.packed).
+	packed    map[*plan.Transfer]*plan.Transfer
 	mismatch  *emulate.Mismatch
 	failed    error
 	ahead     *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
@@ -207,6 +212,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 		rank: dup.Rank(), size: dup.Size()}
 	s.log = newLogger(s.rank)
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
+	s.memSpaces = layout.Has(stack.MemorySpaces)
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
 	if err == nil {
@@ -862,6 +868,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", pl.Ops[i].Kind, pl.Ops[i].Path, err)
 		}
+		op = s.packed(op)
 		if batch != nil {
 			if !batch.accepts(op, s.refills(op)) {
 				if err := s.flushMulti(batch, smp, len(pl.Ops), step); err != nil {
@@ -1104,6 +1111,58 @@ func (s *Session) bufLayout(t *plan.Transfer) *emulate.Layout {
 	return l
 }
 
+// packed returns op with its transfer's memory selection packed (plan.Transfer.Packed)
+// for a layout without memory spaces, op itself otherwise: such a layout moves the
+// selected elements' bytes from a contiguous buffer, which the session fills (and
+// verifies) with the same values. The packed transfers are kept for the phase, so a
+// transfer issued at every step fills one buffer layout.
+func (s *Session) packed(op *plan.Op) *plan.Op {
+	t := op.Transfer
+	if t == nil || t.MemSelection == nil || s.memSpaces {
+		return op
+	}
+	var p *plan.Transfer
+	if s.phase != nil {
+		p = s.phase.packed[t]
+	}
+	if p == nil {
+		p = t.Packed()
+		if s.phase != nil && len(s.phase.packed) < layoutsMax {
+			if s.phase.packed == nil {
+				s.phase.packed = map[*plan.Transfer]*plan.Transfer{}
+			}
+			s.phase.packed[t] = p
+		}
+	}
+	c := *op
+	c.Transfer = p
+	return &c
+}
+
+// interior returns the scratch buffer that holds the elements a memory selection selects
+// of t's buffer, packed: where they are filled before a write is scattered into the
+// buffer, and where a read's are gathered to be verified.
+func (s *Session) interior(t *plan.Transfer) ([]byte, error) {
+	n := t.Selection.NPoints(t.FileShape)
+	return s.pool.GetAt(t.Buffer+"\x00interior", int(n)*t.MemType.Size, 0)
+}
+
+// memRuns moves the elements of t's memory selection between buf (the memory space)
+// and packed (in the selection's row-major order): into buf when scatter, else out of it.
+func memRuns(t *plan.Transfer, buf, packed []byte, scatter bool) {
+	size := uint64(t.MemType.Size)
+	var at uint64
+	for _, r := range t.MemSelection.Runs(t.MemShape) {
+		b, p := buf[r.Start*size:(r.Start+r.Len)*size], packed[at:at+r.Len*size]
+		if scatter {
+			copy(b, p)
+		} else {
+			copy(p, b)
+		}
+		at += r.Len * size
+	}
+}
+
 // filledBuf is what a write buffer holds: the data of a step's transfer.
 type filledBuf struct {
 	step int
@@ -1119,7 +1178,8 @@ func (f *filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
 	// share the whole struct. A buffer one step writes to several places (the HDF5 I/O
 	// test's one array per H5Dwrite) is refilled for each.
 	same := a == b || a.MemType.Equal(b.MemType) && slices.Equal(emulate.Fields(a.MemType, a.Variable), emulate.Fields(b.MemType, b.Variable)) &&
-		slices.Equal(a.MemShape, b.MemShape) && slices.Equal(a.FileShape, b.FileShape) && sameSelection(a.Selection, b.Selection)
+		slices.Equal(a.MemShape, b.MemShape) && slices.Equal(a.FileShape, b.FileShape) && sameSelection(a.Selection, b.Selection) &&
+		(a.MemSelection == nil) == (b.MemSelection == nil) && (a.MemSelection == nil || sameSelection(*a.MemSelection, *b.MemSelection))
 	if f.step == op.Step {
 		// Explicit contents shared by the step's writes (h5perf's one buffer written to every
 		// place) are filled once: the program copies nothing between its calls either.
@@ -1193,7 +1253,16 @@ func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 		if s.phase != nil {
 			kind = s.phase.fill
 		}
-		err = emulate.Fill(kind, buf, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
+		to := buf
+		if t.MemSelection != nil { // the selected elements' values, then into place
+			if to, err = s.interior(t); err != nil {
+				return err
+			}
+		}
+		err = emulate.Fill(kind, to, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
+		if t.MemSelection != nil {
+			memRuns(t, buf, to, true)
+		}
 	}
 	t0, t1 := s.clk.lap()
 	smp[mPrep] += (t1 - t0).Seconds()
@@ -1220,7 +1289,14 @@ func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 		if rw, ok := s.pat.(patterns.Rewriter); ok {
 			step = rw.WrittenBy(step, s.phaseSteps(patterns.PhaseWrite))
 		}
-		bad, first, err = emulate.Verify(buf, s.bufLayout(op.Transfer), s.cfg.Seed, emulate.DataStep(s.phase.fill, step))
+		got := buf
+		if t := op.Transfer; t.MemSelection != nil { // the selected elements, packed
+			if got, err = s.interior(t); err != nil {
+				return err
+			}
+			memRuns(t, buf, got, false)
+		}
+		bad, first, err = emulate.Verify(got, s.bufLayout(op.Transfer), s.cfg.Seed, emulate.DataStep(s.phase.fill, step))
 	}
 	t0, t1 := s.clk.lap()
 	smp[mVerify] += (t1 - t0).Seconds()

@@ -16,7 +16,8 @@ import (
 )
 
 // maskedDump is h5dump -pH of path with what differs between equal structures masked:
-// the file name and the addresses of datasets (values are not dumped).
+// the file name, the addresses of datasets and the stored sizes of filtered ones, which
+// their values decide (values are not dumped).
 func maskedDump(t *testing.T, path string) string {
 	t.Helper()
 	out, err := exec.Command("h5dump", "-p", "-H", path).CombinedOutput()
@@ -24,8 +25,21 @@ func maskedDump(t *testing.T, path string) string {
 		t.Fatalf("h5dump -pH %s: %v\n%s", path, err, out)
 	}
 	s := regexp.MustCompile(`OFFSET \d+`).ReplaceAllString(string(out), "OFFSET _")
+	s = regexp.MustCompile(`SIZE \d+ \([0-9.]+:1 COMPRESSION\)`).ReplaceAllString(s, "SIZE _ (_:1 COMPRESSION)")
 	_, s, _ = strings.Cut(s, "\n") // HDF5 "path" {
 	return s
+}
+
+// loadJSON decodes the JSON file path (a run's report) into v.
+func loadJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 }
 
 // censusOf reads each phase's census from a run's JSON report: the HDF5 calls (count over
@@ -33,10 +47,6 @@ func maskedDump(t *testing.T, path string) string {
 // modes; calls in skip are left out.
 func censusOf(t *testing.T, report string, skip []string) []string {
 	t.Helper()
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r struct {
 		Phases []struct {
 			Phase  string
@@ -52,9 +62,7 @@ func censusOf(t *testing.T, report string, skip []string) []string {
 			}
 		}
 	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatalf("%s: %v", report, err)
-	}
+	loadJSON(t, report, &r)
 	var out []string
 	for _, p := range r.Phases {
 		c := p.Census
@@ -98,9 +106,20 @@ func TestAppSamples(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(d, c.Desc), src, 0o644); err != nil {
 					t.Fatal(err)
 				}
+				for _, f := range c.Data {
+					data, err := os.ReadFile(filepath.Join("..", "..", f))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, sub := range []string{b, d} {
+						if err := os.WriteFile(filepath.Join(sub, filepath.Base(f)), data, 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
 				n := fmt.Sprint(np)
 				h5proxy(t, b, "run", "-np", n, "-quiet", "-report", "report.json", "builtin.json").expect(t, 0, nil, nil)
-				h5proxy(t, d, "run", "-np", n, "-quiet", "-report", "report.json", c.Desc).expect(t, 0, nil, nil)
+				h5proxy(t, d, append([]string{"run", "-np", n, "-quiet", "-report", "report.json", c.Desc}, c.Args...)...).expect(t, 0, nil, nil)
 				for _, f := range c.Files {
 					bf, df, _ := strings.Cut(f, ":")
 					if got, want := maskedDump(t, filepath.Join(d, df)), maskedDump(t, filepath.Join(b, bf)); got != want {
@@ -137,4 +156,48 @@ func lineDiff(want, got string) string {
 		return "(same lines, in another order)"
 	}
 	return b.String()
+}
+
+// TestE3SMFPlan: the whole F case, h0's 414 variables and h1's 51 (TestAppSamples leaves
+// h0 out for its run time), plans the operations of the built-in (no I/O) on rank 1 of 2
+// and rank 3 of 4: the same creates, attributes, extensions, closes and writes
+// with their selections, collective or not, compared sorted and with the buffers' names
+// aside (the built-in names them w:VAR, a description by path). Planning prints every
+// block of the D3 variables' selections: a few seconds per rank.
+func TestE3SMFPlan(t *testing.T) {
+	dir := t.TempDir()
+	src, err := apps.Source("e3sm-f.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "data", "e3sm", "map_f_case_16p.h5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"e3sm-f.yaml": src, "map_f_case_16p.h5": data} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buffer := regexp.MustCompile(` buffer=\S+`)
+	ops := func(r result) []string {
+		if r.code != 0 {
+			t.Fatalf("%s", r)
+		}
+		lines := strings.Split(strings.TrimSpace(buffer.ReplaceAllString(r.stdout, "")), "\n")[1:] // # PATTERN write plan of ...
+		slices.Sort(lines)
+		return lines
+	}
+	for _, c := range []struct{ rank, np int }{{1, 2}, {3, 4}} {
+		flags := []string{"plan", "-rank", fmt.Sprint(c.rank), "-size", fmt.Sprint(c.np)}
+		want := ops(h5proxy(t, dir, append(flags, "e3sm", "map=map_f_case_16p.h5", "file=e3sm_f.h5")...))
+		got := ops(h5proxy(t, dir, append(flags, "e3sm-f.yaml", "map=map_f_case_16p.h5")...))
+		if len(want) < 3000 {
+			t.Fatalf("rank %d of %d: the built-in plans %d operations, want both files' thousands", c.rank, c.np, len(want))
+		}
+		if !slices.Equal(got, want) {
+			d := lineDiff(strings.Join(want, "\n"), strings.Join(got, "\n"))
+			t.Errorf("rank %d of %d: the description's plan differs from the built-in's:\n%.4000s", c.rank, c.np, d)
+		}
+	}
 }

@@ -31,7 +31,7 @@ func TestDeriveRoundTrip(t *testing.T) {
 		{"amrex", `{"pattern":"amrex","phases":["write"],"session":{"file":"amx/"},"options":{"ncells":16,"max_grid_size":8,"nlevs":1,"ncomp":2,"nppc":1,"nplotfile":3,"nparticlefile":0}}`,
 			[]string{"amx/plt00000.h5", "amx/plt00001.h5", "amx/plt00002.h5"},
 			[]string{"  outputs: 3", "    name: plt${step:05d}.h5", "steps: (outputs - 1) * output_every + 1",
-				"  boxcenter: {i: i32, j: i32, k: i32}", `"data:offsets=0": {type: i64, shape: [9], decompose: rank0}`, "prob_domain: {type: prob_domain, generate: seeded}"}},
+				"  boxcenter: {i: i32, j: i32, k: i32}", `"data:offsets=0": {type: i64, shape: [9], decompose: rank0}`, "prob_domain: {type: prob_domain, value: {lo_i: 0, lo_j: 0, lo_k: 0, hi_i: 15, hi_j: 15, hi_k: 15}}"}},
 		// openPMD's nested groups, string and array attributes, records folded by their
 		// equal attributes.
 		{"openpmd", `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`,

@@ -12,7 +12,7 @@
 //	h5proxy replay LOG.h5 OUT.h5        log-layout file to the canonical layout
 //	h5proxy fuse MASTER.h5 OUT.h5       subfiled file to one plain file
 //	h5proxy concat -o OUT.h5 IN.h5...   concatenate files of one schema in parallel
-//	h5proxy schema                      JSON Schema of the h5bench files accepted
+//	h5proxy schema [DESC.yaml]          JSON Schema of the h5bench files accepted (app entries: DESC's parameters)
 //	h5proxy h5perf [h5perf options]     HDF5's parallel h5perf with its report
 //	h5proxy profile [-np N] [-o P.json] [-trace] -- PROGRAM ARGS...   profile any program
 //	h5proxy profile diff A.json B.json  compare two profiles counter by counter
@@ -56,7 +56,7 @@ Usage:
   h5proxy fuse MASTER.h5 OUT.h5               turn a subfiled file into one plain HDF5 file
   h5proxy concat -o OUT.h5 [flags] IN.h5...   concatenate HDF5 files of one schema in parallel
                                               (-np N ranks; tuning flags: h5proxy help concat)
-  h5proxy schema                              print the JSON Schema of accepted h5bench files
+  h5proxy schema [DESC.yaml]                  print the JSON Schema of accepted h5bench files (app entries: DESC's parameters)
   h5proxy h5perf [h5perf options]             HDF5's parallel h5perf (POSIX, MPI-IO, PHDF5)
                                               with its report ('h5proxy h5perf -h')
   h5proxy profile [-np N] [-o P.json] [-trace] -- PROGRAM ARGS...

@@ -231,6 +231,10 @@ func TestSelections(t *testing.T) {
 		{"strided2d", particle, []uint64{7, 9}, plan.Selection{Blocks: []plan.Hyperslab{
 			{Start: []uint64{1, 0}, Stride: []uint64{3, 4}, Count: []uint64{2, 3}, Block: []uint64{2, 1}},
 			plan.Block([]uint64{0, 8}, []uint64{7, 1})}}},
+		// One H5Sselect_elements: the points pair with memory in list (row-major) order.
+		{"points2d", plan.I32, []uint64{4, 6}, plan.PointList([][]uint64{{0, 1}, {0, 5}, {2, 0}, {3, 3}, {3, 4}})},
+		// H5S_ALL for both spaces.
+		{"whole2d", plan.F32, []uint64{3, 5}, plan.WholeSpace([]uint64{3, 5})},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -248,6 +252,9 @@ func TestSelections(t *testing.T) {
 			n := c.sel.NPoints(c.shape)
 			mem := randBytes(uint64(200+i), n*uint64(size))
 			tr := &plan.Transfer{MemType: c.typ, MemShape: []uint64{n}, FileShape: c.shape, Selection: c.sel}
+			if c.sel.Kind == plan.Whole {
+				tr.MemShape = c.shape
+			}
 			ok(t, Write(d, tr, false, mem))
 
 			want := append([]byte(nil), all...)
@@ -259,6 +266,9 @@ func TestSelections(t *testing.T) {
 			}
 			if bytes.Equal(want, all) {
 				t.Fatalf("test is vacuous: the selection changed nothing")
+			}
+			if c.sel.Kind == plan.Whole {
+				return // the rest reads back part of the dataspace
 			}
 
 			// Read the same selection back, into a buffer larger than needed.
@@ -281,6 +291,51 @@ func TestSelections(t *testing.T) {
 				t.Fatalf("empty selection changed the file")
 			}
 		})
+	}
+}
+
+// TestMemorySelection writes a 2-D block from the interior of a buffer with two ghost
+// cells a side and reads it back into another such buffer: the file holds the interior,
+// the ghosts of the read buffer stay untouched.
+func TestMemorySelection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ghost.h5")
+	f := must(CreateFile(path, Access{}))
+	defer func() { ok(t, CloseFile(f)) }()
+	shape, mem := []uint64{6, 8}, []uint64{7, 6} // file; memory: 3x2 interior + 2 ghosts a side
+	d := must(CreateDataset(f, "g", plan.DatasetSpec{Type: plan.I32, Shape: shape}))
+	defer func() { ok(t, CloseDataset(d)) }()
+	fileSel := plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{1, 4}, []uint64{3, 2})}}
+	memSel := plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{2, 2}, []uint64{3, 2})}}
+	tr := &plan.Transfer{MemType: plan.I32, MemShape: mem, FileShape: shape, Selection: fileSel, MemSelection: &memSel}
+	pl := plan.Plan{Ops: []plan.Op{{Kind: plan.Write, Path: "/g", Transfer: tr}}}
+	ok(t, pl.Validate())
+	buf := randBytes(9, plan.Product(mem)*4)
+	ok(t, Write(d, tr, false, buf))
+
+	got := make([]byte, plan.Product(shape)*4)
+	ok(t, Read(d, wholeTransfer(plan.I32, shape), false, got))
+	want := make([]byte, len(got))
+	scatter(want, shape, fileSel, 4, gather(buf, mem, memSel, 4))
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the file is not the buffer's interior")
+	}
+	back := make([]byte, len(buf))
+	for i := range back {
+		back[i] = 0xee
+	}
+	ok(t, Read(d, tr, false, back))
+	if !bytes.Equal(gather(back, mem, memSel, 4), gather(buf, mem, memSel, 4)) {
+		t.Fatalf("interior read back differs")
+	}
+	inner := gather(back, mem, memSel, 4)
+	n := 0
+	for _, b := range back {
+		if b == 0xee {
+			n++
+		}
+	}
+	if want := (len(back) - len(inner)); n < want {
+		t.Fatalf("the read touched ghost cells: %d of %d ghost bytes left", n, want)
 	}
 }
 

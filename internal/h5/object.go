@@ -466,6 +466,17 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 		return stackError(op)
 	}
 	defer C.H5Aclose(attr)
+	if a.Type.VarLen { // the plan's fixed strings as the C strings HDF5 takes
+		v, err := packVStrings(a.Value, int(plan.Product(a.Shape)), a.Type.Size)
+		if err != nil {
+			return fmt.Errorf("%w (attribute %s)", err, a.Name)
+		}
+		defer v.release(typ, space)
+		if C.H5Awrite(attr, typ, v.ptr()) < 0 {
+			return stackError("H5Awrite @" + a.Name)
+		}
+		return nil
+	}
 	if len(a.Value) > 0 && C.H5Awrite(attr, typ, unsafe.Pointer(&a.Value[0])) < 0 {
 		return stackError("H5Awrite @" + a.Name)
 	}
@@ -512,6 +523,20 @@ func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 	mt, err := memType(t)
 	if err != nil {
 		return plan.AttributeSpec{}, err
+	}
+	if t.VarLen { // fixed strings as long as the longest value (at least 1 byte)
+		n := int(plan.Product(dims))
+		v := readVStrings(n, 0)
+		defer v.release(mt, s)
+		if C.H5Aread(attr, mt, v.ptr()) < 0 {
+			return plan.AttributeSpec{}, stackError("H5Aread " + op)
+		}
+		v.w = max(v.maxLen(), 1)
+		val := make([]byte, n*v.w)
+		if err := v.unpack("H5Aread "+op, val); err != nil {
+			return plan.AttributeSpec{}, err
+		}
+		return plan.AttributeSpec{Name: name, Type: plan.VStr(v.w), Shape: dims, Value: val}, nil
 	}
 	val := make([]byte, plan.Product(dims)*uint64(t.Size))
 	if len(val) > 0 && C.H5Aread(attr, mt, unsafe.Pointer(&val[0])) < 0 {

@@ -166,14 +166,20 @@ func Read(d ID, t *plan.Transfer, collective bool, buf []byte) error {
 	return transfer(d, t, collective, buf, false)
 }
 
-// spaces are the dataspaces and buffer of one dataset's transfer (prepare).
+// spaces are the dataspaces and buffer of one dataset's transfer (prepare): ms and fs
+// are the spaces prepare made (closed by close), mArg and fArg what H5Dwrite and H5Dread
+// get (the same, or H5S_ALL for a whole selection).
 type spaces struct {
 	mt, ms, fs C.hid_t
+	mArg, fArg C.hid_t
 	ptr        unsafe.Pointer
+	// vstr stages a variable-length string transfer (plan.VStr): ptr points into it.
+	vstr *vstrings
 }
 
-// close releases the dataspaces prepare created.
+// close releases the dataspaces prepare created and any string staging.
 func (sp *spaces) close() {
+	sp.vstr.release(sp.mt, sp.ms)
 	if sp.ms >= 0 {
 		C.H5Sclose(sp.ms)
 	}
@@ -185,7 +191,7 @@ func (sp *spaces) close() {
 // prepare checks a transfer of dataset d and builds its memory type, memory space and
 // file space with t's selection, and the buffer pointer; the caller closes the spaces
 // (also on error).
-func prepare(call string, d ID, t *plan.Transfer, buf []byte) (spaces, error) {
+func prepare(call string, d ID, t *plan.Transfer, buf []byte, write bool) (spaces, error) {
 	sp := spaces{ms: -1, fs: -1}
 	if err := checkID(call, d, C.H5I_DATASET); err != nil {
 		return sp, err
@@ -216,19 +222,42 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte) (spaces, error) {
 		return sp, err
 	}
 
+	sp.mArg, sp.fArg = sp.ms, sp.fs
 	var need uint64
-	if none {
+	switch {
+	case none:
 		if C.H5Sselect_none(sp.fs) < 0 {
 			return sp, opError("H5Sselect_none", d)
 		}
 		if C.H5Sselect_none(sp.ms) < 0 {
 			return sp, opError("H5Sselect_none memory space for", d)
 		}
-	} else {
+	case t.Selection.Kind == plan.Whole:
+		// H5S_ALL for both: the dataset's whole extent from a buffer of as many elements.
+		if n := C.H5Sget_simple_extent_npoints(sp.fs); n < 0 || uint64(n) != plan.Product(memShape) {
+			return sp, errorf("h5: %s %s: a whole selection (H5S_ALL) of %d elements, memory space %v", call, objName(d), int64(n), memShape)
+		}
+		sp.mArg, sp.fArg = C.H5S_ALL, C.H5S_ALL
+		need = plan.Product(memShape) * uint64(t.MemType.Size)
+	case t.Selection.Kind == plan.Points:
+		if err := selectPoints(call, d, sp.fs, t.Selection); err != nil {
+			return sp, err
+		}
+		need = plan.Product(memShape) * uint64(t.MemType.Size)
+	default:
 		if err := selectBlocks(call, d, sp.fs, t.Selection); err != nil {
 			return sp, err
 		}
 		need = plan.Product(memShape) * uint64(t.MemType.Size)
+	}
+	if t.MemSelection != nil && !none {
+		// Part of the memory space (ghost cells around a block): its hyperslabs.
+		if t.Selection.Kind == plan.Whole {
+			return sp, errorf("h5: %s %s: a memory selection with H5S_ALL as the file space", call, objName(d))
+		}
+		if err := selectBlocks(call+" memory space of", d, sp.ms, *t.MemSelection); err != nil {
+			return sp, err
+		}
 	}
 	if uint64(len(buf)) < need {
 		return sp, errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
@@ -238,7 +267,30 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte) (spaces, error) {
 	if len(buf) > 0 {
 		sp.ptr = unsafe.Pointer(&buf[0]) // valid for the call only; HDF5 keeps no reference
 	}
+	if t.MemType.VarLen && !none {
+		n := int(plan.Product(memShape))
+		if write {
+			if sp.vstr, err = packVStrings(buf, n, t.MemType.Size); err != nil {
+				return sp, fmt.Errorf("%w (%s %s)", err, call, objName(d))
+			}
+		} else {
+			sp.vstr = readVStrings(n, t.MemType.Size)
+		}
+		sp.ptr = sp.vstr.ptr()
+	}
 	return sp, nil
+}
+
+// finish completes a successful transfer: a read of variable-length strings copies them
+// into buf as the plan's fixed strings.
+func (sp *spaces) finish(call string, d ID, buf []byte) error {
+	if sp.vstr == nil || !sp.vstr.read {
+		return nil
+	}
+	if err := sp.vstr.unpack(call+" "+objName(d), buf); err != nil {
+		return err
+	}
+	return nil
 }
 
 // transfer implements Write and Read inside the gate.
@@ -247,7 +299,7 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	if write {
 		call = "H5Dwrite"
 	}
-	sp, err := prepare(call, d, t, buf)
+	sp, err := prepare(call, d, t, buf, write)
 	defer sp.close()
 	if err != nil {
 		return err
@@ -258,15 +310,15 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	}
 	var rc C.herr_t
 	if write {
-		rc = C.H5Dwrite(C.hid_t(d), sp.mt, sp.ms, sp.fs, dxpl, sp.ptr)
+		rc = C.H5Dwrite(C.hid_t(d), sp.mt, sp.mArg, sp.fArg, dxpl, sp.ptr)
 	} else {
-		rc = C.H5Dread(C.hid_t(d), sp.mt, sp.ms, sp.fs, dxpl, sp.ptr)
+		rc = C.H5Dread(C.hid_t(d), sp.mt, sp.mArg, sp.fArg, dxpl, sp.ptr)
 	}
 	if rc < 0 {
 		return opError(call, d)
 	}
 	noteTransfer(dxpl, coll, 0)
-	return nil
+	return sp.finish(call, d, buf)
 }
 
 // TransferMulti writes (write) or reads the datasets ds in one call, H5Dwrite_multi or
@@ -294,15 +346,17 @@ func TransferMulti(ds []ID, ts []*plan.Transfer, collective bool, bufs [][]byte,
 	mss := make([]C.hid_t, n)
 	fss := make([]C.hid_t, n)
 	ptrs := make([]unsafe.Pointer, n)
+	staged := make([]spaces, n)
 	var pin runtime.Pinner // the buffers' addresses sit in ptrs, which cgo passes to C
 	defer pin.Unpin()
 	for i, d := range ds {
-		sp, err := prepare(call, d, ts[i], bufs[i])
+		sp, err := prepare(call, d, ts[i], bufs[i], write)
 		defer sp.close()
 		if err != nil {
 			return err
 		}
-		dsets[i], mts[i], mss[i], fss[i], ptrs[i] = C.hid_t(d), sp.mt, sp.ms, sp.fs, sp.ptr
+		staged[i] = sp
+		dsets[i], mts[i], mss[i], fss[i], ptrs[i] = C.hid_t(d), sp.mt, sp.mArg, sp.fArg, sp.ptr
 		if len(bufs[i]) > 0 {
 			pin.Pin(&bufs[i][0])
 		}
@@ -326,6 +380,11 @@ func TransferMulti(ds []ID, ts []*plan.Transfer, collective bool, bufs [][]byte,
 		return err
 	}
 	noteTransfer(dxpl, coll, n)
+	for i, sp := range staged {
+		if err := sp.finish(call, ds[i], bufs[i]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -364,6 +423,30 @@ func selectBlocks(call string, d ID, fs C.hid_t, sel plan.Selection) error {
 	if i := C.h5p_select_union(fs, C.int(rank), C.long(len(sel.Blocks)), hsizes(packed)); i >= 0 {
 		h := sel.Blocks[i]
 		return opError(fmt.Sprintf("H5Sselect_hyperslab %d (start %v stride %v count %v block %v) in", i, h.Start, h.Stride, h.Count, h.Block), d)
+	}
+	return nil
+}
+
+// selectPoints selects sel's single-element blocks in the file space fs with one
+// H5Sselect_elements call, in the list's order (plan.Points: row-major, no repeats).
+func selectPoints(call string, d ID, fs C.hid_t, sel plan.Selection) error {
+	rank := int(C.H5Sget_simple_extent_ndims(fs))
+	if rank < 0 {
+		return opError("H5Sget_simple_extent_ndims", d)
+	}
+	if rank == 0 {
+		return errorf("h5: %s %s: a point selection in a scalar dataspace", call, objName(d))
+	}
+	if err := checkRanks(call, d, sel, rank); err != nil {
+		return err
+	}
+	coords := packScratch[:0]
+	for _, h := range sel.Blocks {
+		coords = append(coords, h.Start...)
+	}
+	packScratch = coords
+	if C.H5Sselect_elements(fs, C.H5S_SELECT_SET, C.size_t(len(sel.Blocks)), hsizes(coords)) < 0 {
+		return opError(fmt.Sprintf("H5Sselect_elements (%d points) in", len(sel.Blocks)), d)
 	}
 	return nil
 }

@@ -69,7 +69,11 @@ func convType(t plan.Type) (C.hid_t, error) {
 	var err error
 	switch t.Class {
 	case plan.String:
-		h, err = stringType(t.Size)
+		if t.VarLen {
+			h, err = vstringType()
+		} else {
+			h, err = stringType(t.Size)
+		}
 	case plan.Compound:
 		h, err = compoundType(t)
 	default:
@@ -198,7 +202,9 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 			return plan.Type{}, stackError("H5Tis_variable_str")
 		}
 		if v > 0 {
-			return plan.Type{}, errorf("h5: unsupported datatype: variable-length string")
+			// Plans hold fixed strings of Size bytes: the pointer's size until a reader
+			// knows better (ReadAttribute sizes it to the longest value).
+			return plan.VStr(size), nil
 		}
 		return plan.Str(size), nil
 	case C.H5T_COMPOUND:

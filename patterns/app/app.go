@@ -232,6 +232,9 @@ func (p *Pattern) PhaseSteps(ph patterns.Phase, ranks int) int {
 	if ph == patterns.PhaseRead {
 		return len(p.restarts)
 	}
+	if n, err := p.e.stepsFor(ranks); err == nil {
+		return n
+	}
 	return p.e.steps
 }
 
@@ -276,7 +279,10 @@ func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) 
 		return plan.Plan{}, err
 	}
 	if ph == patterns.PhaseWrite {
-		_, err := p.replay(env, p.e.steps)
+		steps, err := p.e.stepsFor(env.Size)
+		if err == nil {
+			_, err = p.replay(env, steps)
+		}
 		return plan.Plan{}, err
 	}
 	for k := range p.restarts {
@@ -303,10 +309,14 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		}
 		return pl, err
 	}
-	if step < 0 || step >= p.e.steps {
-		return plan.Plan{}, fmt.Errorf("app: step %d outside 0..%d", step, p.e.steps-1)
+	steps, err := p.e.stepsFor(env.Size)
+	if err != nil {
+		return plan.Plan{}, err
 	}
-	s, err := p.replay(env, p.e.steps)
+	if step < 0 || step >= steps {
+		return plan.Plan{}, fmt.Errorf("app: step %d outside 0..%d", step, steps-1)
+	}
+	s, err := p.replay(env, steps)
 	if err != nil {
 		return plan.Plan{}, err
 	}
@@ -318,7 +328,11 @@ func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan
 	if ph == patterns.PhaseRead {
 		return plan.Plan{}, nil
 	}
-	s, err := p.replay(env, min(max(steps, 0), p.e.steps))
+	all, err := p.e.stepsFor(env.Size)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	s, err := p.replay(env, min(max(steps, 0), all))
 	if err != nil {
 		return plan.Plan{}, err
 	}
@@ -329,7 +343,8 @@ func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan
 // exists when it is its own file).
 func (p *Pattern) FilePath(env patterns.Env) string {
 	if p.writes {
-		if s, err := p.replay(env, p.e.steps); err == nil {
+		steps, _ := p.e.stepsFor(env.Size)
+		if s, err := p.replay(env, steps); err == nil {
 			for _, pl := range s.plans {
 				for _, op := range pl.Ops {
 					if op.Kind == plan.CreateFile || op.Kind == plan.OpenFile {
@@ -340,7 +355,11 @@ func (p *Pattern) FilePath(env patterns.Env) string {
 		}
 	}
 	if len(p.restarts) > 0 {
-		if pl, err := p.e.restart(p.restarts[0], env); err == nil && len(pl.Ops) > 0 {
+		pl, err := p.e.restart(p.restarts[0], env)
+		if err != nil {
+			return "" // not the configured file: Begin reports the description's error
+		}
+		if len(pl.Ops) > 0 {
 			return pl.Ops[0].Path
 		}
 	}
@@ -350,6 +369,15 @@ func (p *Pattern) FilePath(env patterns.Env) string {
 // computePattern is a Pattern whose description sets compute: it computes after every
 // write step for the time compute evaluates to at that step.
 type computePattern struct{ *Pattern }
+
+// ComputeSource says where the pattern's compute times come from and how to use the
+// session's compute keys instead (the session rejects compute_time and compute_trace for a
+// pattern that computes on its own, as it does for the built-in ones).
+func (p *computePattern) ComputeSource() (who, fix string) {
+	c := p.e.d.Compute
+	return fmt.Sprintf("the description sets compute (%s: compute: %s), the time after each write step", c.Pos, c.Text),
+		"no compute_time or compute_trace with this description; remove its compute (" + c.Pos.String() + ") to run the session's compute_time or compute_trace instead"
+}
 
 // ComputeAfter is the description's compute at step (write phase; none after reads).
 func (p *computePattern) ComputeAfter(ph patterns.Phase, step int, env patterns.Env) time.Duration {

@@ -96,6 +96,8 @@ type decomposer struct {
 	starts []uint64 // uneven: prefix sums
 	m      *e3sm.Map
 	k      int
+	sorted bool   // map: requests sorted and merged (order: sorted)
+	parts  []part // map: every rank's part, made once (the coverage check needs them all)
 	points map[int][][]uint64
 }
 
@@ -195,7 +197,11 @@ func newDecomposer(ds *desc.Dataset, dc *desc.Decompose, sc *desc.Scope, shape [
 				Reason:  fmt.Sprintf("decomposition D%d of %s has dims %v, dataset %s has shape %v", k, path, dims, ds.Name, shape),
 				Allowed: "a shape with the decomposition's element count and last dimension"}
 		}
-		d.m, d.k = m, k-1
+		d.m, d.k, d.sorted = m, k-1, strings.EqualFold(dc.Order.Text, "sorted")
+		d.parts = make([]part, nranks)
+		for r := range d.parts {
+			d.parts[r] = d.mapPart(r)
+		}
 		if err := d.coverage(!m.Decomps[k-1].FullyCovered); err != nil {
 			return nil, errAt(dc.File, "decomposition D%d over %d ranks: %v", "a map whose requests cover each element once", k, nranks, err)
 		}
@@ -389,34 +395,37 @@ func (d *decomposer) part(r int) part {
 	case "cyclic":
 		return d.cyclic(r)
 	case "map":
-		reqs := d.m.Requests(d.k, r, d.nranks, false)
-		return runsPart(d.shape, reqs)
+		return d.parts[r]
 	case "points":
+		// One H5Sselect_elements of the rank's points, sorted (the file's row-major order
+		// pairs them with the memory buffer's elements, as every layout does).
 		pts := slices.Clone(d.points[r])
 		sortPoints(pts)
-		var blocks []plan.Hyperslab
-		for _, p := range pts {
-			one := make([]uint64, n)
-			for i := range one {
-				one[i] = 1
-			}
-			blocks = append(blocks, plan.Block(p, one))
-		}
-		if len(blocks) == 0 {
+		if len(pts) == 0 {
 			return part{sel: plan.None(), mem: []uint64{0}}
 		}
-		return part{sel: plan.Selection{Blocks: blocks}, mem: []uint64{uint64(len(blocks))}}
+		return part{sel: plan.PointList(pts), mem: []uint64{uint64(len(pts))}}
 	case "rank0":
 		if r != 0 {
 			return part{sel: plan.None(), mem: []uint64{0}}
 		}
 		fallthrough
 	default: // replicated
+		// The whole dataset from one buffer: H5S_ALL, as a code writing it alone passes.
 		if n == 0 {
-			return part{sel: plan.Selection{}, mem: nil}
+			return part{sel: plan.WholeSpace(nil), mem: nil}
 		}
-		return part{sel: plan.All(d.shape), mem: slices.Clone(d.shape)}
+		return part{sel: plan.WholeSpace(d.shape), mem: slices.Clone(d.shape)}
 	}
+}
+
+// mapPart is rank r's requests of the map as a union of blocks.
+func (d *decomposer) mapPart(r int) part {
+	reqs := d.m.Requests(d.k, r, d.nranks, false)
+	if d.sorted {
+		reqs = e3sm.SortCoalesce(reqs, int64(rowOf(d.shape)))
+	}
+	return runsPart(d.shape, reqs)
 }
 
 func sortPoints(pts [][]uint64) {

@@ -117,16 +117,7 @@ func TestDecompositions(t *testing.T) {
 // TestMapDecomposition: a map's requests become each rank's union of one-row blocks
 // (more map processes than ranks: E3SM-IO's assignment), checked for elements written twice.
 func TestMapDecomposition(t *testing.T) {
-	m := &e3sm.Map{Source: "test map", NProcs: 4, Decomps: []e3sm.Decomp{{
-		Dims: []uint64{2, 6}, Starts: []int{0, 2, 3, 5, 6}, Used: []int{2, 1, 2, 1}, Fill: []int{2, 1, 2, 1},
-		Offsets: []int64{0, 9, 2, 4, 11, 6}, Lengths: []int64{2, 2, 2, 2, 1, 3}, FullyCovered: true,
-	}}}
-	e3sm.RegisterMapReader(func(string) (*e3sm.Map, error) { return m, nil })
-	defer e3sm.RegisterMapReader(nil)
-	mapFile := filepath.Join(t.TempDir(), "m.h5") // the reader above gives the map; LoadMap checks the file is there
-	if err := os.WriteFile(mapFile, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	m, mapFile := registerTestMap(t)
 	src := strings.Replace(oneDataset, "DS", "{type: f64, shape: [2, 6], decompose: {kind: map, file: "+mapFile+", decomp: 1}}", 1)
 	got := elements(t, src, 2)
 	// Ranks 0 and 1 hold map processes 0-1 and 2-3.
@@ -146,6 +137,24 @@ func TestMapDecomposition(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "element [1 4] is written by rank 0 and rank 1") {
 		t.Errorf("overlapping map: %v", err)
 	}
+}
+
+// registerTestMap installs a map reader that gives a 4-process map of one [2, 6]
+// decomposition (its requests per process: 0..1 and 9..10; 2..3; 4..5 and 11; 6..8) for
+// the empty file it returns, until the test ends.
+func registerTestMap(t *testing.T) (*e3sm.Map, string) {
+	t.Helper()
+	m := &e3sm.Map{Source: "test map", NProcs: 4, Decomps: []e3sm.Decomp{{
+		Dims: []uint64{2, 6}, Starts: []int{0, 2, 3, 5, 6}, Used: []int{2, 1, 2, 1}, Fill: []int{2, 1, 2, 1},
+		Offsets: []int64{0, 9, 2, 4, 11, 6}, Lengths: []int64{2, 2, 2, 2, 1, 3}, FullyCovered: true,
+	}}}
+	e3sm.RegisterMapReader(func(string) (*e3sm.Map, error) { return m, nil })
+	t.Cleanup(func() { e3sm.RegisterMapReader(nil) })
+	mapFile := filepath.Join(t.TempDir(), "m.h5") // the reader above gives the map; LoadMap checks the file is there
+	if err := os.WriteFile(mapFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return m, mapFile
 }
 
 func mustParse(t *testing.T, src string) *desc.Description {

@@ -16,7 +16,7 @@ import (
 type engine struct {
 	d     *desc.Description
 	types *typeSet
-	steps int
+	steps int // on one rank (Steps); stepsFor evaluates steps for a rank count
 	seed  uint64
 	// decomps caches decomposers by dataset, shape and rank count (they hold every rank's
 	// counts or a map).
@@ -34,12 +34,36 @@ type instance struct {
 	file     *desc.File
 	path     string
 	parallel bool
+	group    int // ranks per file of an N-to-M file (0: every rank, or one)
+}
+
+// sharing is how the ranks share a file: through MPI-IO by every rank (group 0) or by
+// groups of group consecutive ranks (N-to-M files), or one file per rank (not par).
+type sharing struct {
+	par   bool
+	group int
+}
+
+// spec is the file access of a file shared so.
+func (sh sharing) spec() *plan.FileSpec {
+	return &plan.FileSpec{Parallel: sh.par, GroupRanks: sh.group}
+}
+
+// groupShare returns the ranks of rank's group of group ranks among size (the last group
+// may be smaller) and rank's index in it.
+func groupShare(group, size, rank int) (nranks, idx int) {
+	g := rank / group
+	return min(group, size-g*group), rank % group
 }
 
 // share returns the ranks among which a file's datasets are decomposed and this rank's
-// index among them: every rank for a shared file, this rank alone for its own file.
+// index among them: every rank for a shared file, the group's ranks for an N-to-M file,
+// this rank alone for its own file.
 func (in *instance) share(env patterns.Env) (nranks, rank int) {
-	if in.parallel {
+	switch {
+	case in.parallel && in.group > 0:
+		return groupShare(in.group, env.Size, env.Rank)
+	case in.parallel:
 		return env.Size, env.Rank
 	}
 	return 1, 0
@@ -58,14 +82,39 @@ type sim struct {
 	specs     map[string]map[string]*dsSpec // file path → dataset path → spec of its writes
 	lastWrite map[string]int                // file id → last step written (-1: never)
 	limit     int                           // steps replayed before the end actions
+	steps     int                           // the write phase's steps on this rank count
 	firstUse  map[string]int                // file id → first step an action opened it
 	plans     []plan.Plan                   // per step
 	end       plan.Plan
 	cur       *plan.Plan
 }
 
+// stepsFor is the write phase's steps on nranks ranks: steps may use nranks (a run
+// spreading a fixed number of files over its ranks).
+func (e *engine) stepsFor(nranks int) (int, error) {
+	if nranks == 1 {
+		return e.steps, nil
+	}
+	sc, err := e.d.Scope(nranks, 0)
+	if err != nil {
+		return 0, err
+	}
+	n, err := sc.Int(e.d.Steps)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 {
+		return 0, errAt(e.d.Steps, "%d steps on %d ranks", "steps >= 1", n, nranks)
+	}
+	return n, nil
+}
+
 func (e *engine) newSim(env patterns.Env) (*sim, error) {
 	sc, err := e.d.Scope(env.Size, env.Rank)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := e.stepsFor(env.Size)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +123,7 @@ func (e *engine) newSim(env patterns.Env) (*sim, error) {
 		dir = "."
 	}
 	return &sim{e: e, env: env, sc: sc, dir: dir, open: map[string]*instance{}, existing: map[string]bool{},
-		lastWrite: map[string]int{}, firstUse: map[string]int{}, limit: e.steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
+		lastWrite: map[string]int{}, firstUse: map[string]int{}, limit: steps, steps: steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
 }
 
 // fires reports whether action a runs at step (at: step).
@@ -90,7 +139,19 @@ func (s *sim) fires(a *desc.Action, step int) (bool, error) {
 	if k < 1 {
 		return false, errAt(a.Every, "a cadence of %d", "every >= 1", k)
 	}
-	return step%k == 0, nil
+	if step%k != 0 {
+		return false, nil
+	}
+	return s.when(a, step)
+}
+
+// when evaluates an action's condition at step (true without one).
+func (s *sim) when(a *desc.Action, step int) (bool, error) {
+	if !a.When.Set {
+		return true, nil
+	}
+	s.sc.SetStep(step)
+	return s.sc.Bool(a.When)
 }
 
 // file returns the description's file an action names.
@@ -116,19 +177,29 @@ func (s *sim) filePath(f *desc.File) (string, error) {
 	return relTo(s.dir, name), nil
 }
 
-// parallel reports whether a file is shared by every rank (MPI-IO) or per rank.
-func (s *sim) parallel(f *desc.File) (bool, error) {
+// parallel says how the ranks share a file: every rank (MPI-IO), groups of ranks (N-to-M,
+// MPI-IO on each group's communicator) or one file per rank.
+func (s *sim) parallel(f *desc.File) (sharing, error) {
 	n, err := s.sc.Int(f.Ranks)
 	if err != nil {
-		return false, err
+		return sharing{}, err
 	}
 	switch {
+	case strings.TrimSpace(f.Ranks.Text) == "1": // a file per rank: serial, on one rank too
+		return sharing{}, nil
+	case n == s.env.Size && n == 1:
+		// A lone rank opens a file of variable-length string datasets with HDF5's serial
+		// driver: parallel HDF5 writes no variable-length data through MPI-IO.
+		vl, err := s.e.varLenIn(&f.Content, s.sc)
+		return sharing{par: !vl}, err
 	case n == s.env.Size:
-		return true, nil
+		return sharing{par: true}, nil
 	case n == 1:
-		return false, nil
+		return sharing{}, nil
+	case n > 1 && n < s.env.Size:
+		return sharing{par: true, group: n}, nil
 	}
-	return false, errAt(f.Ranks, "%d ranks per file with %d ranks", "nranks (one shared file) or 1 (a file per rank)", n, s.env.Size)
+	return sharing{}, errAt(f.Ranks, "%d ranks per file with %d ranks", "1 (a file per rank) to nranks (one shared file): K shares a file among ranks rank/K*K .. (N-to-M)", n, s.env.Size)
 }
 
 // run replays the write phase: the plans of every step and of the end.
@@ -177,10 +248,11 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 	if err != nil {
 		return err
 	}
-	par, err := s.parallel(f)
+	sh, err := s.parallel(f)
 	if err != nil {
 		return err
 	}
+	par := sh.par
 	coll, err := s.sc.Bool(a.Collective)
 	if err != nil {
 		return err
@@ -196,10 +268,10 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 		if in == nil {
 			return errAt(fv, "flush at step %d: file %s is not open (no write to it is pending)", "a flush after a write to the same file, before a write to another name", step, path)
 		}
-		s.cur.Add(plan.Op{Kind: plan.FlushFile, Path: path, Collective: par, Step: step, File: &plan.FileSpec{Parallel: par}})
+		s.cur.Add(plan.Op{Kind: plan.FlushFile, Path: path, Collective: par, Step: step, File: sh.spec()})
 	case "write":
 		if in == nil {
-			if in, err = s.openFile(f, path, par, step, false); err != nil {
+			if in, err = s.openFile(f, path, sh, step, false); err != nil {
 				return err
 			}
 		}
@@ -213,7 +285,7 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 			if !s.existing[path] {
 				return errAt(fv, "read at step %d: file %s has not been written yet", "a read after a write of the same file", step, path)
 			}
-			if in, err = s.openFile(f, path, par, step, true); err != nil {
+			if in, err = s.openFile(f, path, sh, step, true); err != nil {
 				return err
 			}
 		}
@@ -261,7 +333,7 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 			if s.cur == &s.end && i <= idx {
 				continue
 			}
-			st = s.e.steps // after the last step
+			st = s.steps // after the last step
 		default:
 			if s.cur == &s.end {
 				continue
@@ -278,7 +350,16 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 			if i > idx && step%k == 0 {
 				st = step
 			}
-			if st >= s.e.steps {
+			for ; st < s.steps; st += k { // the next step of the cadence that meets when
+				ok, err := s.when(a, st)
+				if err != nil {
+					return "", 0, false, err
+				}
+				if ok {
+					break
+				}
+			}
+			if st >= s.steps {
 				continue
 			}
 		}
@@ -289,7 +370,7 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 	if bestStep < 0 {
 		return "", 0, false, nil
 	}
-	s.sc.SetStep(min(bestStep, max(s.e.steps-1, 0)))
+	s.sc.SetStep(min(bestStep, max(s.steps-1, 0)))
 	p, err := s.filePath(f)
 	if s.cur == &s.end {
 		bestStep = step // end actions all run at the last step
@@ -299,16 +380,18 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 
 // openFile creates (first time, mode truncate) or opens a file and writes its attributes
 // on creation.
-func (s *sim) openFile(f *desc.File, path string, par bool, step int, readOnly bool) (*instance, error) {
+func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly bool) (*instance, error) {
 	collMeta := strings.EqualFold(f.CollectiveMetadata.Text, "true")
-	fs := &plan.FileSpec{Parallel: par, ReadOnly: readOnly, CollMetadataOps: collMeta && par, CollMetadataWrite: collMeta && par, MakeDirs: !readOnly}
+	par := sh.par
+	fs := sh.spec()
+	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite, fs.MakeDirs = readOnly, collMeta && par, collMeta && par, !readOnly
 	kind := plan.CreateFile
 	if readOnly || s.existing[path] || strings.EqualFold(f.Mode.Text, "append") {
 		kind = plan.OpenFile
 		fs.MakeDirs = false
 	}
 	s.cur.Add(plan.Op{Kind: kind, Path: path, Collective: par, Step: step, File: fs})
-	in := &instance{file: f, path: path, parallel: par}
+	in := &instance{file: f, path: path, parallel: par, group: sh.group}
 	// A created file starts empty; a file appended to that this run has not written holds
 	// objects of an earlier run the description does not know of: this run's objects are
 	// created in it.
@@ -435,6 +518,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			return &desc.Error{Pos: v.ds.Pos, Key: v.ds.Type.Path, Value: v.ds.Name,
 				Reason: fmt.Sprintf("the shape of %s changes from %v to %v at step %d in the same file", v.path, old.shape, sp.shape, step)}
 		}
+		if sp.create.Type.VarLen && in.parallel {
+			return errAt(v.ds.Type, "dataset %s of variable-length strings in file %s, which %d ranks share through MPI-IO: parallel HDF5 writes no variable-length data so (HDF5 1.10 and 1.14: \"Parallel IO does not support writing VL datatypes\")",
+				"ranks: 1 (a file per rank: HDF5's serial driver, as for a shared file on one rank), a fixed-length strN, or vstr attributes (parallel HDF5 writes those)", v.path, in.path, s.env.Size)
+		}
 		nr, rank := in.share(s.env)
 		dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
 		if err != nil {
@@ -445,6 +532,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		prev := s.writes[in.path][v.path]
 		if !created[v.path] {
 			ds := sp.create
+			if sp.startEmpty {
+				ds.Shape = slices.Clone(ds.Shape)
+				ds.Shape[sp.extend] = 0
+			}
 			s.cur.Add(plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds})
 			created[v.path] = true
 			if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
@@ -458,11 +549,11 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		p := dec.part(rank)
 		fileShape := slices.Clone(sp.shape)
 		sel := p.sel
-		if sp.extend >= 0 && len(prev) > 0 {
-			k := uint64(len(prev))
-			fileShape[0] = (k + 1) * sp.shape[0]
+		if sp.extend >= 0 && (len(prev) > 0 || sp.startEmpty) {
+			k, x := uint64(len(prev)), sp.extend
+			fileShape[x] = (k + 1) * sp.shape[x]
 			s.cur.Add(plan.Op{Kind: plan.ExtendDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &plan.DatasetSpec{Shape: slices.Clone(fileShape)}})
-			sel = shift(sel, k*sp.shape[0])
+			sel = shift(sel, x, k*sp.shape[x])
 		}
 		t := &plan.Transfer{Variable: v.path, Buffer: v.path, MemType: sp.mem, MemShape: p.mem, FileType: sp.create.Type, FileShape: fileShape, Selection: sel}
 		if sp.buffer != "" {
@@ -474,7 +565,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 				t.Selection = plan.None()
 			}
 		}
-		s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		ghosted(t, sp.ghost)
+		if issues(t, coll) {
+			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		}
 		s.writes[in.path][v.path] = append(prev, step)
 	}
 	if len(a.Datasets) > 0 && len(dsOpen) == 0 {
@@ -489,12 +583,23 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	return nil
 }
 
-// shift moves a selection by off along dimension 0.
-func shift(sel plan.Selection, off uint64) plan.Selection {
+// issues reports whether a rank makes the H5Dwrite or H5Dread of transfer t: always in a
+// collective transfer (every rank of the file's communicator must call), and under
+// independent transfer only when it selects something, as a real code does (a rank that
+// owns no part of a rank-0 dataset makes no call; an empty call would show in the census
+// and in a profile as a write the program never makes).
+func issues(t *plan.Transfer, coll bool) bool { return coll || !t.Selection.IsNone() }
+
+// shift moves a selection by off along dimension dim (a series' slab k of an extended
+// dataset lies k slabs along the dimension it grows by).
+func shift(sel plan.Selection, dim int, off uint64) plan.Selection {
 	out := plan.Selection{Blocks: make([]plan.Hyperslab, len(sel.Blocks))}
+	if sel.Kind == plan.Points {
+		out.Kind = plan.Points
+	}
 	for i, h := range sel.Blocks {
 		st := slices.Clone(h.Start)
-		st[0] += off
+		st[dim] += off
 		out.Blocks[i] = plan.Hyperslab{Start: st, Stride: h.Stride, Count: h.Count, Block: h.Block}
 	}
 	return out
@@ -506,10 +611,27 @@ func (e *engine) decomposer(ds *desc.Dataset, sp *dsSpec, sc *desc.Scope, nranks
 	if d, ok := e.decomps[k]; ok {
 		return d, nil
 	}
+	// Datasets of one map decomposition and shape share it (E3SM's hundreds of variables
+	// on a few decompositions): the key names no dataset.
+	var shared decompKey
+	if dc := &ds.Decompose; strings.EqualFold(dc.Kind.Text, "map") {
+		path, err1 := sc.Text(dc.File)
+		kk, err2 := sc.Int(dc.Decomp)
+		if err1 == nil && err2 == nil {
+			shared = decompKey{nil, fmt.Sprint(relTo(dir, path), kk, strings.ToLower(dc.Order.Text), sp.shape), nranks}
+			if d, ok := e.decomps[shared]; ok {
+				e.decomps[k] = d
+				return d, nil
+			}
+		}
+	}
 	d, err := newDecomposer(ds, &ds.Decompose, sc, slices.Clone(sp.shape), sp.auto, nranks, dir)
 	if err != nil {
 		return nil, err
 	}
 	e.decomps[k] = d
+	if shared.shape != "" {
+		e.decomps[shared] = d
+	}
 	return d, nil
 }

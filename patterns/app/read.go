@@ -32,17 +32,24 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 		if sp.extend < 0 {
 			slabs = written[len(written)-1:] // the last write's values
 		}
-		full := slices.Clone(sp.shape)
-		if sp.extend >= 0 {
-			full[0] = uint64(len(written)) * sp.shape[0]
-		}
 		for k, ws := range slabs {
+			// The seeded values of an element follow its linear index in the extent it
+			// was written in: a series along dimension 0 keeps the indices of the slabs
+			// written before (the whole extent serves), along any other dimension the
+			// slab's indices are those of the extent right after its write.
+			full := slices.Clone(sp.shape)
+			switch {
+			case sp.extend == 0:
+				full[0] = uint64(len(written)) * sp.shape[0]
+			case sp.extend > 0:
+				full[sp.extend] = uint64(k+1) * sp.shape[sp.extend]
+			}
 			sel, mem, err := s.readPart(a, v.ds, sp, nranks, rank)
 			if err != nil {
 				return err
 			}
 			if sp.extend >= 0 {
-				sel = shift(sel, uint64(k)*sp.shape[0])
+				sel = shift(sel, sp.extend, uint64(k)*sp.shape[sp.extend])
 			}
 			t := &plan.Transfer{Variable: v.path, Buffer: v.path, MemType: sp.mem, MemShape: mem, FileType: sp.create.Type, FileShape: full, Selection: sel}
 			if sp.buffer != "" {
@@ -51,7 +58,10 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 			if len(sp.shape) == 0 {
 				t.MemShape = nil
 			}
-			s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: coll, Step: ws, Transfer: t})
+			ghosted(t, sp.ghost)
+			if issues(t, coll) {
+				s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: coll, Step: ws, Transfer: t})
+			}
 		}
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: v.path, Collective: in.parallel, Step: step})
 	}
@@ -159,21 +169,41 @@ func (e *engine) restart(a *desc.Action, env patterns.Env) (plan.Plan, error) {
 		return plan.Plan{}, err
 	}
 	// Replay the writers' run: a shared file is the same for every writer (rank 0's
-	// replay); per-rank files need as many readers as writers.
+	// replay); per-rank files need as many readers as writers; the files of groups of K
+	// writers (N-to-M) are read by as many groups of readers, each file by its group (the
+	// replay of the writers' group's first rank).
 	wenv := patterns.Env{Rank: 0, Size: writers, Path: env.Path, Seed: env.Seed}
 	w, err := e.newSim(wenv)
 	if err != nil {
 		return plan.Plan{}, err
 	}
-	par, err := w.parallel(f)
+	sh, err := w.parallel(f)
 	if err != nil {
 		return plan.Plan{}, err
 	}
-	if !par {
+	par, readGroup := sh.par, 0
+	switch {
+	case !par:
 		if writers != env.Size {
 			return plan.Plan{}, errAt(a.WrittenBy, "files per rank are read back by as many ranks as wrote them (%d), not %d", "written_by: nranks for per-rank files", writers, env.Size)
 		}
 		wenv.Rank = env.Rank
+	case sh.group > 0:
+		files := (writers + sh.group - 1) / sh.group
+		if env.Size%files != 0 {
+			v := a.WrittenBy
+			if !v.Set {
+				v = f.Ranks
+			}
+			return plan.Plan{}, errAt(v, "%d writers in groups of %d wrote %d files; %d readers do not split into %d equal groups", "a multiple of the file count as readers (each file read by its group of readers)", writers, sh.group, files, env.Size, files)
+		}
+		readGroup = env.Size / files
+		wenv.Rank = env.Rank / readGroup * sh.group
+		if readGroup == env.Size { // one file: every reader shares it
+			readGroup = 0
+		}
+	}
+	if wenv.Rank != 0 {
 		if w, err = e.newSim(wenv); err != nil {
 			return plan.Plan{}, err
 		}
@@ -215,9 +245,10 @@ func (e *engine) restart(a *desc.Action, env patterns.Env) (plan.Plan, error) {
 	if err != nil {
 		return pl, err
 	}
-	in := &instance{file: f, path: path, parallel: par}
-	pl.Add(plan.Op{Kind: plan.OpenFile, Path: path, Collective: par, Step: step, File: &plan.FileSpec{Parallel: par, ReadOnly: true,
-		CollMetadataOps: par && strings.EqualFold(f.CollectiveMetadata.Text, "true")}})
+	in := &instance{file: f, path: path, parallel: par, group: readGroup}
+	fs := sharing{par: par, group: readGroup}.spec()
+	fs.ReadOnly, fs.CollMetadataOps = true, par && strings.EqualFold(f.CollectiveMetadata.Text, "true")
+	pl.Add(plan.Op{Kind: plan.OpenFile, Path: path, Collective: par, Step: step, File: fs})
 	if err := r.readContent(in, a, step, coll && par); err != nil {
 		return pl, err
 	}

@@ -22,8 +22,12 @@ type dsSpec struct {
 	shape  []uint64         // one write's extent
 	auto   bool             // shape[0] from the uneven counts
 	extend int              // -1: not extended
-	mem    plan.Type
-	buffer string // "" : own buffer; else the shared interleaved struct's
+	// startEmpty creates an extended dataset with extent 0 along extend and extends it
+	// before every write, the first included.
+	startEmpty bool
+	mem        plan.Type
+	buffer     string   // "" : own buffer; else the shared interleaved struct's
+	ghost      []uint64 // ghost cells per side and dimension (nil: none)
 }
 
 func unlimitedText(t string) bool {
@@ -60,13 +64,23 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		if err != nil {
 			return nil, err
 		}
-		if k != 0 {
-			return nil, errAt(ds.Extend, "series grow along dimension 0", "extend: 0 (the slowest dimension)")
-		}
 		if len(s.shape) == 0 {
 			return nil, errAt(ds.Extend, "a scalar dataset cannot grow", "a shape with at least one dimension")
 		}
+		if k < 0 || k >= len(s.shape) {
+			return nil, errAt(ds.Extend, "%s has no dimension %d (it has %d)", fmt.Sprintf("a dimension index 0..%d (0 the slowest)", len(s.shape)-1), ds.Name, k, len(s.shape))
+		}
 		s.extend = k
+	}
+	if ds.StartEmpty.Set {
+		b, err := sc.Bool(ds.StartEmpty)
+		if err != nil {
+			return nil, err
+		}
+		if b && s.extend < 0 {
+			return nil, errAt(ds.StartEmpty, "start_empty without extend", "extend: 0 with start_empty: true, or no start_empty")
+		}
+		s.startEmpty = b
 	}
 	if len(ds.MaxShape) > 0 {
 		if len(ds.MaxShape) != len(ds.Shape) {
@@ -88,7 +102,17 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		c.MaxShape[s.extend] = plan.MaxUnlimited
 	}
 	if s.extend >= 0 && c.MaxShape[s.extend] != plan.MaxUnlimited {
-		return nil, errAt(ds.Extend, "the dimension it extends is not unlimited in max_shape", "max_shape: [unlimited, ...]")
+		var unl []string
+		for i, m := range c.MaxShape {
+			if m == plan.MaxUnlimited {
+				unl = append(unl, strconv.Itoa(i))
+			}
+		}
+		allowed := "max_shape[" + strconv.Itoa(s.extend) + "]: unlimited"
+		if len(unl) > 0 {
+			allowed = "an unlimited dimension of " + ds.Name + " (" + strings.Join(unl, ", ") + "), or " + allowed
+		}
+		return nil, errAt(ds.Extend, "dimension %d of %s is fixed (max_shape[%d] = %d): a series grows along an unlimited dimension", allowed, s.extend, ds.Name, s.extend, c.MaxShape[s.extend])
 	}
 	layout := strings.ToLower(ds.Layout.Text)
 	if layout == "" {
@@ -145,6 +169,9 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		if strings.EqualFold(ds.Fill.Text, "undefined") {
 			c.FillUndefined = true
 		} else {
+			if t.VarLen {
+				return nil, errAt(ds.Fill, "a variable-length string dataset takes no fill value here", "no fill (HDF5's default: no string)")
+			}
 			b, err := encodeValue(t, ds.Fill)
 			if err != nil {
 				return nil, err
@@ -184,11 +211,65 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		}
 		s.mem, s.buffer = m, "struct "+m.Name
 	}
+	if ds.Memory.Ghost.Set {
+		if s.ghost, err = ghostCells(ds, len(s.shape), sc); err != nil {
+			return nil, err
+		}
+		if s.buffer != "" {
+			return nil, errAt(ds.Memory.Ghost, "ghost cells around an interleaved struct's elements", "ghost with a buffer of the dataset's own (memory.type or none), not memory.struct")
+		}
+	}
 	c.Shape = slices.Clone(s.shape)
 	if err := validateCreate(c); err != nil {
 		return nil, &desc.Error{Pos: ds.Pos, Key: ds.Type.Path, Value: ds.Name, Reason: err.Error()}
 	}
 	return s, nil
+}
+
+// ghostCells evaluates memory.ghost for a dataset of ndims dimensions: one count for
+// every dimension, or one each; the decomposition must give each rank one block.
+func ghostCells(ds *desc.Dataset, ndims int, sc *desc.Scope) ([]uint64, error) {
+	v := ds.Memory.Ghost
+	if ndims == 0 {
+		return nil, errAt(v, "ghost cells around a scalar", "ghost on a dataset with a shape")
+	}
+	switch k := strings.ToLower(ds.Decompose.Kind.Text); k {
+	case "", "block", "uneven", "rank0", "replicated":
+	default:
+		return nil, errAt(v, "ghost cells around a %s decomposition's elements", "a decomposition that gives each rank one block: block, uneven, rank0, replicated", k)
+	}
+	vals := v.List
+	if vals == nil {
+		vals = slices.Repeat([]desc.Value{v}, ndims)
+	}
+	if len(vals) != ndims {
+		return nil, errAt(v, "%d ghost counts for %d dimensions", "one count, or one per dimension", len(vals), ndims)
+	}
+	g := make([]uint64, ndims)
+	for i, x := range vals {
+		n, err := sc.Uint(x)
+		if err != nil {
+			return nil, err
+		}
+		g[i] = n
+	}
+	return g, nil
+}
+
+// ghosted gives transfer t a memory space ghost[i] elements larger on each side of its
+// block (ghost cells) and selects the block inside it; a rank with nothing to move keeps
+// its empty memory space.
+func ghosted(t *plan.Transfer, ghost []uint64) {
+	if ghost == nil || t.Selection.IsNone() || len(t.MemShape) != len(ghost) {
+		return
+	}
+	mem := make([]uint64, len(ghost))
+	for i, n := range t.MemShape {
+		mem[i] = n + 2*ghost[i]
+	}
+	sel := plan.Selection{Blocks: []plan.Hyperslab{plan.Block(slices.Clone(ghost), slices.Clone(t.MemShape))}}
+	t.MemShape, t.MemSelection = mem, &sel
+	t.Selection.Kind = plan.Hyperslabs // H5S_ALL takes the whole memory space
 }
 
 // typeAt resolves a type name, expanding ${...} first (a type may be a parameter, e.g.
@@ -310,7 +391,18 @@ func encodeValue(t plan.Type, v desc.Value) ([]byte, error) {
 	case plan.Compound:
 		return nil, errAt(v, "a literal value of compound type %s", "a numeric or string type", t)
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v.Text), 64)
+	text := strings.TrimSpace(v.Text)
+	// 64-bit integers exactly: a float64 holds 53 bits (netCDF's unlimited dimension
+	// length, 2^64-1, is E3SM's -DIM_time).
+	if u, err := strconv.ParseUint(text, 10, 64); err == nil && t.Class == plan.Uint64 {
+		binary.NativeEndian.PutUint64(b, u)
+		return b, nil
+	}
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil && t.Class == plan.Int64 {
+		binary.NativeEndian.PutUint64(b, uint64(i))
+		return b, nil
+	}
+	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {
 		return nil, errAt(v, "not a number", "a number")
 	}
@@ -331,6 +423,11 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 			return nil, err
 		}
 	} else {
+		for _, v := range vals {
+			if v.Map != nil {
+				return nil, errAt(v, "a map of member values needs the attribute's type", "type: NAME, a compound declared under types")
+			}
+		}
 		t = inferType(vals)
 	}
 	var shape []uint64
@@ -347,8 +444,20 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 		shape = []uint64{uint64(len(vals))}
 	}
 	n := int(plan.Product(shape))
-	if t.Class == plan.Compound && !a.Generate.Set {
-		return nil, &desc.Error{Pos: a.Pos, Key: a.Type.Path, Value: a.Type.Text, Reason: "a compound attribute takes generated values", Allowed: "generate: seeded|index"}
+	if t.VarLen && !a.Generate.Set && len(vals) > 0 {
+		// Literal variable-length strings: the plan's fixed strings are as long as the
+		// longest value, so none is cut (N of vstrN sizes generated values only).
+		t.Size = 1
+		for _, v := range vals {
+			s := v.Text
+			if isExpr(s) {
+				var err error
+				if s, err = sc.Text(v); err != nil {
+					return nil, err
+				}
+			}
+			t.Size = max(t.Size, len(s))
+		}
 	}
 	buf := make([]byte, n*t.Size)
 	switch {
@@ -362,28 +471,9 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 		}
 	case len(vals) == n || (len(vals) == 1 && shape == nil):
 		for i, v := range vals {
-			b := buf[i*t.Size : (i+1)*t.Size]
-			if isExpr(v.Text) {
-				if t.Class == plan.String {
-					s, err := sc.Text(v)
-					if err != nil {
-						return nil, err
-					}
-					copy(b, s)
-					continue
-				}
-				f, err := sc.Float(v)
-				if err != nil {
-					return nil, err
-				}
-				putNumber(t, b, f)
-				continue
-			}
-			x, err := encodeValue(t, v)
-			if err != nil {
+			if err := encodeElement(t, buf[i*t.Size:(i+1)*t.Size], v, sc); err != nil {
 				return nil, err
 			}
-			copy(b, x)
 		}
 	case len(vals) == 0:
 		return nil, &desc.Error{Pos: a.Pos, Key: a.Value.Path, Reason: "an attribute needs a value", Allowed: "value: LITERAL or generate: seeded|index"}
@@ -391,6 +481,77 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 		return nil, errAt(a.Value, "%d values for %d elements", "one value per element", len(vals), n)
 	}
 	return &plan.AttributeSpec{Name: a.Name, Type: t, Shape: shape, Value: buf}, nil
+}
+
+// encodeElement stores one literal element of type t into b: a number, a string (either
+// may be ${EXPR}), or for a compound a map of its members' values by name, every member
+// given and no other.
+func encodeElement(t plan.Type, b []byte, v desc.Value, sc *desc.Scope) error {
+	if t.Class == plan.Compound {
+		if v.Map == nil {
+			return errAt(v, "a compound value of %s here is not a map of members", "a map of member values: "+memberForm(t), t.Name)
+		}
+		for _, m := range v.Map {
+			if !slices.ContainsFunc(t.Members, func(x plan.Member) bool { return x.Name == m.Key }) {
+				return errAt(m, "type %s has no member %s", memberList(t), t.Name, m.Key)
+			}
+		}
+		for _, m := range t.Members {
+			i := slices.IndexFunc(v.Map, func(x desc.Value) bool { return x.Key == m.Name })
+			if i < 0 {
+				return errAt(v, "no value for member %s of %s", "every member given: "+memberForm(t), m.Name, t.Name)
+			}
+			if err := encodeElement(m.Type, b[m.Offset:m.Offset+m.Type.Size], v.Map[i], sc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if v.Map != nil || v.List != nil {
+		return errAt(v, "an element or member of type %s given a map or list", "a number or a string", t)
+	}
+	if isExpr(v.Text) {
+		if t.Class == plan.String {
+			s, err := sc.Text(v)
+			if err != nil {
+				return err
+			}
+			copy(b, s)
+			return nil
+		}
+		f, err := sc.Float(v)
+		if err != nil {
+			return err
+		}
+		putNumber(t, b, f)
+		return nil
+	}
+	x, err := encodeValue(t, v)
+	if err != nil {
+		return err
+	}
+	copy(b, x)
+	return nil
+}
+
+// memberList names a compound's members; memberForm shows the map that gives them.
+func memberList(t plan.Type) string {
+	names := make([]string, len(t.Members))
+	for i, m := range t.Members {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func memberForm(t plan.Type) string {
+	parts := make([]string, len(t.Members))
+	for i, m := range t.Members {
+		parts[i] = m.Name + ": " + m.Type.Class.String()
+		if m.Type.Class == plan.Compound {
+			parts[i] = m.Name + ": " + memberForm(m.Type)
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // inferType is an untyped attribute's type: i64 when every value is an integer, f64 when

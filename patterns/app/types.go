@@ -9,6 +9,10 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
+// VStrLen is the length of the values generated for a vstr dataset or attribute (vstrN
+// gives N): a variable-length string's data must have some length.
+const VStrLen = 16
+
 // atomic maps the description's atomic type names to plan types.
 var atomic = map[string]plan.Type{
 	"i8": plan.I8, "u8": plan.U8, "i16": plan.I16, "u16": plan.U16, "i32": plan.I32, "u32": plan.U32,
@@ -32,7 +36,7 @@ func newTypeSet(d *desc.Description) *typeSet {
 }
 
 func (ts *typeSet) allowed() string {
-	names := []string{"i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (N bytes)"}
+	names := []string{"i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (N bytes), vstr or vstrN (variable-length)"}
 	for n := range ts.compounds {
 		names = append(names, n)
 	}
@@ -52,6 +56,14 @@ func (ts *typeSet) resolve(v desc.Value, seen []string) (plan.Type, error) {
 	if strings.HasPrefix(name, "str") {
 		if n, err := strconv.Atoi(name[3:]); err == nil && n >= 1 {
 			return plan.Str(n), nil
+		}
+	}
+	if name == "vstr" {
+		return plan.VStr(VStrLen), nil
+	}
+	if strings.HasPrefix(name, "vstr") {
+		if n, err := strconv.Atoi(name[4:]); err == nil && n >= 1 {
+			return plan.VStr(n), nil
 		}
 	}
 	if t, ok := ts.done[name]; ok {
@@ -89,6 +101,10 @@ func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) 
 		if err != nil {
 			return t, err
 		}
+		if t.VarLen {
+			return t, &desc.Error{Pos: m.Type.Pos, Key: m.Type.Path, Value: m.Type.Text, Reason: "a variable-length string inside a compound is not supported",
+				Allowed: "strN, a fixed-length string member (vstr for datasets and attributes of their own)"}
+		}
 		a := t.Align()
 		off = (off + a - 1) / a * a
 		members = append(members, plan.Field(m.Name, off, t))
@@ -102,6 +118,23 @@ func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) 
 	return plan.Struct(c.Name, size, members...), nil
 }
 
+// varLenIn reports whether content holds a dataset of variable-length strings, groups
+// included (its type evaluated in sc).
+func (e *engine) varLenIn(c *desc.Content, sc *desc.Scope) (bool, error) {
+	for _, ds := range c.Datasets {
+		t, err := e.typeAt(ds.Type, sc)
+		if err != nil || t.VarLen {
+			return t.VarLen, err
+		}
+	}
+	for _, g := range c.Groups {
+		if vl, err := e.varLenIn(&g.Content, sc); vl || err != nil {
+			return vl, err
+		}
+	}
+	return false, nil
+}
+
 // numeric reports whether HDF5 converts the class to and from every other numeric class.
 func numeric(c plan.Class) bool { return c != plan.String && c != plan.Compound }
 
@@ -111,6 +144,9 @@ func convertible(mem, file plan.Type) string {
 	case numeric(mem.Class) && numeric(file.Class):
 		return ""
 	case mem.Class == plan.String && file.Class == plan.String:
+		if mem.VarLen != file.VarLen {
+			return "HDF5 converts no fixed-length string to a variable-length one, nor back"
+		}
 		return ""
 	case mem.Class == plan.Compound && file.Class == plan.Compound:
 		shared := 0

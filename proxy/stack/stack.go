@@ -115,6 +115,10 @@ const (
 	// MultiDataset: the layout carries several datasets' transfers out in one call
 	// (MultiExec; HDF5 1.14's H5Dwrite_multi and H5Dread_multi).
 	MultiDataset
+	// MemorySpaces: the layout hands HDF5 each transfer's memory space, so a memory
+	// selection (plan.Transfer.MemSelection: ghost cells) is selected there; the session
+	// gives the other layouts the selected elements packed (plan.Transfer.Packed).
+	MemorySpaces
 )
 
 // MultiExec is implemented by layouts with MultiDataset and by the layers above them

@@ -44,6 +44,9 @@ func filters(i h5.Info) string {
 func (d *deriver) typeName(t plan.Type, user string) string {
 	switch t.Class {
 	case plan.String:
+		if t.VarLen { // a literal value sizes it; generated values take vstr's length
+			return "vstr"
+		}
 		return fmt.Sprintf("str%d", t.Size)
 	case plan.Compound:
 		for _, n := range d.types {
@@ -95,6 +98,9 @@ func (d *deriver) members(t plan.Type) string {
 			s = d.members(m.Type)
 		case plan.String:
 			s = fmt.Sprintf("str%d", m.Type.Size)
+			if m.Type.VarLen {
+				s = "vstr" // the description rejects it with its position: compounds hold fixed strings
+			}
 		default:
 			s = m.Type.Class.String()
 		}
@@ -129,21 +135,35 @@ func (d *deriver) attrs(w *bytes.Buffer, as []plan.AttributeSpec, ind string) {
 	}
 }
 
-// values renders an attribute's value (a scalar or a list) when it is small and atomic.
+// values renders an attribute's value (a scalar or a list) when it is small: numbers,
+// a string, or compounds as maps of their members' values.
 func values(a plan.AttributeSpec, limit int) (string, bool) {
 	n := int(plan.Product(a.Shape))
-	if n > limit || a.Type.Class == plan.Compound || (len(a.Shape) > 0 && a.Type.Class == plan.String) {
+	if n > limit || (len(a.Shape) > 0 && a.Type.Class == plan.String && !a.Type.VarLen) {
 		return "", false
 	}
 	var out []string
 	for i := 0; i < n; i++ {
 		b := a.Value[i*a.Type.Size : (i+1)*a.Type.Size]
-		out = append(out, scalar(a.Type, b))
+		out = append(out, element(a.Type, b))
 	}
 	if len(a.Shape) == 0 {
 		return out[0], true
 	}
 	return "[" + strings.Join(out, ", ") + "]", true
+}
+
+// element renders one element: a compound as a flow map of its members by name (nested
+// compounds as nested maps), anything else as a scalar.
+func element(t plan.Type, b []byte) string {
+	if t.Class != plan.Compound {
+		return scalar(t, b)
+	}
+	parts := make([]string, len(t.Members))
+	for i, m := range t.Members {
+		parts[i] = key(m.Name) + ": " + element(m.Type, b[m.Offset:m.Offset+m.Type.Size])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 func scalar(t plan.Type, b []byte) string {

@@ -292,7 +292,11 @@ func sigGroup(b *strings.Builder, g *Group) {
 
 func sigAttrs(b *strings.Builder, as []plan.AttributeSpec) {
 	for _, a := range as {
-		fmt.Fprintf(b, "A%s:%s%v;", a.Name, a.Type, a.Shape)
+		t := a.Type.String()
+		if a.Type.VarLen { // sized by its value when read: the file's type is one
+			t = "vstr"
+		}
+		fmt.Fprintf(b, "A%s:%s%v;", a.Name, t, a.Shape)
 	}
 }
 

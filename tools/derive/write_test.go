@@ -34,7 +34,8 @@ func wantLines(t *testing.T, text string, lines ...string) {
 // TestWriteFolds: datasets of one type and shape fold into a list key, per-rank extents
 // become parameters (n_NAME when several), an extent the ranks do not divide goes to rank
 // 0, chunking and filters are kept in order, names YAML would misread are quoted, and
-// compound types are declared once under types.
+// compound types are declared once under types; small compound attributes keep their
+// values as maps of members (nested compounds nested).
 func TestWriteFolds(t *testing.T) {
 	chunked := ds("packed", plan.F64, 64, 8)
 	chunked.Info.Chunk = []uint64{16, 8}
@@ -42,11 +43,14 @@ func TestWriteFolds(t *testing.T) {
 	chunked.Info.Filters = []plan.Filter{{ID: plan.FilterShuffle}, {ID: plan.FilterFletcher32}}
 	chunked.Info.MaxShape = []uint64{plan.MaxUnlimited, 8}
 	box := plan.Struct("", 8, plan.Field("lo", 0, plan.I32), plan.Field("hi", 4, plan.I32))
+	span := plan.Struct("", 8, plan.Field("first", 0, plan.I32), plan.Field("last", 4, plan.I32))
 	root := &Group{Name: "/", Datasets: []*Dataset{
 		ds("a", plan.F32, 32), ds("b", plan.F32, 32), ds("y", plan.F32, 32),
 		ds("offsets", plan.I64, 9), chunked, ds("boxes", box, 4), ds("more boxes", box, 4),
 	}, Attrs: []plan.AttributeSpec{{Name: "time", Type: plan.F64, Value: make([]byte, 8)},
-		{Name: "name", Type: plan.Str(4), Value: []byte("sod\x00")}}}
+		{Name: "name", Type: plan.Str(4), Value: []byte("sod\x00")},
+		{Name: "domain", Type: span, Value: []byte{1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff}},
+		{Name: "cells", Type: plan.Struct("", 16, plan.Field("span", 0, span), plan.Field("n", 8, plan.F64)), Shape: []uint64{2}, Value: make([]byte, 32)}}}
 	text := render(t, []*File{{Path: "dir/out.h5", Root: root}}, 4)
 	wantLines(t, text,
 		`[a, b, "y"]: {type: f32, shape: [n_a * nranks]}`,
@@ -57,6 +61,9 @@ func TestWriteFolds(t *testing.T) {
 		`[boxes, "more boxes"]: {type: boxes, shape: [n_boxes * nranks]}`,
 		"time: {type: f64, value: 0.0}",
 		`name: {type: str4, value: "sod"}`,
+		"domain: {type: domain, value: {first: 1, last: -2}}",
+		`cells: {type: cells, shape: [2], value: [{span: {first: 0, last: 0}, "n": 0.0}, {span: {first: 0, last: 0}, "n": 0.0}]}`,
+		`  cells: {span: {first: i32, last: i32}, "n": f64}`,
 		"  - write: out\n    collective: true")
 	if strings.Count(text, "boxes: {lo") != 1 {
 		t.Errorf("compound declared more than once:\n%s", text)

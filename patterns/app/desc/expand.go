@@ -143,7 +143,7 @@ func (d *Description) find(f *File, ref string) *Dataset {
 }
 
 // likeKeys are the dataset keys `like:` copies when not given.
-var likeKeys = []string{"type", "shape", "max_shape", "extend", "layout", "chunk", "filters", "fill", "fill_time", "alloc_time", "decompose", "memory", "attributes"}
+var likeKeys = []string{"type", "shape", "max_shape", "extend", "start_empty", "layout", "chunk", "filters", "fill", "fill_time", "alloc_time", "decompose", "memory", "attributes"}
 
 func (d *Description) resolveLike(f *File, ds *Dataset, seen []*Dataset) error {
 	if !ds.Like.Set {
@@ -174,6 +174,8 @@ func (d *Description) resolveLike(f *File, ds *Dataset, seen []*Dataset) error {
 			ds.MaxShape = src.MaxShape
 		case "extend":
 			ds.Extend = src.Extend
+		case "start_empty":
+			ds.StartEmpty = src.StartEmpty
 		case "layout":
 			ds.Layout = src.Layout
 		case "chunk":

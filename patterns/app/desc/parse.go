@@ -195,6 +195,8 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 				return &Error{Pos: p.pos(e), Key: path, Reason: "a list of numbers or strings here holds " + kindName(resolve(e))}
 			}
 		}
+	case Data:
+		return p.checkData(n, path, true)
 	case TypeName:
 		if n.Kind == yaml.MappingNode && strings.HasPrefix(path, "types.") {
 			return p.check(n, typesNode.Elem, path) // a nested member map
@@ -220,6 +222,39 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 	default:
 		if n.Kind != yaml.ScalarNode {
 			return bad("want " + s.Kind.String())
+		}
+	}
+	return nil
+}
+
+// checkData checks a Data value: a scalar, a map of member values (scalars or maps), or,
+// at the top, a list of scalars or maps.
+func (p *parser) checkData(n *yaml.Node, path string, top bool) error {
+	n = resolve(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		keys, vals := pairs(n)
+		seen := map[string]bool{}
+		for i, k := range keys {
+			if seen[k.Value] {
+				return &Error{Pos: p.pos(k), Key: join(path, k.Value), Reason: "member given twice"}
+			}
+			seen[k.Value] = true
+			if err := p.checkData(vals[i], join(path, k.Value), false); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		if !top {
+			return &Error{Pos: p.pos(n), Key: path, Reason: "a list inside a member map", Allowed: "a member's value is a number, a string or a map (a nested compound); a list of maps is an array of compounds"}
+		}
+		for i, e := range n.Content {
+			if resolve(e).Kind == yaml.SequenceNode {
+				return &Error{Pos: p.pos(e), Key: fmt.Sprintf("%s[%d]", path, i), Reason: "a list inside a list", Allowed: "attributes are 1-D: a list of numbers, strings or member maps"}
+			}
+			if err := p.checkData(e, fmt.Sprintf("%s[%d]", path, i), false); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -298,9 +333,18 @@ func (x m) value(key string, s *Node) Value {
 func (p *parser) scalar(n *yaml.Node, path string) Value {
 	n = resolve(n)
 	v := Value{Text: n.Value, Pos: p.pos(n), Path: path, Set: true}
-	if n.Kind == yaml.SequenceNode {
+	switch n.Kind {
+	case yaml.SequenceNode:
 		for i, e := range n.Content {
 			v.List = append(v.List, p.scalar(e, fmt.Sprintf("%s[%d]", path, i)))
+		}
+		v.Text = ""
+	case yaml.MappingNode:
+		keys, vals := pairs(n)
+		for i, k := range keys {
+			m := p.scalar(vals[i], join(path, k.Value))
+			m.Key = k.Value
+			v.Map = append(v.Map, m)
 		}
 		v.Text = ""
 	}
@@ -325,6 +369,9 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			if !identRe.MatchString(k.Value) || slices.Contains(builtinVars, k.Value) {
 				return &Error{Pos: p.pos(k), Key: "params." + k.Value, Reason: "not a parameter name",
 					Allowed: "a name of letters, digits and _ (not starting with a digit), other than " + strings.Join(builtinVars, ", ")}
+			}
+			if err := p.checkParamName(k); err != nil {
+				return err
 			}
 			v := p.scalar(vals[i], "params."+k.Value)
 			d.Params = append(d.Params, Param{Name: k.Value, Pos: p.pos(k), Value: v, IsList: resolve(vals[i]).Kind == yaml.SequenceNode})
@@ -364,6 +411,37 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// SessionKey, when set, reports whether a name is one of the session's keys (or their
+// aliases), and which: package proxy installs it, since the session's keys are its own and
+// this package may not import it. A parameter of that name could never be set (KEY=VALUE
+// goes to the session first), so the parser rejects it.
+var SessionKey func(name string) (key string, ok bool)
+
+// ownKeys are the app pattern's own option keys, which a parameter cannot take either.
+var ownKeys = []string{"description"}
+
+// checkParamName rejects a parameter named like a session key or the pattern's own key
+// (compared as options compare keys: case ignored).
+func (p *parser) checkParamName(k *yaml.Node) error {
+	key, ok := "", false
+	for _, o := range ownKeys {
+		if strings.EqualFold(o, k.Value) {
+			key, ok = "app pattern key "+o, true
+		}
+	}
+	if !ok && SessionKey != nil {
+		if key, ok = SessionKey(k.Value); ok {
+			key = "session key " + key
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return &Error{Pos: p.pos(k), Key: "params." + k.Value, Value: k.Value,
+		Reason:  "the parameter's name collides with the " + key + " (KEY=VALUE would set that key, never the parameter)",
+		Allowed: "a name that is no session key (h5proxy help session lists them) and not description, e.g. " + k.Value + "_"}
 }
 
 func (p *parser) compound(name string, pos Pos, n *yaml.Node, path string) *Compound {
@@ -453,7 +531,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	x := p.mapOf(resolve(n), path)
 	d := &Dataset{Name: name, Pos: pos, set: x.set,
 		Like: x.value("like", s), Type: x.value("type", s), Shape: x.list("shape"), MaxShape: x.list("max_shape"),
-		Extend: x.value("extend", s), Layout: x.value("layout", s), Chunk: x.list("chunk"),
+		Extend: x.value("extend", s), StartEmpty: x.value("start_empty", s), Layout: x.value("layout", s), Chunk: x.list("chunk"),
 		Fill: x.value("fill", s), FillTime: x.value("fill_time", s), AllocTime: x.value("alloc_time", s),
 		Attributes: p.attributes(x.vals["attributes"], join(path, "attributes")),
 	}
@@ -468,7 +546,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	}
 	d.Decompose = p.decompose(x.vals["decompose"], join(path, "decompose"))
 	mx := p.mapOf(x.vals["memory"], join(path, "memory"))
-	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode)}
+	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode), Ghost: mx.value("ghost", memNode)}
 	return d, nil
 }
 
@@ -504,19 +582,19 @@ func (p *parser) decompose(n *yaml.Node, path string) Decompose {
 	s := decompNode
 	if n != nil && n.Kind == yaml.ScalarNode {
 		return Decompose{Kind: p.scalar(n, join(path, "kind")), Block: Value{Text: "1", Path: join(path, "block")},
-			Seed: Value{Text: "1", Path: join(path, "seed")}, Decomp: Value{Text: "1", Path: join(path, "decomp")}}
+			Seed: Value{Text: "1", Path: join(path, "seed")}, Decomp: Value{Text: "1", Path: join(path, "decomp")}, Order: Value{Text: "map", Path: join(path, "order")}}
 	}
 	x := p.mapOf(n, path)
 	return Decompose{Kind: x.value("kind", s), Grid: x.list("grid"), Block: x.value("block", s), Count: x.value("count", s),
 		Distribution: x.value("distribution", s), Mean: x.value("mean", s), Stddev: x.value("stddev", s),
-		Min: x.value("min", s), Max: x.value("max", s), Seed: x.value("seed", s), File: x.value("file", s), Decomp: x.value("decomp", s)}
+		Min: x.value("min", s), Max: x.value("max", s), Seed: x.value("seed", s), File: x.value("file", s), Decomp: x.value("decomp", s), Order: x.value("order", s)}
 }
 
 func (p *parser) action(n *yaml.Node, path string) (*Action, error) {
 	s := actionNode.Elem
 	x := p.mapOf(n, path)
 	a := &Action{Pos: p.pos(n), Write: x.value("write", s), Read: x.value("read", s), Flush: x.value("flush", s),
-		Every: x.value("every", s), At: x.value("at", s), Datasets: x.list("datasets"), Collective: x.value("collective", s), Step: x.value("step", s), WrittenBy: x.value("written_by", s)}
+		Every: x.value("every", s), When: x.value("when", s), At: x.value("at", s), Datasets: x.list("datasets"), Collective: x.value("collective", s), Step: x.value("step", s), WrittenBy: x.value("written_by", s)}
 	verbs := 0
 	for _, v := range []Value{a.Write, a.Read, a.Flush} {
 		if v.Set {

@@ -32,17 +32,21 @@ const (
 	Enum
 	// Bool is true or false.
 	Bool
-	// TypeName is a datatype: an atomic name (i8..u64, f32, f64), a fixed string strN, or
-	// the name of a compound declared under types.
+	// TypeName is a datatype: an atomic name (i8..u64, f32, f64), a fixed string strN, a
+	// variable-length string vstr or vstrN, or the name of a compound declared under types.
 	TypeName
 	// Literal is a value written as is: a number, a string or a list of them.
 	Literal
 	// Text is free text.
 	Text
+	// Data is a value of any datatype written as is: a Literal, or for a compound type a
+	// map of its members' values by name (nested compounds as nested maps), or a list of
+	// such maps (an array).
+	Data
 )
 
 var kindNames = map[Kind]string{Map: "map", Named: "named map", List: "list", Expr: "expression",
-	Template: "name template", Enum: "enum", Bool: "bool", TypeName: "type", Literal: "literal", Text: "text"}
+	Template: "name template", Enum: "enum", Bool: "bool", TypeName: "type", Literal: "literal", Text: "text", Data: "data"}
 
 // String names the kind in help output and error messages.
 func (k Kind) String() string { return kindNames[k] }
@@ -92,9 +96,9 @@ var (
 	attrNode = &Node{Key: "attributes", Kind: Named, Help: "attributes by name; a scalar is a literal attribute (a number, or a string)",
 		Example: `attributes: {units: "m/s", time: {type: f64, value: "${step * dt}"}}`,
 		Elem: &Node{Kind: Map, Short: "the attribute's literal value", Fields: []*Node{
-			{Key: "type", Kind: TypeName, Help: "datatype: atomic or strN (default: inferred from the value)"},
+			{Key: "type", Kind: TypeName, Help: "datatype: atomic, strN, vstr (a variable-length string), or a compound declared under types (default: inferred from the value)"},
 			{Key: "shape", Kind: List, Help: "extent of a 1-D array attribute (empty: scalar)", Elem: &Node{Kind: Expr}},
-			{Key: "value", Kind: Literal, Help: "literal value: a number, a string, or a list (an array attribute); ${EXPR} is evaluated when the attribute is written, at its object's creation (e.g. \"${step * dt}\"); without type: i64 for integers, f64 for other numbers and expressions, else a string as long as the longest value"},
+			{Key: "value", Kind: Data, Help: "literal value: a number, a string, or a list (an array attribute); for a compound type a map of its members' values by name (every member, each a number, a string or, for a nested compound, a map), or a list of such maps (e.g. {type: box, value: [{lo: 0, hi: 7}, {lo: 8, hi: 15}]}); ${EXPR} is evaluated when the attribute is written, at its object's creation (e.g. \"${step * dt}\"); without type: i64 for integers, f64 for other numbers and expressions, else a string as long as the longest value (a map needs type)"},
 			{Key: "generate", Kind: Enum, Allowed: []string{"seeded", "index"}, Help: "generated values instead of value: seeded pseudo-random (as datasets are filled) or the element index"},
 		}}}
 	filterNode = &Node{Key: "filters", Kind: List, Help: "the filter pipeline in order (chunked layout only)",
@@ -130,21 +134,24 @@ var (
 			{Key: "seed", Kind: Expr, Default: "1", Help: "uneven: the distribution's seed (the same seed draws the same counts)"},
 			{Key: "file", Kind: Template, Help: "uneven: a text file of one count per rank (whitespace separated); map: an E3SM map file (HDF5); points: a text file of lines `rank i [j ...]`; relative to the description's directory"},
 			{Key: "decomp", Kind: Expr, Default: "1", Help: "map: which decomposition of the map file (1 for D1)"},
+			{Key: "order", Kind: Enum, Allowed: []string{"map", "sorted"}, Default: "map", Help: "map: each rank's requests in the map file's order; sorted: sorted by offset, touching ones merged within a row (E3SM-IO's read_decomp before its pull request 165, h5bench's e3sm default: the same elements in fewer hyperslabs)"},
 		}}
 	memNode = &Node{Key: "memory", Kind: Map, Help: "the memory side of this dataset's transfers (default: a contiguous buffer of the file type)",
-		Example: `memory: {type: f32}`,
+		Example: `memory: {type: f32, ghost: 2}`,
 		Fields: []*Node{
 			{Key: "type", Kind: TypeName, Help: "memory datatype when it differs from the file type (HDF5 converts: any integer or float to any other; compound to compound by member name)"},
 			{Key: "struct", Kind: TypeName, Help: "interleaved: a compound type declared under types; the buffer is an array of these structs shared by every dataset naming it, and each write transfers the members the dataset's (compound) file type shares with it"},
+			{Key: "ghost", Kind: Literal, Help: "ghost cells: the buffer holds this many more elements on each side of a rank's block in every dimension (a number, or a list with one per dimension, e.g. [2, 2, 0]); transfers select the block inside it (a hyperslab of the memory space), the file is the same as without; block, uneven, rank0 and replicated decompositions"},
 		}}
 	datasetNode = &Node{Key: "datasets", Kind: Named, Help: "datasets by name; a name \"${list}\" or a YAML list as the key makes one per name",
 		Example: `datasets: {x: {type: f32, shape: [n * nranks]}, y: {like: x}}`,
 		Elem: &Node{Kind: Map, Fields: []*Node{
 			{Key: "like", Kind: Text, Help: "copy every key of another dataset not given here: a name in the same file, or FILE.PATH (e.g. checkpoint.dens)"},
-			{Key: "type", Kind: TypeName, Default: "f64", Help: "file datatype: i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (fixed string of N bytes) or a compound declared under types"},
+			{Key: "type", Kind: TypeName, Default: "f64", Help: "file datatype: i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (fixed string of N bytes), vstr or vstrN (variable-length string, H5T_VARIABLE: its generated values have 16 or N characters; no fill value, no member of a compound) or a compound declared under types"},
 			{Key: "shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "extent per dimension, slowest first; [] is a scalar; with uneven decomposition dim 0 may be `auto` (the sum of the counts)"},
 			{Key: "max_shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "maximum extent per dimension; `unlimited` for H5S_UNLIMITED (default: shape, or unlimited along extend)"},
-			{Key: "extend", Kind: Expr, Help: "series by extension: the dimension that grows by shape[dim] at each write (the dataset is created once, chunked, unlimited along it)"},
+			{Key: "extend", Kind: Expr, Help: "series by extension: the index of the dimension (0 the slowest, any up to the last) that grows by shape[dim] at each write; the dataset is created once, chunked, unlimited along it; with max_shape that dimension must be unlimited"},
+			{Key: "start_empty", Kind: Bool, Default: "false", Help: "with extend: create the dataset with extent 0 along it and extend it before every write, the first included (netCDF record variables as PnetCDF and E3SM-IO define them); false: created with the first write's extent"},
 			{Key: "layout", Kind: Enum, Allowed: []string{"contiguous", "chunked", "compact"}, Help: "storage layout (default: chunked when chunk, filters or extend are given, else contiguous)"},
 			{Key: "chunk", Kind: List, Elem: &Node{Kind: Expr}, Help: "chunk extent per dimension (layout chunked)"},
 			filterNode,
@@ -169,7 +176,7 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 	Example: `files: {history: {name: "particles.h5", datasets: {...}}}`,
 	Elem: &Node{Kind: Map, Fields: []*Node{
 		{Key: "name", Kind: Template, Help: "file name, relative to the session's file directory; ${step}, ${rank} and any expression substitute (e.g. plt_${step:05d}.h5); a file stays open while consecutive actions name the same file"},
-		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or N (N-to-M: ranks rank/N*N.. share a file, name must use rank / N)"},
+		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or K between (N-to-M: ranks div(rank, K)*K .. share a file, opened through MPI-IO on their own communicator, its datasets decomposed over them; the name must use div(rank, K), e.g. data_${div(rank, K)}.h5)", Example: `files: {part: {name: "part_${div(rank, 4)}.h5", ranks: 4}}`},
 		{Key: "mode", Kind: Enum, Allowed: []string{"truncate", "append"}, Default: "truncate", Help: "truncate: create or empty the file at its first action; append: open an existing file read-write"},
 		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output; the raw layouts hold one file at a time)"},
 		{Key: "collective_metadata", Kind: Bool, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write)"},
@@ -186,6 +193,7 @@ var actionNode = &Node{Key: "timeline", Kind: List, Help: "what happens in each 
 		{Key: "read", Kind: Text, Help: "read a file (its id) back and verify every value (read phase)"},
 		{Key: "flush", Kind: Text, Help: "flush a file (its id) that is open (H5Fflush)"},
 		{Key: "every", Kind: Expr, Default: "1", Help: "cadence: the action runs at the steps where step % every == 0 (every 10: steps 0, 10, 20, ...; steps count from 0)"},
+		{Key: "when", Kind: Expr, Help: "a condition over step, rank and the parameters that the action's steps must also meet, e.g. step >= 1 (a file written after another), step * nranks + rank < files (ranks past the last file skip), or a parameter that turns the action off (default: every step of the cadence)"},
 		{Key: "at", Kind: Enum, Allowed: []string{"step", "end", "restart"}, Default: "step", Help: "step: by cadence; end: once after the last step; restart: once at the start of the read phase (reads only)"},
 		{Key: "datasets", Kind: List, Elem: &Node{Kind: Text}, Help: "the subset of the file's datasets (paths or names) this action writes or reads (default: all)"},
 		{Key: "collective", Kind: Bool, Default: "true", Help: "collective (H5FD_MPIO_COLLECTIVE) or independent transfers"},
@@ -206,7 +214,7 @@ var Schema = &Node{Kind: Map, Help: "an application's HDF5 I/O", Fields: []*Node
 	{Key: "params", Kind: Named, Help: "parameters with their defaults, overridable as KEY=VALUE (and in h5proxy sweep): numbers, sizes with units (8Mi), durations (1.5s), strings, or lists of names",
 		Example: `params: {nx: 64, particles: 8Mi, vars: [dens, pres]}`, Elem: &Node{Kind: Literal, Help: "NAME: DEFAULT; a default may be an expression over the parameters above it"}},
 	{Key: "steps", Kind: Expr, Default: "1", Help: "number of steps of the write phase"},
-	{Key: "compute", Kind: Expr, Default: "0s", Help: "compute time after each write step (a duration, or an expression over step in seconds); the session's compute_kind and compute_jitter apply to it; without compute the session's compute_time (or compute_trace) applies"},
+	{Key: "compute", Kind: Expr, Default: "0s", Help: "compute time after each write step (a duration, or an expression over step in seconds); the session's compute_kind and compute_jitter apply to it; without compute the session's compute_time (or compute_trace) applies; with it they are errors (the description computes on its own, as dlio does, and the session would ignore them)"},
 	typesNode,
 	fileNode,
 	actionNode,

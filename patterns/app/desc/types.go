@@ -24,6 +24,11 @@ type Value struct {
 	Set  bool
 	// List holds the elements of a literal list (params, attribute values).
 	List []Value
+	// Map holds the members of a literal map (a compound attribute's value) in document
+	// order, each with its Key.
+	Map []Value
+	// Key is the member name of an element of a Map.
+	Key string
 }
 
 // Error is a description error: where, which key and value, why, and what is allowed.
@@ -141,6 +146,7 @@ type Dataset struct {
 	Shape      []Value
 	MaxShape   []Value
 	Extend     Value
+	StartEmpty Value
 	Layout     Value
 	Chunk      []Value
 	Filters    []Filter
@@ -177,12 +183,16 @@ type Decompose struct {
 	Seed         Value
 	File         Value
 	Decomp       Value
+	Order        Value
 }
 
 // Memory is the memory side of a dataset's transfers.
 type Memory struct {
 	Type   Value
 	Struct Value
+	// Ghost is the ghost cells per side: one value for every dimension, or a list (one
+	// per dimension).
+	Ghost Value
 }
 
 // Action is one entry of the timeline.
@@ -192,6 +202,7 @@ type Action struct {
 	Read       Value
 	Flush      Value
 	Every      Value
+	When       Value
 	At         Value
 	Datasets   []Value
 	Collective Value

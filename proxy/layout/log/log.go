@@ -147,7 +147,7 @@ func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 // open creates or opens a file. A created file gets /_LOG and the root attribute; an
 // opened one must have them.
 func (l *logLayout) open(op *plan.Op) (err error) {
-	comm, own, err := h5layout.FileComm(l.env, op.File.Parallel)
+	comm, own, err := h5layout.FileComm(l.env, op.File)
 	if err != nil {
 		return err
 	}
@@ -286,12 +286,22 @@ func checkExtent(path string, d *plan.DatasetSpec, shape []uint64) error {
 	return nil
 }
 
-// writeAnchor records a dataset's creation properties on its anchor: _anchor, and
-// _filters when the pipeline has filters beyond deflate (i64: per filter its identifier,
-// the number of client values, then the values), which replays apply as deflate is.
+// writeAnchor records a dataset's creation properties on its anchor: _anchor, _vstr for
+// variable-length strings (the bytes per element the logs hold: the file's type has no
+// length), and _filters when the pipeline has filters beyond deflate (i64: per filter its
+// identifier, the number of client values, then the values), which replays apply as
+// deflate is.
 func writeAnchor(id h5.ID, d *plan.DatasetSpec) error {
-	if err := h5.WriteAttribute(id, anchorAttr(d)); err != nil || len(d.Filters) == 0 {
+	if err := h5.WriteAttribute(id, anchorAttr(d)); err != nil {
 		return err
+	}
+	if d.Type.VarLen {
+		if err := h5.WriteAttribute(id, h5layout.Int64Attr("_vstr", []int64{int64(d.Type.Size)})); err != nil {
+			return err
+		}
+	}
+	if len(d.Filters) == 0 {
+		return nil
 	}
 	var v []int64
 	for _, f := range d.Filters {
@@ -363,6 +373,16 @@ func anchorSpec(id h5.ID, path string) (*plan.DatasetSpec, error) {
 		has[n] = true
 	}
 	d := &plan.DatasetSpec{Type: info.Type}
+	if has["_vstr"] {
+		v, err := h5layout.ReadInt64Attr(id, "_vstr")
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != 1 || v[0] < 1 || !d.Type.VarLen {
+			return nil, fmt.Errorf("log layout: %s: anchor attribute _vstr %v on a dataset of type %s", path, v, d.Type)
+		}
+		d.Type.Size = int(v[0])
+	}
 	if has["_anchor"] {
 		v, err := h5layout.ReadInt64Attr(id, "_anchor")
 		if err != nil {

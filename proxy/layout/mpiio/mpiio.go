@@ -56,7 +56,7 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 				return err
 			}
 		}
-		comm, own, err := h5layout.FileComm(l.env, op.File.Parallel)
+		comm, own, err := h5layout.FileComm(l.env, op.File)
 		if err != nil {
 			return err
 		}

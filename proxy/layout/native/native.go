@@ -45,21 +45,27 @@ type openFile struct {
 }
 
 func init() {
-	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData | stack.MultiDataset,
+	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData | stack.MultiDataset | stack.MemorySpaces,
 		Summary:   "the real file: one HDF5 file (shared through MPI-IO, or per rank when the plan says so) with the plan's groups and datasets",
 		NewLayout: func(env stack.Env) (stack.Layout, error) { return New(env, Open), nil }})
 }
 
-func (l *nativeLayout) access(fs *plan.FileSpec) h5.Access {
+// access is the file access of fs and the communicator to free once the file is open
+// (a group's: HDF5 keeps a duplicate of the communicator it opens a file on).
+func (l *nativeLayout) access(fs *plan.FileSpec) (h5.Access, mpi.Comm, bool, error) {
 	a := h5.Access{FileSpec: *fs}
 	switch {
 	case fs.Parallel:
-		a.Comm = l.env.Comm.Fortran()
-		a.Info = l.env.MPIInfo
+		c, own, err := h5layout.FileComm(l.env, fs)
+		if err != nil {
+			return a, c, false, err
+		}
+		a.Comm, a.Info = c.Fortran(), l.env.MPIInfo
+		return a, c, own, nil
 	case fs.SelfMPIIO: // the MPI-IO driver on this rank alone
 		a.Parallel, a.Comm, a.Info = true, mpi.Self().Fortran(), l.env.MPIInfo
 	}
-	return a
+	return a, mpi.Comm{}, false, nil
 }
 
 // Exec performs one plan operation through the HDF5 C library.
@@ -71,7 +77,17 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 				return err
 			}
 		}
-		id, err := l.open(op, l.access(op.File))
+		a, comm, own, err := l.access(op.File)
+		if err != nil {
+			return err
+		}
+		id, err := l.open(op, a)
+		if own {
+			if ferr := comm.Free(); err == nil && ferr != nil {
+				h5.CloseFile(id)
+				err = ferr
+			}
+		}
 		if err != nil {
 			return err
 		}

@@ -123,6 +123,18 @@ func (l *posixLayout) Exec(op *plan.Op, buf []byte) error {
 // another already wrote or still reads; with FileSpec.TruncateEveryRank every rank opens
 // it with O_CREAT|O_TRUNC between the same two synchronizations (h5perf's POSIX create).
 func (l *posixLayout) open(op *plan.Op) error {
+	// A shared file's communicator: the layout's, or its group's (plan.FileSpec.GroupRanks).
+	comm := l.env.Comm
+	if op.File.Parallel {
+		c, own, err := h5layout.FileComm(l.env, op.File)
+		if err != nil {
+			return fail(op, op.Path, "splitting the communicator by group", err)
+		}
+		if own {
+			defer c.Free()
+		}
+		comm = c
+	}
 	name := op.Path
 	shared := op.File.Parallel && !l.perRank
 	if op.File.Parallel && l.perRank {
@@ -147,20 +159,20 @@ func (l *posixLayout) open(op *plan.Op) error {
 			// done with the file's previous contents (a kernel that reads a file back and
 			// then recreates it, as h5perf's iterations do, would lose a slower rank's read
 			// otherwise).
-			if err := l.env.Comm.Barrier(); err != nil {
+			if err := comm.Barrier(); err != nil {
 				return fail(op, name, "barrier before open(O_CREAT|O_TRUNC)", err)
 			}
 		}
 		if shared && !everyRank {
 			// Rank 0 truncates alone, before the others open.
 			var fd int
-			if l.env.Comm.Rank() == 0 {
+			if comm.Rank() == 0 {
 				fd, err = openFd(name, create)
 				if err == nil {
 					libc.Close(fd)
 				}
 			}
-			if err = agree(l.env.Comm, err, "rank 0"); err != nil {
+			if err = agree(comm, err, "rank 0"); err != nil {
 				return fail(op, name, "open(O_CREAT|O_TRUNC)", err)
 			}
 		} else {
@@ -171,14 +183,14 @@ func (l *posixLayout) open(op *plan.Op) error {
 	if op.Kind == plan.OpenFile && op.File.Parallel {
 		// Collective like MPI_File_open: no rank opens a file before rank 0 is done with
 		// what it wrote alone (AMReX's headers).
-		if raw, err = l.files.Agree(l.env.Comm, op.Path); err != nil {
+		if raw, err = l.files.Agree(comm, op.Path); err != nil {
 			return err
 		}
 	}
 	fd, err := openFd(name, flags)
 	if everyRank {
 		// No rank writes before every rank's truncation is done.
-		if aerr := agree(l.env.Comm, err, "another rank"); err == nil && aerr != nil {
+		if aerr := agree(comm, err, "another rank"); err == nil && aerr != nil {
 			libc.Close(fd)
 			err = aerr
 		}

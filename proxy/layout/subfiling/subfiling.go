@@ -66,7 +66,7 @@ var Options = &options.Table{Name: "subfiling", Specs: []options.Spec{
 }}
 
 func init() {
-	stack.RegisterLayout(stack.Strategy{Name: "subfiling", Caps: stack.StoresData | stack.Subfiles, Options: Options, SelectKey: "SUBFILING",
+	stack.RegisterLayout(stack.Strategy{Name: "subfiling", Caps: stack.StoresData | stack.Subfiles | stack.MemorySpaces, Options: Options, SelectKey: "SUBFILING",
 		Summary:  "one subfile per rank group under a master of virtual datasets (the VDS design of the subfiling paper)",
 		Validate: validate,
 		NewLayout: func(env stack.Env) (stack.Layout, error) {
@@ -246,7 +246,7 @@ func nodeGroups(c mpi.Comm) (k, n int, g mpi.Comm, err error) {
 // master's groups so the plan can open them, and at close the master gains the new
 // objects. Collective on the file's communicator.
 func (l *subfilingLayout) create(op *plan.Op, reopen bool) (err error) {
-	comm, own, err := h5layout.FileComm(l.env, op.File.Parallel)
+	comm, own, err := h5layout.FileComm(l.env, op.File)
 	if err != nil {
 		return err
 	}

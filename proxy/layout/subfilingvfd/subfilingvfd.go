@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/layout/native"
@@ -69,7 +70,7 @@ var envOf = map[string]string{KeyStripeSize: EnvStripeSize, KeyIOCPerNode: EnvIO
 	KeySubfileDir: EnvSubfileDir, KeyConfigDir: EnvConfigDir}
 
 func init() {
-	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData | stack.Subfiles | stack.ThreadMultiple, Options: Options,
+	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData | stack.Subfiles | stack.ThreadMultiple | stack.MemorySpaces, Options: Options,
 		Summary:   "the native file through HDF5 1.14's subfiling VFD: a stub, a .config and subfiles striped by I/O concentrator threads (HDF5=1.14 builds)",
 		Available: Available,
 		Validate:  func(v *options.Values) error { _, err := Resolve(v); return err },
@@ -206,13 +207,18 @@ func (l *vfdLayout) open(op *plan.Op, a h5.Access) (h5.ID, error) {
 		if dir == "" {
 			dir = filepath.Dir(op.Path)
 		}
-		err := writableDir(dir)
+		// The file's communicator: the layout's, or a group's (plan.FileSpec.GroupRanks).
+		comm, err := mpi.FromFortran(a.Comm)
+		if err != nil {
+			return 0, err
+		}
+		err = writableDir(dir)
 		if err != nil {
 			err = fmt.Errorf("subfiling-vfd layout: the subfiles of %s go to %s: %w", op.Path, dir, err)
-		} else if l.env.Comm.Rank() == 0 {
+		} else if comm.Rank() == 0 {
 			err = Remove(op.Path, l.s)
 		}
-		if err := l.env.Comm.Agree(err, "subfiling-vfd layout: preparing "+op.Path); err != nil {
+		if err := comm.Agree(err, "subfiling-vfd layout: preparing "+op.Path); err != nil {
 			return 0, err
 		}
 	}

@@ -18,14 +18,22 @@ import (
 // files.
 
 // FileComm returns the communicator a file of the plan works on: the layout's for a
-// parallel file, a single-rank one (freed by the caller) for a per-rank file. The latter
-// duplicates MPI_COMM_SELF, which involves no other rank: plans open per-rank files on
-// some ranks only (AMReX's header is created by rank 0 alone).
-func FileComm(env stack.Env, parallel bool) (c mpi.Comm, own bool, err error) {
-	if parallel {
+// parallel file, the layout's split by group for a file of a group of ranks
+// (FileSpec.GroupRanks; collective over the layout's communicator, as every rank opens
+// its group's file at the same operation), a single-rank one for a per-rank file. The
+// latter duplicates MPI_COMM_SELF, which involves no other rank: plans open per-rank files
+// on some ranks only (AMReX's header is created by rank 0 alone). own says the caller
+// frees it.
+func FileComm(env stack.Env, fs *plan.FileSpec) (c mpi.Comm, own bool, err error) {
+	switch {
+	case !fs.Parallel:
+		c, err = mpi.Self().Dup()
+	case fs.GroupRanks > 0 && fs.GroupRanks < env.Comm.Size():
+		rank := env.Comm.Rank()
+		c, err = env.Comm.Split(rank/fs.GroupRanks, rank)
+	default:
 		return env.Comm, false, nil
 	}
-	c, err = mpi.Self().Dup()
 	return c, err == nil, err
 }
 

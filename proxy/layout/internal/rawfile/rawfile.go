@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/h5proxy/h5proxy/internal/mpi"
@@ -39,6 +40,18 @@ type Region struct {
 	Shape   []uint64
 	Elem    int
 	Extents []Extent
+	// Boxes replace Extents once a dimension other than the first grew (a series along
+	// dimension K): the elements already laid out keep their bytes, each growth adds the
+	// boxes of the new elements after everything allocated before, each box stored in
+	// row-major order from its Offset.
+	Boxes []Box
+}
+
+// Box holds the elements of coordinates Lo up to Hi (exclusive) at byte Offset, in
+// row-major order.
+type Box struct {
+	Lo, Hi []uint64
+	Offset int64
 }
 
 // Extent holds the dataset's elements from linear index First up to the next extent's
@@ -120,29 +133,90 @@ func (f *File) Create(op *plan.Op) {
 	f.Regions[op.Path] = r
 }
 
-// Extend grows the dataset op names to op.Dataset.Shape: the new elements get a new
-// extent at the end of the file. Only the first (slowest) dimension may grow, so the
-// elements already laid out keep their linear indices.
+// Extend grows the dataset op names to op.Dataset.Shape: the new elements are laid out
+// after everything allocated before, the old ones stay where they are. Growth along the
+// first (slowest) dimension keeps the linear indices: one new extent. Growth along any
+// other dimension turns the region into boxes (Region.Boxes).
 func (s *Set) Extend(f *File, op *plan.Op) error {
 	r, err := s.Region(f, op.Path)
 	if err != nil {
 		return err
 	}
 	shape := op.Dataset.Shape
-	if len(shape) != len(r.Shape) || len(shape) == 0 || shape[0] < r.Shape[0] {
-		return fmt.Errorf("%s layout: %s: cannot change extent %v to %v (a raw file grows a dataset along its first dimension only)", s.Layout, op.Path, r.Shape, shape)
+	if len(shape) != len(r.Shape) || len(shape) == 0 {
+		return fmt.Errorf("%s layout: %s: cannot change extent %v to %v (the rank is fixed)", s.Layout, op.Path, r.Shape, shape)
 	}
-	for i := 1; i < len(shape); i++ {
-		if shape[i] != r.Shape[i] {
-			return fmt.Errorf("%s layout: %s: cannot change extent %v to %v (a raw file grows a dataset along its first dimension only)", s.Layout, op.Path, r.Shape, shape)
+	for i := range shape {
+		if shape[i] < r.Shape[i] {
+			return fmt.Errorf("%s layout: %s: cannot change extent %v to %v (a raw file does not shrink a dataset)", s.Layout, op.Path, r.Shape, shape)
 		}
 	}
-	old := plan.Product(r.Shape)
-	if n := int64(plan.Product(shape)-old) * int64(r.Elem); n > 0 {
-		r.Extents = append(r.Extents, Extent{old, f.alloc(n)})
+	if r.Boxes == nil && slices.Equal(shape[1:], r.Shape[1:]) {
+		old := plan.Product(r.Shape)
+		if n := int64(plan.Product(shape)-old) * int64(r.Elem); n > 0 {
+			r.Extents = append(r.Extents, Extent{old, f.alloc(n)})
+		}
+		r.Shape = slices.Clone(shape)
+		return nil
 	}
-	r.Shape = append([]uint64(nil), shape...)
+	if r.Boxes == nil {
+		r.Boxes = r.extentBoxes()
+		r.Extents = nil
+	}
+	// The new elements: for each dimension d that grew, those whose first coordinate
+	// beyond the old extent is along d (old extents before d, new ones after).
+	for d := range shape {
+		if shape[d] == r.Shape[d] {
+			continue
+		}
+		lo, hi := make([]uint64, len(shape)), slices.Clone(shape)
+		copy(hi[:d], r.Shape[:d])
+		lo[d] = r.Shape[d]
+		n := uint64(1)
+		for j := range hi {
+			n *= hi[j] - lo[j]
+		}
+		if n > 0 {
+			r.Boxes = append(r.Boxes, Box{Lo: lo, Hi: hi, Offset: f.alloc(int64(n) * int64(r.Elem))})
+		}
+	}
+	r.Shape = slices.Clone(shape)
 	return nil
+}
+
+// extentBoxes returns the region's extents (each whole rows of dimension 0) as boxes.
+func (r *Region) extentBoxes() []Box {
+	row := plan.Product(r.Shape[1:])
+	total := plan.Product(r.Shape)
+	var out []Box
+	for k, e := range r.Extents {
+		end := total
+		if k+1 < len(r.Extents) {
+			end = r.Extents[k+1].First
+		}
+		if row == 0 || end == e.First {
+			continue
+		}
+		lo, hi := make([]uint64, len(r.Shape)), slices.Clone(r.Shape)
+		lo[0], hi[0] = e.First/row, end/row
+		out = append(out, Box{Lo: lo, Hi: hi, Offset: e.Offset})
+	}
+	return out
+}
+
+// boxAt returns the box holding the element at c.
+func (r *Region) boxAt(c []uint64) (*Box, bool) {
+	for i := range r.Boxes {
+		b := &r.Boxes[i]
+		in := true
+		for j := range c {
+			in = in && c[j] >= b.Lo[j] && c[j] < b.Hi[j]
+		}
+		if in {
+			return b, true
+		}
+	}
+	return nil, false
 }
 
 // Define carries out the dataset operations of a raw file (create, extend, open) and
@@ -212,6 +286,25 @@ func (s *Set) Pieces(f *File, path string, t *plan.Transfer) ([]Piece, error) {
 			out = append(out, p)
 		}
 	}
+	// put adds n elements at file offset off and memory offset mem: whole elements, or
+	// each element's members.
+	put := func(off int64, n uint64, mem int64) {
+		if fields == nil {
+			add(Piece{off, int64(n) * es, mem})
+			return
+		}
+		for e := int64(0); e < int64(n); e++ {
+			for _, fd := range fields {
+				add(Piece{off + e*es + fd.file, fd.size, mem + e*ms + fd.mem})
+			}
+		}
+	}
+	if r.Boxes != nil {
+		if err := s.boxPieces(path, r, t, put); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	var mem int64 // memory offset of the run's first element
 	for _, run := range t.Selection.Runs(t.FileShape) {
 		if run.Start+run.Len > total {
@@ -226,19 +319,45 @@ func (s *Set) Pieces(f *File, path string, t *plan.Transfer) ([]Piece, error) {
 			}
 			n := min(left, end-start)
 			off := r.Extents[k].Offset + int64(start-r.Extents[k].First)*es
-			if fields == nil {
-				add(Piece{off, int64(n) * es, mem})
-			} else {
-				for e := int64(0); e < int64(n); e++ {
-					for _, fd := range fields {
-						add(Piece{off + e*es + fd.file, fd.size, mem + e*ms + fd.mem})
-					}
-				}
-			}
+			put(off, n, mem)
 			start, left, mem = start+n, left-n, mem+int64(n)*ms
 		}
 	}
 	return out, nil
+}
+
+// boxPieces is Pieces for a region of boxes: each run of the selection (in the linear
+// order of t.FileShape, the extent the transfer sees) is cut at rows and box edges.
+func (s *Set) boxPieces(path string, r *Region, t *plan.Transfer, put func(off int64, n uint64, mem int64)) error {
+	es, ms := int64(r.Elem), int64(t.MemType.Size)
+	fs, nd := t.FileShape, len(r.Shape)
+	if len(fs) != nd {
+		return fmt.Errorf("%s layout: %s: a transfer in extent %v of a dataset of extent %v", s.Layout, path, fs, r.Shape)
+	}
+	c := make([]uint64, nd)
+	var mem int64
+	for _, run := range t.Selection.Runs(fs) {
+		for idx, left := run.Start, run.Len; left > 0; {
+			rest := idx
+			for j := nd - 1; j >= 0; j-- {
+				c[j] = rest % fs[j]
+				rest /= fs[j]
+			}
+			b, ok := r.boxAt(c)
+			if !ok {
+				return fmt.Errorf("%s layout: %s: element %v selected, the dataset has extent %v", s.Layout, path, c, r.Shape)
+			}
+			n := min(left, fs[nd-1]-c[nd-1], b.Hi[nd-1]-c[nd-1])
+			var lin uint64
+			for j := range c {
+				lin = lin*(b.Hi[j]-b.Lo[j]) + c[j] - b.Lo[j]
+			}
+			off := b.Offset + int64(lin)*es
+			put(off, n, mem)
+			idx, left, mem = idx+n, left-n, mem+int64(n)*ms
+		}
+	}
+	return nil
 }
 
 // field is a compound member moved by a partial transfer: its offsets in the memory and

@@ -93,9 +93,12 @@ func TestPieces(t *testing.T) {
 			t.Errorf("%s: err %v, want %q", tc.path, err, tc.want)
 		}
 	}
-	for _, shape := range [][]uint64{{4, 4}, {3, 3}, {5}} {
-		if err := s.Extend(f, &plan.Op{Path: "/rec", Dataset: &plan.DatasetSpec{Shape: shape}}); err == nil || !strings.Contains(err.Error(), "first dimension only") {
-			t.Errorf("extend to %v: %v", shape, err)
+	for _, c := range []struct {
+		shape []uint64
+		want  string
+	}{{[]uint64{3, 3}, "does not shrink"}, {[]uint64{5}, "the rank is fixed"}} {
+		if err := s.Extend(f, &plan.Op{Path: "/rec", Dataset: &plan.DatasetSpec{Shape: c.shape}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("extend to %v: %v, want %q", c.shape, err, c.want)
 		}
 	}
 	// A create replaces the file's layout; an open keeps it.
@@ -126,5 +129,41 @@ func TestDefineOpenWithSpec(t *testing.T) {
 	r1, _ := s.Region(f, "/d1")
 	if r0.Extents[0].Offset != 0 || r1.Extents[0].Offset != 32 || f.Next != 64 {
 		t.Errorf("regions at %d and %d, next %d; want 0, 32, 64", r0.Extents[0].Offset, r1.Extents[0].Offset, f.Next)
+	}
+}
+
+// TestExtendAnyDimension: a dataset grown along its second dimension keeps its elements
+// where they are and lays the new columns out as a box after them; a later growth along
+// the first dimension adds a box of whole new rows. Transfers in the whole extent, and in
+// the extent a slab was written in, map to the boxes' bytes.
+func TestExtendAnyDimension(t *testing.T) {
+	s := &Set{Layout: "test"}
+	f := s.Begin(&plan.Op{Kind: plan.CreateFile, Path: "f", File: &plan.FileSpec{}})
+	f.Create(&plan.Op{Path: "/s", Dataset: &plan.DatasetSpec{Type: plan.F32, Shape: []uint64{2, 3}}})
+	for _, shape := range [][]uint64{{2, 5}, {3, 5}} {
+		if err := s.Extend(f, &plan.Op{Path: "/s", Dataset: &plan.DatasetSpec{Shape: shape}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, _ := s.Region(f, "/s")
+	want := []Box{{Lo: []uint64{0, 0}, Hi: []uint64{2, 3}, Offset: 0}, {Lo: []uint64{0, 3}, Hi: []uint64{2, 5}, Offset: 24}, {Lo: []uint64{2, 0}, Hi: []uint64{3, 5}, Offset: 40}}
+	if !reflect.DeepEqual(r.Boxes, want) || r.Extents != nil || f.Next != 60 {
+		t.Fatalf("boxes %+v, extents %v, next %d; want %+v, next 60", r.Boxes, r.Extents, f.Next, want)
+	}
+	for _, tc := range []struct {
+		t    *plan.Transfer
+		want []Piece
+	}{
+		{transfer(plan.F32, plan.F32, []uint64{3, 5}, plan.All([]uint64{3, 5})), []Piece{{0, 12, 0}, {24, 8, 12}, {12, 12, 20}, {32, 28, 32}}},
+		{transfer(plan.F32, plan.F32, []uint64{2, 3}, plan.All([]uint64{2, 3})), []Piece{{0, 24, 0}}},
+		{transfer(plan.F32, plan.F32, []uint64{2, 5}, slab([]uint64{0, 3}, []uint64{2, 2})), []Piece{{24, 16, 0}}},
+	} {
+		got, err := s.Pieces(f, "/s", tc.t)
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%v in %v: pieces %v (%v), want %v", tc.t.Selection, tc.t.FileShape, got, err, tc.want)
+		}
+	}
+	if _, err := s.Pieces(f, "/s", transfer(plan.F32, plan.F32, []uint64{4, 5}, plan.All([]uint64{4, 5}))); err == nil || !strings.Contains(err.Error(), "element [3 0] selected, the dataset has extent [3 5]") {
+		t.Errorf("a selection beyond the extent: %v", err)
 	}
 }
