@@ -26,10 +26,12 @@ type mpiioLayout struct {
 	// fileView writes through file views, as HDF5's MPI-IO driver does.
 	fileView bool
 	file     *mpi.File
-	comm     mpi.Comm // the open file's communicator
-	own      bool     // comm is the layout's to free (per-rank files)
-	files    rawfile.Set
-	cur      *rawfile.File // the open file's
+	// view is the open file's IOR file view (plan.FileSpec.View), nil without one.
+	view  *plan.FileView
+	comm  mpi.Comm // the open file's communicator
+	own   bool     // comm is the layout's to free (per-rank files)
+	files rawfile.Set
+	cur   *rawfile.File // the open file's
 }
 
 // Options are the mpiio layout's keys.
@@ -75,6 +77,13 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 			return err
 		}
 		l.file, l.comm, l.own = f, comm, own
+		if v := op.File.View; v != nil {
+			if err := f.SetIORView(int64(v.Transfer), int64(v.Block), v.Tasks, v.Task); err != nil {
+				l.close()
+				return err
+			}
+			l.view = v
+		}
 		l.cur = l.files.Begin(op)
 		if op.Kind == plan.OpenFile && op.File.Parallel {
 			if l.cur, err = l.files.Agree(comm, op.Path); err != nil {
@@ -110,6 +119,9 @@ func (l *mpiioLayout) transfer(f *mpi.File, op *plan.Op, buf []byte) error {
 		return err
 	}
 	write := op.Kind == plan.Write
+	if l.view != nil {
+		return l.viewTransfer(f, op, pieces, buf)
+	}
 	if op.Collective && l.fileView {
 		runs := make([]mpi.Run, len(pieces))
 		for i, p := range pieces {
@@ -145,6 +157,22 @@ func (l *mpiioLayout) transfer(f *mpi.File, op *plan.Op, buf []byte) error {
 	return nil
 }
 
+// viewTransfer moves one of IOR's transfers through its file view (MPIIO_Xfer with
+// useFileView): the transfer's bytes must be one of the view's transfers, sought to by
+// their place in the view.
+func (l *mpiioLayout) viewTransfer(f *mpi.File, op *plan.Op, pieces []rawfile.Piece, buf []byte) error {
+	v := l.view
+	if len(pieces) != 1 || uint64(pieces[0].Len) != v.Transfer {
+		return fmt.Errorf("mpiio layout: %s: IOR's file view moves one transfer of %d bytes per call, this one has %d runs", op.Path, v.Transfer, len(pieces))
+	}
+	p := pieces[0]
+	pos, ok := v.Offset(uint64(p.Off))
+	if !ok {
+		return fmt.Errorf("mpiio layout: %s: the transfer at file offset %d is not one of task %d's in the view (blocks of %d bytes, %d tasks)", op.Path, p.Off, v.Task, v.Block, v.Tasks)
+	}
+	return f.ViewIO(op.Kind == plan.Write, op.Collective, int64(pos), buf[p.Mem:p.Mem+p.Len])
+}
+
 // close closes the open file. A written file first grows to cover every region laid out,
 // as HDF5 extends a file to its end of allocation at close, so parts nobody wrote read as
 // zeros (HDF5's fill value) instead of ending the file early.
@@ -156,7 +184,7 @@ func (l *mpiioLayout) close() error {
 	if cerr := l.file.Close(); err == nil {
 		err = cerr
 	}
-	l.file = nil
+	l.file, l.view = nil, nil
 	if l.own {
 		if ferr := l.comm.Free(); err == nil {
 			err = ferr
