@@ -105,6 +105,9 @@ type subFile struct {
 	written log.Selections
 }
 
+// FilePath is the plan path the file was opened at (its master's).
+func (f *subFile) FilePath() string { return f.master }
+
 // Exec performs one plan operation.
 func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
@@ -115,6 +118,14 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 			return l.create(op, true)
 		}
 		return l.openMaster(op)
+	case plan.SelectFile:
+		return l.files.Select(op.Path)
+	case plan.CloseFile:
+		f, err := l.files.Named(op.Path)
+		if err != nil {
+			return err
+		}
+		return l.close(f)
 	}
 	f, err := l.files.Current()
 	if err != nil {
@@ -126,8 +137,6 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 			return nil
 		}
 		return h5.FlushFile(f.id, op.File != nil && op.File.FlushLocal)
-	case plan.CloseFile:
-		return l.close(f)
 	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
 		return f.openObject(op)
 	case plan.CloseGroup, plan.CloseDataset:
@@ -440,7 +449,7 @@ func (f *subFile) openObject(op *plan.Op) error {
 // close ends a file. Writing: the group records its selections and closes its subfile,
 // then rank 0 writes the master (collective on the file's communicator).
 func (l *subfilingLayout) close(f *subFile) error {
-	l.files.Pop()
+	l.files.Remove(f.master)
 	leaked := f.objs.CloseForFileClose()
 	if f.reading {
 		err := h5.CloseFile(f.id)
