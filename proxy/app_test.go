@@ -127,7 +127,7 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 				kv += ";mpiio.file_view=YES" // interleaved members are many runs per rank
 			}
 			if layout == "mpiio" || layout == "posix" {
-				kv += ";temp_mem=f64;reopen=true" // a raw file converts no types, holds one file at a time
+				kv += ";temp_mem=f64" // a raw file converts no types
 			}
 			cfg := patternConfig(t, "app", kv, filepath.Join(sub, "run.h5"))
 			start := time.Now()
