@@ -110,14 +110,7 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 		for _, mode := range faultModes {
 			name := fmt.Sprintf("%s-%s-np%d", layout, mode, size)
 			sub := filepath.Join(dir, name)
-			if world(t).Rank() == 0 {
-				if err := os.MkdirAll(sub, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := world(t).Barrier(); err != nil {
-				t.Fatal(err)
-			}
+			sharedDir(t, sub)
 			d := desc
 			if layout == "subfiling-vfd" {
 				d = vfdDesc

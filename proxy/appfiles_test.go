@@ -54,14 +54,7 @@ func TestAppAlternateOpenFiles(t *testing.T) {
 		for _, mode := range []string{"sync", "async", "cache"} {
 			name := layout + "-" + mode
 			sub := filepath.Join(dir, name)
-			if world(t).Rank() == 0 {
-				if err := os.MkdirAll(sub, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := world(t).Barrier(); err != nil {
-				t.Fatal(err)
-			}
+			sharedDir(t, sub)
 			cfg := patternConfig(t, "app", "description="+desc+";layout="+layout+";mode="+mode+";cache.path="+sub, filepath.Join(sub, "run.h5"))
 			rep := runReport(t, cfg, name)
 			if len(rep.Phases) != 2 {
@@ -91,5 +84,18 @@ func TestAppAlternateOpenFiles(t *testing.T) {
 	}
 	if ran < 15 {
 		t.Errorf("%d layout and mode pairs ran, want 15 or more", ran)
+	}
+}
+
+// sharedDir creates dir on rank 0 for every rank (collective): the others wait for it.
+func sharedDir(t *testing.T, dir string) {
+	t.Helper()
+	if world(t).Rank() == 0 {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := world(t).Barrier(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -50,8 +50,8 @@ func replayFiles(t *testing.T, ops []plan.Op) (files []string, selects int) {
 }
 
 // checkTargets replays ops and checks each object operation reaches the file that holds
-// its object (owner: object path to file path).
-func checkTargets(t *testing.T, ops []plan.Op, owner map[string]string) int {
+// its object (owner).
+func checkTargets(t *testing.T, ops []plan.Op, owner func(op plan.Op) string) int {
 	t.Helper()
 	files, selects := replayFiles(t, ops)
 	k := 0
@@ -60,7 +60,7 @@ func checkTargets(t *testing.T, ops []plan.Op, owner map[string]string) int {
 		case plan.CreateFile, plan.OpenFile, plan.SelectFile, plan.CloseFile:
 			continue
 		}
-		if want := owner[op.Path]; files[k] != want {
+		if want := owner(op); files[k] != want {
 			t.Errorf("%s %s (step %d) applies to %s, want %s", op.Kind, op.Path, op.Step, files[k], want)
 		}
 		k++
@@ -85,7 +85,8 @@ func TestAlternatingOpenFiles(t *testing.T) {
 	for rank := range 2 {
 		ops := opsOf(t, alternating, rank, 2)
 		own := fmt.Sprintf("/o/own_%d.h5", rank)
-		if n := checkTargets(t, ops, map[string]string{"/x": "/o/shared.h5", "/y": own, "/": "/o/shared.h5"}); n != 3 {
+		owner := map[string]string{"/x": "/o/shared.h5", "/y": own}
+		if n := checkTargets(t, ops, func(op plan.Op) string { return owner[op.Path] }); n != 3 {
 			t.Errorf("rank %d: %d selects, want 3 (steps 1 and 2, both files, but own at step 2)", rank, n)
 		}
 		for _, path := range []string{"/o/shared.h5", own} {
@@ -129,26 +130,15 @@ timeline:
 // history was flushed last; at step 3 it is closed after its flush).
 func TestSelectsOnlyWhenNeeded(t *testing.T) {
 	ops := opsOf(t, historyCheckpointLog, 1, 2)
-	owner := map[string]string{"/e": "/o/hist.h5", "/rho": "", "/l": "/o/log_1.h5"}
-	files, selects := replayFiles(t, ops)
-	k := 0
-	for _, op := range ops {
-		switch op.Kind {
-		case plan.CreateFile, plan.OpenFile, plan.SelectFile, plan.CloseFile:
-			continue
+	selects := checkTargets(t, ops, func(op plan.Op) string {
+		switch {
+		case op.Kind == plan.FlushFile || op.Path == "/e":
+			return "/o/hist.h5"
+		case op.Path == "/rho":
+			return fmt.Sprintf("/o/ckpt_%d.h5", op.Step)
 		}
-		want := owner[op.Path]
-		if op.Path == "/rho" {
-			want = fmt.Sprintf("/o/ckpt_%d.h5", op.Step)
-		}
-		if op.Kind == plan.FlushFile {
-			want = "/o/hist.h5"
-		}
-		if files[k] != want {
-			t.Errorf("%s %s (step %d) applies to %s, want %s", op.Kind, op.Path, op.Step, files[k], want)
-		}
-		k++
-	}
+		return "/o/log_1.h5"
+	})
 	if selects != 5 {
 		t.Errorf("%d selects, want 5 (history at steps 1 to 3, log at steps 1 and 2)", selects)
 	}

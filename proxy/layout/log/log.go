@@ -104,14 +104,9 @@ func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
 	case plan.CreateFile, plan.OpenFile:
 		return l.open(op)
-	case plan.SelectFile:
-		return l.files.Select(op.Path)
-	case plan.CloseFile:
-		f, err := l.files.Named(op.Path)
-		if err != nil {
-			return err
-		}
-		return l.close(f)
+	}
+	if ok, err := l.files.FileOp(op, l.close); ok {
+		return err
 	}
 	f, err := l.files.Current()
 	if err != nil {

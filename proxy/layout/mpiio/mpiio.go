@@ -92,20 +92,10 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 		l.opened.Push(of)
 		l.cur, l.last = of, of.raw
 		return nil
-	case plan.SelectFile:
-		if err := l.opened.Select(op.Path); err != nil {
-			return fmt.Errorf("mpiio layout: %s: %w", op.Kind, err)
-		}
+	}
+	if ok, err := l.opened.FileOp(op, func(f *mpiioFile) error { l.opened.Remove(f.path); return l.close(f) }); ok {
 		l.cur, _ = l.opened.Current()
-		return nil
-	case plan.CloseFile:
-		f, err := l.opened.Named(op.Path)
-		if err != nil {
-			return fmt.Errorf("mpiio layout: %s: %w", op.Kind, err)
-		}
-		l.opened.Remove(f.path)
-		l.cur, _ = l.opened.Current()
-		return l.close(f)
+		return err
 	}
 	if l.cur == nil {
 		return fmt.Errorf("mpiio layout: %s %s: no file is open", op.Kind, op.Path)

@@ -96,14 +96,9 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		}
 		l.files.Push(&openFile{path: op.Path, id: id, parallel: op.File.Parallel, objs: h5layout.NewObjTable()})
 		return nil
-	case plan.SelectFile:
-		return l.files.Select(op.Path)
-	case plan.CloseFile:
-		f, err := l.files.Named(op.Path)
-		if err != nil {
-			return err
-		}
-		return l.closeFile(f)
+	}
+	if ok, err := l.files.FileOp(op, l.closeFile); ok {
+		return err
 	}
 	f, err := l.files.Current()
 	if err != nil {

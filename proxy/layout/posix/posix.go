@@ -91,18 +91,10 @@ func (l *posixLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
 	case plan.CreateFile, plan.OpenFile:
 		return l.open(op)
-	case plan.SelectFile:
-		if err := l.opened.Select(op.Path); err != nil {
-			return fmt.Errorf("posix layout: %s: %w", op.Kind, err)
-		}
+	}
+	if ok, err := l.opened.FileOp(op, func(f *openFile) error { return l.close(op, f, true) }); ok {
 		l.cur, _ = l.opened.Current()
-		return nil
-	case plan.CloseFile:
-		f, err := l.opened.Named(op.Path)
-		if err != nil {
-			return fmt.Errorf("posix layout: %s: %w", op.Kind, err)
-		}
-		return l.close(op, f, true)
+		return err
 	}
 	if l.cur == nil {
 		return fmt.Errorf("posix layout: %s %s: no file is open", op.Kind, op.Path)

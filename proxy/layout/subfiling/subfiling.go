@@ -118,14 +118,9 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 			return l.create(op, true)
 		}
 		return l.openMaster(op)
-	case plan.SelectFile:
-		return l.files.Select(op.Path)
-	case plan.CloseFile:
-		f, err := l.files.Named(op.Path)
-		if err != nil {
-			return err
-		}
-		return l.close(f)
+	}
+	if ok, err := l.files.FileOp(op, l.close); ok {
+		return err
 	}
 	f, err := l.files.Current()
 	if err != nil {

@@ -90,6 +90,23 @@ func (s *Files[F]) Remove(path string) {
 	}
 }
 
+// FileOp carries out op when it is a plan.SelectFile or a plan.CloseFile, the operations
+// that name their file: close closes the file a close names (and forgets it, Remove); ok
+// reports whether op was one of them.
+func (s *Files[F]) FileOp(op *plan.Op, close func(F) error) (ok bool, err error) {
+	switch op.Kind {
+	case plan.SelectFile:
+		return true, s.Select(op.Path)
+	case plan.CloseFile:
+		f, err := s.Named(op.Path)
+		if err != nil {
+			return true, err
+		}
+		return true, close(f)
+	}
+	return false, nil
+}
+
 // Pop forgets the innermost open file (its caller closes it).
 func (s *Files[F]) Pop() {
 	if len(s.open) > 0 {
