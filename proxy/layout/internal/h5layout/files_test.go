@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 type named string
@@ -63,5 +65,23 @@ func TestFilesSelectAndCloseByPath(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "file z.h5 is not open (open: b.h5)") {
 			t.Errorf("unknown file: %v", err)
 		}
+	}
+	// FileOp: a select and a close by path; any other operation is not one of them.
+	s.Push("d.h5")
+	var closed []string
+	closeF := func(f named) error { closed = append(closed, string(f)); s.Remove(string(f)); return nil }
+	for _, op := range []plan.Op{{Kind: plan.SelectFile, Path: "b.h5"}, {Kind: plan.CloseFile, Path: "d.h5"}} {
+		if ok, err := s.FileOp(&op, closeF); !ok || err != nil {
+			t.Errorf("FileOp(%s %s) = %v, %v", op.Kind, op.Path, ok, err)
+		}
+	}
+	if ok, _ := s.FileOp(&plan.Op{Kind: plan.Write, Path: "/x"}, closeF); ok {
+		t.Error("FileOp took a write")
+	}
+	if !slices.Equal(closed, []string{"d.h5"}) || !slices.Equal(paths(&s), []string{"b.h5"}) {
+		t.Errorf("after FileOp: closed %v, open %v", closed, paths(&s))
+	}
+	if ok, err := s.FileOp(&plan.Op{Kind: plan.CloseFile, Path: "z.h5"}, closeF); !ok || err == nil {
+		t.Errorf("closing a file that is not open: %v, %v", ok, err)
 	}
 }
