@@ -149,6 +149,49 @@ type FileSpec struct {
 	MakeDirs bool
 	// Tuning holds the session knobs' further access and creation properties.
 	Tuning FileTuning
+	// View, on the mpiio layout, opens the file with IOR's MPI-IO file view
+	// (--mpiio.useFileView, -V); the other layouts ignore it.
+	View *FileView
+}
+
+// FileView is IOR's MPI-IO file view (aiori-MPIIO.c, MPIIO_Open and MPIIO_Xfer): set once
+// at open with an etype of one transfer (Transfer/8 MPI_LONG_LONG_INT) and a filetype
+// showing task Task's block of Block bytes among Tasks blocks, repeated every segment;
+// each transfer then seeks the individual file pointer to its place in the view (in
+// transfers) and moves one transfer with MPI_File_write_all or _write (read_all, read).
+type FileView struct {
+	// Transfer and Block are IOR's transfer and block sizes in bytes (Block a multiple of
+	// Transfer, Transfer of 8).
+	Transfer, Block uint64
+	// Tasks are the tasks sharing the file (1 with a file per process) and Task the one
+	// whose blocks the view shows (IOR's offsetFactor: the rank, shifted by a read's
+	// reordering).
+	Tasks, Task int
+}
+
+// Offset is the place of the transfer at file byte offset off in the view, in transfers
+// (IOR's SeekOffset); ok is false when off does not start one of the view's transfers.
+func (v *FileView) Offset(off uint64) (pos uint64, ok bool) {
+	per := v.Block * uint64(v.Tasks)
+	in := off % per
+	lo := uint64(v.Task) * v.Block
+	if v.Transfer == 0 || in < lo || in >= lo+v.Block || (in-lo)%v.Transfer != 0 {
+		return 0, false
+	}
+	return v.Block/v.Transfer*(off/per) + (in-lo)/v.Transfer, true
+}
+
+// Ranks returns how many of size ranks share the file rank opens with these settings:
+// size for a shared file, its group's ranks for a group file (GroupRanks), 1 for a
+// per-rank file.
+func (f *FileSpec) Ranks(rank, size int) int {
+	switch {
+	case !f.Parallel:
+		return 1
+	case f.GroupRanks > 0 && f.GroupRanks < size:
+		return min(f.GroupRanks, size-rank/f.GroupRanks*f.GroupRanks)
+	}
+	return size
 }
 
 // MDCAdjust are metadata cache settings applied over HDF5's defaults (H5Pget_mdc_config,
@@ -328,13 +371,22 @@ type Op struct {
 	// CollMetadata asks, for an open-dataset operation, for collective metadata reads on
 	// its dataset access list (H5Pset_all_coll_metadata_ops), as h5bench's read kernel
 	// sets them: the file access list's setting does not reach a dataset opened with the
-	// default access list in HDF5 1.10 (docs/fidelity-notes.md §7).
+	// default access list in HDF5 1.10 (docs/fidelity-notes.md §7); for an open-group
+	// operation on its group access list (openPMD-api's parent groups).
 	CollMetadata bool
-	Step         int
-	File         *FileSpec
-	Dataset      *DatasetSpec
-	Attribute    *AttributeSpec
-	Transfer     *Transfer
+	// AsObject asks, for an open-group or open-dataset operation, for HDF5's generic
+	// H5Oopen (closed with H5Oclose) instead of H5Gopen2 or H5Dopen2: openPMD-api opens an
+	// object that way to write each attribute, and profilers that follow H5Dopen (Darshan's
+	// H5D module, libh5proxy-profile.so) count no dataset open for it. With CollMetadata the
+	// link access list asks for collective metadata reads. Set on the matching close too,
+	// which the layout makes an H5Oclose (it knows from the open) and the census counts as
+	// one. Layouts that do not open HDF5 objects ignore it.
+	AsObject  bool
+	Step      int
+	File      *FileSpec
+	Dataset   *DatasetSpec
+	Attribute *AttributeSpec
+	Transfer  *Transfer
 	// Baton names the peer of a WaitBaton or PassBaton.
 	Baton *Baton
 }
@@ -386,6 +438,9 @@ func (o Op) String() string {
 	fmt.Fprintf(&b, "%-15s %s", o.Kind, o.Path)
 	if o.Collective {
 		b.WriteString(" [collective]")
+	}
+	if o.AsObject {
+		b.WriteString(" [H5Oopen]")
 	}
 	if d := o.Dataset; d != nil && o.Kind == ExtendDataset {
 		fmt.Fprintf(&b, " extent=%v", d.Shape)

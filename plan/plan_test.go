@@ -183,3 +183,20 @@ func asIs(op Op, k OpKind, data []byte) Op {
 	op.Kind, op.Transfer = k, &t
 	return op
 }
+
+// TestFileViewOffset: IOR's SeekOffset in the view of task 1 of 3 (blocks of 4 transfers
+// of 8 bytes): its transfers in segments 0 and 1 are positions 0..3 and 4..7; bytes of
+// other tasks, or not at a transfer's start, have no position.
+func TestFileViewOffset(t *testing.T) {
+	v := &FileView{Transfer: 8, Block: 32, Tasks: 3, Task: 1}
+	for off, want := range map[uint64]uint64{32: 0, 40: 1, 56: 3, 96 + 32: 4, 96 + 56: 7} {
+		if pos, ok := v.Offset(off); !ok || pos != want {
+			t.Errorf("Offset(%d) = %d, %v; want %d", off, pos, ok, want)
+		}
+	}
+	for _, off := range []uint64{0, 24, 64, 36, 96} {
+		if pos, ok := v.Offset(off); ok {
+			t.Errorf("Offset(%d) = %d, want none (not task 1's transfer)", off, pos)
+		}
+	}
+}

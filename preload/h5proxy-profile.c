@@ -232,7 +232,8 @@ static struct hmap fds, h5files, h5dsets, mpifiles;
     X(MPI_File_iwrite_shared) X(MPI_File_write_all_begin) X(MPI_File_write_at_all_begin)      \
     X(MPI_File_write_ordered_begin) X(H5Fcreate) X(H5Fopen) X(H5Fflush) X(H5Fclose)           \
     X(H5Gcreate2) X(H5Gopen2) X(H5Dcreate2) X(H5Dcreate1) X(H5Dopen2) X(H5Dopen1) X(H5Dwrite) \
-    X(H5Dread) X(H5Dset_extent) X(H5Dclose) X(H5Acreate2) X(H5Awrite)
+    X(H5Dread) X(H5Dset_extent) X(H5Dclose) X(H5Acreate2) X(H5Awrite) X(H5Dwrite_multi)          \
+    X(H5Dread_multi)
 #define X(a) C_##a,
 enum { CALLS C_N };
 #undef X
@@ -1388,6 +1389,13 @@ HNEXT(H5Awrite);
 HNEXT(H5Dcreate1);
 HNEXT(H5Dopen1);
 #endif
+/* HDF5 1.14's multi-dataset transfers: wrapped only when the headers have them, so a build
+ * against 1.10 neither defines nor needs the symbols. */
+#if H5_VERSION_GE(1, 14, 0)
+#define HAVE_H5D_MULTI 1
+HNEXT(H5Dwrite_multi);
+HNEXT(H5Dread_multi);
+#endif
 
 /* HDF5 functions the library calls for names, spaces and properties, resolved once. */
 static struct {
@@ -1948,6 +1956,43 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[]) {
     }
     return ret;
 }
+#ifdef HAVE_H5D_MULTI
+/* h5d_multi records one H5Dwrite_multi (rw 2) or H5Dread_multi (rw 1) of count datasets as
+ * Darshan's H5D module records an H5Dwrite or H5Dread: each dataset's record gets one read or
+ * write of its own selection, memory type and the call's transfer list, with the whole
+ * call's duration. The calls table counts the call once (h5d_io charges it per dataset). */
+static void h5d_multi(int call, int rw, size_t count, const hid_t dset[], const hid_t mtype[],
+                      const hid_t fspace[], hid_t dxpl, int64_t t1, int64_t t2) {
+    for (size_t i = 0; i < count; i++) h5d_io(call, rw, dset[i], mtype[i], fspace[i], dxpl, t1, t2);
+    pthread_mutex_lock(&lock);
+    if (count == 0) {
+        call_n[call]++;
+        call_ns[call] += t2 - t1;
+    } else {
+        call_n[call] -= (int64_t)count - 1;
+        call_ns[call] -= ((int64_t)count - 1) * (t2 - t1);
+    }
+    pthread_mutex_unlock(&lock);
+}
+herr_t H5Dwrite_multi(size_t count, hid_t dset[], hid_t mtype[], hid_t mspace[], hid_t fspace[],
+                      hid_t dxpl, const void *buf[]) {
+    HRESOLVE(H5Dwrite_multi);
+    if (!hdf5_active()) return next_H5Dwrite_multi(count, dset, mtype, mspace, fspace, dxpl, buf);
+    int64_t t1 = now_ns();
+    herr_t ret = next_H5Dwrite_multi(count, dset, mtype, mspace, fspace, dxpl, buf);
+    if (ret >= 0) h5d_multi(C_H5Dwrite_multi, 2, count, dset, mtype, fspace, dxpl, t1, now_ns());
+    return ret;
+}
+herr_t H5Dread_multi(size_t count, hid_t dset[], hid_t mtype[], hid_t mspace[], hid_t fspace[],
+                     hid_t dxpl, void *buf[]) {
+    HRESOLVE(H5Dread_multi);
+    if (!hdf5_active()) return next_H5Dread_multi(count, dset, mtype, mspace, fspace, dxpl, buf);
+    int64_t t1 = now_ns();
+    herr_t ret = next_H5Dread_multi(count, dset, mtype, mspace, fspace, dxpl, buf);
+    if (ret >= 0) h5d_multi(C_H5Dread_multi, 1, count, dset, mtype, fspace, dxpl, t1, now_ns());
+    return ret;
+}
+#endif
 herr_t H5Dclose(hid_t dset) {
     HRESOLVE(H5Dclose);
     if (!hdf5_active()) return next_H5Dclose(dset);

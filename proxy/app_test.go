@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
+	"github.com/h5proxy/h5proxy/proxy/layout/subfilingvfd"
 )
 
 // appDescription is a small description using most of the format: a shared history file
@@ -65,6 +67,35 @@ timeline:
     datasets: [energy, step_2/pos, step_2/temp]
 `
 
+// refusedFiltered checks that the subfiling-vfd layout refuses the description (whose
+// checkpoint /rho is filtered) at 2 ranks before any I/O: the error names the dataset, its
+// filters and the rank count, and no file of the description exists in dir.
+func refusedFiltered(t *testing.T, desc, mode, dir string) {
+	t.Helper()
+	cfg := patternConfig(t, "app", "description="+desc+";layout=subfiling-vfd;"+modeKV(mode)+";cache.path="+dir, filepath.Join(dir, "refused.h5"))
+	s := session(t, cfg)
+	err := s.Run()
+	s.Close()
+	want := fmt.Sprintf("dataset /rho has the filters shuffle, deflate (level 3), at %d ranks", world(t).Size())
+	if !errors.Is(err, subfilingvfd.ErrFiltered) || !strings.Contains(err.Error(), want) {
+		t.Errorf("subfiling-vfd %s, filtered /rho: want a refusal containing %q, got %v", mode, want, err)
+	}
+	if err := world(t).Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	// The cache mode's staging directory (refused.h5-cache) is made with the session.
+	var left []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, path)
+		}
+		return nil
+	})
+	if len(left) != 0 {
+		t.Errorf("subfiling-vfd %s: the refused description left %v", mode, left)
+	}
+}
+
 // TestAppEveryLayoutAndMode runs a description through every layout under every mode at
 // 2 ranks: the write phase, then the restart reads, every element verified.
 func TestAppEveryLayoutAndMode(t *testing.T) {
@@ -86,12 +117,12 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 	}
 	size := world(t).Size()
 	// The subfiling VFD transfers independently, and HDF5 writes filtered datasets in
-	// parallel only collectively: its variant of the description has no filters. Its
-	// series has a chunk per rank: two ranks' independent writes into one chunk of the
-	// extended series read back a zero through the VFD (HDF5 1.14.5; docs/layouts.md).
+	// parallel only collectively: the layout refuses the description before any I/O
+	// (checked below), then runs its variant without filters (whose series the ranks
+	// write into shared chunks: the layout keeps HDF5's chunk fills out of their way).
 	vfdDesc := filepath.Join(dir, "app-vfd.yaml")
 	if world(t).Rank() == 0 {
-		if err := os.WriteFile(vfdDesc, []byte(strings.NewReplacer("filters: [shuffle, {deflate: 3}], ", "", "extend: 0, chunk: [nranks]", "extend: 0, chunk: [1]").Replace(appDescription)), 0o644); err != nil {
+		if err := os.WriteFile(vfdDesc, []byte(strings.ReplaceAll(appDescription, "filters: [shuffle, {deflate: 3}], ", "")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -113,6 +144,7 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 			sharedDir(t, sub)
 			d := desc
 			if layout == "subfiling-vfd" {
+				refusedFiltered(t, desc, mode, sub)
 				d = vfdDesc
 			}
 			kv := "description=" + d + ";layout=" + layout + ";" + modeKV(mode) + ";cache.path=" + sub
@@ -135,4 +167,53 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scaleOffsetDescription writes one integer dataset through scale-offset with the
+// minimum bits left to HDF5, over seeded values.
+const scaleOffsetDescription = `
+name: scaleoffset-check
+steps: 1
+files:
+  out:
+    name: so.h5
+    datasets:
+      counts: {type: i16, shape: [40 * nranks], chunk: [10], filters: [{scaleoffset: {scale: int}}]}
+timeline:
+  - write: out
+  - read: out
+    at: restart
+`
+
+// TestAppScaleOffsetKnownBug runs a description with an integer scale-offset dataset over
+// seeded values (which span the type's range in every chunk) at 1 rank: on the HDF5
+// releases that cannot read such chunks back (1.14.5, 1.14.6: HDFGroup/hdf5 issue 5861)
+// the session refuses it before any I/O, naming the dataset and the issue; elsewhere
+// (1.10) it writes and reads back every element.
+func TestAppScaleOffsetKnownBug(t *testing.T) {
+	dir := t.TempDir()
+	desc := filepath.Join(dir, "so.yaml")
+	if err := os.WriteFile(desc, []byte(scaleOffsetDescription), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := patternConfig(t, "app", "description="+desc+";verify=yes", filepath.Join(dir, "run.h5"))
+	if !h5.ScaleOffsetFullRangeUnreadable() {
+		rep := runReport(t, cfg, "scale-offset")
+		if r := rep.Phases[len(rep.Phases)-1]; !r.Verified || r.Mismatches != 0 || r.Bytes == 0 {
+			t.Errorf("HDF5 %s: scale-offset read back verified %v, mismatches %v, bytes %v", h5.Version(), r.Verified, r.Mismatches, r.Bytes)
+		}
+		return
+	}
+	s := session(t, cfg)
+	err := s.Run()
+	s.Close()
+	if !errors.Is(err, proxy.ErrHDF5Bug) || !errors.Is(err, proxy.ErrUnsupported) || !strings.Contains(err.Error(), "dataset /counts") || !strings.Contains(err.Error(), "issue 5861") {
+		t.Errorf("HDF5 %s: want the scale-offset dataset refused naming /counts and HDF5's issue, got %v", h5.Version(), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.h5")); len(left) != 0 {
+		t.Errorf("the refused description left %v", left)
+	}
+	// Zeros (fill=zero) span nothing: the same description runs.
+	cfg = patternConfig(t, "app", "description="+desc+";fill=zero", filepath.Join(dir, "zero.h5"))
+	runReport(t, cfg, "scale-offset over zeros")
 }

@@ -49,8 +49,22 @@ func (s *sample) countMulti(k plan.OpKind, bytes uint64) {
 	s[mMulti+2+i] += float64(bytes)
 }
 
+// objectCalls name the generic object calls, in mObject order: an open or close with
+// plan.Op.AsObject is one of these, not the open or close of its kind.
+var objectCalls = [2]string{"H5Oopen", "H5Oclose"}
+
 // countCall charges one operation handed to the layout to the census.
 func (s *sample) countCall(op *plan.Op, bytes uint64) {
+	if op.AsObject {
+		switch op.Kind {
+		case plan.OpenGroup, plan.OpenDataset:
+			s[mObject]++
+			return
+		case plan.CloseGroup, plan.CloseDataset:
+			s[mObject+1]++
+			return
+		}
+	}
 	if op.Kind > 0 && metric(op.Kind) < nOpKinds {
 		s[mCalls+metric(op.Kind)]++
 		s[mCallBytes+metric(op.Kind)] += float64(bytes)
@@ -166,6 +180,11 @@ func census(t *[nMetrics]Stat, sys bool) Census {
 	for i, name := range multiCalls {
 		if n := t[mMulti+metric(i)]; n.Sum > 0 {
 			c.Calls = append(c.Calls, CallCount{Call: name, Count: n.Sum, MaxCount: n.Max, Bytes: t[mMulti+2+metric(i)].Sum})
+		}
+	}
+	for i, name := range objectCalls {
+		if n := t[mObject+metric(i)]; n.Sum > 0 {
+			c.Calls = append(c.Calls, CallCount{Call: name, Count: n.Sum, MaxCount: n.Max})
 		}
 	}
 	c.IOModes = named(t, mIOMode, h5.IOModeNames[:])

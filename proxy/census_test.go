@@ -13,6 +13,12 @@ import (
 // planned counts the operations of kind k every rank's plans of phase ph hold.
 func planned(t *testing.T, cfg proxy.Config, ph patterns.Phase, size int, k plan.OpKind) float64 {
 	t.Helper()
+	return plannedWhere(t, cfg, ph, size, func(op plan.Op) bool { return op.Kind == k })
+}
+
+// plannedWhere counts the operations every rank's plans of phase ph hold that keep accepts.
+func plannedWhere(t *testing.T, cfg proxy.Config, ph patterns.Phase, size int, keep func(plan.Op) bool) float64 {
+	t.Helper()
 	pat, err := cfg.NewPattern()
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +37,7 @@ func planned(t *testing.T, cfg proxy.Config, ph patterns.Phase, size int, k plan
 		}
 		for _, pl := range plans {
 			for _, op := range pl.Ops {
-				if op.Kind == k {
+				if keep(op) {
 					n++
 				}
 			}

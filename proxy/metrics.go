@@ -64,8 +64,11 @@ const (
 	// mMulti+k counts the multi-dataset calls of kind k (0 H5Dwrite_multi, 1
 	// H5Dread_multi), mMulti+2+k the bytes they moved.
 	mMulti = mSelCause + h5.NumSelCauses
+	// mObject counts the opens of groups and datasets through H5Oopen (plan.Op.AsObject),
+	// mObject+1 their closes through H5Oclose (census.go: objectCalls).
+	mObject = mMulti + 4
 	// mSysIO+i is field i of /proc/self/io (sysIOFields).
-	mSysIO   = mMulti + 4
+	mSysIO   = mObject + 2
 	nMetrics = mSysIO + nSysIO
 )
 

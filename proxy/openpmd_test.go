@@ -152,6 +152,13 @@ func runOpenPMD(t *testing.T, c opmdCase, extra, file string, size int) {
 	if w.MetadataTime.Max <= 0 {
 		t.Errorf("%s %s: no metadata time", c.name, extra)
 	}
+	// the attribute writes' objects are opened with H5Oopen and closed with H5Oclose
+	objects := plannedWhere(t, cfg, patterns.PhaseWrite, size, func(op plan.Op) bool {
+		return op.AsObject && (op.Kind == plan.OpenGroup || op.Kind == plan.OpenDataset)
+	})
+	if o, cl := callCount(w.Census, "H5Oopen"), callCount(w.Census, "H5Oclose"); objects == 0 || o.Count != objects || cl.Count != objects {
+		t.Errorf("%s %s: census H5Oopen %v, H5Oclose %v, want the %v planned", c.name, extra, o.Count, cl.Count, objects)
+	}
 }
 
 // TestOpenPMDOtherRankCount reads with 1 and 2 ranks series written by 4: the read takes

@@ -51,6 +51,11 @@ type Session struct {
 	pendingCompute float64
 	// rankFiles: the layout may keep a shared file as per-rank files (stack.RankFiles).
 	rankFiles bool
+	// checkDataset is the layout's check of the datasets a plan creates in a shared file
+	// (stack.Strategy.CheckDataset; nil: none); fileRanks is how many ranks share the file
+	// the plans checked so far last created or opened (plan.FileSpec.Ranks).
+	checkDataset func(path string, spec *plan.DatasetSpec, ranks int) error
+	fileRanks    int
 	// memSpaces: the layout selects memory selections in HDF5's memory space
 	// (stack.MemorySpaces); the others get them packed (packed).
 	memSpaces bool
@@ -209,6 +214,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 		rank: dup.Rank(), size: dup.Size()}
 	s.log = newLogger(s.rank)
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
+	s.checkDataset = layout.CheckDataset
 	s.memSpaces = layout.Has(stack.MemorySpaces)
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings}
 	under, err := layout.NewLayout(env)
@@ -435,6 +441,40 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	return nil
 }
 
+// checkPlan checks every dataset pl creates, with the phase's knobs applied, before any
+// of its operations runs: against the known bugs of the loaded HDF5 (checkKnownBugs),
+// and, in a file more than one rank shares (the session's, or a group's), with the layout
+// (stack.Strategy.CheckDataset). The write phase's begin plan and first step are checked
+// before the phase's first operation. Every rank plans the same creates, so every rank
+// refuses alike.
+func (s *Session) checkPlan(pl *plan.Plan) error {
+	var kn *knobs
+	fill := s.cfg.Fill
+	if s.phase != nil {
+		kn, fill = s.phase.knobs, s.phase.fill
+	}
+	for i := range pl.Ops {
+		op := &pl.Ops[i]
+		switch {
+		case (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && op.File != nil:
+			s.fileRanks = op.File.Ranks(s.Rank(), s.Size())
+		case op.Kind == plan.CreateDataset && op.Dataset != nil:
+			o, err := kn.apply(op)
+			if err != nil {
+				continue // execute reports it at the operation
+			}
+			err = checkKnownBugs(o.Path, o.Dataset, fill)
+			if err == nil && s.checkDataset != nil && s.fileRanks > 1 {
+				err = s.checkDataset(o.Path, o.Dataset, s.fileRanks)
+			}
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
 // prepare plans a write phase's first step ahead and, with fill=once, fills the write
 // buffers of the begin plan and of that step: outside the observed window, as h5bench
 // prepares its data before its timer starts. Later steps reuse the buffers (buffer).
@@ -444,6 +484,12 @@ func (s *Session) prepare(begin *plan.Plan, p *phaseRun) error {
 	}
 	step0, err := s.pat.Step(p.ph, 0, p.env)
 	if err != nil {
+		return err
+	}
+	if err := s.checkPlan(begin); err != nil {
+		return err
+	}
+	if err := s.checkPlan(&step0); err != nil {
 		return err
 	}
 	p.ahead = &step0
@@ -823,6 +869,9 @@ var ErrFailedAlone = errors.New("h5proxy: the phase failed on this rank alone")
 // execute runs a plan's operations, charging time and bytes to smp. A step's writes
 // generate their data in lent staging memory when the mode lends (no write copy).
 func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
+	if err := s.checkPlan(pl); err != nil {
+		return err
+	}
 	var ln *stack.Lending
 	if step {
 		ln = stack.NewLending(s.stack, pl)

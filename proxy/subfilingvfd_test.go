@@ -7,12 +7,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
 	"github.com/h5proxy/h5proxy/proxy/layout/subfilingvfd"
 )
@@ -248,6 +254,226 @@ func TestSubfilingVFDSettings(t *testing.T) {
 		s, err := subfilingvfd.Resolve(v)
 		if err != nil || s.StripeSize != want {
 			t.Errorf("%q with H5FD_SUBFILING_STRIPE_SIZE=131072: stripe size %d (%v), want %d", kv, s.StripeSize, err, want)
+		}
+	}
+}
+
+// TestSubfilingVFDThreadsUnbound checks that the VFD's I/O concentrator threads may run
+// on every CPU of the machine when the launcher binds the rank to one core (OpenMPI's
+// default at 2 ranks), while the rank's own threads keep their binding: bound, the
+// concentrator shares its rank's core with the rank's MPI polling, and each request from
+// another rank waits for a time slice (E3SM's tens of thousands of small writes were on
+// course for a quarter of an hour at 2 ranks; docs/layouts.md). It binds every thread of the rank to
+// one CPU itself, so it does not depend on the launcher, opens a VFD file (2 concentrators
+// of 2 workers, one per rank), counts the threads allowed more than that CPU, then writes
+// and reads back the file, verified. Without the VFD the layout is refused.
+func TestSubfilingVFDThreadsUnbound(t *testing.T) {
+	dir, w, ok := vfdAtTwoRanks(t)
+	if !ok {
+		return
+	}
+	var own unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &own); err != nil {
+		t.Fatal(err)
+	}
+	cpu := 0
+	for !own.IsSet(cpu) {
+		cpu++
+	}
+	var one unix.CPUSet
+	one.Set(cpu)
+	tids := threads(t)
+	for _, tid := range tids {
+		if err := unix.SchedSetaffinity(tid, &one); err != nil && !errors.Is(err, unix.ESRCH) {
+			t.Fatal(err)
+		}
+	}
+	machine := allowedCPUs(t)
+	file := fileOf(dir, "vfd-unbound", w.Size())
+	s := session(t, config(t, "NUM_DIMS=1;DIM_1=4096;TIMESTEPS=1;verify=yes;layout=subfiling-vfd;subfiling_vfd.ioc_per_node=2;subfiling_vfd.thread_pool=2", file))
+	defer s.Close()
+	if err := s.BeginPhase(patterns.PhaseWrite); err != nil {
+		t.Fatal(err)
+	}
+	wide, bound := 0, 0
+	for _, tid := range threads(t) {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(tid, &set); err != nil {
+			continue // a thread that ended
+		}
+		switch {
+		case set.Count() > 1:
+			wide++
+		case slices.Contains(tids, tid):
+			bound++
+		}
+	}
+	// The concentrator's main thread and its 2 workers.
+	if machine > 1 && wide < 3 {
+		t.Errorf("rank %d: %d threads may leave CPU %d with the VFD file open, want its concentrator's 3 (the machine has %d CPUs)", w.Rank(), wide, cpu, machine)
+	}
+	if bound < len(tids)/2 {
+		t.Errorf("rank %d: %d of the rank's %d threads kept their binding to CPU %d", w.Rank(), bound, len(tids), cpu)
+	}
+	if err := s.Step(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndPhase(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunPhase(patterns.PhaseRead); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Phases[len(rep.Phases)-1]; r.Phase != "read" || !r.Verified || r.Mismatches != 0 || r.Bytes == 0 {
+		t.Errorf("read back: %+v", r)
+	}
+	for _, tid := range threads(t) {
+		unix.SchedSetaffinity(tid, &own)
+	}
+}
+
+// vfdAtTwoRanks starts a VFD test at 2 ranks: in a launched rank it returns the test's
+// directory, the world communicator and true. Without the VFD it checks that the layout
+// is refused naming the build that has it, and returns false, as it does in the parent of
+// the launched ranks.
+func vfdAtTwoRanks(t *testing.T) (string, proxy.Comm, bool) {
+	t.Helper()
+	if !h5.HaveSubfiling() {
+		if _, err := proxy.ParseOptions("vpic", mustKV(t, "layout=subfiling-vfd;file=x.h5")); !errors.Is(err, proxy.ErrUnsupported) || !strings.Contains(err.Error(), "HDF5=1.14 make build") {
+			t.Fatalf("HDF5 %s: layout=subfiling-vfd: want the layout refused naming the build that has it, got %v", h5.Version(), err)
+		}
+		return "", proxy.Comm{}, false
+	}
+	dir := testDir(t)
+	if mpitest.Run(t, 2) {
+		return dir, proxy.Comm{}, false
+	}
+	return dir, world(t), true
+}
+
+// threads lists the thread ids of this process.
+func threads(t *testing.T) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tids []int
+	for _, e := range ents {
+		var tid int
+		if _, err := fmt.Sscan(e.Name(), &tid); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids
+}
+
+// allowedCPUs returns how many CPUs the kernel lets a thread of this process run on
+// (its cpuset), by asking for all of them on a locked thread, then restoring it.
+func allowedCPUs(t *testing.T) int {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var own, all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &own); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.SchedSetaffinity(0, &own)
+	for cpu := 0; cpu < len(all)*64; cpu++ {
+		all.Set(cpu)
+	}
+	if err := unix.SchedSetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	var got unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got.Count()
+}
+
+// sharedChunksDescription has the ranks write into shared chunks: 4 series of one
+// element per rank and step, one chunk per step, extended at every step.
+const sharedChunksDescription = `
+name: shared-chunks
+steps: 3
+files:
+  h:
+    name: shared.h5
+    datasets:
+      a: {type: f64, shape: [nranks], extend: 0, chunk: [nranks]}
+      b: {type: f64, shape: [nranks], extend: 0, chunk: [nranks]}
+      c: {type: i32, shape: [nranks], extend: 0, chunk: [nranks]}
+      d: {type: i64, shape: [nranks], extend: 0, chunk: [nranks]}
+timeline:
+  - write: h
+  - read: h
+    at: restart
+`
+
+// TestSubfilingVFDSharedChunks writes, at 2 ranks through the VFD, series whose chunks
+// both ranks write (each rank one element of each chunk, a chunk allocated at the create
+// and at every extension), and reads every element back verified: HDF5's fill of a new
+// chunk, which the VFD does not order before the other ranks' writes, must not zero a
+// rank's value (the layout creates such datasets with fill time never; the fused file
+// says so). Without the VFD the layout is refused.
+func TestSubfilingVFDSharedChunks(t *testing.T) {
+	dir, w, ok := vfdAtTwoRanks(t)
+	if !ok {
+		return
+	}
+	desc := filepath.Join(dir, "shared.yaml")
+	if w.Rank() == 0 {
+		if err := os.WriteFile(desc, []byte(sharedChunksDescription), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // the fill's race lost a value in about two runs out of three
+		sub := filepath.Join(dir, fmt.Sprint("run", i))
+		if w.Rank() == 0 {
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Barrier(); err != nil {
+			t.Fatal(err)
+		}
+		kvs, err := proxy.ParseKV("description=" + desc + ";layout=subfiling-vfd;verify=yes;file=" + filepath.Join(sub, "run.h5"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := proxy.ParseOptions("app", kvs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runVerified(t, cfg)
+		if w.Rank() != 0 || i > 0 {
+			continue
+		}
+		shared, plain := filepath.Join(sub, "shared.h5"), filepath.Join(sub, "plain.h5")
+		if err := subfilingvfd.Fuse(shared, plain, ""); err != nil {
+			t.Fatal(err)
+		}
+		f, err := h5.OpenFile(plain, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := h5.OpenDataset(f, "/a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := h5.DatasetInfo(d)
+		h5.CloseDataset(d)
+		h5.CloseFile(f)
+		if err != nil || !info.FillNever || info.Shape[0] != 6 {
+			t.Errorf("fused /a: fill never %v, shape %v (%v); want fill time never, 6 elements", info.FillNever, info.Shape, err)
 		}
 	}
 }

@@ -1,5 +1,5 @@
 // Command collective reproduces seed 001's study of where HDF5 breaks collective I/O
-// (issue 25, docs/collective.md): it runs three IOR configurations through `h5proxy ior`
+// (issue 25, docs/collective.md): it runs four IOR configurations through `h5proxy ior`
 // under `h5proxy profile -trace` and prints, as Markdown tables, the MPI-IO collective and
 // independent reads and writes, the collective and independent opens, the access sizes in
 // Darshan's bins, and every independent read with the HDF5 call it happened in and the
@@ -9,7 +9,8 @@
 //	go run ./bench/collective -np 4 -b 4m -t 1m -s 4       # larger
 //	go run ./bench/collective -ior /path/to/ior             # a real IOR as well (none here)
 //
-// The configurations: IOR -a MPIIO -c; -a HDF5 -c (contiguous); -a HDF5 -c chunked with
+// The configurations: IOR -a MPIIO -c; the same through IOR's file view
+// (--mpiio.useFileView, IOR 3's -V); -a HDF5 -c (contiguous); -a HDF5 -c chunked with
 // --hdf5.noFill --hdf5.collectiveMetadata --hdf5.chunkSize=T/8 (one chunk per transfer).
 // A real IOR (-ior) runs the same command lines, its chunked case with IOR 4.0's
 // --hdf5.chunkSize flag (chunks of 1 element: IOR 4.0 declares the option without a value).
@@ -68,6 +69,7 @@ func run(np int, block, xfer, segs, bin, real, dir string, out io.Writer) error 
 	base := []string{"-b", block, "-t", xfer, "-s", segs, "-c", "-w", "-r", "-k"}
 	studies := []study{
 		{"MPIIO", append([]string{"-a", "MPIIO"}, base...)},
+		{"MPIIO file view", append(append([]string{"-a", "MPIIO"}, base...), "--mpiio.useFileView")},
 		{"HDF5 contiguous", append([]string{"-a", "HDF5"}, base...)},
 		{"HDF5 chunked", append(append([]string{"-a", "HDF5"}, base...), "--hdf5.noFill", "--hdf5.collectiveMetadata", fmt.Sprintf("--hdf5.chunkSize=%d", t/8))},
 	}

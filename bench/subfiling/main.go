@@ -10,6 +10,7 @@
 //	eval "$(HDF5=1.14 make -s env)"   # the VFD needs the 1.14 build; on 1.10 only the model runs
 //	go run ./bench/subfiling -nps 1,2,4 -stripes 1MiB,4MiB,32MiB -iocs 1,2,4 -reps 5 -out studies/subfiling
 //	go run ./bench/subfiling -nps 1,2 -stripes 64KiB -iocs 1,2 -reps 1 -vpic DIM_1=4096 -e3sm 'ne=2;lev=3'   # a check
+//	go run ./bench/subfiling -nps 1,2,4 -stripes 1MiB,32MiB -iocs 1,2,4 -patterns e3sm -reps 5 -out docs/studies/subfiling-e3sm   # E3SM (its own subfiling.csv)
 //
 // The model has no stripe size: its points are run once per I/O concentrator count (its
 // subfiling.count: one group of ranks per concentrator, at most one per rank, as the VFD
@@ -60,7 +61,7 @@ func main() {
 	reps := flag.Int("reps", 3, "repetitions, interleaved over every point")
 	aggregate := flag.Bool("aggregate", true, "also run the model with one collective-buffering aggregator per subfile writing stripe-size buffers (mpiio.cb_nodes=1, mpiio.cb_buffer_size=stripe, through ROMIO: OMPI_MCA_io=romio321 unless set): the VFD's I/O concentrator in MPI-IO's terms")
 	vpicKV := flag.String("vpic", "NUM_DIMS=1;DIM_1=1048576;TIMESTEPS=2;COLLECTIVE_DATA=YES;COLLECTIVE_METADATA=YES", "VPIC-IO settings (per rank: 8 variables of DIM_1 4-byte elements per step)")
-	e3smKV := flag.String("e3sm", "ne=4;lev=72;r=2", "E3SM-IO F-case settings (a synthesized map of the 16p map's size by default)")
+	e3smKV := flag.String("e3sm", "ne=2;lev=12;r=1", "E3SM-IO F-case settings (a synthesized map: 218 columns, 12 levels, 71,256 runs per rank at 2 ranks, each a request to a concentrator through the VFD; the 16p map's size, ne=4;lev=72;r=2, is about 25 times as many)")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
 	out := flag.String("out", "", "directory for subfiling.csv and the figures (default: none)")
 	results := flag.String("results", "", "internal: results file of a launched run")

@@ -69,7 +69,7 @@ const iorUsage = `Usage: h5proxy ior [-np N] [-no-launch] [IOR options]
 
 IOR's options as IOR takes them (docs/ior.md): -a POSIX|MPIIO|HDF5, -b, -t, -s, -F, -c,
 -C, -Q, -Z, -X, -z, -e, -Y, -w, -r, -W, -R, -k, -K, -i, -d, -o, -O key=value,..., -g, -x,
--H, -J, -n, -A, -G, -U, -v. Sizes take k, m or g (x1024^n). MPI hints come from
+-H, -J, -n, -A, -G, -U, -v, -V (--mpiio.useFileView). Sizes take k, m or g (x1024^n). MPI hints come from
 IOR_HINT__MPI__<key>=<value> variables or the -U file. h5proxy ior prints IOR 3.3's
 report on rank 0; -np N launches N ranks when not started by mpirun.
 `

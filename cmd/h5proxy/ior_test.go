@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/internal/inspect"
+	"github.com/h5proxy/h5proxy/internal/profile"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
 )
@@ -239,6 +241,55 @@ func TestIORIterationOrder(t *testing.T) {
 		}
 		if n := strings.Count(string(out), "H5D_ALLOC_TIME_EARLY"); n != 2 || strings.Contains(string(out), "H5D_ALLOC_TIME_LATE") {
 			t.Errorf("rank %d's file: %d datasets allocated early, want both (MPI-IO driver)\n%s", rank, n, out)
+		}
+	}
+}
+
+// TestIORFileView runs IOR's MPI-IO file view (-V) on 2 ranks under the profiler: the file
+// holds the same bytes at the same offsets as the run without -V, and the MPI-IO calls are
+// IOR's (aiori-MPIIO.c: MPIIO_Open sets the view once per open, MPIIO_Xfer seeks and moves
+// one transfer type with MPI_File_write_all or read_all): per rank 2 views (the write's and
+// the read's open), 12 collective writes and 12 collective reads of 4 KiB, none at explicit
+// offsets.
+func TestIORFileView(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	args := []string{"-a", "MPIIO", "-c", "-b", "16k", "-t", "4k", "-s", "3", "-w", "-r", "-R", "-k"}
+	fv, fp := filepath.Join(dir, "fv"), filepath.Join(dir, "fp")
+	r := h5proxy(t, dir, append([]string{"profile", "-np", "2", "-lib", lib, "-noplot", "-o", "v.json", "--", binary, "ior"}, append(args, "-V", "-o", fv)...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "Max Read:  ") {
+		t.Fatal(r)
+	}
+	iorRun(t, dir, 2, 1, true, true, append(args, "-o", fp)...)
+	a, err := os.ReadFile(fv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 2*3*16<<10 || !bytes.Equal(a, b) {
+		t.Errorf("-V wrote %d bytes, without -V %d; equal: %v", len(a), len(b), bytes.Equal(a, b))
+	}
+	p, err := profile.Load(filepath.Join(dir, "v.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := p.Find("MPIIO", fv, "", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]int64{"MPIIO_COLL_OPENS": 4, "MPIIO_VIEWS": 4, "MPIIO_COLL_WRITES": 24, "MPIIO_COLL_READS": 24,
+		"MPIIO_INDEP_WRITES": 0, "MPIIO_INDEP_READS": 0, "MPIIO_BYTES_WRITTEN": 2 * 3 * 16 << 10, "MPIIO_BYTES_READ": 2 * 3 * 16 << 10,
+		"MPIIO_SIZE_WRITE_AGG_1K_10K": 24, "MPIIO_SIZE_READ_AGG_1K_10K": 24, "MPIIO_ACCESS1_ACCESS": 4096, "MPIIO_ACCESS1_COUNT": 48} {
+		if got := rec.Counters[k]; got != v {
+			t.Errorf("%s = %d, want %d", k, got, v)
+		}
+	}
+	for call, n := range map[string]int64{"MPI_File_set_view": 4, "MPI_File_write_all": 24, "MPI_File_read_all": 24, "MPI_File_write_at_all": 0, "MPI_File_read_at_all": 0} {
+		if got := p.Calls[call].N; got != n {
+			t.Errorf("%s calls %d, want %d", call, got, n)
 		}
 	}
 }

@@ -219,3 +219,62 @@ func TestCaptureAndProfileBadPrograms(t *testing.T) {
 		t.Errorf("crash profile: partial %v, y.bin bytes written %d (want true, 4096: the records up to the crash)", p.Partial, written)
 	}
 }
+
+// TestOpenPMDProfileOpens profiles the openpmd pattern (8a's group-based write, 2 ranks,
+// 2 iterations) and pins each dataset's H5D_OPENS to openPMD-api's call sequence
+// (src/IO/HDF5/HDF5IOHandler.cpp): createDataset makes one H5Dcreate per rank,
+// writeDataset one H5Dopen per storeChunk (one per rank here: rankBlocks), and
+// writeAttribute opens the object with H5Oopen, which Darshan's H5D module (and the
+// profiler) do not count; so 4 on every dataset, whatever its number of attributes
+// (rho has 10, charge 3). H5D_WRITES: one per rank.
+func TestOpenPMDProfileOpens(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	cfg := filepath.Join(dir, "openpmd.json")
+	conf := `{"pattern": "openpmd", "phases": ["write"], "session": {"file": "` + filepath.Join(dir, "out", "8a_parallel_3Db.h5") + `", "profile": "yes"},
+ "options": {"dim": 3, "minBlock": "8 8 8", "grid": "2 2 2", "steps": 2, "encoding": "g"}}`
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := h5proxyEnv(t, dir, []string{"H5PROXY_PROFILE_LIB=" + lib}, "run", "-quiet", "-np", "2", cfg)
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "h5proxy-profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Records []struct {
+			Module   string           `json:"module"`
+			File     string           `json:"file"`
+			Name     string           `json:"name"`
+			Rank     int              `json:"rank"`
+			Counters map[string]int64 `json:"counters"`
+		} `json:"records"`
+		Calls map[string]struct {
+			N int64 `json:"n"`
+		} `json:"calls"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, rec := range p.Records {
+		if rec.Module != "H5D" || filepath.Base(rec.File) != "8a_parallel_3Db.h5" {
+			continue
+		}
+		names = append(names, rec.Name)
+		if c := rec.Counters; rec.Rank != -1 || c["H5D_OPENS"] != 4 || c["H5D_WRITES"] != 2 {
+			t.Errorf("%s rank %d: H5D_OPENS %d, H5D_WRITES %d, want a shared record with 4 and 2", rec.Name, rec.Rank, c["H5D_OPENS"], c["H5D_WRITES"])
+		}
+	}
+	// per iteration B/x..z, E/x..z, rho, charge, id, position/x
+	if len(names) != 2*10 {
+		t.Errorf("%d dataset records, want 20: %v", len(names), names)
+	}
+	// 2 ranks x 2 iterations x 10 datasets: a create and an H5Dopen for the storeChunk each
+	if n := p.Calls["H5Dopen2"].N; n != 40 {
+		t.Errorf("H5Dopen2 calls %d, want 40 (the attribute writes open objects with H5Oopen)", n)
+	}
+}

@@ -67,3 +67,15 @@ func LoadedLibraries() []string {
 	C.h5p_loaded_libs(&l)
 	return strings.Fields(C.GoString(&l.buf[0]))
 }
+
+// ScaleOffsetFullRangeUnreadable reports whether the loaded HDF5 cannot read back an
+// integer scale-offset chunk whose values span the type's full range (minimum bits =
+// the type's bits, stored at full precision): HDF5 1.14.5 added a bounds check
+// (H5Zscaleoffset.c, "minbits >= the type's bits" where the decoder allows equality)
+// that fails such a chunk on read with "filter returned failure during read", though it
+// was written without error. HDFGroup/hdf5 issue 5861, fixed by pull request 5864 after
+// 1.14.6; 1.10 is not affected.
+func ScaleOffsetFullRangeUnreadable() bool {
+	v := Version()
+	return v == "1.14.5" || v == "1.14.6"
+}

@@ -460,6 +460,42 @@ func TestAttributes(t *testing.T) {
 	}
 }
 
+// TestOpenObject opens a group and a dataset with H5Oopen (with and without collective
+// metadata reads on the link access list), writes an attribute through each, closes them
+// with H5Oclose and reads the attributes back; a missing path and a wrong kind of
+// identifier are errors, and nothing leaks.
+func TestOpenObject(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "obj.h5")
+	f := must(CreateFile(path, Access{}))
+	ok(t, CloseGroup(must(CreateGroup(f, "/g"))))
+	ok(t, CloseDataset(must(CreateDataset(f, "/g/x", plan.DatasetSpec{Type: plan.F32, Shape: []uint64{4}}))))
+	mark := newIDMark()
+	a := plan.AttributeSpec{Name: "unitSI", Type: plan.F64, Value: randBytes(3, 8)}
+	for i, p := range []string{"/g", "/g/x"} {
+		o := must(OpenObject(f, p, i == 1))
+		ok(t, WriteAttribute(o, a))
+		ok(t, CloseObject(o))
+	}
+	if _, err := OpenObject(f, "/missing", false); err == nil || !strings.Contains(err.Error(), "H5Oopen /missing") {
+		t.Errorf("OpenObject(/missing): %v", err)
+	}
+	if err := CloseObject(f); err == nil {
+		t.Error("CloseObject of a file identifier succeeded")
+	}
+	checkNoLeaks(t, f, mark)
+	g := must(OpenGroup(f, "/g"))
+	d := must(OpenDataset(f, "/g/x"))
+	for _, loc := range []ID{g, d} {
+		got := must(ReadAttribute(loc, a.Name))
+		if !reflect.DeepEqual(got.Value, a.Value) {
+			t.Errorf("attribute read back %v, want %v", got.Value, a.Value)
+		}
+	}
+	ok(t, CloseDataset(d))
+	ok(t, CloseGroup(g))
+	ok(t, CloseFile(f))
+}
+
 func TestExists(t *testing.T) {
 	f := must(CreateFile(filepath.Join(t.TempDir(), "e.h5"), Access{}))
 	defer func() { ok(t, CloseFile(f)) }()

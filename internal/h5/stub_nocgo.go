@@ -34,6 +34,9 @@ func CreateGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 // OpenGroup returns ErrNoCgo in a build without cgo.
 func OpenGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 
+// OpenGroupColl returns ErrNoCgo in a build without cgo.
+func OpenGroupColl(loc ID, path string, collMeta bool) (ID, error) { return 0, ErrNoCgo }
+
 // CloseGroup returns ErrNoCgo in a build without cgo.
 func CloseGroup(g ID) error { return ErrNoCgo }
 
@@ -48,6 +51,12 @@ func OpenDataset(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 
 // OpenDatasetColl returns ErrNoCgo in a build without cgo.
 func OpenDatasetColl(loc ID, path string, collMeta bool) (ID, error) { return 0, ErrNoCgo }
+
+// OpenObject returns ErrNoCgo in a build without cgo.
+func OpenObject(loc ID, path string, collMeta bool) (ID, error) { return 0, ErrNoCgo }
+
+// CloseObject returns ErrNoCgo in a build without cgo.
+func CloseObject(o ID) error { return ErrNoCgo }
 
 // CloseDataset returns ErrNoCgo in a build without cgo.
 func CloseDataset(d ID) error { return ErrNoCgo }
@@ -115,3 +124,6 @@ func Build() string { return "" }
 
 // LoadedLibraries returns nil in a build without cgo.
 func LoadedLibraries() []string { return nil }
+
+// ScaleOffsetFullRangeUnreadable reports false in a build without cgo.
+func ScaleOffsetFullRangeUnreadable() bool { return false }

@@ -101,6 +101,44 @@ static int h5p_file_io(int kind, MPI_File fh, MPI_Offset off, void *buf, MPI_Cou
 	}
 	return rc;
 }
+
+// h5p_ior_view sets IOR's file view (aiori-MPIIO.c: MPIIO_Open with useFileView): contig,
+// telems MPI_LONG_LONG_INT (one transfer); xfer, contig resized to extent 0 (the type of
+// each access); ftype, a 2-D C-order subarray of contig elements, global {1, tpb*tasks},
+// local {1, tpb}, start {0, tpb*task} (task's block among the tasks' blocks of a segment);
+// all committed, then MPI_File_set_view(fh, 0, contig, ftype, "native", MPI_INFO_NULL).
+// The types are returned for h5p_view_io and freed by h5p_type_free.
+static int h5p_ior_view(MPI_File fh, int telems, int tpb, int tasks, int task, MPI_Datatype *contig,
+		MPI_Datatype *xfer, MPI_Datatype *ftype) {
+	int gs[2] = {1, tpb * tasks}, ls[2] = {1, tpb}, st[2] = {0, tpb * task}, rc;
+	*contig = *xfer = *ftype = MPI_DATATYPE_NULL;
+	if ((rc = MPI_Type_contiguous(telems, MPI_LONG_LONG_INT, contig)) != MPI_SUCCESS) return rc;
+	if ((rc = MPI_Type_create_resized(*contig, 0, 0, xfer)) != MPI_SUCCESS) return rc;
+	if ((rc = MPI_Type_commit(contig)) != MPI_SUCCESS) return rc;
+	if ((rc = MPI_Type_commit(xfer)) != MPI_SUCCESS) return rc;
+	if ((rc = MPI_Type_create_subarray(2, gs, ls, st, MPI_ORDER_C, *contig, ftype)) != MPI_SUCCESS) return rc;
+	if ((rc = MPI_Type_commit(ftype)) != MPI_SUCCESS) return rc;
+	return MPI_File_set_view(fh, 0, *contig, *ftype, "native", MPI_INFO_NULL);
+}
+
+static void h5p_type_free(MPI_Datatype *t) {
+	if (*t != MPI_DATATYPE_NULL) MPI_Type_free(t);
+}
+
+// h5p_view_io is one access of IOR's MPIIO_Xfer through its view: MPI_File_seek of the
+// individual file pointer to pos (in etypes), then one xfer moved with write_all or write
+// (read_all or read). *done receives the bytes moved.
+static int h5p_view_io(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, MPI_Datatype xfer,
+		MPI_Count *done) {
+	MPI_Status st;
+	int rc = MPI_File_seek(fh, pos, MPI_SEEK_SET);
+	*done = 0;
+	if (rc != MPI_SUCCESS) return rc;
+	if (write) rc = coll ? MPI_File_write_all(fh, buf, 1, xfer, &st) : MPI_File_write(fh, buf, 1, xfer, &st);
+	else rc = coll ? MPI_File_read_all(fh, buf, 1, xfer, &st) : MPI_File_read(fh, buf, 1, xfer, &st);
+	if (rc == MPI_SUCCESS) rc = MPI_Get_elements_x(&st, MPI_BYTE, done);
+	return rc;
+}
 */
 import "C"
 
@@ -125,6 +163,10 @@ type File struct {
 	// bound what they got by it without an MPI_File_get_size each, whose lseek pair per
 	// read a profile would show (the programs h5proxy mirrors make none).
 	roSize int64
+	// view is IOR's file view (SetIORView) with its types; transfer its bytes per access.
+	view                bool
+	contig, xfer, ftype C.MPI_Datatype
+	transfer            int64
 }
 
 // OpenFile opens path on every rank of c (collective on c) as access says.
@@ -151,6 +193,9 @@ func (f *File) io(kind C.int, op string, offset int64, buf []byte) error {
 	}
 	if !active() {
 		return errorf("mpi: %s %s: %w", op, f.path, ErrNotActive)
+	}
+	if f.view {
+		return errorf("mpi: %s %s: the file has IOR's file view: use ViewIO", op, f.path)
 	}
 	// Checked here because OMPIO's collective writes lose the error of a read-only file.
 	write := kind != C.h5p_read_at_all && kind != C.h5p_read_at
@@ -342,7 +387,8 @@ func (f *File) SetSize(n int64) error {
 // Writable reports whether the file was opened for writing.
 func (f *File) Writable() bool { return f != nil && f.access != ReadOnly }
 
-// Close closes the file (collective). Closing a closed file is an error.
+// Close closes the file (collective), then frees the types of IOR's view if it has one,
+// as MPIIO_Close does. Closing a closed file is an error.
 func (f *File) Close() error {
 	if f == nil || f.fh == fileNull {
 		return errorf("mpi: MPI_File_close: file is not open")
@@ -352,7 +398,98 @@ func (f *File) Close() error {
 	}
 	fh := f.fh
 	f.fh = fileNull
-	return mpiErr("MPI_File_close "+f.path, C.MPI_File_close(&fh))
+	err := mpiErr("MPI_File_close "+f.path, C.MPI_File_close(&fh))
+	f.freeView()
+	return err
+}
+
+// freeView frees the view's types (file type, transfer type, element type: IOR's order).
+func (f *File) freeView() {
+	if f.view {
+		C.h5p_type_free(&f.ftype)
+		C.h5p_type_free(&f.xfer)
+		C.h5p_type_free(&f.contig)
+		f.view = false
+	}
+}
+
+// SetIORView gives the file IOR's MPI-IO file view (collective on the file's
+// communicator): transfers of transfer bytes (a multiple of 8), blocks of block bytes (a
+// multiple of transfer) of tasks tasks, the view showing task's. Afterwards the file moves
+// data only through ViewIO, until Close.
+func (f *File) SetIORView(transfer, block int64, tasks, task int) error {
+	if f == nil || f.fh == fileNull {
+		return errorf("mpi: MPI_File_set_view: file is not open")
+	}
+	if !active() {
+		return errorf("mpi: MPI_File_set_view %s: %w", f.path, ErrNotActive)
+	}
+	tpb := int64(0)
+	if transfer > 0 {
+		tpb = block / transfer
+	}
+	switch {
+	case f.view:
+		return errorf("mpi: MPI_File_set_view %s: the file has a view already", f.path)
+	case transfer <= 0 || transfer%8 != 0 || block%transfer != 0 || tpb == 0:
+		return errorf("mpi: MPI_File_set_view %s: transfer %d must be a positive multiple of 8 dividing block %d", f.path, transfer, block)
+	case tasks < 1 || task < 0 || task >= tasks:
+		return errorf("mpi: MPI_File_set_view %s: task %d of %d tasks", f.path, task, tasks)
+	case transfer/8 > math.MaxInt32 || tpb*int64(tasks) > math.MaxInt32:
+		return errorf("mpi: MPI_File_set_view %s: %d transfers per block x %d tasks or %d elements per transfer exceed a C int", f.path, tpb, tasks, transfer/8)
+	}
+	f.view, f.transfer = true, transfer
+	rc := C.h5p_ior_view(f.fh, C.int(transfer/8), C.int(tpb), C.int(tasks), C.int(task), &f.contig, &f.xfer, &f.ftype)
+	if err := mpiErr("MPI_File_set_view "+f.path, rc); err != nil {
+		f.freeView()
+		return err
+	}
+	return nil
+}
+
+// ViewIO moves one transfer (buf, exactly the view's transfer bytes) at view position pos
+// (in transfers) through IOR's view: seek, then write_all or write (read_all or read) of
+// one transfer type; collective calls need every rank of the file's communicator. A short
+// transfer is an error.
+func (f *File) ViewIO(write, collective bool, pos int64, buf []byte) error {
+	what := "MPI_File_read"
+	if write {
+		what = "MPI_File_write"
+	}
+	if collective {
+		what += "_all"
+	}
+	switch {
+	case f == nil || f.fh == fileNull:
+		return errorf("mpi: %s: file is not open", what)
+	case !f.view:
+		return errorf("mpi: %s %s: the file has no IOR view (SetIORView)", what, f.path)
+	case !active():
+		return errorf("mpi: %s %s: %w", what, f.path, ErrNotActive)
+	case write && f.access == ReadOnly || !write && f.access == Create:
+		return errorf("mpi: %s %s: file is not open for this transfer", what, f.path)
+	case int64(len(buf)) != f.transfer || pos < 0:
+		return errorf("mpi: %s %s: %d bytes at view position %d, want one transfer of %d bytes", what, f.path, len(buf), pos, f.transfer)
+	}
+	w, c := C.int(0), C.int(0)
+	if write {
+		w = 1
+	}
+	if collective {
+		c = 1
+	}
+	var done C.MPI_Count
+	if err := mpiErr(fmt.Sprintf("MPI_File_seek+%s %s", what, f.path), C.h5p_view_io(f.fh, w, c, C.MPI_Offset(pos), unsafe.Pointer(&buf[0]), f.xfer, &done)); err != nil {
+		return err
+	}
+	if int64(done) != f.transfer {
+		short := io.ErrShortWrite
+		if !write {
+			short = io.ErrUnexpectedEOF
+		}
+		return errorf("mpi: %s %s: %d of %d bytes at view position %d: %w", what, f.path, int64(done), f.transfer, pos, short)
+	}
+	return nil
 }
 
 // DeleteFile deletes path (MPI_File_delete, not collective: one rank calls it). A missing

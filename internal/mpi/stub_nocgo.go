@@ -133,6 +133,12 @@ func (f *File) Writable() bool { return false }
 // Sync returns ErrNoCgo.
 func (f *File) Sync() error { return ErrNoCgo }
 
+// SetIORView returns ErrNoCgo in a build without cgo.
+func (f *File) SetIORView(transfer, block int64, tasks, task int) error { return ErrNoCgo }
+
+// ViewIO returns ErrNoCgo in a build without cgo.
+func (f *File) ViewIO(write, collective bool, pos int64, buf []byte) error { return ErrNoCgo }
+
 // Close returns ErrNoCgo.
 func (f *File) Close() error { return ErrNoCgo }
 

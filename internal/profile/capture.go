@@ -38,6 +38,10 @@ type datasetInfo struct {
 	Chunk     []int64  `json:"chunk"`
 }
 
+// h5dTransfers are the traced calls that move a dataset's data, true for writes: an
+// H5Dwrite_multi or H5Dread_multi (HDF5 1.14) leaves one event per dataset.
+var h5dTransfers = map[string]bool{"H5Dwrite": true, "H5Dwrite_multi": true, "H5Dread": false, "H5Dread_multi": false}
+
 // selection is the file selection of a traced H5Dread/H5Dwrite.
 type selection struct {
 	Start, Stride, Count, Block []int64
@@ -130,7 +134,8 @@ func Capture(p *Profile, name string) (*Description, error) {
 	// The first step's accesses of every rank; the gaps between steps on rank 0.
 	stepStart, stepEnd := map[int]float64{}, map[int]float64{}
 	for _, e := range p.Events {
-		if e.Module != "H5D" || (e.Call != "H5Dwrite" && e.Call != "H5Dread") {
+		write, transfer := h5dTransfers[e.Call]
+		if e.Module != "H5D" || !transfer {
 			continue
 		}
 		tmpl, n, _ := stepOf(e.Name)
@@ -150,7 +155,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		} else {
 			sel = selection{Start: make([]int64, len(d.info.Dims)), Count: d.info.Dims}
 		}
-		if e.Call == "H5Dwrite" {
+		if write {
 			d.writes[e.Rank] = append(d.writes[e.Rank], sel)
 			if e.Rank == 0 {
 				d.nwrites++

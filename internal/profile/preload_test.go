@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"debug/elf"
 	"errors"
 	"os"
 	"os/exec"
@@ -442,6 +443,92 @@ func TestHDF5Mismatch(t *testing.T) {
 	for m, want := range map[string]bool{"POSIX": true, "MPIIO": true, "H5F": false, "H5D": false} {
 		if _, _, n := p.Totals(m); (n > 0) != want {
 			t.Errorf("%s: %d records", m, n)
+		}
+	}
+}
+
+// TestMultiDataset checks HDF5 1.14's H5Dwrite_multi and H5Dread_multi: each dataset of a
+// call is counted as Darshan's H5D module counts an H5Dwrite or H5Dread of it, and the call
+// once in the calls table. Against HDF5 1.10, which has no such calls, the library must not
+// define them (a program there cannot call them, and the library must still load).
+func TestMultiDataset(t *testing.T) {
+	lib, _ := build(t)
+	ver, err := exec.Command("pkg-config", "--modversion", "hdf5-openmpi").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := !strings.HasPrefix(string(ver), "1.10.") && !strings.HasPrefix(string(ver), "1.12.")
+	f, err := elf.Open(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.DynamicSymbols()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defined := map[string]bool{}
+	for _, s := range syms {
+		if s.Section != elf.SHN_UNDEF {
+			defined[s.Name] = true
+		}
+	}
+	for _, name := range []string{"H5Dwrite_multi", "H5Dread_multi"} {
+		if defined[name] != has {
+			t.Errorf("HDF5 %s: library defines %s: %v, want %v", strings.TrimSpace(string(ver)), name, defined[name], has)
+		}
+	}
+	data, records, out, err := runKernel(t, 2, "multi", "H5PROXY_PROFILE_TRACE=1")
+	if !has {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 || !strings.Contains(string(out), "has no H5Dwrite_multi") {
+			t.Errorf("kernel multi against HDF5 %s: %v\n%s", ver, err, out)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	p := mustMerge(t, records)
+	// per rank one call of each kind moving a (50 ints) and b (100 doubles) collectively
+	for _, c := range []struct {
+		name  string
+		bytes int64
+	}{{"/a", 2 * 50 * 4}, {"/b", 2 * 100 * 8}} {
+		r, err := p.Find("H5D", filepath.Join(data, "multi.h5"), c.name, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expect(t, r, map[string]int64{"H5D_OPENS": 2, "H5D_WRITES": 2, "H5D_READS": 2, "H5D_BYTES_WRITTEN": c.bytes,
+			"H5D_BYTES_READ": c.bytes, "H5D_REGULAR_HYPERSLAB_SELECTS": 4, "H5D_USE_MPIIO_COLLECTIVE": 1, "H5D_RW_SWITCHES": 2})
+	}
+	for _, call := range []string{"H5Dwrite_multi", "H5Dread_multi"} {
+		if c := p.Calls[call]; c.N != 2 {
+			t.Errorf("%s calls %d, want 2 (one per rank)", call, c.N)
+		}
+		n := 0
+		for _, e := range p.Events {
+			if e.Call == call {
+				n++
+			}
+		}
+		if n != 4 {
+			t.Errorf("%d %s events, want 4 (one per dataset per rank)", n, call)
+		}
+	}
+	if c := p.Calls["H5Dwrite"]; c.N != 0 {
+		t.Errorf("H5Dwrite calls %d, want 0 (the multi call is not two H5Dwrite)", c.N)
+	}
+	// capture folds the multi calls' events as writes and reads of each dataset
+	d, err := Capture(p, "multi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"      a:\n        type: i32\n        shape: [50 * nranks]\n        decompose: {kind: block}\n",
+		"      b:\n        type: f64\n        shape: [100 * nranks]\n        decompose: {kind: block}\n",
+		"timeline:\n  - write: multi\n  - read: multi\n    at: restart\n"} {
+		if !strings.Contains(d.YAML, want) {
+			t.Errorf("the description lacks %q:\n%s", want, d.YAML)
 		}
 	}
 }

@@ -26,16 +26,18 @@ var shorts = map[byte]short{
 	's': {key: "segmentCount"}, 't': {key: "transferSize"}, 'U': {key: "hintsFileName"}, 'v': {key: "verbose", flag: true},
 	'w': {key: "writeFile", flag: true}, 'W': {key: "checkWrite", flag: true}, 'x': {key: "singleXferAttempt", flag: true},
 	'X': {key: "reorderTasksRandomSeed"}, 'Y': {key: "fsyncPerWrite", flag: true}, 'z': {key: "randomOffset", flag: true},
-	'Z': {key: "reorderTasksRandom", flag: true},
+	'Z': {key: "reorderTasksRandom", flag: true}, 'V': {key: "useFileView", flag: true},
 }
 
-// longs are IOR 4's module options h5proxy runs (aiori-HDF5.c: HDF5_options), with their
+// longs are IOR 4's module options h5proxy runs (aiori-HDF5.c: HDF5_options;
+// aiori-MPIIO.c: MPIIO_options for --mpiio.useFileView, IOR 3's -V), with their
 // parameters: flags, and --hdf5.chunkSize, which IOR 4.0 declares a flag (chunks of one
 // element) and h5proxy also takes as --hdf5.chunkSize=N.
 var longs = map[string]short{
 	"--hdf5.collectiveMetadata": {key: "collectiveMetadata", flag: true}, "--hdf5.noFill": {key: "noFill", flag: true},
 	"--hdf5.chunkSize": {key: "chunkSize", flag: true}, "--hdf5.setAlignment": {key: "setAlignment"},
 	"--hdf5.hintsFileName": {key: "hintsFileName"}, "--hdf5.showHints": {key: "showHints", flag: true},
+	"--mpiio.useFileView": {key: "useFileView", flag: true},
 }
 
 // unsupported are IOR's other options, refused by name rather than as unknown.
@@ -43,7 +45,7 @@ var unsupported = map[string]string{
 	"-D": "deadlineForStonewalling", "-E": "useExistingTestFile", "-f": "scriptFile", "-I": "individualDataSets",
 	"-j": "outlierThreshold", "-l": "datapacket type", "-m": "multiFile", "-M": "memoryPerNode", "-N": "numTasks",
 	"-p": "preallocate", "-P": "useSharedFilePointer", "-q": "quitOnError", "-S": "useStridedDatatype",
-	"-T": "maxTimeDuration", "-u": "uniqueDir", "-V": "useFileView", "--dryRun": "dryRun",
+	"-T": "maxTimeDuration", "-u": "uniqueDir", "--dryRun": "dryRun",
 }
 
 // ArgError is a bad command line: IOR's option parser prints "Error invalid argument:

@@ -55,6 +55,7 @@ var Options = &options.Table{Name: "ior", Specs: []options.Spec{
 	{Key: "verbose", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "-v: verbosity (accepted; the report is that of verbosity 0)"},
 	{Key: "hintsFileName", Kind: options.String, Help: "-U: file of IOR_HINT__MPI__<key>=<value> lines: MPI hints (as the environment variables of that name)"},
 	{Key: "collectiveMetadata", Kind: options.Bool, Default: "0", Help: "--hdf5.collectiveMetadata (IOR 4): H5Pset_all_coll_metadata_ops(1) and H5Pset_coll_metadata_write(1) on the file access list; HDF5 only"},
+	{Key: "useFileView", Kind: options.Bool, Default: "0", Help: "-V, --mpiio.useFileView (IOR 4): MPI-IO through IOR's file view: set once per open (etype one transfer, filetype the task's block among the tasks'), then per transfer a seek and MPI_File_write_all or _write (read_all, read) of one transfer; MPIIO only"},
 	{Key: "chunkSize", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "--hdf5.chunkSize (IOR 4): each segment's dataset chunked in chunks of this many elements (H5Pset_chunk; 0: contiguous); at most the dataset's length; HDF5 only"},
 }}
 
@@ -77,8 +78,10 @@ type Config struct {
 	Alignment                                  uint64
 	// CollMetadata is IOR 4's --hdf5.collectiveMetadata; ChunkSize its --hdf5.chunkSize
 	// (elements, 0 contiguous).
-	CollMetadata               bool
-	ChunkSize                  uint64
+	CollMetadata bool
+	ChunkSize    uint64
+	// UseFileView is -V (IOR 4: --mpiio.useFileView).
+	UseFileView                bool
 	RefNum, Verbose, Signature int
 	HintsFile                  string
 }
@@ -96,7 +99,7 @@ func FromValues(v *options.Values) (Config, []string, error) {
 		Repetitions: int(v.Int("repetitions")), InterTestDelay: int(v.Int("interTestDelay")), TestFile: v.String("testFile"),
 		IntraTestBarriers: v.Bool("intraTestBarriers"), SingleXferAttempt: v.Bool("singleXferAttempt"), ShowHints: v.Bool("showHints"),
 		NoFill: v.Bool("noFill"), Signature: int(v.Int("setTimeStampSignature")), Alignment: v.Uint("setAlignment"), RefNum: int(v.Int("refNum")), Verbose: int(v.Int("verbose")),
-		HintsFile: v.String("hintsFileName"), CollMetadata: v.Bool("collectiveMetadata"), ChunkSize: v.Uint("chunkSize")}
+		HintsFile: v.String("hintsFileName"), CollMetadata: v.Bool("collectiveMetadata"), ChunkSize: v.Uint("chunkSize"), UseFileView: v.Bool("useFileView")}
 	if !c.WriteFile && !c.ReadFile && !c.CheckWrite && !c.CheckRead {
 		c.WriteFile, c.ReadFile = true, true
 	}
@@ -158,6 +161,10 @@ func (c *Config) validate() ([]string, error) {
 		return warns, fmt.Errorf("'no fill' option only available in HDF5")
 	case (c.CollMetadata || c.ChunkSize > 0) && !hdf5:
 		return warns, fmt.Errorf("--hdf5.collectiveMetadata and --hdf5.chunkSize (collectiveMetadata, chunkSize) are options of the HDF5 backend: use -a HDF5")
+	case c.UseFileView && c.API != "MPIIO":
+		return warns, fmt.Errorf("--mpiio.useFileView (-V, useFileView) is an option of the MPIIO backend: use -a MPIIO")
+	case c.UseFileView && c.RandomOffset: // aiori-MPIIO.c: MPIIO_check_params
+		return warns, fmt.Errorf("random offset not available with MPIIO fileviews")
 	}
 	return warns, nil
 }

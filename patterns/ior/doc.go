@@ -17,11 +17,11 @@
 // hintsFileName, -v verbose, and IOR 4's HDF5 module options --hdf5.collectiveMetadata,
 // --hdf5.noFill (-n), --hdf5.chunkSize (alone: 1 element, as IOR 4.0 declares it a flag;
 // --hdf5.chunkSize=N: N), --hdf5.setAlignment=X (-J), --hdf5.hintsFileName=F (-U) and
-// --hdf5.showHints (-H). Sizes take k, m or g (×1024^n; utilities.c: string_to_bytes).
+// --hdf5.showHints (-H), and the MPIIO module's --mpiio.useFileView (-V). Sizes take k, m or g (×1024^n; utilities.c: string_to_bytes).
 // Defaults are IOR's (ior.c: init_IOR_Param_t): POSIX, 1 MiB blocks, 256 KiB transfers,
 // 1 segment, 1 repetition, testFile, taskPerNodeOffset 1. With none of -w -r -W -R, IOR
 // writes and reads (CheckRunSettings). A letter IOR has but h5proxy does not model (-D,
-// -E, -f, -I, -j, -l, -m, -M, -N, -p, -P, -q, -S, -T, -u, -V) is refused by name; any other
+// -E, -f, -I, -j, -l, -m, -M, -N, -p, -P, -q, -S, -T, -u) is refused by name; any other
 // is IOR's "Error invalid argument: ARG" / "Invalid options". FromValues applies
 // ValidateTests' checks (ior.c) with IOR's messages ("block size must be a multiple of
 // transfer size", ...) and its warnings with reset ("collective not available in POSIX").
@@ -40,6 +40,11 @@
 // transfer goes to a task drawn at random, every task drawing the same (IOR uses C's
 // rand() seeded from a value it broadcasts: the order and the assignment differ from
 // IOR's, their distribution does not).
+//
+// -V (aiori-MPIIO.c: MPIIO_Open, MPIIO_Xfer, SeekOffset): every open carries IOR's view
+// (plan.FileSpec.View: etype one transfer, the filetype showing the task's block of each
+// segment), set once by the mpiio layout; each transfer seeks to its place in the view
+// (plan.FileView.Offset) and moves one transfer type with MPI_File_write_all or _write.
 //
 // # HDF5 (aiori-HDF5.c: IOR_Open_HDF5, SetupDataSet_HDF5, SeekOffset_HDF5, IOR_Xfer_HDF5)
 //

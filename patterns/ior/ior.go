@@ -204,6 +204,13 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		kind, open, buffer = plan.Read, plan.OpenDataset, "ior-read"
 		fileOp.Kind, fileOp.File = plan.OpenFile, p.fileSpec(true)
 	}
+	if c.UseFileView {
+		v := &plan.FileView{Transfer: c.TransferSize, Block: c.BlockSize, Tasks: env.Size, Task: task}
+		if c.FilePerProc {
+			v.Tasks, v.Task = 1, 0
+		}
+		fileOp.File.View = v
+	}
 	pl.Add(fileOp)
 	spec := p.Spec(env.Size)
 	dsOp := func(k plan.OpKind, s int) plan.Op {

@@ -108,7 +108,10 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-O", "checkRead"}, "Syntax error in configuration options: checkRead"},
 		{[]string{"-O", "checkRead=maybe"}, "checkRead must be 0 or 1"},
 		{[]string{"-D", "10"}, "deadlineForStonewalling is not supported by h5proxy ior"},
-		{[]string{"-V"}, "useFileView is not supported by h5proxy ior"},
+		{[]string{"-S"}, "useStridedDatatype is not supported by h5proxy ior"},
+		{[]string{"-V"}, "ior ERROR: --mpiio.useFileView (-V, useFileView) is an option of the MPIIO backend: use -a MPIIO"},
+		{[]string{"-a", "HDF5", "--mpiio.useFileView"}, "is an option of the MPIIO backend"},
+		{[]string{"-a", "MPIIO", "-V", "-z"}, "ior ERROR: random offset not available with MPIIO fileviews"},
 		{[]string{"-s", "0"}, "Error invalid argument: -s 0"},
 		{[]string{"-i", "0"}, "Error invalid argument: -i 0"},
 		{[]string{"-b", "1m", "-t", "300k"}, "ior ERROR: block size must be a multiple of transfer size"},
@@ -547,5 +550,50 @@ func TestHDF5Options(t *testing.T) {
 	if _, err := big.Step(patterns.PhaseWrite, 0, patterns.Env{Rank: 0, Size: 2, Path: "f"}); err == nil ||
 		!strings.Contains(err.Error(), `"chunkSize"`) || !strings.Contains(err.Error(), `"4096"`) || !strings.Contains(err.Error(), "1024 elements") {
 		t.Errorf("chunk longer than the dataset: %v", err)
+	}
+}
+
+// TestFileView: with -V every open carries IOR's view (aiori-MPIIO.c: MPIIO_Open): one
+// transfer as etype, the task's block among the file's tasks (its own file: 1 task, task
+// 0); a read shifted by -C views the task it reads. Each transfer's bytes are the view's
+// transfer at IOR's SeekOffset position: in the rank's order, 0, 1, 2, ... (segments x
+// transfers per block), and the bytes land where they land without -V.
+func TestFileView(t *testing.T) {
+	const n = 4
+	for _, fpp := range []bool{false, true} {
+		args := []string{"-a", "MPIIO", "-c", "-C", "-b", "16k", "-t", "4k", "-s", "3"}
+		if fpp {
+			args = append(args, "-F")
+		}
+		p, plain := build(t, append(args, "-V")...), build(t, args...)
+		for r := 0; r < n; r++ {
+			for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
+				got, pl := transfersOf(t, p, ph, r, n, 0)
+				want, _ := transfersOf(t, plain, ph, r, n, 0)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%v rank %d %s: -V moves %v, without %v", fpp, r, ph, got, want)
+				}
+				v := pl.Ops[0].File.View
+				task := r
+				if ph == patterns.PhaseRead {
+					task = (r + 1) % n
+				}
+				wv := plan.FileView{Transfer: 4 << 10, Block: 16 << 10, Tasks: n, Task: task}
+				if fpp {
+					wv.Tasks, wv.Task = 1, 0
+				}
+				if v == nil || *v != wv {
+					t.Fatalf("fpp=%v rank %d %s: view %+v, want %+v", fpp, r, ph, v, wv)
+				}
+				for k, l := range got {
+					if pos, ok := v.Offset(l.off); !ok || pos != uint64(k) {
+						t.Errorf("fpp=%v rank %d %s transfer %d at byte %d: view position %d (%v), want %d", fpp, r, ph, k, l.off, pos, ok, k)
+					}
+				}
+			}
+		}
+	}
+	if v := build(t, "-a", "MPIIO").C; v.UseFileView {
+		t.Error("useFileView without -V")
 	}
 }

@@ -69,7 +69,11 @@
 // Strings are fixed-length, NUL-terminated (length + 1), ASCII; string vectors use the
 // longest length + 1. Scalar records (rho, charge, id) carry record and component
 // attributes on the dataset. Attributes are written one WRITE_ATT at a time in the
-// alphabetical order of openPMD-api's attribute map, each opening and closing its object.
+// alphabetical order of openPMD-api's attribute map, each opening its object with H5Oopen
+// (a link access list with collective metadata reads when they are on) and closing it with
+// H5Oclose, as HDF5IOHandlerImpl::writeAttribute does (plan.Op.AsObject): profilers count no
+// dataset open for them, so a dataset's H5D_OPENS is its create and one H5Dopen per
+// storeChunk (writeDataset opens with the default access list).
 //
 // # Datasets and chunking
 //
@@ -103,7 +107,10 @@
 // E (group; per component: create, close, open+write+close per stored chunk, attributes;
 // then the record's attributes), rho, particles/ion (charge, id, position, positionOffset),
 // the species', the iteration's and, at the first flush of a file, the root attributes.
-// Transfers are independent (OPENPMD_HDF5_INDEPENDENT=ON, openPMD-api's default); file
+// Every group and dataset is created as createPath and createDataset do: its parent group
+// opened (H5Gopen, collective metadata reads on the group access list when they are on),
+// the object created and closed, the parent closed (their H5Lexists checks are not
+// planned). Transfers are independent (OPENPMD_HDF5_INDEPENDENT=ON, openPMD-api's default); file
 // access is MPI-IO with collective metadata and the deferred metadata cache (32 MiB,
 // evictions off).
 //

@@ -138,7 +138,7 @@ func replay(ph patterns.Phase, collectiveData bool, plans []plan.Plan, steps []i
 				if _, dup := open[op.Path]; dup {
 					return nil, fmt.Errorf("%s: already open", where)
 				}
-				if ph == patterns.PhaseWrite {
+				if ph == patterns.PhaseWrite && op.Path != "/" { // the root group always exists
 					o := cur.objs[op.Path]
 					if o == nil || o.group != (op.Kind == plan.OpenGroup) {
 						return nil, fmt.Errorf("%s: no such object in the file", where)

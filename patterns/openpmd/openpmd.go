@@ -2,6 +2,7 @@ package openpmd
 
 import (
 	"fmt"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -168,7 +169,7 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	if err != nil {
 		return pl, err
 	}
-	b := &builder{plan: &pl, step: step}
+	b := &builder{plan: &pl, step: step, collMeta: p.C.CollectiveMetadata}
 	switch ph {
 	case patterns.PhaseWrite:
 		p.writeStep(b, m, env)
@@ -200,6 +201,9 @@ func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan
 type builder struct {
 	plan *plan.Plan
 	step int
+	// collMeta is OPENPMD_HDF5_COLLECTIVE_METADATA: the access lists of the backend's
+	// opens of parent groups and of attributes' objects ask for collective metadata reads.
+	collMeta bool
 }
 
 func (b *builder) op(kind plan.OpKind, path string, coll bool) *plan.Op {
@@ -207,20 +211,39 @@ func (b *builder) op(kind plan.OpKind, path string, coll bool) *plan.Op {
 	return &b.plan.Ops[len(b.plan.Ops)-1]
 }
 
-// group is CREATE_PATH: the group is created and closed.
+// parent opens the group path is created in, as HDF5IOHandlerImpl's createPath and
+// createDataset open it (H5Gopen with a group access list asking for collective metadata
+// reads when they are on), and returns its path for the close.
+func (b *builder) parent(path string) string {
+	par := pathpkg.Dir(path)
+	b.op(plan.OpenGroup, par, true).CollMetadata = b.collMeta
+	return par
+}
+
+// group is CREATE_PATH: the parent group opened, the group created in it, then closed,
+// then the parent. (openPMD-api asks H5Lexists before each H5Gcreate, which the plan
+// vocabulary does not express.)
 func (b *builder) group(path string) {
+	par := b.parent(path)
 	b.op(plan.CreateGroup, path, true)
 	b.op(plan.CloseGroup, path, true)
+	b.op(plan.CloseGroup, par, true)
 }
 
-// dataset is CREATE_DATASET: created and closed.
+// dataset is CREATE_DATASET: the parent group opened, the dataset created in it and
+// closed, then the parent closed.
 func (b *builder) dataset(path string, spec *plan.DatasetSpec) {
+	par := b.parent(path)
 	b.op(plan.CreateDataset, path, true).Dataset = spec
 	b.op(plan.CloseDataset, path, true)
+	b.op(plan.CloseGroup, par, true)
 }
 
-// attrs is one WRITE_ATT per attribute: the object is opened, the attribute written and
-// the object closed; attributes of "/" go through the file.
+// attrs is one WRITE_ATT per attribute, as HDF5IOHandlerImpl::writeAttribute makes it: the
+// object is opened with H5Oopen (a link access list with collective metadata reads when
+// they are on), the attribute created and written, the object closed with H5Oclose; so a
+// profiler counts no dataset open for it (H5D_OPENS: the create and one H5Dopen per
+// storeChunk). Attributes of "/" go through the file.
 func (b *builder) attrs(path string, isGroup bool, as ...plan.AttributeSpec) {
 	open, cl := plan.OpenDataset, plan.CloseDataset
 	if isGroup {
@@ -232,9 +255,10 @@ func (b *builder) attrs(path string, isGroup bool, as ...plan.AttributeSpec) {
 			b.op(plan.WriteAttribute, path, true).Attribute = &a
 			continue
 		}
-		b.op(open, path, true)
+		o := b.op(open, path, true)
+		o.AsObject, o.CollMetadata = true, b.collMeta
 		b.op(plan.WriteAttribute, path, true).Attribute = &a
-		b.op(cl, path, true)
+		b.op(cl, path, true).AsObject = true
 	}
 }
 

@@ -2,6 +2,7 @@ package openpmd
 
 import (
 	"fmt"
+	"path"
 	"reflect"
 	"regexp"
 	"strings"
@@ -210,10 +211,12 @@ func TestWriteEncodings(t *testing.T) {
 		want = append(want, wantIterationTree(fmt.Sprintf("/data/%d", it), it, 2, global, chunk, n, pchunk, 2, false)...)
 	}
 	checkFile(t, "group-based", w.files[e.Path], want, wantRoot("groupBased", "/data/%T/"))
-	// The root attributes belong to the first iteration's flush.
+	// The root attributes and /data belong to the first iteration's flush; later ones open
+	// /data only as the parent of their iteration group.
 	st, _ := g.Step(patterns.PhaseWrite, 1, e)
 	for _, op := range st.Ops {
-		if op.Path == "/" || op.Path == "/data" {
+		parentOpen := op.Path == "/data" && (op.Kind == plan.OpenGroup || op.Kind == plan.CloseGroup)
+		if (op.Path == "/" || op.Path == "/data") && !parentOpen {
 			t.Errorf("step 1 touches %s (%s): only the first flush does", op.Path, op.Kind)
 		}
 	}
@@ -402,5 +405,56 @@ func TestWriteSettings(t *testing.T) {
 	}
 	if p := kit.Must(t, "OPENPMD_HDF5_DEFER_METADATA_SIZE=8M"); p.fileSpec(true).MDCInitialSize != 8<<20 || !p.fileSpec(true).ReadOnly {
 		t.Errorf("read spec %+v", p.fileSpec(true))
+	}
+}
+
+// TestWriteCallSequence pins the HDF5 calls of one iteration to openPMD-api's HDF5 backend
+// (src/IO/HDF5/HDF5IOHandler.cpp): createPath and createDataset open the parent group
+// (H5Gopen, collective metadata reads on its access list when they are on) and create in
+// it; writeAttribute opens the object with H5Oopen through a
+// link access list with collective metadata reads (when OPENPMD_HDF5_COLLECTIVE_METADATA is
+// ON), creates and writes the attribute and closes the object with H5Oclose; writeDataset
+// opens the dataset with H5Dopen and the default access list around each storeChunk. So a
+// dataset's H5Dopen count is its storeChunks alone (rho: 10 attributes, 1 storeChunk).
+func TestWriteCallSequence(t *testing.T) {
+	for _, cm := range []string{"ON", "OFF"} {
+		p := kit.Must(t, "dim=2", "grid=2 2", "minBlock=4 4", "OPENPMD_HDF5_COLLECTIVE_METADATA="+cm)
+		e := env(0, 2, "s.h5")
+		pl, err := p.Step(patterns.PhaseWrite, 0, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := pl.Ops
+		attrs, dopens := 0, map[string]int{}
+		for i, op := range ops {
+			switch {
+			case op.Kind == plan.WriteAttribute && op.Path != "/":
+				attrs++
+				o, c := ops[i-1], ops[i+1]
+				if (o.Kind != plan.OpenGroup && o.Kind != plan.OpenDataset) || o.Path != op.Path || !o.AsObject || o.CollMetadata != (cm == "ON") {
+					t.Fatalf("COLLECTIVE_METADATA=%s: %s: opened by %s, want H5Oopen with collective metadata %v", cm, op, o, cm == "ON")
+				}
+				if c.Path != op.Path || (c.Kind != plan.CloseGroup && c.Kind != plan.CloseDataset) || !c.AsObject {
+					t.Fatalf("%s: closed by %s, want H5Oclose", op, c)
+				}
+			case op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset:
+				// createPath, createDataset: H5Gopen of the parent (collective metadata on its
+				// group access list), the create, the close, the parent's close
+				par := path.Dir(op.Path)
+				o, c1, c2 := ops[i-1], ops[i+1], ops[i+2]
+				if o.Kind != plan.OpenGroup || o.Path != par || o.AsObject || o.CollMetadata != (cm == "ON") ||
+					c1.Path != op.Path || c2.Kind != plan.CloseGroup || c2.Path != par {
+					t.Fatalf("COLLECTIVE_METADATA=%s: %s: %s before, %s and %s after; want the parent's H5Gopen and close around it", cm, op, o, c1, c2)
+				}
+			case op.Kind == plan.OpenDataset && !op.AsObject:
+				dopens[op.Path]++
+				if ops[i+1].Kind != plan.Write || op.CollMetadata {
+					t.Errorf("%s: an H5Dopen not around a storeChunk, or with collective metadata", op)
+				}
+			}
+		}
+		if rho := "/data/fields/rho"; attrs == 0 || dopens[rho] != 1 {
+			t.Errorf("COLLECTIVE_METADATA=%s: %d attribute writes; %s opened %d times with H5Dopen, want 1", cm, attrs, rho, dopens[rho])
+		}
 	}
 }

@@ -161,6 +161,11 @@ type Strategy struct {
 	// that needs a library version registers anyway, so that its keys, help and docs are
 	// the same in every build and selecting it says what to build.
 	Available func() error
+	// CheckDataset, when set, checks a dataset the session is about to create in a file
+	// ranks ranks share (a Parallel file), before any operation of the plan that creates
+	// it runs (layouts only): a dataset the layout cannot store at that rank count is
+	// refused before any I/O, naming the dataset, rather than failing inside HDF5.
+	CheckDataset func(path string, spec *plan.DatasetSpec, ranks int) error
 	// NewLayout builds a layout (layouts only).
 	NewLayout func(env Env) (Layout, error)
 	// NewMode builds a mode over a layout (modes only).

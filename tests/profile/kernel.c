@@ -8,6 +8,8 @@
  *   nohdf5 DIR   MPI: the POSIX and MPI-IO parts only
  *   fork DIR     no MPI: a forked child writes child.dat (100 B) and _exits, then the parent
  *                writes parent.dat (200 B)
+ *   multi DIR    MPI, HDF5 1.14: two datasets written by one collective H5Dwrite_multi and
+ *                read back, verified, by one H5Dread_multi (exit 3 with older HDF5)
  */
 #include <fcntl.h>
 #include <hdf5.h>
@@ -63,17 +65,23 @@ static void mpiio_part(const char *dir, int rank) {
     check(MPI_File_close(&fh) == MPI_SUCCESS, "MPI_File_close");
 }
 
-/* hdf5: one 1-D int dataset in group /g, each rank writes N hyperslabs of ELEMS ints
- * collectively; a file reference taken with H5Iget_file_id and released with H5Fclose before
- * an H5Fflush (the flush belongs to the file, whose record the release does not end). */
-static void hdf5_part(const char *dir, int rank, int size) {
+/* create_mpio creates DIR/NAME through HDF5's MPI-IO driver on MPI_COMM_WORLD. */
+static hid_t create_mpio(const char *dir, const char *name) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/kernel.h5", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     check(f >= 0, "H5Fcreate");
     H5Pclose(fapl);
+    return f;
+}
+
+/* hdf5: one 1-D int dataset in group /g, each rank writes N hyperslabs of ELEMS ints
+ * collectively; a file reference taken with H5Iget_file_id and released with H5Fclose before
+ * an H5Fflush (the flush belongs to the file, whose record the release does not end). */
+static void hdf5_part(const char *dir, int rank, int size) {
+    hid_t f = create_mpio(dir, "kernel.h5");
     hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hsize_t dims[1] = {(hsize_t)size * N * ELEMS};
     hid_t space = H5Screate_simple(1, dims, NULL);
@@ -99,6 +107,48 @@ static void hdf5_part(const char *dir, int rank, int size) {
     check(H5Fclose(f) >= 0, "H5Fclose");
 }
 
+/* multi: datasets a (int, ELEMS per rank) and b (double, 2*ELEMS per rank) of multi.h5, each
+ * rank's block written by one collective H5Dwrite_multi, then read by one H5Dread_multi. */
+static int multi_part(const char *dir, int rank, int size) {
+#if H5_VERSION_GE(1, 14, 0)
+    hid_t f = create_mpio(dir, "multi.h5");
+    hsize_t n[2] = {ELEMS, 2 * ELEMS};
+    hid_t type[2] = {H5T_NATIVE_INT, H5T_NATIVE_DOUBLE}, d[2], fs[2], ms[2];
+    const char *name[2] = {"a", "b"};
+    int ia[ELEMS], ra[ELEMS];
+    double db[2 * ELEMS], rb[2 * ELEMS];
+    for (int i = 0; i < ELEMS; i++) ia[i] = rank * 1000 + i;
+    for (int i = 0; i < 2 * ELEMS; i++) db[i] = rank + i / 4.0;
+    for (int k = 0; k < 2; k++) {
+        hsize_t dims[1] = {(hsize_t)size * n[k]}, start[1] = {(hsize_t)rank * n[k]};
+        fs[k] = H5Screate_simple(1, dims, NULL);
+        d[k] = H5Dcreate2(f, name[k], type[k], fs[k], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        check(d[k] >= 0, "H5Dcreate2");
+        H5Sselect_hyperslab(fs[k], H5S_SELECT_SET, start, NULL, &n[k], NULL);
+        ms[k] = H5Screate_simple(1, &n[k], NULL);
+    }
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    const void *wbuf[2] = {ia, db};
+    check(H5Dwrite_multi(2, d, type, ms, fs, dxpl, wbuf) >= 0, "H5Dwrite_multi");
+    void *rbuf[2] = {ra, rb};
+    check(H5Dread_multi(2, d, type, ms, fs, dxpl, rbuf) >= 0, "H5Dread_multi");
+    check(!memcmp(ia, ra, sizeof ia) && !memcmp(db, rb, sizeof db), "the values read back");
+    for (int k = 0; k < 2; k++) {
+        H5Sclose(ms[k]);
+        H5Sclose(fs[k]);
+        H5Dclose(d[k]);
+    }
+    H5Pclose(dxpl);
+    check(H5Fclose(f) >= 0, "H5Fclose");
+    return 0;
+#else
+    (void)dir, (void)rank, (void)size;
+    if (rank == 0) fprintf(stderr, "kernel: HDF5 %d.%d has no H5Dwrite_multi\n", H5_VERS_MAJOR, H5_VERS_MINOR);
+    return 3;
+#endif
+}
+
 static const char *tdir;
 static void *thread_main(void *arg) {
     long t = (long)arg;
@@ -113,7 +163,7 @@ static void *thread_main(void *arg) {
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork DIR\n");
+        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi DIR\n");
         return 2;
     }
     const char *mode = argv[1], *dir = argv[2];
@@ -157,6 +207,11 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (!strcmp(mode, "multi")) {
+        int rc = multi_part(dir, rank, size);
+        MPI_Finalize();
+        return rc;
+    }
     posix_part(dir, rank);
     if (!strcmp(mode, "crash")) raise(SIGSEGV);
     mpiio_part(dir, rank);

@@ -38,6 +38,8 @@ type mpiioFile struct {
 	comm mpi.Comm // the file's communicator
 	own  bool     // comm is the layout's to free (per-rank files)
 	raw  *rawfile.File
+	// view is the file's IOR file view (plan.FileSpec.View), nil without one.
+	view *plan.FileView
 }
 
 // FilePath is the plan path the file was opened at.
@@ -83,6 +85,13 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 			return err
 		}
 		of := &mpiioFile{path: op.Path, file: f, comm: comm, own: own, raw: l.files.Begin(op)}
+		if v := op.File.View; v != nil {
+			if err := f.SetIORView(int64(v.Transfer), int64(v.Block), v.Tasks, v.Task); err != nil {
+				l.close(of)
+				return err
+			}
+			of.view = v
+		}
 		if op.Kind == plan.OpenFile && op.File.Parallel {
 			if of.raw, err = l.files.Agree(comm, op.Path); err != nil {
 				l.release(of)
@@ -122,6 +131,9 @@ func (l *mpiioLayout) transfer(of *mpiioFile, op *plan.Op, buf []byte) error {
 		return err
 	}
 	write := op.Kind == plan.Write
+	if of.view != nil {
+		return viewTransfer(of, op, pieces, buf)
+	}
 	if op.Collective && l.fileView {
 		runs := make([]mpi.Run, len(pieces))
 		for i, p := range pieces {
@@ -155,6 +167,22 @@ func (l *mpiioLayout) transfer(of *mpiioFile, op *plan.Op, buf []byte) error {
 		}
 	}
 	return nil
+}
+
+// viewTransfer moves one of IOR's transfers through its file view (MPIIO_Xfer with
+// useFileView): the transfer's bytes must be one of the view's transfers, sought to by
+// their place in the view.
+func viewTransfer(of *mpiioFile, op *plan.Op, pieces []rawfile.Piece, buf []byte) error {
+	v := of.view
+	if len(pieces) != 1 || uint64(pieces[0].Len) != v.Transfer {
+		return fmt.Errorf("mpiio layout: %s: IOR's file view moves one transfer of %d bytes per call, this one has %d runs", op.Path, v.Transfer, len(pieces))
+	}
+	p := pieces[0]
+	pos, ok := v.Offset(uint64(p.Off))
+	if !ok {
+		return fmt.Errorf("mpiio layout: %s: the transfer at file offset %d is not one of task %d's in the view (blocks of %d bytes, %d tasks)", op.Path, p.Off, v.Task, v.Block, v.Tasks)
+	}
+	return of.file.ViewIO(op.Kind == plan.Write, op.Collective, int64(pos), buf[p.Mem:p.Mem+p.Len])
 }
 
 // close closes an open file the layout has forgotten. A written file first grows to

@@ -14,8 +14,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpi"
@@ -46,6 +51,7 @@ const (
 	KeyThreadPool  = "subfiling_vfd.thread_pool"
 	KeySubfileDir  = "subfiling_vfd.subfile_dir"
 	KeyConfigDir   = "subfiling_vfd.config_dir"
+	KeyStall       = "subfiling_vfd.stall_timeout"
 )
 
 // Options are the layout's keys. Defaults are the VFD's; a key not given takes the value
@@ -63,6 +69,8 @@ var Options = &options.Table{Name: Name, Specs: []options.Spec{
 		Help: "subfiling-vfd layout: existing, writable directory of the subfiles; empty: next to the file (environment " + EnvSubfileDir + ")"},
 	{Key: KeyConfigDir, Kind: options.String, Default: "",
 		Help: "subfiling-vfd layout: existing, writable directory of the .config file; empty: next to the file (environment " + EnvConfigDir + ")"},
+	{Key: KeyStall, Kind: options.Duration, Default: "10 min", Min: options.Bound(0),
+		Help: "subfiling-vfd layout: an operation on a shared file that has not returned after this long ends the job with an error naming it (the VFD can lose a failed write and wait forever); 0: wait"},
 }}
 
 // envOf maps the keys the VFD also reads from the environment to their variables.
@@ -71,17 +79,185 @@ var envOf = map[string]string{KeyStripeSize: EnvStripeSize, KeyIOCPerNode: EnvIO
 
 func init() {
 	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData | stack.Subfiles | stack.ThreadMultiple | stack.MemorySpaces, Options: Options,
-		Summary:   "the native file through HDF5 1.14's subfiling VFD: a stub, a .config and subfiles striped by I/O concentrator threads (HDF5=1.14 builds)",
-		Available: Available,
-		Validate:  func(v *options.Values) error { _, err := Resolve(v); return err },
+		Summary:      "the native file through HDF5 1.14's subfiling VFD: a stub, a .config and subfiles striped by I/O concentrator threads (HDF5=1.14 builds)",
+		Available:    Available,
+		Validate:     func(v *options.Values) error { _, err := Resolve(v); return err },
+		CheckDataset: CheckDataset,
 		NewLayout: func(env stack.Env) (stack.Layout, error) {
 			s, err := Resolve(env.Setting())
 			if err != nil {
 				return nil, err
 			}
 			l := &vfdLayout{env: env, s: s}
-			return native.New(env, l.open), nil
+			return &guarded{Layout: native.New(env, l.open), rank: env.Comm.Rank(), size: env.Comm.Size(), subfileDir: s.SubfileDir, stall: s.Stall,
+				abort: func(msg string) {
+					fmt.Fprintln(os.Stderr, "h5proxy:", msg)
+					env.Comm.Abort(1)
+				}}, nil
 		}})
+}
+
+// ErrFiltered is wrapped by the refusal of a filtered dataset in a file shared by more
+// than one rank (CheckDataset).
+var ErrFiltered = errors.New("subfiling-vfd layout: filtered datasets need collective writes, which the subfiling VFD does not do")
+
+// ErrChunkFill is wrapped by the refusal of a chunked dataset with a fill value in a
+// file shared by more than one rank (CheckDataset): see guarded.Exec.
+var ErrChunkFill = errors.New("subfiling-vfd layout: HDF5 1.14.5 writes a new chunk's fill value through the I/O concentrators unordered with the other ranks' writes into it, so a rank's data can read back as the fill")
+
+// guarded runs the native layout's operations through the VFD around two faults of HDF5
+// 1.14.5's VFD, a chunk's fill racing the ranks' writes and a full file system hanging
+// the writer, which the doc comments of Exec's cases describe.
+type guarded struct {
+	stack.Layout
+	rank, size int    // the layout's communicator
+	subfileDir string // the subfiles' directory; "": the file's
+	shared     bool   // the file last created or opened is opened through the VFD
+	ranks      int    // how many ranks share it (plan.FileSpec.Ranks)
+	dir        string // the directory of its subfiles
+	// stall, when > 0, bounds an operation on a shared file: past it, abort is called
+	// with a message naming the operation (it ends the job: the operation cannot be
+	// interrupted).
+	stall time.Duration
+	abort func(msg string)
+}
+
+// SpaceMargin is the free space a write through the VFD must leave on the subfiles' file
+// system (for the metadata HDF5 writes at flush and close): see guarded.Exec.
+const SpaceMargin = 64 << 10
+
+// ErrNoSpace is wrapped by the refusal of a write that would leave less than
+// SpaceMargin free on the subfiles' file system; it wraps syscall.ENOSPC.
+var ErrNoSpace = fmt.Errorf("subfiling-vfd layout: no space left for the write (%w)", syscall.ENOSPC)
+
+// Exec runs op after these adjustments.
+//
+// A chunked dataset created in a shared file at more than one rank gets
+// H5D_FILL_TIME_NEVER, unless it has a fill value (which CheckDataset refuses) or leaves
+// it undefined. In parallel HDF5 allocates a chunked dataset's chunks when it creates or
+// extends it and writes their fill values then (H5D__chunk_collective_fill, a vector
+// write since HDFGroup/hdf5 pull request 3826), relying on the MPI-IO driver, whose write
+// is in the file when it returns, to put the fill before the ranks' data. Through the
+// subfiling VFD a write returns once the concentrator has its request, and the fill of a
+// chunk can reach the subfile after another rank's write into that chunk: two ranks
+// writing one chunk each read back a zero where one rank's value was, in 2 to 4 runs of 5
+// (HDF5 1.14.5, a chunk of 2 elements written by 2 ranks; never with a chunk per rank, a
+// contiguous dataset, fill_time never or an undefined fill value). Without the fill
+// write the unwritten elements of new chunks read as zeros all the same: the chunks are
+// new space of new subfiles. The file's fill time (its only difference from the native
+// layout's) says never.
+//
+// A write into a shared file is refused (ErrNoSpace) when the subfiles' file system has
+// less free space than the write's bytes plus SpaceMargin: HDF5 1.14.5's I/O
+// concentrator does not send a failed pwrite (ENOSPC) back to the rank whose data it
+// was, whose H5Dwrite then waits forever. The check is per rank and a bound, not a
+// reservation: ranks writing at once may together still fill the file system.
+//
+// An operation on a shared file that has not returned after the stall timeout
+// (subfiling_vfd.stall_timeout) ends the job with an error naming it: a write whose
+// concentrator lost its failure (a file system the check above did not see fill, the
+// metadata written at close) would otherwise wait forever.
+func (u *guarded) Exec(op *plan.Op, buf []byte) error {
+	if err := u.prepare(&op, buf); err != nil {
+		return err
+	}
+	if u.shared && u.stall > 0 && u.abort != nil {
+		start := time.Now()
+		t := time.AfterFunc(u.stall, func() {
+			u.abort(fmt.Sprintf("subfiling-vfd layout: %s %s has not returned after %v (since %s; subfiling_vfd.stall_timeout): HDF5 1.14.5's I/O concentrator can lose a failed write (a full file system) and leave the rank waiting forever; ending the job",
+				op.Kind, op.Path, u.stall, start.Format(time.TimeOnly)))
+		})
+		defer t.Stop()
+	}
+	return u.Layout.Exec(op, buf)
+}
+
+// prepare applies Exec's adjustments to *op (replaced by a copy when changed) and checks
+// the free space of a write.
+func (u *guarded) prepare(opp **plan.Op, buf []byte) error {
+	op := *opp
+	switch {
+	case (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && op.File != nil:
+		u.shared, u.ranks, u.dir = op.File.Parallel, op.File.Ranks(u.rank, u.size), u.subfileDir
+		if u.dir == "" {
+			u.dir = filepath.Dir(op.Path)
+		}
+	case op.Kind == plan.CreateDataset && u.shared && u.ranks > 1 && op.Dataset != nil && op.Dataset.Chunk != nil &&
+		!op.Dataset.FillNever && !op.Dataset.FillUndefined && op.Dataset.FillValue == nil:
+		o, d := *op, *op.Dataset
+		d.FillNever = true
+		o.Dataset = &d
+		*opp = &o
+	case op.Kind == plan.Write && u.shared:
+		var st unix.Statfs_t
+		if err := unix.Statfs(u.dir, &st); err == nil {
+			if free, need := int64(st.Bavail)*st.Bsize, int64(len(buf)); free < need+SpaceMargin {
+				return fmt.Errorf("%w: %s has %d bytes free, the write needs %d and %d more for the file's metadata; HDF5 1.14.5's I/O concentrator does not return a failed write to the rank whose data it was, which would wait forever",
+					ErrNoSpace, u.dir, free, need, SpaceMargin)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckDataset refuses, in a file ranks > 1 ranks share and before any I/O, a chunked
+// dataset with a fill value (ErrChunkFill: see guarded.Exec), and a filtered dataset (deflate
+// or any filter of its pipeline, ErrFiltered): HDF5 writes filtered chunks in parallel only
+// through collective MPI-IO, and the subfiling VFD transfers independently, so HDF5
+// 1.14.5 fails at the dataset's first write ("Can't perform independent write with
+// filters in pipeline"), after the file and the datasets before it were created. At one
+// rank the VFD writes filtered datasets.
+func CheckDataset(path string, spec *plan.DatasetSpec, ranks int) error {
+	if ranks < 2 {
+		return nil
+	}
+	if spec.Chunk != nil && spec.FillValue != nil && !spec.FillNever {
+		return fmt.Errorf("%w: dataset %s is chunked with a fill value, at %d ranks; allowed: fill_time never, no fill value, or one rank", ErrChunkFill, path, ranks)
+	}
+	if spec.Deflate == 0 && len(spec.Filters) == 0 {
+		return nil
+	}
+	var names []string
+	for _, f := range spec.Filters {
+		name := FilterName(f.ID)
+		if f.ID == plan.FilterDeflate && len(f.CDValues) == 1 {
+			name += fmt.Sprintf(" (level %d)", f.CDValues[0])
+		}
+		names = append(names, name)
+	}
+	if spec.Deflate > 0 {
+		names = append(names, fmt.Sprintf("deflate (level %d)", spec.Deflate))
+	}
+	what := "filter"
+	if len(names) > 1 {
+		what = "filters"
+	}
+	return fmt.Errorf("%w: dataset %s has the %s %s, at %d ranks; allowed: the dataset without filters, one rank, or layout=native or subfiling (collective MPI-IO)",
+		ErrFiltered, path, what, strings.Join(names, ", "), ranks)
+}
+
+// FilterName names an HDF5 filter identifier of plan's as HDF5 does (H5Z_FILTER_*), or
+// by its number.
+func FilterName(id uint32) string {
+	switch id {
+	case plan.FilterDeflate:
+		return "deflate"
+	case plan.FilterShuffle:
+		return "shuffle"
+	case plan.FilterFletcher32:
+		return "fletcher32"
+	case plan.FilterSZIP:
+		return "szip"
+	case plan.FilterNBit:
+		return "nbit"
+	case plan.FilterScaleOffset:
+		return "scaleoffset"
+	case plan.FilterZFP:
+		return "zfp (32013)"
+	case plan.FilterSZ3:
+		return "sz3 (32024)"
+	}
+	return fmt.Sprintf("filter %d", id)
 }
 
 // Settings are the VFD settings of a session: the keys, or the environment the VFD reads.
@@ -91,6 +267,9 @@ type Settings struct {
 	StripeCount           int
 	ThreadPool            int
 	SubfileDir, ConfigDir string
+	// Stall is how long an operation on a shared file may take before the job is ended
+	// (0: no limit).
+	Stall time.Duration
 }
 
 // Available reports whether this build has the subfiling VFD, and if not why (a
@@ -133,6 +312,7 @@ func Resolve(v *options.Values) (Settings, error) {
 	}
 	var s Settings
 	var errs []error
+	s.Stall = v.Duration(KeyStall)
 	for _, key := range []string{KeyStripeSize, KeyIOCPerNode, KeyStripeCount, KeyThreadPool, KeySubfileDir, KeyConfigDir} {
 		ev, err := get(key)
 		if err != nil {
@@ -224,7 +404,37 @@ func (l *vfdLayout) open(op *plan.Op, a h5.Access) (h5.ID, error) {
 	}
 	restore := l.s.setEnv()
 	defer restore()
-	return native.Open(op, a)
+	var id h5.ID
+	err := unbound(func() (err error) { id, err = native.Open(op, a); return err })
+	return id, err
+}
+
+// unbound runs open, which starts the VFD's I/O concentrator threads (its main thread and
+// its worker pool), on an OS thread allowed every CPU of the machine, then gives the
+// thread its own CPUs back: the concentrator threads inherit the wide set, the rank's
+// thread keeps the launcher's binding. OpenMPI binds each rank to one core by default
+// (bind-to core at 2 ranks or fewer); bound, the concentrator threads share that core with
+// the rank's thread, which polls MPI while it waits (a barrier in H5Fclose, a request's
+// MPI_Wait), and every request another rank sends waits for a time slice: the E3SM
+// pattern's 71,000 small writes per rank at ne=2 were on course for a quarter of an
+// hour at 2 ranks (stopped after 2 minutes), 40 seconds unbound (docs/layouts.md). The kernel keeps the set within the process's
+// cpuset. A thread whose CPUs cannot be read or widened runs open as it is.
+func unbound(open func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var own unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &own); err != nil {
+		return open()
+	}
+	var all unix.CPUSet
+	for cpu := 0; cpu < len(all)*64; cpu++ {
+		all.Set(cpu)
+	}
+	if err := unix.SchedSetaffinity(0, &all); err != nil {
+		return open()
+	}
+	defer unix.SchedSetaffinity(0, &own)
+	return open()
 }
 
 // setEnv sets the environment variables the VFD reads at open to the settings (the

@@ -154,28 +154,42 @@ func (o ObjTable) CloseForFileClose() error {
 }
 
 // Open creates or opens, in file, the group or dataset op names (CreateGroup, OpenGroup,
-// CreateDataset, OpenDataset) and records it.
+// CreateDataset, OpenDataset) and records it; an open with op.AsObject goes through
+// H5Oopen.
 func (o ObjTable) Open(file h5.ID, op *plan.Op) error {
 	if _, dup := o.IDs[op.Path]; dup {
 		return fmt.Errorf("%s is already open", op.Path)
 	}
 	var id h5.ID
 	var err error
-	switch op.Kind {
-	case plan.CreateGroup:
-		id, err = h5.CreateGroup(file, op.Path)
-	case plan.OpenGroup:
-		id, err = h5.OpenGroup(file, op.Path)
-	case plan.CreateDataset:
-		id, err = h5.CreateDataset(file, op.Path, *op.Dataset)
-	case plan.OpenDataset:
-		id, err = h5.OpenDatasetColl(file, op.Path, op.CollMetadata)
+	switch {
+	case op.AsObject && (op.Kind == plan.OpenGroup || op.Kind == plan.OpenDataset):
+		if id, err = h5.OpenObject(file, op.Path, op.CollMetadata); err == nil {
+			o.Generic[op.Path] = true
+		}
 	default:
-		return fmt.Errorf("%s %s: not an object to open", op.Kind, op.Path)
+		id, err = openByKind(file, op)
 	}
 	if err != nil {
 		return err
 	}
 	o.Add(op.Path, id, op.Kind)
 	return nil
+}
+
+// openByKind creates or opens the object of op with the call its kind names.
+func openByKind(file h5.ID, op *plan.Op) (id h5.ID, err error) {
+	switch op.Kind {
+	case plan.CreateGroup:
+		id, err = h5.CreateGroup(file, op.Path)
+	case plan.OpenGroup:
+		id, err = h5.OpenGroupColl(file, op.Path, op.CollMetadata)
+	case plan.CreateDataset:
+		id, err = h5.CreateDataset(file, op.Path, *op.Dataset)
+	case plan.OpenDataset:
+		id, err = h5.OpenDatasetColl(file, op.Path, op.CollMetadata)
+	default:
+		err = fmt.Errorf("%s %s: not an object to open", op.Kind, op.Path)
+	}
+	return id, err
 }

@@ -154,11 +154,13 @@ type ObjTable struct {
 	// IDs are the open objects by path; Kinds how each was opened.
 	IDs   map[string]h5.ID
 	Kinds map[string]plan.OpKind
+	// Generic are the paths opened with H5Oopen (plan.Op.AsObject), closed with H5Oclose.
+	Generic map[string]bool
 }
 
 // NewObjTable returns an empty table.
 func NewObjTable() ObjTable {
-	return ObjTable{IDs: map[string]h5.ID{}, Kinds: map[string]plan.OpKind{}}
+	return ObjTable{IDs: map[string]h5.ID{}, Kinds: map[string]plan.OpKind{}, Generic: map[string]bool{}}
 }
 
 // Add records an opened object.
@@ -175,9 +177,13 @@ func (o ObjTable) Close(path string) error {
 	if !ok {
 		return fmt.Errorf("%s is not open", path)
 	}
-	kind := o.Kinds[path]
+	kind, generic := o.Kinds[path], o.Generic[path]
 	delete(o.IDs, path)
 	delete(o.Kinds, path)
+	delete(o.Generic, path)
+	if generic {
+		return h5.CloseObject(id)
+	}
 	if IsGroupKind(kind) {
 		return h5.CloseGroup(id)
 	}
