@@ -25,7 +25,8 @@ var sysIOFields = [nSysIO]string{"syscr", "syscw", "rchar", "wchar", "read_bytes
 
 const nSysIO = 6
 
-// callNames are the HDF5 calls the native layout makes for each operation kind.
+// callNames are the HDF5 calls the native layout makes for each operation kind (below
+// nOpKinds: plan.SelectFile makes none and is not counted).
 var callNames = map[plan.OpKind]string{
 	plan.CreateFile: "H5Fcreate", plan.OpenFile: "H5Fopen", plan.FlushFile: "H5Fflush", plan.CloseFile: "H5Fclose",
 	plan.CreateGroup: "H5Gcreate2", plan.OpenGroup: "H5Gopen2", plan.CloseGroup: "H5Gclose",

@@ -906,9 +906,12 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 	if kn.multiDataset() {
 		batch = &multiBatch{}
 	}
+	// A step's first and last operations are stamped (stamp): those that make a library
+	// call, not a file selection before or after them.
+	lo, n := stampRange(pl)
 	for i := range pl.Ops {
 		if k := pl.Ops[i].Kind; k == plan.WaitBaton || k == plan.PassBaton {
-			if err := s.baton(&pl.Ops[i], smp, step, i, len(pl.Ops)); err != nil {
+			if err := s.baton(&pl.Ops[i], smp, step, i-lo, n); err != nil {
 				return err
 			}
 			continue
@@ -920,7 +923,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		op = s.packed(op)
 		if batch != nil {
 			if !batch.accepts(op, s.refills(op)) {
-				if err := s.flushMulti(batch, smp, len(pl.Ops), step); err != nil {
+				if err := s.flushMulti(batch, smp, n, step); err != nil {
 					return err
 				}
 			}
@@ -929,9 +932,18 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 				if err != nil {
 					return err
 				}
-				batch.add(i, op, buf)
+				batch.add(i-lo, op, buf)
 				continue
 			}
+		}
+		if op.Kind == plan.SelectFile {
+			// Bookkeeping in order with the rest (after the batch of the file selected
+			// before, ahead of the next operations in a background queue): no library
+			// call, so no time, stamp or census count.
+			if err := s.stack.Exec(op, nil); err != nil {
+				return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
+			}
+			continue
 		}
 		var buf []byte
 		lent, waited, err := ln.Buffer(op, fill)
@@ -961,7 +973,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		t0, t1 := s.clk.lap()
 		smp.charge(op.Kind, (t1 - t0).Seconds())
 		if step {
-			stamp(smp, i, len(pl.Ops), t0, t1)
+			stamp(smp, i-lo, n, t0, t1)
 		}
 		if s.tr != nil && s.background {
 			s.tr.op(traceSubmit, "submit "+op.Kind.String(), op, bytes, wallAt(t0))
@@ -983,9 +995,22 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		}
 	}
 	if batch != nil {
-		return s.flushMulti(batch, smp, len(pl.Ops), step)
+		return s.flushMulti(batch, smp, n, step)
 	}
 	return nil
+}
+
+// stampRange returns the index of a plan's first operation that is not a file selection
+// and the number of operations from it to the last such one.
+func stampRange(pl *plan.Plan) (lo, n int) {
+	hi := len(pl.Ops) - 1
+	for lo <= hi && pl.Ops[lo].Kind == plan.SelectFile {
+		lo++
+	}
+	for hi >= lo && pl.Ops[hi].Kind == plan.SelectFile {
+		hi--
+	}
+	return lo, hi - lo + 1
 }
 
 // transferred books a completed transfer's bytes and verifies a read that is checked.

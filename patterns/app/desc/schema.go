@@ -178,7 +178,7 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 		{Key: "name", Kind: Template, Help: "file name, relative to the session's file directory; ${step}, ${rank} and any expression substitute (e.g. plt_${step:05d}.h5); a file stays open while consecutive actions name the same file"},
 		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or K between (N-to-M: ranks div(rank, K)*K .. share a file, opened through MPI-IO on their own communicator, its datasets decomposed over them; the name must use div(rank, K), e.g. data_${div(rank, K)}.h5)", Example: `files: {part: {name: "part_${div(rank, 4)}.h5", ranks: 4}}`},
 		{Key: "mode", Kind: Enum, Allowed: []string{"truncate", "append"}, Default: "truncate", Help: "truncate: create or empty the file at its first action; append: open an existing file read-write"},
-		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output; the raw layouts hold one file at a time)"},
+		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output)"},
 		{Key: "collective_metadata", Kind: Bool, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write)"},
 	}}}
 
