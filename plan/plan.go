@@ -35,6 +35,14 @@ const (
 	// every operation this rank issued before it has completed, so the next holder finds
 	// the file closed and whole.
 	PassBaton
+	// SelectFile makes the open file at Op.Path the current file, the one the object
+	// operations after it apply to (they name no file). A program that keeps several files
+	// open holds each one's handles and writes to either without reopening; a plan says
+	// which with this operation. Opening a file makes it current; closing the current file
+	// makes the file opened (or selected) before it current again. It makes no library
+	// call: the session charges it no time and the census counts no call. It comes last
+	// so that the kinds before it, each an HDF5 or MPI call, keep their numbers.
+	SelectFile
 )
 
 var opNames = map[OpKind]string{
@@ -43,6 +51,7 @@ var opNames = map[OpKind]string{
 	CreateDataset: "create-dataset", OpenDataset: "open-dataset", CloseDataset: "close-dataset",
 	WriteAttribute: "write-attribute", Write: "write", Read: "read",
 	ExtendDataset: "extend-dataset", WaitBaton: "wait-baton", PassBaton: "pass-baton",
+	SelectFile: "select-file",
 }
 
 // String returns the kebab-case name of the operation.
@@ -79,7 +88,7 @@ func (c Category) String() string {
 // Category returns the metric category of an operation kind.
 func (k OpKind) Category() Category {
 	switch k {
-	case CreateFile, OpenFile, FlushFile, CloseFile, WaitBaton, PassBaton:
+	case CreateFile, OpenFile, FlushFile, CloseFile, WaitBaton, PassBaton, SelectFile:
 		return CatFile
 	case Write, Read:
 		return CatRaw
@@ -354,7 +363,9 @@ func (t *Transfer) Bytes() uint64 { return t.Selection.NPoints(t.FileShape) * t.
 // Op is one operation of a plan.
 type Op struct {
 	Kind OpKind
-	// Path is the file path for file operations, else the object's absolute path in the file.
+	// Path is the file path for file operations, else the object's absolute path in the
+	// file. A close-file closes the open file at Path, current or not (an empty Path: the
+	// current file).
 	Path       string
 	Collective bool
 	// CollMetadata asks, for an open-dataset operation, for collective metadata reads on
@@ -524,6 +535,10 @@ func (o *Op) validate() error {
 		}
 		if d.Compact && (d.Chunk != nil || d.Deflate > 0 || len(d.Filters) > 0) {
 			return fmt.Errorf("a compact dataset has no chunks and no filters")
+		}
+	case SelectFile:
+		if o.Path == "" {
+			return fmt.Errorf("missing file path")
 		}
 	case WaitBaton, PassBaton:
 		if o.Baton == nil || o.Baton.Peer < 0 || o.Baton.Tag < 0 {

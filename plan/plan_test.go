@@ -144,6 +144,7 @@ func TestOpKindNamesAndCategories(t *testing.T) {
 		{OpenFile, "open-file", CatFile},
 		{FlushFile, "flush-file", CatFile},
 		{CloseFile, "close-file", CatFile},
+		{SelectFile, "select-file", CatFile},
 		{CreateGroup, "create-group", CatMetadata},
 		{OpenGroup, "open-group", CatMetadata},
 		{CloseGroup, "close-group", CatMetadata},
@@ -161,6 +162,9 @@ func TestOpKindNamesAndCategories(t *testing.T) {
 		if got := tc.k.Category(); got != tc.cat {
 			t.Errorf("%s.Category() = %s, want %s", tc.k, got, tc.cat)
 		}
+	}
+	if err := (&Plan{Ops: []Op{{Kind: SelectFile}}}).Validate(); err == nil || !strings.Contains(err.Error(), "select-file") || !strings.Contains(err.Error(), "missing file path") {
+		t.Errorf("a select-file without a path: %v", err)
 	}
 	if got := OpKind(99).String(); got != "op(99)" {
 		t.Errorf("OpKind(99) = %q", got)

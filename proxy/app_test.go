@@ -141,14 +141,7 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 		for _, mode := range faultModes {
 			name := fmt.Sprintf("%s-%s-np%d", layout, mode, size)
 			sub := filepath.Join(dir, name)
-			if world(t).Rank() == 0 {
-				if err := os.MkdirAll(sub, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := world(t).Barrier(); err != nil {
-				t.Fatal(err)
-			}
+			sharedDir(t, sub)
 			d := desc
 			if layout == "subfiling-vfd" {
 				refusedFiltered(t, desc, mode, sub)
@@ -159,7 +152,7 @@ func TestAppEveryLayoutAndMode(t *testing.T) {
 				kv += ";mpiio.file_view=YES" // interleaved members are many runs per rank
 			}
 			if layout == "mpiio" || layout == "posix" {
-				kv += ";temp_mem=f64;reopen=true" // a raw file converts no types, holds one file at a time
+				kv += ";temp_mem=f64" // a raw file converts no types
 			}
 			cfg := patternConfig(t, "app", kv, filepath.Join(sub, "run.h5"))
 			start := time.Now()

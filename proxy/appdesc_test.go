@@ -138,14 +138,7 @@ func TestAppStringsAndSeriesEveryLayout(t *testing.T) {
 		for _, mode := range []string{"sync", "async", "cache"} {
 			name := layout + "-" + mode
 			sub := filepath.Join(dir, name)
-			if world(t).Rank() == 0 {
-				if err := os.MkdirAll(sub, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := world(t).Barrier(); err != nil {
-				t.Fatal(err)
-			}
+			sharedDir(t, sub)
 			kv := "description=" + desc + ";layout=" + layout + ";mode=" + mode + ";cache.path=" + sub
 			if layout == "mpiio" {
 				kv += ";mpiio.file_view=YES" // a rank's columns of the series are a run per row

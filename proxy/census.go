@@ -25,7 +25,8 @@ var sysIOFields = [nSysIO]string{"syscr", "syscw", "rchar", "wchar", "read_bytes
 
 const nSysIO = 6
 
-// callNames are the HDF5 calls the native layout makes for each operation kind.
+// callNames are the HDF5 calls the native layout makes for each operation kind (below
+// nOpKinds: plan.SelectFile makes none and is not counted).
 var callNames = map[plan.OpKind]string{
 	plan.CreateFile: "H5Fcreate", plan.OpenFile: "H5Fopen", plan.FlushFile: "H5Fflush", plan.CloseFile: "H5Fclose",
 	plan.CreateGroup: "H5Gcreate2", plan.OpenGroup: "H5Gopen2", plan.CloseGroup: "H5Gclose",
@@ -105,13 +106,21 @@ func parseSysIO(r io.Reader) []float64 {
 // takeCensus charges to smp (nil: drops) the collective transfers' outcomes since the last
 // call and, with sys, the system-call counters since the last call with sys.
 func (s *Session) takeCensus(smp *sample, sys bool) {
-	c := h5.TakeCensus()
+	c, tallied := h5.TakeCensus()
 	var now, last []float64
 	if sys {
 		now, last = readSysIO(), s.sysIO
 		s.sysIO = now
 	}
 	if smp == nil {
+		return
+	}
+	if now != nil && last != nil {
+		for i := range sysIOFields {
+			smp[mSysIO+metric(i)] += now[i] - last[i]
+		}
+	}
+	if !tallied {
 		return
 	}
 	smp[mCollective] += float64(c.Collective)
@@ -129,11 +138,6 @@ func (s *Session) takeCensus(smp *sample, sys bool) {
 	}
 	for i, n := range c.SelCauses {
 		smp[mSelCause+metric(i)] += float64(n)
-	}
-	if now != nil && last != nil {
-		for i := range sysIOFields {
-			smp[mSysIO+metric(i)] += now[i] - last[i]
-		}
 	}
 }
 

@@ -38,3 +38,19 @@ func (f *faultyLayout) Exec(op *plan.Op, buf []byte) error {
 // WrapPattern replaces a new session's pattern with wrap(pattern): tests of the optional
 // pattern interfaces (patterns.Reporter) wrap a built-in pattern.
 func WrapPattern(s *Session, wrap func(patterns.Pattern) patterns.Pattern) { s.pat = wrap(s.pat) }
+
+// StepCharges returns, for each step of the session's last finished phase on this rank,
+// the time charged to its operations, fills and verifications, and the time from its
+// first operation's start to its last operation's end (seconds).
+func StepCharges(s *Session) (charged, span []float64) {
+	p := s.done[len(s.done)-1]
+	for i := range p.steps {
+		st := &p.steps[i]
+		c := st[mPrep] + st[mVerify]
+		for m := mKind; m < mCalls; m++ {
+			c += st[m]
+		}
+		charged, span = append(charged, c), append(span, st[mLastEnd]-st[mFirstStart])
+	}
+	return charged, span
+}

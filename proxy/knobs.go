@@ -296,7 +296,7 @@ func (c *Config) checkMultiDataset(mode, layout stack.Strategy) error {
 // multiDataset reports whether the phase batches its consecutive transfers into
 // multi-dataset calls (hdf5.multi_dataset=yes).
 func (k *knobs) multiDataset() bool {
-	return k != nil && k.v.IsSet(kMultiDataset) && k.v.Bool(kMultiDataset)
+	return k != nil && k.multi
 }
 
 // knobs are the parsed knobs of one phase.
@@ -306,6 +306,9 @@ type knobs struct {
 	size  int // ranks of the session, for the core driver's check
 	// files, datasets and transfers: some knob applies to that kind of operation.
 	files, datasets, transfers bool
+	// multi is hdf5.multi_dataset=yes, read once: every step asks (a key lookup in the
+	// option table compares names case-insensitively, a few thousand instructions).
+	multi bool
 }
 
 // datasetKnobs and transferKnobs are the keys of dataset creates and of transfers; every
@@ -351,6 +354,7 @@ func (c *Config) knobsFor(ph patterns.Phase, size int) (*knobs, error) {
 			k.files = true
 		}
 	}
+	k.multi = v.IsSet(kMultiDataset) && v.Bool(kMultiDataset)
 	if v.IsSet(kChunk) {
 		if k.chunk, err = parseChunk(v.String(kChunk)); err != nil {
 			return nil, err
@@ -374,13 +378,13 @@ var selectionIOs = map[string]plan.SelectionIO{"default": plan.SelectionIODefaul
 // apply returns op with the knobs applied: op itself when none applies, else a copy (a
 // plan's specs may be shared by its steps and with the pattern).
 func (k *knobs) apply(op *plan.Op) (*plan.Op, error) {
-	if k == nil { // no knobs: every operation of every step passes here
+	if k == nil || !(k.files || k.datasets || k.transfers) { // no knobs: every operation of every step passes here
 		return op, nil
 	}
 	file := op.File != nil && (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile)
 	dataset := op.Dataset != nil && op.Kind == plan.CreateDataset
 	transfer := op.Transfer != nil && (op.Kind == plan.Write || op.Kind == plan.Read)
-	if k == nil || !(file && k.files || dataset && k.datasets || transfer && k.transfers) {
+	if !(file && k.files || dataset && k.datasets || transfer && k.transfers) {
 		return op, nil
 	}
 	o := *op

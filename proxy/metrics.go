@@ -72,7 +72,9 @@ const (
 	nMetrics = mSysIO + nSysIO
 )
 
-// nOpKinds bounds the operation kinds (plan.PassBaton is the last).
+// nOpKinds bounds the operation kinds that make a library call (plan.PassBaton is the
+// last), each with its time (mKind) and census count (mCalls). plan.SelectFile, after
+// them, makes none: it gets neither, and the metrics keep their numbers.
 const nOpKinds = metric(plan.PassBaton) + 1
 
 // sample is one rank's measurements of one step (or of a phase's begin/end).

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/h5proxy/h5proxy/plan"
 )
 
 // TestStepSpans: a step's spans are read from its first and last operations' stamps, less
@@ -37,4 +39,42 @@ func TestStepSpans(t *testing.T) {
 	if !near(one[mOpsSpan], 0.004) || one[mInner] != 0 {
 		t.Errorf("one operation: span %v, inner %v", one[mOpsSpan], one[mInner])
 	}
+}
+
+// TestFileSelectionsUnstamped: a plan's file selections (plan.SelectFile, no library call)
+// before its first or after its last operation are left out of the step's stamps, and
+// the census and per-kind times have no slot for them.
+func TestFileSelectionsUnstamped(t *testing.T) {
+	op := func(k plan.OpKind) plan.Op { return plan.Op{Kind: k, Path: "/x"} }
+	for _, c := range []struct {
+		ops   []plan.Op
+		lo, n int
+	}{
+		{[]plan.Op{op(plan.SelectFile), op(plan.OpenDataset), op(plan.Write), op(plan.CloseDataset)}, 1, 3},
+		{[]plan.Op{op(plan.OpenDataset), op(plan.SelectFile), op(plan.Write), op(plan.SelectFile)}, 0, 3},
+		{[]plan.Op{op(plan.SelectFile), op(plan.SelectFile)}, 2, 0},
+		{nil, 0, 0},
+	} {
+		if lo, n := stampRange(&plan.Plan{Ops: c.ops}); lo != c.lo || n != c.n {
+			t.Errorf("%v: stampRange %d, %d; want %d, %d", c.ops, lo, n, c.lo, c.n)
+		}
+	}
+	if metric(plan.SelectFile) < nOpKinds {
+		t.Fatalf("plan.SelectFile (%d) has a census slot (nOpKinds %d)", plan.SelectFile, nOpKinds)
+	}
+	var s sample
+	sel := op(plan.SelectFile)
+	s.countCall(&sel, 0)
+	if c := census(reduceOne(&s), false); len(c.Calls) != 0 {
+		t.Errorf("census of a file selection: %+v, want no call", c.Calls)
+	}
+}
+
+// reduceOne is the reduction of one rank's sample.
+func reduceOne(s *sample) *[nMetrics]Stat {
+	var t [nMetrics]Stat
+	for i, v := range s {
+		t[i] = Stat{Min: v, Max: v, Mean: v, Sum: v}
+	}
+	return &t
 }

@@ -77,9 +77,8 @@ func (s *Session) flushMulti(b *multiBatch, smp *sample, n int, step bool) error
 			s.tr.note(op, nb)
 		}
 	}
-	t0 := tick()
 	err := stack.ExecMulti(s.stack, ops, bufs)
-	t1 := tick()
+	t0, t1 := s.clk.lap() // from the last transfer's buffer (execute's clock)
 	kind := ops[0].Kind
 	smp.charge(kind, (t1 - t0).Seconds())
 	if step {

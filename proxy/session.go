@@ -70,6 +70,9 @@ type Session struct {
 	// rank and size in comm, asked once: a step asks them several times, and each MPI
 	// query through cgo costs a call and an allocation.
 	rank, size int
+	// clk times the operations of the plan being executed (execute): one clock reading
+	// per operation, fill and verification.
+	clk lapClock
 }
 
 // writtenFile is how a session filled a file it wrote: what a later read verifies against.
@@ -502,6 +505,7 @@ func (s *Session) prepare(begin *plan.Plan, p *phaseRun) error {
 	}
 	var smp sample
 	defer func() { p.begin[mPrep], p.begin[mPrepBefore] = p.begin[mPrep]+smp[mPrep], smp[mPrep] }()
+	s.clk.start() // each fill's lap (buffer)
 	for _, pl := range []*plan.Plan{begin, &step0} {
 		for i := range pl.Ops {
 			if op := &pl.Ops[i]; op.Kind == plan.Write && op.Transfer != nil {
@@ -615,8 +619,10 @@ func (s *Session) Step(step int) error {
 	if t := smp[mEnd]; step == 0 || p.stepsDone == len(p.steps) || t-p.progress >= progressEvery.Seconds() {
 		ev, p.progress = s.log.Info(), t
 	}
-	ev.Str("phase", p.ph.String()).Int("step", step).Int("of", len(p.steps)).
-		Float64("bytes", smp[mBytes]).Float64("raw_s", logRound(smp[mRaw])).Msg("step done")
+	if ev.Enabled() { // a disabled level costs no formatting
+		ev.Str("phase", p.ph.String()).Int("step", step).Int("of", len(p.steps)).
+			Float64("bytes", smp[mBytes]).Float64("raw_s", logRound(smp[mRaw])).Msg("step done")
+	}
 	return nil
 }
 
@@ -873,6 +879,12 @@ var ErrFailedAlone = errors.New("h5proxy: the phase failed on this rank alone")
 
 // execute runs a plan's operations, charging time and bytes to smp. A step's writes
 // generate their data in lent staging memory when the mode lends (no write copy).
+//
+// The clock is read once when the plan starts and once after each operation, fill and
+// verification: each is charged the time since the reading before it (lapClock), so an
+// operation's time also holds h5proxy's bookkeeping since the previous reading (the
+// census tally, the next buffer's lookup: tens of nanoseconds, beside HDF5 calls of
+// microseconds), and every moment of the plan is charged to exactly one of its buckets.
 func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 	if err := s.checkPlan(pl); err != nil {
 		return err
@@ -882,7 +894,13 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		ln = stack.NewLending(s.stack, pl)
 		defer ln.Done()
 	}
-	fill := func(op *plan.Op, buf []byte) error { return s.fill(op, buf, smp) }
+	fill := func(op *plan.Op, buf []byte) error {
+		// The wait for a lent buffer is charged to the write (waited, below): the fill's
+		// lap starts after it.
+		s.clk.start()
+		return s.fill(op, buf, smp)
+	}
+	s.clk.start()
 	var kn *knobs
 	if s.phase != nil {
 		kn = s.phase.knobs
@@ -893,9 +911,12 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 	if kn.multiDataset() {
 		batch = &multiBatch{}
 	}
+	// A step's first and last operations are stamped (stamp): those that make a library
+	// call, not a file selection before or after them.
+	lo, n := stampRange(pl)
 	for i := range pl.Ops {
 		if k := pl.Ops[i].Kind; k == plan.WaitBaton || k == plan.PassBaton {
-			if err := s.baton(&pl.Ops[i], smp, step, i, len(pl.Ops)); err != nil {
+			if err := s.baton(&pl.Ops[i], smp, step, i-lo, n); err != nil {
 				return err
 			}
 			continue
@@ -907,7 +928,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		op = s.packed(op)
 		if batch != nil {
 			if !batch.accepts(op, s.refills(op)) {
-				if err := s.flushMulti(batch, smp, len(pl.Ops), step); err != nil {
+				if err := s.flushMulti(batch, smp, n, step); err != nil {
 					return err
 				}
 			}
@@ -916,9 +937,18 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 				if err != nil {
 					return err
 				}
-				batch.add(i, op, buf)
+				batch.add(i-lo, op, buf)
 				continue
 			}
+		}
+		if op.Kind == plan.SelectFile {
+			// Bookkeeping in order with the rest (after the batch of the file selected
+			// before, ahead of the next operations in a background queue): no library
+			// call, so no time, stamp or census count.
+			if err := s.stack.Exec(op, nil); err != nil {
+				return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
+			}
+			continue
 		}
 		var buf []byte
 		lent, waited, err := ln.Buffer(op, fill)
@@ -940,16 +970,15 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if s.tr != nil && op.Transfer != nil {
 			s.tr.note(op, bytes)
 		}
-		t0 := tick()
 		if lent != nil {
 			err = ln.Exec(op, lent)
 		} else {
 			err = s.stack.Exec(op, buf)
 		}
-		t1 := tick()
+		t0, t1 := s.clk.lap()
 		smp.charge(op.Kind, (t1 - t0).Seconds())
 		if step {
-			stamp(smp, i, len(pl.Ops), t0, t1)
+			stamp(smp, i-lo, n, t0, t1)
 		}
 		if s.tr != nil && s.background {
 			s.tr.op(traceSubmit, "submit "+op.Kind.String(), op, bytes, wallAt(t0))
@@ -971,9 +1000,22 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		}
 	}
 	if batch != nil {
-		return s.flushMulti(batch, smp, len(pl.Ops), step)
+		return s.flushMulti(batch, smp, n, step)
 	}
 	return nil
+}
+
+// stampRange returns the index of a plan's first operation that is not a file selection
+// and the number of operations from it to the last such one.
+func stampRange(pl *plan.Plan) (lo, n int) {
+	hi := len(pl.Ops) - 1
+	for lo <= hi && pl.Ops[lo].Kind == plan.SelectFile {
+		lo++
+	}
+	for hi >= lo && pl.Ops[hi].Kind == plan.SelectFile {
+		hi--
+	}
+	return lo, hi - lo + 1
 }
 
 // transferred books a completed transfer's bytes and verifies a read that is checked.
@@ -994,7 +1036,6 @@ func (s *Session) baton(op *plan.Op, smp *sample, step bool, i, n int) error {
 	if op.Baton == nil {
 		return fmt.Errorf("%s: no baton peer", op.Kind)
 	}
-	t0 := tick()
 	var err error
 	if op.Kind == plan.PassBaton {
 		if err = s.stack.Wait(); err == nil {
@@ -1003,12 +1044,14 @@ func (s *Session) baton(op *plan.Op, smp *sample, step bool, i, n int) error {
 	} else {
 		_, err = s.comm.RecvInt(op.Baton.Peer, op.Baton.Tag)
 	}
-	t1 := tick()
+	t0, t1 := s.clk.lap()
 	smp.charge(op.Kind, (t1 - t0).Seconds())
 	if step {
 		stamp(smp, i, n, t0, t1)
 	}
-	s.tr.op(traceIO, op.Kind.String(), op, 0, wallAt(t0))
+	if s.tr != nil {
+		s.tr.op(traceIO, op.Kind.String(), op, 0, wallAt(t0))
+	}
 	if err != nil {
 		return fmt.Errorf("%s rank %d: %w", op.Kind, op.Baton.Peer, err)
 	}
@@ -1277,10 +1320,10 @@ func (s *Session) refills(op *plan.Op) bool {
 	return !ok || !f.holds(op, s.phase.fill)
 }
 
-// fill writes op's data for this step into buf, charging the time to data preparation.
+// fill writes op's data for this step into buf, charging the time since the clock's last
+// reading (s.clk: the caller's) to data preparation.
 func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 	t := op.Transfer
-	t0 := tick()
 	var err error
 	if t.Data != nil { // explicit contents (index datasets) whatever the fill
 		copy(buf, t.Data)
@@ -1300,7 +1343,8 @@ func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 			memRuns(t, buf, to, true)
 		}
 	}
-	smp[mPrep] += (tick() - t0).Seconds()
+	t0, t1 := s.clk.lap()
+	smp[mPrep] += (t1 - t0).Seconds()
 	if s.tr != nil {
 		s.tr.op(tracePrep, "fill", op, uint64(len(buf)), wallAt(t0))
 	}
@@ -1308,12 +1352,12 @@ func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 }
 
 // check1 verifies one read buffer against the seeded values, or against the transfer's
-// explicit Data; Unchecked reads are not verified.
+// explicit Data, charging the time since the clock's last reading (the read's end) to
+// verification; Unchecked reads are not verified.
 func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 	if op.Transfer.Unchecked {
 		return nil
 	}
-	t0 := time.Now()
 	var bad uint64
 	var first *emulate.Mismatch
 	var err error
@@ -1333,7 +1377,8 @@ func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 		}
 		bad, first, err = emulate.Verify(got, s.bufLayout(op.Transfer), s.cfg.Seed, emulate.DataStep(s.phase.fill, step))
 	}
-	smp[mVerify] += time.Since(t0).Seconds()
+	t0, t1 := s.clk.lap()
+	smp[mVerify] += (t1 - t0).Seconds()
 	if err != nil {
 		return err
 	}
@@ -1404,7 +1449,12 @@ func (s *Session) Close() error {
 	return first
 }
 
-func now() float64 { return float64(time.Now().UnixNano()) / 1e9 }
+// now is the wall-clock time in Unix seconds, from one monotonic reading (time.Now reads
+// the wall clock and the monotonic clock: two vDSO calls).
+func now() float64 { return wallSeconds(tick()) }
+
+// wallSeconds is the wall-clock time of tick d in Unix seconds.
+func wallSeconds(d time.Duration) float64 { return float64(clockBaseUnix+int64(d)) / 1e9 }
 
 // clockBase is the wall-clock time at start-up with its monotonic reading. Operations are
 // timed as ticks since it: time.Since reads the monotonic clock alone, one vDSO call,
@@ -1422,13 +1472,29 @@ func tick() time.Duration { return time.Since(clockBase) }
 // wallAt is the wall-clock time of tick d.
 func wallAt(d time.Duration) time.Time { return clockBase.Add(d) }
 
+// lapClock times consecutive pieces of work with one clock reading each: a piece runs
+// from the previous reading to its own. Two readings around each piece would double the
+// readings, each a vDSO call of some 20 ns (the largest part of a null-layout step's own
+// cost after the census moved to the phase, by BenchmarkNullStep's profile).
+type lapClock struct{ last time.Duration }
+
+// start reads the clock: the next lap begins now.
+func (c *lapClock) start() { c.last = tick() }
+
+// lap reads the clock and returns the lap just ended: from the previous reading to now.
+func (c *lapClock) lap() (from, to time.Duration) {
+	to = tick()
+	from, c.last = c.last, to
+	return from, to
+}
+
 // stamp records when a step's first and last operations (op i of n) started and ended, in
 // wall-clock seconds (compared across ranks).
 func stamp(smp *sample, i, n int, t0, t1 time.Duration) {
 	if i != 0 && i != n-1 {
 		return
 	}
-	a, b := float64(clockBaseUnix+int64(t0))/1e9, float64(clockBaseUnix+int64(t1))/1e9
+	a, b := wallSeconds(t0), wallSeconds(t1)
 	if i == 0 {
 		smp[mFirstStart], smp[mFirstEnd] = a, b
 	}

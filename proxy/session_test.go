@@ -612,6 +612,23 @@ func TestNullLayout(t *testing.T) {
 	}
 }
 
+// TestNullLayoutShapes checks that the null layout's dataset extents belong to the session
+// that wrote them: its own read phase is planned from them, another session's read finds
+// none (they are not kept process-wide) and fails naming the dataset.
+func TestNullLayoutShapes(t *testing.T) {
+	cfg := config(t, "DIM_1=10;layout=null", "")
+	cfg.Phases = []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
+	if rep := runReport(t, cfg, "write then read"); len(rep.Phases) != 2 || rep.Phases[1].Bytes != 10*32*timesteps {
+		t.Errorf("read after write in one session: %+v", rep.Phases)
+	}
+	cfg.Phases = []patterns.Phase{patterns.PhaseRead}
+	s := session(t, cfg)
+	defer s.Close()
+	if err := s.Run(); err == nil || !strings.Contains(err.Error(), "no dataset /Timestep_0/") {
+		t.Errorf("a read in a new session found the earlier session's datasets: %v", err)
+	}
+}
+
 // TestConfigErrors checks that bad options fail before any I/O with the key and value.
 func TestConfigErrors(t *testing.T) {
 	cases := []struct{ kv, want string }{

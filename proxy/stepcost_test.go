@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"math"
 	"strconv"
 	"testing"
 
@@ -9,8 +10,9 @@ import (
 )
 
 // The cost of h5proxy's own work in a step, outside HDF5: a one-element VPIC step on the
-// null layout plans eight writes, fills nothing (fill=once filled them before the
-// window), executes nothing and books times, bytes and the census. make bench-capi times
+// null layout plans 26 operations (eight writes), fills the eight write buffers
+// (fill=seeded, a native session's default), executes nothing and books times, bytes and
+// the census. make bench-capi times
 // the same step through the C ABI (examples/c/bench_calls.c); docs/metrics.md says how to
 // measure it.
 
@@ -117,6 +119,29 @@ func TestStepCensus(t *testing.T) {
 		}
 		if kv != "" && (steps <= 0 || steps > p.Census.SysIO["syscr"].Sum) {
 			t.Errorf("%q: steps' read calls %v, phase's %v", kv, steps, p.Census.SysIO["syscr"].Sum)
+		}
+	}
+}
+
+// TestStepChargesPartition checks that a step's operations, fills and verifications are
+// charged the whole time from its first operation's start to its last's end, no moment
+// twice and none left out: each is timed from the clock's previous reading to its own
+// (one reading each), whatever the load on the machine. The stamps are Unix seconds in
+// float64 (a quarter of a microsecond apart at today's dates): the tolerance is four of those.
+func TestStepChargesPartition(t *testing.T) {
+	for _, kv := range []string{"DIM_1=1", "DIM_1=100000"} { // fills of one element, of 3 MiB per step
+		s := session(t, config(t, "layout=null;TIMESTEPS=20;"+kv, ""))
+		if err := s.RunPhase(patterns.PhaseWrite); err != nil {
+			t.Fatal(err)
+		}
+		charged, span := proxy.StepCharges(s)
+		for i := range span {
+			if span[i] <= 0 || math.Abs(charged[i]-span[i]) > 1e-6 {
+				t.Errorf("%q step %d: %.3g s charged, %.3g s from the first operation's start to the last's end", kv, i, charged[i], span[i])
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"os"
@@ -19,7 +18,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
@@ -59,6 +57,11 @@ func main() {
 
 // parent launches one MPI run per rank count and prints the table.
 func parent(nps, mapFile, dir string, records, reps int) int {
+	counts, err := launch.Counts(nps)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e3sm bench: -nps: %v\n", err)
+		return 2
+	}
 	if dir == "" {
 		d, err := os.MkdirTemp("", "h5proxy-e3sm-bench-")
 		if err != nil {
@@ -74,21 +77,11 @@ func parent(nps, mapFile, dir string, records, reps int) int {
 		return 1
 	}
 	res := filepath.Join(dir, "results.txt")
-	var counts []int
-	for _, s := range strings.Split(nps, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			fmt.Fprintf(os.Stderr, "e3sm bench: -nps %q: %q is not a rank count\n", nps, s)
-			return 2
-		}
-		counts = append(counts, n)
-		code, err := launch.Self(n, "-map", abs, "-dir", dir, "-results", res, "-r", strconv.Itoa(records), "-reps", strconv.Itoa(reps))
-		if err != nil || code != 0 {
-			fmt.Fprintf(os.Stderr, "e3sm bench: run on %d ranks failed (exit %d): %v\n", n, code, err)
-			return 1
-		}
+	var times map[string]float64
+	lines, err := launch.SelfPerCount(counts, res, "-map", abs, "-dir", dir, "-results", res, "-r", strconv.Itoa(records), "-reps", strconv.Itoa(reps))
+	if err == nil {
+		times, err = parseResults(lines)
 	}
-	times, err := readResults(res)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e3sm bench:", err)
 		return 1
@@ -123,24 +116,19 @@ func parent(nps, mapFile, dir string, records, reps int) int {
 
 func key(n int, layout string) string { return fmt.Sprintf("%d %s", n, layout) }
 
-func readResults(path string) (map[string]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// parseResults reads the results lines of the launched runs: "ranks layout seconds".
+func parseResults(lines []string) (map[string]float64, error) {
 	out := map[string]float64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for _, l := range lines {
 		var n int
 		var layout string
 		var t float64
-		if _, err := fmt.Sscanf(sc.Text(), "%d %s %g", &n, &layout, &t); err != nil {
-			return nil, fmt.Errorf("results line %q: %w", sc.Text(), err)
+		if _, err := fmt.Sscanf(l, "%d %s %g", &n, &layout, &t); err != nil {
+			return nil, fmt.Errorf("results line %q: %w", l, err)
 		}
 		out[key(n, layout)] = t
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // child runs under MPI: every available layout, reps times, and rank 0 appends the

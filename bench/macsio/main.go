@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/internal/benchstat"
@@ -48,6 +47,10 @@ func main() {
 }
 
 func run(reps int, nps string, partSize int64, dumps int, bin, dir string) error {
+	counts, err := launch.Counts(nps)
+	if err != nil {
+		return fmt.Errorf("-np: %w", err)
+	}
 	if dir == "" {
 		d, err := os.MkdirTemp("", "bench-macsio-")
 		if err != nil {
@@ -73,11 +76,7 @@ func run(reps int, nps string, partSize int64, dumps int, bin, dir string) error
 	sif["parallel_file_mode"] = "SIF"
 	variants := []variant{{"macsio SIF", "macsio", sif}, {"macsio MIF", "macsio", mif},
 		{"vpic 1-D", "vpic", map[string]any{"NUM_DIMS": 1, "DIM_1": particles, "TIMESTEPS": dumps, "COLLECTIVE_DATA": "YES"}}}
-	for _, f := range strings.Split(nps, ",") {
-		np, err := strconv.Atoi(f)
-		if err != nil || np < 1 {
-			return fmt.Errorf("-np %q", nps)
-		}
+	for _, np := range counts {
 		mif["parallel_file_mode"] = fmt.Sprintf("MIF %d", np)
 		times := make([][]float64, len(variants))
 		for r := 0; r < reps; r++ {

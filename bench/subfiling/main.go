@@ -25,7 +25,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/csv"
 	"flag"
 	"fmt"
@@ -74,7 +73,7 @@ func main() {
 		}
 		return
 	}
-	os.Exit(parent(o, split(*nps), *out))
+	os.Exit(parent(o, *nps, *out))
 }
 
 func split(s string) []string {
@@ -95,7 +94,12 @@ func vfdAvailable() error {
 }
 
 // parent launches one MPI run per rank count, then summarizes every result line.
-func parent(o opts, nps []string, outDir string) int {
+func parent(o opts, nps string, outDir string) int {
+	counts, err := launch.Counts(nps)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "subfiling bench: -nps: %v\n", err)
+		return 2
+	}
 	for _, p := range o.pats {
 		if p != "vpic" && p != "e3sm" {
 			fmt.Fprintf(os.Stderr, "subfiling bench: -patterns: %q is not vpic or e3sm\n", p)
@@ -118,21 +122,12 @@ func parent(o opts, nps []string, outDir string) int {
 		os.Setenv("OMPI_MCA_io", "romio321") // OMPIO ignores cb_nodes; the launched ranks inherit it
 	}
 	res := filepath.Join(o.dir, "results.txt")
-	os.Remove(res)
-	for _, np := range nps {
-		n, err := strconv.Atoi(np)
-		if err != nil || n < 1 {
-			fmt.Fprintf(os.Stderr, "subfiling bench: -nps: %q is not a rank count\n", np)
-			return 2
-		}
-		code, err := launch.Self(n, "-stripes", strings.Join(o.stripes, ","), "-iocs", strings.Join(o.iocs, ","), "-patterns", strings.Join(o.pats, ","), "-aggregate="+strconv.FormatBool(o.aggregate),
-			"-reps", strconv.Itoa(o.reps), "-vpic", o.vpic, "-e3sm", o.e3sm, "-dir", o.dir, "-results", res)
-		if err != nil || code != 0 {
-			fmt.Fprintf(os.Stderr, "subfiling bench: run on %d ranks failed (exit %d): %v\n", n, code, err)
-			return 1
-		}
+	var runs []run
+	lines, err := launch.SelfPerCount(counts, res, "-stripes", strings.Join(o.stripes, ","), "-iocs", strings.Join(o.iocs, ","), "-patterns", strings.Join(o.pats, ","), "-aggregate="+strconv.FormatBool(o.aggregate),
+		"-reps", strconv.Itoa(o.reps), "-vpic", o.vpic, "-e3sm", o.e3sm, "-dir", o.dir, "-results", res)
+	if err == nil {
+		runs, err = parseResults(lines)
 	}
-	runs, err := readResults(res)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "subfiling bench:", err)
 		return 1
@@ -172,22 +167,17 @@ func (r run) line() string {
 	return fmt.Sprintf(resultFormat, r.ranks, r.pattern, r.layout, r.stripe, r.iocs, r.rep, r.write, r.read, r.files, r.bytes, r.disk, r.largest)
 }
 
-func readResults(path string) ([]run, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// parseResults reads the results lines of the launched runs (resultFormat).
+func parseResults(lines []string) ([]run, error) {
 	var out []run
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for _, l := range lines {
 		var r run
-		if _, err := fmt.Sscanf(sc.Text(), resultFormat, &r.ranks, &r.pattern, &r.layout, &r.stripe, &r.iocs, &r.rep, &r.write, &r.read, &r.files, &r.bytes, &r.disk, &r.largest); err != nil {
-			return nil, fmt.Errorf("results line %q: %w", sc.Text(), err)
+		if _, err := fmt.Sscanf(l, resultFormat, &r.ranks, &r.pattern, &r.layout, &r.stripe, &r.iocs, &r.rep, &r.write, &r.read, &r.files, &r.bytes, &r.disk, &r.largest); err != nil {
+			return nil, fmt.Errorf("results line %q: %w", l, err)
 		}
 		out = append(out, r)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // group collects the repetitions of each point, in first-run order.

@@ -111,6 +111,7 @@ import "C"
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/h5proxy/h5proxy/plan"
@@ -383,8 +384,21 @@ func b2i(b bool) int {
 	return 0
 }
 
-// census is the running tally, guarded by the gate.
-var census Census
+// census is the running tally, guarded by the gate. tallied says it holds a count: it is
+// set inside the gate when a transfer is noted and cleared there when the tally is taken,
+// so TakeCensus skips the gate when nothing was noted (a step on a layout that makes no
+// HDF5 transfer, or whose transfers keep no outcome, takes no lock for its census).
+var (
+	census  Census
+	tallied atomic.Bool
+)
+
+// selectionPaths are HDF5 1.14's H5D_SCALAR_IO, H5D_VECTOR_IO and H5D_SELECTION_IO bits
+// (1.10's headers lack the names) and the paths they count.
+var selectionPaths = [...]struct {
+	bit  C.uint32_t
+	path int
+}{{0x4, PathSelection}, {0x2, PathVector}, {0x1, PathScalar}}
 
 // noteTransfer adds the outcome of the call just made through dxpl (H5P_DEFAULT: nothing
 // to read) to the census: for a collective list, its actual I/O mode, chunk optimisation
@@ -395,17 +409,16 @@ func noteTransfer(dxpl C.hid_t, collective bool, multi int) {
 	if dxpl == C.H5P_DEFAULT {
 		return
 	}
+	tallied.Store(true)
 	census.Paths[PathMulti] += multi
 	if has114 {
 		var actual, cause C.uint32_t
 		if C.h5p_selection_outcome(dxpl, &actual, &cause) < 0 {
 			C.H5Eclear2(C.H5E_DEFAULT)
 		} else {
-			// HDF5 1.14's H5D_SCALAR_IO, H5D_VECTOR_IO and H5D_SELECTION_IO bits (1.10's
-			// headers lack the names).
-			for bit, path := range map[C.uint32_t]int{0x4: PathSelection, 0x2: PathVector, 0x1: PathScalar} {
-				if actual&bit != 0 {
-					census.Paths[path]++
+			for _, p := range selectionPaths {
+				if actual&p.bit != 0 {
+					census.Paths[p.path]++
 				}
 			}
 			countBits(uint32(cause), census.SelCauses[:])
@@ -440,13 +453,17 @@ func countBits(c uint32, counts []int) {
 }
 
 // TakeCensus returns the tally of collective transfers since the last call and starts a
-// new one.
-func TakeCensus() Census {
+// new one; ok is false when nothing was tallied (c is then zero).
+func TakeCensus() (c Census, ok bool) {
+	if !tallied.Load() {
+		return Census{}, false
+	}
 	enter()
 	defer leave()
-	c := census
+	c = census
 	census = Census{}
-	return c
+	tallied.Store(false)
+	return c, true
 }
 
 // FileProperties reads back the access and creation properties of the open file f. With

@@ -5,7 +5,7 @@ package h5
 import "github.com/h5proxy/h5proxy/plan"
 
 // TakeCensus returns an empty census in a build without cgo.
-func TakeCensus() Census { return Census{} }
+func TakeCensus() (Census, bool) { return Census{}, false }
 
 // FileProperties returns ErrNoCgo in a build without cgo.
 func FileProperties(f ID) (FileProps, error) { return FileProps{}, ErrNoCgo }

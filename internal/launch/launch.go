@@ -113,6 +113,46 @@ func SelfInDir(name string, n int, dir string, runs ...[]string) int {
 	return 0
 }
 
+// Counts parses a comma-separated list of rank counts (the benchmarks' -nps flag); blank
+// entries are skipped. A benchmark parses it before it launches anything.
+func Counts(list string) ([]int, error) {
+	var ns []int
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a rank count", s)
+		}
+		ns = append(ns, n)
+	}
+	if len(ns) == 0 {
+		return nil, fmt.Errorf("%q holds no rank count", list)
+	}
+	return ns, nil
+}
+
+// SelfPerCount runs this executable with args on each number of ranks in counts, one
+// launch after another, stopping at the first that fails, and returns the lines the runs
+// appended to the results file (AppendLines; removed first): how a benchmark runs its
+// study at several rank counts and gathers what each run measured.
+func SelfPerCount(counts []int, results string, args ...string) ([]string, error) {
+	if err := os.Remove(results); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, n := range counts {
+		if code, err := Self(n, args...); err != nil || code != 0 {
+			return nil, fmt.Errorf("run on %d ranks failed (exit %d): %v", n, code, err)
+		}
+	}
+	data, err := os.ReadFile(results)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"), nil
+}
+
 // AppendLines appends lines to the results file at path (created if missing): how a
 // launched run hands its results to the parent that launched it, one run per rank count
 // appending in turn.

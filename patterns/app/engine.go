@@ -82,6 +82,7 @@ type sim struct {
 	sc        *desc.Scope
 	dir       string
 	open      map[string]*instance          // by file id
+	order     []string                      // paths of the open files as the layout stacks them: the last is current
 	existing  map[string]bool               // file paths created so far
 	created   map[string]map[string]bool    // file path → objects created
 	writes    map[string]map[string][]int   // file path → dataset path → steps written (extend slabs)
@@ -269,6 +270,9 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 		s.closeFile(in)
 		in = nil
 	}
+	if in != nil {
+		s.use(in, step)
+	}
 	switch verb {
 	case "flush":
 		if in == nil {
@@ -409,6 +413,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 	}
 	s.existing[path] = true
 	s.open[f.ID] = in
+	s.order = append(s.order, path)
 	if _, ok := s.firstUse[f.ID]; !ok {
 		s.firstUse[f.ID] = step
 	}
@@ -418,12 +423,38 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 	return in, nil
 }
 
+// closeFile closes a file, current or not (the layout closes the file the operation
+// names); the file opened or selected before it becomes current.
 func (s *sim) closeFile(in *instance) {
+	if len(in.kept) > 0 { // its open series close first, in it
+		step := 0
+		if n := len(s.cur.Ops); n > 0 {
+			step = s.cur.Ops[n-1].Step
+		}
+		s.use(in, step)
+	}
 	for i := len(in.kept) - 1; i >= 0; i-- {
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: in.kept[i], Collective: in.parallel})
 	}
 	s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: in.path, Collective: in.parallel})
 	delete(s.open, in.file.ID)
+	if i := slices.Index(s.order, in.path); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
+	}
+}
+
+// use makes an open file the current one before operations on it: a plan.SelectFile when
+// another file was opened or selected since, as a program holding both files' handles
+// switches between them without reopening (no library call).
+func (s *sim) use(in *instance, step int) {
+	if n := len(s.order); n > 0 && s.order[n-1] == in.path {
+		return
+	}
+	if i := slices.Index(s.order, in.path); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
+	}
+	s.order = append(s.order, in.path)
+	s.cur.Add(plan.Op{Kind: plan.SelectFile, Path: in.path, Step: step})
 }
 
 // attributes writes the attributes of an object just created. Attributes are written by

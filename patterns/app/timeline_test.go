@@ -281,3 +281,41 @@ func TestWholeSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesStayOpen: a series is opened once, stays open between its writes and closes
+// with its file, in that file: with two files open in turn, the close of the one not
+// current selects it first.
+func TestSeriesStayOpen(t *testing.T) {
+	src := `
+steps: 3
+files:
+  a:
+    name: a.h5
+    datasets: {x: {type: f64, shape: [1, 4], extend: 0, start_empty: true, decompose: {kind: block, grid: [1, 0]}}}
+  b:
+    name: b.h5
+    datasets: {y: {type: f64, shape: [4]}}
+timeline: [{write: a}, {write: b}]
+`
+	ops := opsOf(t, src, 0, 2)
+	if n := len(find(ops, plan.CreateDataset, "/x")) + len(find(ops, plan.OpenDataset, "/x")); n != 1 {
+		t.Errorf("x created or opened %d times, want once", n)
+	}
+	if n := len(find(ops, plan.OpenDataset, "/y")); n != 2 {
+		t.Errorf("y reopened %d times, want at steps 1 and 2", n)
+	}
+	current := ""
+	for _, op := range ops {
+		switch op.Kind {
+		case plan.CreateFile, plan.OpenFile, plan.SelectFile:
+			current = op.Path
+		case plan.CloseDataset:
+			if op.Path == "/x" && !strings.HasSuffix(current, "a.h5") {
+				t.Errorf("x closed while %s is current", current)
+			}
+		}
+	}
+	if len(find(ops, plan.CloseDataset, "/x")) != 1 {
+		t.Errorf("x closed %d times, want once, with its file", len(find(ops, plan.CloseDataset, "/x")))
+	}
+}

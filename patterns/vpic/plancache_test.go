@@ -85,3 +85,46 @@ func TestCachedPlansAfresh(t *testing.T) {
 		t.Error("delayed close under async: steps were cached")
 	}
 }
+
+// TestCachedPlansAcrossPhases checks that a phase whose step 0 plans as the last phase's
+// did keeps that phase's derived plans (the same operations in memory: nothing derived
+// again), and that a phase whose step 0 differs (other extents to read, another phase
+// kind) gets plans of its own, equal to the kernel's.
+func TestCachedPlansAcrossPhases(t *testing.T) {
+	p := kit.Must(t, "TIMESTEPS=4", "DIM_1=16")
+	step := func(ph patterns.Phase, e patterns.Env, s int) plan.Plan {
+		t.Helper()
+		got, err := p.Step(ph, s, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := p.planStep(ph, s, e); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s step %d: cached plan differs from the kernel's:\n got %v\nwant %v", ph, s, got.Ops, want.Ops)
+		}
+		return got
+	}
+	begin := func(ph patterns.Phase, e patterns.Env) {
+		t.Helper()
+		if _, err := p.Begin(ph, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := env(0, 2)
+	begin(patterns.PhaseWrite, w)
+	first := step(patterns.PhaseWrite, w, 2)
+	begin(patterns.PhaseWrite, w)
+	if again := step(patterns.PhaseWrite, w, 2); &again.Ops[0] != &first.Ops[0] {
+		t.Error("the same write phase again derived its plans again")
+	}
+	for _, dims := range [][]uint64{u(32), u(32), u(64)} {
+		r := readEnv(0, 2, dims)
+		begin(patterns.PhaseRead, r)
+		if got := step(patterns.PhaseRead, r, 3); got.Ops[0].Kind != plan.OpenGroup {
+			t.Errorf("read of %v: step 3 begins with %s", dims, got.Ops[0].Kind)
+		}
+	}
+	begin(patterns.PhaseWrite, w)
+	if again := step(patterns.PhaseWrite, w, 2); &again.Ops[0] == &first.Ops[0] {
+		t.Error("a write phase after read phases kept plans derived before them")
+	}
+}

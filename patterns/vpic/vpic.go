@@ -66,7 +66,7 @@ func (p *Pattern) parallel() bool { return !p.C.FilePerProc }
 
 // Begin creates (write) or opens (read) the file with h5bench's access properties.
 func (p *Pattern) Begin(ph patterns.Phase, env patterns.Env) (plan.Plan, error) {
-	p.cache.drop() // a new phase: another file, other extents
+	p.cache.newPhase() // perhaps another file, other extents: step 0 is planned again
 	var pl plan.Plan
 	fs := &plan.FileSpec{Parallel: p.parallel(), FlushLocal: true}
 	kind := plan.CreateFile

@@ -91,6 +91,9 @@ type logStore struct {
 	gap   int64
 }
 
+// FilePath is the plan path the file was opened at.
+func (s *logStore) FilePath() string { return s.path }
+
 func newLogStore(path string, id h5.ID, nlogs int, gap int64) logStore {
 	return logStore{path: path, id: id, nlogs: nlogs, index: map[string][]*logEntry{},
 		dsets: map[string]*plan.DatasetSpec{}, addr: map[int]int64{}, gap: gap}
@@ -102,6 +105,9 @@ func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 	case plan.CreateFile, plan.OpenFile:
 		return l.open(op)
 	}
+	if ok, err := l.files.FileOp(op, l.close); ok {
+		return err
+	}
 	f, err := l.files.Current()
 	if err != nil {
 		return err
@@ -111,8 +117,6 @@ func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 		// Like the Log VOL's H5Fflush: the logs are written, HDF5's own caches are left
 		// to the close.
 		return l.flush(f)
-	case plan.CloseFile:
-		return l.close(f)
 	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
 		return f.openObject(op)
 	case plan.CloseGroup, plan.CloseDataset:
@@ -561,7 +565,7 @@ func (l *logLayout) flush(f *logFile) error {
 func (l *logLayout) close(f *logFile) error {
 	err := l.flush(f)
 	leaked := f.objs.CloseForFileClose()
-	l.files.Pop()
+	l.files.Remove(f.path)
 	if cerr := f.release(); err == nil {
 		err = cerr
 	}

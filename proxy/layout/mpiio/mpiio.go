@@ -3,7 +3,6 @@
 package mpiio
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/h5proxy/h5proxy/internal/mpi"
@@ -20,19 +19,31 @@ import (
 // HDF5 allocates contiguous datasets (package rawfile); groups and attributes cost nothing.
 // A read phase can read what the same session wrote (the regions are kept in memory per
 // file, the file has no metadata); a file reopened for writing gains regions after its
-// earlier ones.
+// earlier ones. Several files can be open at once, as in HDF5: operations apply to the
+// current one (the last opened or selected, plan.SelectFile).
 type mpiioLayout struct {
 	env stack.Env
 	// fileView writes through file views, as HDF5's MPI-IO driver does.
 	fileView bool
-	file     *mpi.File
-	// view is the open file's IOR file view (plan.FileSpec.View), nil without one.
-	view  *plan.FileView
-	comm  mpi.Comm // the open file's communicator
-	own   bool     // comm is the layout's to free (per-rank files)
-	files rawfile.Set
-	cur   *rawfile.File // the open file's
+	files    rawfile.Set
+	opened   h5layout.Files[*mpiioFile]
+	cur      *mpiioFile    // the current file (nil: none is open)
+	last     *rawfile.File // the regions of the last file opened, for Shape once it is closed
 }
+
+// mpiioFile is one open file.
+type mpiioFile struct {
+	path string // its plan path
+	file *mpi.File
+	comm mpi.Comm // the file's communicator
+	own  bool     // comm is the layout's to free (per-rank files)
+	raw  *rawfile.File
+	// view is the file's IOR file view (plan.FileSpec.View), nil without one.
+	view *plan.FileView
+}
+
+// FilePath is the plan path the file was opened at.
+func (f *mpiioFile) FilePath() string { return f.path }
 
 // Options are the mpiio layout's keys.
 var Options = &options.Table{Name: "mpiio", Specs: []options.Spec{
@@ -50,9 +61,6 @@ func init() {
 func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
 	case plan.CreateFile, plan.OpenFile:
-		if l.file != nil {
-			return errors.New("mpiio layout: one file at a time")
-		}
 		if op.Kind == plan.CreateFile {
 			if err := h5layout.MakeDirs(op); err != nil {
 				return err
@@ -76,36 +84,39 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 			}
 			return err
 		}
-		l.file, l.comm, l.own = f, comm, own
+		of := &mpiioFile{path: op.Path, file: f, comm: comm, own: own, raw: l.files.Begin(op)}
 		if v := op.File.View; v != nil {
 			if err := f.SetIORView(int64(v.Transfer), int64(v.Block), v.Tasks, v.Task); err != nil {
-				l.close()
+				l.close(of)
 				return err
 			}
-			l.view = v
+			of.view = v
 		}
-		l.cur = l.files.Begin(op)
 		if op.Kind == plan.OpenFile && op.File.Parallel {
-			if l.cur, err = l.files.Agree(comm, op.Path); err != nil {
-				l.close()
+			if of.raw, err = l.files.Agree(comm, op.Path); err != nil {
+				l.release(of)
 				return err
 			}
 		}
+		l.opened.Push(of)
+		l.cur, l.last = of, of.raw
 		return nil
 	}
-	if l.file == nil {
+	if ok, err := l.opened.FileOp(op, func(f *mpiioFile) error { l.opened.Remove(f.path); return l.close(f) }); ok {
+		l.cur, _ = l.opened.Current()
+		return err
+	}
+	if l.cur == nil {
 		return fmt.Errorf("mpiio layout: %s %s: no file is open", op.Kind, op.Path)
 	}
-	if ok, err := l.files.Define(l.cur, op); ok {
+	if ok, err := l.files.Define(l.cur.raw, op); ok {
 		return err
 	}
 	switch op.Kind {
 	case plan.FlushFile:
-		return l.file.Sync()
-	case plan.CloseFile:
-		return l.close()
+		return l.cur.file.Sync()
 	case plan.Write, plan.Read:
-		return l.transfer(l.file, op, buf)
+		return l.transfer(l.cur, op, buf)
 	}
 	return nil // groups, dataset closes and attributes have no raw-file counterpart
 }
@@ -113,14 +124,15 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 // transfer moves the selection's byte ranges. A collective transfer is one collective call
 // on every rank: through a file view of the rank's ranges with mpiio.file_view, else at an
 // explicit offset, which needs a single range per rank.
-func (l *mpiioLayout) transfer(f *mpi.File, op *plan.Op, buf []byte) error {
-	pieces, err := l.files.Pieces(l.cur, op.Path, op.Transfer)
+func (l *mpiioLayout) transfer(of *mpiioFile, op *plan.Op, buf []byte) error {
+	f := of.file
+	pieces, err := l.files.Pieces(of.raw, op.Path, op.Transfer)
 	if err != nil {
 		return err
 	}
 	write := op.Kind == plan.Write
-	if l.view != nil {
-		return l.viewTransfer(f, op, pieces, buf)
+	if of.view != nil {
+		return viewTransfer(of, op, pieces, buf)
 	}
 	if op.Collective && l.fileView {
 		runs := make([]mpi.Run, len(pieces))
@@ -160,8 +172,8 @@ func (l *mpiioLayout) transfer(f *mpi.File, op *plan.Op, buf []byte) error {
 // viewTransfer moves one of IOR's transfers through its file view (MPIIO_Xfer with
 // useFileView): the transfer's bytes must be one of the view's transfers, sought to by
 // their place in the view.
-func (l *mpiioLayout) viewTransfer(f *mpi.File, op *plan.Op, pieces []rawfile.Piece, buf []byte) error {
-	v := l.view
+func viewTransfer(of *mpiioFile, op *plan.Op, pieces []rawfile.Piece, buf []byte) error {
+	v := of.view
 	if len(pieces) != 1 || uint64(pieces[0].Len) != v.Transfer {
 		return fmt.Errorf("mpiio layout: %s: IOR's file view moves one transfer of %d bytes per call, this one has %d runs", op.Path, v.Transfer, len(pieces))
 	}
@@ -170,51 +182,57 @@ func (l *mpiioLayout) viewTransfer(f *mpi.File, op *plan.Op, pieces []rawfile.Pi
 	if !ok {
 		return fmt.Errorf("mpiio layout: %s: the transfer at file offset %d is not one of task %d's in the view (blocks of %d bytes, %d tasks)", op.Path, p.Off, v.Task, v.Block, v.Tasks)
 	}
-	return f.ViewIO(op.Kind == plan.Write, op.Collective, int64(pos), buf[p.Mem:p.Mem+p.Len])
+	return of.file.ViewIO(op.Kind == plan.Write, op.Collective, int64(pos), buf[p.Mem:p.Mem+p.Len])
 }
 
-// close closes the open file. A written file first grows to cover every region laid out,
-// as HDF5 extends a file to its end of allocation at close, so parts nobody wrote read as
-// zeros (HDF5's fill value) instead of ending the file early.
-func (l *mpiioLayout) close() error {
+// close closes an open file the layout has forgotten. A written file first grows to
+// cover every region laid out, as HDF5 extends a file to its end of allocation at close,
+// so parts nobody wrote read as zeros (HDF5's fill value) instead of ending the file early.
+func (l *mpiioLayout) close(f *mpiioFile) error {
 	var err error
-	if l.file.Writable() {
-		err = l.grow()
+	if f.file.Writable() {
+		err = grow(f)
 	}
-	if cerr := l.file.Close(); err == nil {
-		err = cerr
+	if rerr := l.release(f); err == nil {
+		err = rerr
 	}
-	l.file, l.view = nil, nil
-	if l.own {
-		if ferr := l.comm.Free(); err == nil {
-			err = ferr
-		}
-	}
-	l.comm, l.own = mpi.Comm{}, false
 	return err
 }
 
-// grow extends the open file to the end of its last region when it is shorter (collective
-// on the file's communicator: every rank takes the same decision from reduced values).
-func (l *mpiioLayout) grow() error {
-	size, err := l.file.Size()
+// release closes f's MPI file and frees its communicator when it is the layout's.
+func (l *mpiioLayout) release(f *mpiioFile) error {
+	err := f.file.Close()
+	if f.own {
+		if ferr := f.comm.Free(); err == nil {
+			err = ferr
+		}
+	}
+	return err
+}
+
+// grow extends f to the end of its last region when it is shorter (collective on the
+// file's communicator: every rank takes the same decision from reduced values).
+func grow(f *mpiioFile) error {
+	size, err := f.file.Size()
 	if err != nil {
 		return err
 	}
-	m, err := l.comm.AllreduceInt64([]int64{l.cur.Next, size}, mpi.OpMax)
+	m, err := f.comm.AllreduceInt64([]int64{f.raw.Next, size}, mpi.OpMax)
 	if err != nil || m[1] >= m[0] {
 		return err
 	}
-	return l.file.SetSize(m[0])
+	return f.file.SetSize(m[0])
 }
 
 func (l *mpiioLayout) Shape(path string) ([]uint64, error) {
-	return l.files.Shape(l.cur, path)
+	if l.cur != nil {
+		return l.files.Shape(l.cur.raw, path)
+	}
+	return l.files.Shape(l.last, path)
 }
 
+// Abort closes every open file, the current one first.
 func (l *mpiioLayout) Abort() error {
-	if l.file == nil {
-		return nil
-	}
-	return l.close()
+	l.cur = nil
+	return l.opened.Abort(l.close)
 }

@@ -44,6 +44,9 @@ type openFile struct {
 	objs     h5layout.ObjTable
 }
 
+// FilePath is the plan path the file was opened at.
+func (f *openFile) FilePath() string { return f.path }
+
 func init() {
 	stack.RegisterLayout(stack.Strategy{Name: "native", Caps: stack.StoresData | stack.MultiDataset | stack.MemorySpaces,
 		Summary:   "the real file: one HDF5 file (shared through MPI-IO, or per rank when the plan says so) with the plan's groups and datasets",
@@ -94,6 +97,9 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		l.files.Push(&openFile{path: op.Path, id: id, parallel: op.File.Parallel, objs: h5layout.NewObjTable()})
 		return nil
 	}
+	if ok, err := l.files.FileOp(op, l.closeFile); ok {
+		return err
+	}
 	f, err := l.files.Current()
 	if err != nil {
 		return err
@@ -102,8 +108,6 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 	case plan.FlushFile:
 		local := op.File != nil && op.File.FlushLocal
 		return h5.FlushFile(f.id, local)
-	case plan.CloseFile:
-		return l.closeFile(f)
 	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
 		return f.objs.Open(f.id, op)
 	case plan.CloseGroup, plan.CloseDataset:
@@ -163,7 +167,7 @@ func (l *nativeLayout) ExecMulti(ops []*plan.Op, bufs [][]byte) error {
 // because a plan that leaks handles is a bug that would change HDF5's close behaviour.
 func (l *nativeLayout) closeFile(f *openFile) error {
 	leaked := f.objs.CloseForFileClose()
-	l.files.Pop()
+	l.files.Remove(f.path)
 	if err := h5.CloseFile(f.id); err != nil {
 		return err
 	}

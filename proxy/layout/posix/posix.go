@@ -64,8 +64,11 @@ type posixLayout struct {
 	align   int64
 	fsync   string // none, flush, close, both
 	files   rawfile.Set
-	cur     *openFile
-	bounce  []byte // aligned memory for O_DIRECT transfers
+	// opened are the open files, as in HDF5 several at once; cur is the current one (the
+	// last opened or selected, plan.SelectFile), nil when none is open.
+	opened h5layout.Files[*openFile]
+	cur    *openFile
+	bounce []byte // aligned memory for O_DIRECT transfers
 }
 
 // openFile is the open file: its plan path, its name on disk and its bookkeeping.
@@ -76,6 +79,9 @@ type openFile struct {
 	raw        *rawfile.File
 }
 
+// FilePath is the plan path the file was opened at.
+func (f *openFile) FilePath() string { return f.path }
+
 // fail names the operation, the file on disk and the step in an error.
 func fail(op *plan.Op, name, what string, err error) error {
 	return fmt.Errorf("posix layout: %s %s (step %d): %s: %w", op.Kind, name, op.Step, what, err)
@@ -84,10 +90,11 @@ func fail(op *plan.Op, name, what string, err error) error {
 func (l *posixLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
 	case plan.CreateFile, plan.OpenFile:
-		if l.cur != nil {
-			return errors.New("posix layout: one file at a time")
-		}
 		return l.open(op)
+	}
+	if ok, err := l.opened.FileOp(op, func(f *openFile) error { return l.close(op, f, true) }); ok {
+		l.cur, _ = l.opened.Current()
+		return err
 	}
 	if l.cur == nil {
 		return fmt.Errorf("posix layout: %s %s: no file is open", op.Kind, op.Path)
@@ -103,8 +110,6 @@ func (l *posixLayout) Exec(op *plan.Op, buf []byte) error {
 			}
 		}
 		return nil
-	case plan.CloseFile:
-		return l.close(op, true)
 	case plan.Write, plan.Read:
 		pieces, err := l.files.Pieces(l.cur.raw, op.Path, op.Transfer)
 		if err != nil {
@@ -202,6 +207,7 @@ func (l *posixLayout) open(op *plan.Op) error {
 		return fail(op, name, "open", err)
 	}
 	l.cur = &openFile{path: op.Path, name: name, fd: fd, writable: flags&unix.O_ACCMODE != unix.O_RDONLY, raw: raw}
+	l.opened.Push(l.cur)
 	return nil
 }
 
@@ -342,15 +348,15 @@ func preadFull(fd int, b []byte, off int64) (int, error) {
 	return got, nil
 }
 
-// close closes the open file. A written file first grows to cover every region laid out,
+// close closes the open file f, which becomes unknown to the layout. A written file first grows to cover every region laid out,
 // as HDF5 extends a file to its end of allocation at close, so parts nobody wrote read as
 // zeros instead of ending the file early; then it is fsynced when posix.fsync says so.
 // Every rank grows its file alone: ftruncate to the same size is idempotent and no byte
 // lies past it. After a failure (!orderly) the file is only closed: what was written
 // stays.
-func (l *posixLayout) close(op *plan.Op, orderly bool) error {
-	f := l.cur
-	l.cur = nil
+func (l *posixLayout) close(op *plan.Op, f *openFile, orderly bool) error {
+	l.opened.Remove(f.path)
+	l.cur, _ = l.opened.Current()
 	var err error
 	if orderly && f.writable {
 		err = grow(op, f)
@@ -388,9 +394,13 @@ func (l *posixLayout) Shape(path string) ([]uint64, error) {
 	return l.files.Shape(l.cur.raw, path)
 }
 
+// Abort closes every open file, the current one first, leaving what was written.
 func (l *posixLayout) Abort() error {
-	if l.cur == nil {
-		return nil
+	var first error
+	for l.cur != nil {
+		if err := l.close(&plan.Op{Kind: plan.CloseFile, Path: l.cur.path}, l.cur, false); err != nil && first == nil {
+			first = err
+		}
 	}
-	return l.close(&plan.Op{Kind: plan.CloseFile, Path: l.cur.path}, false)
+	return first
 }

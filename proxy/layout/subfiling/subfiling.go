@@ -105,6 +105,9 @@ type subFile struct {
 	written log.Selections
 }
 
+// FilePath is the plan path the file was opened at (its master's).
+func (f *subFile) FilePath() string { return f.master }
+
 // Exec performs one plan operation.
 func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 	switch op.Kind {
@@ -116,6 +119,9 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 		}
 		return l.openMaster(op)
 	}
+	if ok, err := l.files.FileOp(op, l.close); ok {
+		return err
+	}
 	f, err := l.files.Current()
 	if err != nil {
 		return err
@@ -126,8 +132,6 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 			return nil
 		}
 		return h5.FlushFile(f.id, op.File != nil && op.File.FlushLocal)
-	case plan.CloseFile:
-		return l.close(f)
 	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
 		return f.openObject(op)
 	case plan.CloseGroup, plan.CloseDataset:
@@ -440,7 +444,7 @@ func (f *subFile) openObject(op *plan.Op) error {
 // close ends a file. Writing: the group records its selections and closes its subfile,
 // then rank 0 writes the master (collective on the file's communicator).
 func (l *subfilingLayout) close(f *subFile) error {
-	l.files.Pop()
+	l.files.Remove(f.master)
 	leaked := f.objs.CloseForFileClose()
 	if f.reading {
 		err := h5.CloseFile(f.id)

@@ -134,7 +134,7 @@ func (m *asyncMode) Exec(op *plan.Op, buf []byte) error {
 		return p.t.err
 	}
 	switch op.Kind {
-	case plan.CreateFile, plan.OpenFile, plan.CloseFile:
+	case plan.CreateFile, plan.OpenFile, plan.CloseFile, plan.SelectFile: // another current file
 		clear(m.shapes)
 	}
 	switch op.Kind {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"syscall"
@@ -143,11 +144,29 @@ func (s *cacheStore) track(op *plan.Op) {
 	switch op.Kind {
 	case plan.CreateFile, plan.OpenFile:
 		s.files = append(s.files, op.Path)
-	case plan.CloseFile:
-		if n := len(s.files); n > 0 {
-			s.files = s.files[:n-1]
+	case plan.SelectFile: // the named file becomes the innermost, as in the layout
+		if i := s.openAt(op.Path); i >= 0 {
+			s.files = append(slices.Delete(s.files, i, i+1), op.Path)
+		}
+	case plan.CloseFile: // the named file (the innermost when no path is given)
+		if i := s.openAt(op.Path); i >= 0 {
+			s.files = slices.Delete(s.files, i, i+1)
 		}
 	}
+}
+
+// openAt returns the index of the innermost open file at path (the innermost file for an
+// empty path), -1 when none is. Called with s.mu held.
+func (s *cacheStore) openAt(path string) int {
+	if path == "" {
+		return len(s.files) - 1
+	}
+	for i := len(s.files) - 1; i >= 0; i-- {
+		if s.files[i] == path {
+			return i
+		}
+	}
+	return -1
 }
 
 // newCacheStore creates rank's cache file for file under the directory base.

@@ -116,3 +116,29 @@ func TestCacheModeWriteThroughAndLocalReads(t *testing.T) {
 		t.Errorf("read %q, layout saw %v", buf, f.executed()[before:])
 	}
 }
+
+// TestCacheKeysFollowTheCurrentFile: cached data is keyed by the file current when it was
+// written: a select makes another open file current and a close removes the file it
+// names, as in the layout, so the same dataset path in two open files holds two entries.
+func TestCacheKeysFollowTheCurrentFile(t *testing.T) {
+	store := newTestCache(t, 64)
+	for _, op := range []plan.Op{{Kind: plan.CreateFile, Path: "a.h5"}, {Kind: plan.CreateFile, Path: "b.h5"}, {Kind: plan.SelectFile, Path: "a.h5"}} {
+		store.track(&op)
+	}
+	w := writeOp("/x", 0, 4)
+	if k := store.keyOfTransfer(w); k.file != "a.h5" {
+		t.Errorf("after selecting a.h5: key in %q", k.file)
+	}
+	store.track(&plan.Op{Kind: plan.SelectFile, Path: "b.h5"})
+	if k := store.keyOfTransfer(w); k.file != "b.h5" {
+		t.Errorf("after selecting b.h5: key in %q", k.file)
+	}
+	store.track(&plan.Op{Kind: plan.CloseFile, Path: "a.h5"}) // not the current file
+	if k := store.keyOfTransfer(w); k.file != "b.h5" || len(store.files) != 1 {
+		t.Errorf("after closing a.h5: key in %q, open %v", k.file, store.files)
+	}
+	store.track(&plan.Op{Kind: plan.CloseFile})
+	if len(store.files) != 0 {
+		t.Errorf("a close without a path closes the current file: open %v", store.files)
+	}
+}

@@ -3,13 +3,22 @@ package h5layout
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-// Files is a layout's stack of open files: object operations apply to the innermost one.
-type Files[F any] struct{ open []F }
+// File is a layout's open file as its stack knows it: by the plan path it was opened at.
+type File interface{ FilePath() string }
+
+// Files is a layout's stack of open files: object operations apply to the innermost one,
+// the current file. Opening a file pushes it; plan.SelectFile raises an open file to the
+// top (Select) and a close removes the file it names wherever it is (Named, Remove), so a
+// plan can keep several files open and write to each in turn, as a program holding
+// their handles does.
+type Files[F File] struct{ open []F }
 
 // ErrNoFile is returned for an object operation when no file is open.
 var ErrNoFile = errors.New("no file is open")
@@ -24,6 +33,78 @@ func (s *Files[F]) Current() (F, error) {
 		return zero, ErrNoFile
 	}
 	return s.open[len(s.open)-1], nil
+}
+
+// find returns the index of the innermost open file at path, -1 when none is.
+func (s *Files[F]) find(path string) int {
+	for i := len(s.open) - 1; i >= 0; i-- {
+		if s.open[i].FilePath() == path {
+			return i
+		}
+	}
+	return -1
+}
+
+// notOpen is the error for a file path that names no open file.
+func (s *Files[F]) notOpen(path string) error {
+	if len(s.open) == 0 {
+		return fmt.Errorf("file %s: %w", path, ErrNoFile)
+	}
+	names := make([]string, len(s.open))
+	for i, f := range s.open {
+		names[i] = f.FilePath()
+	}
+	return fmt.Errorf("file %s is not open (open: %s)", path, strings.Join(names, ", "))
+}
+
+// Select makes the open file at path the innermost (plan.SelectFile), the others keeping
+// their order; it opens and closes nothing.
+func (s *Files[F]) Select(path string) error {
+	i := s.find(path)
+	if i < 0 {
+		return s.notOpen(path)
+	}
+	f := s.open[i]
+	s.open = append(slices.Delete(s.open, i, i+1), f)
+	return nil
+}
+
+// Named returns the open file at path (a plan.CloseFile's), current or not; an empty
+// path names the current file.
+func (s *Files[F]) Named(path string) (F, error) {
+	if path == "" {
+		return s.Current()
+	}
+	if i := s.find(path); i >= 0 {
+		return s.open[i], nil
+	}
+	var zero F
+	return zero, s.notOpen(path)
+}
+
+// Remove forgets the open file at path (the innermost of that name; its caller closes
+// it): the files opened or selected before it keep their order.
+func (s *Files[F]) Remove(path string) {
+	if i := s.find(path); i >= 0 {
+		s.open = slices.Delete(s.open, i, i+1)
+	}
+}
+
+// FileOp carries out op when it is a plan.SelectFile or a plan.CloseFile, the operations
+// that name their file: close closes the file a close names (and forgets it, Remove); ok
+// reports whether op was one of them.
+func (s *Files[F]) FileOp(op *plan.Op, close func(F) error) (ok bool, err error) {
+	switch op.Kind {
+	case plan.SelectFile:
+		return true, s.Select(op.Path)
+	case plan.CloseFile:
+		f, err := s.Named(op.Path)
+		if err != nil {
+			return true, err
+		}
+		return true, close(f)
+	}
+	return false, nil
 }
 
 // Pop forgets the innermost open file (its caller closes it).
