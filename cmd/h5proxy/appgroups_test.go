@@ -142,10 +142,7 @@ func TestAppGroupFiles(t *testing.T) {
 
 	// 4 writers' two files read by 2 ranks: each reads one file alone, all of it.
 	four := filepath.Join(dir, "np4g2")
-	cfg := filepath.Join(four, "read2.json")
-	if err := os.WriteFile(cfg, []byte(`{"pattern":"app","phases":["read"],"session":{"file":"`+filepath.Join(four, "run.h5")+`","verify":"yes"},"options":{"description":"`+desc+`"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := readOnly(t, four, desc)
 	rep := filepath.Join(four, "read2.report.json")
 	h5proxy(t, four, "run", "-np", "2", "-quiet", "-report", rep, cfg).expect(t, 0, nil, nil)
 	if v, m, reads := readPhase(t, rep); !v || m != 0 || reads != 6 {

@@ -9,27 +9,9 @@ import (
 	"testing"
 )
 
-// ownDescription writes a file per rank whose shape and last step depend on the writer
-// (x has n + rank elements; rank w writes at steps 0..w), read back at restart by
-// written_by writers' ranks: a reader of another rank's file must replay that writer.
-const ownDescription = `
-name: own
-params: {n: 3, steps: 4, writers: 4}
-steps: steps
-files:
-  own:
-    name: own_${rank}.h5
-    ranks: 1
-    datasets:
-      x: {type: f64, shape: [n + rank]}
-      y: {type: i32, shape: [2, n]}
-timeline:
-  - write: own
-    when: step <= rank
-  - read: own
-    at: restart
-    written_by: writers
-`
+// ownDescription is a file per rank whose shape and last step depend on the writer: a
+// reader of another rank's file must replay that writer.
+const ownDescription = "../../patterns/app/testdata/restart_own.yaml"
 
 // readOnly writes the configuration of a read phase alone of desc in dir (a restart on
 // another number of ranks) and returns its path.
@@ -60,8 +42,8 @@ func checkCensus(t *testing.T, what, report string, want ...string) {
 // readers: 2, 1 and 1) with every dataset of each file read whole.
 func TestAppRestartFewerReaders(t *testing.T) {
 	dir := t.TempDir()
-	desc := filepath.Join(dir, "own.yaml")
-	if err := os.WriteFile(desc, []byte(ownDescription), 0o644); err != nil {
+	desc, err := filepath.Abs(ownDescription)
+	if err != nil {
 		t.Fatal(err)
 	}
 	rep := filepath.Join(dir, "report.json")

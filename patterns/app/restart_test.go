@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -9,26 +10,10 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-// perRankRestart writes a file per rank whose shape and last step depend on the writer
-// (x has n + rank elements; rank w writes at steps 0..w), so only the replay of the
-// file's own writer plans its read right.
-const perRankRestart = `
-params: {n: 3, steps: 4, writers: 4}
-steps: steps
-files:
-  own:
-    name: own_${rank}.h5
-    ranks: 1
-    datasets:
-      x: {type: f64, shape: [n + rank]}
-      y: {type: i32, shape: [2, n]}
-timeline:
-  - write: own
-    when: step <= rank
-  - read: own
-    at: restart
-    written_by: writers
-`
+// perRankRestart (a file per rank whose shape and last step depend on the writer, so
+// only the replay of the file's own writer plans its read right) is shared with
+// cmd/h5proxy's run of it.
+const perRankRestart = "testdata/restart_own.yaml"
 
 // restartSummary lists a read phase's files and transfers: each open with its access,
 // each read with its step, its file shape and the elements it selects.
@@ -66,10 +51,7 @@ func ownFile(w int) string {
 // them (the first files%readers readers one more), every file alone, serially and
 // whole, with the shapes and the step of the writer that wrote it.
 func TestRestartFewerReaders(t *testing.T) {
-	p, err := FromDescription(mustParse(t, perRankRestart))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := load(t, "restart_own.yaml")
 	for _, c := range []struct {
 		readers int
 		files   [][]int // per reader
@@ -137,15 +119,20 @@ timeline:
 // readers that neither is fewer than the group files nor splits into equal groups, is an
 // error naming the file:line:column, the key and the value, before any I/O.
 func TestRestartMoreReadersThanFiles(t *testing.T) {
-	groups := strings.Replace(strings.Replace(perRankRestart, "own_${rank}.h5", "own_${div(rank, 2)}.h5", 1), "ranks: 1", "ranks: 2", 1)
+	src, err := os.ReadFile(perRankRestart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := string(src)
+	groups := strings.Replace(strings.Replace(own, "own_${rank}.h5", "own_${div(rank, 2)}.h5", 1), "ranks: 1", "ranks: 2", 1)
 	for _, c := range []struct {
 		src     string
 		readers int
 		want    []string
 	}{
-		{perRankRestart, 5, []string{"d.yaml:16:17:", "key timeline[1].written_by", `value "writers"`,
+		{own, 5, []string{"d.yaml:19:17:", "key timeline[1].written_by", `value "writers"`,
 			"files per rank are read back by as many ranks as wrote them (4) or fewer, not 5"}},
-		{groups, 3, []string{"d.yaml:16:17:", "key timeline[1].written_by", `value "writers"`,
+		{groups, 3, []string{"d.yaml:19:17:", "key timeline[1].written_by", `value "writers"`,
 			"4 writers in groups of 2 wrote 2 files; 3 readers do not split into 2 equal groups", "fewer readers than files, or a multiple"}},
 	} {
 		p, err := FromDescription(mustParse(t, c.src))
