@@ -75,7 +75,8 @@ func readPhase(t *testing.T, report string) (verified bool, mismatches float64, 
 // created and written by its group alone) and at 2 ranks in groups of 1 and 2 (two files
 // and one), checks the files exist with the group's shapes and nothing else does, and
 // reads them back, every value verified, on as many ranks and on a different number
-// (4 writers' 2 files read by 2 ranks, each reading a file alone); the raw, log and
+// (4 writers' 2 files read by 2 ranks, each reading a file alone, and by 1 rank, reading
+// both one after the other, serially); the raw, log and
 // subfiling layouts split the communicator by group too.
 func TestAppGroupFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -141,22 +142,25 @@ func TestAppGroupFiles(t *testing.T) {
 
 	// 4 writers' two files read by 2 ranks: each reads one file alone, all of it.
 	four := filepath.Join(dir, "np4g2")
-	cfg := filepath.Join(four, "read2.json")
-	if err := os.WriteFile(cfg, []byte(`{"pattern":"app","phases":["read"],"session":{"file":"`+filepath.Join(four, "run.h5")+`","verify":"yes"},"options":{"description":"`+desc+`"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := readOnly(t, four, desc)
 	rep := filepath.Join(four, "read2.report.json")
 	h5proxy(t, four, "run", "-np", "2", "-quiet", "-report", rep, cfg).expect(t, 0, nil, nil)
 	if v, m, reads := readPhase(t, rep); !v || m != 0 || reads != 6 {
 		t.Errorf("2 readers of 4 writers' files: verified %v, mismatches %v, H5Dread %d (want 3 per rank)", v, m, reads)
 	}
 
-	// 3 readers cannot split 2 files evenly, nor can 1: an error naming the key, before any I/O.
-	for _, np := range []string{"3", "1"} {
-		r := h5proxy(t, four, "run", "-np", np, "-quiet", "-report", filepath.Join(four, "read"+np+".json"), cfg)
-		if r.code == 0 || !strings.Contains(r.stderr, `key timeline[2].written_by value "writers"`) || !strings.Contains(r.stderr, np+" readers do not split into 2 equal groups") {
-			t.Errorf("%s readers: %v", np, r)
-		}
+	// 1 reader reads both files, each alone (no MPI-IO) and whole: 2 opens, 6 reads.
+	rep = filepath.Join(four, "read1.report.json")
+	h5proxy(t, four, "run", "-np", "1", "-quiet", "-report", rep, cfg).expect(t, 0, nil, nil)
+	if v, m, reads := readPhase(t, rep); !v || m != 0 || reads != 6 {
+		t.Errorf("1 reader of 4 writers' files: verified %v, mismatches %v, H5Dread %d (want 3 per file)", v, m, reads)
+	}
+	checkCensus(t, "1 reader", rep, "read H5Fopen count=2 max=2 ", "read H5Fclose count=2 max=2 ", "read collective=0 ")
+
+	// 3 readers cannot split 2 files evenly: an error naming the key, before any I/O.
+	r := h5proxy(t, four, "run", "-np", "3", "-quiet", "-report", filepath.Join(four, "read3.json"), cfg)
+	if r.code == 0 || !strings.Contains(r.stderr, `key timeline[2].written_by value "writers"`) || !strings.Contains(r.stderr, "3 readers do not split into 2 equal groups") {
+		t.Errorf("3 readers: %v", r)
 	}
 }
 

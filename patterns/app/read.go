@@ -129,14 +129,7 @@ func (s *sim) readPart(a *desc.Action, ds *desc.Dataset, sp *dsSpec, nranks, r i
 	// or give it all to rank 0.
 	first, n := uint64(0), count[0]
 	if !strings.EqualFold(sel.To.Text, "rank0") {
-		q, rem := count[0]/uint64(nranks), count[0]%uint64(nranks)
-		n = q
-		if uint64(r) < rem {
-			n++
-			first = uint64(r) * n
-		} else {
-			first = rem*(q+1) + (uint64(r)-rem)*q
-		}
+		first, n = evenShare(count[0], uint64(nranks), uint64(r))
 	} else if r != 0 {
 		n = 0
 	}
@@ -149,6 +142,16 @@ func (s *sim) readPart(a *desc.Action, ds *desc.Dataset, sp *dsSpec, nranks, r i
 	cnt[0] = n
 	h := plan.Hyperslab{Start: st, Stride: stride, Count: cnt, Block: ones(nd)}
 	return plan.Selection{Blocks: []plan.Hyperslab{h}}, cnt, nil
+}
+
+// evenShare splits n items over parts parts as the engine splits rows: the first n%parts
+// parts take one more. It returns part i's first item and count.
+func evenShare[T ~int | ~uint64](n, parts, i T) (first, count T) {
+	q, rem := n/parts, n%parts
+	if i < rem {
+		return i * (q + 1), q + 1
+	}
+	return rem*(q+1) + (i-rem)*q, q
 }
 
 // restart plans the read phase's step k: restart action k reads the file a writer of
@@ -173,9 +176,12 @@ func (e *engine) restart(a *desc.Action, env patterns.Env) (plan.Plan, error) {
 		return plan.Plan{}, err
 	}
 	// Replay the writers' run: a shared file is the same for every writer (rank 0's
-	// replay); per-rank files need as many readers as writers; the files of groups of K
-	// writers (N-to-M) are read by as many groups of readers, each file by its group (the
-	// replay of the writers' group's first rank).
+	// replay); per-rank files are read by as many readers as writers, each its own; the
+	// files of groups of K writers (N-to-M) by as many groups of readers, each file by its
+	// group (the replay of the writers' group's first rank). Fewer readers than files
+	// read a contiguous share of the files each (the first files%readers readers one more),
+	// every file alone and serially, as a code's restart reading several ranks' files on
+	// one rank does.
 	wenv := patterns.Env{Rank: 0, Size: writers, Path: env.Path, Seed: env.Seed}
 	w, err := e.newSim(wenv)
 	if err != nil {
@@ -186,40 +192,75 @@ func (e *engine) restart(a *desc.Action, env patterns.Env) (plan.Plan, error) {
 		return plan.Plan{}, err
 	}
 	par, readGroup := sh.par, 0
+	files, perFile := 0, 1 // when readers are fewer: the writers' files and writers per file
 	switch {
 	case !par:
+		if env.Size < writers {
+			files = writers
+			break
+		}
 		if writers != env.Size {
-			return plan.Plan{}, errAt(a.WrittenBy, "files per rank are read back by as many ranks as wrote them (%d), not %d", "written_by: nranks for per-rank files", writers, env.Size)
+			return plan.Plan{}, errAt(a.WrittenBy, "files per rank are read back by as many ranks as wrote them (%d) or fewer, not %d", "written_by: nranks or more for per-rank files", writers, env.Size)
 		}
 		wenv.Rank = env.Rank
 	case sh.group > 0:
-		files := (writers + sh.group - 1) / sh.group
-		if env.Size%files != 0 {
+		n := (writers + sh.group - 1) / sh.group
+		if env.Size < n {
+			files, perFile = n, sh.group
+			break
+		}
+		if env.Size%n != 0 {
 			v := a.WrittenBy
 			if !v.Set {
 				v = f.Ranks
 			}
-			return plan.Plan{}, errAt(v, "%d writers in groups of %d wrote %d files; %d readers do not split into %d equal groups", "a multiple of the file count as readers (each file read by its group of readers)", writers, sh.group, files, env.Size, files)
+			return plan.Plan{}, errAt(v, "%d writers in groups of %d wrote %d files; %d readers do not split into %d equal groups", "fewer readers than files, or a multiple of the file count (each file read by its group of readers)", writers, sh.group, n, env.Size, n)
 		}
-		readGroup = env.Size / files
+		readGroup = env.Size / n
 		wenv.Rank = env.Rank / readGroup * sh.group
 		if readGroup == env.Size { // one file: every reader shares it
 			readGroup = 0
 		}
 	}
-	if wenv.Rank != 0 {
+	if files == 0 {
+		if wenv.Rank != 0 {
+			if w, err = e.newSim(wenv); err != nil {
+				return plan.Plan{}, err
+			}
+		}
+		return e.readBack(a, env, sc, f, w, par, readGroup)
+	}
+	var pl plan.Plan
+	first, n := evenShare(files, env.Size, env.Rank)
+	for file := first; file < first+n; file++ {
+		wenv.Rank = file * perFile // the file's (first) writer
 		if w, err = e.newSim(wenv); err != nil {
 			return plan.Plan{}, err
 		}
+		one, err := e.readBack(a, env, sc, f, w, false, 0)
+		if err != nil {
+			return plan.Plan{}, err
+		}
+		pl.Add(one.Ops...)
 	}
+	return pl, nil
+}
+
+// readBack plans this reader's read of the file f that the writer w replays (w's run
+// not yet made): opened read-only, shared by the readers through MPI-IO (par, in groups
+// of readGroup) or alone, its datasets read back as w left them at its last write of f
+// (or at the action's step, evaluated in the reader's scope sc).
+func (e *engine) readBack(a *desc.Action, env patterns.Env, sc *desc.Scope, f *desc.File, w *sim, par bool, readGroup int) (plan.Plan, error) {
 	if err := w.run(); err != nil {
 		return plan.Plan{}, err
 	}
+	_, fv := a.Verb()
 	step, written := w.lastWrite[f.ID]
 	if !written {
 		step = -1
 	}
 	if a.Step.Set {
+		var err error
 		if step, err = sc.Int(a.Step); err != nil {
 			return plan.Plan{}, err
 		}

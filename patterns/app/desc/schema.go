@@ -200,7 +200,7 @@ var actionNode = &Node{Key: "timeline", Kind: List, Help: "what happens in each 
 		{Key: "datasets", Kind: List, Elem: &Node{Kind: Text}, Help: "the subset of the file's datasets (paths or names) this action writes or reads (default: all)"},
 		{Key: "collective", Kind: Bool, Default: "true", Help: "collective (H5FD_MPIO_COLLECTIVE) or independent transfers"},
 		{Key: "step", Kind: Expr, Help: "read: the write step whose data is read (default: the last step the file was written at)"},
-		{Key: "written_by", Kind: Expr, Help: "restart read: how many ranks wrote the file (N-to-M restart: shapes are evaluated with nranks = written_by; default: the reading ranks)"},
+		{Key: "written_by", Kind: Expr, Help: "restart read: how many ranks wrote the file (N-to-M restart: shapes are evaluated with nranks = written_by; fewer readers than per-rank or group files read a contiguous share of them each, one file at a time, serially; default: the reading ranks)"},
 		{Key: "select", Kind: Map, Help: "read: which part each rank reads (default: the dataset's decomposition over the reading ranks)", Fields: []*Node{
 			{Key: "start", Kind: List, Elem: &Node{Kind: Expr}, Help: "sub-volume start per dimension (default 0)"},
 			{Key: "count", Kind: List, Elem: &Node{Kind: Expr}, Help: "sub-volume extent per dimension (default: to the end)"},
