@@ -9,23 +9,9 @@ import (
 	"github.com/h5proxy/h5proxy/proxy"
 )
 
-// alternateDescription writes to two files that both stay open, in turn at every step: a
-// shared file and a file per rank. Object operations name no file, so the engine makes the
-// file it writes next current (plan.SelectFile) rather than reopening it; the restart reads
-// verify each file's values.
-const alternateDescription = `
-files:
-  shared: {name: shared.h5, datasets: {x: {shape: [8 * nranks]}}}
-  own: {name: "own_${rank}.h5", ranks: 1, datasets: {y: {shape: [8]}}}
-steps: 3
-timeline:
-  - write: shared
-  - write: own
-  - read: shared
-    at: restart
-  - read: own
-    at: restart
-`
+// alternateDescription writes to two files that both stay open, in turn at every step
+// (patterns/app/testdata/alternate.yaml).
+const alternateDescription = "../patterns/app/testdata/alternate.yaml"
 
 // TestAppAlternateOpenFiles runs alternateDescription at 2 ranks through every layout
 // that stores data (the subfiling VFD where built), under the sync, async and cache modes: every
@@ -38,7 +24,11 @@ func TestAppAlternateOpenFiles(t *testing.T) {
 		return
 	}
 	if world(t).Rank() == 0 {
-		if err := os.WriteFile(desc, []byte(alternateDescription), 0o644); err != nil {
+		text, err := os.ReadFile(alternateDescription)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(desc, text, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,21 +7,8 @@ import (
 	"testing"
 )
 
-// alternateFiles is the reported timeline: writes alternate between a shared file and a
-// file per rank, both kept open; restart reads check the values.
-const alternateFiles = `
-files:
-  shared: {name: shared.h5, datasets: {x: {shape: [8 * nranks]}}}
-  own: {name: "own_${rank}.h5", ranks: 1, datasets: {y: {shape: [8]}}}
-steps: 2
-timeline:
-  - write: shared
-  - write: own
-  - read: shared
-    at: restart
-  - read: own
-    at: restart
-`
+// alternateFiles is the reported timeline (patterns/app/testdata/alternate.yaml).
+const alternateFiles = "../../patterns/app/testdata/alternate.yaml"
 
 // TestAppAlternateOpenFilesCommand runs alternateFiles with h5proxy run at 2 ranks on the
 // native layout: the run succeeds, each file holds its own dataset only (h5dump -pH) and
@@ -29,7 +16,11 @@ timeline:
 func TestAppAlternateOpenFilesCommand(t *testing.T) {
 	dir := t.TempDir()
 	desc := filepath.Join(dir, "alt.yaml")
-	if err := os.WriteFile(desc, []byte(alternateFiles), 0o644); err != nil {
+	text, err := os.ReadFile(alternateFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(desc, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
