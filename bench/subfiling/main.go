@@ -59,6 +59,7 @@ func main() {
 	pats := flag.String("patterns", "vpic,e3sm", "patterns: vpic, e3sm")
 	reps := flag.Int("reps", 3, "repetitions, interleaved over every point")
 	aggregate := flag.Bool("aggregate", true, "also run the model with one collective-buffering aggregator per subfile writing stripe-size buffers (mpiio.cb_nodes=1, mpiio.cb_buffer_size=stripe, through ROMIO: OMPI_MCA_io=romio321 unless set): the VFD's I/O concentrator in MPI-IO's terms")
+	yield := flag.Bool("yield", true, "launch every run with OMPI_MCA_mpi_yield_when_idle=1 unless set: waiting ranks give up the core, which the VFD's concentrator threads (1 + thread_pool per concentrator, polling MPI) need when ranks and threads outnumber the cores; without it E3SM's VFD write at 2 ranks on 2 cores took 159 s instead of 17 s")
 	vpicKV := flag.String("vpic", "NUM_DIMS=1;DIM_1=1048576;TIMESTEPS=2;COLLECTIVE_DATA=YES;COLLECTIVE_METADATA=YES", "VPIC-IO settings (per rank: 8 variables of DIM_1 4-byte elements per step)")
 	e3smKV := flag.String("e3sm", "ne=2;lev=12;r=1", "E3SM-IO F-case settings (a synthesized map: 218 columns, 12 levels, 71,256 runs per rank at 2 ranks, each a request to a concentrator through the VFD; the 16p map's size, ne=4;lev=72;r=2, is about 25 times as many)")
 	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
@@ -72,6 +73,9 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	if _, set := os.LookupEnv("OMPI_MCA_mpi_yield_when_idle"); *yield && !set {
+		os.Setenv("OMPI_MCA_mpi_yield_when_idle", "1") // the launched ranks inherit it
 	}
 	os.Exit(parent(o, *nps, *out))
 }
@@ -197,7 +201,7 @@ func group(runs []run) (keys []string, by map[string][]run) {
 // the file count and the sizes (of the first repetition: the same files every time).
 func report(w io.Writer, runs []run, reps int) error {
 	keys, by := group(runs)
-	fmt.Fprintf(w, "Subfiling study: model (layout subfiling; stripe -: plain, else one aggregator per subfile with cb_buffer_size = stripe) and the subfiling VFD (subfiling-vfd); MPI-IO %s; median [min-max] of %d interleaved repetitions, seconds\n", mpiio(), reps)
+	fmt.Fprintf(w, "Subfiling study: model (layout subfiling; stripe -: plain, else one aggregator per subfile with cb_buffer_size = stripe) and the subfiling VFD (subfiling-vfd); MPI-IO %s, OMPI_MCA_mpi_yield_when_idle=%s; median [min-max] of %d interleaved repetitions, seconds\n", mpiio(), os.Getenv("OMPI_MCA_mpi_yield_when_idle"), reps)
 	fmt.Fprintln(w, "| ranks | pattern | layout | stripe | IOCs | write s | read s | files | apparent MiB | on disk MiB | largest file MiB |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, k := range keys {

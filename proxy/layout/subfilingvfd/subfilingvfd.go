@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -89,12 +90,39 @@ func init() {
 				return nil, err
 			}
 			l := &vfdLayout{env: env, s: s}
+			if env.Comm.Rank() == 0 {
+				if w := Oversubscribed(env.Comm.Size(), runtime.NumCPU(), s, os.Getenv(EnvYield)); w != "" {
+					warnOnce.Do(func() { fmt.Fprintln(os.Stderr, "h5proxy: warning:", w) })
+				}
+			}
 			return &guarded{Layout: native.New(env, l.open), rank: env.Comm.Rank(), size: env.Comm.Size(), subfileDir: s.SubfileDir, stall: s.Stall,
 				abort: func(msg string) {
 					fmt.Fprintln(os.Stderr, "h5proxy:", msg)
 					env.Comm.Abort(1)
 				}}, nil
 		}})
+}
+
+// EnvYield is OpenMPI's MCA parameter that makes a rank waiting in MPI give up its core
+// (sched_yield) instead of polling.
+const EnvYield = "OMPI_MCA_mpi_yield_when_idle"
+
+var warnOnce sync.Once
+
+// Oversubscribed returns a warning when ranks ranks and their I/O concentrators' threads
+// (1 + thread_pool per concentrator, every one polling MPI) outnumber the cpus of one
+// node and waiting ranks poll too (yield, the value of EnvYield, is unset or 0); "" when
+// they fit or ranks yield. Each request a rank sends then waits for a concentrator
+// thread's time slice: E3SM's canonical write (71,256 small runs per rank) through the
+// VFD at 2 ranks on 2 cores took 159 s, and 17 s with OMPI_MCA_mpi_yield_when_idle=1
+// (docs/studies.md). h5proxy does not set it: the real program on that node pays the same.
+func Oversubscribed(ranks, cpus int, s Settings, yield string) string {
+	iocs := min(max(s.IOCPerNode, 1), ranks)
+	threads := iocs * (1 + max(s.ThreadPool, 1))
+	if ranks+threads <= cpus || (yield != "" && yield != "0") {
+		return ""
+	}
+	return fmt.Sprintf("subfiling-vfd: %d ranks and %d I/O concentrator threads poll MPI on %d cores, so each request waits for a time slice (E3SM's small writes at 2 ranks on 2 cores: 159 s, against 17 s when ranks yield); %s=1 makes waiting ranks yield their core", ranks, threads, cpus, EnvYield)
 }
 
 // ErrFiltered is wrapped by the refusal of a filtered dataset in a file shared by more

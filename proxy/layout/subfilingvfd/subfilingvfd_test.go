@@ -93,3 +93,28 @@ func TestStallTimeout(t *testing.T) {
 	default:
 	}
 }
+
+// TestOversubscribed: the warning names the counts and the MCA parameter when ranks and
+// concentrator threads outnumber the cores and ranks poll, and is silent otherwise.
+func TestOversubscribed(t *testing.T) {
+	s := Settings{IOCPerNode: 1, ThreadPool: 4}
+	w := Oversubscribed(2, 2, s, "")
+	for _, want := range []string{"2 ranks", "5 I/O concentrator threads", "2 cores", EnvYield + "=1"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+	if w := Oversubscribed(2, 2, s, "0"); w == "" {
+		t.Error("yield_when_idle=0 polls: want a warning")
+	}
+	if w := Oversubscribed(2, 2, s, "1"); w != "" {
+		t.Errorf("ranks yield: want no warning, got %q", w)
+	}
+	if w := Oversubscribed(2, 64, s, ""); w != "" {
+		t.Errorf("enough cores: want no warning, got %q", w)
+	}
+	// Concentrators are capped at the node's ranks: 1 rank, 4 asked, 1 concentrator.
+	if w := Oversubscribed(1, 2, Settings{IOCPerNode: 4, ThreadPool: 1}, ""); !strings.Contains(w, "2 I/O concentrator threads") {
+		t.Errorf("one rank caps the concentrators at 1: %q", w)
+	}
+}
