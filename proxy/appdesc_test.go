@@ -118,18 +118,7 @@ func TestAppStringsAndSeriesEveryLayout(t *testing.T) {
 	if mpitest.Run(t, 2) {
 		return
 	}
-	if world(t).Rank() == 0 {
-		src, err := os.ReadFile("../examples/apps/features.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(desc, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := world(t).Barrier(); err != nil {
-		t.Fatal(err)
-	}
+	sharedCopy(t, "../examples/apps/features.yaml", desc)
 	ran := 0
 	for _, layout := range []string{"native", "log", "subfiling", "subfiling-vfd", "mpiio", "posix"} {
 		if proxy.LayoutAvailable(layout) != nil {

@@ -23,18 +23,7 @@ func TestAppAlternateOpenFiles(t *testing.T) {
 	if mpitest.Run(t, 2) {
 		return
 	}
-	if world(t).Rank() == 0 {
-		text, err := os.ReadFile(alternateDescription)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(desc, text, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := world(t).Barrier(); err != nil {
-		t.Fatal(err)
-	}
+	sharedCopy(t, alternateDescription, desc)
 	size := world(t).Size()
 	ran := 0
 	for _, layout := range []string{"native", "log", "subfiling", "subfiling-vfd", "mpiio", "posix"} {
@@ -82,6 +71,24 @@ func sharedDir(t *testing.T, dir string) {
 	t.Helper()
 	if world(t).Rank() == 0 {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := world(t).Barrier(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sharedCopy copies the file src to dst on rank 0, then waits for every rank, so each rank
+// finds dst.
+func sharedCopy(t *testing.T, src, dst string) {
+	t.Helper()
+	if world(t).Rank() == 0 {
+		text, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, text, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
