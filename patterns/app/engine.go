@@ -401,6 +401,9 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 		kind = plan.OpenFile
 		fs.MakeDirs = false
 	}
+	if kind == plan.CreateFile && f.Create.ByRank0() {
+		return s.createByRank0(f, path, sh, step)
+	}
 	s.cur.Add(plan.Op{Kind: kind, Path: path, Collective: par, Step: step, File: fs})
 	in := &instance{file: f, path: path, parallel: par, group: sh.group}
 	// A created file starts empty; a file appended to that this run has not written holds
@@ -615,8 +618,12 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			}
 		}
 		ghosted(t, sp.ghost)
-		if issues(t, coll) {
-			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		dcoll, err := s.transferColl(v.ds, coll)
+		if err != nil {
+			return err
+		}
+		if issues(t, dcoll) {
+			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: dcoll, Step: step, Transfer: t})
 		}
 		s.writes[in.path][v.path] = append(prev, step)
 	}

@@ -61,8 +61,12 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 				t.MemShape = nil
 			}
 			ghosted(t, sp.ghost)
-			if issues(t, coll) {
-				s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: coll, Step: ws, Transfer: t})
+			dcoll, err := s.transferColl(v.ds, coll)
+			if err != nil {
+				return err
+			}
+			if issues(t, dcoll) {
+				s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: dcoll, Step: ws, Transfer: t})
 			}
 		}
 		if !in.isKept(v.path) {

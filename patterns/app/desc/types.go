@@ -112,6 +112,8 @@ type File struct {
 	Reopen             Value
 	CollectiveMetadata Value
 	Libver             Value
+	// Create says who creates the file (create.go).
+	Create Create
 	Content
 }
 
@@ -157,7 +159,9 @@ type Dataset struct {
 	AllocTime  Value
 	Decompose  Decompose
 	Memory     Memory
-	Attributes []*Attribute
+	// Independent makes the dataset's transfers independent in a collective action.
+	Independent Value
+	Attributes  []*Attribute
 	// set records which keys the user wrote (like: copies the others).
 	set map[string]bool
 }
