@@ -36,7 +36,7 @@ func (s *sim) createByRank0(f *desc.File, path string, sh sharing, step int) (*i
 		return nil, err
 	}
 	if pre.emit {
-		fs := &plan.FileSpec{MakeDirs: true, LibverLatest: strings.EqualFold(f.Libver.Text, "latest")}
+		fs := &plan.FileSpec{MakeDirs: true, SharedLater: true, LibverLatest: strings.EqualFold(f.Libver.Text, "latest")}
 		s.cur.Add(plan.Op{Kind: plan.CreateFile, Path: path, Step: step, File: fs})
 	}
 	if err := pre.content(&f.Content, "/", f.Attributes); err != nil {
