@@ -552,7 +552,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	var dsOpen []string // datasets to close after the action
 	written := 0
 	for _, v := range vs {
-		if !selected(a, v.path, v.ds.Name) {
+		if !selected(a, v.path, v.ds.Name) || createdSerially(in.file, v) {
 			continue
 		}
 		sp, err := s.e.spec(v.ds, s.sc)

@@ -19,6 +19,12 @@ func (s *sim) transferColl(ds *desc.Dataset, coll bool) (bool, error) {
 	return !ind, err
 }
 
+// createdSerially reports whether a dataset of file f is one of its serial creation's
+// (create.datasets): written there, whole, once; the timeline's writes leave it.
+func createdSerially(f *desc.File, v visit) bool {
+	return f.Create.ByRank0() && len(f.Create.Datasets) > 0 && selected(&desc.Action{Datasets: f.Create.Datasets}, v.path, v.ds.Name)
+}
+
 // createByRank0 creates file f at path as AMReX creates its plotfiles (create: rank0):
 // the file's first rank creates it alone with HDF5's default driver, writes the file's
 // attributes, creates every group with its attributes and the datasets create.datasets

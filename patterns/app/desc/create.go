@@ -27,7 +27,7 @@ func (c Create) ByRank0() bool { return strings.EqualFold(c.By.Text, "rank0") }
 var createNode = &Node{Key: "create", Kind: Map, Short: "who creates the file (all, rank0)",
 	Help: "who creates the file. all: every rank sharing it creates it together (H5Fcreate through MPI-IO) and creates each group, dataset and attribute when a write first reaches it. " +
 		"rank0: the file's first rank (rank 0, or each group's first rank of an N-to-M file) creates it alone with HDF5's default (serial) driver, writes the file's attributes, creates every group with its attributes " +
-		"and the datasets listed under datasets (created, their attributes written, written whole by rank 0 with independent transfers, closed), and closes it; then every rank opens it (H5Fopen through MPI-IO) " +
+		"and the datasets listed under datasets (created, their attributes written, written whole by rank 0 with independent transfers, closed: the timeline's writes leave them), and closes it; then every rank opens it (H5Fopen through MPI-IO) " +
 		"and the writes open the groups of the datasets they create, as AMReX's HDF5 plotfiles and particle checkpoints are written. Shared files only (not ranks: 1, not mode: append); groups whose names use step " +
 		"are created when a write reaches them, as with all",
 	Example: `create: {by: rank0, datasets: [boxes]}`,
