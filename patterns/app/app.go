@@ -196,6 +196,7 @@ type Pattern struct {
 	mu       sync.Mutex
 	key      simKey
 	last     *sim
+	reads    readCache
 }
 
 type simKey struct {
@@ -316,7 +317,7 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		if step < 0 || step >= len(p.restarts) {
 			return plan.Plan{}, fmt.Errorf("app: read step %d outside 0..%d", step, len(p.restarts)-1)
 		}
-		pl, err := p.e.restart(p.restarts[step], env)
+		pl, err := p.readStep(step, env)
 		if err == nil {
 			err = pl.Validate()
 		}
@@ -336,10 +337,11 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	return s.plans[step], nil
 }
 
-// End plans the end actions and closes every file still open after the steps that ran.
+// End plans the end actions and closes every file still open after the steps that ran
+// (in the read phase, the file its last step left open for a read that did not run).
 func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan, error) {
 	if ph == patterns.PhaseRead {
-		return plan.Plan{}, nil
+		return p.readEnd(steps, env)
 	}
 	all, err := p.e.stepsFor(env.Size)
 	if err != nil {

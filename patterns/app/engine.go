@@ -538,12 +538,8 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			opened = append(opened, g.path)
 			continue
 		}
-		for _, v := range vs {
-			if strings.HasPrefix(v.path, g.path+"/") && selected(a, v.path, v.ds.Name) {
-				s.cur.Add(plan.Op{Kind: plan.OpenGroup, Path: g.path, Collective: in.parallel, Step: step})
-				opened = append(opened, g.path)
-				break
-			}
+		if s.openHolding(in, g.path, vs, func(v visit) bool { return selected(a, v.path, v.ds.Name) }, step) {
+			opened = append(opened, g.path)
 		}
 	}
 	var dsOpen []string // datasets to close after the action

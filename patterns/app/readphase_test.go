@@ -1,0 +1,137 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// bdcatsLike is BD-CATS's read of VPIC's file, small: two variables per Timestep_N group,
+// every step read back by a restart read each. FILE and REOPEN are filled in.
+const bdcatsLike = `name: bd
+params: {n: 4}
+steps: 2
+files:
+  out:
+    name: FILE
+    reopen: REOPEN
+    groups:
+      Timestep_${step}:
+        datasets:
+          x: {type: f32, shape: [n * nranks]}
+          id: {type: i32, shape: [n * nranks]}
+timeline:
+  - write: out
+  - {read: out, at: restart, step: 0}
+  - {read: out, at: restart, step: 1}
+`
+
+// opLine is a plan op's kind, path and collective flag (reads also their step).
+func opLine(op plan.Op) string {
+	s := fmt.Sprintf("%s %s", op.Kind, op.Path)
+	if op.Collective {
+		s += " coll"
+	}
+	if op.Kind == plan.Read {
+		s += fmt.Sprintf(" step=%d", op.Step)
+	}
+	return s
+}
+
+// readSteps lists the read phase's plans of rank of size: its steps, then its end after
+// steps steps (all of them when steps < 0).
+func readSteps(t *testing.T, p *Pattern, rank, size, steps int) [][]string {
+	t.Helper()
+	env := patterns.Env{Rank: rank, Size: size, Path: "/o/r.h5"}
+	if _, err := p.Begin(patterns.PhaseRead, env); err != nil {
+		t.Fatal(err)
+	}
+	if steps < 0 {
+		steps = p.PhaseSteps(patterns.PhaseRead, size)
+	}
+	var out [][]string
+	for k := 0; k <= steps; k++ {
+		var pl plan.Plan
+		var err error
+		if k < steps {
+			pl, err = p.Step(patterns.PhaseRead, k, env)
+		} else {
+			pl, err = p.End(patterns.PhaseRead, steps, env)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, op := range pl.Ops {
+			lines = append(lines, opLine(op))
+		}
+		out = append(out, lines)
+	}
+	return out
+}
+
+// groupRead is the ops of one Timestep group's read: the group, its datasets opened
+// relative to it and read, the datasets closed in open order, then the group.
+func groupRead(step int, coll string) []string {
+	g := fmt.Sprintf("/Timestep_%d", step)
+	return []string{
+		"open-group " + g + coll,
+		"open-dataset " + g + "/x" + coll, fmt.Sprintf("read %s/x%s step=%d", g, coll, step),
+		"open-dataset " + g + "/id" + coll, fmt.Sprintf("read %s/id%s step=%d", g, coll, step),
+		"close-dataset " + g + "/x" + coll, "close-dataset " + g + "/id" + coll,
+		"close-group " + g + coll,
+	}
+}
+
+func joined(parts ...[]string) string {
+	var all []string
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	return strings.Join(all, "\n")
+}
+
+// TestReadPhaseKeepsFileOpen: consecutive restart reads of one file open it once, at the
+// first, and close it after the last, as BD-CATS does (and as consecutive write-phase
+// actions keep a file open); each read opens the Timestep group of what it reads, then
+// the datasets. reopen: true opens and closes it at every read; a read phase ended
+// early closes the file at its end; reads of files named per step open each.
+func TestReadPhaseKeepsFileOpen(t *testing.T) {
+	open, close := "open-file /o/bd.h5 coll", "close-file /o/bd.h5 coll"
+	for _, c := range []struct {
+		name, file, reopen string
+		rank, size, steps  int
+		want               [][]string
+	}{
+		{"kept open", "bd.h5", "false", 1, 2, -1, [][]string{
+			append([]string{open}, groupRead(0, " coll")...), append(groupRead(1, " coll"), close), nil}},
+		{"one rank", "bd.h5", "false", 0, 1, -1, [][]string{
+			append([]string{open}, groupRead(0, " coll")...), append(groupRead(1, " coll"), close), nil}},
+		{"reopen", "bd.h5", "true", 1, 2, -1, [][]string{
+			append(append([]string{open}, groupRead(0, " coll")...), close),
+			append(append([]string{open}, groupRead(1, " coll")...), close), nil}},
+		{"reopen by expression", "bd.h5", "step == 1", 0, 2, -1, [][]string{
+			append(append([]string{open}, groupRead(0, " coll")...), close),
+			append(append([]string{open}, groupRead(1, " coll")...), close), nil}},
+		{"ended after one read", "bd.h5", "false", 0, 2, 1, [][]string{
+			append([]string{open}, groupRead(0, " coll")...), {close}}},
+		{"a file per step", "bd_${step}.h5", "false", 0, 2, -1, [][]string{
+			append(append([]string{"open-file /o/bd_0.h5 coll"}, groupRead(0, " coll")...), "close-file /o/bd_0.h5 coll"),
+			append(append([]string{"open-file /o/bd_1.h5 coll"}, groupRead(1, " coll")...), "close-file /o/bd_1.h5 coll"), nil}},
+	} {
+		src := strings.NewReplacer("FILE", c.file, "REOPEN", c.reopen).Replace(bdcatsLike)
+		got := readSteps(t, buildSrc(t, src), c.rank, c.size, c.steps)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d plans, want %d", c.name, len(got), len(c.want))
+			continue
+		}
+		for k := range got {
+			if g, w := joined(got[k]), joined(c.want[k]); g != w {
+				t.Errorf("%s: plan %d:\n%s\nwant\n%s", c.name, k, g, w)
+			}
+		}
+	}
+}
