@@ -135,3 +135,45 @@ func TestReadPhaseKeepsFileOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOpensGroups: a read in the write phase (at: end) of a dataset two groups deep
+// opens both groups, parents first, then the dataset, and closes them innermost last;
+// a dataset the action does not name, and a group holding none it reads, are not opened.
+func TestReadOpensGroups(t *testing.T) {
+	ops := opsOf(t, `name: g
+steps: 1
+files:
+  f:
+    name: g.h5
+    datasets:
+      w: {type: f64, shape: [4]}
+    groups:
+      a:
+        groups:
+          b:
+            datasets:
+              v: {type: f64, shape: [4]}
+      c:
+        datasets:
+          u: {type: f64, shape: [4]}
+timeline:
+  - write: f
+  - {read: f, at: end, datasets: [v]}
+`, 0, 1)
+	i := len(ops) - 1
+	for i >= 0 && ops[i].Kind != plan.Read {
+		i--
+	}
+	var got []string
+	for _, op := range ops[i-3 : i+5] { // the read and the opens and closes around it
+		got = append(got, opLine(op))
+	}
+	want := []string{"open-group /a coll", "open-group /a/b coll", "open-dataset /a/b/v coll", "read /a/b/v coll step=0",
+		"close-dataset /a/b/v coll", "close-group /a/b coll", "close-group /a coll", "close-file /o/g.h5 coll"}
+	if g, w := joined(got), joined(want); g != w {
+		t.Errorf("ops around the read:\n%s\nwant\n%s", g, w)
+	}
+	if n := len(find(ops, plan.OpenGroup, "/c")); n != 0 {
+		t.Errorf("group /c opened %d times, holds nothing read", n)
+	}
+}

@@ -57,8 +57,8 @@ var Pairs = []Pair{
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic3.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":3,"DIM_1":4,"DIM_2":4,"DIM_3":4,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
 	{Desc: "vpic-1d-interleaved.yaml", Files: []string{"vpicmi.h5:vpicmi.h5"}, Census: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpicmi.h5"},"options":{"MEM_PATTERN":"INTERLEAVED","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
-	// The description reopens the file for each restart read and opens datasets by
-	// path: BD-CATS opens the file once and each Timestep group.
+	// BD-CATS opens the file once for its reads and each Timestep group before its
+	// datasets: so do the description's consecutive restart reads.
 	{Desc: "bd-cats-full.yaml", Files: []string{"bdcats.h5:bdcats.h5"}, Census: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write","read"],"session":{"file":"bdcats.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES","READ_OPTION":"FULL"}}`},
 	// openPMD-api reopens groups and datasets (H5Oopen, H5Oclose) to write their
