@@ -391,7 +391,7 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 // openFile creates (first time, mode truncate) or opens a file and writes its attributes
 // on creation.
 func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly bool) (*instance, error) {
-	collMeta := strings.EqualFold(f.CollectiveMetadata.Text, "true")
+	collMeta := collMetadata(f, readOnly)
 	par := sh.par
 	fs := sh.spec()
 	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite, fs.MakeDirs = readOnly, collMeta && par, collMeta && par, !readOnly

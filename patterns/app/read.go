@@ -306,7 +306,8 @@ func (e *engine) readBack(a *desc.Action, env patterns.Env, sc *desc.Scope, f *d
 	}
 	in := &instance{file: f, path: path, parallel: par, group: readGroup}
 	fs := sharing{par: par, group: readGroup}.spec()
-	fs.ReadOnly, fs.CollMetadataOps = true, par && strings.EqualFold(f.CollectiveMetadata.Text, "true")
+	cm := par && collMetadata(f, true)
+	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite = true, cm, cm
 	pl.Add(plan.Op{Kind: plan.OpenFile, Path: path, Collective: par, Step: step, File: fs})
 	if err := r.readContent(in, a, step, coll && par); err != nil {
 		return pl, err

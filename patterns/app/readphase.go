@@ -3,9 +3,11 @@ package app
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -130,4 +132,12 @@ func (p *Pattern) readEnd(steps int, env patterns.Env) (plan.Plan, error) {
 		return plan.Plan{}, err
 	}
 	return plan.Plan{Ops: slices.Clone(cur.Ops[len(cur.Ops)-1:])}, nil
+}
+
+// collMetadata reports whether an open of file f (for reading only when readOnly) asks
+// for collective metadata operations: collective_metadata true on every open, read on
+// the opens for reading only.
+func collMetadata(f *desc.File, readOnly bool) bool {
+	v := f.CollectiveMetadata.Text
+	return strings.EqualFold(v, "true") || readOnly && strings.EqualFold(v, "read")
 }

@@ -177,3 +177,38 @@ timeline:
 		t.Errorf("group /c opened %d times, holds nothing read", n)
 	}
 }
+
+// TestCollectiveMetadataOnReads: collective_metadata: read asks for collective metadata
+// operations on the opens for reading alone (BD-CATS's fapl, where VPIC-IO's writer by
+// default does not), true on every open, false on none; another value is an error
+// naming the key, the value and what is allowed.
+func TestCollectiveMetadataOnReads(t *testing.T) {
+	for _, c := range []struct {
+		value       string
+		write, read bool
+	}{{"false", false, false}, {"true", true, true}, {"read", false, true}} {
+		src := strings.NewReplacer("FILE", "bd.h5", "REOPEN", "false\n    collective_metadata: "+c.value).Replace(bdcatsLike)
+		p := buildSrc(t, src)
+		for _, ph := range []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead} {
+			want := map[patterns.Phase]bool{patterns.PhaseWrite: c.write, patterns.PhaseRead: c.read}[ph]
+			n := 0
+			for _, pl := range all(t, p, ph, patterns.Env{Rank: 1, Size: 2, Path: "/o/r.h5"}) {
+				for _, op := range pl.Ops {
+					if op.Kind != plan.CreateFile && op.Kind != plan.OpenFile {
+						continue
+					}
+					n++
+					if op.File.CollMetadataOps != want || op.File.CollMetadataWrite != want {
+						t.Errorf("collective_metadata: %s, %s phase: %s %s asks for collective metadata ops %v, writes %v; want %v",
+							c.value, ph, op.Kind, op.Path, op.File.CollMetadataOps, op.File.CollMetadataWrite, want)
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("collective_metadata: %s, %s phase: %d file opens, want 1", c.value, ph, n)
+			}
+		}
+	}
+	err := planErr(t, strings.Replace(base, "name: out.h5", "name: out.h5\n    collective_metadata: yes", 1), 1)
+	wantErr(t, "collective_metadata: yes", err, []string{"d.yaml:6:26:", "key files.out.collective_metadata", `value "yes"`, "allowed: false, true, read"})
+}
