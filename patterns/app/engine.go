@@ -35,6 +35,7 @@ type instance struct {
 	path     string
 	parallel bool
 	group    int // ranks per file of an N-to-M file (0: every rank, or one)
+	readOnly bool
 	// kept are the series datasets (extend) left open between writes, in open order, as
 	// programs keep their record variables open; they close with the file.
 	kept []string
@@ -402,7 +403,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 		fs.MakeDirs = false
 	}
 	s.cur.Add(plan.Op{Kind: kind, Path: path, Collective: par, Step: step, File: fs})
-	in := &instance{file: f, path: path, parallel: par, group: sh.group}
+	in := &instance{file: f, path: path, parallel: par, group: sh.group, readOnly: readOnly}
 	// A created file starts empty; a file appended to that this run has not written holds
 	// objects of an earlier run the description does not know of: this run's objects are
 	// created in it.

@@ -38,7 +38,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 		n++
 		sp := s.specs[in.path][v.path]
 		if !in.isKept(v.path) {
-			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
+			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, CollMetadata: in.objCollMeta(), Step: step})
 			dsOpen = append(dsOpen, v.path)
 		}
 		slabs := written
@@ -304,7 +304,7 @@ func (e *engine) readBack(a *desc.Action, env patterns.Env, sc *desc.Scope, f *d
 	if err != nil {
 		return pl, err
 	}
-	in := &instance{file: f, path: path, parallel: par, group: readGroup}
+	in := &instance{file: f, path: path, parallel: par, group: readGroup, readOnly: true}
 	fs := sharing{par: par, group: readGroup}.spec()
 	cm := par && collMetadata(f, true)
 	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite = true, cm, cm

@@ -180,8 +180,9 @@ timeline:
 
 // TestCollectiveMetadataOnReads: collective_metadata: read asks for collective metadata
 // operations on the opens for reading alone (BD-CATS's fapl, where VPIC-IO's writer by
-// default does not), true on every open, false on none; another value is an error
-// naming the key, the value and what is allowed.
+// default does not), and then on the reads' group and dataset opens too (BD-CATS's gapl
+// and dapl); true on every file open, false on none; another value is an error naming
+// the key, the value and what is allowed.
 func TestCollectiveMetadataOnReads(t *testing.T) {
 	for _, c := range []struct {
 		value       string
@@ -194,6 +195,9 @@ func TestCollectiveMetadataOnReads(t *testing.T) {
 			n := 0
 			for _, pl := range all(t, p, ph, patterns.Env{Rank: 1, Size: 2, Path: "/o/r.h5"}) {
 				for _, op := range pl.Ops {
+					if (op.Kind == plan.OpenGroup || op.Kind == plan.OpenDataset) && op.CollMetadata != (want && ph == patterns.PhaseRead) {
+						t.Errorf("collective_metadata: %s, %s phase: %s %s asks for collective metadata %v on its access list", c.value, ph, op.Kind, op.Path, op.CollMetadata)
+					}
 					if op.Kind != plan.CreateFile && op.Kind != plan.OpenFile {
 						continue
 					}
