@@ -81,7 +81,9 @@ func TestHandlesPerCall(t *testing.T) {
 		}
 		return s
 	}
-	write := func(path string) string { return "open-dataset " + path + "\nwrite " + path + "\nclose-dataset " + path + "\n" }
+	write := func(path string) string {
+		return "open-dataset " + path + "\nwrite " + path + "\nclose-dataset " + path + "\n"
+	}
 	for _, rank := range []int{0, 1} {
 		want := "create-file out.h5 C\nwrite-attribute /@title C\n" +
 			created(plan.CreateGroup, "/g", "/", "a", "b") +
