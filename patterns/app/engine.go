@@ -418,7 +418,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 		s.firstUse[f.ID] = step
 	}
 	if kind == plan.CreateFile {
-		return in, s.attributes(in, "/", f.Attributes, step)
+		return in, s.fileAttributes(in, step)
 	}
 	return in, nil
 }

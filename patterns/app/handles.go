@@ -83,20 +83,36 @@ func (s *sim) createHeld(in *instance, h handles, op plan.Op, as []*desc.Attribu
 	if !h.reopen {
 		return nil
 	}
-	openKind := plan.OpenDataset
-	if closeKind == plan.CloseGroup {
-		openKind = plan.OpenGroup
+	return s.reopenAttributes(in, op.Path, op.Kind == plan.CreateGroup, as, op.Step)
+}
+
+// reopenAttributes writes the attributes of the object at path (a group, the root group
+// "/" included, or a dataset) each through its own H5Oopen and H5Oclose of the object, as
+// openPMD-api's writeAttribute (attributes: reopen).
+func (s *sim) reopenAttributes(in *instance, path string, group bool, as []*desc.Attribute, step int) error {
+	openKind, closeKind := plan.OpenDataset, plan.CloseDataset
+	if group {
+		openKind, closeKind = plan.OpenGroup, plan.CloseGroup
 	}
 	for _, a := range as {
-		spec, err := s.e.attribute(a, op.Path, s.sc, op.Step)
+		spec, err := s.e.attribute(a, path, s.sc, step)
 		if err != nil {
 			return err
 		}
-		s.cur.Add(plan.Op{Kind: openKind, Path: op.Path, Collective: op.Collective, Step: op.Step, AsObject: true, CollMetadata: in.collMeta()})
-		s.cur.Add(plan.Op{Kind: plan.WriteAttribute, Path: op.Path, Collective: op.Collective, Step: op.Step, Attribute: spec})
-		s.cur.Add(plan.Op{Kind: closeKind, Path: op.Path, Collective: op.Collective, Step: op.Step, AsObject: true})
+		s.cur.Add(plan.Op{Kind: openKind, Path: path, Collective: in.parallel, Step: step, AsObject: true, CollMetadata: in.collMeta()},
+			plan.Op{Kind: plan.WriteAttribute, Path: path, Collective: in.parallel, Step: step, Attribute: spec},
+			plan.Op{Kind: closeKind, Path: path, Collective: in.parallel, Step: step, AsObject: true})
 	}
 	return nil
+}
+
+// fileAttributes writes a created file's attributes: on the file, or with attributes:
+// reopen through H5Oopen of its root group, one each.
+func (s *sim) fileAttributes(in *instance, step int) error {
+	if h := handlesOf(in.file); h.reopen {
+		return s.reopenAttributes(in, "/", true, in.file.Attributes, step)
+	}
+	return s.attributes(in, "/", in.file.Attributes, step)
 }
 
 // heldWrite brackets a write (and a series' extension), planned from ops[mark] on, under

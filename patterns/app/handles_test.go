@@ -64,8 +64,8 @@ func opLines(ops []plan.Op) string {
 // TestHandlesPerCall pins the sequence hold: call, attributes: reopen and open_parents
 // give, as openPMD-api's HDF5 backend makes its calls: each create inside its opened
 // parent (the root too) and closed at once; each attribute of a group or dataset through
-// its own H5Oopen and H5Oclose (with the file's collective metadata reads), the file's on
-// the file; each write and extension inside its own open and close of the dataset,
+// its own H5Oopen and H5Oclose (with the file's collective metadata reads), the file's
+// through its root group; each write and extension inside its own open and close of the dataset,
 // collective only for the extension (every rank calls H5Dset_extent); a rank that writes
 // nothing (r on rank 1) opens nothing. The plans keep the common lifecycle rules
 // (datasets opened by their path from the file): nothing stays open between actions.
@@ -85,7 +85,7 @@ func TestHandlesPerCall(t *testing.T) {
 		return "open-dataset " + path + "\nwrite " + path + "\nclose-dataset " + path + "\n"
 	}
 	for _, rank := range []int{0, 1} {
-		want := "create-file out.h5 C\nwrite-attribute /@title C\n" +
+		want := "create-file out.h5 C\nopen-group / COM\nwrite-attribute /@title C\nclose-group / CO\n" +
 			created(plan.CreateGroup, "/g", "/", "a", "b") +
 			created(plan.CreateDataset, "/g/x", "/g", "unit") + write("/g/x") +
 			created(plan.CreateDataset, "/g/s", "/g") + write("/g/s")

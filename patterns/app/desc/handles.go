@@ -14,7 +14,7 @@ var handlesNode = &Node{Key: "handles", Kind: Map,
 		{Key: "hold", Kind: Enum, Allowed: []string{"action", "call"}, Default: "action",
 			Help: "action: a group or dataset stays open from its creation (or open) until the action ends, one close each; call: closed right after its creation (H5Gcreate2/H5Dcreate2 then H5Gclose/H5Dclose), and each write opens its dataset by path (H5Dopen2, H5Dset_extent for a series, H5Dwrite, H5Dclose), as a code that keeps only the file's identifier"},
 		{Key: "attributes", Kind: Enum, Allowed: []string{"object", "reopen"}, Default: "object",
-			Help: "object: written on the object's identifier at its creation; reopen (with hold: call): after its creation each attribute opens the object with H5Oopen, is created and written, and the object is closed with H5Oclose (openPMD-api's writeAttribute); the file's own attributes are written on the file"},
+			Help: "object: written on the object's identifier at its creation; reopen (with hold: call): after its creation each attribute opens the object with H5Oopen, is created and written, and the object is closed with H5Oclose (openPMD-api's writeAttribute), the file's own through its root group \"/\""},
 		{Key: "open_parents", Kind: Bool, Default: "false",
 			Help: "with hold: call: each group or dataset is created in its parent group opened by path (H5Gopen2 before the create, H5Gclose after its close; the root too), as openPMD-api's createPath and createDataset; false: created by its path from the file"},
 	}}
