@@ -159,6 +159,11 @@ func (p *Pattern) setup(d *desc.Description) error {
 		}
 	}
 	p.e = e
+	for _, f := range d.Files {
+		if err := checkHandles(f); err != nil {
+			return err
+		}
+	}
 	for _, a := range d.Timeline {
 		verb, fv := a.Verb()
 		if _, err := e.file(fv); err != nil {

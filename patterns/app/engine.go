@@ -419,7 +419,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 		s.firstUse[f.ID] = step
 	}
 	if kind == plan.CreateFile {
-		return in, s.attributes(in, "/", f.Attributes, step)
+		return in, s.fileAttributes(in, step)
 	}
 	return in, nil
 }
@@ -527,9 +527,19 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		return err
 	}
 	created := s.created[in.path]
+	h := handlesOf(in.file)
 	var opened []string // groups then datasets to close, in open order
 	// Groups: created once; reopened when a dataset below is written.
 	for _, g := range groups {
+		if h.perCall { // created and closed; datasets are opened by path
+			if !created[g.path] {
+				created[g.path] = true
+				if err := s.createHeld(in, h, plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step}, g.g.Attributes); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		if !created[g.path] {
 			s.cur.Add(plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step})
 			created[g.path] = true
@@ -575,16 +585,24 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 				ds.Shape = slices.Clone(ds.Shape)
 				ds.Shape[sp.extend] = 0
 			}
-			s.cur.Add(plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds})
+			op := plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds}
 			created[v.path] = true
-			if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
-				return err
+			if h.perCall {
+				if err := s.createHeld(in, h, op, v.ds.Attributes); err != nil {
+					return err
+				}
+			} else {
+				s.cur.Add(op)
+				if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
+					return err
+				}
 			}
-		} else if !in.isKept(v.path) {
+		} else if !in.isKept(v.path) && !h.perCall {
 			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
 		}
 		written++
 		switch {
+		case h.perCall:
 		case in.isKept(v.path):
 		case sp.extend >= 0:
 			in.kept = append(in.kept, v.path)
@@ -595,7 +613,8 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		p := dec.part(rank)
 		fileShape := slices.Clone(sp.shape)
 		sel := p.sel
-		if sp.extend >= 0 && (len(prev) > 0 || sp.startEmpty) {
+		extend, mark := sp.extend >= 0 && (len(prev) > 0 || sp.startEmpty), len(s.cur.Ops)
+		if extend {
 			k, x := uint64(len(prev)), sp.extend
 			fileShape[x] = (k + 1) * sp.shape[x]
 			s.cur.Add(plan.Op{Kind: plan.ExtendDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &plan.DatasetSpec{Shape: slices.Clone(fileShape)}})
@@ -612,8 +631,12 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			}
 		}
 		ghosted(t, sp.ghost)
-		if issues(t, coll) {
+		issued := issues(t, coll)
+		if issued {
 			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+		}
+		if h.perCall {
+			s.heldWrite(in, v.path, step, mark, coll, extend, issued)
 		}
 		s.writes[in.path][v.path] = append(prev, step)
 	}

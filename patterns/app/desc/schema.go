@@ -182,6 +182,7 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output); restart reads: open and close it at every read, not once for consecutive reads of it"},
 		{Key: "collective_metadata", Kind: Enum, Allowed: []string{"false", "true", "read"}, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write): true on every open of the file, read on its opens for reading only (restart reads, and reads when no write holds it open: a reader program setting them where the writer did not, as BD-CATS reads VPIC's file); an open for reading asks for them on its group and dataset opens too", Example: "collective_metadata: read"},
 		{Key: "libver", Kind: Enum, Allowed: []string{"default", "latest"}, Default: "default", Help: "library version bounds: latest sets LATEST/LATEST (H5Pset_libver_bounds: the newest object formats, as E3SM-IO's files have); default leaves HDF5's"},
+		handlesNode,
 	}}}
 
 var typesNode = &Node{Key: "types", Kind: Named, Help: "compound types by name, members in order (offsets packed as C would, natural alignment)",
