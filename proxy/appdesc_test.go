@@ -119,31 +119,10 @@ func TestAppStringsAndSeriesEveryLayout(t *testing.T) {
 		return
 	}
 	sharedCopy(t, "../examples/apps/features.yaml", desc)
-	ran := 0
-	for _, layout := range []string{"native", "log", "subfiling", "subfiling-vfd", "mpiio", "posix"} {
-		if proxy.LayoutAvailable(layout) != nil {
-			continue
+	everyStoringLayout(t, dir, desc, 2, func(layout string) string {
+		if layout == "mpiio" {
+			return ";mpiio.file_view=YES" // a rank's columns of the series are a run per row
 		}
-		for _, mode := range []string{"sync", "async", "cache"} {
-			name := layout + "-" + mode
-			sub := filepath.Join(dir, name)
-			sharedDir(t, sub)
-			kv := "description=" + desc + ";layout=" + layout + ";mode=" + mode + ";cache.path=" + sub
-			if layout == "mpiio" {
-				kv += ";mpiio.file_view=YES" // a rank's columns of the series are a run per row
-			}
-			cfg := patternConfig(t, "app", kv, filepath.Join(sub, "run.h5"))
-			rep := runReport(t, cfg, name)
-			if len(rep.Phases) != 2 {
-				t.Fatalf("%s: phases %+v", name, rep.Phases)
-			}
-			if r := rep.Phases[1]; !r.Verified || r.Mismatches != 0 || r.Steps != 2 {
-				t.Errorf("%s: restart reads verified %v, mismatches %v, steps %d", name, r.Verified, r.Mismatches, r.Steps)
-			}
-			ran++
-		}
-	}
-	if ran < 15 {
-		t.Errorf("%d layout and mode pairs ran, want 15 or more", ran)
-	}
+		return ""
+	}, nil)
 }

@@ -179,15 +179,7 @@ func TestE3SMFPlan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	buffer := regexp.MustCompile(` buffer=\S+`)
-	ops := func(r result) []string {
-		if r.code != 0 {
-			t.Fatalf("%s", r)
-		}
-		lines := strings.Split(strings.TrimSpace(buffer.ReplaceAllString(r.stdout, "")), "\n")[1:] // # PATTERN write plan of ...
-		slices.Sort(lines)
-		return lines
-	}
+	ops := func(r result) []string { return sortedPlanOps(t, r) }
 	for _, c := range []struct{ rank, np int }{{1, 2}, {3, 4}} {
 		flags := []string{"plan", "-rank", fmt.Sprint(c.rank), "-size", fmt.Sprint(c.np)}
 		want := ops(h5proxy(t, dir, append(flags, "e3sm", "map=map_f_case_16p.h5", "file=e3sm_f.h5")...))

@@ -159,6 +159,11 @@ func (p *Pattern) setup(d *desc.Description) error {
 		}
 	}
 	p.e = e
+	for _, f := range d.Files {
+		if err := checkHandles(f); err != nil {
+			return err
+		}
+	}
 	for _, a := range d.Timeline {
 		verb, fv := a.Verb()
 		if _, err := e.file(fv); err != nil {
@@ -196,6 +201,7 @@ type Pattern struct {
 	mu       sync.Mutex
 	key      simKey
 	last     *sim
+	reads    readCache
 }
 
 type simKey struct {
@@ -316,7 +322,7 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		if step < 0 || step >= len(p.restarts) {
 			return plan.Plan{}, fmt.Errorf("app: read step %d outside 0..%d", step, len(p.restarts)-1)
 		}
-		pl, err := p.e.restart(p.restarts[step], env)
+		pl, err := p.readStep(step, env)
 		if err == nil {
 			err = pl.Validate()
 		}
@@ -336,10 +342,11 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	return s.plans[step], nil
 }
 
-// End plans the end actions and closes every file still open after the steps that ran.
+// End plans the end actions and closes every file still open after the steps that ran
+// (in the read phase, the file its last step left open for a read that did not run).
 func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan, error) {
 	if ph == patterns.PhaseRead {
-		return plan.Plan{}, nil
+		return p.readEnd(steps, env)
 	}
 	all, err := p.e.stepsFor(env.Size)
 	if err != nil {

@@ -35,6 +35,7 @@ type instance struct {
 	path     string
 	parallel bool
 	group    int // ranks per file of an N-to-M file (0: every rank, or one)
+	readOnly bool
 	// kept are the series datasets (extend) left open between writes, in open order, as
 	// programs keep their record variables open; they close with the file.
 	kept []string
@@ -391,7 +392,7 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 // openFile creates (first time, mode truncate) or opens a file and writes its attributes
 // on creation.
 func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly bool) (*instance, error) {
-	collMeta := strings.EqualFold(f.CollectiveMetadata.Text, "true")
+	collMeta := collMetadata(f, readOnly)
 	par := sh.par
 	fs := sh.spec()
 	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite, fs.MakeDirs = readOnly, collMeta && par, collMeta && par, !readOnly
@@ -405,7 +406,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 		return s.createByRank0(f, path, sh, step)
 	}
 	s.cur.Add(plan.Op{Kind: kind, Path: path, Collective: par, Step: step, File: fs})
-	in := &instance{file: f, path: path, parallel: par, group: sh.group}
+	in := &instance{file: f, path: path, parallel: par, group: sh.group, readOnly: readOnly}
 	// A created file starts empty; a file appended to that this run has not written holds
 	// objects of an earlier run the description does not know of: this run's objects are
 	// created in it.
@@ -421,7 +422,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 		s.firstUse[f.ID] = step
 	}
 	if kind == plan.CreateFile {
-		return in, s.attributes(in, "/", f.Attributes, step)
+		return in, s.fileAttributes(in, step)
 	}
 	return in, nil
 }
@@ -529,9 +530,19 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		return err
 	}
 	created := s.created[in.path]
+	h := handlesOf(in.file)
 	var opened []string // groups then datasets to close, in open order
 	// Groups: created once; reopened when a dataset below is written.
 	for _, g := range groups {
+		if h.perCall { // created and closed; datasets are opened by path
+			if !created[g.path] {
+				created[g.path] = true
+				if err := s.createHeld(in, h, plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step}, g.g.Attributes); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		if !created[g.path] {
 			s.cur.Add(plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step})
 			created[g.path] = true
@@ -541,12 +552,8 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			opened = append(opened, g.path)
 			continue
 		}
-		for _, v := range vs {
-			if strings.HasPrefix(v.path, g.path+"/") && selected(a, v.path, v.ds.Name) {
-				s.cur.Add(plan.Op{Kind: plan.OpenGroup, Path: g.path, Collective: in.parallel, Step: step})
-				opened = append(opened, g.path)
-				break
-			}
+		if s.openHolding(in, g.path, vs, func(v visit) bool { return selected(a, v.path, v.ds.Name) && !createdSerially(in.file, v) }, step) {
+			opened = append(opened, g.path)
 		}
 	}
 	var dsOpen []string // datasets to close after the action
@@ -581,16 +588,24 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 				ds.Shape = slices.Clone(ds.Shape)
 				ds.Shape[sp.extend] = 0
 			}
-			s.cur.Add(plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds})
+			op := plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds}
 			created[v.path] = true
-			if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
-				return err
+			if h.perCall {
+				if err := s.createHeld(in, h, op, v.ds.Attributes); err != nil {
+					return err
+				}
+			} else {
+				s.cur.Add(op)
+				if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
+					return err
+				}
 			}
-		} else if !in.isKept(v.path) {
+		} else if !in.isKept(v.path) && !h.perCall {
 			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
 		}
 		written++
 		switch {
+		case h.perCall:
 		case in.isKept(v.path):
 		case sp.extend >= 0:
 			in.kept = append(in.kept, v.path)
@@ -601,7 +616,8 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		p := dec.part(rank)
 		fileShape := slices.Clone(sp.shape)
 		sel := p.sel
-		if sp.extend >= 0 && (len(prev) > 0 || sp.startEmpty) {
+		extend, mark := sp.extend >= 0 && (len(prev) > 0 || sp.startEmpty), len(s.cur.Ops)
+		if extend {
 			k, x := uint64(len(prev)), sp.extend
 			fileShape[x] = (k + 1) * sp.shape[x]
 			s.cur.Add(plan.Op{Kind: plan.ExtendDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &plan.DatasetSpec{Shape: slices.Clone(fileShape)}})
@@ -622,8 +638,12 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		if err != nil {
 			return err
 		}
-		if issues(t, dcoll) {
+		issued := issues(t, dcoll)
+		if issued {
 			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: dcoll, Step: step, Transfer: t})
+		}
+		if h.perCall {
+			s.heldWrite(in, v.path, step, mark, dcoll, extend, issued)
 		}
 		s.writes[in.path][v.path] = append(prev, step)
 	}

@@ -12,23 +12,34 @@ import (
 // readContent reads back the datasets of an open file that an action selects, each
 // element verified against the step that wrote it: an extended dataset is read one slab
 // per write. nranks ranks read, each its part of the dataset's decomposition, or of the
-// action's select.
+// action's select. The groups above the datasets read open first (parents first) and
+// close last (innermost first); each dataset opens before its reads and closes, in open
+// order, after the action's last read, as BD-CATS opens a Timestep_N group, its datasets,
+// reads them, closes the datasets and then the group.
 func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) error {
 	nranks, rank := in.share(s.env)
-	vs, _, err := s.collect(&in.file.Content, "/")
+	vs, groups, err := s.collect(&in.file.Content, "/")
 	if err != nil {
 		return err
+	}
+	reads := func(v visit) bool { return selected(a, v.path, v.ds.Name) && len(s.writes[in.path][v.path]) > 0 }
+	var opened, dsOpen []string // groups, datasets to close after the action
+	for _, g := range groups {
+		if s.openHolding(in, g.path, vs, reads, step) {
+			opened = append(opened, g.path)
+		}
 	}
 	n := 0
 	for _, v := range vs {
 		written := s.writes[in.path][v.path]
-		if !selected(a, v.path, v.ds.Name) || len(written) == 0 {
+		if !reads(v) {
 			continue
 		}
 		n++
 		sp := s.specs[in.path][v.path]
 		if !in.isKept(v.path) {
-			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
+			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, CollMetadata: in.objCollMeta(), Step: step})
+			dsOpen = append(dsOpen, v.path)
 		}
 		slabs := written
 		if sp.extend < 0 {
@@ -69,13 +80,16 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 				s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: dcoll, Step: ws, Transfer: t})
 			}
 		}
-		if !in.isKept(v.path) {
-			s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: v.path, Collective: in.parallel, Step: step})
-		}
 	}
 	if n == 0 {
 		_, fv := a.Verb()
 		return errAt(fv, "nothing to read in %s at step %d: no selected dataset has been written", "a read after the writes of the datasets it names", in.path, step)
+	}
+	for _, p := range dsOpen {
+		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: p, Collective: in.parallel, Step: step})
+	}
+	for i := len(opened) - 1; i >= 0; i-- {
+		s.cur.Add(plan.Op{Kind: plan.CloseGroup, Path: opened[i], Collective: in.parallel, Step: step})
 	}
 	return nil
 }
@@ -294,9 +308,10 @@ func (e *engine) readBack(a *desc.Action, env patterns.Env, sc *desc.Scope, f *d
 	if err != nil {
 		return pl, err
 	}
-	in := &instance{file: f, path: path, parallel: par, group: readGroup}
+	in := &instance{file: f, path: path, parallel: par, group: readGroup, readOnly: true}
 	fs := sharing{par: par, group: readGroup}.spec()
-	fs.ReadOnly, fs.CollMetadataOps = true, par && strings.EqualFold(f.CollectiveMetadata.Text, "true")
+	cm := par && collMetadata(f, true)
+	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite = true, cm, cm
 	pl.Add(plan.Op{Kind: plan.OpenFile, Path: path, Collective: par, Step: step, File: fs})
 	if err := r.readContent(in, a, step, coll && par); err != nil {
 		return pl, err

@@ -243,7 +243,8 @@ func (b *builder) dataset(path string, spec *plan.DatasetSpec) {
 // object is opened with H5Oopen (a link access list with collective metadata reads when
 // they are on), the attribute created and written, the object closed with H5Oclose; so a
 // profiler counts no dataset open for it (H5D_OPENS: the create and one H5Dopen per
-// storeChunk). Attributes of "/" go through the file.
+// storeChunk). The series' attributes on "/" too: writeAttribute opens the root group with
+// H5Oopen(file, "/") like any object.
 func (b *builder) attrs(path string, isGroup bool, as ...plan.AttributeSpec) {
 	open, cl := plan.OpenDataset, plan.CloseDataset
 	if isGroup {
@@ -251,10 +252,6 @@ func (b *builder) attrs(path string, isGroup bool, as ...plan.AttributeSpec) {
 	}
 	for i := range as {
 		a := as[i]
-		if path == "/" {
-			b.op(plan.WriteAttribute, path, true).Attribute = &a
-			continue
-		}
 		o := b.op(open, path, true)
 		o.AsObject, o.CollMetadata = true, b.collMeta
 		b.op(plan.WriteAttribute, path, true).Attribute = &a

@@ -180,9 +180,10 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 		{Key: "name", Kind: Template, Help: "file name, relative to the session's file directory; ${step}, ${rank} and any expression substitute (e.g. plt_${step:05d}.h5); a file stays open while consecutive actions name the same file"},
 		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or K between (N-to-M: ranks div(rank, K)*K .. share a file, opened through MPI-IO on their own communicator, its datasets decomposed over them; the name must use div(rank, K), e.g. data_${div(rank, K)}.h5)", Example: `files: {part: {name: "part_${div(rank, 4)}.h5", ranks: 4}}`},
 		{Key: "mode", Kind: Enum, Allowed: []string{"truncate", "append"}, Default: "truncate", Help: "truncate: create or empty the file at its first action; append: open an existing file read-write"},
-		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output)"},
-		{Key: "collective_metadata", Kind: Bool, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write)"},
+		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output); restart reads: open and close it at every read, not once for consecutive reads of it"},
+		{Key: "collective_metadata", Kind: Enum, Allowed: []string{"false", "true", "read"}, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write): true on every open of the file, read on its opens for reading only (restart reads, and reads when no write holds it open: a reader program setting them where the writer did not, as BD-CATS reads VPIC's file); an open for reading asks for them on its group and dataset opens too", Example: "collective_metadata: read"},
 		{Key: "libver", Kind: Enum, Allowed: []string{"default", "latest"}, Default: "default", Help: "library version bounds: latest sets LATEST/LATEST (H5Pset_libver_bounds: the newest object formats, as E3SM-IO's files have); default leaves HDF5's"},
+		handlesNode,
 		createNode,
 	}}}
 

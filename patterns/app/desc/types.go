@@ -112,6 +112,7 @@ type File struct {
 	Reopen             Value
 	CollectiveMetadata Value
 	Libver             Value
+	Handles            Handles
 	// Create says who creates the file (create.go).
 	Create Create
 	Content

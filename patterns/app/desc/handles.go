@@ -1,0 +1,33 @@
+package desc
+
+import "go.yaml.in/yaml/v3"
+
+// handlesNode is a file's handles key: how the code holds the HDF5 identifiers of the
+// groups and datasets it writes. The default is a code that holds each from its creation
+// (or open) to the end of the action and writes attributes on it; hold: call is a code
+// that keeps only the file's identifier and opens each object by path for each HDF5 task
+// (openPMD-api's HDF5 backend).
+var handlesNode = &Node{Key: "handles", Kind: Map,
+	Help:    "how the code holds the identifiers of the groups and datasets it writes (default: each from its creation or open until the action ends, its attributes written on it)",
+	Example: `handles: {hold: call, attributes: reopen, open_parents: true}`,
+	Fields: []*Node{
+		{Key: "hold", Kind: Enum, Allowed: []string{"action", "call"}, Default: "action",
+			Help: "action: a group or dataset stays open from its creation (or open) until the action ends, one close each; call: closed right after its creation (H5Gcreate2/H5Dcreate2 then H5Gclose/H5Dclose), and each write opens its dataset by path (H5Dopen2, H5Dset_extent for a series, H5Dwrite, H5Dclose), as a code that keeps only the file's identifier"},
+		{Key: "attributes", Kind: Enum, Allowed: []string{"object", "reopen"}, Default: "object",
+			Help: "object: written on the object's identifier at its creation; reopen (with hold: call): after its creation each attribute opens the object with H5Oopen, is created and written, and the object is closed with H5Oclose (openPMD-api's writeAttribute), the file's own through its root group \"/\""},
+		{Key: "open_parents", Kind: Bool, Default: "false",
+			Help: "with hold: call: each group or dataset is created in its parent group opened by path (H5Gopen2 before the create, H5Gclose after its close; the root too), as openPMD-api's createPath and createDataset; false: created by its path from the file"},
+	}}
+
+// Handles is a file's handles key as written.
+type Handles struct {
+	Hold        Value
+	Attributes  Value
+	OpenParents Value
+}
+
+// handles reads a file's handles key n (nil when absent: the schema's defaults).
+func (p *parser) handles(n *yaml.Node, path string) Handles {
+	x, s := p.mapOf(resolve(n), path), handlesNode
+	return Handles{Hold: x.value("hold", s), Attributes: x.value("attributes", s), OpenParents: x.value("open_parents", s)}
+}

@@ -1,0 +1,130 @@
+package app
+
+import (
+	pathpkg "path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// handles is a file's handles key evaluated (desc.Handles): how the code holds the
+// identifiers of the groups and datasets it writes.
+type handles struct {
+	// perCall: each object is closed right after its creation and each write opens its
+	// dataset by path (hold: call); else objects stay open for the action (hold: action).
+	perCall bool
+	// reopen: each attribute of a group or dataset is written through H5Oopen and H5Oclose
+	// of its object (attributes: reopen).
+	reopen bool
+	// parents: groups and datasets are created in their parent group opened by path
+	// (open_parents: true).
+	parents bool
+}
+
+// handlesOf evaluates a file's handles key; checkHandles has validated it.
+func handlesOf(f *desc.File) handles {
+	h := f.Handles
+	parents, _ := strconv.ParseBool(h.OpenParents.Text)
+	return handles{perCall: strings.EqualFold(h.Hold.Text, "call"), reopen: strings.EqualFold(h.Attributes.Text, "reopen"), parents: parents}
+}
+
+// checkHandles rejects the handles keys that need hold: call under hold: action: a code
+// holding an object open writes its attributes and creates its children through it.
+func checkHandles(f *desc.File) error {
+	h := f.Handles
+	if strings.EqualFold(h.Hold.Text, "call") {
+		return nil
+	}
+	const allowed = "hold: call with it (objects opened for each call), or attributes: object and open_parents: false"
+	if strings.EqualFold(h.Attributes.Text, "reopen") {
+		return &desc.Error{Pos: h.Attributes.Pos, Key: h.Attributes.Path, Value: h.Attributes.Text,
+			Reason: "attributes reopened with H5Oopen while the code holds their object open for the action (hold: " + h.Hold.Text + ")", Allowed: allowed}
+	}
+	if p, _ := strconv.ParseBool(h.OpenParents.Text); p {
+		return &desc.Error{Pos: h.OpenParents.Pos, Key: h.OpenParents.Path, Value: h.OpenParents.Text,
+			Reason: "parent groups opened around each create while the code holds them open for the action (hold: " + h.Hold.Text + ")", Allowed: allowed}
+	}
+	return nil
+}
+
+// collMeta reports whether an open file asks for collective metadata reads: the access
+// lists of the opens of parent groups and of attributes' objects (hold: call) ask for them
+// too, as openPMD-api's do when its collective metadata is on.
+func (in *instance) collMeta() bool {
+	return in.parallel && strings.EqualFold(in.file.CollectiveMetadata.Text, "true")
+}
+
+// createHeld creates the group or dataset of op under hold: call: in its parent group
+// opened by path when open_parents is set (H5Gopen2 ... H5Gclose), closed right after,
+// its attributes written on it before the close, or, with attributes: reopen, after it,
+// each through its own H5Oopen and H5Oclose.
+func (s *sim) createHeld(in *instance, h handles, op plan.Op, as []*desc.Attribute) error {
+	closeKind := plan.CloseDataset
+	if op.Kind == plan.CreateGroup {
+		closeKind = plan.CloseGroup
+	}
+	parent := pathpkg.Dir(op.Path)
+	if h.parents {
+		s.cur.Add(plan.Op{Kind: plan.OpenGroup, Path: parent, Collective: op.Collective, Step: op.Step, CollMetadata: in.collMeta()})
+	}
+	s.cur.Add(op)
+	if !h.reopen {
+		if err := s.attributes(in, op.Path, as, op.Step); err != nil {
+			return err
+		}
+	}
+	s.cur.Add(plan.Op{Kind: closeKind, Path: op.Path, Collective: op.Collective, Step: op.Step})
+	if h.parents {
+		s.cur.Add(plan.Op{Kind: plan.CloseGroup, Path: parent, Collective: op.Collective, Step: op.Step})
+	}
+	if !h.reopen {
+		return nil
+	}
+	return s.reopenAttributes(in, op.Path, op.Kind == plan.CreateGroup, as, op.Step)
+}
+
+// reopenAttributes writes the attributes of the object at path (a group, the root group
+// "/" included, or a dataset) each through its own H5Oopen and H5Oclose of the object, as
+// openPMD-api's writeAttribute (attributes: reopen).
+func (s *sim) reopenAttributes(in *instance, path string, group bool, as []*desc.Attribute, step int) error {
+	openKind, closeKind := plan.OpenDataset, plan.CloseDataset
+	if group {
+		openKind, closeKind = plan.OpenGroup, plan.CloseGroup
+	}
+	for _, a := range as {
+		spec, err := s.e.attribute(a, path, s.sc, step)
+		if err != nil {
+			return err
+		}
+		s.cur.Add(plan.Op{Kind: openKind, Path: path, Collective: in.parallel, Step: step, AsObject: true, CollMetadata: in.collMeta()},
+			plan.Op{Kind: plan.WriteAttribute, Path: path, Collective: in.parallel, Step: step, Attribute: spec},
+			plan.Op{Kind: closeKind, Path: path, Collective: in.parallel, Step: step, AsObject: true})
+	}
+	return nil
+}
+
+// fileAttributes writes a created file's attributes: on the file, or with attributes:
+// reopen through H5Oopen of its root group, one each.
+func (s *sim) fileAttributes(in *instance, step int) error {
+	if h := handlesOf(in.file); h.reopen {
+		return s.reopenAttributes(in, "/", true, in.file.Attributes, step)
+	}
+	return s.attributes(in, "/", in.file.Attributes, step)
+}
+
+// heldWrite brackets a write (and a series' extension), planned from ops[mark] on, under
+// hold: call: the dataset is opened by path before them and closed after, when the rank
+// makes either call. The bracket is collective when the extension or the transfer is
+// (H5Dset_extent is called by every rank), else this rank's alone, as openPMD-api's
+// writeDataset opens the dataset for each stored chunk.
+func (s *sim) heldWrite(in *instance, path string, step, mark int, coll, extend, issued bool) {
+	if !extend && !issued {
+		return
+	}
+	c := coll || extend && in.parallel
+	s.cur.Ops = slices.Insert(s.cur.Ops, mark, plan.Op{Kind: plan.OpenDataset, Path: path, Collective: c, Step: step})
+	s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: path, Collective: c, Step: step})
+}
