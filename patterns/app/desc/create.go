@@ -29,7 +29,7 @@ var createNode = &Node{Key: "create", Kind: Map, Short: "who creates the file (a
 		"rank0: the file's first rank (rank 0, or each group's first rank of an N-to-M file) creates it alone with HDF5's default (serial) driver, writes the file's attributes, creates every group with its attributes " +
 		"and the datasets listed under datasets (created, their attributes written, written whole by rank 0 with independent transfers, closed: the timeline's writes leave them), and closes it; then every rank opens it (H5Fopen through MPI-IO) " +
 		"and the writes open the groups of the datasets they create, as AMReX's HDF5 plotfiles and particle checkpoints are written. Shared files only (not ranks: 1, not mode: append); groups whose names use step " +
-		"are created when a write reaches them, as with all",
+		"are created when a write reaches them, as with all; the serial creation writes attributes on the objects it creates, the handles key applies to what follows the open",
 	Example: `create: {by: rank0, datasets: [boxes]}`,
 	Fields: []*Node{
 		{Key: "by", Kind: Enum, Allowed: []string{"all", "rank0"}, Default: "all", Help: "all: every rank creates the file together; rank0: the file's first rank creates it alone, serially, before every rank opens it"},
