@@ -235,7 +235,7 @@ static struct hmap fds, h5files, h5dsets, mpifiles;
     X(MPI_File_write_ordered_begin) X(H5Fcreate) X(H5Fopen) X(H5Fflush) X(H5Fclose)           \
     X(H5Gcreate2) X(H5Gopen2) X(H5Dcreate2) X(H5Dcreate1) X(H5Dopen2) X(H5Dopen1) X(H5Dwrite) \
     X(H5Dread) X(H5Dset_extent) X(H5Dclose) X(H5Acreate2) X(H5Awrite) X(H5Dwrite_multi)          \
-    X(H5Dread_multi)
+    X(H5Dread_multi) X(H5Gclose) X(H5Oopen) X(H5Oclose)
 #define X(a) C_##a,
 enum { CALLS C_N };
 #undef X
@@ -1414,6 +1414,9 @@ HNEXT(H5Fflush);
 HNEXT(H5Fclose);
 HNEXT(H5Gcreate2);
 HNEXT(H5Gopen2);
+HNEXT(H5Gclose);
+HNEXT(H5Oopen);
+HNEXT(H5Oclose);
 HNEXT(H5Dcreate2);
 HNEXT(H5Dopen2);
 HNEXT(H5Dwrite);
@@ -1701,6 +1704,15 @@ static void h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_t
     if (mpio && trace_on) fapl_hints(&b, fapl);
     jb_printf(&b, "}");
     char *info = jb_done(&b);
+    /* Traced, each open's event carries its own access list (the record's info is the last
+     * open's): capture tells a serial creation on one rank from the shared opens after it. */
+    char *fx = NULL;
+    if (trace_on) {
+        struct jb e = {0};
+        jb_printf(&e, "\"fapl\":{\"driver\":\"%s\",\"coll_metadata_ops\":%s,\"coll_metadata_write\":%s}",
+                  mpio ? "mpio" : "other", cmops ? "true" : "false", cmwrite ? "true" : "false");
+        fx = jb_done(&e);
+    }
     quiet_off(&q);
     pthread_mutex_lock(&lock);
     call_n[call]++;
@@ -1715,10 +1727,12 @@ static void h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_t
         r->info = info;
         info = NULL;
         hm_put(&h5files, (uint64_t)id, r);
-        event_add(r, call, -1, 0, t1, t2, 0, NULL);
+        event_add_extra(r, call, t1, t2, fx);
+        fx = NULL;
     }
     pthread_mutex_unlock(&lock);
     free(info);
+    free(fx);
 }
 
 hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl, hid_t fapl) {
@@ -1905,8 +1919,61 @@ static void h5_other_extra(int call, hid_t loc, int64_t t1, int64_t t2, char *ex
     pthread_mutex_unlock(&lock);
     inside--;
 }
-static void h5_other(int call, hid_t loc, int64_t t1, int64_t t2) {
-    h5_other_extra(call, loc, t1, t2, NULL);
+
+/* object_json is "object":PATH, the path HDF5 names an open group or object by, for the
+ * trace of group and object opens and closes (capture reads how a code holds its objects:
+ * opened per call, attributes through H5Oopen, parents opened around creates). */
+static char *object_json(hid_t id) {
+    struct quiet q;
+    quiet_on(&q);
+    char obj[1024];
+    ssize_t n = h5.Iget_name(id, obj, sizeof obj);
+    if (n <= 0 || (size_t)n >= sizeof obj) snprintf(obj, sizeof obj, "<anonymous>");
+    quiet_off(&q);
+    struct jb b = {0};
+    jb_printf(&b, "\"object\":");
+    jb_str(&b, obj);
+    return jb_done(&b);
+}
+
+/* h5_opened counts an open (or create) of a group or object; traced, its event names it. */
+static void h5_opened(int call, hid_t id, int64_t t1, int64_t t2) {
+    char *extra = NULL;
+    if (trace_on) {
+        inside++;
+        extra = object_json(id);
+        inside--;
+    }
+    h5_other_extra(call, id, t1, t2, extra);
+}
+
+/* h5_close closes a group or object with next: traced, its name and file are taken before
+ * the close (the identifier means nothing after it); untraced, the call is only counted. */
+static herr_t h5_close(int call, herr_t (*next)(hid_t), hid_t id) {
+    char file[PATH_MAX];
+    char *extra = NULL;
+    if (trace_on) {
+        inside++;
+        struct quiet q;
+        quiet_on(&q);
+        file_name(id, file, sizeof file);
+        quiet_off(&q);
+        extra = object_json(id);
+        inside--;
+    }
+    int64_t t1 = now_ns();
+    herr_t ret = next(id);
+    int64_t t2 = now_ns();
+    inside++;
+    pthread_mutex_lock(&lock);
+    call_n[call]++;
+    call_ns[call] += t2 - t1;
+    struct record *r = extra && ret >= 0 ? record_get(M_H5F, file, NULL) : NULL;
+    if (r) event_add_extra(r, call, t1, t2, extra);
+    else free(extra);
+    pthread_mutex_unlock(&lock);
+    inside--;
+    return ret;
 }
 
 hid_t H5Gcreate2(hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t gapl) {
@@ -1914,7 +1981,7 @@ hid_t H5Gcreate2(hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t gapl
     if (!hdf5_active()) return next_H5Gcreate2(loc, name, lcpl, gcpl, gapl);
     int64_t t1 = now_ns();
     hid_t id = next_H5Gcreate2(loc, name, lcpl, gcpl, gapl);
-    if (id >= 0) h5_other(C_H5Gcreate2, id, t1, now_ns());
+    if (id >= 0) h5_opened(C_H5Gcreate2, id, t1, now_ns());
     return id;
 }
 hid_t H5Gopen2(hid_t loc, const char *name, hid_t gapl) {
@@ -1922,8 +1989,26 @@ hid_t H5Gopen2(hid_t loc, const char *name, hid_t gapl) {
     if (!hdf5_active()) return next_H5Gopen2(loc, name, gapl);
     int64_t t1 = now_ns();
     hid_t id = next_H5Gopen2(loc, name, gapl);
-    if (id >= 0) h5_other(C_H5Gopen2, id, t1, now_ns());
+    if (id >= 0) h5_opened(C_H5Gopen2, id, t1, now_ns());
     return id;
+}
+herr_t H5Gclose(hid_t id) {
+    HRESOLVE(H5Gclose);
+    if (!hdf5_active()) return next_H5Gclose(id);
+    return h5_close(C_H5Gclose, next_H5Gclose, id);
+}
+hid_t H5Oopen(hid_t loc, const char *name, hid_t lapl) {
+    HRESOLVE(H5Oopen);
+    if (!hdf5_active()) return next_H5Oopen(loc, name, lapl);
+    int64_t t1 = now_ns();
+    hid_t id = next_H5Oopen(loc, name, lapl);
+    if (id >= 0) h5_opened(C_H5Oopen, id, t1, now_ns());
+    return id;
+}
+herr_t H5Oclose(hid_t id) {
+    HRESOLVE(H5Oclose);
+    if (!hdf5_active()) return next_H5Oclose(id);
+    return h5_close(C_H5Oclose, next_H5Oclose, id);
 }
 hid_t H5Acreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t acpl, hid_t aapl) {
     HRESOLVE(H5Acreate2);

@@ -92,6 +92,10 @@ type capDataset struct {
 	writesBy map[int]int             // rank -> H5Dwrite calls in the whole run
 	hashes   map[int]map[string]bool // rank -> the block-list hashes of its union selections
 	once     bool                    // written at the first step alone (steps from series)
+	// independent: written with independent transfers only, in a file whose other
+	// datasets of the same cadence are written collectively (independent: true, one
+	// write action for both).
+	independent bool
 }
 
 var stepNumber = regexp.MustCompile(`^(.*?)(\d+)$`)
@@ -268,12 +272,14 @@ func Capture(p *Profile, name string) (*Description, error) {
 			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: opened without the MPI-IO driver (a description's shared files use MPI-IO)", filepath.Base(f)))
 		}
 		var fa fileAccess
-		if hasH5F && len(h5f.Info) > 0 && json.Unmarshal(h5f.Info, &fa) == nil && (fa.Ops || fa.Write) {
-			b.WriteString("    collective_metadata: true\n")
-			if fa.Ops != fa.Write {
-				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: collective metadata reads %v, writes %v (a description sets both)", filepath.Base(f), fa.Ops, fa.Write))
-			}
+		if hasH5F && len(h5f.Info) > 0 {
+			_ = json.Unmarshal(h5f.Info, &fa)
 		}
+		ways := inferWays(p, f, p.Ranks)
+		if !ways.known && (fa.Ops || fa.Write) { // a trace without each open's access list
+			ways.collMeta, ways.wOps, ways.wWrite = "true", fa.Ops, fa.Write
+		}
+		c.writeWays(&b, id, f, ways)
 		switch {
 		case fa.LibverLatest:
 			b.WriteString("    libver: latest\n")
@@ -284,6 +290,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		for t, d := range ds {
 			d.attrs = fileAttrs[t]
 		}
+		markIndependent(ds)
 		c.writeAttributes(&b, "    ", id, fileAttrs["/"])
 		c.writeTree(&b, id, ds, fileAttrs, p.Ranks)
 		for _, t := range slices.Sorted(maps.Keys(fileAttrs)) {
@@ -302,11 +309,11 @@ func Capture(p *Profile, name string) (*Description, error) {
 		for _, t := range sortedTemplates(ds) {
 			d := ds[t]
 			read = read || len(d.reads) > 0
-			if len(d.writes) == 0 {
+			if len(d.writes) == 0 || ways.serialDataset(t) {
 				continue
 			}
 			g := 0
-			if d.indep && !d.coll {
+			if d.indep && !d.coll && !d.independent {
 				g = 1
 			}
 			if d.once {
@@ -588,6 +595,9 @@ func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *cap
 	c.writeFill(b, indent+"  ", id, d)
 	if decomp != "" {
 		fmt.Fprintf(b, "%s  decompose: %s\n", indent, decomp)
+	}
+	if d.independent {
+		fmt.Fprintf(b, "%s  independent: true   # written independently between the file's collective writes\n", indent)
 	}
 	if d.nwrites > 1 {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %d H5Dwrite per rank per step (a description writes each dataset once per step: their union)", id, d.template, d.nwrites))

@@ -90,6 +90,19 @@ type Event struct {
 	Attribute json.RawMessage `json:"attribute,omitempty"`
 	// Extent is the dataset's extent after an H5Dset_extent.
 	Extent []int64 `json:"extent,omitempty"`
+	// Object is the path of the group or object an H5Gcreate2, H5Gopen2, H5Gclose,
+	// H5Oopen or H5Oclose event names.
+	Object string `json:"object,omitempty"`
+	// FAPL is what an H5Fcreate or H5Fopen event's file access list asked for.
+	FAPL *FAPL `json:"fapl,omitempty"`
+}
+
+// FAPL is the part of a file access list an H5Fcreate or H5Fopen event keeps: the
+// driver ("mpio" or "other") and the collective metadata properties.
+type FAPL struct {
+	Driver    string `json:"driver"`
+	CollOps   bool   `json:"coll_metadata_ops"`
+	CollWrite bool   `json:"coll_metadata_write"`
 }
 
 // Process is one record file: one rank, or one process without MPI.
@@ -125,6 +138,8 @@ type line struct {
 	Selection   json.RawMessage     `json:"selection"`
 	Attribute   json.RawMessage     `json:"attribute"`
 	Extent      []int64             `json:"extent"`
+	Object      string              `json:"object"`
+	FAPL        *FAPL               `json:"fapl"`
 	Partial     bool                `json:"partial"`
 	Reason      string              `json:"reason"`
 	Dropped     int64               `json:"dropped_events"`
@@ -175,7 +190,7 @@ func ReadFile(path string) (*Process, error) {
 			p.Events = append(p.Events, Event{Rank: p.Header.Rank, Module: l.Module, Call: l.Call, File: l.File,
 				Name: l.Name, Offset: l.Offset, Length: l.Length, Start: float64(l.StartNs) / 1e9,
 				End: float64(l.EndNs) / 1e9, Collective: l.Collective, Selection: l.Selection,
-				Attribute: l.Attribute, Extent: l.Extent})
+				Attribute: l.Attribute, Extent: l.Extent, Object: l.Object, FAPL: l.FAPL})
 		case "end":
 			p.Partial, p.Reason, p.EndNs, p.Dropped = l.Partial, l.Reason, l.EndNs, l.Dropped
 		}

@@ -8,6 +8,10 @@
  *   nohdf5 DIR   MPI: the POSIX and MPI-IO parts only
  *   fork DIR     no MPI: a forked child writes child.dat (100 B) and _exits, then the parent
  *                writes parent.dat (200 B)
+ *   handles DIR  MPI: rank 0 creates handles.h5 alone (default driver) with group g and an
+ *                attribute, closes it; every rank opens it through MPI-IO with collective
+ *                metadata, creates g/x in g opened by path, closes both, writes x's
+ *                attribute through H5Oopen/H5Oclose, reopens x for one collective write
  *   multi DIR    MPI, HDF5 1.14: two datasets written by one collective H5Dwrite_multi and
  *                read back, verified, by one H5Dread_multi (exit 3 with older HDF5)
  */
@@ -107,6 +111,60 @@ static void hdf5_part(const char *dir, int rank, int size) {
     check(H5Fclose(f) >= 0, "H5Fclose");
 }
 
+/* handles: AMReX's rank-0 creation and openPMD-api's per-call handles in one file
+ * (the H5Gclose, H5Oopen and H5Oclose events, each open's access list). */
+static void handles_part(const char *dir, int rank, int size) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/handles.h5", dir);
+    int one = 1;
+    if (rank == 0) {
+        hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        check(f >= 0, "H5Fcreate");
+        hid_t g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t s = H5Screate(H5S_SCALAR);
+        hid_t a = H5Acreate2(g, "version", H5T_NATIVE_INT, s, H5P_DEFAULT, H5P_DEFAULT);
+        check(H5Awrite(a, H5T_NATIVE_INT, &one) >= 0, "H5Awrite");
+        H5Aclose(a);
+        H5Sclose(s);
+        H5Gclose(g);
+        check(H5Fclose(f) >= 0, "H5Fclose");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_all_coll_metadata_ops(fapl, 1);
+    H5Pset_coll_metadata_write(fapl, 1);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, fapl);
+    check(f >= 0, "H5Fopen");
+    H5Pclose(fapl);
+    hid_t g = H5Gopen2(f, "g", H5P_DEFAULT);
+    hsize_t dims[1] = {(hsize_t)size * ELEMS}, count[1] = {ELEMS}, start[1] = {(hsize_t)rank * ELEMS};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t d = H5Dcreate2(g, "x", H5T_NATIVE_INT, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    check(d >= 0, "H5Dcreate2");
+    H5Dclose(d);
+    H5Gclose(g);
+    hid_t o = H5Oopen(f, "g/x", H5P_DEFAULT);
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(o, "unitSI", H5T_NATIVE_DOUBLE, s, H5P_DEFAULT, H5P_DEFAULT);
+    double unit = 1.0;
+    check(H5Awrite(a, H5T_NATIVE_DOUBLE, &unit) >= 0, "H5Awrite");
+    H5Aclose(a);
+    H5Sclose(s);
+    check(H5Oclose(o) >= 0, "H5Oclose");
+    d = H5Dopen2(f, "g/x", H5P_DEFAULT);
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    hid_t mem = H5Screate_simple(1, count, NULL);
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+    check(H5Dwrite(d, H5T_NATIVE_INT, mem, space, dxpl, buf) >= 0, "H5Dwrite");
+    H5Sclose(mem);
+    H5Sclose(space);
+    H5Pclose(dxpl);
+    H5Dclose(d);
+    check(H5Fclose(f) >= 0, "H5Fclose");
+}
+
 /* multi: datasets a (int, ELEMS per rank) and b (double, 2*ELEMS per rank) of multi.h5, each
  * rank's block written by one collective H5Dwrite_multi, then read by one H5Dread_multi. */
 static int multi_part(const char *dir, int rank, int size) {
@@ -163,7 +221,7 @@ static void *thread_main(void *arg) {
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi DIR\n");
+        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles DIR\n");
         return 2;
     }
     const char *mode = argv[1], *dir = argv[2];
@@ -211,6 +269,11 @@ int main(int argc, char **argv) {
         int rc = multi_part(dir, rank, size);
         MPI_Finalize();
         return rc;
+    }
+    if (!strcmp(mode, "handles")) {
+        handles_part(dir, rank, size);
+        MPI_Finalize();
+        return 0;
     }
     posix_part(dir, rank);
     if (!strcmp(mode, "crash")) raise(SIGSEGV);

@@ -1,0 +1,242 @@
+package profile
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// fileWays is what a file's traced opens, closes and access lists say of how the program
+// reached its objects, in the description's words (docs/apps.md: a file's create,
+// collective_metadata and handles keys).
+type fileWays struct {
+	// known: the trace has each open's access list (else only the defaults are said).
+	known bool
+	// wOps, wWrite: the writing opens asked for collective metadata reads, writes.
+	wOps, wWrite bool
+	// rank0 is a file rank 0 created alone with a serial (non-MPI-IO) driver and every
+	// rank then opened (create: rank0); serial are the datasets rank 0 created in that
+	// serial part (create: {by: rank0, datasets: [...]}).
+	rank0  bool
+	serial []string
+	// collMeta is the collective_metadata value ("", "true", "read").
+	collMeta string
+	// holdCall: datasets closed after their creation and opened again for their writes;
+	// reopen: attributes written through H5Oopen ... H5Oclose; parents: objects created in
+	// their parent group opened by path around the create.
+	holdCall, reopen, parents bool
+	// guesses are the inferences the trace does not settle, written as comments.
+	guesses []string
+}
+
+// open is one H5Fcreate or H5Fopen of a file on one rank and what happened before its close.
+type open struct {
+	call    string
+	fapl    *FAPL
+	writes  bool // H5Dcreate or H5Dwrite before the close
+	reads   bool
+	creates []string // datasets created (paths)
+}
+
+// opensOf splits the file's events on each rank into its opens, in order.
+func opensOf(p *Profile, file string) map[int][]*open {
+	out := map[int][]*open{}
+	cur := map[int]*open{}
+	for _, e := range p.Events {
+		if e.File != file {
+			continue
+		}
+		switch {
+		case e.Call == "H5Fcreate" || e.Call == "H5Fopen":
+			o := &open{call: e.Call, fapl: e.FAPL}
+			out[e.Rank] = append(out[e.Rank], o)
+			cur[e.Rank] = o
+		case e.Call == "H5Fclose":
+			cur[e.Rank] = nil
+		case cur[e.Rank] == nil:
+		case strings.HasPrefix(e.Call, "H5Dcreate"):
+			cur[e.Rank].writes = true
+			cur[e.Rank].creates = append(cur[e.Rank].creates, e.Name)
+		case h5dTransfers[e.Call]:
+			cur[e.Rank].writes = true
+		case e.Call == "H5Dread" || e.Call == "H5Dread_multi":
+			cur[e.Rank].reads = true
+		}
+	}
+	return out
+}
+
+// inferWays reads file's creation, access lists and handles from the trace (nranks
+// ranks). Traces of libraries older than the H5Gclose, H5Oopen and access-list events say
+// nothing: the zero fileWays, today's defaults.
+func inferWays(p *Profile, file string, nranks int) fileWays {
+	var w fileWays
+	opens := opensOf(p, file)
+	r0 := opens[0]
+	if len(r0) == 0 || r0[0].fapl == nil {
+		return w
+	}
+	w.known = true
+	// create: rank0: rank 0 alone creates it serially, then every rank opens it.
+	if r0[0].call == "H5Fcreate" && r0[0].fapl.Driver != "mpio" && len(r0) > 1 {
+		w.rank0 = true
+		for r := 1; r < nranks; r++ {
+			os := opens[r]
+			if len(os) == 0 || os[0].call != "H5Fopen" {
+				w.rank0 = false
+			}
+		}
+		if w.rank0 {
+			w.serial = r0[0].creates
+			r0 = r0[1:]
+		}
+	}
+	// collective_metadata: what the shared opens asked for, on writing and reading opens.
+	var rOps, anyWrite bool
+	for _, o := range r0 {
+		if o.fapl == nil {
+			continue
+		}
+		if o.writes || o.call == "H5Fcreate" {
+			anyWrite = true
+			w.wOps, w.wWrite = w.wOps || o.fapl.CollOps, w.wWrite || o.fapl.CollWrite
+		} else {
+			rOps = rOps || o.fapl.CollOps
+		}
+	}
+	switch {
+	case w.wOps || w.wWrite:
+		w.collMeta = "true"
+	case rOps:
+		w.collMeta = "read"
+		if !anyWrite {
+			w.guesses = append(w.guesses, "collective_metadata: read: the program opened the file for reading only (true would ask for it on its writes too)")
+		}
+	}
+	w.handlesOf(p, file)
+	return w
+}
+
+// handlesOf reads, from rank 0's events of the file, whether datasets are closed after
+// their creation and reopened per write (hold: call), attributes written on objects opened
+// with H5Oopen (attributes: reopen) and objects created in their parent group opened
+// around the create (open_parents).
+func (w *fileWays) handlesOf(p *Profile, file string) {
+	created := map[string]bool{} // datasets created and since closed
+	open := map[string]bool{}    // datasets open now
+	oopen := map[string]bool{}   // objects opened with H5Oopen
+	gopen := map[string]bool{}   // groups opened with H5Gopen2
+	inSerial := w.rank0
+	for _, e := range p.Events {
+		if e.Rank != 0 || e.File != file {
+			continue
+		}
+		switch {
+		case e.Call == "H5Fclose":
+			inSerial = false
+		case inSerial:
+			// the serial creation's objects are held as create: rank0 holds them
+		case strings.HasPrefix(e.Call, "H5Dcreate"):
+			open[e.Name] = true
+			if gopen[path.Dir(e.Name)] {
+				w.parents = true
+			}
+		case strings.HasPrefix(e.Call, "H5Dopen"):
+			if created[e.Name] {
+				w.holdCall = true
+			}
+			open[e.Name] = true
+		case e.Call == "H5Dclose":
+			if open[e.Name] {
+				created[e.Name] = true
+			}
+			delete(open, e.Name)
+		case e.Call == "H5Gcreate2":
+			if gopen[path.Dir(e.Object)] {
+				w.parents = true
+			}
+		case e.Call == "H5Gopen2":
+			gopen[e.Object] = true
+		case e.Call == "H5Gclose":
+			delete(gopen, e.Object)
+		case e.Call == "H5Oopen":
+			oopen[e.Object] = true
+		case e.Call == "H5Oclose":
+			delete(oopen, e.Object)
+		case e.Call == "H5Acreate2" && len(e.Attribute) > 0:
+			var a struct{ Object string }
+			if json.Unmarshal(e.Attribute, &a) == nil && oopen[a.Object] {
+				w.reopen = true
+			}
+		}
+	}
+	// create: rank0 opens the groups of the datasets after its open by itself.
+	if w.rank0 && !w.holdCall {
+		w.parents = false
+	}
+}
+
+// writeWays writes a file's create, collective_metadata and handles keys (the indent is
+// the file's keys'), and lists what the keys cannot say.
+func (c *Description) writeWays(b *strings.Builder, id, file string, w fileWays) {
+	switch {
+	case w.rank0 && len(w.serial) > 0:
+		names := make([]string, len(w.serial))
+		for i, s := range w.serial {
+			names[i] = yamlString(strings.TrimPrefix(s, "/"))
+		}
+		fmt.Fprintf(b, "    create: {by: rank0, datasets: [%s]}   # rank 0 created it alone with a serial driver and wrote these, then every rank opened it\n", strings.Join(names, ", "))
+	case w.rank0:
+		b.WriteString("    create: rank0   # rank 0 created it alone with a serial driver, then every rank opened it\n")
+	}
+	if w.collMeta != "" {
+		fmt.Fprintf(b, "    collective_metadata: %s\n", w.collMeta)
+	}
+	if w.collMeta == "true" && w.wOps != w.wWrite {
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: collective metadata reads %v, writes %v (a description sets both)", filepath.Base(file), w.wOps, w.wWrite))
+	}
+	switch {
+	case w.holdCall:
+		keys := []string{"hold: call"}
+		if w.reopen {
+			keys = append(keys, "attributes: reopen")
+		}
+		if w.parents {
+			keys = append(keys, "open_parents: true")
+		}
+		fmt.Fprintf(b, "    handles: {%s}   # datasets closed after their creation and opened for each write\n", strings.Join(keys, ", "))
+	case w.reopen || w.parents:
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: attributes through H5Oopen %v, parents opened around creates %v, while the datasets stay open (a description's handles reopen with hold: call only)", filepath.Base(file), w.reopen, w.parents))
+	}
+	for _, g := range w.guesses {
+		fmt.Fprintf(b, "    # guess: %s\n", g)
+	}
+}
+
+// serialDataset says whether template t is one of the datasets rank 0 wrote in the
+// serial creation (their writes leave the timeline).
+func (w fileWays) serialDataset(t string) bool {
+	return slices.Contains(w.serial, t)
+}
+
+// markIndependent marks the datasets written independently alone in a file whose other
+// datasets of the same cadence are written collectively: one write action then writes
+// both in the program's order, these with independent: true (AMReX's box list, written by
+// rank 0 between the collective writes of the cell data). Files with series (steps made
+// of H5Dset_extent, as E3SM-IO's record variables) keep one action per transfer mode and
+// cadence: their round trip is equal so, and one action moves HDF5's metadata writes.
+func markIndependent(ds map[string]*capDataset) {
+	coll := false
+	for _, d := range ds {
+		if d.series || d.once {
+			return
+		}
+		coll = coll || len(d.writes) > 0 && d.coll
+	}
+	for _, d := range ds {
+		d.independent = coll && len(d.writes) > 0 && d.indep && !d.coll
+	}
+}
