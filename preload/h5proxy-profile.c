@@ -1485,6 +1485,11 @@ static struct {
     __typeof__(H5Pget_fill_value) *Pget_fill_value;
     __typeof__(H5Pget_libver_bounds) *Pget_libver_bounds;
     __typeof__(H5Pget_fapl_mpio) *Pget_fapl_mpio;
+    __typeof__(H5Tget_nmembers) *Tget_nmembers;
+    __typeof__(H5Tget_member_name) *Tget_member_name;
+    __typeof__(H5Tget_member_type) *Tget_member_type;
+    __typeof__(H5Tget_member_offset) *Tget_member_offset;
+    __typeof__(H5free_memory) *free_memory;
 } h5;
 
 /* hdf5_active resolves HDF5's helpers and checks the program's HDF5 against the build's on
@@ -1542,6 +1547,11 @@ static int hdf5_active(void) {
         R(Pget_fill_value, H5Pget_fill_value);
         R(Pget_libver_bounds, H5Pget_libver_bounds);
         R(Pget_fapl_mpio, H5Pget_fapl_mpio);
+        R(Tget_nmembers, H5Tget_nmembers);
+        R(Tget_member_name, H5Tget_member_name);
+        R(Tget_member_type, H5Tget_member_type);
+        R(Tget_member_offset, H5Tget_member_offset);
+        R(free_memory, H5free_memory);
 #undef R
         unsigned maj = 0, min = 0, rel = 0;
         int complete = 1;
@@ -1843,6 +1853,36 @@ herr_t H5Fclose(hid_t id) {
  * always): enough for units, long names, fill values and small arrays. */
 #define ATTR_VALUE_MAX 4096
 
+/* members_str writes `,"PREFIXmembers":[[name,class,size,sign,offset],...]` for a compound
+ * datatype of at most 64 members (capture rebuilds it as a description's compound type;
+ * sign is -1 but for integers), or "" for other types and longer lists. */
+static void members_str(hid_t t, const char *prefix, char *out, size_t len) {
+    out[0] = 0;
+    if (h5.Tget_class(t) != H5T_COMPOUND) return;
+    int n = h5.Tget_nmembers(t);
+    if (n <= 0 || n > 64) return;
+    size_t o = (size_t)snprintf(out, len, ",\"%smembers\":[", prefix);
+    for (int i = 0; i < n && o < len; i++) {
+        char *name = h5.Tget_member_name(t, (unsigned)i);
+        hid_t mt = h5.Tget_member_type(t, (unsigned)i);
+        int cls = mt >= 0 ? (int)h5.Tget_class(mt) : -1;
+        int sign = cls == H5T_INTEGER ? (int)h5.Tget_sign(mt) : -1;
+        size_t size = mt >= 0 ? h5.Tget_size(mt) : 0;
+        if (mt >= 0) h5.Tclose(mt);
+        char safe[256] = "";
+        for (size_t k = 0; name && name[k] && k < sizeof safe - 1; k++)
+            safe[k] = name[k] == '"' || name[k] == '\\' || (unsigned char)name[k] < 0x20 ? '_' : name[k], safe[k + 1] = 0;
+        if (name) h5.free_memory(name);
+        o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s[\"%s\",%d,%zu,%d,%zu]", i ? "," : "", safe, cls, size, sign,
+                              h5.Tget_member_offset(t, (unsigned)i));
+    }
+    if (o + 2 >= len) {
+        out[0] = 0; /* too long for the buffer: left out */
+        return;
+    }
+    snprintf(out + o, len - o, "]");
+}
+
 /* type_json appends a datatype's class, size, sign (integers), and for strings the padding,
  * character set and whether it is variable-length, as members named PREFIX_class ... */
 static void type_json(struct jb *b, const char *prefix, hid_t t) {
@@ -1852,6 +1892,11 @@ static void type_json(struct jb *b, const char *prefix, hid_t t) {
     if (cls == H5T_STRING)
         jb_printf(b, ",\"%sstr_pad\":%d,\"%scset\":%d,\"%svlen\":%s", prefix, (int)h5.Tget_strpad(t), prefix,
                   (int)h5.Tget_cset(t), prefix, h5.Tis_variable_str(t) > 0 ? "true" : "false");
+    if (cls == H5T_COMPOUND) {
+        char m[4096];
+        members_str(t, prefix, m, sizeof m);
+        jb_printf(b, "%s", m);
+    }
 }
 
 /* attr_json describes an attribute for the trace: "attribute":{object (the path of the
@@ -2044,7 +2089,7 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     inside++;
     struct quiet q;
     quiet_on(&q);
-    char file[PATH_MAX], name[1024], info[1024];
+    char file[PATH_MAX], name[1024], info[4096], members[2048] = "";
     file_name(id, file, sizeof file);
     ssize_t n = h5.Iget_name(id, name, sizeof name);
     if (n <= 0 || (size_t)n >= sizeof name) snprintf(name, sizeof name, "<anonymous>");
@@ -2071,6 +2116,7 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         tsize = h5.Tget_size(t);
         tclass = (int)h5.Tget_class(t);
         if (tclass == H5T_INTEGER) tsign = (int)h5.Tget_sign(t);
+        members_str(t, "type_", members, sizeof members);
         h5.Tclose(t);
     }
     hid_t p = h5.Dget_create_plist(id);
@@ -2121,7 +2167,9 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
                   fill_time, alloc_time, (int)fill_def);
     for (int i = 0; i < fill_n && o < (int)sizeof info - 8; i++)
         o += snprintf(info + o, sizeof info - (size_t)o, "%02x", fill[i]);
-    if (o < (int)sizeof info - 3) snprintf(info + o, sizeof info - (size_t)o, "\"}");
+    o += snprintf(info + o, sizeof info - (size_t)o, "\"");
+    if (o + strlen(members) < sizeof info - 2) o += snprintf(info + o, sizeof info - (size_t)o, "%s", members);
+    if (o < (int)sizeof info - 2) snprintf(info + o, sizeof info - (size_t)o, "}");
     pthread_mutex_lock(&lock);
     call_n[call]++;
     call_ns[call] += t2 - t1;

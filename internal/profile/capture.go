@@ -27,6 +27,8 @@ type Description struct {
 	// description.
 	Map     *MapFile
 	MapName string
+	// compounds are the compound types the description defines (types:), in order.
+	compounds []compound
 }
 
 // ErrNoHDF5 says a profile has no HDF5 dataset I/O to fold into a description.
@@ -49,6 +51,8 @@ type datasetInfo struct {
 	AllocTime   *int   `json:"alloc_time"`
 	FillDefined *int   `json:"fill_defined"`
 	FillValue   string `json:"fill_value"`
+	// Members are a compound type's members (absent from records of older libraries).
+	Members []typeMember `json:"type_members"`
 }
 
 // h5dTransfers are the traced calls that move a dataset's data, true for writes: an
@@ -292,13 +296,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 		markIndependent(ds)
 		c.writeAttributes(&b, "    ", id, fileAttrs["/"])
-		c.writeTree(&b, id, ds, fileAttrs, p.Ranks)
-		for _, t := range slices.Sorted(maps.Keys(fileAttrs)) {
-			inTree := t == "/" || ds[t] != nil || slices.ContainsFunc(slices.Collect(maps.Keys(ds)), func(d string) bool { return strings.HasPrefix(d, t+"/") })
-			if !inTree {
-				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %d attributes of an object without datasets (a description's groups hold datasets)", id, t, len(fileAttrs[t])))
-			}
-		}
+		c.writeTree(&b, id, ds, fileAttrs, groupsOf(p, f, ds, fileAttrs, stepOf), p.Ranks)
 		read := false
 		// One write action per transfer mode and cadence (every step, or a series'
 		// first step alone); the datasets are named only when the file has several (a
@@ -375,6 +373,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 	if traced := slices.ContainsFunc(p.Events, func(e Event) bool { return len(e.Attribute) > 0 }); !traced && p.Calls["H5Acreate2"].N+p.Calls["H5Awrite"].N > 0 {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("H5Acreate2 ×%d, H5Awrite ×%d: the trace has no attribute names, types or values (a library older than this h5proxy)", p.Calls["H5Acreate2"].N, p.Calls["H5Awrite"].N))
 	}
+	c.writeTypes(&b)
 	if c.Map != nil {
 		fmt.Fprintf(&b, "# %s: the ranks' unions of hyperslabs as an E3SM-IO map, one map process per captured rank (%s)\n", c.MapName, c.Map.summary())
 	}
@@ -512,23 +511,32 @@ func fileRecord(p *Profile, file string) (Record, bool) {
 }
 
 // writeTree writes a file's groups and datasets: templates split at their slashes.
-func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*capDataset, attrs map[string][]*capAttr, nranks int) {
+// groups (templates, in creation order) come first: the groups that hold no dataset
+// (attributes alone, or nothing) are the file's too.
+func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*capDataset, attrs map[string][]*capAttr, groups []string, nranks int) {
 	type node struct {
 		groups   map[string]*node
 		order    []string
 		datasets []*capDataset
 	}
 	root := &node{groups: map[string]*node{}}
-	for _, t := range sortedTemplates(ds) {
-		parts := strings.Split(strings.TrimPrefix(t, "/"), "/")
+	at := func(parts []string) *node {
 		n := root
-		for _, g := range parts[:len(parts)-1] {
+		for _, g := range parts {
 			if n.groups[g] == nil {
 				n.groups[g] = &node{groups: map[string]*node{}}
 				n.order = append(n.order, g)
 			}
 			n = n.groups[g]
 		}
+		return n
+	}
+	for _, g := range groups {
+		at(strings.Split(strings.TrimPrefix(g, "/"), "/"))
+	}
+	for _, t := range sortedTemplates(ds) {
+		parts := strings.Split(strings.TrimPrefix(t, "/"), "/")
+		n := at(parts[:len(parts)-1])
 		n.datasets = append(n.datasets, ds[t])
 	}
 	var walk func(n *node, at, indent string)
@@ -556,6 +564,9 @@ func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*ca
 func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *capDataset, nranks int) {
 	name := path.Base(d.template)
 	typ, ok := typeName(d.info)
+	if d.info.TypeClass == h5tCompound {
+		typ, ok = c.compoundName(name, d.info.Members, d.info.TypeSize)
+	}
 	if !ok {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: datatype class %d of %d bytes (written as f64)", id, d.template, d.info.TypeClass, d.info.TypeSize))
 	}

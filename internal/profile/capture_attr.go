@@ -15,19 +15,20 @@ import (
 // (docs/profile.md's record format): the object it hangs on, its name, its file type and
 // dims, and at H5Awrite the memory type and the value's bytes (hex) when they were few.
 type attrEvent struct {
-	Object    string  `json:"object"`
-	Name      string  `json:"name"`
-	TypeClass int     `json:"type_class"`
-	TypeSize  int     `json:"type_size"`
-	TypeSign  int     `json:"type_sign"`
-	StrPad    int     `json:"type_str_pad"`
-	Cset      int     `json:"type_cset"`
-	VLen      bool    `json:"type_vlen"`
-	Dims      []int64 `json:"dims"`
-	MemClass  *int    `json:"mem_class"`
-	MemSize   int     `json:"mem_size"`
-	MemSign   int     `json:"mem_sign"`
-	Value     *string `json:"value"`
+	Object    string       `json:"object"`
+	Name      string       `json:"name"`
+	TypeClass int          `json:"type_class"`
+	TypeSize  int          `json:"type_size"`
+	TypeSign  int          `json:"type_sign"`
+	StrPad    int          `json:"type_str_pad"`
+	Cset      int          `json:"type_cset"`
+	VLen      bool         `json:"type_vlen"`
+	Dims      []int64      `json:"dims"`
+	Members   []typeMember `json:"type_members"`
+	MemClass  *int         `json:"mem_class"`
+	MemSize   int          `json:"mem_size"`
+	MemSign   int          `json:"mem_sign"`
+	Value     *string      `json:"value"`
 }
 
 // capAttr is one attribute of the description: the last create and write events of an
@@ -77,7 +78,7 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 			out[e.File][tmpl] = append(out[e.File][tmpl], c)
 		}
 		c.ev.Object, c.ev.Name, c.ev.TypeClass, c.ev.TypeSize, c.ev.TypeSign = a.Object, a.Name, a.TypeClass, a.TypeSize, a.TypeSign
-		c.ev.StrPad, c.ev.Cset, c.ev.VLen, c.ev.Dims = a.StrPad, a.Cset, a.VLen, a.Dims
+		c.ev.StrPad, c.ev.Cset, c.ev.VLen, c.ev.Dims, c.ev.Members = a.StrPad, a.Cset, a.VLen, a.Dims, a.Members
 		if e.Call == "H5Awrite" && a.MemClass != nil {
 			c.mem = a
 			c.value = nil
@@ -108,6 +109,9 @@ func (c *Description) writeAttributes(b *strings.Builder, indent, where string, 
 func (c *Description) attributeValue(where string, a *capAttr) string {
 	at := fmt.Sprintf("%s attribute %s", where, a.name)
 	typ, ok := typeName(datasetInfo{TypeClass: a.ev.TypeClass, TypeSize: a.ev.TypeSize, TypeSign: a.ev.TypeSign})
+	if a.ev.TypeClass == h5tCompound {
+		typ, ok = c.compoundName(a.name, a.ev.Members, a.ev.TypeSize)
+	}
 	if !ok || a.ev.VLen {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: datatype class %d of %d bytes%s (written as f64)", at, a.ev.TypeClass, a.ev.TypeSize,
 			map[bool]string{true: ", variable-length", false: ""}[a.ev.VLen]))

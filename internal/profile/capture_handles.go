@@ -3,6 +3,7 @@ package profile
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -239,4 +240,27 @@ func markIndependent(ds map[string]*capDataset) {
 	for _, d := range ds {
 		d.independent = coll && len(d.writes) > 0 && d.indep && !d.coll
 	}
+}
+
+// groupsOf are the templates of file's groups in the order rank 0 created them (the
+// H5Gcreate2 events' paths), then those that carry attributes without an H5Gcreate2
+// event (traces of older libraries), sorted: a group holding attributes alone is the
+// file's too (AMReX's Chombo_global).
+func groupsOf(p *Profile, file string, ds map[string]*capDataset, attrs map[string][]*capAttr, stepOf func(string) (string, int, bool)) []string {
+	var out []string
+	for _, e := range p.Events {
+		if e.Rank != 0 || e.File != file || e.Call != "H5Gcreate2" || e.Object == "" {
+			continue
+		}
+		t, n, _ := stepOf(e.Object + "/x")
+		if t = strings.TrimSuffix(t, "/x"); n == 0 && t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(attrs)) {
+		if t != "/" && ds[t] == nil && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }

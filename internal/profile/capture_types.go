@@ -1,0 +1,108 @@
+package profile
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// h5tCompound is HDF5's H5T_COMPOUND class number.
+const h5tCompound = 6
+
+// typeMember is one member of a traced compound type: [name, H5T class, size, sign
+// (-1 but for integers), offset].
+type typeMember struct {
+	Name                      string
+	Class, Size, Sign, Offset int
+}
+
+// UnmarshalJSON reads a member from the library's array form.
+func (m *typeMember) UnmarshalJSON(b []byte) error {
+	var a []json.RawMessage
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	if len(a) != 5 {
+		return fmt.Errorf("compound member %s: want [name, class, size, sign, offset]", b)
+	}
+	if err := json.Unmarshal(a[0], &m.Name); err != nil {
+		return err
+	}
+	for i, p := range []*int{&m.Class, &m.Size, &m.Sign, &m.Offset} {
+		if err := json.Unmarshal(a[i+1], p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compound is a compound type of the description: its name and its members' YAML.
+type compound struct{ name, members string }
+
+// compoundName names the compound type of ms (size bytes) in the description's types,
+// defining it the first time (named after hint, the first object of that type): its
+// members must be integers, floats or fixed strings at the offsets a C struct gives them
+// (the description packs members so). False when they are not, or the trace has none.
+func (c *Description) compoundName(hint string, ms []typeMember, size int) (string, bool) {
+	if len(ms) == 0 {
+		return "", false
+	}
+	var parts []string
+	off, align := 0, 1
+	for _, m := range ms {
+		typ, ok := typeName(datasetInfo{TypeClass: m.Class, TypeSize: m.Size, TypeSign: m.Sign})
+		if !ok || m.Name == "" {
+			return "", false
+		}
+		a := m.Size
+		if m.Class == 3 { // strings align on bytes
+			a = 1
+		}
+		off = (off + a - 1) / a * a
+		if m.Offset != off {
+			return "", false
+		}
+		off += m.Size
+		align = max(align, a)
+		parts = append(parts, yamlString(m.Name)+": "+typ)
+	}
+	if (off+align-1)/align*align != size {
+		return "", false
+	}
+	members := "{" + strings.Join(parts, ", ") + "}"
+	for _, t := range c.compounds {
+		if t.members == members {
+			return t.name, true
+		}
+	}
+	name := strings.Map(func(r rune) rune {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, hint)
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		name = "t" + name
+	}
+	for taken := true; taken; {
+		taken = false
+		for _, t := range c.compounds {
+			if t.name == name {
+				name, taken = name+"_", true
+			}
+		}
+	}
+	c.compounds = append(c.compounds, compound{name, members})
+	return name, true
+}
+
+// writeTypes writes the description's compound types (types:).
+func (c *Description) writeTypes(b *strings.Builder) {
+	if len(c.compounds) == 0 {
+		return
+	}
+	b.WriteString("types:   # the compound types of the traced datasets and attributes\n")
+	for _, t := range c.compounds {
+		fmt.Fprintf(b, "  %s: %s\n", t.name, t.members)
+	}
+}
