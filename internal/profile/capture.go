@@ -359,11 +359,21 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 		written := several > 0
 		if read {
-			a := "  - read: " + id
+			at := ""
 			if written {
-				a += "\n    at: restart"
+				at = "\n    at: restart"
 			}
-			timeline = append(timeline, a)
+			// One read per step the program read (a stepped group's), in its order: a
+			// read's default step is the last written.
+			rs := readSteps(p, f, stepOf)
+			if len(rs) == 0 || len(rs) == 1 && rs[0] == steps-1 {
+				timeline = append(timeline, "  - read: "+id+at)
+			}
+			for _, n := range rs {
+				if len(rs) > 1 || n != steps-1 {
+					timeline = append(timeline, fmt.Sprintf("  - read: %s%s\n    step: %d", id, at, n))
+				}
+			}
 		}
 	}
 	fmt.Fprintln(&b, "timeline:")

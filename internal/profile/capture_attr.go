@@ -133,6 +133,10 @@ func (c *Description) attributeValue(where string, a *capAttr) string {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: dims %v (a description's attributes are scalars or 1-D: written as %d elements)", at, a.ev.Dims, n))
 	}
 	vals, ok := attrValues(a, typ, n)
+	if !ok && a.ev.TypeClass == h5tCompound {
+		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: a compound value (not decoded from the trace): generated", at))
+		return fmt.Sprintf("{type: %s%s, generate: index}", typ, shape)
+	}
 	if !ok {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: its value is not in the trace (never written, variable-length, or over the library's size limit): generated", at))
 		return fmt.Sprintf("{type: %s%s, generate: index}", typ, shape)

@@ -126,10 +126,11 @@ func inferWays(p *Profile, file string, nranks int) fileWays {
 // with H5Oopen (attributes: reopen) and objects created in their parent group opened
 // around the create (open_parents).
 func (w *fileWays) handlesOf(p *Profile, file string) {
-	created := map[string]bool{} // datasets created and since closed
-	open := map[string]bool{}    // datasets open now
-	oopen := map[string]bool{}   // objects opened with H5Oopen
-	gopen := map[string]bool{}   // groups opened with H5Gopen2
+	created := map[string]bool{}  // datasets created and since closed (in this open of the file)
+	reopened := map[string]bool{} // created datasets opened again
+	open := map[string]bool{}     // datasets open now
+	oopen := map[string]bool{}    // objects opened with H5Oopen
+	gopen := map[string]bool{}    // groups opened with H5Gopen2
 	inSerial := w.rank0
 	for _, e := range p.Events {
 		if e.Rank != 0 || e.File != file {
@@ -138,6 +139,8 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 		switch {
 		case e.Call == "H5Fclose":
 			inSerial = false
+			clear(created)
+			clear(reopened)
 		case inSerial:
 			// the serial creation's objects are held as create: rank0 holds them
 		case strings.HasPrefix(e.Call, "H5Dcreate"):
@@ -146,10 +149,10 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 				w.parents = true
 			}
 		case strings.HasPrefix(e.Call, "H5Dopen"):
-			if created[e.Name] {
-				w.holdCall = true
-			}
+			reopened[e.Name] = created[e.Name]
 			open[e.Name] = true
+		case h5dTransfers[e.Call] && reopened[e.Name]:
+			w.holdCall = true // written through a reopen of what this open created
 		case e.Call == "H5Dclose":
 			if open[e.Name] {
 				created[e.Name] = true
@@ -260,6 +263,21 @@ func groupsOf(p *Profile, file string, ds map[string]*capDataset, attrs map[stri
 	for _, t := range slices.Sorted(maps.Keys(attrs)) {
 		if t != "/" && ds[t] == nil && !slices.Contains(out, t) {
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// readSteps are the steps whose stepped groups (Timestep_N) rank 0 read in file, in the
+// order it first read them (none when it read no stepped dataset).
+func readSteps(p *Profile, file string, stepOf func(string) (string, int, bool)) []int {
+	var out []int
+	for _, e := range p.Events {
+		if write, transfer := h5dTransfers[e.Call]; e.Rank != 0 || e.File != file || !transfer || write {
+			continue
+		}
+		if _, n, stepped := stepOf(e.Name); stepped && !slices.Contains(out, n) {
+			out = append(out, n)
 		}
 	}
 	return out
