@@ -282,6 +282,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		ways := inferWays(p, f, p.Ranks)
 		if !ways.known && (fa.Ops || fa.Write) { // a trace without each open's access list
 			ways.collMeta, ways.wOps, ways.wWrite = "true", fa.Ops, fa.Write
+			ways.guesses = append(ways.guesses, "collective_metadata: the file's last open asked for it (the trace, of an older library, has no access list per open: how the file was created and which opens asked cannot be told)")
 		}
 		c.writeWays(&b, id, f, ways)
 		switch {
@@ -294,7 +295,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		for t, d := range ds {
 			d.attrs = fileAttrs[t]
 		}
-		markIndependent(ds)
+		markIndependent(ds, ways)
 		c.writeAttributes(&b, "    ", id, fileAttrs["/"])
 		c.writeTree(&b, id, ds, fileAttrs, groupsOf(p, f, ds, fileAttrs, stepOf), p.Ranks)
 		read := false

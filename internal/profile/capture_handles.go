@@ -111,11 +111,10 @@ func inferWays(p *Profile, file string, nranks int) fileWays {
 	switch {
 	case w.wOps || w.wWrite:
 		w.collMeta = "true"
-	case rOps:
+	case rOps && anyWrite:
 		w.collMeta = "read"
-		if !anyWrite {
-			w.guesses = append(w.guesses, "collective_metadata: read: the program opened the file for reading only (true would ask for it on its writes too)")
-		}
+	case rOps:
+		w.collMeta = "true" // a file only read: true and read ask the same of its opens
 	}
 	w.handlesOf(p, file)
 	return w
@@ -126,11 +125,13 @@ func inferWays(p *Profile, file string, nranks int) fileWays {
 // with H5Oopen (attributes: reopen) and objects created in their parent group opened
 // around the create (open_parents).
 func (w *fileWays) handlesOf(p *Profile, file string) {
-	created := map[string]bool{}  // datasets created and since closed (in this open of the file)
-	reopened := map[string]bool{} // created datasets opened again
-	open := map[string]bool{}     // datasets open now
-	oopen := map[string]bool{}    // objects opened with H5Oopen
-	gopen := map[string]bool{}    // groups opened with H5Gopen2
+	created := map[string]bool{}      // datasets created and since closed (in this open of the file)
+	reopened := map[string]bool{}     // created datasets opened again
+	direct := map[string]bool{}       // datasets this open created
+	var viaReopen, viaCreate []string // datasets written through a reopen, on their creation's handle
+	open := map[string]bool{}         // datasets open now
+	oopen := map[string]bool{}        // objects opened with H5Oopen
+	gopen := map[string]bool{}        // groups opened with H5Gopen2
 	inSerial := w.rank0
 	for _, e := range p.Events {
 		if e.Rank != 0 || e.File != file {
@@ -141,18 +142,27 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 			inSerial = false
 			clear(created)
 			clear(reopened)
+			clear(direct)
 		case inSerial:
 			// the serial creation's objects are held as create: rank0 holds them
 		case strings.HasPrefix(e.Call, "H5Dcreate"):
-			open[e.Name] = true
+			open[e.Name], direct[e.Name] = true, true
 			if gopen[path.Dir(e.Name)] {
 				w.parents = true
 			}
 		case strings.HasPrefix(e.Call, "H5Dopen"):
 			reopened[e.Name] = created[e.Name]
+			direct[e.Name] = false
 			open[e.Name] = true
 		case h5dTransfers[e.Call] && reopened[e.Name]:
 			w.holdCall = true // written through a reopen of what this open created
+			if !slices.Contains(viaReopen, e.Name) {
+				viaReopen = append(viaReopen, e.Name)
+			}
+		case h5dTransfers[e.Call] && direct[e.Name] && open[e.Name]:
+			if !slices.Contains(viaCreate, e.Name) {
+				viaCreate = append(viaCreate, e.Name)
+			}
 		case e.Call == "H5Dclose":
 			if open[e.Name] {
 				created[e.Name] = true
@@ -180,6 +190,10 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 	// create: rank0 opens the groups of the datasets after its open by itself.
 	if w.rank0 && !w.holdCall {
 		w.parents = false
+	}
+	if w.holdCall && len(viaCreate) > 0 {
+		w.guesses = append(w.guesses, fmt.Sprintf("hold: call: %d datasets were written through a reopen after their creation (%s first), %d on their creation's handle (%s first); the description reopens them all",
+			len(viaReopen), viaReopen[0], len(viaCreate), viaCreate[0]))
 	}
 }
 
@@ -232,7 +246,8 @@ func (w fileWays) serialDataset(t string) bool {
 // rank 0 between the collective writes of the cell data). Files with series (steps made
 // of H5Dset_extent, as E3SM-IO's record variables) keep one action per transfer mode and
 // cadence: their round trip is equal so, and one action moves HDF5's metadata writes.
-func markIndependent(ds map[string]*capDataset) {
+// The datasets of a serial creation (create: {by: rank0, datasets}) are written there.
+func markIndependent(ds map[string]*capDataset, w fileWays) {
 	coll := false
 	for _, d := range ds {
 		if d.series || d.once {
@@ -240,8 +255,8 @@ func markIndependent(ds map[string]*capDataset) {
 		}
 		coll = coll || len(d.writes) > 0 && d.coll
 	}
-	for _, d := range ds {
-		d.independent = coll && len(d.writes) > 0 && d.indep && !d.coll
+	for t, d := range ds {
+		d.independent = coll && len(d.writes) > 0 && d.indep && !d.coll && !w.serialDataset(t)
 	}
 }
 
