@@ -896,21 +896,27 @@ func filterList(in datasetInfo) string {
 // fileID is a file's id in the description: its base name without extension, made a
 // plain word and unique.
 func fileID(file string, i int, used map[string]string) string {
-	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	id := strings.Map(func(r rune) rune {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, base)
-	if id == "" || id[0] >= '0' && id[0] <= '9' {
-		id = "f" + id
-	}
+	id := plainWord(strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), "f")
 	if _, taken := used[id]; taken {
 		id = fmt.Sprintf("%s_%d", id, i)
 	}
 	used[id] = file
 	return id
+}
+
+// plainWord is s with every character but letters, digits and _ made _, prefixed when it
+// is empty or starts with a digit: a name YAML and the description's keys take as is.
+func plainWord(s, prefix string) string {
+	w := strings.Map(func(r rune) rune {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, s)
+	if w == "" || w[0] >= '0' && w[0] <= '9' {
+		w = prefix + w
+	}
+	return w
 }
 
 // meanGap is the mean time between the end of one step's I/O and the start of the next on

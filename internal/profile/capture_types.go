@@ -75,15 +75,7 @@ func (c *Description) compoundName(hint string, ms []typeMember, size int) (stri
 			return t.name, true
 		}
 	}
-	name := strings.Map(func(r rune) rune {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, hint)
-	if name == "" || name[0] >= '0' && name[0] <= '9' {
-		name = "t" + name
-	}
+	name := plainWord(hint, "t")
 	for taken := true; taken; {
 		taken = false
 		for _, t := range c.compounds {
