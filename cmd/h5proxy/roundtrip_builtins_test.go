@@ -35,7 +35,7 @@ func TestCaptureRoundTripBuiltins(t *testing.T) {
 			want: []string{
 				"    name: plt00001.h5\n    create: rank0   #",
 				"    collective_metadata: true\n",
-				"      Chombo_global:\n        attributes:\n          SpaceDim: {type: i32, shape: [1], value: [3]}\n",
+				"      Chombo_global:\n        attributes:\n          SpaceDim: {type: i32, shape: [1], value: [3]}\n      level_0:\n",
 				"            type: prob_domain\n            shape: [8]\n            decompose: {kind: rank0, select: hyperslab}\n            independent: true   #",
 				"types:   # the compound types of the traced datasets and attributes\n  prob_domain: {lo_i: i32, lo_j: i32, lo_k: i32, hi_i: i32, hi_j: i32, hi_k: i32}\n  boxcenter: {i: i32, j: i32, k: i32}\n",
 			}},

@@ -118,22 +118,47 @@ func Capture(p *Profile, name string) (*Description, error) {
 	files := map[fileKey]map[string]*capDataset{}
 	var fileOrder []fileKey
 	steps := 1
-	stepOf := func(dsPath string) (string, int, bool) {
+	// A group name ending in a number is a step's when the file has groups of that name
+	// with other numbers too (Timestep_0, Timestep_1): AMReX's level_0 alone is a name.
+	numbered := map[string]map[int]bool{} // file and group template -> its numbers
+	template := func(file, dsPath string, numbers bool) (string, int, bool) {
 		parts := strings.Split(strings.TrimPrefix(dsPath, "/"), "/")
 		for i := 0; i < len(parts)-1; i++ {
 			if m := stepNumber.FindStringSubmatch(parts[i]); m != nil {
 				n, _ := strconv.Atoi(m[2])
+				orig := parts[i]
 				parts[i] = m[1] + "${step}"
-				return "/" + strings.Join(parts, "/"), n, true
+				key := file + "\x00" + strings.Join(parts[:i+1], "/")
+				if numbers {
+					if numbered[key] == nil {
+						numbered[key] = map[int]bool{}
+					}
+					numbered[key][n] = true
+				}
+				if len(numbered[key]) > 1 {
+					return "/" + strings.Join(parts, "/"), n, true
+				}
+				parts[i] = orig
 			}
 		}
 		return dsPath, 0, false
 	}
 	for _, r := range p.Records {
+		if r.Module == "H5D" {
+			template(r.File, r.Name, true)
+		}
+	}
+	for _, e := range p.Events {
+		if e.Call == "H5Gcreate2" && e.Object != "" {
+			template(e.File, e.Object+"/x", true)
+		}
+	}
+	stepOf := func(file, dsPath string) (string, int, bool) { return template(file, dsPath, false) }
+	for _, r := range p.Records {
 		if r.Module != "H5D" || r.Rank > 0 {
 			continue
 		}
-		tmpl, n, stepped := stepOf(r.Name)
+		tmpl, n, stepped := stepOf(r.File, r.Name)
 		if stepped {
 			steps = max(steps, n+1)
 		}
@@ -159,7 +184,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 	order := map[string]int{}
 	for _, e := range p.Events {
 		if e.Rank == 0 && e.Module == "H5D" && (strings.HasPrefix(e.Call, "H5Dcreate") || strings.HasPrefix(e.Call, "H5Dopen")) {
-			tmpl, _, _ := stepOf(e.Name)
+			tmpl, _, _ := stepOf(e.File, e.Name)
 			if _, ok := order[e.File+"\x00"+tmpl]; !ok {
 				order[e.File+"\x00"+tmpl] = len(order)
 			}
@@ -186,7 +211,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		if e.Module != "H5D" || !transfer {
 			continue
 		}
-		tmpl, n, _ := stepOf(e.Name)
+		tmpl, n, _ := stepOf(e.File, e.Name)
 		d := files[e.File][tmpl]
 		if d != nil && d.series && write {
 			if seriesWrite[d] == nil {
@@ -253,16 +278,17 @@ func Capture(p *Profile, name string) (*Description, error) {
 	}
 	anyWritten := slices.ContainsFunc(fileOrder, writes)
 	attrs := attributes(p, func(file, obj string) (string, int) {
-		if t, n, _ := stepOf(obj); files[file][t] != nil { // a dataset
+		if t, n, _ := stepOf(file, obj); files[file][t] != nil { // a dataset
 			return t, n
 		}
-		t, n, _ := stepOf(obj + "/x") // a group: its own name may carry the step
+		t, n, _ := stepOf(file, obj+"/x") // a group: its own name may carry the step
 		if t = strings.TrimSuffix(t, "/x"); t == "" {
 			t = "/"
 		}
 		return t, n
 	})
 	c.MapName = fileID(name, 0, map[string]string{}) + ".map.h5"
+	c.fileFamilies(fileOrder, files, writes)
 	for i, f := range fileOrder {
 		if anyWritten && !writes(f) {
 			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: an input the program read but did not write (a description reads back only the files it writes)", filepath.Base(f)))
@@ -402,13 +428,13 @@ func Capture(p *Profile, name string) (*Description, error) {
 // dimension, grown by H5Dset_extent between writes, as netCDF's and E3SM's record
 // variables) and returns the steps they make: the most writes of any (1 when none). The
 // other datasets written once are written at the first step alone.
-func (c *Description) series(p *Profile, files map[string]map[string]*capDataset, stepOf func(string) (string, int, bool)) int {
+func (c *Description) series(p *Profile, files map[string]map[string]*capDataset, stepOf func(string, string) (string, int, bool)) int {
 	last := map[*capDataset]int64{}
 	for _, e := range p.Events {
 		if e.Module != "H5D" {
 			continue
 		}
-		tmpl, _, stepped := stepOf(e.Name)
+		tmpl, _, stepped := stepOf(e.File, e.Name)
 		d := files[e.File][tmpl]
 		if d == nil || stepped {
 			continue

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -264,13 +265,13 @@ func markIndependent(ds map[string]*capDataset, w fileWays) {
 // H5Gcreate2 events' paths), then those that carry attributes without an H5Gcreate2
 // event (traces of older libraries), sorted: a group holding attributes alone is the
 // file's too (AMReX's Chombo_global).
-func groupsOf(p *Profile, file string, ds map[string]*capDataset, attrs map[string][]*capAttr, stepOf func(string) (string, int, bool)) []string {
+func groupsOf(p *Profile, file string, ds map[string]*capDataset, attrs map[string][]*capAttr, stepOf func(string, string) (string, int, bool)) []string {
 	var out []string
 	for _, e := range p.Events {
 		if e.Rank != 0 || e.File != file || e.Call != "H5Gcreate2" || e.Object == "" {
 			continue
 		}
-		t, n, _ := stepOf(e.Object + "/x")
+		t, n, _ := stepOf(file, e.Object+"/x")
 		if t = strings.TrimSuffix(t, "/x"); n == 0 && t != "" && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
@@ -285,15 +286,43 @@ func groupsOf(p *Profile, file string, ds map[string]*capDataset, attrs map[stri
 
 // readSteps are the steps whose stepped groups (Timestep_N) rank 0 read in file, in the
 // order it first read them (none when it read no stepped dataset).
-func readSteps(p *Profile, file string, stepOf func(string) (string, int, bool)) []int {
+func readSteps(p *Profile, file string, stepOf func(string, string) (string, int, bool)) []int {
 	var out []int
 	for _, e := range p.Events {
 		if write, transfer := h5dTransfers[e.Call]; e.Rank != 0 || e.File != file || !transfer || write {
 			continue
 		}
-		if _, n, stepped := stepOf(e.Name); stepped && !slices.Contains(out, n) {
+		if _, n, stepped := stepOf(file, e.Name); stepped && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// fileNumber splits a file's base name into the text around its last run of digits.
+var fileNumber = regexp.MustCompile(`^(.*?)(\d+)(\.[^.]*)?$`)
+
+// fileFamilies lists the written files whose names differ only in a number and that hold
+// the same datasets (AMReX's plt00000.h5, plt00001.h5): the description keeps one file
+// each, where the program's file per step would be one file with a name per step
+// (plt${step:05d}.h5), which capture does not infer.
+func (c *Description) fileFamilies(files []string, ds map[string]map[string]*capDataset, written func(string) bool) {
+	family := map[string][]string{}
+	var keys []string
+	for _, f := range files {
+		m := fileNumber.FindStringSubmatch(filepath.Base(f))
+		if m == nil || !written(f) {
+			continue
+		}
+		k := filepath.Join(filepath.Dir(f), m[1]+"#"+m[3]) + "\x00" + strings.Join(slices.Sorted(maps.Keys(ds[f])), "\x00")
+		if family[k] == nil {
+			keys = append(keys, k)
+		}
+		family[k] = append(family[k], filepath.Base(f))
+	}
+	for _, k := range keys {
+		if fs := family[k]; len(fs) > 1 {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: a file per step, written as %d files of one step each (a name per step is not inferred)", strings.Join(fs, ", "), len(fs)))
+		}
+	}
 }
