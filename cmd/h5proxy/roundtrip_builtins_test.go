@@ -12,8 +12,9 @@ import (
 // the traces into descriptions and runs them: the census of every call (counts, the most
 // of one rank, bytes, collective transfers, I/O modes) is the built-in's, per phase, and
 // so are the files under h5dump -pH. The descriptions say, from the trace alone, how the
-// codes reach their objects: AMReX's plotfiles created by rank 0 alone with a serial
-// driver and reopened by every rank (create: rank0), its box list written independently
+// codes reach their objects: AMReX's plotfiles, a file per step (plt${step:05d}.h5),
+// created by rank 0 alone with a serial driver and reopened by every rank (create:
+// rank0), its box list written independently
 // inside the collective writes (independent: true), its compound types; openPMD-api's
 // per-call handles (attributes through H5Oopen, parent groups opened around creates);
 // BD-CATS reading VPIC-IO's file with collective metadata on its reads alone, one read
@@ -33,7 +34,8 @@ func TestCaptureRoundTripBuiltins(t *testing.T) {
 			config: `{"pattern":"amrex","phases":["write"],"session":{"file":"amx/"},"options":{"ncells":16,"max_grid_size":8,"nlevs":1,"ncomp":2,"nppc":1,"nplotfile":2,"nparticlefile":0}}`,
 			files:  []string{"amx/plt00000.h5:plt00000.h5", "amx/plt00001.h5:plt00001.h5"},
 			want: []string{
-				"    name: plt00001.h5\n    create: rank0   #",
+				"steps: 2\n", "  plt:\n    name: \"plt${step:05d}.h5\"   # a file per step\n    create: rank0   #",
+				"timeline:\n  - write: plt\n",
 				"    collective_metadata: true\n",
 				"      Chombo_global:\n        attributes:\n          SpaceDim: {type: i32, shape: [1], value: [3]}\n      level_0:\n",
 				"            type: prob_domain\n            shape: [8]\n            decompose: {kind: rank0, select: hyperslab}\n            independent: true   #",

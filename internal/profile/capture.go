@@ -114,6 +114,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		return nil, errors.New("capture needs a traced profile (h5proxy profile -trace, or h5proxy capture)")
 	}
 	c := &Description{Files: map[string]string{}}
+	p, perStep := foldFilesPerStep(p)
 	type fileKey = string
 	files := map[fileKey]map[string]*capDataset{}
 	var fileOrder []fileKey
@@ -154,11 +155,19 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 	}
 	stepOf := func(file, dsPath string) (string, int, bool) { return template(file, dsPath, false) }
+	// stepAt is stepOf for a record or event, whose file may be one of a file per step.
+	stepAt := func(file, dsPath string, fileStep int) (string, int, bool) {
+		t, n, stepped := stepOf(file, dsPath)
+		if fileStep > 0 {
+			return t, fileStep - 1, true
+		}
+		return t, n, stepped
+	}
 	for _, r := range p.Records {
 		if r.Module != "H5D" || r.Rank > 0 {
 			continue
 		}
-		tmpl, n, stepped := stepOf(r.File, r.Name)
+		tmpl, n, stepped := stepAt(r.File, r.Name, r.fileStep)
 		if stepped {
 			steps = max(steps, n+1)
 		}
@@ -200,7 +209,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 	}
 	// Series by extension: the run's writes per rank and rank 0's extensions.
 	if steps == 1 {
-		steps = c.series(p, files, stepOf)
+		steps = c.series(p, files, stepAt)
 	}
 	// The first step's accesses of every rank (a series' first write); the gaps between
 	// steps on rank 0 (a series' writes are its steps).
@@ -211,7 +220,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		if e.Module != "H5D" || !transfer {
 			continue
 		}
-		tmpl, n, _ := stepOf(e.File, e.Name)
+		tmpl, n, _ := stepAt(e.File, e.Name, e.fileStep)
 		d := files[e.File][tmpl]
 		if d != nil && d.series && write {
 			if seriesWrite[d] == nil {
@@ -295,8 +304,16 @@ func Capture(p *Profile, name string) (*Description, error) {
 			continue
 		}
 		id := fileID(f, i, ids)
+		if name, ok := perStep[f]; ok { // named without the step: plt${step:05d}.h5 is plt
+			delete(ids, id)
+			id = fileID(filepath.Join(filepath.Dir(f), stepField.ReplaceAllString(name, "")), i, ids)
+		}
 		ds := files[f]
-		fmt.Fprintf(&b, "  %s:\n    name: %s\n", id, yamlString(filepath.Base(f)))
+		if name, ok := perStep[f]; ok {
+			fmt.Fprintf(&b, "  %s:\n    name: %s   # a file per step\n", id, yamlString(name))
+		} else {
+			fmt.Fprintf(&b, "  %s:\n    name: %s\n", id, yamlString(filepath.Base(f)))
+		}
 		h5f, hasH5F := fileRecord(p, f)
 		if hasH5F && h5f.Counters["H5F_USE_MPIIO"] == 0 {
 			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: opened without the MPI-IO driver (a description's shared files use MPI-IO)", filepath.Base(f)))
@@ -428,13 +445,13 @@ func Capture(p *Profile, name string) (*Description, error) {
 // dimension, grown by H5Dset_extent between writes, as netCDF's and E3SM's record
 // variables) and returns the steps they make: the most writes of any (1 when none). The
 // other datasets written once are written at the first step alone.
-func (c *Description) series(p *Profile, files map[string]map[string]*capDataset, stepOf func(string, string) (string, int, bool)) int {
+func (c *Description) series(p *Profile, files map[string]map[string]*capDataset, stepAt func(string, string, int) (string, int, bool)) int {
 	last := map[*capDataset]int64{}
 	for _, e := range p.Events {
 		if e.Module != "H5D" {
 			continue
 		}
-		tmpl, _, stepped := stepOf(e.File, e.Name)
+		tmpl, _, stepped := stepAt(e.File, e.Name, e.fileStep)
 		d := files[e.File][tmpl]
 		if d == nil || stepped {
 			continue

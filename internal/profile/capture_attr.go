@@ -61,6 +61,9 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 			continue
 		}
 		tmpl, step := template(e.File, a.Object)
+		if e.fileStep > 0 { // a file per step
+			step = e.fileStep - 1
+		}
 		if step != 0 {
 			continue
 		}

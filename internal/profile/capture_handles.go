@@ -139,6 +139,8 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 			continue
 		}
 		switch {
+		case e.Call == "H5Fcreate":
+			inSerial = w.rank0 // each file of a file per step is created serially
 		case e.Call == "H5Fclose":
 			inSerial = false
 			clear(created)
@@ -268,7 +270,7 @@ func markIndependent(ds map[string]*capDataset, w fileWays) {
 func groupsOf(p *Profile, file string, ds map[string]*capDataset, attrs map[string][]*capAttr, stepOf func(string, string) (string, int, bool)) []string {
 	var out []string
 	for _, e := range p.Events {
-		if e.Rank != 0 || e.File != file || e.Call != "H5Gcreate2" || e.Object == "" {
+		if e.Rank != 0 || e.File != file || e.Call != "H5Gcreate2" || e.Object == "" || e.fileStep > 1 {
 			continue
 		}
 		t, n, _ := stepOf(file, e.Object+"/x")
@@ -292,7 +294,11 @@ func readSteps(p *Profile, file string, stepOf func(string, string) (string, int
 		if write, transfer := h5dTransfers[e.Call]; e.Rank != 0 || e.File != file || !transfer || write {
 			continue
 		}
-		if _, n, stepped := stepOf(file, e.Name); stepped && !slices.Contains(out, n) {
+		_, n, stepped := stepOf(file, e.Name)
+		if e.fileStep > 0 {
+			n, stepped = e.fileStep-1, true
+		}
+		if stepped && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
@@ -303,9 +309,8 @@ func readSteps(p *Profile, file string, stepOf func(string, string) (string, int
 var fileNumber = regexp.MustCompile(`^(.*?)(\d+)(\.[^.]*)?$`)
 
 // fileFamilies lists the written files whose names differ only in a number and that hold
-// the same datasets (AMReX's plt00000.h5, plt00001.h5): the description keeps one file
-// each, where the program's file per step would be one file with a name per step
-// (plt${step:05d}.h5), which capture does not infer.
+// the same datasets but were not folded into a file per step (foldFilesPerStep: their
+// numbers are not the steps 0..N-1): the description keeps one file each.
 func (c *Description) fileFamilies(files []string, ds map[string]map[string]*capDataset, written func(string) bool) {
 	family := map[string][]string{}
 	var keys []string
@@ -322,7 +327,7 @@ func (c *Description) fileFamilies(files []string, ds map[string]map[string]*cap
 	}
 	for _, k := range keys {
 		if fs := family[k]; len(fs) > 1 {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: a file per step, written as %d files of one step each (a name per step is not inferred)", strings.Join(fs, ", "), len(fs)))
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: names that differ in a number other than the steps 0..N-1, written as %d files (a name per step counts from 0)", strings.Join(fs, ", "), len(fs)))
 		}
 	}
 }

@@ -143,3 +143,28 @@ func TestCaptureWaysOlderTrace(t *testing.T) {
 		t.Errorf("description:\n%s", d.YAML)
 	}
 }
+
+// TestCaptureFilePerStep: files whose names differ only in a number, the steps 0..N-1,
+// with the same datasets fold into one file named per step, their writes its steps;
+// other numbers stay files of their own, listed.
+func TestCaptureFilePerStep(t *testing.T) {
+	p := &Profile{Traced: true, Ranks: 2, Calls: map[string]Call{}}
+	for _, f := range []string{"/d/out_00.h5", "/d/out_01.h5", "/d/out_02.h5", "/d/ck3.h5", "/d/ck7.h5"} {
+		p.Records = append(p.Records, Record{Module: "H5D", File: f, Name: "/g_0/x", Rank: -1,
+			Info: json.RawMessage(`{"type_class":1,"type_size":8,"layout":1,"dims":[8],"maxdims":[8]}`)})
+		for r := range 2 {
+			p.Events = append(p.Events, Event{Rank: r, Module: "H5D", Call: "H5Dwrite", File: f, Name: "/g_0/x", Collective: true,
+				Selection: json.RawMessage(fmt.Sprintf(`{"start":[%d],"stride":[1],"count":[4],"block":[1]}`, 4*r))})
+		}
+	}
+	d := captureOf(t, p)
+	for _, want := range []string{"steps: 3\n", "  out:\n    name: \"out_${step:02d}.h5\"   # a file per step\n    groups:\n      g_0:\n",
+		"  ck3:\n    name: ck3.h5\n", "  ck7:\n    name: ck7.h5\n", "timeline:\n  - write: out\n  - write: ck3\n  - write: ck7\n"} {
+		if !strings.Contains(d.YAML, want) {
+			t.Errorf("description lacks %q:\n%s", want, d.YAML)
+		}
+	}
+	if got := strings.Join(d.Unexpressed, "\n"); !strings.Contains(got, "ck3.h5, ck7.h5: names that differ in a number other than the steps 0..N-1, written as 2 files") {
+		t.Errorf("unexpressed %q", got)
+	}
+}

@@ -61,6 +61,8 @@ type Record struct {
 	Counters  map[string]int64   `json:"counters"`
 	FCounters map[string]float64 `json:"fcounters"`
 	Info      json.RawMessage    `json:"info,omitempty"`
+	// fileStep is 1 + the step of a file written one per step (capture's folding), 0 else.
+	fileStep int
 }
 
 // Call is the count and total time (seconds) of one kind of intercepted call.
@@ -95,6 +97,8 @@ type Event struct {
 	Object string `json:"object,omitempty"`
 	// FAPL is what an H5Fcreate or H5Fopen event's file access list asked for.
 	FAPL *FAPL `json:"fapl,omitempty"`
+	// fileStep is 1 + the step of a file written one per step (capture's folding), 0 else.
+	fileStep int
 }
 
 // FAPL is the part of a file access list an H5Fcreate or H5Fopen event keeps: the
