@@ -21,6 +21,7 @@ type engine struct {
 	// decomps caches decomposers by dataset, shape and rank count (they hold every rank's
 	// counts or a map).
 	decomps map[decompKey]*decomposer
+	writers writerRuns // restart reads' replays of the writers' runs
 }
 
 type decompKey struct {
