@@ -142,7 +142,7 @@ var (
 		Fields: []*Node{
 			{Key: "type", Kind: TypeName, Help: "memory datatype when it differs from the file type (HDF5 converts: any integer or float to any other; compound to compound by member name)"},
 			{Key: "struct", Kind: TypeName, Help: "interleaved: a compound type declared under types; the buffer is an array of these structs shared by every dataset naming it, and each write transfers the members the dataset's (compound) file type shares with it"},
-			{Key: "ghost", Kind: Literal, Help: "ghost cells: the buffer holds this many more elements on each side of a rank's block in every dimension (a number, or a list with one per dimension, e.g. [2, 2, 0]); transfers select the block inside it (a hyperslab of the memory space), the file is the same as without; block, uneven, rank0 and replicated decompositions"},
+			{Key: "ghost", Kind: Literal, Help: "ghost cells: the buffer holds this many more elements on each side of a rank's block in every dimension (a number, or a list with one per dimension, e.g. [2, 2, 0]); transfers select the block inside it (a hyperslab of the memory space), the file is the same as without; every decomposition and struct buffers (the same ghost on every dataset sharing one); a cyclic rank's buffer is its rows, a map's or points' the list of its elements (1-D: one count)"},
 		}}
 	datasetNode = &Node{Key: "datasets", Kind: Named, Help: "datasets by name; a name \"${list}\" or a YAML list as the key makes one per name",
 		Example: `datasets: {x: {type: f32, shape: [n * nranks]}, y: {like: x}}`,
