@@ -16,7 +16,7 @@ const (
 	Int64                     // H5T_NATIVE_LLONG
 	Uint64                    // H5T_NATIVE_ULLONG
 	Uint8                     // H5T_NATIVE_UCHAR
-	String                    // fixed-length H5T_C_S1, NULLTERM, ASCII
+	String                    // fixed-length H5T_C_S1, NULLTERM, ASCII (or UTF-8: Type.UTF8)
 	Compound                  // H5T_COMPOUND with named members at byte offsets
 	Uint32                    // H5T_NATIVE_UINT (openPMD's openPMDextension)
 	Int8                      // H5T_NATIVE_SCHAR (NetCDF's NC_CHAR through H5T_NATIVE_CHAR, E3SM-IO)
@@ -49,6 +49,9 @@ type Type struct {
 	// and the raw layouts treat it as any string; the HDF5 binding converts to and from
 	// the C strings HDF5 takes. Not allowed inside a compound.
 	VarLen bool
+	// UTF8 marks a String whose character set is UTF-8 (H5T_CSET_UTF8), not ASCII: the
+	// bytes are the same, HDF5 records the set and converts no string between the two.
+	UTF8 bool
 }
 
 // Member is one named field of a compound type.
@@ -172,10 +175,14 @@ func (t Type) Fields(name string) []Member {
 func (t Type) String() string {
 	switch t.Class {
 	case String:
-		if t.VarLen {
-			return fmt.Sprintf("vstr(%d)", t.Size)
+		u := ""
+		if t.UTF8 {
+			u = "u"
 		}
-		return fmt.Sprintf("str(%d)", t.Size)
+		if t.VarLen {
+			return fmt.Sprintf("%svstr(%d)", u, t.Size)
+		}
+		return fmt.Sprintf("%sstr(%d)", u, t.Size)
 	case Compound:
 		parts := make([]string, len(t.Members))
 		for i, m := range t.Members {
@@ -189,7 +196,7 @@ func (t Type) String() string {
 
 // Equal reports whether two types describe the same layout (names of compounds ignored).
 func (t Type) Equal(o Type) bool {
-	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || len(t.Members) != len(o.Members) {
+	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || t.UTF8 != o.UTF8 || len(t.Members) != len(o.Members) {
 		return false
 	}
 	for i := range t.Members {

@@ -565,7 +565,9 @@ func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 		if err := v.unpack("H5Aread "+op, val); err != nil {
 			return plan.AttributeSpec{}, err
 		}
-		return plan.AttributeSpec{Name: name, Type: plan.VStr(v.w), Shape: dims, Value: val}, nil
+		vt := plan.VStr(v.w)
+		vt.UTF8 = t.UTF8
+		return plan.AttributeSpec{Name: name, Type: vt, Shape: dims, Value: val}, nil
 	}
 	val := make([]byte, plan.Product(dims)*uint64(t.Size))
 	if len(val) > 0 && C.H5Aread(attr, mt, unsafe.Pointer(&val[0])) < 0 {

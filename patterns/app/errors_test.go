@@ -82,6 +82,8 @@ func TestErrorsNameFileLineKeyValue(t *testing.T) {
 		{"unknown type", "type: f64", "type: f65", 1, []string{"d.yaml:7:17:", `value "f65"`, "unknown type", "i8, u8, i16"}},
 		{"no conversion", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [n * nranks], memory: {type: str8}}", 1,
 			[]string{"d.yaml:7:58:", "memory.type", "HDF5 has no conversion between str(8) and f64"}},
+		{"no conversion between character sets", "{type: f64, shape: [n * nranks]}", "{type: ustr8, shape: [n * nranks], memory: {type: str8}}", 1,
+			[]string{"memory.type", "memory type str(8) and file type ustr(8) of x: HDF5 converts no ASCII string to a UTF-8 one, nor back"}},
 		{"element written twice", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [2, 2], decompose: {kind: points, file: " + pts + "}}", 2,
 			[]string{"decompose.file", "element [0 1] is written by rank 0 and rank 1"}},
 		{"element unwritten", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [2, 2], decompose: {kind: points, file: " + holes + "}}", 2,
