@@ -47,7 +47,8 @@ type Type struct {
 	// NULLTERM, ASCII). Plans still lay its elements out as fixed strings of Size bytes
 	// (NUL-padded: the longest string a pattern writes), so data preparation, verification
 	// and the raw layouts treat it as any string; the HDF5 binding converts to and from
-	// the C strings HDF5 takes. Not allowed inside a compound.
+	// the C strings HDF5 takes. Inside a compound, the binding stages the compound as the C
+	// struct HDF5 takes (a char * in place of each variable-length member, HasVarLen).
 	VarLen bool
 	// UTF8 marks a String whose character set is UTF-8 (H5T_CSET_UTF8), not ASCII: the
 	// bytes are the same, HDF5 records the set and converts no string between the two.
@@ -76,10 +77,14 @@ var (
 )
 
 // Align is the type's natural alignment as a member of a C struct: its size for atomic
-// types, 1 for strings (char arrays), the largest of its members' for compounds.
+// types, 1 for strings (char arrays), a pointer's for variable-length strings (a char *),
+// the largest of its members' for compounds.
 func (t Type) Align() int {
 	switch t.Class {
 	case String:
+		if t.VarLen {
+			return PointerSize
+		}
 		return 1
 	case Compound:
 		a := 1
@@ -105,6 +110,23 @@ func Struct(name string, size int, members ...Member) Type {
 // Field is shorthand for a compound member.
 func Field(name string, offset int, t Type) Member {
 	return Member{Name: name, Offset: offset, Type: t}
+}
+
+// PointerSize is the size and alignment of a C pointer (char *) on the platforms h5proxy
+// builds for (64-bit): a variable-length string member of a C struct.
+const PointerSize = 8
+
+// HasVarLen reports whether the type is or holds a variable-length string.
+func (t Type) HasVarLen() bool {
+	if t.VarLen {
+		return true
+	}
+	for _, m := range t.Members {
+		if m.Type.HasVarLen() {
+			return true
+		}
+	}
+	return false
 }
 
 // Validate checks sizes and that compound members fit and do not overlap.
@@ -138,9 +160,6 @@ func (t Type) Validate() error {
 		for _, m := range t.Members {
 			if err := m.Type.Validate(); err != nil {
 				return fmt.Errorf("compound %q member %q: %w", t.Name, m.Name, err)
-			}
-			if m.Type.VarLen {
-				return fmt.Errorf("compound %q member %q: a variable-length string inside a compound is not supported", t.Name, m.Name)
 			}
 			if m.Offset < 0 || m.Offset+m.Type.Size > t.Size {
 				return fmt.Errorf("compound %q member %q at offset %d size %d exceeds struct size %d",

@@ -75,7 +75,11 @@ func convType(t plan.Type) (C.hid_t, error) {
 			h, err = stringType(t.Size, t.UTF8)
 		}
 	case plan.Compound:
-		h, err = compoundType(t)
+		if t.HasVarLen() { // the C struct, a char * for each variable-length string
+			h, err = vlenCompoundType(t)
+		} else {
+			h, err = compoundType(t)
+		}
 	default:
 		return -1, errorf("h5: datatype: unknown class %v", t.Class)
 	}

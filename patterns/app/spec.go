@@ -169,8 +169,8 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		if strings.EqualFold(ds.Fill.Text, "undefined") {
 			c.FillUndefined = true
 		} else {
-			if t.VarLen {
-				return nil, errAt(ds.Fill, "a variable-length string dataset takes no fill value here", "no fill (HDF5's default: no string)")
+			if t.HasVarLen() {
+				return nil, errAt(ds.Fill, "a dataset of (or with members of) variable-length strings takes no fill value here", "no fill (HDF5's default: no string)")
 			}
 			b, err := encodeValue(t, ds.Fill)
 			if err != nil {

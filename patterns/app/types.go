@@ -117,10 +117,6 @@ func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) 
 		if err != nil {
 			return t, err
 		}
-		if t.VarLen {
-			return t, &desc.Error{Pos: m.Type.Pos, Key: m.Type.Path, Value: m.Type.Text, Reason: "a variable-length string inside a compound is not supported",
-				Allowed: "strN, a fixed-length string member (vstr for datasets and attributes of their own)"}
-		}
 		a := t.Align()
 		off = (off + a - 1) / a * a
 		members = append(members, plan.Field(m.Name, off, t))
@@ -139,8 +135,8 @@ func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) 
 func (e *engine) varLenIn(c *desc.Content, sc *desc.Scope) (bool, error) {
 	for _, ds := range c.Datasets {
 		t, err := e.typeAt(ds.Type, sc)
-		if err != nil || t.VarLen {
-			return t.VarLen, err
+		if err != nil || t.HasVarLen() {
+			return t.HasVarLen(), err
 		}
 	}
 	for _, g := range c.Groups {

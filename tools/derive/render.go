@@ -47,7 +47,9 @@ func (d *deriver) typeName(t plan.Type, user string) string {
 		return stringName(t)
 	case plan.Compound:
 		for _, n := range d.types {
-			if n.t.Equal(t) {
+			// Equal, or written alike: a compound attribute's variable-length members are
+			// read as long as its longest value, a dataset's as long as a pointer.
+			if n.t.Equal(t) || t.HasVarLen() && d.members(n.t) == d.members(t) {
 				return n.name
 			}
 		}
