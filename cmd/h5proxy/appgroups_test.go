@@ -239,47 +239,26 @@ func TestAppGhostCells(t *testing.T) {
 	ghostRuns(t, ghostDescription, nil, 6, "native", "subfiling", "mpiio")
 }
 
-// ghostMoreDescription writes from buffers with ghost cells what is not one block per
-// rank: an interleaved struct's members (the array of structs g larger on each side),
-// block-cyclic rows of a 2-D dataset (the rank's rows with g more around them in both
-// dimensions) and a point list (g elements before and after the rank's list).
-const ghostMoreDescription = `
-name: ghost-more
-params: {n: 4, g: 2}
-types:
-  cell: {rho: f64, e: f32, id: i32}
-  rho: {rho: f64}
-  e: {e: f32, id: i32}
-files:
-  out:
-    name: field.h5
-    datasets:
-      rho: {type: rho, shape: [n * nranks, 3], memory: {struct: cell, ghost: g}}
-      e: {type: e, shape: [n * nranks, 3], memory: {struct: cell, ghost: g}}
-      rows: {type: f64, shape: [2 * n * nranks + 1, 3], decompose: {kind: cyclic, block: 2}, memory: {ghost: [g, 1]}}
-      pts: {type: i64, shape: [2, 3], decompose: {kind: points, file: pts.txt}, memory: {ghost: g}}
-timeline:
-  - write: out
-  - read: out
-    at: restart
-`
-
 // TestAppGhostCellsInterleavedCyclicPoints: ghost cells around an interleaved struct's
-// elements, block-cyclic rows and a point list write the file written without ghosts
-// (g=0), on the native layout (HDF5 selects the interior of the memory space) and the raw
-// mpiio layout (the session packs it), and the restart read verifies every value read
-// into buffers with ghost cells.
+// elements, block-cyclic rows and a point list (patterns/app/testdata/ghost-more.yaml)
+// write the file written without ghosts (g=0), on the native layout (HDF5 selects the
+// interior of the memory space) and the raw mpiio layout (the session packs it), and the
+// restart read verifies every value read into buffers with ghost cells.
 func TestAppGhostCellsInterleavedCyclicPoints(t *testing.T) {
-	pts := "0 0 0\n0 0 2\n0 1 1\n1 0 1\n1 1 0\n1 1 2\n" // rank i j: each rank 3 scattered elements
+	src, errD := os.ReadFile("../../patterns/app/testdata/ghost-more.yaml")
+	pts, errP := os.ReadFile("../../patterns/app/testdata/ghost-pts.txt")
+	if errD != nil || errP != nil {
+		t.Fatal(errD, errP)
+	}
 	// The raw layout writes a struct's members, scattered in the file's records, through a
 	// file view (collectively, one contiguous run per rank is needed without one).
-	ghostRuns(t, ghostMoreDescription, map[string]string{"pts.txt": pts}, 8, "native", "mpiio mpiio.file_view=YES")
+	ghostRuns(t, string(src), map[string]string{"ghost-pts.txt": string(pts)}, 8, "native", "mpiio mpiio.file_view=YES")
 }
 
 // ghostRuns runs description src (beside files, its inputs) at 2 ranks with g=2 and g=0
-// on each layout (a name, then any KEY=VALUE settings it needs) and compares the two files: bytes for the raw mpiio layout, h5dump -pH
-// and h5diff for the others. The restart read must verify every value with reads
-// H5Dread calls over the ranks.
+// on each layout (a name, then any KEY=VALUE settings it needs) and compares the two
+// files: bytes for the raw mpiio layout, h5dump -pH and h5diff for the others. The
+// restart read must verify every value with reads H5Dread calls over the ranks.
 func ghostRuns(t *testing.T, src string, files map[string]string, reads int64, layouts ...string) {
 	t.Helper()
 	dir := t.TempDir()

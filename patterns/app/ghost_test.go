@@ -2,8 +2,6 @@ package app
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,39 +9,14 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-// TestGhostMemorySpaces: ghost cells around an interleaved struct's block, block-cyclic
-// rows (the rank's rows, a 2-D buffer) and a point list (a 1-D buffer) make each write's
-// memory space larger by the ghosts on each side and select the interior, as many
-// elements as the file selection.
+// TestGhostMemorySpaces (testdata/ghost-more.yaml): ghost cells around an interleaved
+// struct's block, block-cyclic rows (the rank's rows, a 2-D buffer) and a point list (a
+// 1-D buffer) make each write's memory space larger by the ghosts on each side and
+// select the interior, as many elements as the file selection.
 func TestGhostMemorySpaces(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "pts.txt"), []byte("0 0 0\n0 0 2\n0 1 1\n1 0 1\n1 1 0\n1 1 2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src := `params: {n: 4, g: 2}
-types:
-  cell: {rho: f64, e: f32}
-  rho: {rho: f64}
-  e: {e: f32}
-files:
-  out:
-    name: field.h5
-    datasets:
-      rho: {type: rho, shape: [n * nranks, 3], memory: {struct: cell, ghost: g}}
-      e: {type: e, shape: [n * nranks, 3], memory: {struct: cell, ghost: g}}
-      rows: {type: f64, shape: [2 * n * nranks + 1, 3], decompose: {kind: cyclic, block: 2}, memory: {ghost: [g, 1]}}
-      pts: {type: i64, shape: [2, 3], decompose: {kind: points, file: pts.txt}, memory: {ghost: g}}
-timeline:
-  - write: out
-`
-	d := mustParse(t, src)
-	d.Dir = dir
-	p, err := FromDescription(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := load(t, "ghost-more.yaml")
 	var got []string
-	for _, pl := range all(t, p, patterns.PhaseWrite, patterns.Env{Rank: 0, Size: 2, Path: filepath.Join(dir, "run.h5")}) {
+	for _, pl := range all(t, p, patterns.PhaseWrite, patterns.Env{Rank: 0, Size: 2, Path: "/o/run.h5"}) {
 		for _, op := range pl.Ops {
 			if op.Kind != plan.Write {
 				continue
