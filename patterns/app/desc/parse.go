@@ -50,6 +50,7 @@ func Parse(src string, data []byte, overrides []Override) (*Description, error) 
 	if err := d.expand(); err != nil {
 		return nil, err
 	}
+	d.progs = newPrograms() // here, not at the first Scope: patterns share a parsed description
 	return d, nil
 }
 
