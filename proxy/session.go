@@ -400,6 +400,9 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	// plans of the file create/open and of the first step are built here; fill=once fills
 	// every write buffer of both; a read opens its file and queries the extents there.
 	pl, err := s.pat.Begin(ph, p.env)
+	if err == nil {
+		err = s.checkPlan(&pl)
+	}
 	if err != nil {
 		return s.fail(fmt.Errorf("begin: %w", err))
 	}
@@ -426,7 +429,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 			return s.fail(fmt.Errorf("begin: %w", err))
 		}
 		if len(p.steps) > 0 && !s.background {
-			step0, err := s.pat.Step(ph, 0, p.env)
+			step0, err := s.stepPlan(p, 0)
 			if err != nil {
 				return s.fail(fmt.Errorf("begin: %w", err))
 			}
@@ -451,9 +454,14 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 // checkPlan checks every dataset pl creates, with the phase's knobs applied, before any
 // of its operations runs: against the known bugs of the loaded HDF5 (checkKnownBugs),
 // and, in a file more than one rank shares (the session's, or a group's), with the layout
-// (stack.Strategy.CheckDataset). The write phase's begin plan and first step are checked
-// before the phase's first operation. Every rank plans the same creates, so every rank
+// (stack.Strategy.CheckDataset). Every rank plans the same creates, so every rank
 // refuses alike.
+//
+// Each plan is checked once, when it is made (BeginPhase, stepPlan, EndPhase), in the
+// order the plans run, since the file a create goes to is the one the plans checked
+// before it last created or opened: the write phase's begin plan and first step are
+// checked before the phase's first operation, a step planned ahead (a background read's
+// prefetch) before its I/O is submitted.
 func (s *Session) checkPlan(pl *plan.Plan) error {
 	var kn *knobs
 	fill := s.cfg.Fill
@@ -482,6 +490,15 @@ func (s *Session) checkPlan(pl *plan.Plan) error {
 	return nil
 }
 
+// stepPlan asks the pattern for a step's plan and checks it (checkPlan).
+func (s *Session) stepPlan(p *phaseRun, step int) (plan.Plan, error) {
+	pl, err := s.pat.Step(p.ph, step, p.env)
+	if err == nil {
+		err = s.checkPlan(&pl)
+	}
+	return pl, err
+}
+
 // prepare plans a write phase's first step ahead and, with fill=once, fills the write
 // buffers of the begin plan and of that step: outside the observed window, as h5bench
 // prepares its data before its timer starts. Later steps reuse the buffers (buffer).
@@ -489,14 +506,8 @@ func (s *Session) prepare(begin *plan.Plan, p *phaseRun) error {
 	if len(p.steps) == 0 {
 		return nil
 	}
-	step0, err := s.pat.Step(p.ph, 0, p.env)
+	step0, err := s.stepPlan(p, 0)
 	if err != nil {
-		return err
-	}
-	if err := s.checkPlan(begin); err != nil {
-		return err
-	}
-	if err := s.checkPlan(&step0); err != nil {
 		return err
 	}
 	p.ahead = &step0
@@ -594,7 +605,7 @@ func (s *Session) Step(step int) error {
 	}
 	// Background modes read the next step ahead while the caller computes.
 	if p.ph == patterns.PhaseRead && s.background && step+1 < len(p.steps) {
-		next, err := s.pat.Step(p.ph, step+1, p.env)
+		next, err := s.stepPlan(p, step+1)
 		if err == nil {
 			err = s.stack.Prefetch(&next)
 		}
@@ -657,14 +668,15 @@ func (s *Session) removeAfter(p *phaseRun, step int) error {
 // progressEvery is the least time between two info-level "step done" lines.
 const progressEvery = time.Second
 
-// planStep returns the plan of a step: the one already submitted ahead, or a new one.
+// planStep returns the plan of a step, checked: the one already planned or submitted
+// ahead, or a new one.
 func (s *Session) planStep(p *phaseRun, step int) (plan.Plan, error) {
 	if p.ahead != nil {
 		pl := *p.ahead
 		p.ahead = nil
 		return pl, nil
 	}
-	return s.pat.Step(p.ph, step, p.env)
+	return s.stepPlan(p, step)
 }
 
 // ComputeStep emulates the configured compute after the current step: compute_time, or
@@ -728,6 +740,9 @@ func (s *Session) EndPhase() error {
 	pl, err := s.pat.End(p.ph, p.stepsDone, p.env)
 	if err != nil {
 		return s.fail(err)
+	}
+	if err := s.checkPlan(&pl); err != nil {
+		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, err))
 	}
 	if err := s.execute(&pl, &p.end, false); err != nil {
 		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, err))
@@ -878,7 +893,8 @@ func (s *Session) failedAlone() bool {
 var ErrFailedAlone = errors.New("h5proxy: the phase failed on this rank alone")
 
 // execute runs a plan's operations, charging time and bytes to smp. A step's writes
-// generate their data in lent staging memory when the mode lends (no write copy).
+// generate their data in lent staging memory when the mode lends (no write copy). The
+// plan was checked when it was made (checkPlan).
 //
 // The clock is read once when the plan starts and once after each operation, fill and
 // verification: each is charged the time since the reading before it (lapClock), so an
@@ -886,9 +902,6 @@ var ErrFailedAlone = errors.New("h5proxy: the phase failed on this rank alone")
 // census tally, the next buffer's lookup: tens of nanoseconds, beside HDF5 calls of
 // microseconds), and every moment of the plan is charged to exactly one of its buckets.
 func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
-	if err := s.checkPlan(pl); err != nil {
-		return err
-	}
 	var ln *stack.Lending
 	if step {
 		ln = stack.NewLending(s.stack, pl)
