@@ -41,12 +41,15 @@ type Session struct {
 	stack stack.Mode
 	// background: the mode runs I/O on another thread; stores: the layout keeps data.
 	background, stores bool
-	pool               emulate.Pool
-	log                zerolog.Logger
-	phase              *phaseRun
-	done               []*phaseRun
-	written            map[string]writtenFile // files this session wrote with verifiable fills
-	closed             bool
+	// bufs are the named buffers of the plans' transfers (buffer), pool the scratch
+	// buffers of memory selections (interior); both off the Go heap, kept across phases.
+	bufs    map[string]*sessionBuf
+	pool    emulate.Pool
+	log     zerolog.Logger
+	phase   *phaseRun
+	done    []*phaseRun
+	written map[string]writtenFile // files this session wrote with verifiable fills
+	closed  bool
 	// pendingCompute is compute done outside a phase, charged to the next phase.
 	pendingCompute float64
 	// rankFiles: the layout may keep a shared file as per-rank files (stack.RankFiles).
@@ -96,11 +99,10 @@ type phaseRun struct {
 	end        sample
 	steps      []sample
 	stepsDone  int
-	progress   float64               // when the last "step done" line was logged at info level (Unix seconds)
-	fill       emulate.FillKind      // how the phase's data was (write) or is assumed (read) filled
-	filled     map[string]*filledBuf // write buffer -> the data it holds (updated in place: no map write per step)
-	runs       map[selRef]selRuns    // the runs of large selections (see Session.runs)
-	runsCached int                   // runs held in runs
+	progress   float64            // when the last "step done" line was logged at info level (Unix seconds)
+	fill       emulate.FillKind   // how the phase's data was (write) or is assumed (read) filled
+	runs       map[selRef]selRuns // the runs of large selections (see Session.runs)
+	runsCached int                // runs held in runs
 	// layouts are the memory layouts of the transfers filled so far (Session.bufLayout), at
 	// most layoutsMax: patterns that share a transfer between steps fill without allocating.
 	layouts map[*plan.Transfer]*emulate.Layout
@@ -386,7 +388,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	}
 	n := s.phaseSteps(ph)
 	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, n), stepFiles: make([]string, 0, n),
-		filled: map[string]*filledBuf{}, knobs: kn, byIter: s.iterating}
+		knobs: kn, byIter: s.iterating}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
 		FilterAvailable: filterAvailable, DiskSize: s.diskSize}
 	if s.iterating {
@@ -1263,10 +1265,23 @@ func memRuns(t *plan.Transfer, buf, packed []byte, scatter bool) {
 	}
 }
 
-// filledBuf is what a write buffer holds: the data of a step's transfer.
+// sessionBuf is a named buffer of the session (Session.bufs): its memory and, for a
+// write buffer, the data it holds. A write looks it up once (buffer).
+type sessionBuf struct {
+	mem *emulate.Buffer
+	// filled is what the buffer holds if filled by phase (a buffer filled in an earlier
+	// phase holds nothing a write relies on).
+	phase  *phaseRun
+	filled filledBuf
+}
+
+// filledBuf is what a write buffer holds: the data of a step's transfer, and that
+// transfer's memory layout once a seeded fill asked for it (bufLayout; a step that fills
+// the buffer for the same transfer again reuses it).
 type filledBuf struct {
-	step int
-	t    *plan.Transfer
+	step   int
+	t      *plan.Transfer
+	layout *emulate.Layout
 }
 
 // holds reports whether a buffer filled as f already holds op's data: the same fields,
@@ -1312,22 +1327,33 @@ func sameSelection(a, b plan.Selection) bool {
 // fill=once, once per phase), except as-is writes (untouched).
 func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	t := op.Transfer
-	buf, err := s.pool.GetAt(t.Buffer, int(plan.Product(t.MemShape))*t.MemType.Size, t.BufferOffset)
+	b := s.bufs[t.Buffer]
+	if b == nil {
+		if s.bufs == nil {
+			s.bufs = map[string]*sessionBuf{}
+		}
+		b = &sessionBuf{}
+		s.bufs[t.Buffer] = b
+	}
+	mem, err := b.mem.Fit(int(plan.Product(t.MemShape))*t.MemType.Size, t.BufferOffset)
 	if err != nil {
+		b.mem = nil // freed by Fit
 		return nil, err
 	}
+	b.mem = mem
+	buf := mem.Bytes()
 	if op.Kind != plan.Write || s.phase == nil || t.AsIs {
 		return buf, nil
 	}
-	f := s.phase.filled[t.Buffer]
-	if f == nil {
-		f = &filledBuf{step: -1}
-		s.phase.filled[t.Buffer] = f
-	} else if f.holds(op, s.phase.fill) {
+	f := &b.filled
+	if b.phase == s.phase && f.holds(op, s.phase.fill) {
 		return buf, nil
 	}
-	*f = filledBuf{step: op.Step, t: t}
-	return buf, s.fill(op, buf, smp)
+	if b.phase != s.phase || f.t != t {
+		f.layout = nil // another transfer's
+	}
+	b.phase, f.step, f.t = s.phase, op.Step, t
+	return buf, s.fillLaid(op, buf, &f.layout, smp)
 }
 
 // refills reports whether buffer fills op's buffer with new data: a write (not as-is) of
@@ -1337,13 +1363,20 @@ func (s *Session) refills(op *plan.Op) bool {
 	if t == nil || op.Kind != plan.Write || s.phase == nil || t.AsIs {
 		return false
 	}
-	f, ok := s.phase.filled[t.Buffer]
-	return !ok || !f.holds(op, s.phase.fill)
+	b := s.bufs[t.Buffer]
+	return b == nil || b.phase != s.phase || !b.filled.holds(op, s.phase.fill)
 }
 
 // fill writes op's data for this step into buf, charging the time since the clock's last
 // reading (s.clk: the caller's) to data preparation.
 func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
+	var l *emulate.Layout
+	return s.fillLaid(op, buf, &l, smp)
+}
+
+// fillLaid is fill with the memory layout of op's transfer kept in *l: set from bufLayout
+// when nil and a seeded fill needs it.
+func (s *Session) fillLaid(op *plan.Op, buf []byte, l **emulate.Layout, smp *sample) error {
 	t := op.Transfer
 	var err error
 	if t.Data != nil { // explicit contents (index datasets) whatever the fill
@@ -1359,7 +1392,10 @@ func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 				return err
 			}
 		}
-		err = emulate.Fill(kind, to, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
+		if *l == nil {
+			*l = s.bufLayout(t)
+		}
+		err = emulate.Fill(kind, to, *l, s.cfg.Seed, op.Step, s.Rank())
 		if t.MemSelection != nil {
 			memRuns(t, buf, to, true)
 		}
@@ -1456,6 +1492,12 @@ func (s *Session) Close() error {
 	}
 	if err := s.stack.Close(); err != nil && first == nil {
 		first = err
+	}
+	for name, b := range s.bufs {
+		if err := b.mem.Free(); err != nil && first == nil {
+			first = err
+		}
+		delete(s.bufs, name)
 	}
 	if err := s.pool.Free(); err != nil && first == nil {
 		first = err
