@@ -108,13 +108,14 @@ type phaseRun struct {
 	layouts map[*plan.Transfer]*emulate.Layout
 	// packed are the packed forms of transfers with a memory selection (Session.packed).
 	packed    map[*plan.Transfer]*plan.Transfer
-	mismatch  *emulate.Mismatch
+	mismatch  *firstMismatch // this rank's first, for the verdict
 	failed    error
-	ahead     *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
-	files     []string   // files created or opened, in order (noteFile)
-	file      string     // the file created or opened last: failures name it (fail)
-	stepFiles []string   // file at the end of each step done: background failures name it
-	opens     int        // file creates and opens executed so far
+	ahead     *plan.Plan     // next step's plan: planned before the window, or submitted ahead (background reads)
+	files     []string       // files created or opened, in order (noteFile)
+	open      plan.OpenFiles // the files open as the operations executed so far left them
+	file      string         // the file created or opened last: failures name it (fail)
+	stepFiles []string       // file at the end of each step done: background failures name it
+	opens     int            // file creates and opens executed so far
 	shapes    map[shapeKey][]uint64
 	// ownChecked and ownUnchecked: a write phase read back data it wrote and checked it, or
 	// skipped some (checksOwnRead).
@@ -830,11 +831,11 @@ func (s *Session) verdict(p *phaseRun) error {
 		return nil
 	}
 	detail := ""
-	if p.mismatch != nil {
-		detail = fmt.Sprintf("; first on rank %d: %s", s.Rank(), p.mismatch)
+	if m := p.mismatch; m != nil {
+		detail = fmt.Sprintf("; first on rank %d: file %s, step %d: %s", s.Rank(), m.file, m.step, m.m)
 	}
 	return fmt.Errorf("%w: %s phase of %s: %.0f mismatching elements on %.0f of %d ranks%s",
-		ErrVerify, p.ph, s.cfg.File, counts[0], counts[1], s.Size(), detail)
+		ErrVerify, p.ph, listFiles(p.files, s.cfg.File), counts[0], counts[1], s.Size(), detail)
 }
 
 func b2f(b bool) float64 {
@@ -971,6 +972,9 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			if err := s.stack.Exec(op, nil); err != nil {
 				return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 			}
+			if s.phase != nil {
+				s.phase.open.Apply(op)
+			}
 			continue
 		}
 		var buf []byte
@@ -1010,10 +1014,13 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
 		smp.countCall(op, bytes)
-		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && s.phase != nil {
-			s.noteFile(op)
-			s.phase.opens++
-			s.phase.file = op.Path
+		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile || op.Kind == plan.CloseFile) && s.phase != nil {
+			s.phase.open.Apply(op)
+			if op.Kind != plan.CloseFile {
+				s.noteFile(op)
+				s.phase.opens++
+				s.phase.file = op.Path
+			}
 		}
 		if op.Transfer == nil {
 			continue
@@ -1443,9 +1450,22 @@ func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 	if first != nil && s.phase.mismatch == nil {
 		m := *first
 		m.Variable = op.Path + " " + m.Variable
-		s.phase.mismatch = &m
+		file := s.phase.open.Current()
+		if file == "" {
+			file = s.cfg.File
+		}
+		s.phase.mismatch = &firstMismatch{file: file, step: op.Step, m: m}
 	}
 	return nil
+}
+
+// firstMismatch is a rank's first mismatching element in a phase: the file it was read
+// from (the file current at the read, not the configured path: per-step and per-rank
+// files, restart readers of other ranks' files), the step and the dataset's element.
+type firstMismatch struct {
+	file string
+	step int
+	m    emulate.Mismatch
 }
 
 // checkData compares a read buffer with the transfer's expected Data element by element
