@@ -79,3 +79,6 @@ func RegisterCheckingLayout(name string, refuse *string) (checks map[string]int)
 		}})
 	return checks
 }
+
+// GroupSplits is the number of communicator splits the session made for group files.
+func GroupSplits(s *Session) int { return s.groups.Splits() }

@@ -66,6 +66,9 @@ type Session struct {
 	// memSpaces: the layout selects memory selections in HDF5's memory space
 	// (stack.MemorySpaces); the others get them packed (packed).
 	memSpaces bool
+	// groups are the communicators of group files, split once each (stack.GroupComms),
+	// freed with the session's (freeComms).
+	groups *stack.GroupComms
 	// sysIO holds /proc/self/io at the last census (takeCensus).
 	sysIO []float64
 	// tr records the timeline (trace_file); nil when none is asked for.
@@ -224,13 +227,13 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 		return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
 	}
 	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, failComm: failComm, trace: trace, written: map[string]writtenFile{},
-		rank: dup.Rank(), size: dup.Size()}
+		rank: dup.Rank(), size: dup.Size(), groups: &stack.GroupComms{}}
 	s.log = newLogger(s.rank)
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
 	s.checkDataset = layout.CheckDataset
 	s.checks = s.checkDataset != nil || knownBugs()
 	s.memSpaces = layout.Has(stack.MemorySpaces)
-	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings}
+	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings, Groups: s.groups}
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {
@@ -1595,11 +1598,14 @@ func (s *Session) Wait() error {
 	return s.stack.Wait()
 }
 
-// freeComms frees the session's communicator duplicates.
+// freeComms frees the session's communicator duplicates and the group communicators
+// split from them.
 func (s *Session) freeComms() error {
-	var first error
+	first := s.groups.Free() // split from ioComm
 	if s.ioComm != s.comm {
-		first = s.ioComm.Free()
+		if err := s.ioComm.Free(); err != nil && first == nil {
+			first = err
+		}
 	}
 	if err := s.failComm.Free(); err != nil && first == nil {
 		first = err
