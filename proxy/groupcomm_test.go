@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -9,43 +8,18 @@ import (
 	"github.com/h5proxy/h5proxy/proxy"
 )
 
-// groupDescription writes a file per group of 2 ranks, closed after each step and opened
-// again at the next (reopen), then reads it back at restart: four opens of the group's
-// file per rank.
-const groupDescription = `
-name: groups
-params: {n: 4}
-steps: 3
-files:
-  part:
-    name: part_${div(rank, 2)}.h5
-    ranks: 2
-    reopen: true
-    groups:
-      Timestep_${step}:
-        datasets:
-          x: {type: f64, shape: [n * nranks]}
-timeline:
-  - write: part
-  - read: part
-    at: restart
-`
-
-// TestGroupCommSplitOnce runs groupDescription at 4 ranks through the layouts that open
-// group files on a split communicator, in the sync and async modes: every value read back
-// verified, and the session split its communicator once for the four opens of each rank's
-// group file, as a program splits once.
+// TestGroupCommSplitOnce runs testdata/groups.yaml (a file per group of 2 ranks, opened
+// at every step and at restart) at 4 ranks through the layouts that open group files on
+// a split communicator, in the sync and async modes: every value read back verified, and
+// the session split its communicator once for the four opens of each rank's group file,
+// as a program splits once.
 func TestGroupCommSplitOnce(t *testing.T) {
 	dir := testDir(t)
 	desc := filepath.Join(dir, "groups.yaml")
 	if mpitest.Run(t, 4) {
 		return
 	}
-	if world(t).Rank() == 0 {
-		if err := os.WriteFile(desc, []byte(groupDescription), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sharedCopy(t, "testdata/groups.yaml", desc)
 	for _, layout := range []string{"native", "log", "subfiling", "subfiling-vfd", "mpiio", "posix"} {
 		if proxy.LayoutAvailable(layout) != nil {
 			continue
