@@ -617,10 +617,12 @@ func (s *Session) Step(step int) error {
 	if err := s.execute(&pl, smp, true); err != nil {
 		return s.fail(fmt.Errorf("step %d: %w", step, err))
 	}
-	// Background modes read the next step ahead while the caller computes.
+	// Background modes read the next step ahead while the caller computes, when it only
+	// reads (a read phase that writes, as NOvA's concatenation, runs such a step when it
+	// comes).
 	if p.ph == patterns.PhaseRead && s.background && step+1 < len(p.steps) {
 		next, err := s.stepPlan(p, step+1)
-		if err == nil {
+		if err == nil && !writes(&next) {
 			err = s.stack.Prefetch(&next)
 		}
 		if err != nil {
@@ -681,6 +683,11 @@ func (s *Session) removeAfter(p *phaseRun, step int) error {
 
 // progressEvery is the least time between two info-level "step done" lines.
 const progressEvery = time.Second
+
+// writes reports whether pl writes data.
+func writes(pl *plan.Plan) bool {
+	return slices.ContainsFunc(pl.Ops, func(op plan.Op) bool { return op.Kind == plan.Write })
+}
 
 // planStep returns the plan of a step, checked: the one already planned or submitted
 // ahead, or a new one.
