@@ -48,15 +48,23 @@ func TestOpenPMD8aPlan(t *testing.T) {
 // bufferKey matches a write's buffer name in h5proxy plan's listing.
 var bufferKey = regexp.MustCompile(` buffer=\S+`)
 
-// sortedPlanOps returns the operations h5proxy plan printed (its first line, the header,
-// aside) sorted, with the buffers' names aside: the built-ins and descriptions name them
-// differently.
+// sortedPlanOps is planOps sorted: the comparisons of built-ins and descriptions whose
+// call sequences differ in order only.
 func sortedPlanOps(t *testing.T, r result) []string {
+	t.Helper()
+	lines := planOps(t, r)
+	slices.Sort(lines)
+	return lines
+}
+
+// planOps returns the operations h5proxy plan printed, in order, its first line (the
+// header) aside, with the buffers' names aside: the built-ins and descriptions name them
+// differently.
+func planOps(t *testing.T, r result) []string {
 	t.Helper()
 	if r.code != 0 {
 		t.Fatalf("%s", r)
 	}
-	lines := strings.Split(strings.TrimSpace(bufferKey.ReplaceAllString(r.stdout, "")), "\n")[1:] // # PATTERN write plan of ...
-	slices.Sort(lines)
-	return lines
+	lines := strings.Split(strings.TrimSpace(bufferKey.ReplaceAllString(r.stdout, "")), "\n")
+	return lines[1:] // # PATTERN write plan of ...
 }

@@ -23,6 +23,9 @@ type Pair struct {
 	Files   []string // BUILTIN:DESCRIPTION file names the two write, relative to the run directory
 	Census  bool     // the description models the call sequence: the censuses per phase compare
 	Skip    []string // calls the description issues differently (see the sample's comments)
+	// Ordered: each rank plans the built-in's operations in the built-in's order
+	// (cmd/h5proxy's TestPairPlansInOrder), as a trace of the calls would compare them.
+	Ordered bool
 	// Data are repository files (paths from the repository root) both runs read, copied
 	// into each run directory under their base names: E3SM's map file.
 	Data []string
