@@ -45,8 +45,9 @@ func TestOpenPMD8aPlan(t *testing.T) {
 	}
 }
 
-// bufferKey matches a write's buffer name in h5proxy plan's listing.
-var bufferKey = regexp.MustCompile(` buffer=\S+`)
+// bufferKey matches a write's buffer name in h5proxy plan's listing (a description's
+// memory struct's is "struct STRUCT GROUP").
+var bufferKey = regexp.MustCompile(` buffer=(struct \S+ /\S*|\S+)`)
 
 // sortedPlanOps is planOps sorted: the comparisons of built-ins and descriptions whose
 // call sequences differ in order only.

@@ -48,21 +48,21 @@ func vpic1D(n uint64, _ int) (builtin, desc []string) {
 
 // Pairs are the samples that re-express a built-in pattern.
 var Pairs = []Pair{
-	{Desc: "vpic-1d-contig.yaml", Files: []string{"vpic.h5:vpic.h5"}, Census: true, Scale: vpic1D,
+	{Desc: "vpic-1d-contig.yaml", Files: []string{"vpic.h5:vpic.h5"}, Census: true, Ordered: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
 	// 3-D: DIM_2 x DIM_3 stay 16 x 16, DIM_1 takes the rest of n.
-	{Desc: "vpic-3d-contig.yaml", Files: []string{"vpic3.h5:vpic3.h5"}, Census: true,
+	{Desc: "vpic-3d-contig.yaml", Files: []string{"vpic3.h5:vpic3.h5"}, Census: true, Ordered: true,
 		Scale: func(n uint64, _ int) (builtin, desc []string) {
 			d1 := max(1, n/256)
 			return []string{fmt.Sprintf("DIM_1=%d", d1), "DIM_2=16", "DIM_3=16"},
 				[]string{fmt.Sprintf("dim1=%d", d1), "dim2=16", "dim3=16"}
 		},
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic3.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":3,"DIM_1":4,"DIM_2":4,"DIM_3":4,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
-	{Desc: "vpic-1d-interleaved.yaml", Files: []string{"vpicmi.h5:vpicmi.h5"}, Census: true, Scale: vpic1D,
+	{Desc: "vpic-1d-interleaved.yaml", Files: []string{"vpicmi.h5:vpicmi.h5"}, Census: true, Ordered: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpicmi.h5"},"options":{"MEM_PATTERN":"INTERLEAVED","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
 	// BD-CATS opens the file once for its reads and each Timestep group before its
 	// datasets: so do the description's consecutive restart reads.
-	{Desc: "bd-cats-full.yaml", Files: []string{"bdcats.h5:bdcats.h5"}, Census: true, Scale: vpic1D,
+	{Desc: "bd-cats-full.yaml", Files: []string{"bdcats.h5:bdcats.h5"}, Census: true, Ordered: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write","read"],"session":{"file":"bdcats.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES","READ_OPTION":"FULL"}}`},
 	// openPMD-api's handles (the sample's handles key): parent groups opened around each
 	// create, datasets reopened per write, attributes written through H5Oopen and H5Oclose.
