@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,11 +108,66 @@ func TestSequenceErrors(t *testing.T) {
 	}{
 		{"bad sequence", "{sequence: by_calls}", []string{"d.yaml:6:25:", "key files.out.handles.sequence", `value "by_calls"`, "did you mean by_call?", "allowed: by_object, by_call"}},
 		{"bad close", "{close: backward}", []string{"d.yaml:6:22:", "key files.out.handles.close", `value "backward"`, "allowed: auto, forward, reverse"}},
-		{"by_call per call", "{hold: call, sequence: by_call}", []string{"d.yaml:6:37:", "key files.out.handles.sequence", `value "by_call"`, "hold: call", "allowed: by_object, or hold: action"}},
+		{"by_call per call", "{hold: call, sequence: by_call}", []string{"d.yaml:6:37:", "key files.out.handles.sequence", `value "by_call"`, "hold: call", "allowed: by_object, depth_first, or hold: action"}},
+		{"early by_object", "{hold: call}\n    attributes: {t: {value: 1, early: true}}", []string{"d.yaml:7:39:", "key files.out.attributes.t.early", `value "true"`, "handles sequence is by_object", "allowed: false, or handles sequence: depth_first"}},
+		{"depth_first held", "{sequence: depth_first}", []string{"d.yaml:6:25:", "key files.out.handles.sequence", `value "depth_first"`, "hold: action", "allowed: hold: call with it"}},
 		{"close per call", "{hold: call, close: forward}", []string{"d.yaml:6:34:", "key files.out.handles.close", `value "forward"`, "allowed: auto, or hold: action"}},
 	}
 	for _, c := range cases {
 		src := strings.Replace(base, "    name: out.h5\n", "    name: out.h5\n    handles: "+c.handles+"\n", 1)
 		wantErr(t, c.name, planErr(t, src, 1), c.want)
 	}
+}
+
+// TestSequenceDepthFirst pins sequence: depth_first (hold: call, attributes: reopen), as
+// openPMD-api flushes: from the root, each group's members in name order, groups and
+// datasets together (a, m, z); each created, a dataset's data written, then its
+// attributes; a group's after its members' except an early one (b, right after its
+// creation); the file's last.
+func TestSequenceDepthFirst(t *testing.T) {
+	src := `steps: 1
+files:
+  out:
+    name: out.h5
+    handles: {hold: call, attributes: reopen, sequence: depth_first}
+    attributes: {t: 1}
+    groups:
+      g:
+        attributes:
+          a: 1
+          b: {value: 2, early: true}
+        datasets:
+          z: {type: f64, shape: [4 * nranks], attributes: {unit: m}}
+          a: {type: i32, shape: [4 * nranks]}
+        groups:
+          m: {attributes: {u: 3}}
+timeline:
+  - write: out
+    collective: false
+`
+	attr := func(kind, path, name string) string {
+		return "open-" + kind + " " + path + " CO\nwrite-attribute " + path + "@" + name + " C\nclose-" + kind + " " + path + " CO\n"
+	}
+	want := "create-file /o/out.h5 C\n" +
+		"create-group /g C\nclose-group /g C\n" + attr("group", "/g", "b") +
+		"create-dataset /g/a C\nclose-dataset /g/a C\nopen-dataset /g/a\nwrite /g/a\nclose-dataset /g/a\n" +
+		"create-group /g/m C\nclose-group /g/m C\n" + attr("group", "/g/m", "u") +
+		"create-dataset /g/z C\nclose-dataset /g/z C\nopen-dataset /g/z\nwrite /g/z\nclose-dataset /g/z\n" + attr("dataset", "/g/z", "unit") +
+		attr("group", "/g", "a") + attr("group", "/", "t") + "close-file /o/out.h5 C\n"
+	if got := opLines(opsOf(t, src, 1, 2)); got != want {
+		t.Errorf("rank 1 of 2:\n%s\nwant:\n%s", got, want)
+	}
+	// The same calls as by_object, in another order.
+	byObject := opLines(opsOf(t, strings.NewReplacer(", sequence: depth_first", "", ", early: true", "").Replace(src), 1, 2))
+	if g, w := strings.Split(want, "\n"), strings.Split(byObject, "\n"); !sameLines(g, w) {
+		t.Errorf("depth_first's calls differ from by_object's:\n%s\nby_object:\n%s", want, byObject)
+	}
+}
+
+// sameLines reports whether a and b hold the same lines, in any order.
+func sameLines(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }

@@ -68,7 +68,7 @@ var Pairs = []Pair{
 	// create, datasets reopened per write, attributes written through H5Oopen and H5Oclose.
 	// Not scaled: the sample's chunk shapes are the ones openPMD-api chose at its default
 	// size.
-	{Desc: "openpmd-8a.yaml", Files: []string{"8a_parallel_3Db_0000001.h5:8a_parallel_3Db_0000001.h5"}, Census: true,
+	{Desc: "openpmd-8a.yaml", Files: []string{"8a_parallel_3Db_0000001.h5:8a_parallel_3Db_0000001.h5"}, Census: true, Ordered: true,
 		Builtin: `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`},
 	// AMReX creates each plotfile's metadata on rank 0 alone and reopens it on every
 	// rank: descriptions have no serial pre-creation, so the file, group and attribute
