@@ -10,26 +10,6 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-// callOrder is the order of an action's calls (the file's handles key's sequence and
-// close, desc.Handles).
-type callOrder struct {
-	// byCall (hold: action): every create and open first, then every transfer, then the
-	// closes (sequence: by_call); else each dataset's calls before the next's (by_object).
-	byCall bool
-	// depthFirst (hold: call): openPMD-api's flush order (sequence: depth_first).
-	depthFirst bool
-	// close is "auto", "forward" or "reverse".
-	close string
-}
-
-// sequenceOf evaluates a file's handles key's sequence and close; checkSequence has
-// validated them.
-func sequenceOf(f *desc.File) callOrder {
-	h := f.Handles
-	return callOrder{byCall: strings.EqualFold(h.Sequence.Text, "by_call"), depthFirst: strings.EqualFold(h.Sequence.Text, "depth_first"),
-		close: strings.ToLower(h.Close.Text)}
-}
-
 // checkSequence rejects the sequences and closes the file's hold does not allow: by_call
 // and an order of closes under hold: call (each object is closed right after its one
 // call), depth_first under hold: action (the objects stay open for the action).
@@ -88,11 +68,11 @@ func earlyAttribute(as []*desc.Attribute, c *desc.Content) *desc.Attribute {
 // first: datasets then groups), as the file's sequence and close say. read: the action
 // is a read (closes its datasets first to last today, its groups last to first).
 func (s *sim) sequence(in *instance, a *desc.Action, mark int, datasets, groups []string, read bool) {
-	sq := sequenceOf(in.file)
-	if sq.depthFirst && !read {
+	h := handlesOf(in.file)
+	if h.depthFirst && !read {
 		s.depthFirst(in, mark)
 	}
-	if sq.byCall {
+	if h.byCall {
 		// Within the creates and opens, and within the transfers, the groups' calls come
 		// first (planned first), then the datasets' in the action's list order.
 		rank := func(o plan.Op) int {
@@ -123,12 +103,12 @@ func (s *sim) sequence(in *instance, a *desc.Action, mark int, datasets, groups 
 	// The callers close datasets last to first for a write, first to last for a read,
 	// and groups last to first.
 	switch {
-	case sq.close == "forward":
+	case h.close == "forward":
 		if !read {
 			slices.Reverse(datasets)
 		}
 		slices.Reverse(groups)
-	case sq.close == "reverse" && read:
+	case h.close == "reverse" && read:
 		slices.Reverse(datasets)
 	}
 }
