@@ -118,6 +118,13 @@ type FileSpec struct {
 	// rather than the default driver, as IOR's HDF5 backend opens its files per process
 	// (HDF5 then allocates datasets early, as for every MPI-IO file).
 	SelfMPIIO bool
+	// SharedLater marks a per-rank create (Parallel false) of a file that one rank creates
+	// alone before the ranks that share it open it (AMReX's headers, a description's
+	// create: rank0). The layouts create it as any per-rank file, but for a layout that
+	// keeps a shared file in a form of its own, which must create it in that form on this
+	// rank: the subfiling VFD creates it through the VFD on MPI_COMM_SELF, so that the
+	// ranks' later open finds its subfiles.
+	SharedLater bool
 	// ReadOnly applies to opens.
 	ReadOnly bool
 	// CollMetadataOps and CollMetadataWrite map to H5Pset_all_coll_metadata_ops and

@@ -485,7 +485,7 @@ func checkChunking(t *testing.T, file, dset string, chunk []uint64, deflate int,
 
 // TestAMReXLayouts runs the example (plotfiles whose header rank 0 creates alone before
 // every rank reopens them) under the mpiio, posix, log and subfiling layouts in sync and async
-// mode at 1, 2 and 4 ranks, reading everything back verified; rank 0 then turns the log
+// mode at 1, 2 and 4 ranks (and the subfiling VFD in sync mode where built), reading everything back verified; rank 0 then turns the log
 // and subfiled files into plain ones (replay, fuse), which the parent checks like native
 // files: structure, attributes and values.
 func TestAMReXLayouts(t *testing.T) {
@@ -508,6 +508,9 @@ func TestAMReXLayouts(t *testing.T) {
 			out := amrexOut(dir, layout+"-"+mode, size)
 			runAMReX(t, amrexConfig(t, amrexExample+";verify=yes;mode="+mode+layoutKV(layout, size), out, both...))
 		}
+	}
+	if proxy.LayoutAvailable("subfiling-vfd") == nil { // the headers go through the VFD on rank 0 alone
+		runAMReX(t, amrexConfig(t, amrexExample+";verify=yes;layout=subfiling-vfd", amrexOut(dir, "subfiling-vfd-sync", size), both...))
 	}
 	if world(t).Rank() != 0 {
 		return

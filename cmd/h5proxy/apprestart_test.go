@@ -28,7 +28,7 @@ func readOnly(t *testing.T, dir, desc string) string {
 // the report's census lacks.
 func checkCensus(t *testing.T, what, report string, want ...string) {
 	t.Helper()
-	got := censusOf(t, report, nil)
+	got := censusOf(t, report)
 	for _, w := range want {
 		if !slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, w) }) {
 			t.Errorf("%s: census lacks %q:\n%s", what, w, strings.Join(got, "\n"))

@@ -136,8 +136,9 @@ func ParallelAccess(readOnly bool) *plan.FileSpec {
 }
 
 // serialCreate is rank 0's H5Fcreate with the default file access (the header is written
-// before the parallel part), creating the directories first as AMReX's I/O processor does.
-func serialCreate() *plan.FileSpec { return &plan.FileSpec{MakeDirs: true} }
+// before the parallel part), creating the directories first as AMReX's I/O processor does;
+// every rank opens the file next (SharedLater).
+func serialCreate() *plan.FileSpec { return &plan.FileSpec{MakeDirs: true, SharedLater: true} }
 
 func levelGroup(l int) string { return fmt.Sprintf("/level_%d", l) }
 

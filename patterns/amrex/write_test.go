@@ -113,8 +113,8 @@ func TestPlotfileExample(t *testing.T) {
 			}
 			switch op.Kind {
 			case plan.CreateFile:
-				if !reflect.DeepEqual(op.File, &plan.FileSpec{MakeDirs: true}) {
-					t.Errorf("serial create %+v: want the default fapl", op.File)
+				if !reflect.DeepEqual(op.File, &plan.FileSpec{MakeDirs: true, SharedLater: true}) {
+					t.Errorf("serial create %+v: want the default fapl, the file shared later", op.File)
 				}
 			case plan.OpenFile:
 				if !reflect.DeepEqual(op.File, fapl(false)) {

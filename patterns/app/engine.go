@@ -21,6 +21,7 @@ type engine struct {
 	// decomps caches decomposers by dataset, shape and rank count (they hold every rank's
 	// counts or a map).
 	decomps map[decompKey]*decomposer
+	writers writerRuns // restart reads' replays of the writers' runs
 }
 
 type decompKey struct {
@@ -402,6 +403,9 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 		kind = plan.OpenFile
 		fs.MakeDirs = false
 	}
+	if kind == plan.CreateFile && f.Create.ByRank0() {
+		return s.createByRank0(f, path, sh, step)
+	}
 	s.cur.Add(plan.Op{Kind: kind, Path: path, Collective: par, Step: step, File: fs})
 	in := &instance{file: f, path: path, parallel: par, group: sh.group, readOnly: readOnly}
 	// A created file starts empty; a file appended to that this run has not written holds
@@ -549,14 +553,14 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			opened = append(opened, g.path)
 			continue
 		}
-		if s.openHolding(in, g.path, vs, func(v visit) bool { return selected(a, v.path, v.ds.Name) }, step) {
+		if s.openHolding(in, g.path, vs, func(v visit) bool { return selected(a, v.path, v.ds.Name) && !createdSerially(in.file, v) }, step) {
 			opened = append(opened, g.path)
 		}
 	}
 	var dsOpen []string // datasets to close after the action
 	written := 0
 	for _, v := range vs {
-		if !selected(a, v.path, v.ds.Name) {
+		if !selected(a, v.path, v.ds.Name) || createdSerially(in.file, v) {
 			continue
 		}
 		sp, err := s.e.spec(v.ds, s.sc)
@@ -567,9 +571,9 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			return &desc.Error{Pos: v.ds.Pos, Key: v.ds.Type.Path, Value: v.ds.Name,
 				Reason: fmt.Sprintf("the shape of %s changes from %v to %v at step %d in the same file", v.path, old.shape, sp.shape, step)}
 		}
-		if sp.create.Type.VarLen && in.parallel {
+		if sp.create.Type.HasVarLen() && in.parallel {
 			return errAt(v.ds.Type, "dataset %s of variable-length strings in file %s, which %d ranks share through MPI-IO: parallel HDF5 writes no variable-length data so (HDF5 1.10 and 1.14: \"Parallel IO does not support writing VL datatypes\")",
-				"ranks: 1 (a file per rank: HDF5's serial driver, as for a shared file on one rank), a fixed-length strN, or vstr attributes (parallel HDF5 writes those)", v.path, in.path, s.env.Size)
+				"ranks: 1 (a file per rank: HDF5's serial driver, as for a shared file on one rank), a fixed-length strN (in a compound too), or vstr attributes (parallel HDF5 writes those)", v.path, in.path, s.env.Size)
 		}
 		nr, rank := in.share(s.env)
 		dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
@@ -631,12 +635,16 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			}
 		}
 		ghosted(t, sp.ghost)
-		issued := issues(t, coll)
+		dcoll, err := s.transferColl(v.ds, coll)
+		if err != nil {
+			return err
+		}
+		issued := issues(t, dcoll)
 		if issued {
-			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: coll, Step: step, Transfer: t})
+			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: dcoll, Step: step, Transfer: t})
 		}
 		if h.perCall {
-			s.heldWrite(in, v.path, step, mark, coll, extend, issued)
+			s.heldWrite(in, v.path, step, mark, dcoll, extend, issued)
 		}
 		s.writes[in.path][v.path] = append(prev, step)
 	}

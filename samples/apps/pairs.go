@@ -21,8 +21,6 @@ type Pair struct {
 	Desc    string   // description file name in this directory
 	Builtin string   // native JSON configuration of the built-in pattern, at the description's default sizes
 	Files   []string // BUILTIN:DESCRIPTION file names the two write, relative to the run directory
-	Census  bool     // the description models the call sequence: the censuses per phase compare
-	Skip    []string // calls the description issues differently (see the sample's comments)
 	// Ordered: each rank plans the built-in's operations in the built-in's order
 	// (cmd/h5proxy's TestPairPlansInOrder), as a trace of the calls would compare them.
 	Ordered bool
@@ -48,35 +46,34 @@ func vpic1D(n uint64, _ int) (builtin, desc []string) {
 
 // Pairs are the samples that re-express a built-in pattern.
 var Pairs = []Pair{
-	{Desc: "vpic-1d-contig.yaml", Files: []string{"vpic.h5:vpic.h5"}, Census: true, Ordered: true, Scale: vpic1D,
+	{Desc: "vpic-1d-contig.yaml", Files: []string{"vpic.h5:vpic.h5"}, Ordered: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
 	// 3-D: DIM_2 x DIM_3 stay 16 x 16, DIM_1 takes the rest of n.
-	{Desc: "vpic-3d-contig.yaml", Files: []string{"vpic3.h5:vpic3.h5"}, Census: true, Ordered: true,
+	{Desc: "vpic-3d-contig.yaml", Files: []string{"vpic3.h5:vpic3.h5"}, Ordered: true,
 		Scale: func(n uint64, _ int) (builtin, desc []string) {
 			d1 := max(1, n/256)
 			return []string{fmt.Sprintf("DIM_1=%d", d1), "DIM_2=16", "DIM_3=16"},
 				[]string{fmt.Sprintf("dim1=%d", d1), "dim2=16", "dim3=16"}
 		},
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic3.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":3,"DIM_1":4,"DIM_2":4,"DIM_3":4,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
-	{Desc: "vpic-1d-interleaved.yaml", Files: []string{"vpicmi.h5:vpicmi.h5"}, Census: true, Ordered: true, Scale: vpic1D,
+	{Desc: "vpic-1d-interleaved.yaml", Files: []string{"vpicmi.h5:vpicmi.h5"}, Ordered: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpicmi.h5"},"options":{"MEM_PATTERN":"INTERLEAVED","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
 	// BD-CATS opens the file once for its reads and each Timestep group before its
 	// datasets: so do the description's consecutive restart reads.
-	{Desc: "bd-cats-full.yaml", Files: []string{"bdcats.h5:bdcats.h5"}, Census: true, Ordered: true, Scale: vpic1D,
+	{Desc: "bd-cats-full.yaml", Files: []string{"bdcats.h5:bdcats.h5"}, Ordered: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write","read"],"session":{"file":"bdcats.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES","READ_OPTION":"FULL"}}`},
 	// openPMD-api's handles (the sample's handles key): parent groups opened around each
 	// create, datasets reopened per write, attributes written through H5Oopen and H5Oclose.
 	// Not scaled: the sample's chunk shapes are the ones openPMD-api chose at its default
 	// size.
-	{Desc: "openpmd-8a.yaml", Files: []string{"8a_parallel_3Db_0000001.h5:8a_parallel_3Db_0000001.h5"}, Census: true, Ordered: true,
+	{Desc: "openpmd-8a.yaml", Files: []string{"8a_parallel_3Db_0000001.h5:8a_parallel_3Db_0000001.h5"}, Ordered: true,
 		Builtin: `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`},
 	// AMReX creates each plotfile's metadata on rank 0 alone and reopens it on every
-	// rank: descriptions have no serial pre-creation, so the file, group and attribute
-	// calls differ. The dataset calls compare: rank 0 alone writes the box list and the
-	// offsets independently (the other ranks make no call), every rank the cell data
-	// collectively.
+	// rank (create: rank0): every call compares, rank 0's serial creation on rank 0
+	// alone. Rank 0 alone writes the box list, the offsets and the box centres
+	// independently (the other ranks make no call), every rank the cell data
+	// collectively, in one pass over level_0 (independent: true on the former).
 	{Desc: "amrex-plotfile.yaml", Files: []string{"amx/plt00000.h5:plt00000.h5", "amx/plt00001.h5:plt00001.h5"},
-		Census: true, Skip: []string{"H5Fcreate", "H5Fopen", "H5Fclose", "H5Gcreate2", "H5Gopen2", "H5Gclose", "H5Awrite"},
 		Scale: func(n uint64, np int) (builtin, desc []string) {
 			// A cubic domain of about n cells per rank, in boxes of 16 cells a side (fewer
 			// when small), k boxes a side with k a multiple of np: every rank gets as
@@ -92,14 +89,14 @@ var Pairs = []Pair{
 	// E3SM's F case with the shipped 16-process map, h1 alone at two records: h0's 414
 	// variables take minutes at 2 ranks on a loaded machine. Its record variables (series)
 	// stay open from their first write to the file's close, as the built-in keeps them.
-	{Desc: "e3sm-f.yaml", Files: []string{"e3sm_f_h1.h5:e3sm_f_h1.h5"}, Census: true,
+	{Desc: "e3sm-f.yaml", Files: []string{"e3sm_f_h1.h5:e3sm_f_h1.h5"},
 		Data: []string{"data/e3sm/map_f_case_16p.h5"}, Args: []string{"hist=h1", "records=2", "map=map_f_case_16p.h5"},
 		Builtin: `{"pattern":"e3sm","phases":["write"],"session":{"file":"e3sm_f.h5"},"options":{"map":"map_f_case_16p.h5","f":1,"r":2}}`},
 	// NOvA's input files: two of the sample's four (h5dump of 1,600 datasets takes a while),
 	// file s * nranks + r written by rank r at step s alone (on 4 ranks, ranks 2 and 3
 	// write none). The compressed sizes differ (the built-in's values repeat in runs, a
 	// description's are seeded): the dumps mask them with the values.
-	{Desc: "nova.yaml", Census: true, Args: []string{"files=2"},
+	{Desc: "nova.yaml", Args: []string{"files=2"},
 		Files:   []string{"nova/nova_00000.h5:nova_00000.h5", "nova/nova_00001.h5:nova_00001.h5"},
 		Builtin: `{"pattern":"nova","phases":["write"],"session":{"file":"nova"},"options":{"files":2}}`},
 }

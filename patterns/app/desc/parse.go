@@ -50,6 +50,7 @@ func Parse(src string, data []byte, overrides []Override) (*Description, error) 
 	if err := d.expand(); err != nil {
 		return nil, err
 	}
+	d.progs = newPrograms() // here, not at the first Scope: patterns share a parsed description
 	return d, nil
 }
 
@@ -398,6 +399,11 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs),
 				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs),
 				Libver: x.value("libver", fs), Handles: p.handles(x.vals["handles"], path+".handles")}
+			cr, cerr := p.create(x.vals["create"], path+".create", f)
+			if cerr != nil {
+				return cerr
+			}
+			f.Create = cr
 			if !f.Name.Set {
 				return &Error{Pos: f.Pos, Key: path + ".name", Reason: "a file needs a name", Allowed: "a name template, e.g. out_${step:04d}.h5"}
 			}
@@ -555,6 +561,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	d.Decompose = p.decompose(x.vals["decompose"], join(path, "decompose"))
 	mx := p.mapOf(x.vals["memory"], join(path, "memory"))
 	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode), Ghost: mx.value("ghost", memNode)}
+	d.Independent = x.value("independent", s)
 	return d, nil
 }
 

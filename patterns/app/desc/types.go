@@ -113,6 +113,8 @@ type File struct {
 	CollectiveMetadata Value
 	Libver             Value
 	Handles            Handles
+	// Create says who creates the file (create.go).
+	Create Create
 	Content
 }
 
@@ -159,7 +161,9 @@ type Dataset struct {
 	AllocTime  Value
 	Decompose  Decompose
 	Memory     Memory
-	Attributes []*Attribute
+	// Independent makes the dataset's transfers independent in a collective action.
+	Independent Value
+	Attributes  []*Attribute
 	// set records which keys the user wrote (like: copies the others).
 	set map[string]bool
 }

@@ -403,10 +403,16 @@ type vfdLayout struct {
 // open creates or opens a file: parallel files through the subfiling VFD with the
 // session's settings (their environment variables set for the call, then restored),
 // per-rank files as the native layout does (the VFD stripes a file over a communicator's
-// I/O concentrators: a one-rank file would be one subfile). A create first removes the
-// files an earlier VFD file of the same path left (collective on the file's communicator).
+// I/O concentrators: a one-rank file would be one subfile), except a file one rank
+// creates before the ranks sharing it open it (plan.FileSpec.SharedLater), which goes
+// through the VFD on MPI_COMM_SELF (one subfile) so that their open finds it. A create
+// first removes the files an earlier VFD file of the same path left (collective on the
+// file's communicator).
 func (l *vfdLayout) open(op *plan.Op, a h5.Access) (h5.ID, error) {
-	if !a.Parallel {
+	switch {
+	case !a.Parallel && op.Kind == plan.CreateFile && op.File.SharedLater:
+		a.Parallel, a.Comm = true, mpi.Self().Fortran()
+	case !a.Parallel:
 		return native.Open(op, a)
 	}
 	a.Subfiling = &h5.Subfiling{StripeSize: l.s.StripeSize, StripeCount: l.s.StripeCount, ThreadPool: l.s.ThreadPool}
