@@ -24,6 +24,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 	}
 	reads := func(v visit) bool { return selected(a, v.path, v.ds.Name) && len(s.writes[in.path][v.path]) > 0 }
 	var opened, dsOpen []string // groups, datasets to close after the action
+	mark := len(s.cur.Ops)
 	for _, g := range groups {
 		if s.openHolding(in, g.path, vs, reads, step) {
 			opened = append(opened, g.path)
@@ -85,6 +86,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 		_, fv := a.Verb()
 		return errAt(fv, "nothing to read in %s at step %d: no selected dataset has been written", "a read after the writes of the datasets it names", in.path, step)
 	}
+	s.sequence(in, a, mark, dsOpen, opened, true)
 	for _, p := range dsOpen {
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: p, Collective: in.parallel, Step: step})
 	}
