@@ -53,6 +53,20 @@ func (b *Buffer) Free() error {
 	return err
 }
 
+// Fit returns b resized to n bytes starting off bytes past a page boundary when its
+// memory holds them there (the contents kept), else frees b and maps a new buffer
+// (AllocAt). b may be nil.
+func (b *Buffer) Fit(n, off int) (*Buffer, error) {
+	if b != nil && b.off == off && len(b.mem) >= n+off {
+		b.n = n
+		return b, nil
+	}
+	if err := b.Free(); err != nil {
+		return nil, err
+	}
+	return AllocAt(n, off)
+}
+
 // Pool keeps named buffers alive across steps so that each step reuses the memory the
 // previous one touched (fresh pages are several times slower to fault in).
 type Pool struct {
@@ -70,19 +84,17 @@ func (p *Pool) GetAt(name string, n, off int) ([]byte, error) {
 		p.bufs = map[string]*Buffer{}
 	}
 	b := p.bufs[name]
-	if b != nil && b.off == off && len(b.mem) >= n+off {
-		b.n = n
-		return b.Bytes(), nil
-	}
-	if err := b.Free(); err != nil {
-		return nil, err
-	}
-	b, err := AllocAt(n, off)
+	f, err := b.Fit(n, off)
 	if err != nil {
+		if b != nil {
+			delete(p.bufs, name) // freed by Fit
+		}
 		return nil, err
 	}
-	p.bufs[name] = b
-	return b.Bytes(), nil
+	if f != b {
+		p.bufs[name] = f
+	}
+	return f.Bytes(), nil
 }
 
 // Bytes returns the total mapped size.

@@ -400,8 +400,10 @@ int h5proxy_phase_step(h5proxy_session_t session, int step);
  *
  * Collective.
  * @return ::H5PROXY_OK, ::H5PROXY_ERR_INVALID_HANDLE, ::H5PROXY_ERR_STATE (no phase
- *         running), ::H5PROXY_ERR_VERIFY (the same on every rank; the message gives the
- *         number of mismatching elements and the first one), ::H5PROXY_ERR_HDF5,
+ *         running), ::H5PROXY_ERR_VERIFY (the same code on every rank; the message gives
+ *         the number of mismatching elements and, on a rank that found some, the first:
+ *         the file it was read from, the step, the dataset and the element's index),
+ *         ::H5PROXY_ERR_HDF5,
  *         ::H5PROXY_ERR_MPI, ::H5PROXY_ERR_PANIC.
  */
 int h5proxy_phase_end(h5proxy_session_t session);

@@ -16,7 +16,7 @@ const (
 	Int64                     // H5T_NATIVE_LLONG
 	Uint64                    // H5T_NATIVE_ULLONG
 	Uint8                     // H5T_NATIVE_UCHAR
-	String                    // fixed-length H5T_C_S1, NULLTERM, ASCII
+	String                    // fixed-length H5T_C_S1, NULLTERM, ASCII (or UTF-8: Type.UTF8)
 	Compound                  // H5T_COMPOUND with named members at byte offsets
 	Uint32                    // H5T_NATIVE_UINT (openPMD's openPMDextension)
 	Int8                      // H5T_NATIVE_SCHAR (NetCDF's NC_CHAR through H5T_NATIVE_CHAR, E3SM-IO)
@@ -47,8 +47,12 @@ type Type struct {
 	// NULLTERM, ASCII). Plans still lay its elements out as fixed strings of Size bytes
 	// (NUL-padded: the longest string a pattern writes), so data preparation, verification
 	// and the raw layouts treat it as any string; the HDF5 binding converts to and from
-	// the C strings HDF5 takes. Not allowed inside a compound.
+	// the C strings HDF5 takes. Inside a compound, the binding stages the compound as the C
+	// struct HDF5 takes (a char * in place of each variable-length member, HasVarLen).
 	VarLen bool
+	// UTF8 marks a String whose character set is UTF-8 (H5T_CSET_UTF8), not ASCII: the
+	// bytes are the same, HDF5 records the set and converts no string between the two.
+	UTF8 bool
 }
 
 // Member is one named field of a compound type.
@@ -73,10 +77,14 @@ var (
 )
 
 // Align is the type's natural alignment as a member of a C struct: its size for atomic
-// types, 1 for strings (char arrays), the largest of its members' for compounds.
+// types, 1 for strings (char arrays), a pointer's for variable-length strings (a char *),
+// the largest of its members' for compounds.
 func (t Type) Align() int {
 	switch t.Class {
 	case String:
+		if t.VarLen {
+			return PointerSize
+		}
 		return 1
 	case Compound:
 		a := 1
@@ -102,6 +110,23 @@ func Struct(name string, size int, members ...Member) Type {
 // Field is shorthand for a compound member.
 func Field(name string, offset int, t Type) Member {
 	return Member{Name: name, Offset: offset, Type: t}
+}
+
+// PointerSize is the size and alignment of a C pointer (char *) on the platforms h5proxy
+// builds for (64-bit): a variable-length string member of a C struct.
+const PointerSize = 8
+
+// HasVarLen reports whether the type is or holds a variable-length string.
+func (t Type) HasVarLen() bool {
+	if t.VarLen {
+		return true
+	}
+	for _, m := range t.Members {
+		if m.Type.HasVarLen() {
+			return true
+		}
+	}
+	return false
 }
 
 // Validate checks sizes and that compound members fit and do not overlap.
@@ -136,9 +161,6 @@ func (t Type) Validate() error {
 			if err := m.Type.Validate(); err != nil {
 				return fmt.Errorf("compound %q member %q: %w", t.Name, m.Name, err)
 			}
-			if m.Type.VarLen {
-				return fmt.Errorf("compound %q member %q: a variable-length string inside a compound is not supported", t.Name, m.Name)
-			}
 			if m.Offset < 0 || m.Offset+m.Type.Size > t.Size {
 				return fmt.Errorf("compound %q member %q at offset %d size %d exceeds struct size %d",
 					t.Name, m.Name, m.Offset, m.Type.Size, t.Size)
@@ -172,10 +194,14 @@ func (t Type) Fields(name string) []Member {
 func (t Type) String() string {
 	switch t.Class {
 	case String:
-		if t.VarLen {
-			return fmt.Sprintf("vstr(%d)", t.Size)
+		u := ""
+		if t.UTF8 {
+			u = "u"
 		}
-		return fmt.Sprintf("str(%d)", t.Size)
+		if t.VarLen {
+			return fmt.Sprintf("%svstr(%d)", u, t.Size)
+		}
+		return fmt.Sprintf("%sstr(%d)", u, t.Size)
 	case Compound:
 		parts := make([]string, len(t.Members))
 		for i, m := range t.Members {
@@ -189,7 +215,7 @@ func (t Type) String() string {
 
 // Equal reports whether two types describe the same layout (names of compounds ignored).
 func (t Type) Equal(o Type) bool {
-	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || len(t.Members) != len(o.Members) {
+	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || t.UTF8 != o.UTF8 || len(t.Members) != len(o.Members) {
 		return false
 	}
 	for i := range t.Members {

@@ -27,7 +27,7 @@ func TestTypeValidate(t *testing.T) {
 		{"vstr(8)", VStr(8), ""},
 		{"empty vstr", VStr(0), "type vstr: length 0, want >= 1"},
 		{"vlen f32", Type{Class: Float32, Size: 4, VarLen: true}, "type f32: only strings are variable-length here"},
-		{"vstr member", Struct("s", 8, Field("name", 0, VStr(8))), `compound "s" member "name": a variable-length string inside a compound is not supported`},
+		{"vstr member", Struct("s", 8, Field("name", 0, VStr(8))), ""}, // the binding stages it as a char *
 		{"particle", particle, ""},
 		{"single member", Struct("x", 4, Field("x", 0, F32)), ""},
 		{"padding allowed", Struct("p", 16, Field("a", 0, I32), Field("b", 8, F64)), ""},

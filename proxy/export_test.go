@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"errors"
 	"fmt"
 	"syscall"
 
@@ -54,3 +55,30 @@ func StepCharges(s *Session) (charged, span []float64) {
 	}
 	return charged, span
 }
+
+// ErrCheckRefused is the refusal of the test layout "checking" (RegisterCheckingLayout).
+var ErrCheckRefused = errors.New("test: refused by the checking layout")
+
+// RegisterCheckingLayout registers the test layout name: the native layout whose dataset
+// check (stack.Strategy.CheckDataset) counts, in checks, how often each dataset path was
+// checked, and refuses the dataset whose path is *refuse.
+func RegisterCheckingLayout(name string, refuse *string) (checks map[string]int) {
+	native, err := stack.LookupLayout("native")
+	if err != nil {
+		panic(err)
+	}
+	checks = map[string]int{}
+	stack.RegisterLayout(stack.Strategy{Name: name, Caps: native.Caps, Summary: "test: native counting its dataset checks",
+		NewLayout: native.NewLayout,
+		CheckDataset: func(path string, _ *plan.DatasetSpec, _ int) error {
+			checks[path]++
+			if path == *refuse {
+				return fmt.Errorf("dataset %s: %w", path, ErrCheckRefused)
+			}
+			return nil
+		}})
+	return checks
+}
+
+// GroupSplits is the number of communicator splits the session made for group files.
+func GroupSplits(s *Session) int { return s.groups.Splits() }

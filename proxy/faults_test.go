@@ -248,6 +248,16 @@ func TestFaults(t *testing.T) {
 // would: the file still opens, the dataset's contents are garbage.
 func overwrite(t *testing.T, file, path string) {
 	t.Helper()
+	off, shape := datasetAt(t, file, path)
+	if len(shape) != 1 {
+		t.Fatalf("%s %s: shape %v, want one dimension", file, path, shape)
+	}
+	overwriteAt(t, file, off, int(shape[0]))
+}
+
+// datasetAt returns where contiguous dataset path starts in file and its shape.
+func datasetAt(t *testing.T, file, path string) (int64, []uint64) {
+	t.Helper()
 	f, err := h5.OpenFile(file, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -260,15 +270,21 @@ func overwrite(t *testing.T, file, path string) {
 	shape, serr := h5.DatasetShape(d)
 	h5.CloseDataset(d)
 	h5.CloseFile(f)
-	if err != nil || serr != nil || !ok || len(shape) != 1 {
+	if err != nil || serr != nil || !ok {
 		t.Fatalf("%s %s: offset %d (%v, %v), shape %v (%v)", file, path, off, ok, err, shape, serr)
 	}
+	return int64(off), shape
+}
+
+// overwriteAt writes n bytes 0xff at offset off of file.
+func overwriteAt(t *testing.T, file string, off int64, n int) {
+	t.Helper()
 	w, err := os.OpenFile(file, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if _, err := w.WriteAt(bytes.Repeat([]byte{0xff}, int(shape[0])), int64(off)); err != nil {
+	if _, err := w.WriteAt(bytes.Repeat([]byte{0xff}, n), off); err != nil {
 		t.Fatal(err)
 	}
 }

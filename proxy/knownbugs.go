@@ -12,6 +12,9 @@ import (
 // would write but not read back (a known bug of that release, docs/hdf5.md).
 var ErrHDF5Bug = fmt.Errorf("%w: a known bug of this HDF5", ErrUnsupported)
 
+// knownBugs reports whether the loaded HDF5 has a bug checkKnownBugs refuses datasets for.
+func knownBugs() bool { return h5.ScaleOffsetFullRangeUnreadable() }
+
 // checkKnownBugs refuses a dataset whose data the loaded HDF5 would write but fail to
 // read: an integer scale-offset pipeline with the minimum bits left to the filter (or
 // the type's full width) over seeded values, which span the type's whole range in

@@ -308,14 +308,18 @@ func (s *Session) noteFile(op *plan.Op) {
 
 // fileList names a phase's files for the summary: all of them when few, else the first
 // ones and the count.
-func (p PhaseReport) fileList() string {
+func (p PhaseReport) fileList() string { return listFiles(p.Files, p.File) }
+
+// listFiles names files: all of them when few, else the first ones and the count; none
+// (a phase that opened no file) names the configured file.
+func listFiles(files []string, configured string) string {
 	switch {
-	case len(p.Files) == 0:
-		return p.File
-	case len(p.Files) <= 4:
-		return strings.Join(p.Files, ", ")
+	case len(files) == 0:
+		return configured
+	case len(files) <= 4:
+		return strings.Join(files, ", ")
 	}
-	return fmt.Sprintf("%s, ... (%d files)", strings.Join(p.Files[:3], ", "), len(p.Files))
+	return fmt.Sprintf("%s, ... (%d files)", strings.Join(files[:3], ", "), len(files))
 }
 
 // layoutNotes explain, in the summary, rates that a layout makes low by design.

@@ -41,12 +41,15 @@ type Session struct {
 	stack stack.Mode
 	// background: the mode runs I/O on another thread; stores: the layout keeps data.
 	background, stores bool
-	pool               emulate.Pool
-	log                zerolog.Logger
-	phase              *phaseRun
-	done               []*phaseRun
-	written            map[string]writtenFile // files this session wrote with verifiable fills
-	closed             bool
+	// bufs are the named buffers of the plans' transfers (buffer), pool the scratch
+	// buffers of memory selections (interior); both off the Go heap, kept across phases.
+	bufs    map[string]*sessionBuf
+	pool    emulate.Pool
+	log     zerolog.Logger
+	phase   *phaseRun
+	done    []*phaseRun
+	written map[string]writtenFile // files this session wrote with verifiable fills
+	closed  bool
 	// pendingCompute is compute done outside a phase, charged to the next phase.
 	pendingCompute float64
 	// rankFiles: the layout may keep a shared file as per-rank files (stack.RankFiles).
@@ -56,9 +59,16 @@ type Session struct {
 	// the plans checked so far last created or opened (plan.FileSpec.Ranks).
 	checkDataset func(path string, spec *plan.DatasetSpec, ranks int) error
 	fileRanks    int
+	// checks: some check can refuse a dataset (the layout has one, or the loaded HDF5 a
+	// known bug): else checkPlan has nothing to do, and a step's walk over its operations
+	// (about 1,000 instructions) is saved.
+	checks bool
 	// memSpaces: the layout selects memory selections in HDF5's memory space
 	// (stack.MemorySpaces); the others get them packed (packed).
 	memSpaces bool
+	// groups are the communicators of group files, split once each (stack.GroupComms),
+	// freed with the session's (freeComms).
+	groups *stack.GroupComms
 	// sysIO holds /proc/self/io at the last census (takeCensus).
 	sysIO []float64
 	// tr records the timeline (trace_file); nil when none is asked for.
@@ -92,23 +102,23 @@ type phaseRun struct {
 	end        sample
 	steps      []sample
 	stepsDone  int
-	progress   float64               // when the last "step done" line was logged at info level (Unix seconds)
-	fill       emulate.FillKind      // how the phase's data was (write) or is assumed (read) filled
-	filled     map[string]*filledBuf // write buffer -> the data it holds (updated in place: no map write per step)
-	runs       map[selRef]selRuns    // the runs of large selections (see Session.runs)
-	runsCached int                   // runs held in runs
+	progress   float64            // when the last "step done" line was logged at info level (Unix seconds)
+	fill       emulate.FillKind   // how the phase's data was (write) or is assumed (read) filled
+	runs       map[selRef]selRuns // the runs of large selections (see Session.runs)
+	runsCached int                // runs held in runs
 	// layouts are the memory layouts of the transfers filled so far (Session.bufLayout), at
 	// most layoutsMax: patterns that share a transfer between steps fill without allocating.
 	layouts map[*plan.Transfer]*emulate.Layout
 	// packed are the packed forms of transfers with a memory selection (Session.packed).
 	packed    map[*plan.Transfer]*plan.Transfer
-	mismatch  *emulate.Mismatch
+	mismatch  *firstMismatch // this rank's first, for the verdict
 	failed    error
-	ahead     *plan.Plan // next step's plan: planned before the window, or submitted ahead (background reads)
-	files     []string   // files created or opened, in order (noteFile)
-	file      string     // the file created or opened last: failures name it (fail)
-	stepFiles []string   // file at the end of each step done: background failures name it
-	opens     int        // file creates and opens executed so far
+	ahead     *plan.Plan     // next step's plan: planned before the window, or submitted ahead (background reads)
+	files     []string       // files created or opened, in order (noteFile)
+	open      plan.OpenFiles // the files open as the operations executed so far left them
+	file      string         // the file created or opened last: failures name it (fail)
+	stepFiles []string       // file at the end of each step done: background failures name it
+	opens     int            // file creates and opens executed so far
 	shapes    map[shapeKey][]uint64
 	// ownChecked and ownUnchecked: a write phase read back data it wrote and checked it, or
 	// skipped some (checksOwnRead).
@@ -217,12 +227,13 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 		return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
 	}
 	s := &Session{cfg: cfg, pat: pat, comm: dup, ioComm: ioComm, failComm: failComm, trace: trace, written: map[string]writtenFile{},
-		rank: dup.Rank(), size: dup.Size()}
+		rank: dup.Rank(), size: dup.Size(), groups: &stack.GroupComms{}}
 	s.log = newLogger(s.rank)
 	s.background, s.stores, s.rankFiles = background, layout.Has(stack.StoresData), layout.Has(stack.RankFiles)
 	s.checkDataset = layout.CheckDataset
+	s.checks = s.checkDataset != nil || knownBugs()
 	s.memSpaces = layout.Has(stack.MemorySpaces)
-	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings}
+	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings, Groups: s.groups}
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {
@@ -381,7 +392,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	}
 	n := s.phaseSteps(ph)
 	p := &phaseRun{ph: ph, verify: verify, fill: fill, steps: make([]sample, n), stepFiles: make([]string, 0, n),
-		filled: map[string]*filledBuf{}, knobs: kn, byIter: s.iterating}
+		knobs: kn, byIter: s.iterating}
 	p.env = patterns.Env{Rank: s.Rank(), Size: s.Size(), Path: s.cfg.File, Async: s.background, Shape: s.stack.Shape, Seed: s.cfg.Seed,
 		FilterAvailable: filterAvailable, DiskSize: s.diskSize}
 	if s.iterating {
@@ -400,6 +411,9 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	// plans of the file create/open and of the first step are built here; fill=once fills
 	// every write buffer of both; a read opens its file and queries the extents there.
 	pl, err := s.pat.Begin(ph, p.env)
+	if err == nil {
+		err = s.checkPlan(&pl)
+	}
 	if err != nil {
 		return s.fail(fmt.Errorf("begin: %w", err))
 	}
@@ -426,7 +440,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 			return s.fail(fmt.Errorf("begin: %w", err))
 		}
 		if len(p.steps) > 0 && !s.background {
-			step0, err := s.pat.Step(ph, 0, p.env)
+			step0, err := s.stepPlan(p, 0)
 			if err != nil {
 				return s.fail(fmt.Errorf("begin: %w", err))
 			}
@@ -451,10 +465,18 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 // checkPlan checks every dataset pl creates, with the phase's knobs applied, before any
 // of its operations runs: against the known bugs of the loaded HDF5 (checkKnownBugs),
 // and, in a file more than one rank shares (the session's, or a group's), with the layout
-// (stack.Strategy.CheckDataset). The write phase's begin plan and first step are checked
-// before the phase's first operation. Every rank plans the same creates, so every rank
+// (stack.Strategy.CheckDataset). Every rank plans the same creates, so every rank
 // refuses alike.
+//
+// Each plan is checked once, when it is made (BeginPhase, stepPlan, EndPhase), in the
+// order the plans run, since the file a create goes to is the one the plans checked
+// before it last created or opened: the write phase's begin plan and first step are
+// checked before the phase's first operation, a step planned ahead (a background read's
+// prefetch) before its I/O is submitted.
 func (s *Session) checkPlan(pl *plan.Plan) error {
+	if !s.checks {
+		return nil
+	}
 	var kn *knobs
 	fill := s.cfg.Fill
 	if s.phase != nil {
@@ -482,6 +504,15 @@ func (s *Session) checkPlan(pl *plan.Plan) error {
 	return nil
 }
 
+// stepPlan asks the pattern for a step's plan and checks it (checkPlan).
+func (s *Session) stepPlan(p *phaseRun, step int) (plan.Plan, error) {
+	pl, err := s.pat.Step(p.ph, step, p.env)
+	if err == nil {
+		err = s.checkPlan(&pl)
+	}
+	return pl, err
+}
+
 // prepare plans a write phase's first step ahead and, with fill=once, fills the write
 // buffers of the begin plan and of that step: outside the observed window, as h5bench
 // prepares its data before its timer starts. Later steps reuse the buffers (buffer).
@@ -489,14 +520,8 @@ func (s *Session) prepare(begin *plan.Plan, p *phaseRun) error {
 	if len(p.steps) == 0 {
 		return nil
 	}
-	step0, err := s.pat.Step(p.ph, 0, p.env)
+	step0, err := s.stepPlan(p, 0)
 	if err != nil {
-		return err
-	}
-	if err := s.checkPlan(begin); err != nil {
-		return err
-	}
-	if err := s.checkPlan(&step0); err != nil {
 		return err
 	}
 	p.ahead = &step0
@@ -592,10 +617,12 @@ func (s *Session) Step(step int) error {
 	if err := s.execute(&pl, smp, true); err != nil {
 		return s.fail(fmt.Errorf("step %d: %w", step, err))
 	}
-	// Background modes read the next step ahead while the caller computes.
+	// Background modes read the next step ahead while the caller computes, when it only
+	// reads (a read phase that writes, as NOvA's concatenation, runs such a step when it
+	// comes).
 	if p.ph == patterns.PhaseRead && s.background && step+1 < len(p.steps) {
-		next, err := s.pat.Step(p.ph, step+1, p.env)
-		if err == nil {
+		next, err := s.stepPlan(p, step+1)
+		if err == nil && !writes(&next) {
 			err = s.stack.Prefetch(&next)
 		}
 		if err != nil {
@@ -657,14 +684,20 @@ func (s *Session) removeAfter(p *phaseRun, step int) error {
 // progressEvery is the least time between two info-level "step done" lines.
 const progressEvery = time.Second
 
-// planStep returns the plan of a step: the one already submitted ahead, or a new one.
+// writes reports whether pl writes data.
+func writes(pl *plan.Plan) bool {
+	return slices.ContainsFunc(pl.Ops, func(op plan.Op) bool { return op.Kind == plan.Write })
+}
+
+// planStep returns the plan of a step, checked: the one already planned or submitted
+// ahead, or a new one.
 func (s *Session) planStep(p *phaseRun, step int) (plan.Plan, error) {
 	if p.ahead != nil {
 		pl := *p.ahead
 		p.ahead = nil
 		return pl, nil
 	}
-	return s.pat.Step(p.ph, step, p.env)
+	return s.stepPlan(p, step)
 }
 
 // ComputeStep emulates the configured compute after the current step: compute_time, or
@@ -728,6 +761,9 @@ func (s *Session) EndPhase() error {
 	pl, err := s.pat.End(p.ph, p.stepsDone, p.env)
 	if err != nil {
 		return s.fail(err)
+	}
+	if err := s.checkPlan(&pl); err != nil {
+		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, err))
 	}
 	if err := s.execute(&pl, &p.end, false); err != nil {
 		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, err))
@@ -805,11 +841,11 @@ func (s *Session) verdict(p *phaseRun) error {
 		return nil
 	}
 	detail := ""
-	if p.mismatch != nil {
-		detail = fmt.Sprintf("; first on rank %d: %s", s.Rank(), p.mismatch)
+	if m := p.mismatch; m != nil {
+		detail = fmt.Sprintf("; first on rank %d: file %s, step %d: %s", s.Rank(), m.file, m.step, m.m)
 	}
 	return fmt.Errorf("%w: %s phase of %s: %.0f mismatching elements on %.0f of %d ranks%s",
-		ErrVerify, p.ph, s.cfg.File, counts[0], counts[1], s.Size(), detail)
+		ErrVerify, p.ph, listFiles(p.files, s.cfg.File), counts[0], counts[1], s.Size(), detail)
 }
 
 func b2f(b bool) float64 {
@@ -878,7 +914,8 @@ func (s *Session) failedAlone() bool {
 var ErrFailedAlone = errors.New("h5proxy: the phase failed on this rank alone")
 
 // execute runs a plan's operations, charging time and bytes to smp. A step's writes
-// generate their data in lent staging memory when the mode lends (no write copy).
+// generate their data in lent staging memory when the mode lends (no write copy). The
+// plan was checked when it was made (checkPlan).
 //
 // The clock is read once when the plan starts and once after each operation, fill and
 // verification: each is charged the time since the reading before it (lapClock), so an
@@ -886,9 +923,6 @@ var ErrFailedAlone = errors.New("h5proxy: the phase failed on this rank alone")
 // census tally, the next buffer's lookup: tens of nanoseconds, beside HDF5 calls of
 // microseconds), and every moment of the plan is charged to exactly one of its buckets.
 func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
-	if err := s.checkPlan(pl); err != nil {
-		return err
-	}
 	var ln *stack.Lending
 	if step {
 		ln = stack.NewLending(s.stack, pl)
@@ -948,6 +982,9 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			if err := s.stack.Exec(op, nil); err != nil {
 				return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 			}
+			if s.phase != nil {
+				s.phase.open.Apply(op)
+			}
 			continue
 		}
 		var buf []byte
@@ -987,10 +1024,13 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
 		smp.countCall(op, bytes)
-		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && s.phase != nil {
-			s.noteFile(op)
-			s.phase.opens++
-			s.phase.file = op.Path
+		if (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile || op.Kind == plan.CloseFile) && s.phase != nil {
+			s.phase.open.Apply(op)
+			if op.Kind != plan.CloseFile {
+				s.noteFile(op)
+				s.phase.opens++
+				s.phase.file = op.Path
+			}
 		}
 		if op.Transfer == nil {
 			continue
@@ -1242,10 +1282,23 @@ func memRuns(t *plan.Transfer, buf, packed []byte, scatter bool) {
 	}
 }
 
-// filledBuf is what a write buffer holds: the data of a step's transfer.
+// sessionBuf is a named buffer of the session (Session.bufs): its memory and, for a
+// write buffer, the data it holds. A write looks it up once (buffer).
+type sessionBuf struct {
+	mem *emulate.Buffer
+	// filled is what the buffer holds if filled by phase (a buffer filled in an earlier
+	// phase holds nothing a write relies on).
+	phase  *phaseRun
+	filled filledBuf
+}
+
+// filledBuf is what a write buffer holds: the data of a step's transfer, and that
+// transfer's memory layout once a seeded fill asked for it (bufLayout; a step that fills
+// the buffer for the same transfer again reuses it).
 type filledBuf struct {
-	step int
-	t    *plan.Transfer
+	step   int
+	t      *plan.Transfer
+	layout *emulate.Layout
 }
 
 // holds reports whether a buffer filled as f already holds op's data: the same fields,
@@ -1291,22 +1344,33 @@ func sameSelection(a, b plan.Selection) bool {
 // fill=once, once per phase), except as-is writes (untouched).
 func (s *Session) buffer(op *plan.Op, smp *sample) ([]byte, error) {
 	t := op.Transfer
-	buf, err := s.pool.GetAt(t.Buffer, int(plan.Product(t.MemShape))*t.MemType.Size, t.BufferOffset)
+	b := s.bufs[t.Buffer]
+	if b == nil {
+		if s.bufs == nil {
+			s.bufs = map[string]*sessionBuf{}
+		}
+		b = &sessionBuf{}
+		s.bufs[t.Buffer] = b
+	}
+	mem, err := b.mem.Fit(int(plan.Product(t.MemShape))*t.MemType.Size, t.BufferOffset)
 	if err != nil {
+		b.mem = nil // freed by Fit
 		return nil, err
 	}
+	b.mem = mem
+	buf := mem.Bytes()
 	if op.Kind != plan.Write || s.phase == nil || t.AsIs {
 		return buf, nil
 	}
-	f := s.phase.filled[t.Buffer]
-	if f == nil {
-		f = &filledBuf{step: -1}
-		s.phase.filled[t.Buffer] = f
-	} else if f.holds(op, s.phase.fill) {
+	f := &b.filled
+	if b.phase == s.phase && f.holds(op, s.phase.fill) {
 		return buf, nil
 	}
-	*f = filledBuf{step: op.Step, t: t}
-	return buf, s.fill(op, buf, smp)
+	if b.phase != s.phase || f.t != t {
+		f.layout = nil // another transfer's
+	}
+	b.phase, f.step, f.t = s.phase, op.Step, t
+	return buf, s.fillLaid(op, buf, &f.layout, smp)
 }
 
 // refills reports whether buffer fills op's buffer with new data: a write (not as-is) of
@@ -1316,13 +1380,20 @@ func (s *Session) refills(op *plan.Op) bool {
 	if t == nil || op.Kind != plan.Write || s.phase == nil || t.AsIs {
 		return false
 	}
-	f, ok := s.phase.filled[t.Buffer]
-	return !ok || !f.holds(op, s.phase.fill)
+	b := s.bufs[t.Buffer]
+	return b == nil || b.phase != s.phase || !b.filled.holds(op, s.phase.fill)
 }
 
 // fill writes op's data for this step into buf, charging the time since the clock's last
 // reading (s.clk: the caller's) to data preparation.
 func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
+	var l *emulate.Layout
+	return s.fillLaid(op, buf, &l, smp)
+}
+
+// fillLaid is fill with the memory layout of op's transfer kept in *l: set from bufLayout
+// when nil and a seeded fill needs it.
+func (s *Session) fillLaid(op *plan.Op, buf []byte, l **emulate.Layout, smp *sample) error {
 	t := op.Transfer
 	var err error
 	if t.Data != nil { // explicit contents (index datasets) whatever the fill
@@ -1338,7 +1409,10 @@ func (s *Session) fill(op *plan.Op, buf []byte, smp *sample) error {
 				return err
 			}
 		}
-		err = emulate.Fill(kind, to, s.bufLayout(t), s.cfg.Seed, op.Step, s.Rank())
+		if *l == nil {
+			*l = s.bufLayout(t)
+		}
+		err = emulate.Fill(kind, to, *l, s.cfg.Seed, op.Step, s.Rank())
 		if t.MemSelection != nil {
 			memRuns(t, buf, to, true)
 		}
@@ -1386,9 +1460,22 @@ func (s *Session) check1(op *plan.Op, buf []byte, smp *sample) error {
 	if first != nil && s.phase.mismatch == nil {
 		m := *first
 		m.Variable = op.Path + " " + m.Variable
-		s.phase.mismatch = &m
+		file := s.phase.open.Current()
+		if file == "" {
+			file = s.cfg.File
+		}
+		s.phase.mismatch = &firstMismatch{file: file, step: op.Step, m: m}
 	}
 	return nil
+}
+
+// firstMismatch is a rank's first mismatching element in a phase: the file it was read
+// from (the file current at the read, not the configured path: per-step and per-rank
+// files, restart readers of other ranks' files), the step and the dataset's element.
+type firstMismatch struct {
+	file string
+	step int
+	m    emulate.Mismatch
 }
 
 // checkData compares a read buffer with the transfer's expected Data element by element
@@ -1435,6 +1522,12 @@ func (s *Session) Close() error {
 	}
 	if err := s.stack.Close(); err != nil && first == nil {
 		first = err
+	}
+	for name, b := range s.bufs {
+		if err := b.mem.Free(); err != nil && first == nil {
+			first = err
+		}
+		delete(s.bufs, name)
 	}
 	if err := s.pool.Free(); err != nil && first == nil {
 		first = err
@@ -1512,11 +1605,14 @@ func (s *Session) Wait() error {
 	return s.stack.Wait()
 }
 
-// freeComms frees the session's communicator duplicates.
+// freeComms frees the session's communicator duplicates and the group communicators
+// split from them.
 func (s *Session) freeComms() error {
-	var first error
+	first := s.groups.Free() // split from ioComm
 	if s.ioComm != s.comm {
-		first = s.ioComm.Free()
+		if err := s.ioComm.Free(); err != nil && first == nil {
+			first = err
+		}
 	}
 	if err := s.failComm.Free(); err != nil && first == nil {
 		first = err

@@ -9,6 +9,7 @@
 //	make build && go run ./bench/app -np 2 -reps 7
 //	go run ./bench/app -cases vpic-1d-contig,bd-cats-full -n 1M -reps 5
 //	go run ./bench/app -callgrind -n 64K         # instruction counts, one rank
+//	go run ./bench/app -cases nova,e3sm-f -reps 7  # pairs that do not scale: default sizes
 //
 // It prints per case, for two times (wall: the whole `h5proxy run` process, launcher,
 // description parsing and planning included; window: the sum of the phases' observed times
@@ -87,25 +88,26 @@ func (c *config) resolve(size, cases string) error {
 		return fmt.Errorf("-n %q: want a positive count such as 4M", size)
 	}
 	c.n = n
-	var known []string
+	var scaled, known []string
 	for _, p := range apps.Pairs {
 		if p.Scale != nil {
-			known = append(known, p.Name())
+			scaled = append(scaled, p.Name())
 		}
+		known = append(known, p.Name())
 	}
 	if cases == "" {
-		cases = strings.Join(known, ",")
+		cases = strings.Join(scaled, ",")
 	}
 	for _, name := range strings.Split(cases, ",") {
 		name = strings.TrimSpace(name)
 		found := false
 		for _, p := range apps.Pairs {
-			if p.Name() == name && p.Scale != nil {
+			if p.Name() == name { // a pair that does not scale runs at its default sizes
 				c.cases, found = append(c.cases, p), true
 			}
 		}
 		if !found {
-			return fmt.Errorf("-cases: %q is not a pair that scales (known: %s)", name, strings.Join(known, ", "))
+			return fmt.Errorf("-cases: %q is not a pair (known: %s; these scale with -n: %s)", name, strings.Join(known, ", "), strings.Join(scaled, ", "))
 		}
 	}
 	return nil
@@ -115,20 +117,35 @@ func (c *config) resolve(size, cases string) error {
 type sample struct{ wall, window float64 }
 
 // side is one program of a case: h5proxy run with these arguments in a fresh directory
-// holding the input file.
+// holding the input file (and the pair's data files).
 type side struct {
 	name  string
 	input string // file name written into each run's directory
 	text  []byte // its content
+	data  map[string][]byte
 	args  []string
 }
 
-// prepare makes a run's directory holding the side's input file.
+// prepare makes a run's directory holding the side's input and data files.
 func (s side) prepare(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	for name, b := range s.data {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
 	return os.WriteFile(filepath.Join(dir, s.input), s.text, 0o644)
+}
+
+// sizes are the keys that size a pair's sides at c's size: its Scale's, or for a pair that
+// does not scale none for the built-in and its Args for the description (its defaults).
+func (c config) sizes(p apps.Pair) (builtin, desc []string) {
+	if p.Scale == nil {
+		return nil, p.Args
+	}
+	return p.Scale(c.n, c.np)
 }
 
 // sides returns the built-in's and the description's sides of a pair at c's size.
@@ -137,13 +154,19 @@ func (c config) sides(p apps.Pair) (a, b side, err error) {
 	if err != nil {
 		return side{}, side{}, err
 	}
-	bset, dkv := p.Scale(c.n, c.np)
-	a = side{name: "built-in", input: "builtin.json", text: []byte(p.Builtin)}
+	data := map[string][]byte{}
+	for _, f := range p.Data { // repository paths: the benchmark runs from the repository root
+		if data[filepath.Base(f)], err = os.ReadFile(f); err != nil {
+			return side{}, side{}, fmt.Errorf("%s: %w (run from the repository root)", p.Name(), err)
+		}
+	}
+	bset, dkv := c.sizes(p)
+	a = side{name: "built-in", input: "builtin.json", text: []byte(p.Builtin), data: data}
 	for _, kv := range bset {
 		a.args = append(a.args, "-set", kv)
 	}
 	a.args = append(a.args, a.input)
-	b = side{name: "description", input: p.Desc, text: src, args: append([]string{p.Desc}, dkv...)}
+	b = side{name: "description", input: p.Desc, text: src, data: data, args: append([]string{p.Desc}, dkv...)}
 	return a, b, nil
 }
 
@@ -197,7 +220,7 @@ func run(c config, w io.Writer) error {
 				runs[who] = append(runs[who], smp)
 			}
 		}
-		bk, dk := p.Scale(c.n, c.np)
+		bk, dk := c.sizes(p)
 		fmt.Fprintf(w, "\n%s: built-in -set %s; description %s\n", p.Name(), strings.Join(bk, " "), strings.Join(dk, " "))
 		report(w, runs[0], runs[1], runs[2])
 	}

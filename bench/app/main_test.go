@@ -40,8 +40,7 @@ func TestRun(t *testing.T) {
 // TestResolve checks the flags' errors: unknown and unscaled pairs, bad sizes.
 func TestResolve(t *testing.T) {
 	for _, tc := range []struct{ size, cases, want string }{
-		{"4M", "nope", `-cases: "nope" is not a pair that scales`},
-		{"4M", "openpmd-8a", `-cases: "openpmd-8a" is not a pair that scales`},
+		{"4M", "nope", `-cases: "nope" is not a pair (known: vpic-1d-contig`},
 		{"0", "", `-n "0"`},
 		{"lots", "", `-n "lots"`},
 	} {
@@ -61,6 +60,29 @@ func TestResolve(t *testing.T) {
 		}
 		if scaled != (p.Scale != nil) {
 			t.Errorf("%s: in the default cases %v, scales %v", p.Name(), scaled, p.Scale != nil)
+		}
+	}
+}
+
+// TestFixedSizePair: a pair that does not scale runs when named, at its default sizes:
+// the built-in's configuration as is, the description with the pair's Args, both beside
+// the pair's data files (E3SM's map).
+func TestFixedSizePair(t *testing.T) {
+	c := config{np: 2, reps: 1}
+	if err := c.resolve("4M", "e3sm-f"); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("../..") // Data are repository paths
+	a, b, err := c.sides(c.cases[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(a.args, " ") != "builtin.json" || strings.Join(b.args, " ") != "e3sm-f.yaml hist=h1 records=2 map=map_f_case_16p.h5" {
+		t.Errorf("args: built-in %v, description %v", a.args, b.args)
+	}
+	for _, s := range []side{a, b} {
+		if len(s.data["map_f_case_16p.h5"]) == 0 || len(s.data) != 1 {
+			t.Errorf("%s: data files %d, want the map", s.name, len(s.data))
 		}
 	}
 }

@@ -236,12 +236,44 @@ timeline:
 // the same structure under h5dump -pH, the same values under h5diff, the same bytes for
 // the raw file.
 func TestAppGhostCells(t *testing.T) {
+	ghostRuns(t, ghostDescription, nil, 6, "native", "subfiling", "mpiio")
+}
+
+// TestAppGhostCellsInterleavedCyclicPoints: ghost cells around an interleaved struct's
+// elements, block-cyclic rows and a point list (patterns/app/testdata/ghost-more.yaml)
+// write the file written without ghosts (g=0), on the native layout (HDF5 selects the
+// interior of the memory space) and the raw mpiio layout (the session packs it), and the
+// restart read verifies every value read into buffers with ghost cells.
+func TestAppGhostCellsInterleavedCyclicPoints(t *testing.T) {
+	src, errD := os.ReadFile("../../patterns/app/testdata/ghost-more.yaml")
+	pts, errP := os.ReadFile("../../patterns/app/testdata/ghost-pts.txt")
+	if errD != nil || errP != nil {
+		t.Fatal(errD, errP)
+	}
+	// The raw layout writes a struct's members, scattered in the file's records, through a
+	// file view (collectively, one contiguous run per rank is needed without one).
+	ghostRuns(t, string(src), map[string]string{"ghost-pts.txt": string(pts)}, 8, "native", "mpiio mpiio.file_view=YES")
+}
+
+// ghostRuns runs description src (beside files, its inputs) at 2 ranks with g=2 and g=0
+// on each layout (a name, then any KEY=VALUE settings it needs) and compares the two
+// files: bytes for the raw mpiio layout, h5dump -pH and h5diff for the others. The
+// restart read must verify every value with reads H5Dread calls over the ranks.
+func ghostRuns(t *testing.T, src string, files map[string]string, reads int64, layouts ...string) {
+	t.Helper()
 	dir := t.TempDir()
 	desc := filepath.Join(dir, "ghost.yaml")
-	if err := os.WriteFile(desc, []byte(ghostDescription), 0o644); err != nil {
+	if err := os.WriteFile(desc, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, layout := range []string{"native", "subfiling", "mpiio"} {
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, run := range layouts {
+		settings := strings.Fields(run)
+		layout := settings[0]
 		files := map[string]string{}
 		for _, g := range []string{"2", "0"} {
 			out := filepath.Join(dir, layout+"-g"+g)
@@ -249,9 +281,10 @@ func TestAppGhostCells(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep := filepath.Join(out, "report.json")
-			h5proxy(t, dir, "run", "-np", "2", "-quiet", "-dir", out, "-report", rep, desc, "g="+g, "layout="+layout).expect(t, 0, nil, nil)
-			if v, m, reads := readPhase(t, rep); !v || m != 0 || reads != 6 {
-				t.Errorf("%s g=%s: read back verified %v, mismatches %v, H5Dread %d (want 6: collective, every rank calls)", layout, g, v, m, reads)
+			args := append([]string{"run", "-np", "2", "-quiet", "-dir", out, "-report", rep, desc, "g=" + g, "layout=" + layout}, settings[1:]...)
+			h5proxy(t, dir, args...).expect(t, 0, nil, nil)
+			if v, m, n := readPhase(t, rep); !v || m != 0 || n != reads {
+				t.Errorf("%s g=%s: read back verified %v, mismatches %v, H5Dread %d (want %d: collective, every rank calls)", layout, g, v, m, n, reads)
 			}
 			files[g] = filepath.Join(out, "field.h5")
 		}

@@ -23,23 +23,30 @@ func TestDeriveRoundTrip(t *testing.T) {
 		name, builtin string   // builtin: a native configuration, or a description's path
 		inputs        []string // files the built-in writes, relative to its directory
 		want          []string // lines the description holds
+		dump          []string // what h5dump -pH shows of the inputs (and so of the outputs)
 	}{
 		{"vpic", `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`,
 			[]string{"vpic.h5"},
 			[]string{"  steps: 2    # groups Timestep_0 .. Timestep_1: one per step", "  n: 64", "      Timestep_${step}:",
-				`          [id_2, px, py, pz, x, "y", z]: {type: f32, shape: [n * nranks]}`, "collective: true    # a file cannot tell"}},
+				`          [id_2, px, py, pz, x, "y", z]: {type: f32, shape: [n * nranks]}`, "collective: true    # a file cannot tell"}, nil},
 		{"amrex", `{"pattern":"amrex","phases":["write"],"session":{"file":"amx/"},"options":{"ncells":16,"max_grid_size":8,"nlevs":1,"ncomp":2,"nppc":1,"nplotfile":3,"nparticlefile":0}}`,
 			[]string{"amx/plt00000.h5", "amx/plt00001.h5", "amx/plt00002.h5"},
 			[]string{"  outputs: 3", "    name: plt${step:05d}.h5", "steps: (outputs - 1) * output_every + 1",
-				"  boxcenter: {i: i32, j: i32, k: i32}", `"data:offsets=0": {type: i64, shape: [9], decompose: rank0}`, "prob_domain: {type: prob_domain, value: {lo_i: 0, lo_j: 0, lo_k: 0, hi_i: 15, hi_j: 15, hi_k: 15}}"}},
+				"  boxcenter: {i: i32, j: i32, k: i32}", `"data:offsets=0": {type: i64, shape: [9], decompose: rank0}`, "prob_domain: {type: prob_domain, value: {lo_i: 0, lo_j: 0, lo_k: 0, hi_i: 15, hi_j: 15, hi_k: 15}}"}, nil},
 		// openPMD's nested groups, string and array attributes, records folded by their
 		// equal attributes.
 		{"openpmd", `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`,
 			[]string{"8a_parallel_3Db_0000001.h5"},
-			[]string{`openPMD: {type: str6, value: "1.1.0"}`, `                  [x, "y", z]:`, "axisLabels: {type: str2, shape: [1], generate: seeded}"}},
+			[]string{`openPMD: {type: str6, value: "1.1.0"}`, `                  [x, "y", z]:`, "axisLabels: {type: str2, shape: [1], generate: seeded}"}, nil},
 		// Chunked, filtered and extensible datasets, from a description's checkpoints.
 		{"chunked", "../../patterns/app/testdata/particles.yaml", []string{"ckpt_0000.h5", "ckpt_0002.h5"},
-			[]string{"  output_every: 2", "max_shape: [unlimited], chunk: [2]", "chunk: [n_state, 4], filters: [shuffle, {deflate: 4}]"}},
+			[]string{"  output_every: 2", "max_shape: [unlimited], chunk: [2]", "chunk: [n_state, 4], filters: [shuffle, {deflate: 4}]"}, nil},
+		// UTF-8 strings stay UTF-8 (H5T_CSET_UTF8): datasets, a compound member, fixed and
+		// variable-length attributes, with their non-ASCII values.
+		{"utf8", "../../patterns/app/testdata/utf8.yaml", []string{"names.h5"},
+			[]string{`title: {type: uvstr, value: "Ωmega — données"}`, `code: {type: ustr8, value: "naïve"}`, `plain: {type: str5, value: "ascii"}`,
+				"label: {type: ustr12", "ascii: {type: str12", "  rec: {name: ustr6, x: f64}"},
+			[]string{"CSET H5T_CSET_UTF8", "CSET H5T_CSET_ASCII"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,6 +83,11 @@ func TestDeriveRoundTrip(t *testing.T) {
 			h5proxy(t, d, "run", "-np", "2", "-quiet", "derived.yaml").expect(t, 0, nil, nil)
 			for _, in := range c.inputs {
 				got, want := maskedDump(t, filepath.Join(d, filepath.Base(in))), maskedDump(t, filepath.Join(b, in))
+				for _, w := range c.dump {
+					if !strings.Contains(want, w) || !strings.Contains(got, w) {
+						t.Errorf("h5dump -pH of %s lacks %q (input %v, output %v)", filepath.Base(in), w, strings.Contains(want, w), strings.Contains(got, w))
+					}
+				}
 				if got != want {
 					t.Errorf("%s written from the derived description differs under h5dump -pH:\n%s", filepath.Base(in), lineDiff(want, got))
 				}

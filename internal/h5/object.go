@@ -506,6 +506,17 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 		}
 		return nil
 	}
+	if a.Type.Class == plan.Compound && a.Type.HasVarLen() { // the C structs HDF5 takes
+		v, err := packVCompound(a.Type, a.Value, int(plan.Product(a.Shape)))
+		if err != nil {
+			return fmt.Errorf("%w (attribute %s)", err, a.Name)
+		}
+		defer v.release(typ, space)
+		if C.H5Awrite(attr, typ, v.p) < 0 {
+			return stackError("H5Awrite @" + a.Name)
+		}
+		return nil
+	}
 	if len(a.Value) > 0 && C.H5Awrite(attr, typ, unsafe.Pointer(&a.Value[0])) < 0 {
 		return stackError("H5Awrite @" + a.Name)
 	}
@@ -553,6 +564,9 @@ func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 	if err != nil {
 		return plan.AttributeSpec{}, err
 	}
+	if t.Class == plan.Compound && t.HasVarLen() {
+		return readVCompoundAttribute(attr, op, name, t, mt, s, dims)
+	}
 	if t.VarLen { // fixed strings as long as the longest value (at least 1 byte)
 		n := int(plan.Product(dims))
 		v := readVStrings(n, 0)
@@ -565,7 +579,9 @@ func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 		if err := v.unpack("H5Aread "+op, val); err != nil {
 			return plan.AttributeSpec{}, err
 		}
-		return plan.AttributeSpec{Name: name, Type: plan.VStr(v.w), Shape: dims, Value: val}, nil
+		vt := plan.VStr(v.w)
+		vt.UTF8 = t.UTF8
+		return plan.AttributeSpec{Name: name, Type: vt, Shape: dims, Value: val}, nil
 	}
 	val := make([]byte, plan.Product(dims)*uint64(t.Size))
 	if len(val) > 0 && C.H5Aread(attr, mt, unsafe.Pointer(&val[0])) < 0 {

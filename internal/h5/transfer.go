@@ -173,13 +173,16 @@ type spaces struct {
 	mt, ms, fs C.hid_t
 	mArg, fArg C.hid_t
 	ptr        unsafe.Pointer
-	// vstr stages a variable-length string transfer (plan.VStr): ptr points into it.
-	vstr *vstrings
+	// vstr stages a variable-length string transfer (plan.VStr), vcomp one of a compound
+	// holding such strings: ptr points into it.
+	vstr  *vstrings
+	vcomp *vcompound
 }
 
 // close releases the dataspaces prepare created and any string staging.
 func (sp *spaces) close() {
 	sp.vstr.release(sp.mt, sp.ms)
+	sp.vcomp.release(sp.mt, sp.ms)
 	if sp.ms >= 0 {
 		C.H5Sclose(sp.ms)
 	}
@@ -278,12 +281,26 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte, write bool) (space
 		}
 		sp.ptr = sp.vstr.ptr()
 	}
+	if t.MemType.Class == plan.Compound && t.MemType.HasVarLen() && !none {
+		n := int(plan.Product(memShape))
+		if write {
+			if sp.vcomp, err = packVCompound(t.MemType, buf, n); err != nil {
+				return sp, fmt.Errorf("%w (%s %s)", err, call, objName(d))
+			}
+		} else {
+			sp.vcomp = readVCompound(t.MemType, n)
+		}
+		sp.ptr = sp.vcomp.p
+	}
 	return sp, nil
 }
 
 // finish completes a successful transfer: a read of variable-length strings copies them
 // into buf as the plan's fixed strings.
 func (sp *spaces) finish(call string, d ID, buf []byte) error {
+	if sp.vcomp != nil && sp.vcomp.read {
+		return sp.vcomp.unpack(call+" "+objName(d), buf)
+	}
 	if sp.vstr == nil || !sp.vstr.read {
 		return nil
 	}

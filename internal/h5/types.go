@@ -70,12 +70,16 @@ func convType(t plan.Type) (C.hid_t, error) {
 	switch t.Class {
 	case plan.String:
 		if t.VarLen {
-			h, err = vstringType()
+			h, err = vstringType(t.UTF8)
 		} else {
-			h, err = stringType(t.Size)
+			h, err = stringType(t.Size, t.UTF8)
 		}
 	case plan.Compound:
-		h, err = compoundType(t)
+		if t.HasVarLen() { // the C struct, a char * for each variable-length string
+			h, err = vlenCompoundType(t)
+		} else {
+			h, err = compoundType(t)
+		}
 	default:
 		return -1, errorf("h5: datatype: unknown class %v", t.Class)
 	}
@@ -86,9 +90,9 @@ func convType(t plan.Type) (C.hid_t, error) {
 	return h, nil
 }
 
-// stringType builds a fixed-length, NUL-terminated ASCII string type of n bytes.
-func stringType(n int) (_ C.hid_t, err error) {
-	op := fmt.Sprintf("string datatype str(%d)", n)
+// stringType builds a fixed-length, NUL-terminated string type of n bytes, ASCII or UTF-8.
+func stringType(n int, utf8 bool) (_ C.hid_t, err error) {
+	op := fmt.Sprintf("string datatype %s", plan.Type{Class: plan.String, Size: n, UTF8: utf8})
 	h := C.H5Tcopy(C.h5p_c_s1())
 	if h < 0 {
 		return -1, stackError("H5Tcopy " + op)
@@ -104,10 +108,18 @@ func stringType(n int) (_ C.hid_t, err error) {
 	if C.H5Tset_strpad(h, C.H5T_STR_NULLTERM) < 0 {
 		return -1, stackError("H5Tset_strpad " + op)
 	}
-	if C.H5Tset_cset(h, C.H5T_CSET_ASCII) < 0 {
+	if C.H5Tset_cset(h, cset(utf8)) < 0 {
 		return -1, stackError("H5Tset_cset " + op)
 	}
 	return h, nil
+}
+
+// cset is the HDF5 character set of a string type: UTF-8 or ASCII.
+func cset(utf8 bool) C.H5T_cset_t {
+	if utf8 {
+		return C.H5T_CSET_UTF8
+	}
+	return C.H5T_CSET_ASCII
 }
 
 // compoundType builds a compound type, converting (and caching) its members' types.
@@ -201,12 +213,13 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 		if v < 0 {
 			return plan.Type{}, stackError("H5Tis_variable_str")
 		}
-		if v > 0 {
-			// Plans hold fixed strings of Size bytes: the pointer's size until a reader
-			// knows better (ReadAttribute sizes it to the longest value).
-			return plan.VStr(size), nil
+		cs := C.H5Tget_cset(h)
+		if cs < 0 {
+			return plan.Type{}, stackError("H5Tget_cset")
 		}
-		return plan.Str(size), nil
+		// Plans hold fixed strings of Size bytes: for variable-length ones the pointer's
+		// size until a reader knows better (ReadAttribute sizes it to the longest value).
+		return plan.Type{Class: plan.String, Size: size, VarLen: v > 0, UTF8: cs == C.H5T_CSET_UTF8}, nil
 	case C.H5T_COMPOUND:
 		return compoundOf(h, size)
 	default:

@@ -63,9 +63,10 @@ import "C"
 
 import "unsafe"
 
-// vstringType builds a variable-length, NUL-terminated ASCII string type (H5T_VARIABLE):
-// the file type of a plan.VStr, and its memory type, whose elements are char pointers.
-func vstringType() (_ C.hid_t, err error) {
+// vstringType builds a variable-length, NUL-terminated string type (H5T_VARIABLE), ASCII
+// or UTF-8: the file type of a plan.VStr, and its memory type, whose elements are char
+// pointers.
+func vstringType(utf8 bool) (_ C.hid_t, err error) {
 	h := C.H5Tcopy(C.h5p_c_s1_var())
 	if h < 0 {
 		return -1, stackError("H5Tcopy variable-length string")
@@ -81,7 +82,7 @@ func vstringType() (_ C.hid_t, err error) {
 	if C.H5Tset_strpad(h, C.H5T_STR_NULLTERM) < 0 {
 		return -1, stackError("H5Tset_strpad variable-length string")
 	}
-	if C.H5Tset_cset(h, C.H5T_CSET_ASCII) < 0 {
+	if C.H5Tset_cset(h, cset(utf8)) < 0 {
 		return -1, stackError("H5Tset_cset variable-length string")
 	}
 	return h, nil

@@ -68,7 +68,7 @@ func Table(kvs []options.KV) (*options.Table, error) {
 	if path == "" {
 		return Options, nil
 	}
-	d, err := desc.ParseFile(path, nil)
+	d, err := parseFile(path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func configOf(v *options.Values) (Config, error) {
 	if path == "" {
 		return Config{}, v.Invalid("description", "the app pattern needs a description file", "description=FILE (YAML or JSON; docs/apps.md)")
 	}
-	d, err := desc.ParseFile(path, nil)
+	d, err := parseFile(path, nil)
 	if err != nil {
 		return Config{}, err
 	}
@@ -109,7 +109,7 @@ func configOf(v *options.Values) (Config, error) {
 		}
 	}
 	if ov != nil {
-		if d, err = desc.ParseFile(path, ov); err != nil {
+		if d, err = parseFile(path, ov); err != nil {
 			return Config{}, err
 		}
 	}
@@ -161,6 +161,9 @@ func (p *Pattern) setup(d *desc.Description) error {
 	p.e = e
 	for _, f := range d.Files {
 		if err := checkHandles(f); err != nil {
+			return err
+		}
+		if err := checkSequence(f); err != nil {
 			return err
 		}
 	}

@@ -469,7 +469,8 @@ func (d *decomposer) cyclic(r int) part {
 	if count*inner == 0 {
 		return part{sel: plan.None(), mem: []uint64{0}}
 	}
-	return part{sel: plan.Selection{Blocks: hs}, mem: []uint64{count * inner}}
+	// The rank's rows as a local array: count rows of the other dimensions.
+	return part{sel: plan.Selection{Blocks: hs}, mem: append([]uint64{count}, rest...)}
 }
 
 func ones(n int) []uint64 {

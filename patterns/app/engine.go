@@ -21,6 +21,7 @@ type engine struct {
 	// decomps caches decomposers by dataset, shape and rank count (they hold every rank's
 	// counts or a map).
 	decomps map[decompKey]*decomposer
+	writers writerRuns // restart reads' replays of the writers' runs
 }
 
 type decompKey struct {
@@ -530,7 +531,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		return err
 	}
 	created := s.created[in.path]
-	h := handlesOf(in.file)
+	h, mark := handlesOf(in.file), len(s.cur.Ops)
 	var opened []string // groups then datasets to close, in open order
 	// Groups: created once; reopened when a dataset below is written.
 	for _, g := range groups {
@@ -570,9 +571,9 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			return &desc.Error{Pos: v.ds.Pos, Key: v.ds.Type.Path, Value: v.ds.Name,
 				Reason: fmt.Sprintf("the shape of %s changes from %v to %v at step %d in the same file", v.path, old.shape, sp.shape, step)}
 		}
-		if sp.create.Type.VarLen && in.parallel {
+		if sp.create.Type.HasVarLen() && in.parallel {
 			return errAt(v.ds.Type, "dataset %s of variable-length strings in file %s, which %d ranks share through MPI-IO: parallel HDF5 writes no variable-length data so (HDF5 1.10 and 1.14: \"Parallel IO does not support writing VL datatypes\")",
-				"ranks: 1 (a file per rank: HDF5's serial driver, as for a shared file on one rank), a fixed-length strN, or vstr attributes (parallel HDF5 writes those)", v.path, in.path, s.env.Size)
+				"ranks: 1 (a file per rank: HDF5's serial driver, as for a shared file on one rank), a fixed-length strN (in a compound too), or vstr attributes (parallel HDF5 writes those)", v.path, in.path, s.env.Size)
 		}
 		nr, rank := in.share(s.env)
 		dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
@@ -650,6 +651,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	if len(a.Datasets) > 0 && written == 0 {
 		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
 	}
+	s.sequence(in, a, mark, dsOpen, opened, false)
 	for i := len(dsOpen) - 1; i >= 0; i-- {
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: dsOpen[i], Collective: in.parallel, Step: step})
 	}

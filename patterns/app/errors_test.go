@@ -57,6 +57,10 @@ func TestErrorsNameFileLineKeyValue(t *testing.T) {
 	if err := os.WriteFile(pts, []byte("0 0 0\n0 0 1  # rank i j\n1 0 1\n1 1 0\n1 1 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	onePoint := filepath.Join(tmp, "one.txt") // rank 0 the first row, rank 1 the second
+	if err := os.WriteFile(onePoint, []byte("0 0 0\n0 0 1\n1 1 0\n1 1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(holes, []byte("0 0 0\n0 0 1\n1 1 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +82,8 @@ func TestErrorsNameFileLineKeyValue(t *testing.T) {
 		{"unknown type", "type: f64", "type: f65", 1, []string{"d.yaml:7:17:", `value "f65"`, "unknown type", "i8, u8, i16"}},
 		{"no conversion", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [n * nranks], memory: {type: str8}}", 1,
 			[]string{"d.yaml:7:58:", "memory.type", "HDF5 has no conversion between str(8) and f64"}},
+		{"no conversion between character sets", "{type: f64, shape: [n * nranks]}", "{type: ustr8, shape: [n * nranks], memory: {type: str8}}", 1,
+			[]string{"memory.type", "memory type str(8) and file type ustr(8) of x: HDF5 converts no ASCII string to a UTF-8 one, nor back"}},
 		{"element written twice", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [2, 2], decompose: {kind: points, file: " + pts + "}}", 2,
 			[]string{"decompose.file", "element [0 1] is written by rank 0 and rank 1"}},
 		{"element unwritten", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [2, 2], decompose: {kind: points, file: " + holes + "}}", 2,
@@ -92,8 +98,14 @@ func TestErrorsNameFileLineKeyValue(t *testing.T) {
 			[]string{"d.yaml:5:11:", "ranks 0 and 2 of different groups of 2 both name their group's file out_0.h5"}},
 		{"more ranks per file than ranks", "name: out.h5", "name: out.h5\n    ranks: 3", 2,
 			[]string{"d.yaml:6:12:", "key files.out.ranks", "3 ranks per file with 2 ranks", "N-to-M"}},
-		{"ghost cells on cyclic", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [n * nranks], decompose: cyclic, memory: {ghost: 1}}", 2,
-			[]string{"d.yaml:7:78:", "key files.out.datasets.x.memory.ghost", `value "1"`, "ghost cells around a cyclic decomposition's elements", "allowed: a decomposition that gives each rank one block"}},
+		{"ghost counts per dimension on points", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [2, 2], decompose: {kind: points, file: " + onePoint + "}, memory: {ghost: [1, 1]}}", 2,
+			[]string{"key files.out.datasets.x.memory.ghost", "2 ghost counts for a points decomposition: a rank's elements are a list (a 1-D buffer), not a block with neighbours along the dataset's 2 dimensions", "allowed: one count"}},
+		{"struct ghosts differ", "files:\n  out:\n    name: out.h5\n    datasets:\n      x: {type: f64, shape: [n * nranks]}",
+			"types:\n  s: {a: f64, b: f64}\n  a: {a: f64}\n  b: {b: f64}\nfiles:\n  out:\n    name: out.h5\n    datasets:\n" +
+				"      x: {type: a, shape: [n * nranks], memory: {struct: s, ghost: 2}}\n      y: {type: b, shape: [n * nranks], memory: {struct: s}}", 1,
+			[]string{"d.yaml:11:68:", "key files.out.datasets.x.memory.ghost", "ghost cells [2] of x, but none of y, which shares its struct s buffer", "allowed: the same memory.ghost on every dataset of a group naming one memory.struct"}},
+		{"ghost on a scalar", "{type: f64, shape: [n * nranks]}", "{type: f64, memory: {ghost: 1}}", 1,
+			[]string{"key files.out.datasets.x.memory.ghost", "ghost cells around a scalar"}},
 		{"ghost counts", "{type: f64, shape: [n * nranks]}", "{type: f64, shape: [n * nranks], memory: {ghost: [1, 1]}}", 1,
 			[]string{"key files.out.datasets.x.memory.ghost", "2 ghost counts for 1 dimensions", "one count, or one per dimension"}},
 		{"no such file", "- write: out", "- write: output", 1, []string{"d.yaml:9:12:", `value "output"`, "no such file", "allowed: out"}},

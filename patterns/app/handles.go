@@ -22,13 +22,22 @@ type handles struct {
 	// parents: groups and datasets are created in their parent group opened by path
 	// (open_parents: true).
 	parents bool
+	// byCall (hold: action): every create and open first, then every transfer, then the
+	// closes (sequence: by_call); else each dataset's calls before the next's (by_object).
+	byCall bool
+	// depthFirst (hold: call): openPMD-api's flush order (sequence: depth_first).
+	depthFirst bool
+	// close is the order of an action's closes: "auto", "forward" or "reverse".
+	close string
 }
 
-// handlesOf evaluates a file's handles key; checkHandles has validated it.
+// handlesOf evaluates a file's handles key; checkHandles and checkSequence have
+// validated it.
 func handlesOf(f *desc.File) handles {
 	h := f.Handles
 	parents, _ := strconv.ParseBool(h.OpenParents.Text)
-	return handles{perCall: strings.EqualFold(h.Hold.Text, "call"), reopen: strings.EqualFold(h.Attributes.Text, "reopen"), parents: parents}
+	return handles{perCall: strings.EqualFold(h.Hold.Text, "call"), reopen: strings.EqualFold(h.Attributes.Text, "reopen"), parents: parents,
+		byCall: strings.EqualFold(h.Sequence.Text, "by_call"), depthFirst: strings.EqualFold(h.Sequence.Text, "depth_first"), close: strings.ToLower(h.Close.Text)}
 }
 
 // checkHandles rejects the handles keys that need hold: call under hold: action: a code

@@ -115,20 +115,24 @@ func TestFeaturesExampleInDocs(t *testing.T) {
 	}
 }
 
-// TestVarLenStringErrors: a vstr member of a compound, a fill value on a vstr dataset, a
-// fixed-string memory type for a vstr dataset and a vstr dataset in a file the ranks
+// TestVarLenStringErrors: a fill value on a vstr dataset, a fixed-string memory type for
+// a vstr dataset, and a vstr dataset or a compound with a vstr member in a file the ranks
 // share are errors naming file:line:col, key, value and what is allowed; vstr and vstrN
-// plan as variable-length strings of 16 and N bytes per element.
+// plan as variable-length strings of 16 and N bytes per element, alone or as a compound's
+// members (laid out at a pointer's alignment, as the C struct's char * is).
 func TestVarLenStringErrors(t *testing.T) {
 	cases := []struct {
 		old, new string
 		size     int
 		want     []string
 	}{
-		{"steps: steps", "steps: steps\ntypes: {rec: {id: i32, name: vstr}}", 1,
-			[]string{"d.yaml:3:30: key types.rec.name", `value "vstr"`, "a variable-length string inside a compound is not supported", "allowed: strN"}},
+		{"x: {type: f64, shape: [n * nranks]}", "x: {type: rec, shape: [n * nranks]}\ntypes: {rec: {id: i32, name: vstr}}", 2,
+			[]string{"d.yaml:7:17: key files.out.datasets.x.type", `value "rec"`, "dataset /x of variable-length strings in file ", "out.h5, which 2 ranks share through MPI-IO",
+				"allowed: ranks: 1 (a file per rank: HDF5's serial driver, as for a shared file on one rank), a fixed-length strN (in a compound too)"}},
+		{"x: {type: f64, shape: [n * nranks]}", "x: {type: rec, shape: [n * nranks], fill: 0}\ntypes: {rec: {id: i32, name: vstr}}", 1,
+			[]string{"key files.out.datasets.x.fill", "a dataset of (or with members of) variable-length strings takes no fill value here"}},
 		{"{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks], fill: x}", 1,
-			[]string{"d.yaml:7:50: key files.out.datasets.x.fill", `value "x"`, "a variable-length string dataset takes no fill value here"}},
+			[]string{"d.yaml:7:50: key files.out.datasets.x.fill", `value "x"`, "a dataset of (or with members of) variable-length strings takes no fill value here"}},
 		{"{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks], memory: {type: str8}}", 1,
 			[]string{"d.yaml:7:59: key files.out.datasets.x.memory.type", "HDF5 converts no fixed-length string to a variable-length one"}},
 		{"{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks]}", 2,
@@ -139,7 +143,7 @@ func TestVarLenStringErrors(t *testing.T) {
 		wantErr(t, c.new, planErr(t, src, c.size), c.want)
 	}
 	// On one rank the shared file is opened serially and holds the strings.
-	p := buildSrc(t, strings.Replace(base, "{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks]}\n      y: {type: vstr5, shape: [2]}", 1))
+	p := buildSrc(t, strings.Replace(base, "{type: f64, shape: [n * nranks]}", "{type: vstr, shape: [n * nranks]}\n      y: {type: vstr5, shape: [2]}\n      z: {type: rec, shape: [2]}\ntypes: {rec: {id: i32, name: vstr}}", 1))
 	var types []plan.Type
 	for _, pl := range all(t, p, patterns.PhaseWrite, patterns.Env{Rank: 0, Size: 1, Path: "/o/run.h5"}) {
 		for _, op := range pl.Ops {
@@ -151,7 +155,8 @@ func TestVarLenStringErrors(t *testing.T) {
 			}
 		}
 	}
-	if len(types) != 2 || !types[0].Equal(plan.VStr(VStrLen)) || !types[1].Equal(plan.VStr(5)) {
-		t.Errorf("dataset types %v, want vstr(16) and vstr(5)", types)
+	rec := plan.Struct("rec", 24, plan.Field("id", 0, plan.I32), plan.Field("name", 8, plan.VStr(VStrLen)))
+	if len(types) != 3 || !types[0].Equal(plan.VStr(VStrLen)) || !types[1].Equal(plan.VStr(5)) || !types[2].Equal(rec) {
+		t.Errorf("dataset types %v, want vstr(16), vstr(5) and %v", types, rec)
 	}
 }

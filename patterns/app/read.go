@@ -24,6 +24,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 	}
 	reads := func(v visit) bool { return selected(a, v.path, v.ds.Name) && len(s.writes[in.path][v.path]) > 0 }
 	var opened, dsOpen []string // groups, datasets to close after the action
+	mark := len(s.cur.Ops)
 	for _, g := range groups {
 		if s.openHolding(in, g.path, vs, reads, step) {
 			opened = append(opened, g.path)
@@ -85,6 +86,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 		_, fv := a.Verb()
 		return errAt(fv, "nothing to read in %s at step %d: no selected dataset has been written", "a read after the writes of the datasets it names", in.path, step)
 	}
+	s.sequence(in, a, mark, dsOpen, opened, true)
 	for _, p := range dsOpen {
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: p, Collective: in.parallel, Step: step})
 	}
@@ -241,21 +243,13 @@ func (e *engine) restart(a *desc.Action, env patterns.Env) (plan.Plan, error) {
 		}
 	}
 	if files == 0 {
-		if wenv.Rank != 0 {
-			if w, err = e.newSim(wenv); err != nil {
-				return plan.Plan{}, err
-			}
-		}
-		return e.readBack(a, env, sc, f, w, par, readGroup)
+		return e.readBack(a, env, sc, f, wenv, par, readGroup)
 	}
 	var pl plan.Plan
 	first, n := evenShare(files, env.Size, env.Rank)
 	for file := first; file < first+n; file++ {
 		wenv.Rank = file * perFile // the file's (first) writer
-		if w, err = e.newSim(wenv); err != nil {
-			return plan.Plan{}, err
-		}
-		one, err := e.readBack(a, env, sc, f, w, false, 0)
+		one, err := e.readBack(a, env, sc, f, wenv, false, 0)
 		if err != nil {
 			return plan.Plan{}, err
 		}
@@ -264,12 +258,13 @@ func (e *engine) restart(a *desc.Action, env patterns.Env) (plan.Plan, error) {
 	return pl, nil
 }
 
-// readBack plans this reader's read of the file f that the writer w replays (w's run
-// not yet made): opened read-only, shared by the readers through MPI-IO (par, in groups
+// readBack plans this reader's read of the file f that the writer wenv wrote (its run
+// replayed once per reader, writerRun): opened read-only, shared by the readers through MPI-IO (par, in groups
 // of readGroup) or alone, its datasets read back as w left them at its last write of f
 // (or at the action's step, evaluated in the reader's scope sc).
-func (e *engine) readBack(a *desc.Action, env patterns.Env, sc *desc.Scope, f *desc.File, w *sim, par bool, readGroup int) (plan.Plan, error) {
-	if err := w.run(); err != nil {
+func (e *engine) readBack(a *desc.Action, env patterns.Env, sc *desc.Scope, f *desc.File, wenv patterns.Env, par bool, readGroup int) (plan.Plan, error) {
+	w, err := e.writerRun(wenv, env)
+	if err != nil {
 		return plan.Plan{}, err
 	}
 	_, fv := a.Verb()
@@ -278,7 +273,6 @@ func (e *engine) readBack(a *desc.Action, env patterns.Env, sc *desc.Scope, f *d
 		step = -1
 	}
 	if a.Step.Set {
-		var err error
 		if step, err = sc.Int(a.Step); err != nil {
 			return plan.Plan{}, err
 		}

@@ -151,3 +151,39 @@ func TestRestartMoreReadersThanFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartReplaysEachWriterOnce: one reader of four per-rank files, with two restart
+// reads of them, replays each writer's run once (4 replays), not once per file, per read
+// and per plan of a read (Begin checks every read, then each read's step plans it again:
+// 16 before the cache); its plans are those of TestRestartFewerReaders, twice. Another
+// reader starts its own replays.
+func TestRestartReplaysEachWriterOnce(t *testing.T) {
+	src, err := os.ReadFile(perRankRestart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := string(src) + "  - read: own\n    at: restart\n    written_by: writers\n"
+	p, err := FromDescription(mustParse(t, twice))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.(*Pattern).e
+	one := ownFile(0) + ownFile(1) + ownFile(2) + ownFile(3)
+	env := patterns.Env{Rank: 0, Size: 1, Path: "/o/run.h5"}
+	if got := restartSummary(t, all(t, p, patterns.PhaseRead, env)); got != one+one {
+		t.Errorf("1 reader, two reads:\n got %s\nwant %s", got, one+one)
+	}
+	if f := p.(*Pattern).FilePath(env); f != "/o/own_0.h5" {
+		t.Errorf("first file %q, want /o/own_0.h5", f)
+	}
+	if e.writers.replays != 4 {
+		t.Errorf("%d replays of the writers' runs for one reader of 4 files, read twice; want 4", e.writers.replays)
+	}
+	// Reader 1 of 2 reads files 2 and 3: two more replays, rank 0's kept no longer.
+	if got, want := restartSummary(t, all(t, p, patterns.PhaseRead, patterns.Env{Rank: 1, Size: 2, Path: "/o/run.h5"})), ownFile(2)+ownFile(3); got != want+want {
+		t.Errorf("reader 1 of 2:\n got %s\nwant %s", got, want+want)
+	}
+	if e.writers.replays != 6 || len(e.writers.runs) != 2 {
+		t.Errorf("after reader 1 of 2: %d replays, %d runs held; want 6 and 2", e.writers.replays, len(e.writers.runs))
+	}
+}

@@ -169,8 +169,8 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		if strings.EqualFold(ds.Fill.Text, "undefined") {
 			c.FillUndefined = true
 		} else {
-			if t.VarLen {
-				return nil, errAt(ds.Fill, "a variable-length string dataset takes no fill value here", "no fill (HDF5's default: no string)")
+			if t.HasVarLen() {
+				return nil, errAt(ds.Fill, "a dataset of (or with members of) variable-length strings takes no fill value here", "no fill (HDF5's default: no string)")
 			}
 			b, err := encodeValue(t, ds.Fill)
 			if err != nil {
@@ -216,7 +216,9 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 			return nil, err
 		}
 		if s.buffer != "" {
-			return nil, errAt(ds.Memory.Ghost, "ghost cells around an interleaved struct's elements", "ghost with a buffer of the dataset's own (memory.type or none), not memory.struct")
+			if err := e.structGhostsAgree(ds, s.ghost, sc); err != nil {
+				return nil, err
+			}
 		}
 	}
 	c.Shape = slices.Clone(s.shape)
@@ -227,18 +229,25 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 }
 
 // ghostCells evaluates memory.ghost for a dataset of ndims dimensions: one count for
-// every dimension, or one each; the decomposition must give each rank one block.
+// every dimension of the rank's buffer, or one each. The buffer is the rank's block
+// (block, uneven, rank0, replicated), its rows (cyclic: count rows of the other
+// dimensions) or, for map and points decompositions, the list of its elements (1-D: a
+// map gives a rank scattered runs, points scattered elements, which have no neighbours
+// along the file's dimensions in a buffer; its ghost cells go before and after the list,
+// one count).
 func ghostCells(ds *desc.Dataset, ndims int, sc *desc.Scope) ([]uint64, error) {
 	v := ds.Memory.Ghost
 	if ndims == 0 {
 		return nil, errAt(v, "ghost cells around a scalar", "ghost on a dataset with a shape")
 	}
-	switch k := strings.ToLower(ds.Decompose.Kind.Text); k {
-	case "", "block", "uneven", "rank0", "replicated":
-	default:
-		return nil, errAt(v, "ghost cells around a %s decomposition's elements", "a decomposition that gives each rank one block: block, uneven, rank0, replicated", k)
-	}
 	vals := v.List
+	switch k := strings.ToLower(ds.Decompose.Kind.Text); k {
+	case "map", "points":
+		if vals != nil && len(vals) != 1 {
+			return nil, errAt(v, "%d ghost counts for a %s decomposition: a rank's elements are a list (a 1-D buffer), not a block with neighbours along the dataset's %d dimensions", "one count: the elements before and after the list in the buffer", len(vals), k, ndims)
+		}
+		ndims = 1
+	}
 	if vals == nil {
 		vals = slices.Repeat([]desc.Value{v}, ndims)
 	}
@@ -254,6 +263,36 @@ func ghostCells(ds *desc.Dataset, ndims int, sc *desc.Scope) ([]uint64, error) {
 		g[i] = n
 	}
 	return g, nil
+}
+
+// structGhostsAgree checks that the datasets sharing ds's interleaved struct buffer (those
+// of its group naming the same memory.struct) have the ghost cells ds has: one array of
+// structs has one shape, its ghost cells around every member alike.
+func (e *engine) structGhostsAgree(ds *desc.Dataset, ghost []uint64, sc *desc.Scope) error {
+	c := e.d.ContentOf(ds)
+	if c == nil {
+		return nil
+	}
+	for _, o := range c.Datasets {
+		if o == ds || !strings.EqualFold(o.Memory.Struct.Text, ds.Memory.Struct.Text) {
+			continue
+		}
+		var og []uint64
+		if o.Memory.Ghost.Set {
+			var err error
+			if og, err = ghostCells(o, len(o.Shape), sc); err != nil {
+				return err
+			}
+		}
+		if !slices.Equal(og, ghost) {
+			other := fmt.Sprint(og)
+			if og == nil {
+				other = "none"
+			}
+			return errAt(ds.Memory.Ghost, "ghost cells %v of %s, but %s of %s, which shares its struct %s buffer", "the same memory.ghost on every dataset of a group naming one memory.struct (the buffer is one array of structs)", ghost, ds.Name, other, o.Name, ds.Memory.Struct.Text)
+		}
+	}
+	return nil
 }
 
 // ghosted gives transfer t a memory space ghost[i] elements larger on each side of its

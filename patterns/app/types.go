@@ -36,7 +36,7 @@ func newTypeSet(d *desc.Description) *typeSet {
 }
 
 func (ts *typeSet) allowed() string {
-	names := []string{"i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (N bytes), vstr or vstrN (variable-length)"}
+	names := []string{"i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (N bytes), vstr or vstrN (variable-length), ustrN, uvstr, uvstrN (UTF-8)"}
 	for n := range ts.compounds {
 		names = append(names, n)
 	}
@@ -53,18 +53,8 @@ func (ts *typeSet) resolve(v desc.Value, seen []string) (plan.Type, error) {
 	if t, ok := atomic[strings.ToLower(name)]; ok {
 		return t, nil
 	}
-	if strings.HasPrefix(name, "str") {
-		if n, err := strconv.Atoi(name[3:]); err == nil && n >= 1 {
-			return plan.Str(n), nil
-		}
-	}
-	if name == "vstr" {
-		return plan.VStr(VStrLen), nil
-	}
-	if strings.HasPrefix(name, "vstr") {
-		if n, err := strconv.Atoi(name[4:]); err == nil && n >= 1 {
-			return plan.VStr(n), nil
-		}
+	if t, ok := stringNamed(name); ok {
+		return t, nil
 	}
 	if t, ok := ts.done[name]; ok {
 		return t, nil
@@ -86,6 +76,32 @@ func (ts *typeSet) resolve(v desc.Value, seen []string) (plan.Type, error) {
 	return t, nil
 }
 
+// stringNamed resolves the string type names: strN, vstr and vstrN (ASCII), and the same
+// with a u before them (ustrN, uvstr, uvstrN: UTF-8, H5T_CSET_UTF8). A prefix, not a key
+// beside type: a type name goes where no key can (a compound's member, memory.type, a
+// parameter), and u for Unicode reads as numpy's U dtype does.
+func stringNamed(name string) (plan.Type, bool) {
+	utf8 := strings.HasPrefix(name, "ustr") || strings.HasPrefix(name, "uvstr")
+	if utf8 {
+		name = name[1:]
+	}
+	t, ok := plan.Type{}, false
+	switch {
+	case name == "vstr":
+		t, ok = plan.VStr(VStrLen), true
+	case strings.HasPrefix(name, "vstr"):
+		if n, err := strconv.Atoi(name[4:]); err == nil && n >= 1 {
+			t, ok = plan.VStr(n), true
+		}
+	case strings.HasPrefix(name, "str"):
+		if n, err := strconv.Atoi(name[3:]); err == nil && n >= 1 {
+			t, ok = plan.Str(n), true
+		}
+	}
+	t.UTF8 = utf8 && ok
+	return t, ok
+}
+
 func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) {
 	var members []plan.Member
 	off, maxAlign := 0, 1
@@ -100,10 +116,6 @@ func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) 
 		}
 		if err != nil {
 			return t, err
-		}
-		if t.VarLen {
-			return t, &desc.Error{Pos: m.Type.Pos, Key: m.Type.Path, Value: m.Type.Text, Reason: "a variable-length string inside a compound is not supported",
-				Allowed: "strN, a fixed-length string member (vstr for datasets and attributes of their own)"}
 		}
 		a := t.Align()
 		off = (off + a - 1) / a * a
@@ -123,8 +135,8 @@ func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) 
 func (e *engine) varLenIn(c *desc.Content, sc *desc.Scope) (bool, error) {
 	for _, ds := range c.Datasets {
 		t, err := e.typeAt(ds.Type, sc)
-		if err != nil || t.VarLen {
-			return t.VarLen, err
+		if err != nil || t.HasVarLen() {
+			return t.HasVarLen(), err
 		}
 	}
 	for _, g := range c.Groups {
@@ -146,6 +158,9 @@ func convertible(mem, file plan.Type) string {
 	case mem.Class == plan.String && file.Class == plan.String:
 		if mem.VarLen != file.VarLen {
 			return "HDF5 converts no fixed-length string to a variable-length one, nor back"
+		}
+		if mem.UTF8 != file.UTF8 {
+			return "HDF5 converts no ASCII string to a UTF-8 one, nor back"
 		}
 		return ""
 	case mem.Class == plan.Compound && file.Class == plan.Compound:

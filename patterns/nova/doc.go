@@ -29,11 +29,15 @@
 // MPI-IO with collective metadata operations and writes (or rank 0 alone, then all open
 // it: ph5concat -s), a group per table and a dataset per column with its total rows,
 // zero-size ones in the configured layout (ph5concat: compact) and closed at once; the
-// metadata cache is HDF5's or fixed at 128 MiB (ph5concat's set_metadata_cache). Then
-// each non-empty dataset is written with one collective H5Dwrite, each rank its files'
-// pieces one after another (ph5concat's I/O buffer taken as large enough: -b 0).
+// metadata cache is HDF5's or fixed at 128 MiB (ph5concat's set_metadata_cache). Then,
+// as ph5concat's concat_datasets (its default I/O strategy), the non-empty datasets one
+// after another, the 1-D ones first: each rank reads the dataset's piece from each of its
+// files that has rows (kept open since the first step: a file selection, no reopening)
+// and closes that input dataset, then the dataset is written with one collective
+// H5Dwrite, each rank its files' pieces one after another (ph5concat's I/O buffer taken
+// as large enough: -b 0), and closed. The inputs close at the end, then the output.
 //
-// The session's read phase has four steps: inputs (metadata and data read), create,
-// write, close; the pattern's own report (patterns.Reporter) is the paper's time
+// The session's read phase has four steps: inputs (metadata read), create, write (the
+// data reads and the writes), close; the pattern's own report (patterns.Reporter) is the paper's time
 // breakdown per step. docs/nova.md has the keys, the study and its figures.
 package nova

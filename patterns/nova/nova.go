@@ -12,10 +12,10 @@ import (
 
 // Steps of the concatenation (the read phase).
 const (
-	StepInputs = iota // open the inputs, read every dataset's metadata and data
+	StepInputs = iota // open the inputs and every dataset (its metadata), close the empty ones
 	StepCreate        // create the output file, its groups and datasets
-	StepWrite         // write every non-empty dataset collectively
-	StepClose         // close the output
+	StepWrite         // per non-empty dataset: read its pieces from the inputs, write it collectively
+	StepClose         // close the inputs, then the output
 	concatSteps
 )
 
@@ -109,8 +109,12 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		return p.createOutput(s, env), nil
 	case StepWrite:
 		return p.writeOutput(s, env), nil
-	case StepClose:
+	case StepClose: // ph5concat closes the inputs, then the output
 		var pl plan.Plan
+		lo, hi := p.inputFiles(env)
+		for f := lo; f < hi; f++ {
+			pl.Add(plan.Op{Kind: plan.CloseFile, Path: InputName(env.Path, f), Step: step})
+		}
 		pl.Add(plan.Op{Kind: plan.CloseFile, Path: p.outPath(env), Step: step, Collective: true})
 		return pl, nil
 	}
@@ -161,23 +165,16 @@ func (p *Pattern) generate(s *Schema, f, step int, env patterns.Env) plan.Plan {
 // the dataset partitioning.
 func mine(k int, env patterns.Env) bool { return k%env.Size == env.Rank }
 
-// readInputs is the concatenation's first step (ph5concat's construct_metadata, then its
-// reads): each input file of this rank is opened (read-only, sec2 or core), every dataset
-// opened to learn its type and size, the empty ones closed at once, then the non-empty
-// ones read whole and closed. Under the dataset partitioning the rank opens every file
-// and only its datasets. ph5concat keeps its inputs open and reads a dataset's pieces just
-// before writing it; h5proxy's files form a stack, so the pieces are read file by file
-// here and written in the write step: the same calls in another order.
+// readInputs is the concatenation's first step (ph5concat's construct_metadata): each
+// input file of this rank is opened (read-only, sec2 or core), every dataset opened to
+// learn its type and size and the empty ones closed at once; the files and their
+// non-empty datasets stay open for the write step's reads. Under the dataset
+// partitioning the rank opens every file and the datasets it handles.
 func (p *Pattern) readInputs(s *Schema, env patterns.Env) plan.Plan {
-	lo, hi := p.C.Block(env.Rank, env.Size)
-	if p.C.DatasetSplit {
-		lo, hi = 0, p.C.Files
-	}
+	lo, hi := p.inputFiles(env)
 	var pl plan.Plan
 	for f := lo; f < hi; f++ {
-		path := InputName(env.Path, f)
-		pl.Add(plan.Op{Kind: plan.OpenFile, Path: path, Step: StepInputs, File: &plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: p.C.Core}}})
-		var full []int // dataset indices (k) kept open
+		pl.Add(plan.Op{Kind: plan.OpenFile, Path: InputName(env.Path, f), Step: StepInputs, File: &plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: p.C.Core}}})
 		k := 0
 		for g, t := range s.Tables {
 			for d := range t.Columns {
@@ -185,28 +182,22 @@ func (p *Pattern) readInputs(s *Schema, env patterns.Env) plan.Plan {
 					pl.Add(plan.Op{Kind: plan.OpenDataset, Path: s.path(g, d), Step: StepInputs})
 					if s.Rows[f][g] == 0 {
 						pl.Add(plan.Op{Kind: plan.CloseDataset, Path: s.path(g, d), Step: StepInputs})
-					} else {
-						full = append(full, k)
 					}
 				}
 				k++
 			}
 		}
-		for _, k := range full {
-			g, d := s.locate(k)
-			c := s.Tables[g].Columns[d]
-			shape := []uint64{s.Rows[f][g], c.Width}
-			pl.Add(plan.Op{Kind: plan.Read, Path: s.path(g, d), Step: StepInputs, Transfer: &plan.Transfer{
-				Variable: s.variable(g, d), Buffer: "piece", MemType: c.Type, MemShape: shape,
-				FileType: c.Type, FileShape: shape, Selection: plan.All(shape), Data: s.Piece(f, g, d)}})
-		}
-		for _, k := range full {
-			g, d := s.locate(k)
-			pl.Add(plan.Op{Kind: plan.CloseDataset, Path: s.path(g, d), Step: StepInputs})
-		}
-		pl.Add(plan.Op{Kind: plan.CloseFile, Path: path, Step: StepInputs})
 	}
 	return pl
+}
+
+// inputFiles are the input files [lo, hi) this rank opens: its block, or every file under
+// the dataset partitioning.
+func (p *Pattern) inputFiles(env patterns.Env) (lo, hi int) {
+	if p.C.DatasetSplit {
+		return 0, p.C.Files
+	}
+	return p.C.Block(env.Rank, env.Size)
 }
 
 // locate returns the table and column of dataset k in schema order.
@@ -318,43 +309,67 @@ func (p *Pattern) createOutput(s *Schema, env patterns.Env) plan.Plan {
 	return pl
 }
 
-// writeOutput writes every non-empty dataset with one collective H5Dwrite: each rank its
-// files' pieces, one after another, at the rows the ranks before it hold (ph5concat's
-// MPI_Exscan); under the dataset partitioning the dataset's rank writes all its rows and
-// the others join with empty selections. Each dataset is closed after its write.
+// writeOutput is ph5concat's concat_datasets (its default I/O strategy): the non-empty
+// datasets one after another, the 1-D ones first, then the 2-D ones; for each, the rank
+// reads its piece from each of its files that has rows (the input kept open since the
+// first step: a file selection, no reopening) and closes that input dataset, then writes
+// the rows with one collective H5Dwrite, its files' pieces one after another at the rows
+// the ranks before it hold (ph5concat's MPI_Exscan), and closes the output dataset.
+// Under the dataset partitioning the dataset's rank reads and writes all its rows and the
+// others join the write with empty selections.
 func (p *Pattern) writeOutput(s *Schema, env patterns.Env) plan.Plan {
 	c := &p.C
-	lo, hi := c.Block(env.Rank, env.Size)
+	out := p.outPath(env)
 	var pl plan.Plan
-	k := 0
-	for g, t := range s.Tables {
-		total := s.Total(g, 0, c.Files)
-		for d, col := range t.Columns {
-			if total == 0 {
+	cur := out // the output, created or opened last, is the current file
+	use := func(path string) {
+		if cur != path {
+			pl.Add(plan.Op{Kind: plan.SelectFile, Path: path, Step: StepWrite})
+			cur = path
+		}
+	}
+	for _, wide := range []bool{false, true} {
+		k := -1
+		for g, t := range s.Tables {
+			total := s.Total(g, 0, c.Files)
+			for d, col := range t.Columns {
 				k++
-				continue
-			}
-			flo, fhi := lo, hi
-			if c.DatasetSplit {
-				flo, fhi = 0, 0
-				if mine(k, env) {
-					fhi = c.Files
+				if total == 0 || (col.Width > 1) != wide {
+					continue
 				}
-			}
-			off, n := s.Total(g, 0, flo), s.Total(g, flo, fhi)
-			fileShape := []uint64{total, col.Width}
-			tr := &plan.Transfer{Variable: s.variable(g, d), Buffer: "rows", MemType: col.Type, MemShape: []uint64{n, col.Width},
-				FileType: col.Type, FileShape: fileShape, Selection: plan.None()}
-			if n > 0 {
-				tr.Selection = plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{off, 0}, []uint64{n, col.Width})}}
-				tr.Data = make([]byte, 0, n*col.Width*uint64(col.Type.Size))
+				flo, fhi := c.Block(env.Rank, env.Size)
+				if c.DatasetSplit {
+					flo, fhi = 0, 0
+					if mine(k, env) {
+						fhi = c.Files
+					}
+				}
+				off, n := s.Total(g, 0, flo), s.Total(g, flo, fhi)
+				fileShape := []uint64{total, col.Width}
+				tr := &plan.Transfer{Variable: s.variable(g, d), Buffer: "rows", MemType: col.Type, MemShape: []uint64{n, col.Width},
+					FileType: col.Type, FileShape: fileShape, Selection: plan.None()}
+				if n > 0 {
+					tr.Selection = plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{off, 0}, []uint64{n, col.Width})}}
+					tr.Data = make([]byte, 0, n*col.Width*uint64(col.Type.Size))
+				}
 				for f := flo; f < fhi; f++ {
-					tr.Data = append(tr.Data, s.Piece(f, g, d)...)
+					rows := s.Rows[f][g]
+					if rows == 0 {
+						continue
+					}
+					piece := s.Piece(f, g, d)
+					tr.Data = append(tr.Data, piece...)
+					shape := []uint64{rows, col.Width}
+					use(InputName(env.Path, f))
+					pl.Add(plan.Op{Kind: plan.Read, Path: s.path(g, d), Step: StepWrite, Transfer: &plan.Transfer{
+						Variable: s.variable(g, d), Buffer: "piece", MemType: col.Type, MemShape: shape,
+						FileType: col.Type, FileShape: shape, Selection: plan.All(shape), Data: piece}},
+						plan.Op{Kind: plan.CloseDataset, Path: s.path(g, d), Step: StepWrite})
 				}
+				use(out)
+				pl.Add(plan.Op{Kind: plan.Write, Path: s.path(g, d), Step: StepWrite, Collective: true, Transfer: tr},
+					plan.Op{Kind: plan.CloseDataset, Path: s.path(g, d), Step: StepWrite, Collective: true})
 			}
-			pl.Add(plan.Op{Kind: plan.Write, Path: s.path(g, d), Step: StepWrite, Collective: true, Transfer: tr},
-				plan.Op{Kind: plan.CloseDataset, Path: s.path(g, d), Step: StepWrite, Collective: true})
-			k++
 		}
 	}
 	return pl

@@ -287,14 +287,14 @@ func countNonEmpty(s *Schema, g int) int {
 	return n
 }
 
-// fileOf is the input file open at op in pl.
+// fileOf is the input file current at op in pl (plan.OpenFiles: opens and selections).
 func fileOf(t *testing.T, pl plan.Plan, target plan.Op) int {
-	f := -1
+	var open plan.OpenFiles
 	for _, op := range pl.Ops {
-		if op.Kind == plan.OpenFile {
-			fmt.Sscanf(op.Path, "/d/nova_%05d.h5", &f)
-		}
+		open.Apply(&op)
 		if op.Transfer == target.Transfer {
+			f := -1
+			fmt.Sscanf(open.Current(), "/d/nova_%05d.h5", &f)
 			return f
 		}
 	}
@@ -373,5 +373,65 @@ func TestOptionErrors(t *testing.T) {
 		}
 		_, _, err := kit.Build(pairs...)
 		plantest.CheckOptionsError(t, tc, err, tc[len(pairs):]...)
+	}
+}
+
+// TestConcatOrder: the calls come in ph5concat's order (strategy 2): the first step opens
+// the inputs and their datasets and reads nothing; the write step takes the 1-D datasets,
+// then the 2-D ones, each read from every file that has rows (selected, not reopened) and
+// that input dataset closed, then written to the output and closed; the last step closes
+// the inputs, then the output.
+func TestConcatOrder(t *testing.T) {
+	p := kit.Must(t, "files=4", "groups=8", "datasets_per_group=5", "datasets_2d=2", "empty_fraction=0.25", "rows_mean=20")
+	e := env(1, 2)
+	s := p.Schema(e.Seed)
+	in, _ := p.Step(patterns.PhaseRead, StepInputs, e)
+	for _, op := range in.Ops {
+		if op.Kind == plan.Read || op.Kind == plan.CloseFile {
+			t.Fatalf("inputs step: %s %s", op.Kind, op.Path)
+		}
+	}
+	w, _ := p.Step(patterns.PhaseRead, StepWrite, e)
+	out := p.outPath(e)
+	var open plan.OpenFiles
+	for _, path := range []string{InputName("/d", 2), InputName("/d", 3), out} {
+		open.Apply(&plan.Op{Kind: plan.OpenFile, Path: path})
+	}
+	wide, reads := false, map[string]int{}
+	for _, op := range w.Ops {
+		open.Apply(&op)
+		switch op.Kind {
+		case plan.Read:
+			if open.Current() == out {
+				t.Fatalf("read of %s from the output", op.Path)
+			}
+			reads[op.Path]++
+		case plan.Write:
+			col := s.Tables[groupOf(s, op.Path)].Columns[colOf(s, op.Path)]
+			if col.Width == 1 && wide {
+				t.Errorf("1-D %s written after a 2-D dataset", op.Path)
+			}
+			wide = wide || col.Width > 1
+			if open.Current() != out {
+				t.Errorf("write of %s to %s", op.Path, open.Current())
+			}
+			g := groupOf(s, op.Path)
+			if want := int(min(s.Rows[2][g], 1) + min(s.Rows[3][g], 1)); reads[op.Path] != want {
+				t.Errorf("%s: %d reads before its write, want %d (the files with rows)", op.Path, reads[op.Path], want)
+			}
+		case plan.OpenFile, plan.CreateFile:
+			t.Errorf("write step reopens %s", op.Path)
+		}
+	}
+	if !wide {
+		t.Error("no 2-D dataset written")
+	}
+	cl, _ := p.Step(patterns.PhaseRead, StepClose, e)
+	var closed []string
+	for _, op := range cl.Ops {
+		closed = append(closed, op.Path)
+	}
+	if want := []string{InputName("/d", 2), InputName("/d", 3), out}; !slices.Equal(closed, want) {
+		t.Errorf("close step closes %v, want %v", closed, want)
 	}
 }

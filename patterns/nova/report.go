@@ -44,9 +44,11 @@ func (p *Pattern) Metrics(ph patterns.Phase, env patterns.Env) []patterns.Metric
 // the ranks on its own): metadata read (input file opens and dataset opens: the type and
 // size queries), data read (H5Dread of the pieces, decompression included), dataset
 // create (the create step's calls), write (the collective H5Dwrite calls, compression and
-// MPI-IO included as HDF5 does both inside the call, and the dataset closes after them)
-// and close (the inputs' closes and the output's). The session's own work between the
-// calls (building the plans and their bytes) is in none of them.
+// MPI-IO included as HDF5 does both inside the call, and the write step's dataset closes:
+// each input dataset's after its read and each output dataset's after its write, one
+// kind of call in one step) and close (the empty input datasets' closes, the inputs'
+// file closes and the output's). The session's own work between the calls (building the
+// plans and their bytes) is in none of them.
 type Breakdown struct {
 	MetadataRead, DataRead, Create, Write, Close float64
 }
@@ -72,13 +74,13 @@ func BreakdownOf(t patterns.PhaseTimes) (Breakdown, bool) {
 	if t.Phase != patterns.PhaseRead || len(t.Steps) < concatSteps {
 		return Breakdown{}, false
 	}
-	in := t.Steps[StepInputs].Ops
+	in, w := t.Steps[StepInputs].Ops, t.Steps[StepWrite].Ops
 	return Breakdown{
 		MetadataRead: sumMax(in, plan.OpenFile, plan.OpenDataset),
-		DataRead:     sumMax(in, plan.Read),
+		DataRead:     sumMax(w, plan.Read),
 		Create:       sumMax(t.Steps[StepCreate].Ops, createKinds...),
-		Write:        sumMax(t.Steps[StepWrite].Ops, plan.Write, plan.CloseDataset),
-		Close:        sumMax(in, plan.CloseDataset, plan.CloseFile) + sumMax(t.Steps[StepClose].Ops, plan.CloseFile),
+		Write:        sumMax(w, plan.Write, plan.CloseDataset),
+		Close:        sumMax(in, plan.CloseDataset) + sumMax(t.Steps[StepClose].Ops, plan.CloseFile),
 	}, true
 }
 

@@ -78,6 +78,10 @@ type Env struct {
 	// Settings are the parsed values of every strategy key (each strategy reads its own).
 	// Nil outside a session: strategies then use their tables' defaults.
 	Settings *options.Values
+	// Groups are the session's communicators of group files (plan.FileSpec.GroupRanks),
+	// split once each and freed by the session. Nil outside a session: each open splits
+	// a communicator of its own.
+	Groups *GroupComms
 }
 
 // Setting returns the parsed values a strategy reads its keys from: env.Settings, or the

@@ -21,6 +21,9 @@ type Pair struct {
 	Desc    string   // description file name in this directory
 	Builtin string   // native JSON configuration of the built-in pattern, at the description's default sizes
 	Files   []string // BUILTIN:DESCRIPTION file names the two write, relative to the run directory
+	// Ordered: each rank plans the built-in's operations in the built-in's order
+	// (cmd/h5proxy's TestPairPlansInOrder), as a trace of the calls would compare them.
+	Ordered bool
 	// Data are repository files (paths from the repository root) both runs read, copied
 	// into each run directory under their base names: E3SM's map file.
 	Data []string
@@ -43,27 +46,27 @@ func vpic1D(n uint64, _ int) (builtin, desc []string) {
 
 // Pairs are the samples that re-express a built-in pattern.
 var Pairs = []Pair{
-	{Desc: "vpic-1d-contig.yaml", Files: []string{"vpic.h5:vpic.h5"}, Scale: vpic1D,
+	{Desc: "vpic-1d-contig.yaml", Files: []string{"vpic.h5:vpic.h5"}, Ordered: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
 	// 3-D: DIM_2 x DIM_3 stay 16 x 16, DIM_1 takes the rest of n.
-	{Desc: "vpic-3d-contig.yaml", Files: []string{"vpic3.h5:vpic3.h5"},
+	{Desc: "vpic-3d-contig.yaml", Files: []string{"vpic3.h5:vpic3.h5"}, Ordered: true,
 		Scale: func(n uint64, _ int) (builtin, desc []string) {
 			d1 := max(1, n/256)
 			return []string{fmt.Sprintf("DIM_1=%d", d1), "DIM_2=16", "DIM_3=16"},
 				[]string{fmt.Sprintf("dim1=%d", d1), "dim2=16", "dim3=16"}
 		},
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic3.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":3,"DIM_1":4,"DIM_2":4,"DIM_3":4,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
-	{Desc: "vpic-1d-interleaved.yaml", Files: []string{"vpicmi.h5:vpicmi.h5"}, Scale: vpic1D,
+	{Desc: "vpic-1d-interleaved.yaml", Files: []string{"vpicmi.h5:vpicmi.h5"}, Ordered: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write"],"session":{"file":"vpicmi.h5"},"options":{"MEM_PATTERN":"INTERLEAVED","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`},
 	// BD-CATS opens the file once for its reads and each Timestep group before its
 	// datasets: so do the description's consecutive restart reads.
-	{Desc: "bd-cats-full.yaml", Files: []string{"bdcats.h5:bdcats.h5"}, Scale: vpic1D,
+	{Desc: "bd-cats-full.yaml", Files: []string{"bdcats.h5:bdcats.h5"}, Ordered: true, Scale: vpic1D,
 		Builtin: `{"pattern":"vpic","phases":["write","read"],"session":{"file":"bdcats.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES","READ_OPTION":"FULL"}}`},
 	// openPMD-api's handles (the sample's handles key): parent groups opened around each
 	// create, datasets reopened per write, attributes written through H5Oopen and H5Oclose.
 	// Not scaled: the sample's chunk shapes are the ones openPMD-api chose at its default
 	// size.
-	{Desc: "openpmd-8a.yaml", Files: []string{"8a_parallel_3Db_0000001.h5:8a_parallel_3Db_0000001.h5"},
+	{Desc: "openpmd-8a.yaml", Files: []string{"8a_parallel_3Db_0000001.h5:8a_parallel_3Db_0000001.h5"}, Ordered: true,
 		Builtin: `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`},
 	// AMReX creates each plotfile's metadata on rank 0 alone and reopens it on every
 	// rank (create: rank0): every call compares, rank 0's serial creation on rank 0

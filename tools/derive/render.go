@@ -44,13 +44,12 @@ func filters(i h5.Info) string {
 func (d *deriver) typeName(t plan.Type, user string) string {
 	switch t.Class {
 	case plan.String:
-		if t.VarLen { // a literal value sizes it; generated values take vstr's length
-			return "vstr"
-		}
-		return fmt.Sprintf("str%d", t.Size)
+		return stringName(t)
 	case plan.Compound:
 		for _, n := range d.types {
-			if n.t.Equal(t) {
+			// Equal, or written alike: a compound attribute's variable-length members are
+			// read as long as its longest value, a dataset's as long as a pointer.
+			if n.t.Equal(t) || t.HasVarLen() && d.members(n.t) == d.members(t) {
 				return n.name
 			}
 		}
@@ -67,6 +66,19 @@ func (d *deriver) typeName(t plan.Type, user string) string {
 		return name
 	}
 	return t.Class.String()
+}
+
+// stringName names a string type: strN, or vstr for a variable-length one (a literal value
+// sizes it; generated values take vstr's length); ustrN and uvstr for UTF-8.
+func stringName(t plan.Type) string {
+	s := fmt.Sprintf("str%d", t.Size)
+	if t.VarLen {
+		s = "vstr"
+	}
+	if t.UTF8 {
+		s = "u" + s
+	}
+	return s
 }
 
 // packed returns the member offsets of t when they differ from C's natural alignment.
@@ -97,10 +109,7 @@ func (d *deriver) members(t plan.Type) string {
 		case plan.Compound:
 			s = d.members(m.Type)
 		case plan.String:
-			s = fmt.Sprintf("str%d", m.Type.Size)
-			if m.Type.VarLen {
-				s = "vstr" // the description rejects it with its position: compounds hold fixed strings
-			}
+			s = stringName(m.Type)
 		default:
 			s = m.Type.Class.String()
 		}

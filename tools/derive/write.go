@@ -294,7 +294,7 @@ func sigAttrs(b *strings.Builder, as []plan.AttributeSpec) {
 	for _, a := range as {
 		t := a.Type.String()
 		if a.Type.VarLen { // sized by its value when read: the file's type is one
-			t = "vstr"
+			t = stringName(a.Type)
 		}
 		fmt.Fprintf(b, "A%s:%s%v;", a.Name, t, a.Shape)
 	}

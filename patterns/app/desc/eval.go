@@ -66,6 +66,8 @@ type programs struct {
 	m  map[string]*vm.Program
 }
 
+func newPrograms() *programs { return &programs{m: map[string]*vm.Program{}} }
+
 // Scope evaluates a description's expressions for one rank of nranks: the parameters (with
 // overrides), nranks, rank, and the step set by SetStep. Not safe for concurrent use.
 type Scope struct {
@@ -78,8 +80,8 @@ type Scope struct {
 // evaluated in order (a parameter may use the ones above it).
 func (d *Description) Scope(nranks, rank int) (*Scope, error) {
 	s := &Scope{d: d, vars: map[string]any{"nranks": nranks, "rank": rank, "step": 0, "i": 0}}
-	if d.progs == nil {
-		d.progs = &programs{m: map[string]*vm.Program{}}
+	if d.progs == nil { // a Description not made by Parse
+		d.progs = newPrograms()
 	}
 	for _, p := range d.Params {
 		if p.IsList {

@@ -50,6 +50,7 @@ func Parse(src string, data []byte, overrides []Override) (*Description, error) 
 	if err := d.expand(); err != nil {
 		return nil, err
 	}
+	d.progs = newPrograms() // here, not at the first Scope: patterns share a parsed description
 	return d, nil
 }
 
@@ -531,6 +532,7 @@ func (p *parser) attributes(n *yaml.Node, path string) []*Attribute {
 		} else {
 			x := p.mapOf(v, ap)
 			a.Type, a.Value, a.Generate = x.value("type", as), x.value("value", as), x.value("generate", as)
+			a.Early = x.value("early", as)
 			a.Shape = x.list("shape")
 		}
 		out = append(out, a)

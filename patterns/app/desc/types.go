@@ -139,6 +139,7 @@ type Attribute struct {
 	Shape    []Value
 	Value    Value
 	Generate Value
+	Early    Value // written at its object's creation under handles sequence: depth_first
 }
 
 // Dataset is one dataset's declaration (after `like:` and list keys are expanded, one

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"sync"
 	"syscall"
@@ -88,7 +87,7 @@ func (m *cacheMode) Exec(op *plan.Op, buf []byte) error {
 // Abort forgets the open files, then aborts the background work.
 func (m *cacheMode) Abort() error {
 	m.store.mu.Lock()
-	m.store.files = nil
+	m.store.files.Reset()
 	m.store.mu.Unlock()
 	return m.asyncMode.Abort()
 }
@@ -106,9 +105,9 @@ type cacheStore struct {
 	high     int
 	blocked  time.Duration
 	released bool
-	// files is the stack of open files (innermost last) as the caller's operations open and
-	// close them; the innermost names the file of cached data.
-	files []string
+	// files are the open files as the caller's operations open, select and close them;
+	// the current one names the file of cached data.
+	files plan.OpenFiles
 }
 
 type cacheEntry struct {
@@ -130,43 +129,14 @@ type cacheKey struct {
 // keyOfTransfer is the key of op's data in the innermost open file. Called with s.mu held.
 func (s *cacheStore) keyOfTransfer(op *plan.Op) cacheKey {
 	t := op.Transfer
-	file := ""
-	if n := len(s.files); n > 0 {
-		file = s.files[n-1]
-	}
-	return cacheKey{file: file, path: op.Path, sel: fmt.Sprint(t.FileShape, t.Selection.Blocks), elem: t.MemType.Size}
+	return cacheKey{file: s.files.Current(), path: op.Path, sel: fmt.Sprint(t.FileShape, t.Selection.Blocks), elem: t.MemType.Size}
 }
 
-// track follows the caller's file opens and closes.
+// track follows the caller's file opens, selections and closes.
 func (s *cacheStore) track(op *plan.Op) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch op.Kind {
-	case plan.CreateFile, plan.OpenFile:
-		s.files = append(s.files, op.Path)
-	case plan.SelectFile: // the named file becomes the innermost, as in the layout
-		if i := s.openAt(op.Path); i >= 0 {
-			s.files = append(slices.Delete(s.files, i, i+1), op.Path)
-		}
-	case plan.CloseFile: // the named file (the innermost when no path is given)
-		if i := s.openAt(op.Path); i >= 0 {
-			s.files = slices.Delete(s.files, i, i+1)
-		}
-	}
-}
-
-// openAt returns the index of the innermost open file at path (the innermost file for an
-// empty path), -1 when none is. Called with s.mu held.
-func (s *cacheStore) openAt(path string) int {
-	if path == "" {
-		return len(s.files) - 1
-	}
-	for i := len(s.files) - 1; i >= 0; i-- {
-		if s.files[i] == path {
-			return i
-		}
-	}
-	return -1
+	s.files.Apply(op)
 }
 
 // newCacheStore creates rank's cache file for file under the directory base.

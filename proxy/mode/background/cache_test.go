@@ -134,11 +134,11 @@ func TestCacheKeysFollowTheCurrentFile(t *testing.T) {
 		t.Errorf("after selecting b.h5: key in %q", k.file)
 	}
 	store.track(&plan.Op{Kind: plan.CloseFile, Path: "a.h5"}) // not the current file
-	if k := store.keyOfTransfer(w); k.file != "b.h5" || len(store.files) != 1 {
+	if k := store.keyOfTransfer(w); k.file != "b.h5" || store.files.Len() != 1 {
 		t.Errorf("after closing a.h5: key in %q, open %v", k.file, store.files)
 	}
 	store.track(&plan.Op{Kind: plan.CloseFile})
-	if len(store.files) != 0 {
+	if store.files.Len() != 0 {
 		t.Errorf("a close without a path closes the current file: open %v", store.files)
 	}
 }

@@ -19,16 +19,20 @@ import (
 
 // FileComm returns the communicator a file of the plan works on: the layout's for a
 // parallel file, the layout's split by group for a file of a group of ranks
-// (FileSpec.GroupRanks; collective over the layout's communicator, as every rank opens
-// its group's file at the same operation), a single-rank one for a per-rank file. The
-// latter duplicates MPI_COMM_SELF, which involves no other rank: plans open per-rank files
-// on some ranks only (AMReX's header is created by rank 0 alone). own says the caller
-// frees it.
+// (FileSpec.GroupRanks; collective over the layout's communicator at the first open, as
+// every rank opens its group's file at the same operation; the session's, env.Groups,
+// split once and kept), a single-rank one for a per-rank file. The latter duplicates
+// MPI_COMM_SELF, which involves no other rank: plans open per-rank files on some ranks
+// only (AMReX's header is created by rank 0 alone). own says the caller frees it.
 func FileComm(env stack.Env, fs *plan.FileSpec) (c mpi.Comm, own bool, err error) {
 	switch {
 	case !fs.Parallel:
 		c, err = mpi.Self().Dup()
 	case fs.GroupRanks > 0 && fs.GroupRanks < env.Comm.Size():
+		if env.Groups != nil {
+			c, err = env.Groups.Comm(env.Comm, fs.GroupRanks)
+			return c, false, err
+		}
 		rank := env.Comm.Rank()
 		c, err = env.Comm.Split(rank/fs.GroupRanks, rank)
 	default:
