@@ -15,20 +15,21 @@ import (
 // (docs/profile.md's record format): the object it hangs on, its name, its file type and
 // dims, and at H5Awrite the memory type and the value's bytes (hex) when they were few.
 type attrEvent struct {
-	Object    string       `json:"object"`
-	Name      string       `json:"name"`
-	TypeClass int          `json:"type_class"`
-	TypeSize  int          `json:"type_size"`
-	TypeSign  int          `json:"type_sign"`
-	StrPad    int          `json:"type_str_pad"`
-	Cset      int          `json:"type_cset"`
-	VLen      bool         `json:"type_vlen"`
-	Dims      []int64      `json:"dims"`
-	Members   []typeMember `json:"type_members"`
-	MemClass  *int         `json:"mem_class"`
-	MemSize   int          `json:"mem_size"`
-	MemSign   int          `json:"mem_sign"`
-	Value     *string      `json:"value"`
+	Object     string       `json:"object"`
+	Name       string       `json:"name"`
+	TypeClass  int          `json:"type_class"`
+	TypeSize   int          `json:"type_size"`
+	TypeSign   int          `json:"type_sign"`
+	StrPad     int          `json:"type_str_pad"`
+	Cset       int          `json:"type_cset"`
+	VLen       bool         `json:"type_vlen"`
+	Dims       []int64      `json:"dims"`
+	Members    []typeMember `json:"type_members"`
+	MemMembers []typeMember `json:"mem_members"`
+	MemClass   *int         `json:"mem_class"`
+	MemSize    int          `json:"mem_size"`
+	MemSign    int          `json:"mem_sign"`
+	Value      *string      `json:"value"`
 }
 
 // capAttr is one attribute of the description: the last create and write events of an
@@ -136,10 +137,6 @@ func (c *Description) attributeValue(where string, a *capAttr) string {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: dims %v (a description's attributes are scalars or 1-D: written as %d elements)", at, a.ev.Dims, n))
 	}
 	vals, ok := attrValues(a, typ, n)
-	if !ok && a.ev.TypeClass == h5tCompound {
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: a compound value (not decoded from the trace): generated", at))
-		return fmt.Sprintf("{type: %s%s, generate: index}", typ, shape)
-	}
 	if !ok {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: its value is not in the trace (never written, variable-length, or over the library's size limit): generated", at))
 		return fmt.Sprintf("{type: %s%s, generate: index}", typ, shape)
@@ -160,50 +157,76 @@ func attrValues(a *capAttr, typ string, n int64) ([]string, bool) {
 	if size <= 0 || int64(len(a.value)) != n*int64(size) {
 		return nil, false
 	}
-	ne := binary.NativeEndian
 	out := make([]string, 0, n)
 	for i := range int(n) {
 		b := a.value[i*size : (i+1)*size]
-		switch *a.mem.MemClass {
-		case 0: // H5T_INTEGER
-			var u uint64
-			switch size {
-			case 1:
-				u = uint64(b[0])
-			case 2:
-				u = uint64(ne.Uint16(b))
-			case 4:
-				u = uint64(ne.Uint32(b))
-			case 8:
-				u = ne.Uint64(b)
-			default:
+		if *a.mem.MemClass != h5tCompound {
+			v, ok := elemValue(b, *a.mem.MemClass, a.mem.MemSign, typ)
+			if !ok {
 				return nil, false
 			}
-			if a.mem.MemSign == 0 {
-				out = append(out, strconv.FormatUint(u, 10))
-				continue
-			}
-			shift := 64 - 8*uint(size)
-			out = append(out, strconv.FormatInt(int64(u<<shift)>>shift, 10))
-		case 1: // H5T_FLOAT
-			switch size {
-			case 4:
-				out = append(out, floatLiteral(float64(math.Float32frombits(ne.Uint32(b))), 32))
-			case 8:
-				out = append(out, floatLiteral(math.Float64frombits(ne.Uint64(b)), 64))
-			default:
-				return nil, false
-			}
-		case 3: // H5T_STRING
-			if !strings.HasPrefix(typ, "str") {
-				return nil, false
-			}
-			out = append(out, yamlString(strings.TrimRight(string(b), "\x00")))
-		default:
+			out = append(out, v)
+			continue
+		}
+		// A compound: a map of its members by name, each decoded from its offset in the
+		// memory type.
+		if len(a.mem.MemMembers) == 0 {
 			return nil, false
 		}
+		parts := make([]string, 0, len(a.mem.MemMembers))
+		for _, m := range a.mem.MemMembers {
+			if m.Offset < 0 || m.Offset+m.Size > len(b) {
+				return nil, false
+			}
+			v, ok := elemValue(b[m.Offset:m.Offset+m.Size], m.Class, m.Sign, "str")
+			if !ok {
+				return nil, false
+			}
+			parts = append(parts, yamlString(m.Name)+": "+v)
+		}
+		out = append(out, "{"+strings.Join(parts, ", ")+"}")
 	}
 	return out, true
+}
+
+// elemValue decodes one element's bytes of an atomic memory type (H5T class, sign) into a
+// YAML literal: exact integers, shortest floats, strings (typ strN) without their trailing
+// NULs.
+func elemValue(b []byte, class, sign int, typ string) (string, bool) {
+	ne := binary.NativeEndian
+	switch class {
+	case 0: // H5T_INTEGER
+		var u uint64
+		switch len(b) {
+		case 1:
+			u = uint64(b[0])
+		case 2:
+			u = uint64(ne.Uint16(b))
+		case 4:
+			u = uint64(ne.Uint32(b))
+		case 8:
+			u = ne.Uint64(b)
+		default:
+			return "", false
+		}
+		if sign == 0 {
+			return strconv.FormatUint(u, 10), true
+		}
+		shift := 64 - 8*uint(len(b))
+		return strconv.FormatInt(int64(u<<shift)>>shift, 10), true
+	case 1: // H5T_FLOAT
+		switch len(b) {
+		case 4:
+			return floatLiteral(float64(math.Float32frombits(ne.Uint32(b))), 32), true
+		case 8:
+			return floatLiteral(math.Float64frombits(ne.Uint64(b)), 64), true
+		}
+	case 3: // H5T_STRING
+		if strings.HasPrefix(typ, "str") {
+			return yamlString(strings.TrimRight(string(b), "\x00")), true
+		}
+	}
+	return "", false
 }
 
 // floatLiteral is the shortest literal that reads back as the same float of bits bits,
