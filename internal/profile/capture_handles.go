@@ -34,8 +34,9 @@ type fileWays struct {
 	guesses []string
 }
 
-// open is one H5Fcreate or H5Fopen of a file on one rank and what happened before its close.
-type open struct {
+// fileOpen is one H5Fcreate or H5Fopen of a file on one rank and what happened before its
+// close.
+type fileOpen struct {
 	call    string
 	fapl    *FAPL
 	writes  bool // H5Dcreate or H5Dwrite before the close
@@ -44,16 +45,16 @@ type open struct {
 }
 
 // opensOf splits the file's events on each rank into its opens, in order.
-func opensOf(p *Profile, file string) map[int][]*open {
-	out := map[int][]*open{}
-	cur := map[int]*open{}
+func opensOf(p *Profile, file string) map[int][]*fileOpen {
+	out := map[int][]*fileOpen{}
+	cur := map[int]*fileOpen{}
 	for _, e := range p.Events {
 		if e.File != file {
 			continue
 		}
 		switch {
 		case e.Call == "H5Fcreate" || e.Call == "H5Fopen":
-			o := &open{call: e.Call, fapl: e.FAPL}
+			o := &fileOpen{call: e.Call, fapl: e.FAPL}
 			out[e.Rank] = append(out[e.Rank], o)
 			cur[e.Rank] = o
 		case e.Call == "H5Fclose":
@@ -86,8 +87,8 @@ func inferWays(p *Profile, file string, nranks int) fileWays {
 	if r0[0].call == "H5Fcreate" && r0[0].fapl.Driver != "mpio" && len(r0) > 1 {
 		w.rank0 = true
 		for r := 1; r < nranks; r++ {
-			os := opens[r]
-			if len(os) == 0 || os[0].call != "H5Fopen" {
+			ro := opens[r]
+			if len(ro) == 0 || ro[0].call != "H5Fopen" {
 				w.rank0 = false
 			}
 		}
