@@ -16,8 +16,8 @@ import (
 // created by rank 0 alone with a serial driver and reopened by every rank (create:
 // rank0), its box list written independently inside the collective writes (independent:
 // true), its compound types and values; openPMD-api's
-// per-call handles (attributes through H5Oopen, parent groups opened around creates);
-// BD-CATS reading VPIC-IO's file with collective metadata on its reads alone, one read
+// per-call handles (attributes through H5Oopen, parent groups opened around creates),
+// its iterations group per step from 1 (${step + 1}); BD-CATS reading VPIC-IO's file with collective metadata on its reads alone, one read
 // per step. Capture lists nothing as unexpressed for any of them.
 func TestCaptureRoundTripBuiltins(t *testing.T) {
 	lib := buildProfileLib(t, t.TempDir())
@@ -47,6 +47,14 @@ func TestCaptureRoundTripBuiltins(t *testing.T) {
 			want: []string{
 				"    collective_metadata: true\n    handles: {hold: call, attributes: reopen, open_parents: true}   #",
 				"timeline:\n  - write: f8a\n    collective: false\n",
+			}},
+		// Two iterations, group-based: /data/1 and /data/2 (openPMD counts from 1).
+		{name: "openpmd-groups",
+			config: `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":2,"minBlock":"4 8 8","grid":"4 4 4","encoding":"g"}}`,
+			files:  []string{"8a.h5:8a.h5"},
+			want: []string{
+				"steps: 2\n", "    handles: {hold: call, attributes: reopen, open_parents: true}   #",
+				"    groups:\n      data:\n        groups:\n          \"${step + 1}\":\n",
 			}},
 		{name: "bd-cats",
 			config: `{"pattern":"vpic","phases":["write","read"],"session":{"file":"bdcats.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES","READ_OPTION":"FULL"}}`,

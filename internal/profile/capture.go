@@ -120,7 +120,8 @@ func Capture(p *Profile, name string) (*Description, error) {
 	var fileOrder []fileKey
 	steps := 1
 	// A group name ending in a number is a step's when the file has groups of that name
-	// with other numbers too (Timestep_0, Timestep_1): AMReX's level_0 alone is a name.
+	// with other numbers too (Timestep_0, Timestep_1): AMReX's level_0 alone is a name. The
+	// smallest number is step 0.
 	numbered := map[string]map[int]bool{} // file and group template -> its numbers
 	template := func(file, dsPath string, numbers bool) (string, int, bool) {
 		parts := strings.Split(strings.TrimPrefix(dsPath, "/"), "/")
@@ -137,6 +138,11 @@ func Capture(p *Profile, name string) (*Description, error) {
 					numbered[key][n] = true
 				}
 				if len(numbered[key]) > 1 {
+					// Numbered from m0 (openPMD's iterations from 1): step 0 is m0.
+					if m0 := slices.Min(slices.Collect(maps.Keys(numbered[key]))); m0 != 0 {
+						parts[i] = fmt.Sprintf("%s${step + %d}", m[1], m0)
+						n -= m0
+					}
 					return "/" + strings.Join(parts, "/"), n, true
 				}
 				parts[i] = orig
