@@ -577,7 +577,12 @@ func (f *subFile) buildMaster(m h5.ID, written map[string][]plan.Selection) erro
 						SourceShape: d.Shape, SourceMaxShape: d.MaxShape, Source: sel})
 				}
 			}
-			if len(maps) <= 1 {
+			switch {
+			case plan.Product(d.Shape) == 0:
+				// Zero elements (NOvA's empty columns): nothing to map, and a selection
+				// of no rows is no hyperslab; the virtual dataset has no mappings.
+				maps = nil
+			case len(maps) <= 1:
 				// One group wrote it (or none): its subfile's dataset, whole, holds the
 				// same values (fill elsewhere) without the cost of a selection.
 				src := 0
@@ -764,7 +769,8 @@ func fuseObject(in, out h5.ID, masterPath string, o h5.Object) error {
 // checkSources opens every subfile that the master's first virtual dataset maps: HDF5
 // reads a missing or unreadable source of a virtual dataset as fill values without an
 // error, so a lost or truncated subfile would otherwise read as zeros. The patterns write
-// every dataset from every subfile group, so the first dataset's sources are all of them.
+// every dataset from every subfile group, so the first dataset with mappings has all of
+// them as its sources (an empty dataset has none).
 func checkSources(masterPath string, master h5.ID) error {
 	objs, err := h5.Walk(master)
 	if err != nil {
@@ -782,6 +788,9 @@ func checkSources(masterPath string, master h5.ID) error {
 		h5.CloseDataset(d)
 		if err != nil || !virtual {
 			return err
+		}
+		if len(maps) == 0 { // an empty dataset maps no subfile
+			continue
 		}
 		seen := map[string]bool{}
 		for _, m := range maps {
