@@ -164,7 +164,7 @@ type FileSpec struct {
 	// their writer created them, in creation order. The raw layouts (mpiio, posix), whose
 	// files carry no metadata, lay a file their session has not laid out out from it, as
 	// the writer's creates did; the HDF5 layouts read the file's own metadata and ignore
-	// it.
+	// it. Entries may share a DatasetSpec: readers must not change them.
 	Written []WrittenDataset
 }
 

@@ -179,31 +179,13 @@ func sameLines(a, b []string) bool {
 // file's close. At step 1 the groups and datasets are reopened in the same order. Under
 // hold: call it is refused.
 func TestSequenceByGroup(t *testing.T) {
-	src := `params: {n: 4}
-steps: 2
-files:
-  out:
-    name: out.h5
-    handles: {sequence: by_group}
-    datasets:
-      r: {type: f64, shape: [n * nranks]}
-      s: {type: f64, shape: [1, n * nranks], extend: 0, decompose: {grid: [1, 0]}}
-    groups:
-      g:
-        attributes: {a: 1}
-        datasets:
-          x: {type: f64, shape: [n * nranks], attributes: {unit: m}}
-          y: {type: i32, shape: [n * nranks]}
-        groups:
-          h:
-            datasets:
-              z: {type: f64, shape: [n * nranks]}
-      k:
-        datasets:
-          w: {type: f64, shape: [n * nranks]}
-timeline:
-  - write: out
-`
+	// sequenceSrc with a root dataset r before the series, a subgroup g/h and a group k.
+	src := strings.NewReplacer(
+		"{sequence: by_call, close: forward}", "{sequence: by_group}",
+		"    datasets:\n      s:", "    datasets:\n      r: {type: f64, shape: [n * nranks]}\n      s:",
+		"          y: {type: i32, shape: [n * nranks]}\n", "          y: {type: i32, shape: [n * nranks]}\n        groups:\n          h:\n            datasets:\n"+
+			"              z: {type: f64, shape: [n * nranks]}\n      k:\n        datasets:\n          w: {type: f64, shape: [n * nranks]}\n",
+	).Replace(sequenceSrc)
 	step := func(open, create, ext string) string {
 		ds := func(p string) string { return create + p + " C\n" }
 		return ds("-dataset /r") + "write /r C\nclose-dataset /r C\n" +

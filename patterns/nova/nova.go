@@ -168,11 +168,25 @@ func inputSpec(c Column, rows uint64) *plan.DatasetSpec {
 // written lists input file f's datasets as generate creates them, for the layouts that
 // keep no metadata in the file (plan.FileSpec.Written): the rank that reads a file is
 // seldom the one that wrote it.
+// Columns of one type, width and row count share one creation (most are empty: a
+// concatenation of many files of thousands of datasets would otherwise hold a creation
+// per dataset per file).
 func (s *Schema) written(f int) []plan.WrittenDataset {
+	type key struct {
+		class plan.Class
+		size  int
+		width uint64
+		rows  uint64
+	}
+	specs := map[key]*plan.DatasetSpec{}
 	var out []plan.WrittenDataset
 	for g, t := range s.Tables {
 		for d, c := range t.Columns {
-			out = append(out, plan.WrittenDataset{Path: s.path(g, d), Dataset: inputSpec(c, s.Rows[f][g])})
+			k := key{c.Type.Class, c.Type.Size, c.Width, s.Rows[f][g]}
+			if specs[k] == nil {
+				specs[k] = inputSpec(c, k.rows)
+			}
+			out = append(out, plan.WrittenDataset{Path: s.path(g, d), Dataset: specs[k]})
 		}
 	}
 	return out
