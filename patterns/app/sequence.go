@@ -11,8 +11,9 @@ import (
 )
 
 // checkSequence rejects the sequences and closes the file's hold does not allow: by_call,
-// by_group and an order of closes under hold: call (each object is closed right after its one
-// call), depth_first under hold: action (the objects stay open for the action).
+// by_group and an order of closes under hold: call (each object is closed right after its
+// one call), depth_first under hold: action (the objects stay open for the action), and an
+// order of closes with by_group (each object is closed after its members).
 func checkSequence(f *desc.File) error {
 	h := f.Handles
 	seq := strings.ToLower(h.Sequence.Text)
@@ -25,7 +26,11 @@ func checkSequence(f *desc.File) error {
 	if !strings.EqualFold(h.Hold.Text, "call") {
 		if seq == "depth_first" {
 			return &desc.Error{Pos: h.Sequence.Pos, Key: h.Sequence.Path, Value: h.Sequence.Text,
-				Reason: "openPMD-api's flush order, each object's attributes after its members, while the code holds its objects open for the action (hold: " + h.Hold.Text + ")", Allowed: "hold: call with it, or by_object, by_call"}
+				Reason: "openPMD-api's flush order, each object's attributes after its members, while the code holds its objects open for the action (hold: " + h.Hold.Text + ")", Allowed: "hold: call with it, or by_object, by_call, by_group"}
+		}
+		if seq == "by_group" && !strings.EqualFold(h.Close.Text, "auto") {
+			return &desc.Error{Pos: h.Close.Pos, Key: h.Close.Path, Value: h.Close.Text,
+				Reason: "an order of the closes at the action's end under sequence: by_group, which closes each dataset after its write and each group after its members", Allowed: "auto with by_group"}
 		}
 		return nil
 	}

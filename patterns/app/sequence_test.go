@@ -177,7 +177,7 @@ func sameLines(a, b []string) bool {
 // k), each created with its attributes, each of its datasets created, written and closed
 // in the file's order, the group closed after its members; the series kept open to the
 // file's close. At step 1 the groups and datasets are reopened in the same order. Under
-// hold: call it is refused.
+// hold: call it is refused, and so is an order of closes beside it.
 func TestSequenceByGroup(t *testing.T) {
 	// sequenceSrc with a root dataset r before the series, a subgroup g/h and a group k.
 	src := strings.NewReplacer(
@@ -209,4 +209,6 @@ func TestSequenceByGroup(t *testing.T) {
 	}
 	held := strings.Replace(base, "    name: out.h5\n", "    name: out.h5\n    handles: {hold: call, sequence: by_group}\n", 1)
 	wantErr(t, "by_group per call", planErr(t, held, 1), []string{"key files.out.handles.sequence", `value "by_group"`, "hold: call", "allowed: by_object, depth_first, or hold: action"})
+	closing := strings.Replace(base, "    name: out.h5\n", "    name: out.h5\n    handles: {sequence: by_group, close: forward}\n", 1)
+	wantErr(t, "by_group with close", planErr(t, closing, 1), []string{"d.yaml:6:42:", "key files.out.handles.close", `value "forward"`, "by_group", "allowed: auto with by_group"})
 }
