@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -122,12 +123,28 @@ func novaLayoutRuns() [][3]string {
 // other rank's inputs are verified (except under null, which stores nothing); rank 0
 // turns the log and subfiled outputs into plain files for the parent to compare.
 func runNovaLayouts(t *testing.T, dir string) {
+	if proxy.LayoutAvailable("subfiling-vfd") == nil {
+		// The VFD writes independently and HDF5 writes filtered chunks in parallel only
+		// collectively: the gzipped output is refused before the concatenation's I/O.
+		sub := filepath.Join(dir, "subfiling-vfd-refused")
+		sharedDir(t, sub)
+		s := session(t, patternConfig(t, "nova", novaKV+";layout=subfiling-vfd", sub))
+		err := s.Run()
+		s.Close()
+		if !errors.Is(err, subfilingvfd.ErrFiltered) || !strings.Contains(err.Error(), "has the filter deflate (level 6), at 2 ranks") {
+			t.Errorf("subfiling-vfd with the gzipped output: %v, want the refusal of the filtered datasets", err)
+		}
+	}
 	for _, lm := range novaLayoutRuns() {
 		layout, mode := lm[0], lm[1]
 		name := strings.Join(lm[:], "-")
 		sub := filepath.Join(dir, name)
 		sharedDir(t, sub)
-		rep := runReport(t, patternConfig(t, "nova", novaKV+novaTunings[lm[2]]+";mode="+mode+layoutKV(layout, 2), sub), name)
+		tune := novaTunings[lm[2]]
+		if layout == "subfiling-vfd" {
+			tune += ";deflate=0" // the output unfiltered (above)
+		}
+		rep := runReport(t, patternConfig(t, "nova", novaKV+tune+";mode="+mode+layoutKV(layout, 2), sub), name)
 		if len(rep.Phases) != 2 {
 			t.Fatalf("%s: phases %+v", name, rep.Phases)
 		}
