@@ -159,6 +159,19 @@ type FileSpec struct {
 	// View, on the mpiio layout, opens the file with IOR's MPI-IO file view
 	// (--mpiio.useFileView, -V); the other layouts ignore it.
 	View *FileView
+	// Written, on an open of a file another process wrote (NOvA's inputs, each written by
+	// one rank of the write phase and read by another), lists the file's datasets as
+	// their writer created them, in creation order. The raw layouts (mpiio, posix), whose
+	// files carry no metadata, lay a file their session has not laid out out from it, as
+	// the writer's creates did; the HDF5 layouts read the file's own metadata and ignore
+	// it. Entries may share a DatasetSpec: readers must not change them.
+	Written []WrittenDataset
+}
+
+// WrittenDataset is one dataset of plan.FileSpec.Written: its path and creation.
+type WrittenDataset struct {
+	Path    string
+	Dataset *DatasetSpec
 }
 
 // FileView is IOR's MPI-IO file view (aiori-MPIIO.c, MPIIO_Open and MPIIO_Xfer): set once

@@ -82,3 +82,7 @@ func RegisterCheckingLayout(name string, refuse *string) (checks map[string]int)
 
 // GroupSplits is the number of communicator splits the session made for group files.
 func GroupSplits(s *Session) int { return s.groups.Splits() }
+
+// CommsMade is the number of communicators of kind ("self", "subfiling") the session
+// made for its files (stack.GroupComms.Made).
+func CommsMade(s *Session, kind string) int { return s.groups.Made(kind) }

@@ -14,12 +14,46 @@ import (
 // the session split its communicator once for the four opens of each rank's group file,
 // as a program splits once.
 func TestGroupCommSplitOnce(t *testing.T) {
+	runCommsDescription(t, "groups.yaml", 4, func(s *proxy.Session, layout, name string) {
+		if n := proxy.GroupSplits(s); n != 1 {
+			t.Errorf("%s: %d communicator splits for the group file, want 1", name, n)
+		}
+	})
+}
+
+// TestFileCommsOnce runs testdata/comms.yaml (a file per rank and a shared file, each
+// opened at every step and at restart) at 2 ranks through every layout that stores data,
+// in the sync and async modes: every value read back verified, the session duplicated
+// MPI_COMM_SELF once for the per-rank file's opens (under the layouts that open it through
+// MPI: log, mpiio, subfiling), and the subfiling layout split each file's communicator
+// into its subfile groups once (the shared file's and the per-rank file's: two splits for
+// six opens for writing).
+func TestFileCommsOnce(t *testing.T) {
+	runCommsDescription(t, "comms.yaml", 2, func(s *proxy.Session, layout, name string) {
+		// native, subfiling-vfd and posix open a per-rank file without MPI.
+		wantDups, wantSplits := 0, 0
+		switch layout {
+		case "log", "mpiio":
+			wantDups = 1
+		case "subfiling":
+			wantDups, wantSplits = 1, 2
+		}
+		if n, m := proxy.CommsMade(s, "self"), proxy.CommsMade(s, "subfiling"); n != wantDups || m != wantSplits {
+			t.Errorf("%s: %d duplicates of MPI_COMM_SELF (want %d), %d subfile group splits (want %d)", name, n, wantDups, m, wantSplits)
+		}
+	})
+}
+
+// runCommsDescription runs the description testdata/NAME at np ranks under every layout
+// that stores data and is built, in the sync and async modes, checks each session with
+// check before closing it, and checks that its restart read verified every value.
+func runCommsDescription(t *testing.T, name string, np int, check func(s *proxy.Session, layout, name string)) {
 	dir := testDir(t)
-	desc := filepath.Join(dir, "groups.yaml")
-	if mpitest.Run(t, 4) {
+	desc := filepath.Join(dir, name)
+	if mpitest.Run(t, np) {
 		return
 	}
-	sharedCopy(t, "testdata/groups.yaml", desc)
+	sharedCopy(t, "testdata/"+name, desc)
 	for _, layout := range []string{"native", "log", "subfiling", "subfiling-vfd", "mpiio", "posix"} {
 		if proxy.LayoutAvailable(layout) != nil {
 			continue
@@ -28,8 +62,7 @@ func TestGroupCommSplitOnce(t *testing.T) {
 			name := layout + "-" + mode
 			sub := filepath.Join(dir, name)
 			sharedDir(t, sub)
-			cfg := patternConfig(t, "app", "description="+desc+";layout="+layout+";mode="+mode, filepath.Join(sub, "run.h5"))
-			s := session(t, cfg)
+			s := session(t, patternConfig(t, "app", "description="+desc+";layout="+layout+";mode="+mode, filepath.Join(sub, "run.h5")))
 			if err := s.Run(); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -37,9 +70,7 @@ func TestGroupCommSplitOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := proxy.GroupSplits(s); n != 1 {
-				t.Errorf("%s: %d communicator splits for the group file, want 1", name, n)
-			}
+			check(s, layout, name)
 			if err := s.Close(); err != nil {
 				t.Errorf("%s: close: %v", name, err)
 			}

@@ -2,11 +2,14 @@ package proxy_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
@@ -15,6 +18,9 @@ import (
 	"github.com/h5proxy/h5proxy/patterns/nova"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy"
+	logl "github.com/h5proxy/h5proxy/proxy/layout/log"
+	"github.com/h5proxy/h5proxy/proxy/layout/subfiling"
+	"github.com/h5proxy/h5proxy/proxy/layout/subfilingvfd"
 )
 
 // novaKV is a small NOvA input set: 5 files (uneven over 2 ranks) of 12 tables x 6
@@ -43,9 +49,23 @@ func TestNova(t *testing.T) {
 				checkNovaOutput(t, filepath.Join(dir, fmt.Sprintf("%s-np%d", name, np)), tune)
 			}
 		}
+		for _, lm := range novaLayoutRuns() {
+			sub := filepath.Join(dir, "layouts", strings.Join(lm[:], "-"))
+			switch lm[0] {
+			case "log", "subfiling", "subfiling-vfd": // rank 0 turned the file into a plain one
+				checkNovaOutput(t, filepath.Join(sub, "plain"), "")
+			case "mpiio", "posix":
+				checkRawNovaOutput(t, sub, novaTunings[lm[2]])
+			case "native":
+				checkNovaOutput(t, sub, "")
+			}
+		}
 		return
 	}
 	np := world(t).Size()
+	if np == 2 {
+		runNovaLayouts(t, filepath.Join(dir, "layouts"))
+	}
 	// Every rank must run the same session at a time: map order differs per process.
 	for _, name := range slices.Sorted(maps.Keys(novaTunings)) {
 		tune := novaTunings[name]
@@ -78,10 +98,156 @@ func TestNova(t *testing.T) {
 	}
 }
 
+// novaLayoutRuns are the (layout, mode, tuning) runs TestNova makes at 2 ranks: every
+// layout this build has under every mode with the defaults, and the raw layouts with the
+// tuned settings too (each rank opening a subset of every input's datasets, the output
+// created by rank 0 alone).
+func novaLayoutRuns() [][3]string {
+	var out [][3]string
+	for _, layout := range []string{"native", "null", "log", "subfiling", "subfiling-vfd", "mpiio", "posix"} {
+		if proxy.LayoutAvailable(layout) != nil {
+			continue
+		}
+		for _, mode := range []string{"sync", "async", "cache"} {
+			out = append(out, [3]string{layout, mode, "default"})
+		}
+		if layout == "mpiio" || layout == "posix" {
+			out = append(out, [3]string{layout, "sync", "tuned"})
+		}
+	}
+	return out
+}
+
+// runNovaLayouts writes the inputs and concatenates them under every layout and mode
+// (novaLayoutRuns), each in its own directory under dir: the concatenation's reads of the
+// other rank's inputs are verified (except under null, which stores nothing); rank 0
+// turns the log and subfiled outputs into plain files for the parent to compare.
+func runNovaLayouts(t *testing.T, dir string) {
+	if proxy.LayoutAvailable("subfiling-vfd") == nil {
+		// The VFD writes independently and HDF5 writes filtered chunks in parallel only
+		// collectively: the gzipped output is refused before the concatenation's I/O.
+		sub := filepath.Join(dir, "subfiling-vfd-refused")
+		sharedDir(t, sub)
+		s := session(t, patternConfig(t, "nova", novaKV+";layout=subfiling-vfd", sub))
+		err := s.Run()
+		s.Close()
+		if !errors.Is(err, subfilingvfd.ErrFiltered) || !strings.Contains(err.Error(), "has the filter deflate (level 6), at 2 ranks") {
+			t.Errorf("subfiling-vfd with the gzipped output: %v, want the refusal of the filtered datasets", err)
+		}
+	}
+	for _, lm := range novaLayoutRuns() {
+		layout, mode := lm[0], lm[1]
+		name := strings.Join(lm[:], "-")
+		sub := filepath.Join(dir, name)
+		sharedDir(t, sub)
+		tune := novaTunings[lm[2]]
+		if layout == "subfiling-vfd" {
+			tune += ";deflate=0" // the output unfiltered (above)
+		}
+		rep := runReport(t, patternConfig(t, "nova", novaKV+tune+";mode="+mode+layoutKV(layout, 2), sub), name)
+		if len(rep.Phases) != 2 {
+			t.Fatalf("%s: phases %+v", name, rep.Phases)
+		}
+		if r := rep.Phases[1]; r.Mismatches != 0 || r.Steps != 4 || r.Verified != (layout != "null") {
+			t.Errorf("%s: concatenation verified %v, mismatches %v, steps %d", name, r.Verified, r.Mismatches, r.Steps)
+		}
+		if world(t).Rank() != 0 {
+			continue
+		}
+		_, c := novaSchema(t, "")
+		out := filepath.Join(sub, c.Output)
+		var err error
+		switch layout {
+		case "log", "subfiling", "subfiling-vfd":
+			if err := os.MkdirAll(filepath.Join(sub, "plain"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			plain := filepath.Join(sub, "plain", c.Output)
+			switch layout {
+			case "log":
+				err = logl.Replay(out, plain)
+			case "subfiling":
+				err = subfiling.Fuse(out, plain)
+			default:
+				err = subfilingvfd.Fuse(out, plain, "")
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s: converting the output: %v", name, err)
+		}
+	}
+}
+
+// checkRawNovaOutput compares the raw output file of the data directory dir (mpiio,
+// posix: no metadata) with the inputs' rows: every output dataset's region follows the
+// one before in creation order (schema order, the empty ones taking no bytes), each the
+// inputs' rows one after another.
+func checkRawNovaOutput(t *testing.T, dir, tune string) {
+	t.Helper()
+	s, c := novaSchema(t, tune)
+	got, err := os.ReadFile(filepath.Join(dir, c.Output))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []byte
+	for g, tb := range s.Tables {
+		for d := range tb.Columns {
+			want = append(want, novaRows(s, c, g, d)...)
+		}
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: the raw output (%d bytes) is not the inputs' rows in creation order (%d bytes)", dir, len(got), len(want))
+	}
+}
+
 // checkNovaOutput reads the concatenated file of the data directory dir and compares every
 // dataset with the inputs' rows in file order, and the zero-size datasets' layout with the
 // tuning's.
 func checkNovaOutput(t *testing.T, dir, tune string) {
+	t.Helper()
+	s, c := novaSchema(t, tune)
+	f, err := h5.OpenFile(filepath.Join(dir, c.Output), h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h5.CloseFile(f)
+	for g, tb := range s.Tables {
+		total := s.Total(g, 0, c.Files)
+		for d, col := range tb.Columns {
+			path := "/" + tb.Name + "/" + col.Name
+			id, err := h5.OpenDataset(f, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := h5.DatasetInfo(id)
+			if err != nil || info.Shape[0] != total || info.Shape[1] != col.Width || (total == 0 && info.Compact != (c.EmptyLayout == nova.EmptyCompact)) {
+				t.Errorf("%s %s: %+v (%v), want %d rows", dir, path, info, err, total)
+			}
+			want := novaRows(s, c, g, d)
+			got := make([]byte, len(want))
+			if total > 0 {
+				shape := []uint64{total, col.Width}
+				err = h5.Read(id, &plan.Transfer{MemType: col.Type, MemShape: shape, FileType: col.Type, FileShape: shape, Selection: plan.All(shape)}, false, got)
+			}
+			h5.CloseDataset(id)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%s %s: output differs from the inputs' rows (%v)", dir, path, err)
+			}
+		}
+	}
+}
+
+// novaRows is output dataset (g, d): the inputs' rows one after another.
+func novaRows(s *nova.Schema, c nova.Config, g, d int) []byte {
+	var out []byte
+	for f := 0; f < c.Files; f++ {
+		out = append(out, s.Piece(f, g, d)...)
+	}
+	return out
+}
+
+// novaSchema is TestNova's configuration with the tuning and its schema.
+func novaSchema(t *testing.T, tune string) (*nova.Schema, nova.Config) {
 	t.Helper()
 	kvs, err := proxy.ParseKV(novaKV + tune)
 	if err != nil {
@@ -101,38 +267,5 @@ func checkNovaOutput(t *testing.T, dir, tune string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := p.(*nova.Pattern).C
-	s := p.(*nova.Pattern).Schema(11)
-	f, err := h5.OpenFile(filepath.Join(dir, c.Output), h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h5.CloseFile(f)
-	for g, tb := range s.Tables {
-		total := s.Total(g, 0, c.Files)
-		for d, col := range tb.Columns {
-			path := "/" + tb.Name + "/" + col.Name
-			id, err := h5.OpenDataset(f, path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := h5.DatasetInfo(id)
-			if err != nil || info.Shape[0] != total || info.Shape[1] != col.Width || (total == 0 && info.Compact != (c.EmptyLayout == nova.EmptyCompact)) {
-				t.Errorf("%s %s: %+v (%v), want %d rows", dir, path, info, err, total)
-			}
-			var want []byte
-			for f := 0; f < c.Files; f++ {
-				want = append(want, s.Piece(f, g, d)...)
-			}
-			got := make([]byte, len(want))
-			if total > 0 {
-				shape := []uint64{total, col.Width}
-				err = h5.Read(id, &plan.Transfer{MemType: col.Type, MemShape: shape, FileType: col.Type, FileShape: shape, Selection: plan.All(shape)}, false, got)
-			}
-			h5.CloseDataset(id)
-			if err != nil || !bytes.Equal(got, want) {
-				t.Fatalf("%s %s: output differs from the inputs' rows (%v)", dir, path, err)
-			}
-		}
-	}
+	return p.(*nova.Pattern).Schema(11), p.(*nova.Pattern).C
 }

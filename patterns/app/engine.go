@@ -651,7 +651,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	if len(a.Datasets) > 0 && written == 0 {
 		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
 	}
-	s.sequence(in, a, mark, dsOpen, opened, false)
+	dsOpen, opened = s.sequence(in, a, mark, dsOpen, opened, false)
 	for i := len(dsOpen) - 1; i >= 0; i-- {
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: dsOpen[i], Collective: in.parallel, Step: step})
 	}

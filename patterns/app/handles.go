@@ -27,6 +27,9 @@ type handles struct {
 	byCall bool
 	// depthFirst (hold: call): openPMD-api's flush order (sequence: depth_first).
 	depthFirst bool
+	// byGroup (hold: action, writes): each group with its datasets created, written and
+	// closed, then the group closed, before the next group (sequence: by_group).
+	byGroup bool
 	// close is the order of an action's closes: "auto", "forward" or "reverse".
 	close string
 }
@@ -37,7 +40,8 @@ func handlesOf(f *desc.File) handles {
 	h := f.Handles
 	parents, _ := strconv.ParseBool(h.OpenParents.Text)
 	return handles{perCall: strings.EqualFold(h.Hold.Text, "call"), reopen: strings.EqualFold(h.Attributes.Text, "reopen"), parents: parents,
-		byCall: strings.EqualFold(h.Sequence.Text, "by_call"), depthFirst: strings.EqualFold(h.Sequence.Text, "depth_first"), close: strings.ToLower(h.Close.Text)}
+		byCall: strings.EqualFold(h.Sequence.Text, "by_call"), depthFirst: strings.EqualFold(h.Sequence.Text, "depth_first"),
+		byGroup: strings.EqualFold(h.Sequence.Text, "by_group"), close: strings.ToLower(h.Close.Text)}
 }
 
 // checkHandles rejects the handles keys that need hold: call under hold: action: a code

@@ -86,7 +86,7 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 		_, fv := a.Verb()
 		return errAt(fv, "nothing to read in %s at step %d: no selected dataset has been written", "a read after the writes of the datasets it names", in.path, step)
 	}
-	s.sequence(in, a, mark, dsOpen, opened, true)
+	dsOpen, opened = s.sequence(in, a, mark, dsOpen, opened, true)
 	for _, p := range dsOpen {
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: p, Collective: in.parallel, Step: step})
 	}

@@ -10,9 +10,10 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-// checkSequence rejects the sequences and closes the file's hold does not allow: by_call
-// and an order of closes under hold: call (each object is closed right after its one
-// call), depth_first under hold: action (the objects stay open for the action).
+// checkSequence rejects the sequences and closes the file's hold does not allow: by_call,
+// by_group and an order of closes under hold: call (each object is closed right after its
+// one call), depth_first under hold: action (the objects stay open for the action), and an
+// order of closes with by_group (each object is closed after its members).
 func checkSequence(f *desc.File) error {
 	h := f.Handles
 	seq := strings.ToLower(h.Sequence.Text)
@@ -25,7 +26,11 @@ func checkSequence(f *desc.File) error {
 	if !strings.EqualFold(h.Hold.Text, "call") {
 		if seq == "depth_first" {
 			return &desc.Error{Pos: h.Sequence.Pos, Key: h.Sequence.Path, Value: h.Sequence.Text,
-				Reason: "openPMD-api's flush order, each object's attributes after its members, while the code holds its objects open for the action (hold: " + h.Hold.Text + ")", Allowed: "hold: call with it, or by_object, by_call"}
+				Reason: "openPMD-api's flush order, each object's attributes after its members, while the code holds its objects open for the action (hold: " + h.Hold.Text + ")", Allowed: "hold: call with it, or by_object, by_call, by_group"}
+		}
+		if seq == "by_group" && !strings.EqualFold(h.Close.Text, "auto") {
+			return &desc.Error{Pos: h.Close.Pos, Key: h.Close.Path, Value: h.Close.Text,
+				Reason: "an order of the closes at the action's end under sequence: by_group, which closes each dataset after its write and each group after its members", Allowed: "auto with by_group"}
 		}
 		return nil
 	}
@@ -33,7 +38,7 @@ func checkSequence(f *desc.File) error {
 		v       desc.Value
 		bad     bool
 		allowed string
-	}{{h.Sequence, seq == "by_call", "by_object, depth_first, or hold: action"}, {h.Close, !strings.EqualFold(h.Close.Text, "auto"), "auto, or hold: action"}} {
+	}{{h.Sequence, seq == "by_call" || seq == "by_group", "by_object, depth_first, or hold: action"}, {h.Close, !strings.EqualFold(h.Close.Text, "auto"), "auto, or hold: action"}} {
 		if c.bad {
 			return &desc.Error{Pos: c.v.Pos, Key: c.v.Path, Value: c.v.Text,
 				Reason: "an order of an action's calls or closes while the code opens and closes each object for each call (hold: call)", Allowed: c.allowed}
@@ -64,11 +69,15 @@ func earlyAttribute(as []*desc.Attribute, c *desc.Content) *desc.Attribute {
 }
 
 // sequence rearranges the calls an action planned from s.cur.Ops[mark] on, before its
-// closes, and the datasets and groups it will close (closed by the callers last to
-// first: datasets then groups), as the file's sequence and close say. read: the action
-// is a read (closes its datasets first to last today, its groups last to first).
-func (s *sim) sequence(in *instance, a *desc.Action, mark int, datasets, groups []string, read bool) {
+// closes, and returns the datasets and groups it leaves to close (closed by the callers
+// last to first: datasets then groups), as the file's sequence and close say. read: the
+// action is a read (closes its datasets first to last today, its groups last to first).
+func (s *sim) sequence(in *instance, a *desc.Action, mark int, datasets, groups []string, read bool) ([]string, []string) {
 	h := handlesOf(in.file)
+	if h.byGroup && !read {
+		s.byGroup(mark, datasets, groups, in.parallel)
+		return nil, nil
+	}
 	if h.depthFirst && !read {
 		s.depthFirst(in, mark)
 	}
@@ -111,6 +120,90 @@ func (s *sim) sequence(in *instance, a *desc.Action, mark int, datasets, groups 
 	case h.close == "reverse" && read:
 		slices.Reverse(datasets)
 	}
+	return datasets, groups
+}
+
+// byGroup reorders a write's operations from s.cur.Ops[mark] on group by group (sequence:
+// by_group): the file's own operations (attributes) first, then the root's datasets in
+// the action's order, each closed after its write, then for each group in the action's
+// order its own (create or open, attributes), each of its datasets' (create or open,
+// attributes, extension, write) followed by the dataset's close, its subgroups', and the
+// group's close. datasets and groups are what the action leaves open to close (kept
+// extendible datasets stay open, as under the other sequences); coll: the closes are
+// collective (a parallel file).
+func (s *sim) byGroup(mark int, datasets, groups []string, coll bool) {
+	byPath := map[string][]plan.Op{}
+	var front []plan.Op
+	isGroup := map[string]bool{}
+	for _, g := range groups {
+		isGroup[g] = true
+	}
+	closes := map[string]bool{}
+	for _, d := range datasets {
+		closes[d] = true
+	}
+	// The group a dataset's operations go with: its parent, when the action holds it.
+	owner := func(path string) string {
+		if isGroup[path] {
+			return path
+		}
+		if p := pathpkg.Dir(path); isGroup[p] {
+			return p
+		}
+		return ""
+	}
+	var order []string // the datasets in planned order, by group
+	seen := map[string]bool{}
+	for _, o := range s.cur.Ops[mark:] {
+		if o.Path == "/" || o.Path == "" { // the file's attributes
+			front = append(front, o)
+			continue
+		}
+		if !seen[o.Path] {
+			seen[o.Path] = true
+			order = append(order, o.Path)
+		}
+		byPath[o.Path] = append(byPath[o.Path], o)
+	}
+	out := append([]plan.Op(nil), front...)
+	emitDataset := func(d string) {
+		out = append(out, byPath[d]...)
+		if closes[d] {
+			ops := byPath[d]
+			out = append(out, plan.Op{Kind: plan.CloseDataset, Path: d, Collective: coll, Step: ops[0].Step})
+		}
+	}
+	for _, d := range order { // the root's datasets
+		if !isGroup[d] && owner(d) == "" {
+			emitDataset(d)
+		}
+	}
+	var stack []string // the groups open, outermost first
+	closeGroup := func() {
+		g := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		c := plan.Op{Kind: plan.CloseGroup, Path: g, Collective: coll}
+		if op := byPath[g]; len(op) > 0 {
+			c.Step = op[0].Step
+		}
+		out = append(out, c)
+	}
+	for _, g := range groups {
+		for len(stack) > 0 && !strings.HasPrefix(g, stack[len(stack)-1]+"/") {
+			closeGroup()
+		}
+		out = append(out, byPath[g]...)
+		stack = append(stack, g)
+		for _, d := range order {
+			if !isGroup[d] && owner(d) == g {
+				emitDataset(d)
+			}
+		}
+	}
+	for len(stack) > 0 {
+		closeGroup()
+	}
+	s.cur.Ops = append(s.cur.Ops[:mark], out...)
 }
 
 // block is a run of an action's operations on one object under hold: call: its creation

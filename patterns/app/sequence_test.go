@@ -171,3 +171,44 @@ func sameLines(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(a, b)
 }
+
+// TestSequenceByGroup pins sequence: by_group, as NOvA's files are written: the root's
+// datasets first, each closed after its write; then group by group (g, its subgroup g/h,
+// k), each created with its attributes, each of its datasets created, written and closed
+// in the file's order, the group closed after its members; the series kept open to the
+// file's close. At step 1 the groups and datasets are reopened in the same order. Under
+// hold: call it is refused, and so is an order of closes beside it.
+func TestSequenceByGroup(t *testing.T) {
+	// sequenceSrc with a root dataset r before the series, a subgroup g/h and a group k.
+	src := strings.NewReplacer(
+		"{sequence: by_call, close: forward}", "{sequence: by_group}",
+		"    datasets:\n      s:", "    datasets:\n      r: {type: f64, shape: [n * nranks]}\n      s:",
+		"          y: {type: i32, shape: [n * nranks]}\n", "          y: {type: i32, shape: [n * nranks]}\n        groups:\n          h:\n            datasets:\n"+
+			"              z: {type: f64, shape: [n * nranks]}\n      k:\n        datasets:\n          w: {type: f64, shape: [n * nranks]}\n",
+	).Replace(sequenceSrc)
+	step := func(open, create, ext string) string {
+		ds := func(p string) string { return create + p + " C\n" }
+		return ds("-dataset /r") + "write /r C\nclose-dataset /r C\n" +
+			ds("-dataset /s") + ext + "write /s C\n" +
+			create + "-group /g C\n" + open + "write /g/x C\nclose-dataset /g/x C\n" +
+			ds("-dataset /g/y") + "write /g/y C\nclose-dataset /g/y C\n" +
+			ds("-group /g/h") + ds("-dataset /g/h/z") + "write /g/h/z C\nclose-dataset /g/h/z C\nclose-group /g/h C\nclose-group /g C\n" +
+			ds("-group /k") + ds("-dataset /k/w") + "write /k/w C\nclose-dataset /k/w C\nclose-group /k C\n"
+	}
+	want := "create-file /o/out.h5 C\n" +
+		strings.Replace(step("create-dataset /g/x C\nwrite-attribute /g/x@unit C\n", "create", ""), "create-group /g C\n", "create-group /g C\nwrite-attribute /g@a C\n", 1) +
+		strings.Replace(step("open-dataset /g/x C\n", "open", "extend-dataset /s C\n"), "open-dataset /s C\n", "", 1) +
+		"close-dataset /s C\nclose-file /o/out.h5 C\n"
+	for _, rank := range []int{0, 1} {
+		if got := opLines(opsOf(t, src, rank, 2)); got != want {
+			t.Errorf("write, rank %d of 2:\n%s\nwant:\n%s", rank, got, want)
+		}
+		if err := plantest.CheckLifecycle(patterns.PhaseWrite, all(t, buildSrc(t, src), patterns.PhaseWrite, patterns.Env{Rank: rank, Size: 2, Path: "/o/r.h5"}), plantest.Lifecycle{FullPaths: true}); err != nil {
+			t.Errorf("rank %d of 2: %v", rank, err)
+		}
+	}
+	held := strings.Replace(base, "    name: out.h5\n", "    name: out.h5\n    handles: {hold: call, sequence: by_group}\n", 1)
+	wantErr(t, "by_group per call", planErr(t, held, 1), []string{"key files.out.handles.sequence", `value "by_group"`, "hold: call", "allowed: by_object, depth_first, or hold: action"})
+	closing := strings.Replace(base, "    name: out.h5\n", "    name: out.h5\n    handles: {sequence: by_group, close: forward}\n", 1)
+	wantErr(t, "by_group with close", planErr(t, closing, 1), []string{"d.yaml:6:42:", "key files.out.handles.close", `value "forward"`, "by_group", "allowed: auto with by_group"})
+}

@@ -165,6 +165,16 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		}
 		c.Filters = append(c.Filters, pf)
 	}
+	// A pipeline ending in deflate is the same H5Pset_deflate last as the spec's Deflate,
+	// which the built-in patterns plan: stated so, the plans of a description and of its
+	// built-in list alike (TestPairPlansInOrder).
+	if n := len(c.Filters); n > 0 && c.Filters[n-1].ID == plan.FilterDeflate {
+		c.Deflate = int(c.Filters[n-1].CDValues[0])
+		c.Filters = c.Filters[:n-1]
+		if len(c.Filters) == 0 {
+			c.Filters = nil
+		}
+	}
 	if ds.Fill.Set {
 		if strings.EqualFold(ds.Fill.Text, "undefined") {
 			c.FillUndefined = true

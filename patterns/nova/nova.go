@@ -145,9 +145,7 @@ func (p *Pattern) generate(s *Schema, f, step int, env patterns.Env) plan.Plan {
 		rows := s.Rows[f][g]
 		for d, c := range t.Columns {
 			shape := []uint64{rows, c.Width}
-			pl.Add(plan.Op{Kind: plan.CreateDataset, Path: s.path(g, d), Step: step, Dataset: &plan.DatasetSpec{
-				Type: c.Type, Shape: shape, MaxShape: []uint64{plan.MaxUnlimited, c.Width},
-				Chunk: []uint64{InputChunkRows, c.Width}, Deflate: InputDeflate}})
+			pl.Add(plan.Op{Kind: plan.CreateDataset, Path: s.path(g, d), Step: step, Dataset: inputSpec(c, rows)})
 			if rows > 0 {
 				pl.Add(plan.Op{Kind: plan.Write, Path: s.path(g, d), Step: step, Transfer: &plan.Transfer{
 					Variable: s.variable(g, d), Buffer: "column", MemType: c.Type, MemShape: shape,
@@ -159,6 +157,39 @@ func (p *Pattern) generate(s *Schema, f, step int, env patterns.Env) plan.Plan {
 	}
 	pl.Add(plan.Op{Kind: plan.CloseFile, Path: path, Step: step})
 	return pl
+}
+
+// inputSpec is the creation of an input column of rows rows.
+func inputSpec(c Column, rows uint64) *plan.DatasetSpec {
+	return &plan.DatasetSpec{Type: c.Type, Shape: []uint64{rows, c.Width}, MaxShape: []uint64{plan.MaxUnlimited, c.Width},
+		Chunk: []uint64{InputChunkRows, c.Width}, Deflate: InputDeflate}
+}
+
+// written lists input file f's datasets as generate creates them, for the layouts that
+// keep no metadata in the file (plan.FileSpec.Written): the rank that reads a file is
+// seldom the one that wrote it.
+// Columns of one type, width and row count share one creation (most are empty: a
+// concatenation of many files of thousands of datasets would otherwise hold a creation
+// per dataset per file).
+func (s *Schema) written(f int) []plan.WrittenDataset {
+	type key struct {
+		class plan.Class
+		size  int
+		width uint64
+		rows  uint64
+	}
+	specs := map[key]*plan.DatasetSpec{}
+	var out []plan.WrittenDataset
+	for g, t := range s.Tables {
+		for d, c := range t.Columns {
+			k := key{c.Type.Class, c.Type.Size, c.Width, s.Rows[f][g]}
+			if specs[k] == nil {
+				specs[k] = inputSpec(c, k.rows)
+			}
+			out = append(out, plan.WrittenDataset{Path: s.path(g, d), Dataset: specs[k]})
+		}
+	}
+	return out
 }
 
 // mine reports whether this rank reads and supplies dataset k (in schema order) under
@@ -174,7 +205,7 @@ func (p *Pattern) readInputs(s *Schema, env patterns.Env) plan.Plan {
 	lo, hi := p.inputFiles(env)
 	var pl plan.Plan
 	for f := lo; f < hi; f++ {
-		pl.Add(plan.Op{Kind: plan.OpenFile, Path: InputName(env.Path, f), Step: StepInputs, File: &plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: p.C.Core}}})
+		pl.Add(plan.Op{Kind: plan.OpenFile, Path: InputName(env.Path, f), Step: StepInputs, File: &plan.FileSpec{ReadOnly: true, Tuning: plan.FileTuning{Core: p.C.Core}, Written: s.written(f)}})
 		k := 0
 		for g, t := range s.Tables {
 			for d := range t.Columns {

@@ -17,8 +17,8 @@ var handlesNode = &Node{Key: "handles", Kind: Map,
 			Help: "object: written on the object's identifier at its creation; reopen (with hold: call): after its creation each attribute opens the object with H5Oopen, is created and written, and the object is closed with H5Oclose (openPMD-api's writeAttribute), the file's own through its root group \"/\""},
 		{Key: "open_parents", Kind: Bool, Default: "false",
 			Help: "with hold: call: each group or dataset is created in its parent group opened by path (H5Gopen2 before the create, H5Gclose after its close; the root too), as openPMD-api's createPath and createDataset; false: created by its path from the file"},
-		{Key: "sequence", Kind: Enum, Allowed: []string{"by_object", "by_call", "depth_first"}, Default: "by_object",
-			Help:    "the order of an action's calls: by_object: each dataset is created (with its attributes) or opened, then written or read, before the next; by_call (hold: action): every group and dataset is created or opened first, then every dataset written (extended) or read, then all are closed, each step of it in the order of the action's datasets list when it has one (else the file's), as h5bench's VPIC-IO writes and BD-CATS reads a timestep; depth_first (hold: call, writes): from the root group, each group's members in name order (groups and datasets together), each created, a dataset's data written, then with attributes: reopen its attributes after its members' (early ones right after its creation), the file's last, as openPMD-api flushes",
+		{Key: "sequence", Kind: Enum, Allowed: []string{"by_object", "by_call", "by_group", "depth_first"}, Default: "by_object",
+			Help:    "the order of an action's calls: by_object: each dataset is created (with its attributes) or opened, then written or read, before the next; by_call (hold: action): every group and dataset is created or opened first, then every dataset written (extended) or read, then all are closed, each step of it in the order of the action's datasets list when it has one (else the file's), as h5bench's VPIC-IO writes and BD-CATS reads a timestep; by_group (hold: action, close: auto, writes): group by group in the file's order, each group created (or opened), then each of its datasets created, written and closed in the file's order, then the group closed before the next, as h5py-style writers and NOvA's files are written; depth_first (hold: call, writes): from the root group, each group's members in name order (groups and datasets together), each created, a dataset's data written, then with attributes: reopen its attributes after its members' (early ones right after its creation), the file's last, as openPMD-api flushes",
 			Example: `handles: {sequence: by_call, close: forward}`},
 		{Key: "close", Kind: Enum, Allowed: []string{"auto", "forward", "reverse"}, Default: "auto",
 			Help: "with hold: action, the order of an action's closes, datasets before groups: forward: in the order they were created or opened (h5bench's VPIC-IO and BD-CATS); reverse: the last first; auto: reverse for a write, forward for a read's datasets and reverse for its groups"},
@@ -29,7 +29,7 @@ type Handles struct {
 	Hold        Value
 	Attributes  Value
 	OpenParents Value
-	Sequence    Value // the order of an action's calls: by_object or by_call
+	Sequence    Value // the order of an action's calls: by_object, by_call, by_group or depth_first
 	Close       Value // the order of an action's closes: auto, forward or reverse
 }
 

@@ -56,6 +56,9 @@ type subfilingLayout struct {
 	env            stack.Env
 	count, perFile int
 	files          h5layout.Files[*subFile]
+	// groups are this rank's group k of n by the parent communicator split, for the
+	// splits the session keeps (env.Groups).
+	groups map[mpi.Comm][2]int
 }
 
 // Options are the subfiling layout's keys.
@@ -93,6 +96,7 @@ type subFile struct {
 	comm     mpi.Comm // the file's communicator (write)
 	ownComm  bool
 	group    mpi.Comm // the group's communicator (write)
+	ownGroup bool     // group is the file's to free (no session keeps the split)
 	k, n     int
 	// gen is the generation of the subfiles written (subfileName); existing lists the
 	// objects the master held when it was reopened for writing (true: a dataset).
@@ -192,8 +196,32 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 	return fmt.Errorf("subfiling layout: unsupported operation %s", op.Kind)
 }
 
-// groupOf returns this rank's group k of n and the group's communicator (collective on c).
-func (l *subfilingLayout) groupOf(c mpi.Comm) (k, n int, g mpi.Comm, err error) {
+// groupOf returns this rank's group k of n and the group's communicator (collective on c
+// at c's first file): the session keeps the split (stack.GroupComms), made at the first
+// file opened on c and reused by the later ones, as the subfiling VFD's application
+// splits once; own says the caller frees it (no session keeps it).
+func (l *subfilingLayout) groupOf(c mpi.Comm) (k, n int, g mpi.Comm, own bool, err error) {
+	if l.env.Groups == nil {
+		k, n, g, err = l.splitGroups(c)
+		return k, n, g, true, err
+	}
+	g, err = l.env.Groups.Keep("subfiling", c, 0, func() (mpi.Comm, error) {
+		k, n, g, err := l.splitGroups(c)
+		if err == nil {
+			if l.groups == nil {
+				l.groups = map[mpi.Comm][2]int{}
+			}
+			l.groups[c] = [2]int{k, n}
+		}
+		return g, err
+	})
+	kn := l.groups[c]
+	return kn[0], kn[1], g, false, err
+}
+
+// splitGroups splits c into the subfile groups: this rank's group k of n and the group's
+// communicator (collective on c).
+func (l *subfilingLayout) splitGroups(c mpi.Comm) (k, n int, g mpi.Comm, err error) {
 	rank, size := c.Rank(), c.Size()
 	switch {
 	case size == 1:
@@ -272,7 +300,7 @@ func (l *subfilingLayout) create(op *plan.Op, reopen bool) (err error) {
 	if err != nil {
 		return err
 	}
-	if f.k, f.n, f.group, err = l.groupOf(comm); err != nil {
+	if f.k, f.n, f.group, f.ownGroup, err = l.groupOf(comm); err != nil {
 		return err
 	}
 	a := h5.Access{FileSpec: *op.File}
@@ -577,7 +605,12 @@ func (f *subFile) buildMaster(m h5.ID, written map[string][]plan.Selection) erro
 						SourceShape: d.Shape, SourceMaxShape: d.MaxShape, Source: sel})
 				}
 			}
-			if len(maps) <= 1 {
+			switch {
+			case plan.Product(d.Shape) == 0:
+				// Zero elements (NOvA's empty columns): nothing to map, and a selection
+				// of no rows is no hyperslab; the virtual dataset has no mappings.
+				maps = nil
+			case len(maps) <= 1:
 				// One group wrote it (or none): its subfile's dataset, whole, holds the
 				// same values (fill elsewhere) without the cost of a selection.
 				src := 0
@@ -650,10 +683,10 @@ func attributeAt(f h5.ID, path string, groups map[string]bool, a plan.AttributeS
 // freeComms frees the group's and the file's communicators.
 func (f *subFile) freeComms() error {
 	var err error
-	if !f.group.IsNull() {
+	if f.ownGroup && !f.group.IsNull() {
 		err = f.group.Free()
-		f.group = mpi.Comm{}
 	}
+	f.group, f.ownGroup = mpi.Comm{}, false
 	if f.ownComm {
 		if ferr := f.comm.Free(); err == nil {
 			err = ferr
@@ -764,7 +797,8 @@ func fuseObject(in, out h5.ID, masterPath string, o h5.Object) error {
 // checkSources opens every subfile that the master's first virtual dataset maps: HDF5
 // reads a missing or unreadable source of a virtual dataset as fill values without an
 // error, so a lost or truncated subfile would otherwise read as zeros. The patterns write
-// every dataset from every subfile group, so the first dataset's sources are all of them.
+// every dataset from every subfile group, so the first dataset with mappings has all of
+// them as its sources (an empty dataset has none).
 func checkSources(masterPath string, master h5.ID) error {
 	objs, err := h5.Walk(master)
 	if err != nil {
@@ -782,6 +816,9 @@ func checkSources(masterPath string, master h5.ID) error {
 		h5.CloseDataset(d)
 		if err != nil || !virtual {
 			return err
+		}
+		if len(maps) == 0 { // an empty dataset maps no subfile
+			continue
 		}
 		seen := map[string]bool{}
 		for _, m := range maps {

@@ -23,10 +23,15 @@ import (
 // every rank opens its group's file at the same operation; the session's, env.Groups,
 // split once and kept), a single-rank one for a per-rank file. The latter duplicates
 // MPI_COMM_SELF, which involves no other rank: plans open per-rank files on some ranks
-// only (AMReX's header is created by rank 0 alone). own says the caller frees it.
+// only (AMReX's header is created by rank 0 alone); the session keeps one duplicate for
+// all of them (env.Groups). own says the caller frees it (no session keeps it).
 func FileComm(env stack.Env, fs *plan.FileSpec) (c mpi.Comm, own bool, err error) {
 	switch {
 	case !fs.Parallel:
+		if env.Groups != nil {
+			c, err = env.Groups.Self()
+			return c, false, err
+		}
 		c, err = mpi.Self().Dup()
 	case fs.GroupRanks > 0 && fs.GroupRanks < env.Comm.Size():
 		if env.Groups != nil {

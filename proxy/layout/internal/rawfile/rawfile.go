@@ -68,19 +68,26 @@ type Piece struct {
 }
 
 // Begin returns the bookkeeping of the file op creates or opens: a new one for a
-// create (replacing what the path held), the session's earlier one for an open, or an
-// empty one when the session has not written the file.
+// create (replacing what the path held), the session's earlier one for an open, or, when
+// the session has not written the file, one laid out from the open's list of the writer's
+// datasets (plan.FileSpec.Written: a file another rank wrote), empty without it.
 func (s *Set) Begin(op *plan.Op) *File {
 	if s.files == nil {
 		s.files = map[string]*File{}
 	}
 	f := s.files[op.Path]
-	if f == nil || op.Kind == plan.CreateFile {
+	fresh := f == nil || op.Kind == plan.CreateFile
+	if fresh {
 		f = &File{Regions: map[string]*Region{}}
 		s.files[op.Path] = f
 	}
 	if op.File != nil && op.File.AlignLen > 0 {
 		f.AlignThreshold, f.AlignLen = op.File.AlignThreshold, op.File.AlignLen
+	}
+	if fresh && op.Kind == plan.OpenFile && op.File != nil {
+		for _, w := range op.File.Written {
+			f.Create(&plan.Op{Kind: plan.CreateDataset, Path: w.Path, Dataset: w.Dataset})
+		}
 	}
 	return f
 }

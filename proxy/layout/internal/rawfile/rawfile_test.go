@@ -167,3 +167,36 @@ func TestExtendAnyDimension(t *testing.T) {
 		t.Errorf("a selection beyond the extent: %v", err)
 	}
 }
+
+// TestBeginWritten opens a file the session never laid out with the writer's datasets
+// (plan.FileSpec.Written): they are laid out in creation order, aligned as the open says,
+// so a dataset opened alone (a subset, as NOvA's dataset partitioning opens) has the
+// writer's offsets; a file the session already knows keeps its own regions.
+func TestBeginWritten(t *testing.T) {
+	s := &Set{Layout: "test"}
+	written := []plan.WrittenDataset{
+		{Path: "/g/a", Dataset: &plan.DatasetSpec{Type: plan.I32, Shape: []uint64{3, 2}}}, // 24 bytes at 0
+		{Path: "/g/e", Dataset: &plan.DatasetSpec{Type: plan.F64, Shape: []uint64{0, 2}}}, // empty
+		{Path: "/g/b", Dataset: &plan.DatasetSpec{Type: plan.F64, Shape: []uint64{16}}},   // 128 bytes: aligned to 64
+	}
+	open := func(path string) *File {
+		return s.Begin(&plan.Op{Kind: plan.OpenFile, Path: path, File: &plan.FileSpec{ReadOnly: true, AlignThreshold: 100, AlignLen: 64, Written: written}})
+	}
+	f := open("other")
+	if _, err := s.Define(f, &plan.Op{Kind: plan.OpenDataset, Path: "/g/b"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Pieces(f, "/g/b", transfer(plan.F64, plan.F64, []uint64{16}, slab([]uint64{2}, []uint64{3})))
+	if err != nil || !reflect.DeepEqual(got, []Piece{{64 + 16, 24, 0}}) {
+		t.Errorf("/g/b pieces %+v (%v), want 24 bytes at 80", got, err)
+	}
+	if shape, err := s.Shape(f, "/g/e"); err != nil || !reflect.DeepEqual(shape, []uint64{0, 2}) {
+		t.Errorf("/g/e extent %v (%v)", shape, err)
+	}
+	// The session's own file: its regions, not the list's.
+	mine := s.Begin(&plan.Op{Kind: plan.CreateFile, Path: "mine", File: &plan.FileSpec{}})
+	create(mine, "/x", plan.I32, 4)
+	if f := open("mine"); len(f.Regions) != 1 || f.Regions["/x"] == nil {
+		t.Errorf("reopening the session's file: regions %v", f.Regions)
+	}
+}
