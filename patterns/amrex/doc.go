@@ -167,7 +167,8 @@
 //     older AMReX chopped from the high end and listed pieces in another order.
 //   - The distribution mapping at levels > 0 and the bucket-to-rank order on ties are
 //     derived from AMReX's source, not observed (layouts.md 7.1).
-//   - Layouts: native and null. The mpiio, log and subfiling layouts open a non-parallel
-//     file on a communicator split collectively (they expect every rank to create its own
-//     file), so rank 0's serial header file blocks them.
+//   - Layouts: every layout and mode runs it (proxy's TestAMReXLayouts: native, null, log,
+//     subfiling, mpiio, posix, and subfiling-vfd on the 1.14 build, where rank 0's serial
+//     header goes through the VFD on MPI_COMM_SELF so that the parallel open finds its
+//     subfiles: plan.FileSpec.SharedLater).
 package amrex
