@@ -296,16 +296,6 @@ func (s *Session) gatherRanks(p *phaseRun) ([]patterns.RankPhase, error) {
 	return out, nil
 }
 
-// noteFile records a file the running phase creates or opens, so the report names the
-// files actually written or read rather than the configured path.
-func (s *Session) noteFile(op *plan.Op) {
-	p := s.phase
-	if p == nil || (op.Kind != plan.CreateFile && op.Kind != plan.OpenFile) || slices.Contains(p.files, op.Path) {
-		return
-	}
-	p.files = append(p.files, op.Path)
-}
-
 // fileList names a phase's files for the summary: all of them when few, else the first
 // ones and the count.
 func (p PhaseReport) fileList() string { return listFiles(p.Files, p.File) }
