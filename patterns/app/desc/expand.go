@@ -62,14 +62,17 @@ func (d *Description) listParam(key string) ([]string, bool) {
 
 // expand makes one dataset per name of a "${list}" key and resolves `like:`.
 func (d *Description) expand() error {
-	var walk func(c *Content) error
-	walk = func(c *Content) error {
+	var walk func(c *Content, path string) error
+	walk = func(c *Content, path string) error {
 		var out []*Dataset
 		for _, ds := range c.Datasets {
 			names, ok := d.listParam(ds.Name)
 			if !ok {
 				out = append(out, ds)
 				continue
+			}
+			if len(names) > 0 {
+				moveNotes(d.Notes, join(path, "datasets."+ds.Name), join(path, "datasets."+names[0]))
 			}
 			for _, n := range names {
 				cp := *ds
@@ -80,14 +83,14 @@ func (d *Description) expand() error {
 		}
 		c.Datasets = out
 		for _, g := range c.Groups {
-			if err := walk(&g.Content); err != nil {
+			if err := walk(&g.Content, join(path, "groups."+g.Name.Text)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	for _, f := range d.Files {
-		if err := walk(&f.Content); err != nil {
+		if err := walk(&f.Content, "files."+f.ID); err != nil {
 			return err
 		}
 	}

@@ -75,6 +75,9 @@ type Description struct {
 	Types       []*Compound
 	Files       []*File
 	Timeline    []*Action
+	// Notes are the comments beside keys, by key path (note.go): what Parse read and
+	// what a writer says, kept by Write.
+	Notes map[string]*Note
 
 	progs *programs
 }
