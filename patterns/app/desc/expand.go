@@ -3,6 +3,7 @@ package desc
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -42,6 +43,40 @@ func (d *Description) param(name string) int {
 		}
 	}
 	return -1
+}
+
+// copyForExpand copies what override and expand change: the parameters, the notes' map,
+// and the files' content trees down to each dataset (expand replaces datasets lists and
+// resolves like: in place). What they only read (values, attributes, types) is shared.
+func (d *Description) copyForExpand() *Description {
+	c := *d
+	c.loaded = false
+	c.Params = slices.Clone(d.Params)
+	c.Notes = maps.Clone(d.Notes)
+	c.Files = make([]*File, len(d.Files))
+	for i, f := range d.Files {
+		cf := *f
+		cf.Content = f.Content.copyForExpand()
+		c.Files[i] = &cf
+	}
+	return &c
+}
+
+func (c Content) copyForExpand() Content {
+	out := c
+	out.Datasets = slices.Clone(c.Datasets)
+	for i, ds := range c.Datasets {
+		cd := *ds
+		cd.set = maps.Clone(ds.set)
+		out.Datasets[i] = &cd
+	}
+	out.Groups = slices.Clone(c.Groups)
+	for i, g := range c.Groups {
+		cg := *g
+		cg.Content = g.Content.copyForExpand()
+		out.Groups[i] = &cg
+	}
+	return out
 }
 
 // listParam returns the names of a list parameter referenced as "${name}", if key is one.

@@ -28,6 +28,18 @@ func ParseFile(path string, overrides []Override) (*Description, error) {
 // Description, applies the parameter overrides, expands list keys and `like:`, and
 // validates it (Check). src names the file in errors and locates relative paths.
 func Parse(src string, data []byte, overrides []Override) (*Description, error) {
+	d, err := Load(src, data)
+	if err != nil {
+		return nil, err
+	}
+	return d.With(overrides)
+}
+
+// Load reads a description as written: YAML, every key checked against Schema, the typed
+// Description built, before overrides and expansion. With makes the description a run
+// uses from it, once per set of overrides, without reading the YAML again: a process
+// that asks for a description without and with its parameters parses it once.
+func Load(src string, data []byte) (*Description, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &Error{Pos: Pos{File: src}, Key: "(document)", Reason: "not YAML or JSON: " + err.Error()}
@@ -47,14 +59,26 @@ func Parse(src string, data []byte, overrides []Override) (*Description, error) 
 	if err := p.build(d, root); err != nil {
 		return nil, err
 	}
-	if err := d.override(overrides); err != nil {
-		return nil, err
-	}
-	if err := d.expand(); err != nil {
-		return nil, err
-	}
-	d.progs = newPrograms() // here, not at the first Scope: patterns share a parsed description
+	d.loaded = true
 	return d, nil
+}
+
+// With returns the description a run uses: a copy of d (as Load returns it) with the
+// parameter overrides applied, list keys and `like:` expanded. d is not changed, so one
+// loaded description serves every set of overrides.
+func (d *Description) With(overrides []Override) (*Description, error) {
+	if !d.loaded {
+		return nil, fmt.Errorf("description %s: With on a description already expanded (use Load)", d.Source)
+	}
+	c := d.copyForExpand()
+	if err := c.override(overrides); err != nil {
+		return nil, err
+	}
+	if err := c.expand(); err != nil {
+		return nil, err
+	}
+	c.progs = newPrograms() // here, not at the first Scope: patterns share a parsed description
+	return c, nil
 }
 
 type parser struct {

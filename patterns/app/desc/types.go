@@ -80,6 +80,8 @@ type Description struct {
 	Notes map[string]*Note
 
 	progs *programs
+	// loaded marks a description as Load returns it: not yet expanded (With expands a copy).
+	loaded bool
 }
 
 // Param is one parameter and its default: a scalar, or a list of names.
