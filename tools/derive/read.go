@@ -25,6 +25,12 @@ type Group struct {
 	Attrs    []plan.AttributeSpec
 	Groups   []*Group
 	Datasets []*Dataset
+	// Path is the group's path in its file ("/" for the root).
+	Path string
+	// Unlisted counts the group's links to objects listed elsewhere or outside the tree
+	// (hard links to an object already reached, soft and external links): the visit lists
+	// each object once, so a description has them in comments until the format has links.
+	Unlisted int
 }
 
 // Dataset is a dataset as read: its type, extents and creation properties, and attributes.
@@ -68,19 +74,21 @@ func readFile(path string) (_ *File, err error) {
 	if err != nil {
 		return nil, err
 	}
-	root := &Group{Name: "/"}
+	root := &Group{Name: "/", Path: "/"}
 	if root.Attrs, err = attributes(f, "/"); err != nil {
 		return nil, err
 	}
 	groups := map[string]*Group{"": root}
+	children := map[*Group]int{}
 	for _, o := range objs {
 		dir, name := filepath.Split(o.Path)
 		parent := groups[strings.TrimSuffix(dir, "/")]
 		if parent == nil {
 			return nil, fmt.Errorf("%s: parent group not listed before it", o.Path)
 		}
+		children[parent]++
 		if !o.Dataset {
-			g := &Group{Name: name}
+			g := &Group{Name: name, Path: o.Path}
 			if g.Attrs, err = attributes(f, o.Path); err != nil {
 				return nil, err
 			}
@@ -94,7 +102,28 @@ func readFile(path string) (_ *File, err error) {
 		}
 		parent.Datasets = append(parent.Datasets, d)
 	}
+	for _, g := range groups {
+		n, err := linkCount(f, g.Path)
+		if err != nil {
+			return nil, err
+		}
+		g.Unlisted = max(n-children[g], 0)
+	}
 	return &File{Path: path, Root: root}, nil
+}
+
+// linkCount returns the number of links of the group at path (H5Gget_info).
+func linkCount(f h5.ID, path string) (int, error) {
+	g, err := h5.OpenGroup(f, path)
+	if err != nil {
+		return 0, err
+	}
+	defer h5.CloseGroup(g)
+	st, err := h5.ObjectStat(g)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return st.Links, nil
 }
 
 func dataset(f h5.ID, path, name string) (*Dataset, error) {

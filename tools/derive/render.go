@@ -148,7 +148,7 @@ func (d *deriver) attrs(w *bytes.Buffer, as []plan.AttributeSpec, ind string) {
 // a string, or compounds as maps of their members' values.
 func values(a plan.AttributeSpec, limit int) (string, bool) {
 	n := int(plan.Product(a.Shape))
-	if n > limit || (len(a.Shape) > 0 && a.Type.Class == plan.String && !a.Type.VarLen) {
+	if n > limit {
 		return "", false
 	}
 	var out []string

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -38,7 +39,17 @@ func Write(w io.Writer, files []*File, o Options) error {
 		o.SmallValues = maxInline
 	}
 	d := &deriver{o: o, params: map[uint64]string{}}
-	return d.write(w, files)
+	var b bytes.Buffer
+	if err := d.write(&b, files); err != nil {
+		return err
+	}
+	// Never an invalid description: what a file cannot tell has a stand-in and a
+	// comment, so one that does not parse is derive's bug, reported rather than written.
+	if _, err := desc.Parse("(derived)", b.Bytes(), nil); err != nil {
+		return fmt.Errorf("derive wrote a description h5proxy check refuses (a derive bug): %w\n%s", err, b.Bytes())
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // deriver holds what the rendering collects: parameters (per-rank extents by value),
@@ -367,6 +378,9 @@ func (d *deriver) foldSteps(root *Group) *Group {
 
 // groupBody renders a group's attributes, datasets and subgroups at indent.
 func (d *deriver) groupBody(w *bytes.Buffer, g *Group, ind string) {
+	if g.Path == "/" {
+		unlisted(w, g, ind)
+	}
 	d.attrs(w, g.Attrs, ind)
 	d.group = g.Name
 	if len(g.Datasets) > 0 {
@@ -378,6 +392,7 @@ func (d *deriver) groupBody(w *bytes.Buffer, g *Group, ind string) {
 	if len(g.Groups) > 0 {
 		fmt.Fprintf(w, "%sgroups:\n", ind)
 		for _, s := range g.Groups {
+			unlisted(w, s, ind+"  ")
 			if len(s.Attrs) == 0 && len(s.Datasets) == 0 && len(s.Groups) == 0 {
 				fmt.Fprintf(w, "%s  %s: {}\n", ind, key(s.Name))
 				continue
@@ -385,6 +400,13 @@ func (d *deriver) groupBody(w *bytes.Buffer, g *Group, ind string) {
 			fmt.Fprintf(w, "%s  %s:\n", ind, key(s.Name))
 			d.groupBody(w, s, ind+"    ")
 		}
+	}
+}
+
+// unlisted says, in a comment, that group g has links the description does not hold.
+func unlisted(w *bytes.Buffer, g *Group, ind string) {
+	if g.Unlisted > 0 {
+		fmt.Fprintf(w, "%s# not expressed: %d link(s) of %s to objects listed elsewhere or outside the file (hard, soft or external links): a description has no links yet\n", ind, g.Unlisted, g.Path)
 	}
 }
 
@@ -421,7 +443,7 @@ func (d *deriver) dataset(w *bytes.Buffer, set []*Dataset, ind string) {
 	i := x.Info
 	var f []string
 	f = append(f, "type: "+d.typeName(i.Type, x.Name))
-	shape, decomp := d.shape(i.Shape, x.Name)
+	shape, decomp := d.shape(i.Shape, i.MaxShape, x.Name)
 	f = append(f, "shape: ["+strings.Join(shape, ", ")+"]")
 	if !slices.Equal(i.Shape, i.MaxShape) && len(i.MaxShape) > 0 {
 		var ms []string
@@ -470,6 +492,8 @@ func (d *deriver) dataset(w *bytes.Buffer, set []*Dataset, ind string) {
 	}
 	note := ""
 	switch {
+	case decomp == "rank0" && appended(i.MaxShape):
+		note = "    # guess: dim 0 is unlimited (appended to, as a time series): rank 0 writes it whole, not split over the ranks"
 	case decomp == "rank0" && len(i.Shape) > 0 && i.Shape[0] == 0:
 		note = "    # empty"
 	case decomp == "rank0" && len(i.Shape) > 0:
@@ -492,7 +516,7 @@ func (d *deriver) dataset(w *bytes.Buffer, set []*Dataset, ind string) {
 // shape renders a dataset's extents: the slowest as PARAM * nranks when it divides over
 // the ranks (a parameter per distinct per-rank extent), the others as numbers. The
 // decomposition is a block over the slowest dimension, or rank0 when it does not divide.
-func (d *deriver) shape(dims []uint64, name string) ([]string, string) {
+func (d *deriver) shape(dims, maxDims []uint64, name string) ([]string, string) {
 	if len(dims) == 0 {
 		return nil, "rank0"
 	}
@@ -501,7 +525,7 @@ func (d *deriver) shape(dims []uint64, name string) ([]string, string) {
 		out[j] = strconv.FormatUint(v, 10)
 	}
 	np := uint64(d.o.Ranks)
-	if dims[0] == 0 || dims[0]%np != 0 {
+	if dims[0] == 0 || dims[0]%np != 0 || appended(maxDims) {
 		return out, "rank0"
 	}
 	out[0] = d.perRank(dims[0]/np, name) + " * nranks"
@@ -517,6 +541,11 @@ func (d *deriver) shape(dims []uint64, name string) ([]string, string) {
 	}
 	return out, "{grid: [" + strings.Join(grid, ", ") + "]}"
 }
+
+// appended reports whether a dataset's slowest dimension is unlimited: a file grown one
+// record at a time (H5MD's time series, netCDF's record variables), which a file cannot
+// tell from a block of rows per rank, so derive does not split it over the ranks.
+func appended(maxDims []uint64) bool { return len(maxDims) > 0 && maxDims[0] == plan.MaxUnlimited }
 
 // perRank returns the parameter of a per-rank extent, declaring it at its first use.
 func (d *deriver) perRank(v uint64, name string) string {

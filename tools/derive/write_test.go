@@ -33,7 +33,8 @@ func wantLines(t *testing.T, text string, lines ...string) {
 
 // TestWriteFolds: datasets of one type and shape fold into a list key, per-rank extents
 // become parameters (n_NAME when several), an extent the ranks do not divide goes to rank
-// 0, chunking and filters are kept in order, names YAML would misread are quoted, and
+// 0, an unlimited slowest dimension (appended to) is not split over the ranks, a small
+// array of fixed strings keeps its strings, chunking and filters are kept in order, names YAML would misread are quoted, and
 // compound types are declared once under types; small compound attributes keep their
 // values as maps of members (nested compounds nested).
 func TestWriteFolds(t *testing.T) {
@@ -49,6 +50,7 @@ func TestWriteFolds(t *testing.T) {
 		ds("offsets", plan.I64, 9), chunked, ds("boxes", box, 4), ds("more boxes", box, 4),
 	}, Attrs: []plan.AttributeSpec{{Name: "time", Type: plan.F64, Value: make([]byte, 8)},
 		{Name: "name", Type: plan.Str(4), Value: []byte("sod\x00")},
+		{Name: "names", Type: plan.Str(4), Shape: []uint64{3}, Value: []byte("dx\x00\x00dy\x00\x00dz\x00\x00")},
 		{Name: "domain", Type: span, Value: []byte{1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff}},
 		{Name: "cells", Type: plan.Struct("", 16, plan.Field("span", 0, span), plan.Field("n", 8, plan.F64)), Shape: []uint64{2}, Value: make([]byte, 32)}}}
 	text := render(t, []*File{{Path: "dir/out.h5", Root: root}}, 4)
@@ -56,11 +58,12 @@ func TestWriteFolds(t *testing.T) {
 		`[a, b, "y"]: {type: f32, shape: [n_a * nranks]}`,
 		"  n_a: 8    # elements per rank along dim 0 (first seen on a)",
 		"offsets: {type: i64, shape: [9], decompose: rank0}    # dim 0 does not divide",
-		"packed: {type: f64, shape: [n_packed * nranks, 8], max_shape: [unlimited, 8], chunk: [n_packed, 8], filters: [shuffle, {deflate: 4}, fletcher32], decompose: {grid: [nranks, 1]}}",
+		"packed: {type: f64, shape: [64, 8], max_shape: [unlimited, 8], chunk: [16, 8], filters: [shuffle, {deflate: 4}, fletcher32], decompose: rank0}    # guess: dim 0 is unlimited (appended to",
 		"  boxes: {lo: i32, hi: i32}",
 		`[boxes, "more boxes"]: {type: boxes, shape: [n_boxes * nranks]}`,
 		"time: {type: f64, value: 0.0}",
 		`name: {type: str4, value: "sod"}`,
+		`names: {type: str4, shape: [3], value: ["dx", "dy", "dz"]}`,
 		"domain: {type: domain, value: {first: 1, last: -2}}",
 		`cells: {type: cells, shape: [2], value: [{span: {first: 0, last: 0}, "n": 0.0}, {span: {first: 0, last: 0}, "n": 0.0}]}`,
 		`  cells: {span: {first: i32, last: i32}, "n": f64}`,
