@@ -38,8 +38,21 @@ type instance struct {
 	group    int // ranks per file of an N-to-M file (0: every rank, or one)
 	readOnly bool
 	// kept are the series datasets (extend) left open between writes, in open order, as
-	// programs keep their record variables open; they close with the file.
-	kept []string
+	// programs keep their record variables open, and under hold: file every group and
+	// dataset (keptGroups marks the groups); they close with the file, the last first.
+	kept       []string
+	keptGroups map[string]bool
+}
+
+// keep holds the object at path open until the file closes.
+func (in *instance) keep(path string, group bool) {
+	in.kept = append(in.kept, path)
+	if group {
+		if in.keptGroups == nil {
+			in.keptGroups = map[string]bool{}
+		}
+		in.keptGroups[path] = true
+	}
 }
 
 // sharing is how the ranks share a file: through MPI-IO by every rank (group 0) or by
@@ -442,7 +455,11 @@ func (s *sim) closeFile(in *instance) {
 		s.use(in, step)
 	}
 	for i := len(in.kept) - 1; i >= 0; i-- {
-		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: in.kept[i], Collective: in.parallel})
+		kind := plan.CloseDataset
+		if in.keptGroups[in.kept[i]] {
+			kind = plan.CloseGroup
+		}
+		s.cur.Add(plan.Op{Kind: kind, Path: in.kept[i], Collective: in.parallel})
 	}
 	s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: in.path, Collective: in.parallel})
 	delete(s.open, in.file.ID)
@@ -553,11 +570,19 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			if err := s.attributes(in, g.path, g.g.Attributes, step); err != nil {
 				return err
 			}
-			opened = append(opened, g.path)
+			if h.perFile {
+				in.keep(g.path, true)
+			} else {
+				opened = append(opened, g.path)
+			}
 			continue
 		}
 		if s.openHolding(in, g.path, vs, func(v visit) bool { return selected(a, v.path, v.ds.Name) && !createdSerially(in.file, v) }, step) {
-			opened = append(opened, g.path)
+			if h.perFile {
+				in.keep(g.path, true)
+			} else {
+				opened = append(opened, g.path)
+			}
 		}
 	}
 	var dsOpen []string // datasets to close after the action
@@ -611,8 +636,8 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		switch {
 		case h.perCall:
 		case in.isKept(v.path):
-		case sp.extend >= 0:
-			in.kept = append(in.kept, v.path)
+		case sp.extend >= 0 || h.perFile:
+			in.keep(v.path, false)
 		default:
 			dsOpen = append(dsOpen, v.path)
 		}
