@@ -168,12 +168,25 @@ var (
 		}}}
 )
 
+// linkNode declares the links of a file's root group or of a group.
+var linkNode = &Node{Key: "links", Kind: Named,
+	Help:    "links by name in this group (a template, as group names: one per step when it uses step), each created once, at the end of the first write action of its file that finds its group (and, for a hard link, its target) created, after that action's writes: hard (H5Lcreate_hard: another name of an object this description creates in the same file, as H5MD's step and time of one time series are those of another), soft (H5Lcreate_soft: a path, stored as written) or external (H5Lcreate_external: an object in another file); a hard link whose target the run never creates is an error; the native, subfiling and subfiling-vfd layouts make them, the raw layouts (mpiio, posix, null) keep no metadata and skip them, the log layout refuses them",
+	Example: `links: {step: {hard: /particles/all/position/step}, last: {soft: Timestep_9}, grid: {external: {file: mesh.h5, path: /grid}}}`,
+	Elem: &Node{Kind: Map, Short: "a hard link's target", Fields: []*Node{
+		{Key: "hard", Kind: Template, Help: "the path of the object the link names, absolute or relative to the link's group (e.g. ../position/step); ${EXPR} substitutes"},
+		{Key: "soft", Kind: Template, Help: "the path the soft link stores, absolute or relative to the link's group, which need not exist"},
+		{Key: "external", Kind: Map, Help: "an external link: the object at path in file", Fields: []*Node{
+			{Key: "file", Kind: Template, Help: "the other file's name, stored as written (HDF5 looks for a relative name beside the linking file, among other places, when the link is traversed)"},
+			{Key: "path", Kind: Template, Default: "/", Help: "the object's absolute path in that file"},
+		}},
+	}}}
+
 func init() {
 	// A group holds what a file holds.
-	g := &Node{Key: "groups", Kind: Named, Help: "groups by name (a template: Timestep_${step} makes one group per step written)",
-		Example: `groups: {fields: {datasets: {...}}}`}
-	g.Elem = &Node{Kind: Map, Fields: []*Node{attrNode, datasetNode, g}}
-	fileNode.Elem.Fields = append(fileNode.Elem.Fields, attrNode, datasetNode, g)
+	g := &Node{Key: "groups", Kind: Named, Help: "groups by name (a template: Timestep_${step} makes one group per step written); a name \"${list}\" or a YAML list as the key makes one group per name, each with the same content",
+		Example: `groups: {fields: {datasets: {...}}, [velocity, force]: {datasets: {value: {type: f64, shape: [n]}}}}`}
+	g.Elem = &Node{Kind: Map, Fields: []*Node{attrNode, datasetNode, g, linkNode}}
+	fileNode.Elem.Fields = append(fileNode.Elem.Fields, attrNode, datasetNode, g, linkNode)
 }
 
 var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application writes, by an id that actions name",

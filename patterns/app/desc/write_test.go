@@ -196,6 +196,19 @@ func (g *gen) content(path string, depth int) Content {
 			c.Groups = append(c.Groups, &Group{Name: V(name), Content: g.content(gp, depth-1)}) // often empty
 		}
 	}
+	for i := range g.r.Intn(3) {
+		l := &Link{Name: Vf("l%d", i)}
+		switch g.r.Intn(3) {
+		case 0:
+			l.Hard = g.v()
+		case 1:
+			l.Soft = g.v()
+		default:
+			l.External = ExternalLink{File: g.v(), Path: g.opt(func() Value { return g.pick("/grid", "/a/${step}") })}
+		}
+		g.note(join(path, "links."+l.Name.Text))
+		c.Links = append(c.Links, l)
+	}
 	return c
 }
 
