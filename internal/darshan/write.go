@@ -216,7 +216,7 @@ func (l *Log) Bytes() ([]byte, error) {
 	copy(v, l.Version)
 	hdr.Write(v)
 	put(&hdr, int64(magic), uint64(CompZlib)) // comp byte, then 7 bytes of padding
-	put(&hdr, uint64(0))                                // partial flags
+	put(&hdr, uint64(0))                      // partial flags
 	noff, nlen := uint64(0), uint64(0)
 	if names.Len() > 0 {
 		noff, nlen = compress(names.Bytes())
