@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"maps"
 	"path"
 	"path/filepath"
@@ -322,7 +323,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 		h5f, hasH5F := fileRecord(p, f)
 		if hasH5F && h5f.Counters["H5F_USE_MPIIO"] == 0 {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: opened without the MPI-IO driver (a description's shared files use MPI-IO)", filepath.Base(f)))
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: opened without the MPI-IO driver (H5Pset_fapl_mpio never called): written as a shared file opened through MPI-IO, the same datasets and writers (a description's shared files use MPI-IO)", filepath.Base(f)))
 		}
 		var fa fileAccess
 		if hasH5F && len(h5f.Info) > 0 {
@@ -444,6 +445,11 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 	}
 	c.YAML = b.String()
+	// Never an invalid description: what cannot be said has a stand-in and a comment, so
+	// a description that does not parse is capture's bug, reported rather than written.
+	if _, err := desc.Parse("(captured)", []byte(c.YAML), nil); err != nil {
+		return nil, fmt.Errorf("capture wrote a description h5proxy check refuses (a capture bug): %w\n%s", err, c.YAML)
+	}
 	return c, nil
 }
 
@@ -613,8 +619,13 @@ func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*ca
 		if len(n.order) > 0 {
 			fmt.Fprintf(b, "%sgroups:\n", indent)
 			for _, g := range n.order {
+				sub, subAt := n.groups[g], path.Join(at, g)
+				if len(sub.datasets) == 0 && len(sub.order) == 0 && len(attrs[subAt]) == 0 {
+					fmt.Fprintf(b, "%s  %s: {}\n", indent, yamlString(g)) // an empty group is an empty map
+					continue
+				}
 				fmt.Fprintf(b, "%s  %s:\n", indent, yamlString(g))
-				walk(n.groups[g], path.Join(at, g), indent+"    ")
+				walk(sub, subAt, indent+"    ")
 			}
 		}
 	}
@@ -625,7 +636,16 @@ func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *cap
 	name := path.Base(d.template)
 	typ, ok := typeName(d.info)
 	if d.info.TypeClass == h5tCompound {
-		typ, ok = c.compoundName(name, d.info.Members, d.info.TypeSize)
+		var reordered bool
+		typ, reordered, ok = c.compoundName(name, d.info.Members, d.info.TypeSize)
+		if reordered {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: compound members stored out of declaration order (H5Tinsert at explicit offsets): declared in offset order, the same layout", id, d.template))
+		}
+		if !ok {
+			typ = compoundStandIn(d.info.TypeSize)
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: a compound of %d bytes whose members do not pack as a C struct (H5Tinsert at explicit offsets with padding): written as %s, the same size", id, d.template, d.info.TypeSize, typ))
+			ok = true
+		}
 	}
 	if !ok {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: datatype class %d of %d bytes (written as f64)", id, d.template, d.info.TypeClass, d.info.TypeSize))

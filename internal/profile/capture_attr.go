@@ -114,7 +114,10 @@ func (c *Description) attributeValue(where string, a *capAttr) string {
 	at := fmt.Sprintf("%s attribute %s", where, a.name)
 	typ, ok := typeName(datasetInfo{TypeClass: a.ev.TypeClass, TypeSize: a.ev.TypeSize, TypeSign: a.ev.TypeSign})
 	if a.ev.TypeClass == h5tCompound {
-		typ, ok = c.compoundName(a.name, a.ev.Members, a.ev.TypeSize)
+		var reordered bool
+		if typ, reordered, ok = c.compoundName(a.name, a.ev.Members, a.ev.TypeSize); reordered {
+			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: compound members stored out of declaration order: declared in offset order, the same layout", at))
+		}
 	}
 	if !ok || a.ev.VLen {
 		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: datatype class %d of %d bytes%s (written as f64)", at, a.ev.TypeClass, a.ev.TypeSize,

@@ -158,3 +158,35 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 	}
 
 }
+
+// TestCaptureStandIns: what a description cannot say the way the program did still makes
+// a valid description (Capture refuses to return one that does not parse): an empty group
+// (H5MD's observables) is an empty map; a compound whose members are stored out of
+// declaration order (FLASH's {int value; char name[80]} with the name at offset 4) is
+// declared in offset order; one whose members leave padding is a string of its size; a
+// file opened without the MPI-IO driver is written as a shared file and said so.
+func TestCaptureStandIns(t *testing.T) {
+	info := func(class, size int, members ...[]any) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"dims": []int64{4}, "maxdims": []int64{4}, "layout": 1, "type_class": class, "type_size": size, "type_members": members})
+		return b
+	}
+	p := &Profile{Ranks: 1, Traced: true, Calls: map[string]Call{}}
+	p.Records = append(p.Records,
+		Record{Module: "H5D", File: "/x/f.h5", Name: "/scalars", Rank: -1, Info: info(6, 84, []any{"name", 3, 80, -1, 4}, []any{"value", 0, 4, 1, 0})},
+		Record{Module: "H5D", File: "/x/f.h5", Name: "/padded", Rank: -1, Info: info(6, 16, []any{"a", 0, 4, 1, 0}, []any{"b", 0, 4, 1, 8})},
+		Record{Module: "H5F", File: "/x/f.h5", Rank: -1, Counters: map[string]int64{"H5F_USE_MPIIO": 0}})
+	p.Events = append(p.Events,
+		Event{Rank: 0, Module: "H5G", Call: "H5Gcreate2", File: "/x/f.h5", Object: "/observables"},
+		Event{Rank: 0, Module: "H5D", Call: "H5Dwrite", File: "/x/f.h5", Name: "/scalars", Collective: true},
+		Event{Rank: 0, Module: "H5D", Call: "H5Dwrite", File: "/x/f.h5", Name: "/padded", Collective: true})
+	d, err := Capture(p, "standins")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"observables: {}", "scalars: {value: i32, name: str80}", "type: str16",
+		"compound members stored out of declaration order", "written as str16, the same size", "opened without the MPI-IO driver"} {
+		if !strings.Contains(d.YAML, want) {
+			t.Errorf("no %q in\n%s", want, d.YAML)
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package profile
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -42,8 +44,40 @@ type compound struct{ name, members string }
 // compoundName names the compound type of ms (size bytes) in the description's types,
 // defining it the first time (named after hint, the first object of that type): its
 // members must be integers, floats or fixed strings at the offsets a C struct gives them
-// (the description packs members so). False when they are not, or the trace has none.
-func (c *Description) compoundName(hint string, ms []typeMember, size int) (string, bool) {
+// (the description packs members so). Members stored out of declaration order (FLASH's
+// {int value; char name[80]} tables with the name after the value) are declared in
+// offset order, which is the same layout: reordered says so. False when neither order
+// packs, or the trace has no members; the caller writes a stand-in (compoundStandIn).
+func (c *Description) compoundName(hint string, ms []typeMember, size int) (name string, reordered, ok bool) {
+	members, ok := packedMembers(ms, size)
+	if !ok {
+		byOffset := slices.SortedStableFunc(slices.Values(ms), func(a, b typeMember) int { return cmp.Compare(a.Offset, b.Offset) })
+		if members, ok = packedMembers(byOffset, size); !ok {
+			return "", false, false
+		}
+		reordered = true
+	}
+	for _, t := range c.compounds {
+		if t.members == members {
+			return t.name, reordered, true
+		}
+	}
+	name = plainWord(hint, "t")
+	for taken := true; taken; {
+		taken = false
+		for _, t := range c.compounds {
+			if t.name == name {
+				name, taken = name+"_", true
+			}
+		}
+	}
+	c.compounds = append(c.compounds, compound{name, members})
+	return name, reordered, true
+}
+
+// packedMembers renders ms as a description's member map when they sit, in this order,
+// at the offsets a C struct of size bytes gives them.
+func packedMembers(ms []typeMember, size int) (string, bool) {
 	if len(ms) == 0 {
 		return "", false
 	}
@@ -69,24 +103,13 @@ func (c *Description) compoundName(hint string, ms []typeMember, size int) (stri
 	if (off+align-1)/align*align != size {
 		return "", false
 	}
-	members := "{" + strings.Join(parts, ", ") + "}"
-	for _, t := range c.compounds {
-		if t.members == members {
-			return t.name, true
-		}
-	}
-	name := plainWord(hint, "t")
-	for taken := true; taken; {
-		taken = false
-		for _, t := range c.compounds {
-			if t.name == name {
-				name, taken = name+"_", true
-			}
-		}
-	}
-	c.compounds = append(c.compounds, compound{name, members})
-	return name, true
+	return "{" + strings.Join(parts, ", ") + "}", true
 }
+
+// compoundStandIn is the valid type written for a compound the description cannot
+// express (members with padding, or of other classes): a fixed string of the same size,
+// so each element keeps its bytes in the file.
+func compoundStandIn(size int) string { return fmt.Sprintf("str%d", max(size, 1)) }
 
 // writeTypes writes the description's compound types (types:).
 func (c *Description) writeTypes(b *strings.Builder) {

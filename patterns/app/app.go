@@ -68,11 +68,11 @@ func Table(kvs []options.KV) (*options.Table, error) {
 	if path == "" {
 		return Options, nil
 	}
-	d, err := parseFile(path, nil)
+	l, err := loadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return paramTable(d), nil
+	return paramTable(l.d), nil
 }
 
 func paramTable(d *desc.Description) *options.Table {
@@ -98,20 +98,19 @@ func configOf(v *options.Values) (Config, error) {
 	if path == "" {
 		return Config{}, v.Invalid("description", "the app pattern needs a description file", "description=FILE (YAML or JSON; docs/apps.md)")
 	}
-	d, err := parseFile(path, nil)
+	l, err := loadFile(path)
 	if err != nil {
 		return Config{}, err
 	}
 	var ov []desc.Override
-	for _, p := range d.Params {
+	for _, p := range l.d.Params {
 		if v.IsSet(p.Name) {
 			ov = append(ov, desc.Override{Key: p.Name, Value: v.String(p.Name)})
 		}
 	}
-	if ov != nil {
-		if d, err = parseFile(path, ov); err != nil {
-			return Config{}, err
-		}
+	d, err := l.expand(ov)
+	if err != nil {
+		return Config{}, err
 	}
 	return Config{D: d}, nil
 }

@@ -4,51 +4,110 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
 )
 
-// parsed caches the descriptions read from files, by path, contents and parameter
-// overrides. A run asks for its description many times before the first operation (the
-// option table of every configuration check, the session's, the pattern's own, once
-// without and once with the overrides): each parse of a large description (NOvA's
-// thousand datasets, E3SM's hundreds of variables) took tens of milliseconds per rank,
-// which made a description start 1-2 s later than the built-in pattern it re-expresses.
-// The contents are part of the key, so an edited file is parsed again. A parsed
-// Description is not changed after Parse (its expression cache is safe for concurrent
-// use), so patterns share it.
+// parsed caches the descriptions read from files. A run asks for its description many
+// times before the first operation (the option table of every configuration check, the
+// session's, the pattern's own, without and with the parameter overrides): each parse of
+// a large description (NOvA's thousand datasets, E3SM's hundreds of variables) takes tens
+// of milliseconds per rank, which made a description start later than the built-in
+// pattern it re-expresses. So a file is read and parsed once (desc.Load) per path and
+// identity (size, modification time, inode: a stat, not a read, keys a request; an
+// edited file is parsed again), and each set of overrides expands that one parse
+// (desc.With) once. A Description is not changed after With (its expression cache is
+// safe for concurrent use), so patterns share it.
 var parsed struct {
 	mu sync.Mutex
-	m  map[parseKey]*desc.Description
-	// parses counts the parses made (not served from the cache): tests assert it.
+	m  map[fileKey]*loaded
+	// parses counts the files read and parsed (not served from the cache): tests assert it.
 	parses int
 }
 
-type parseKey struct{ path, data, overrides string }
+// fileKey names one version of a description file without reading it.
+type fileKey struct {
+	path  string
+	size  int64
+	mtime time.Time
+	inode uint64
+}
 
-// parsedMax bounds the cache: a sweep over a parameter parses one description per value.
+// loaded is one parsed file and its expansions by overrides.
+type loaded struct {
+	d    *desc.Description
+	with map[string]*desc.Description
+}
+
+// parsedMax bounds the cache: a sweep over a parameter expands one description per value.
 const parsedMax = 64
 
-// parseFile is desc.ParseFile, cached.
-func parseFile(path string, ov []desc.Override) (*desc.Description, error) {
+// loadFile returns the description at path as desc.Load returns it (its parameters
+// before overrides: what the option table lists), read and parsed once per version.
+func loadFile(path string) (*loaded, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("description: %w", err)
+	}
+	k := fileKey{path: path, size: st.Size(), mtime: st.ModTime(), inode: inodeOf(st)}
+	parsed.mu.Lock()
+	defer parsed.mu.Unlock()
+	if l := parsed.m[k]; l != nil {
+		return l, nil
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("description: %w", err)
 	}
-	k := parseKey{path, string(b), fmt.Sprintf("%q", ov)}
-	parsed.mu.Lock()
-	defer parsed.mu.Unlock()
-	if d, ok := parsed.m[k]; ok {
-		return d, nil
-	}
 	parsed.parses++
-	d, err := desc.Parse(path, b, ov)
+	d, err := desc.Load(path, b)
 	if err != nil {
 		return nil, err
 	}
 	if parsed.m == nil || len(parsed.m) >= parsedMax {
-		parsed.m = map[parseKey]*desc.Description{}
+		parsed.m = map[fileKey]*loaded{}
 	}
-	parsed.m[k] = d
+	l := &loaded{d: d, with: map[string]*desc.Description{}}
+	parsed.m[k] = l
+	return l, nil
+}
+
+// parseFile is desc.ParseFile, cached: the file parsed once (loadFile), expanded once per
+// set of overrides.
+func parseFile(path string, ov []desc.Override) (*desc.Description, error) {
+	l, err := loadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return l.expand(ov)
+}
+
+// expand returns l's description with overrides ov, made once.
+func (l *loaded) expand(ov []desc.Override) (*desc.Description, error) {
+	key := fmt.Sprintf("%q", ov)
+	parsed.mu.Lock()
+	defer parsed.mu.Unlock()
+	if d, hit := l.with[key]; hit {
+		return d, nil
+	}
+	d, err := l.d.With(ov)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.with) >= parsedMax {
+		clear(l.with)
+	}
+	l.with[key] = d
 	return d, nil
+}
+
+// inodeOf returns a file's inode number (0 where the system does not say): a file
+// replaced by another of the same size and time is still a new version.
+func inodeOf(st os.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return s.Ino
+	}
+	return 0
 }

@@ -3,6 +3,7 @@ package desc
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -44,6 +45,40 @@ func (d *Description) param(name string) int {
 	return -1
 }
 
+// copyForExpand copies what override and expand change: the parameters, the notes' map,
+// and the files' content trees down to each dataset (expand replaces datasets lists and
+// resolves like: in place). What they only read (values, attributes, types) is shared.
+func (d *Description) copyForExpand() *Description {
+	c := *d
+	c.loaded = false
+	c.Params = slices.Clone(d.Params)
+	c.Notes = maps.Clone(d.Notes)
+	c.Files = make([]*File, len(d.Files))
+	for i, f := range d.Files {
+		cf := *f
+		cf.Content = f.Content.copyForExpand()
+		c.Files[i] = &cf
+	}
+	return &c
+}
+
+func (c Content) copyForExpand() Content {
+	out := c
+	out.Datasets = slices.Clone(c.Datasets)
+	for i, ds := range c.Datasets {
+		cd := *ds
+		cd.set = maps.Clone(ds.set)
+		out.Datasets[i] = &cd
+	}
+	out.Groups = slices.Clone(c.Groups)
+	for i, g := range c.Groups {
+		cg := *g
+		cg.Content = g.Content.copyForExpand()
+		out.Groups[i] = &cg
+	}
+	return out
+}
+
 // listParam returns the names of a list parameter referenced as "${name}", if key is one.
 func (d *Description) listParam(key string) ([]string, bool) {
 	if !strings.HasPrefix(key, "${") || !strings.HasSuffix(key, "}") {
@@ -62,14 +97,17 @@ func (d *Description) listParam(key string) ([]string, bool) {
 
 // expand makes one dataset per name of a "${list}" key and resolves `like:`.
 func (d *Description) expand() error {
-	var walk func(c *Content) error
-	walk = func(c *Content) error {
+	var walk func(c *Content, path string) error
+	walk = func(c *Content, path string) error {
 		var out []*Dataset
 		for _, ds := range c.Datasets {
 			names, ok := d.listParam(ds.Name)
 			if !ok {
 				out = append(out, ds)
 				continue
+			}
+			if len(names) > 0 {
+				moveNotes(d.Notes, join(path, "datasets."+ds.Name), join(path, "datasets."+names[0]))
 			}
 			for _, n := range names {
 				cp := *ds
@@ -80,14 +118,14 @@ func (d *Description) expand() error {
 		}
 		c.Datasets = out
 		for _, g := range c.Groups {
-			if err := walk(&g.Content); err != nil {
+			if err := walk(&g.Content, join(path, "groups."+g.Name.Text)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	for _, f := range d.Files {
-		if err := walk(&f.Content); err != nil {
+		if err := walk(&f.Content, "files."+f.ID); err != nil {
 			return err
 		}
 	}

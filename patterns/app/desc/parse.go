@@ -28,6 +28,18 @@ func ParseFile(path string, overrides []Override) (*Description, error) {
 // Description, applies the parameter overrides, expands list keys and `like:`, and
 // validates it (Check). src names the file in errors and locates relative paths.
 func Parse(src string, data []byte, overrides []Override) (*Description, error) {
+	d, err := Load(src, data)
+	if err != nil {
+		return nil, err
+	}
+	return d.With(overrides)
+}
+
+// Load reads a description as written: YAML, every key checked against Schema, the typed
+// Description built, before overrides and expansion. With makes the description a run
+// uses from it, once per set of overrides, without reading the YAML again: a process
+// that asks for a description without and with its parameters parses it once.
+func Load(src string, data []byte) (*Description, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &Error{Pos: Pos{File: src}, Key: "(document)", Reason: "not YAML or JSON: " + err.Error()}
@@ -40,21 +52,49 @@ func Parse(src string, data []byte, overrides []Override) (*Description, error) 
 	if err := p.check(root, Schema, ""); err != nil {
 		return nil, err
 	}
-	d := &Description{Source: src, Dir: filepath.Dir(src)}
+	d := &Description{Source: src, Dir: filepath.Dir(src), Notes: p.notes}
+	if n := readNote(&doc, nil); n != nil {
+		d.NoteAt("").Head = joinLines(n.Head, d.NoteAt("").Head)
+	}
 	if err := p.build(d, root); err != nil {
 		return nil, err
 	}
-	if err := d.override(overrides); err != nil {
-		return nil, err
-	}
-	if err := d.expand(); err != nil {
-		return nil, err
-	}
-	d.progs = newPrograms() // here, not at the first Scope: patterns share a parsed description
+	d.loaded = true
 	return d, nil
 }
 
-type parser struct{ src string }
+// With returns the description a run uses: a copy of d (as Load returns it) with the
+// parameter overrides applied, list keys and `like:` expanded. d is not changed, so one
+// loaded description serves every set of overrides.
+func (d *Description) With(overrides []Override) (*Description, error) {
+	if !d.loaded {
+		return nil, fmt.Errorf("description %s: With on a description already expanded (use Load)", d.Source)
+	}
+	c := d.copyForExpand()
+	if err := c.override(overrides); err != nil {
+		return nil, err
+	}
+	if err := c.expand(); err != nil {
+		return nil, err
+	}
+	c.progs = newPrograms() // here, not at the first Scope: patterns share a parsed description
+	return c, nil
+}
+
+type parser struct {
+	src   string
+	notes map[string]*Note // the comments read, by key path
+}
+
+// note records the comments on key k (value v) at path.
+func (p *parser) note(path string, k, v *yaml.Node) {
+	if n := readNote(k, v); n != nil {
+		if p.notes == nil {
+			p.notes = map[string]*Note{}
+		}
+		p.notes[path] = n
+	}
+}
 
 // identRe is what a parameter's name must look like to be an expression's variable.
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -157,6 +197,7 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 				return &Error{Pos: p.pos(k), Key: join(path, k.Value), Reason: "given twice"}
 			}
 			seen[k.Value] = true
+			p.note(join(path, k.Value), k, vals[i])
 			if err := p.check(vals[i], f, join(path, k.Value)); err != nil {
 				return err
 			}
@@ -174,6 +215,7 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 			if name == "" {
 				return &Error{Pos: p.pos(k), Key: join(path, "(name)"), Reason: "an empty name"}
 			}
+			p.note(join(path, name), k, vals[i])
 			if err := p.check(vals[i], s.Elem, join(path, name)); err != nil {
 				return err
 			}
@@ -183,6 +225,9 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 			return bad("want a list")
 		}
 		for i, e := range n.Content {
+			if e.HeadComment != "" && s.Elem.Kind == Map {
+				p.note(fmt.Sprintf("%s[%d]", path, i), e, nil)
+			}
 			if err := p.check(e, s.Elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
@@ -490,6 +535,9 @@ func (p *parser) content(n *yaml.Node, path string) (Content, error) {
 		keys, vals := pairs(ds)
 		for i, k := range keys {
 			dp := join(path, "datasets."+keyName(k))
+			if names := p.names(k); len(names) > 0 && names[0] != keyName(k) {
+				moveNotes(p.notes, dp, join(path, "datasets."+names[0]))
+			}
 			for _, name := range p.names(k) {
 				ds, err := p.dataset(name, p.pos(k), vals[i], dp)
 				if err != nil {

@@ -75,8 +75,13 @@ type Description struct {
 	Types       []*Compound
 	Files       []*File
 	Timeline    []*Action
+	// Notes are the comments beside keys, by key path (note.go): what Parse read and
+	// what a writer says, kept by Write.
+	Notes map[string]*Note
 
 	progs *programs
+	// loaded marks a description as Load returns it: not yet expanded (With expands a copy).
+	loaded bool
 }
 
 // Param is one parameter and its default: a scalar, or a list of names.
