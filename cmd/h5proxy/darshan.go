@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/h5proxy/h5proxy/internal/darshan"
@@ -90,4 +91,24 @@ func onlyFile(rs []profile.Record, name string) []profile.Record {
 		}
 	}
 	return out
+}
+
+// captureDarshan folds a Darshan log into a description at out (capture -from
+// LOG.darshan): what the log cannot tell is listed on stderr and marked # guess:.
+func captureDarshan(log *darshan.Log, name, out string, stdout, stderr io.Writer) error {
+	if name == "" {
+		name = filepath.Base(strings.Fields(log.Exe + " darshan")[0])
+	}
+	c, err := log.Capture(name)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, []byte(c.YAML), 0o644); err != nil {
+		return err
+	}
+	for _, g := range c.Guesses {
+		fmt.Fprintf(stderr, "h5proxy capture: guess: %s\n", g)
+	}
+	fmt.Fprintf(stdout, "Wrote %s (from a Darshan log: %d guesses, each a # guess: comment)\n", out, len(c.Guesses))
+	return nil
 }

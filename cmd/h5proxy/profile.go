@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/h5proxy/h5proxy/internal/benchstat"
+	"github.com/h5proxy/h5proxy/internal/darshan"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/profile"
 	"github.com/h5proxy/h5proxy/proxy/e3smmap"
@@ -483,10 +484,10 @@ func writeCapturedMap(path string, m *profile.MapFile) error {
 // cmdCapture turns a program's traced profile into an application description
 // (docs/apps.md's format): h5proxy capture [-np N] -o my-app.yaml -- PROGRAM ARGS...
 func cmdCapture(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("capture", "capture [-np N] -o APP.yaml [-from P.json] -- PROGRAM ARGS...", stderr)
+	fs := newFlags("capture", "capture [-np N] -o APP.yaml [-from P.json|LOG.darshan] -- PROGRAM ARGS...", stderr)
 	np := fs.Int("np", 0, "ranks: run PROGRAM under the MPI launcher (mpirun -np N); 0 runs it directly")
 	out := fs.String("o", "", "the description to write (YAML; sidecar files such as uneven counts go beside it)")
-	from := fs.String("from", "", "fold this traced profile (h5proxy profile -trace -o P.json) instead of running a program")
+	from := fs.String("from", "", "fold this traced profile (h5proxy profile -trace -o P.json) or Darshan log (LOG.darshan) instead of running a program")
 	name := fs.String("name", "", "the description's name (default: the program's base name)")
 	lib := fs.String("lib", "", "libh5proxy-profile.so (default: $"+envProfileLib+", beside h5proxy, or ../lib)")
 	if err := parseFlags(fs, args); err != nil {
@@ -504,8 +505,12 @@ func cmdCapture(args []string, stdout, stderr io.Writer) error {
 	var p *profile.Profile
 	var err error
 	if *from != "" {
-		if p, err = profile.Load(*from); err != nil {
+		var log *darshan.Log
+		if p, log, err = loadAnyProfile(*from); err != nil {
 			return usageError{error: err}
+		}
+		if log != nil {
+			return captureDarshan(log, *name, *out, stdout, stderr)
 		}
 	} else {
 		path, err := profileLib(*lib)
