@@ -126,7 +126,7 @@ test: build vet check-hdf5 cmake-test
 # testdata/fuzz/<target>/: commit it with the fix.
 FUZZ_TARGETS := patterns/ior:FuzzParse patterns/h5perf:FuzzParse patterns/macsio:FuzzParse options:FuzzParse proxy:FuzzOptionText proxy:FuzzNativeConfig h5bench:FuzzParse \
 	proxy/layout/log:FuzzIndexDecoder proxy/layout/subfiling:FuzzMasterDescription \
-	proxy/e3smmap:FuzzMapDecode capi:FuzzSessionStrings
+	proxy/e3smmap:FuzzMapDecode capi:FuzzSessionStrings internal/darshan:FuzzRead
 FUZZTIME ?= 30s
 # make test's run counts inputs, not seconds: a duration-based -fuzztime can end in a
 # spurious "context deadline exceeded" failure in Go 1.26's fuzz coordinator when the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/h5proxy/h5proxy/internal/benchstat"
+	"github.com/h5proxy/h5proxy/internal/darshan"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/profile"
 	"github.com/h5proxy/h5proxy/proxy/e3smmap"
@@ -149,18 +150,25 @@ func cmdProfile(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "diff" {
 		return cmdProfileDiff(args[1:], stdout, stderr)
 	}
-	fs := newFlags("profile", "profile [-np N] [-o profile.json] [-trace] -- PROGRAM ARGS...\n       h5proxy profile diff [-v] A.json B.json", stderr)
+	if len(args) > 0 && args[0] == "show" {
+		return cmdProfileShow(args[1:], stdout, stderr)
+	}
+	fs := newFlags("profile", "profile [-np N] [-o profile.json] [-darshan OUT.darshan] [-trace] -- PROGRAM ARGS...\n       h5proxy profile diff [-v] A B (profiles or Darshan logs)\n       h5proxy profile show PROFILE.json|LOG.darshan", stderr)
 	np := fs.Int("np", 0, "ranks: run PROGRAM under the MPI launcher (mpirun -np N); 0 runs it directly")
 	out := fs.String("o", "h5proxy-profile.json", "merged profile (JSON); the CSV, the histogram and the timeline plots are written beside it (.csv, -sizes.png/.svg, -timeline.png/.svg)")
 	trace := fs.Bool("trace", false, "record every call with its offset and size (DXT-like), for call sequences and the timeline")
 	lib := fs.String("lib", "", "libh5proxy-profile.so (default: $"+envProfileLib+", beside h5proxy, or ../lib)")
 	records := fs.String("records", "", "keep the per-rank record files in this directory (default: a temporary one, removed)")
 	noPlot := fs.Bool("noplot", false, "write no plots")
+	darshanOut := fs.String("darshan", "", "also write the profile as a Darshan 3.5 log (NAME.darshan), for darshan-parser and PyDarshan")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return usageError{error: errors.New("no PROGRAM: h5proxy profile [flags] -- PROGRAM ARGS...")}
+	}
+	if *darshanOut != "" && !strings.HasSuffix(*darshanOut, ".darshan") {
+		return usageError{error: fmt.Errorf("-darshan %s: %w", *darshanOut, errNotDarshan)}
 	}
 	if *np < 0 {
 		return usageError{error: fmt.Errorf("-np %d: the number of ranks must be at least 1 (0: no launcher)", *np)}
@@ -214,6 +222,12 @@ func cmdProfile(args []string, stdout, stderr io.Writer) error {
 		}
 		files = append(files, plots...)
 	}
+	if *darshanOut != "" {
+		if err := writeDarshanLog(p, procs, *darshanOut); err != nil {
+			return err
+		}
+		files = append(files, *darshanOut)
+	}
 	fmt.Fprintf(stdout, "\nWrote %s\n", strings.Join(files, ", "))
 	if code != 0 {
 		return fmt.Errorf("%s exited with status %d (its profile is written%s)", fs.Arg(0), code, map[bool]string{true: ", marked partial", false: ""}[p.Partial])
@@ -226,10 +240,11 @@ func cmdProfile(args []string, stdout, stderr io.Writer) error {
 var errDiffer = errors.New("profiles differ")
 
 func cmdProfileDiff(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("profile diff", "profile diff [-v] [-rename OLD=NEW] A.json B.json", stderr)
+	fs := newFlags("profile diff", "profile diff [-v] [-rename OLD=NEW] [-file NAME] A B (h5proxy profiles or Darshan logs)", stderr)
 	verbose := fs.Bool("v", false, "list every compared counter, the equal ones too")
 	var renames settingsFlag
 	fs.Var(&renames, "rename", "OLD=NEW: replace OLD by NEW in the base names of A's files before matching them with B's (repeatable)")
+	only := fs.String("file", "", "compare only the records of the file of this base name")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -240,13 +255,25 @@ func cmdProfileDiff(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 2 {
 		return usageError{error: fmt.Errorf("need two profiles (A.json B.json), got %d arguments", fs.NArg())}
 	}
-	a, err := profile.Load(fs.Arg(0))
+	a, la, err := loadAnyProfile(fs.Arg(0))
 	if err != nil {
 		return usageError{error: err}
 	}
-	b, err := profile.Load(fs.Arg(1))
+	b, lb, err := loadAnyProfile(fs.Arg(1))
 	if err != nil {
 		return usageError{error: err}
+	}
+	if la != nil || lb != nil {
+		// DXT keeps reads and writes, not HDF5 calls nor which call made them: call
+		// sequences compare between two h5proxy traces only.
+		a.Traced, b.Traced = false, false
+	}
+	if *only != "" {
+		a.Records, b.Records = onlyFile(a.Records, *only), onlyFile(b.Records, *only)
+		if len(a.Records) == 0 && len(b.Records) == 0 {
+			return usageError{error: fmt.Errorf("-file %s: neither profile has a record of that file", *only)}
+		}
+		a.Traced, b.Traced = false, false
 	}
 	d := profile.CompareRenamed(a, b, rename)
 	d.Print(stdout, *verbose)
@@ -431,7 +458,11 @@ func (p *selfProfile) finish(stdout io.Writer) error {
 	if err := pr.WriteCSV(csv); err != nil {
 		return fmt.Errorf("profile=yes: %w", err)
 	}
-	fmt.Fprintf(stdout, "\nWrote %s, %s\n", p.out, csv)
+	dlog := strings.TrimSuffix(p.out, ".json") + ".darshan"
+	if err := writeDarshanLog(pr, procs, dlog); err != nil {
+		return fmt.Errorf("profile=yes: %w", err)
+	}
+	fmt.Fprintf(stdout, "\nWrote %s, %s, %s\n", p.out, csv, dlog)
 	return nil
 }
 
@@ -453,10 +484,10 @@ func writeCapturedMap(path string, m *profile.MapFile) error {
 // cmdCapture turns a program's traced profile into an application description
 // (docs/apps.md's format): h5proxy capture [-np N] -o my-app.yaml -- PROGRAM ARGS...
 func cmdCapture(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("capture", "capture [-np N] -o APP.yaml [-from P.json] -- PROGRAM ARGS...", stderr)
+	fs := newFlags("capture", "capture [-np N] -o APP.yaml [-from P.json|LOG.darshan] -- PROGRAM ARGS...", stderr)
 	np := fs.Int("np", 0, "ranks: run PROGRAM under the MPI launcher (mpirun -np N); 0 runs it directly")
 	out := fs.String("o", "", "the description to write (YAML; sidecar files such as uneven counts go beside it)")
-	from := fs.String("from", "", "fold this traced profile (h5proxy profile -trace -o P.json) instead of running a program")
+	from := fs.String("from", "", "fold this traced profile (h5proxy profile -trace -o P.json) or Darshan log (LOG.darshan) instead of running a program")
 	name := fs.String("name", "", "the description's name (default: the program's base name)")
 	lib := fs.String("lib", "", "libh5proxy-profile.so (default: $"+envProfileLib+", beside h5proxy, or ../lib)")
 	if err := parseFlags(fs, args); err != nil {
@@ -474,8 +505,12 @@ func cmdCapture(args []string, stdout, stderr io.Writer) error {
 	var p *profile.Profile
 	var err error
 	if *from != "" {
-		if p, err = profile.Load(*from); err != nil {
+		var log *darshan.Log
+		if p, log, err = loadAnyProfile(*from); err != nil {
 			return usageError{error: err}
+		}
+		if log != nil {
+			return captureDarshan(log, *name, *out, stdout, stderr)
 		}
 	} else {
 		path, err := profileLib(*lib)
