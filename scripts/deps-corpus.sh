@@ -6,7 +6,8 @@
 # (libhdf5-openmpi-103-1) that scripts/deps.sh installs, so a corpus program loads one
 # HDF5 per process. PETSc is the large one (it pulls a compiler toolchain's worth of
 # solvers): the five took 4 min 19 s to install on a fresh Debian 12 (apt-get update
-# included; 2 cores shared with seven other builds, 2026-11-29), most of it PETSc's.
+# included; 2 cores shared with seven other builds, 2026-11-29); PETSc brings most of the
+# 70-odd packages (solvers, BLAS, MPI Fortran bindings).
 # h5py: Debian's h5py module loads its MPI build only under a launcher (OMPI_COMM_WORLD_SIZE)
 # or with H5PY_ALWAYS_USE_MPI set, which tests/corpus sets.
 # Idempotent: packages already present are not reinstalled and apt is not refreshed.

@@ -101,10 +101,11 @@ static void write_file(const char *name, int plot, int step) {
     if (me == 0) H5Dwrite(d, si, H5S_ALL, H5S_ALL, H5P_DEFAULT, &info0);
     H5Dclose(d); H5Sclose(sp); H5Tclose(si);
     int nvar = plot ? 2 : 3;
+    const char *vars[3] = {"dens", "pres", "velx"};
     hsize_t un[2] = {nvar, 1};
     sp = H5Screate_simple(2, un, NULL);
     d = H5Dcreate2(file, "unknown names", st4, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    char names[3][4] = {"dens", "pres", "velx"};
+    char names[3][4] = {{'d', 'e', 'n', 's'}, {'p', 'r', 'e', 's'}, {'v', 'e', 'l', 'x'}}; /* 4 characters, no NUL */
     if (me == 0) H5Dwrite(d, st4, H5S_ALL, H5S_ALL, H5P_DEFAULT, names);
     H5Dclose(d); H5Sclose(sp);
     H5Tclose(st400); H5Tclose(st80); H5Tclose(st4);
@@ -142,7 +143,7 @@ static void write_file(const char *name, int plot, int step) {
         double u[BLOCKS][NZB][NYB][NXB];
         for (int b = 0; b < BLOCKS; b++) for (int j = 0; j < NYB; j++) for (int i = 0; i < NXB; i++) u[b][0][j][i] = v + step + (off + b) * 0.1 + i * 0.01;
         sp = H5Screate_simple(4, dims, NULL);
-        d = H5Dcreate2(file, names[v], real, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        d = H5Dcreate2(file, vars[v], real, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         hid_t fs = H5Dget_space(d), ms = H5Screate_simple(4, count, NULL);
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
         H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, dx, u);

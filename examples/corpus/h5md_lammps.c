@@ -15,7 +15,8 @@
  * value; h5md_create_box: group box, attributes dimension (int) and boundary (fixed
  * strings [dim]), edges as time data).
  *
- * Shape: natoms = 8 per rank, 3-D; 4 dumps; rank 0 gathers positions, velocities, images
+ * Shape: natoms = 8 per rank, 3-D; 4 dumps (argv[1] sets another count: tests/corpus's
+ * TestFold100k writes 8400 for a trace of 10^5 calls); rank 0 gathers positions, velocities, images
  * and writes alone; the other ranks never open the file. Writes dump.h5.
  */
 #include <hdf5.h>
@@ -92,7 +93,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    int natoms = PER_RANK * nprocs;
+    int natoms = PER_RANK * nprocs, dumps = argc > 1 ? atoi(argv[1]) : DUMPS;
     hid_t file = -1, h5md, particles = -1, observables = -1, parameters = -1, all = -1;
     element pos, vel, img, edges;
     if (me == 0) {
@@ -139,7 +140,7 @@ int main(int argc, char **argv) {
     double mine[PER_RANK][DIM], *x = NULL;
     int mimg[PER_RANK][DIM], *im = NULL;
     if (me == 0) { x = malloc(sizeof(double) * natoms * DIM); im = malloc(sizeof(int) * natoms * DIM); }
-    for (int step = 0; step < DUMPS; step++) {
+    for (int step = 0; step < dumps; step++) {
         for (int i = 0; i < PER_RANK; i++)
             for (int d = 0; d < DIM; d++) { mine[i][d] = me * PER_RANK + i + 0.1 * d + 0.01 * step; mimg[i][d] = step % 2; }
         /* write_data: every atom gathered to rank 0 */
