@@ -60,7 +60,7 @@ export CGO_LDFLAGS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 export GOFLAGS := -tags=gonum
 DEMO_DIR ?= h5proxy-out
 
-.PHONY: all deps build demo test test-readme vet bench clean fuzz fuzz-short leaks env check-hdf5
+.PHONY: all deps deps-corpus build demo test test-readme vet bench clean fuzz fuzz-short leaks env check-hdf5
 
 all: build
 
@@ -69,6 +69,12 @@ deps:
 ifeq ($(HDF5),1.14)
 	bash scripts/hdf5-1.14.sh
 endif
+
+# deps-corpus installs the libraries real codes write HDF5 through (parallel netCDF-4, h5py
+# with MPI, PETSc: scripts/deps-corpus.sh), for tests/corpus's real writers (docs/apps.md).
+# make test runs it, so CI runs the corpus.
+deps-corpus:
+	bash scripts/deps-corpus.sh
 
 # env prints the build's environment as shell exports: eval "$$(HDF5=1.14 make -s env)".
 env:
@@ -111,7 +117,7 @@ vet: deps
 	CGO_ENABLED=0 GOFLAGS= $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-test: build vet check-hdf5 cmake-test
+test: build vet check-hdf5 cmake-test deps-corpus
 	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench ./proxy/layout/log ./proxy/e3smmap
 	$(GO) test -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks
 	$(GO) test -count=1 -timeout 20m ./...

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the libraries real codes write HDF5 through, for the corpus of real writers
+# (tests/corpus, issue 33): parallel netCDF-4 (libnetcdf-mpi-dev, with netcdf-bin for
+# ncdump), h5py with MPI (python3-h5py-mpi, python3-mpi4py) and PETSc's HDF5 viewer
+# (libpetsc-real-dev). On Debian 12 each links the OpenMPI flavour of HDF5 1.10
+# (libhdf5-openmpi-103-1) that scripts/deps.sh installs, so a corpus program loads one
+# HDF5 per process. PETSc is the large one (it pulls a compiler toolchain's worth of
+# solvers): the five took 4 min 19 s to install on a fresh Debian 12 (apt-get update
+# included; 2 cores shared with seven other builds, 2026-11-29); PETSc brings most of the
+# 70-odd packages (solvers, BLAS, MPI Fortran bindings).
+# h5py: Debian's h5py module loads its MPI build only under a launcher (OMPI_COMM_WORLD_SIZE)
+# or with H5PY_ALWAYS_USE_MPI set, which tests/corpus sets.
+# Idempotent: packages already present are not reinstalled and apt is not refreshed.
+set -euo pipefail
+
+pkgs=(libnetcdf-mpi-dev netcdf-bin python3-h5py-mpi python3-mpi4py libpetsc-real-dev)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps-corpus: all present (${pkgs[*]})"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "deps-corpus: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "deps-corpus: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt=(apt-get -o DPkg::Lock::Timeout=900)
+$sudo "${apt[@]}" update -qq
+$sudo "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"
