@@ -60,7 +60,7 @@ export CGO_LDFLAGS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 export GOFLAGS := -tags=gonum
 DEMO_DIR ?= h5proxy-out
 
-.PHONY: all deps deps-corpus build demo test test-readme vet bench clean fuzz fuzz-short leaks env check-hdf5
+.PHONY: all deps deps-corpus deps-browser build demo test test-readme vet bench clean fuzz fuzz-short leaks env check-hdf5
 
 all: build
 
@@ -117,7 +117,13 @@ vet: deps
 	CGO_ENABLED=0 GOFLAGS= $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-test: build vet check-hdf5 cmake-test deps-corpus
+# deps-browser installs Debian's chromium for the report pages' rendering test
+# (internal/report: TestPagesInBrowser, which make test requires).
+deps-browser:
+	bash scripts/deps.sh chromium
+
+test: export H5PROXY_REQUIRE_BROWSER = 1
+test: build vet check-hdf5 cmake-test deps-corpus deps-browser
 	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench ./proxy/layout/log ./proxy/e3smmap
 	$(GO) test -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks
 	$(GO) test -count=1 -timeout 20m ./...

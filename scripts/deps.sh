@@ -2,9 +2,12 @@
 # Installs the system stack h5proxy builds against (Debian 12): parallel HDF5 1.10
 # (OpenMPI flavour), OpenMPI, gfortran, CMake, pkg-config and the HDF5 command-line tools.
 # Idempotent: packages already present are not reinstalled and apt is not refreshed.
+# With arguments it installs those packages instead, the same way (make deps-browser:
+# `scripts/deps.sh chromium`, for the report pages' rendering test).
 set -euo pipefail
 
 pkgs=(libhdf5-openmpi-dev openmpi-bin libopenmpi-dev gfortran cmake pkg-config hdf5-tools)
+[ $# -eq 0 ] || pkgs=("$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

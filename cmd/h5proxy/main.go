@@ -67,6 +67,9 @@ Usage:
   h5proxy compare [-np N] [-reps R] -- REAL ARGS... -- PROXY-CONFIG
                                               a real program and its proxy: profiles diffed,
                                               times against the A/A band of the same run
+  h5proxy report [-o OUT.html] PROFILE.json|SWEEP-DIR|-compare A.json B.json
+                                              one self-contained HTML page of a profile,
+                                              a comparison or a study (docs/profile.md)
   h5proxy capture [-np N] -o APP.yaml -- PROGRAM ARGS...
                                               a program's traced profile folded into an
                                               application description (docs/apps.md)
@@ -132,6 +135,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdCompare(args[1:], stdout, stderr)
 	case "capture":
 		err = cmdCapture(args[1:], stdout, stderr)
+	case "report":
+		err = cmdReport(args[1:], stdout, stderr)
 	case "version", "--version":
 		err = cmdVersion(stdout)
 	default:

@@ -14,6 +14,7 @@ import (
 	"github.com/h5proxy/h5proxy/internal/darshan"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/profile"
+	"github.com/h5proxy/h5proxy/internal/report"
 	"github.com/h5proxy/h5proxy/proxy/e3smmap"
 )
 
@@ -161,6 +162,7 @@ func cmdProfile(args []string, stdout, stderr io.Writer) error {
 	records := fs.String("records", "", "keep the per-rank record files in this directory (default: a temporary one, removed)")
 	noPlot := fs.Bool("noplot", false, "write no plots")
 	darshanOut := fs.String("darshan", "", "also write the profile as a Darshan 3.5 log (NAME.darshan), for darshan-parser and PyDarshan")
+	htmlOut := fs.String("html", "", "also write the profile as one self-contained HTML page (h5proxy report)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -228,6 +230,13 @@ func cmdProfile(args []string, stdout, stderr io.Writer) error {
 		}
 		files = append(files, *darshanOut)
 	}
+	if *htmlOut != "" {
+		cmd := "h5proxy profile " + strings.Join(args, " ")
+		if err := report.ProfilePage(p, report.ProfileOptions{Command: cmd}).WriteFile(*htmlOut); err != nil {
+			return err
+		}
+		files = append(files, *htmlOut)
+	}
 	fmt.Fprintf(stdout, "\nWrote %s\n", strings.Join(files, ", "))
 	if code != 0 {
 		return fmt.Errorf("%s exited with status %d (its profile is written%s)", fs.Arg(0), code, map[bool]string{true: ", marked partial", false: ""}[p.Partial])
@@ -292,6 +301,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	lib := fs.String("lib", "", "libh5proxy-profile.so (default: $"+envProfileLib+", beside h5proxy, or ../lib)")
 	trace := fs.Bool("trace", false, "trace both profiles (call sequences compared too)")
 	out := fs.String("o", "", "write the two profiles as OUT-real.json and OUT-proxy.json")
+	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page: counters side by side, times against the A/A band")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -357,7 +367,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		}
 		return time.Since(t).Seconds(), err
 	}
-	var aa, ratio []float64
+	var aa, ratio, real1, real2, proxyT []float64
 	for i := 0; i < *reps; i++ {
 		a1, err := timed(real)
 		if err != nil {
@@ -373,9 +383,18 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		}
 		aa = append(aa, a2/a1)
 		ratio = append(ratio, p/a1)
+		real1, real2, proxyT = append(real1, a1), append(real2, a2), append(proxyT, p)
 		fmt.Fprintf(stdout, "rep %d: real %.3f s, real again %.3f s, proxy %.3f s\n", i+1, a1, a2, p)
 	}
-	fmt.Fprintln(stdout, compareVerdict(aa, ratio))
+	verdict := compareVerdict(aa, ratio)
+	fmt.Fprintln(stdout, verdict)
+	if *htmlOut != "" {
+		pg := report.ComparePage(report.Comparison{Real: pr, Proxy: pp, Diff: d, Real1: real1, Real2: real2, ProxyTimes: proxyT,
+			Verdict: verdict, Command: "h5proxy compare " + strings.Join(args, " ")})
+		if err := writePage(stdout, pg, *htmlOut); err != nil {
+			return err
+		}
+	}
 	if !d.Identical() {
 		return errDiffer
 	}

@@ -36,6 +36,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	keep := fs.Bool("keep", false, "keep each run's data files (default: removed after the run)")
 	dry := fs.Bool("n", false, "check the grid and print each run's command line; run nothing")
 	replot := fs.String("replot", "", "plot the sweep.csv of this directory again (with -metric, -x, -by); run nothing")
+	htmlOut := fs.String("html", "", "also write the study as one self-contained HTML page: its figures, its table and the command (h5proxy report DIR)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -54,7 +55,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Name(), err)
 		}
-		return plotSweep(stdout, *replot, axes, rows, plotSpec(axes, rows, *metric, metricSet, *x, *by))
+		if err := plotSweep(stdout, *replot, axes, rows, plotSpec(axes, rows, *metric, metricSet, *x, *by)); err != nil {
+			return err
+		}
+		return sweepHTML(stdout, *htmlOut, *replot)
 	}
 	if fs.NArg() < 2 {
 		return usageError{error: errors.New("need CONFIG.json and at least one KEY=v1,v2,...")}
@@ -102,6 +106,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-out %s: %w", *out, err)
 		}
 	}
+	if err := os.WriteFile(filepath.Join(*out, sweepCommandFile), []byte(shellJoin(append([]string{"h5proxy", "sweep"}, args...))+"\n"), 0o644); err != nil {
+		return fmt.Errorf("-out %s: %w", *out, err)
+	}
 	// An interrupt (or SIGTERM) reaches the running run's ranks too; the sweep then starts
 	// no further run and writes the rows of the runs done.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -115,7 +122,22 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if runErr != nil {
 		return runErr
 	}
-	return perr
+	if perr != nil {
+		return perr
+	}
+	return sweepHTML(stdout, *htmlOut, *out)
+}
+
+// sweepHTML writes the study's page when -html was given.
+func sweepHTML(stdout io.Writer, path, dir string) error {
+	if path == "" {
+		return nil
+	}
+	pg, err := studyPage(filepath.Join(dir, "sweep.csv"), dir, nil)
+	if err != nil {
+		return err
+	}
+	return writePage(stdout, pg, path)
 }
 
 // plotSpec applies the plot's defaults: x is the first swept key, the lines are the next
