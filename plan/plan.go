@@ -461,6 +461,12 @@ type Baton struct {
 	Peer int
 	// Tag is the MPI message tag (MACSio's MIF uses 3).
 	Tag int
+	// Stat, on a PassBaton, names a file whose size on disk the rank records once it has
+	// closed it, before the hand-off: the file as this rank left it, which is what a
+	// program that stats its files right after its turn sees (MACSio's
+	// MACSIO_UTILS_StatFiles after its dump, racing the next rank's turn).
+	// patterns.Env.DiskSize returns the recorded size.
+	Stat string
 }
 
 // Plan is the ordered list of operations one rank issues for one phase step.

@@ -132,9 +132,24 @@ func (s *Session) removeAfter(p *phaseRun, step int) error {
 	return nil
 }
 
+// recordHandOffSize keeps the size on disk of a file this rank has just closed and is
+// about to hand on (plan.Baton.Stat), for diskSize.
+func (s *Session) recordHandOffSize(path string) {
+	if path == "" || !s.stores {
+		return
+	}
+	if st, err := os.Stat(path); err == nil {
+		if s.handOffSizes == nil {
+			s.handOffSizes = map[string]int64{}
+		}
+		s.handOffSizes[path] = st.Size()
+	}
+}
+
 // diskSize is patterns.Env.DiskSize: this rank's I/O completed, the ranks synchronized,
 // the sizes on disk of the named files summed; ok is false when the layout keeps no file
-// under these names.
+// under these names. A file this rank handed on to the next of its group counts at the
+// size it had when this rank handed it on (recordHandOffSize), as the program sees it.
 func (s *Session) diskSize(paths []string) (int64, bool, error) {
 	if err := s.stack.Wait(); err != nil {
 		return 0, false, err
@@ -147,6 +162,10 @@ func (s *Session) diskSize(paths []string) (int64, bool, error) {
 	}
 	var n int64
 	for _, p := range paths {
+		if size, ok := s.handOffSizes[p]; ok {
+			n += size
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return 0, false, nil

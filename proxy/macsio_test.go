@@ -67,10 +67,10 @@ func TestMACSio(t *testing.T) {
 	dir := testDir(t)
 	if mpitest.Run(t, 1, 2, 4) {
 		for _, np := range []int{1, 2, 4} {
+			handedOn := checkBaton(t, filepath.Join(dir, fmt.Sprintf("mifgrow-np%d.trace.json", np)), np)
 			for _, c := range macsioCases {
-				checkMACSioFiles(t, c, np, filepath.Join(dir, fmt.Sprintf("%s-np%d", c.name, np)))
+				checkMACSioFiles(t, c, np, filepath.Join(dir, fmt.Sprintf("%s-np%d", c.name, np)), handedOn)
 			}
-			checkBaton(t, filepath.Join(dir, fmt.Sprintf("mifgrow-np%d.trace.json", np)), np)
 			checkMACSioOutputs(t, filepath.Join(dir, fmt.Sprintf("sif2d-np%d", np)), np)
 		}
 		return
@@ -169,11 +169,14 @@ func macsioGrowth(size int64, nodes int) (whole int) {
 	return whole
 }
 
-// checkMACSioFiles compares a case's files with MACSio's structure.
-func checkMACSioFiles(t *testing.T, c macsioCase, np int, base string) {
+// checkMACSioFiles compares a case's files with MACSio's structure. A MIF rank that
+// hands its file on grows from the file's size as it handed it on (handedOn, by rank and
+// dump, from the trace: MACSio stats its files right after its hand-off), the group's
+// last rank from the whole file.
+func checkMACSioFiles(t *testing.T, c macsioCase, np int, base string, handedOn map[[2]int]int64) {
 	t.Helper()
 	name := fmt.Sprintf("%s at %d ranks", c.name, np)
-	expansions := 0 // distinct expansion variables so far (per rank in MIF 1: every rank alike)
+	expansions := map[int]int{} // by rank: distinct expansion variables so far
 	for d := 0; d < c.dumps; d++ {
 		var files []string
 		if c.mif == 0 {
@@ -193,7 +196,7 @@ func checkMACSioFiles(t *testing.T, c macsioCase, np int, base string) {
 				if len(groups) != 0 {
 					t.Errorf("%s: SIF groups %v", name, groups)
 				}
-				checkMACSioVars(t, name+" "+file, "", ds, c, c.nodes[np], len(c.nodes[np]), expansions)
+				checkMACSioVars(t, name+" "+file, "", ds, c, c.nodes[np], len(c.nodes[np]), expansions[0])
 				continue
 			}
 			for _, g := range groups {
@@ -205,7 +208,7 @@ func checkMACSioFiles(t *testing.T, c macsioCase, np int, base string) {
 				chunks = append(chunks, id)
 				exp := 0
 				if c.growth && (slices.Index(groups, g) == 0 || c.mif == 1) {
-					exp = expansions // MIF 1 at 1 part per rank: every domain is a first part
+					exp = expansions[id] // MIF 1 at 1 part per rank: domain id is rank id's first part
 				}
 				checkMACSioVars(t, name+" "+file+g, g, ds, c, nil, 2, exp)
 			}
@@ -234,11 +237,19 @@ func checkMACSioFiles(t *testing.T, c macsioCase, np int, base string) {
 			if c.mif == 0 {
 				nodes /= c.parts[np] // the part's nodes
 			}
-			w := macsioGrowth(st.Size(), nodes)
-			if d == 0 {
-				expansions += w + 1
-			} else {
-				expansions += w // the first whole array repeats the last remainder's name
+			for r := 0; r < np; r++ {
+				size := st.Size()
+				if c.mif == 1 && r < np-1 {
+					if size = handedOn[[2]int{r, d}]; size <= 0 || size >= st.Size() {
+						t.Errorf("%s: rank %d handed dump %d's file on at %d bytes (the whole file: %d)", name, r, d, size, st.Size())
+					}
+				}
+				w := macsioGrowth(size, nodes)
+				if d == 0 {
+					expansions[r] += w + 1
+				} else {
+					expansions[r] += w // the first whole array repeats the last remainder's name
+				}
 			}
 		}
 	}
@@ -344,7 +355,7 @@ func checkLayout(t *testing.T, what string, d macsioDS, gzip bool) {
 // checkBaton reads a MIF 1 run's timeline: in every dump, each rank's file operations and
 // writes lie after the previous rank's close and its baton pass, so one rank writes at
 // a time, in rank order.
-func checkBaton(t *testing.T, trace string, np int) {
+func checkBaton(t *testing.T, trace string, np int) (handedOn map[[2]int]int64) {
 	t.Helper()
 	data, err := os.ReadFile(trace)
 	if err != nil {
@@ -378,6 +389,12 @@ func checkBaton(t *testing.T, trace string, np int) {
 			continue
 		}
 		if e.Name == "pass-baton" {
+			if size, ok := e.Args["handed_on_size"].(float64); ok {
+				if handedOn == nil {
+					handedOn = map[[2]int]int64{}
+				}
+				handedOn[[2]int{e.Pid, int(e.Args["step"].(float64))}] = int64(size)
+			}
 			continue
 		}
 		k := [2]int{e.Pid, int(e.Args["step"].(float64))}
@@ -400,6 +417,7 @@ func checkBaton(t *testing.T, trace string, np int) {
 	if len(io) != 3*np {
 		t.Errorf("%s: I/O of %d (rank, dump) pairs, want %d", trace, len(io), 3*np)
 	}
+	return handedOn
 }
 
 // checkMACSioOutputs reads MACSio's log (a region of 64 lines of 128 characters per rank,

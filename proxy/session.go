@@ -36,6 +36,9 @@ type Session struct {
 	stack stack.Mode
 	// background: the mode runs I/O on another thread; stores: the layout keeps data.
 	background, stores bool
+	// handOffSizes are the sizes on disk of files this rank handed on to the next rank of
+	// a serial group, when it handed them on (plan.Baton.Stat; files.go's diskSize).
+	handOffSizes map[string]int64
 	// bufs are the named buffers of the plans' transfers (buffer), pool the scratch
 	// buffers of memory selections (interior); both off the Go heap, kept across phases.
 	bufs    map[string]*sessionBuf

@@ -311,6 +311,7 @@ func (s *Session) baton(op *plan.Op, smp *sample, step bool, i, n int) error {
 	var err error
 	if op.Kind == plan.PassBaton {
 		if err = s.stack.Wait(); err == nil {
+			s.recordHandOffSize(op.Baton.Stat)
 			err = s.comm.SsendInt(0, op.Baton.Peer, op.Baton.Tag)
 		}
 	} else {
@@ -322,7 +323,7 @@ func (s *Session) baton(op *plan.Op, smp *sample, step bool, i, n int) error {
 		stamp(smp, i, n, t0, t1)
 	}
 	if s.tr != nil {
-		s.tr.op(traceIO, op.Kind.String(), op, 0, wallAt(t0))
+		s.tr.op(traceIO, op.Kind.String(), op, uint64(s.handOffSizes[op.Baton.Stat]), wallAt(t0))
 	}
 	if err != nil {
 		return fmt.Errorf("%s rank %d: %w", op.Kind, op.Baton.Peer, err)

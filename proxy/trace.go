@@ -108,6 +108,12 @@ func (t *tracer) op(cat, name string, op *plan.Op, bytes uint64, start time.Time
 	if op.Transfer != nil {
 		args["bytes"] = bytes
 	}
+	if op.Baton != nil && op.Baton.Stat != "" {
+		// The size on disk of the file handed on (Session.recordHandOffSize), which a
+		// growth computed from it starts from.
+		args["handed_on"] = op.Baton.Stat
+		args["handed_on_size"] = bytes
+	}
 	t.span(cat, name, start, args)
 }
 

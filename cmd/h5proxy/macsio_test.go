@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,5 +62,36 @@ func TestMacsio(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestMacsioGrowthAsMACSio runs the command line of the real MACSio run (MIF 1,
+// 2 ranks, growth 1.5 over 3 dumps): rank 0 grows from the file as it handed it on to
+// rank 1 (MACSio stats its files right after its hand-off), so dump 1's domain of rank 0
+// holds MACSio's 19 whole expansion arrays of the part's 50 x 50 nodes and a remainder of
+// 3 x 19, as the real MACSio's file does.
+func TestMacsioGrowthAsMACSio(t *testing.T) {
+	dir := t.TempDir()
+	r := h5proxy(t, dir, "macsio", "-np", "2", "--interface", "hdf5", "--parallel_file_mode", "MIF", "1", "--part_size", "20000",
+		"--avg_num_parts", "2", "--num_dumps", "3", "--dataset_growth", "1.5")
+	r.expect(t, 0, nil, nil)
+	out, err := exec.Command("h5ls", "-r", filepath.Join(dir, "macsio_hdf5_00000_001.h5")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("h5ls: %v\n%s", err, out)
+	}
+	whole, rest := 0, ""
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.HasPrefix(f[0], "/domain_0000000/expansion_") {
+			continue
+		}
+		if shape := strings.Join(f[2:], " "); shape == "{50, 50}" {
+			whole++
+		} else {
+			rest += f[0] + " " + shape
+		}
+	}
+	if whole != 19 || rest != "/domain_0000000/expansion_019 {3, 19}" {
+		t.Errorf("dump 1, rank 0's domain: %d whole expansion arrays and %q; MACSio writes 19 and expansion_019 {3, 19}\n%s", whole, rest, out)
 	}
 }

@@ -423,7 +423,10 @@ func (p *Pattern) mif(env patterns.Env, m *Mesh, dump int, base, first []Var, re
 	}
 	pl.Add(plan.Op{Kind: plan.CloseFile, Path: path, Step: dump})
 	if after >= 0 && !read {
-		pl.Add(plan.Op{Kind: plan.PassBaton, Step: dump, Baton: &plan.Baton{Peer: after, Tag: batonTag}})
+		// MACSio stats its dump's files right after its hand-off (MACSIO_UTILS_StatFiles
+		// in main_write), while the next rank of the group takes its turn: the file as
+		// this rank left it is what its growth starts from.
+		pl.Add(plan.Op{Kind: plan.PassBaton, Step: dump, Baton: &plan.Baton{Peer: after, Tag: batonTag, Stat: path}})
 	}
 	return pl
 }
