@@ -20,8 +20,8 @@ const sweepCommandFile = "command.txt"
 // cmdReport writes one self-contained HTML page of a profile, of two profiles compared,
 // or of a parameter study.
 func cmdReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", `report [-o OUT.html] [-run RUN-REPORT.json] PROFILE.json
-       h5proxy report [-o OUT.html] -compare REAL.json PROXY.json
+	fs := newFlags("report", `report [-o OUT.html] [-run RUN-REPORT.json] PROFILE.json|LOG.darshan
+       h5proxy report [-o OUT.html] -compare REAL.json|.darshan PROXY.json|.darshan
        h5proxy report [-o OUT.html] [-metric M,...] SWEEP-DIR|sweep.csv
 
 One HTML page, self-contained (inline SVG, no script, no network): a profile's modules,
@@ -39,11 +39,11 @@ study's figures and table with the command that made it.`, stderr)
 		if fs.NArg() != 2 {
 			return usageError{error: fmt.Errorf("-compare needs two profiles (REAL.json PROXY.json), got %d arguments", fs.NArg())}
 		}
-		a, err := profile.Load(fs.Arg(0))
+		a, _, err := loadAnyProfile(fs.Arg(0))
 		if err != nil {
 			return usageError{error: err}
 		}
-		b, err := profile.Load(fs.Arg(1))
+		b, _, err := loadAnyProfile(fs.Arg(1))
 		if err != nil {
 			return usageError{error: err}
 		}
@@ -78,11 +78,14 @@ study's figures and table with the command that made it.`, stderr)
 	if *metrics != "" {
 		return usageError{error: errors.New("-metric goes with a study (a directory or sweep.csv)")}
 	}
-	p, err := profile.Load(in)
+	p, log, err := loadAnyProfile(in)
 	if err != nil {
-		return usageError{error: fmt.Errorf("%w (report reads an h5proxy profile .json, a study's directory or sweep.csv)", err)}
+		return usageError{error: fmt.Errorf("%w (report reads an h5proxy profile .json, a Darshan log, a study's directory or sweep.csv)", err)}
 	}
 	opt := report.ProfileOptions{Source: in}
+	if log != nil {
+		opt.Source = "Darshan log " + in
+	}
 	if *runReport != "" {
 		r, err := report.LoadRunReport(*runReport)
 		if err != nil {
