@@ -231,6 +231,13 @@ func (s *Session) Close() error {
 	if err := s.stack.Close(); err != nil && first == nil {
 		first = err
 	}
+	// The stack goes with the close, with what its layout keeps (the null layout's dataset
+	// extents): a host may hold a closed session for long. The phases' plans asked it for
+	// extents through env.Shape; nothing plans any more.
+	s.stack = nil
+	for _, p := range s.done {
+		p.env.Shape = nil
+	}
 	for name, b := range s.bufs {
 		if err := b.mem.Free(); err != nil && first == nil {
 			first = err
