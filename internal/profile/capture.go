@@ -275,6 +275,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 	fmt.Fprintf(&b, "# Captured by h5proxy capture from %s (%d ranks).\n", strings.Join(p.Command, " "), p.Ranks)
 	fmt.Fprintf(&b, "name: %s\n", yamlString(name))
 	fmt.Fprintf(&b, "steps: %d\n", steps)
+	fmt.Fprintf(&b, "ranks: %d   # the traced run's ranks: h5proxy run's default -np\n", max(p.Ranks, 1))
 	if compute := meanGap(stepStart, stepEnd, steps); compute > 0.001 {
 		fmt.Fprintf(&b, "compute: %.3fs   # the mean time between rank 0's steps of I/O\n", compute)
 	}

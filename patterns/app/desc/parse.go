@@ -409,6 +409,11 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 	top := p.mapOf(root, "")
 	d.Name, d.About = top.value("name", Schema), top.value("about", Schema)
 	d.Steps, d.Compute = top.value("steps", Schema), top.value("compute", Schema)
+	if d.Ranks = top.value("ranks", Schema); d.Ranks.Set {
+		if n, err := strconv.Atoi(strings.TrimSpace(d.Ranks.Text)); err != nil || n < 1 {
+			return errAt(d.Ranks, "not a number of ranks", "a whole number, at least 1 (h5proxy run's default -np)")
+		}
+	}
 	if n := top.vals["params"]; n != nil && n.Kind == yaml.MappingNode {
 		keys, vals := pairs(n)
 		for i, k := range keys {
@@ -469,6 +474,16 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// DefaultRanks is the number of ranks `h5proxy run` launches for the description when no
+// -np is given: its ranks key (1 when absent).
+func (d *Description) DefaultRanks() int {
+	n, err := strconv.Atoi(strings.TrimSpace(d.Ranks.Text))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
 }
 
 // SessionKey, when set, reports whether a name is one of the session's keys (or their

@@ -71,7 +71,9 @@ type Description struct {
 	Params      []Param
 	Hints       []Param // MPI-IO hints: name and value
 	Steps       Value
-	Compute     Value
+	// Ranks is the rank count `h5proxy run` launches without -np (DefaultRanks).
+	Ranks   Value
+	Compute Value
 	Types       []*Compound
 	Files       []*File
 	Timeline    []*Action
