@@ -177,7 +177,11 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	}
 	p.begin[mEnd] = now()
 	s.takeCensus(&p.begin, true)
-	s.log.Info().Str("phase", ph.String()).Str("file", s.cfg.File).Bool("verify", verify).Msg("phase begun")
+	file := s.cfg.File
+	if lf, ok := s.pat.(interface{ LogFiles(patterns.Env) string }); ok { // a description's files
+		file = lf.LogFiles(p.env)
+	}
+	s.log.Info().Str("phase", ph.String()).Str("file", file).Bool("verify", verify).Msg("phase begun")
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/patterns/app"
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/proxy"
 )
@@ -67,8 +68,8 @@ func loadJob(path string) (*job, error) {
 		runs: []h5bench.Run{{Benchmark: cfg.Pattern, Config: cfg}}}, nil
 }
 
-// descriptionJob runs an application description (docs/apps.md) as pattern app on one
-// rank (-np for more); its files go beside the session file <name>.h5 in the working
+// descriptionJob runs an application description (docs/apps.md) as pattern app on its
+// ranks key's count of ranks (1 without; -np overrides); its files go beside the session file <name>.h5 in the working
 // directory (-dir moves them).
 func descriptionJob(path string) (*job, error) {
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -76,7 +77,11 @@ func descriptionJob(path string) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &job{ranks: 1, mpi: h5bench.MPI{Command: "mpirun", Ranks: 1}, dir: ".", runs: []h5bench.Run{{Benchmark: "app", Config: cfg}}}, nil
+	ranks, err := app.DefaultRanks(path) // a captured description's traced count
+	if err != nil {
+		return nil, err
+	}
+	return &job{ranks: ranks, mpi: h5bench.MPI{Command: "mpirun", Ranks: ranks}, dir: ".", runs: []h5bench.Run{{Benchmark: "app", Config: cfg}}}, nil
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {

@@ -2,7 +2,6 @@ package profile
 
 import (
 	"cmp"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -275,6 +274,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 	fmt.Fprintf(&b, "# Captured by h5proxy capture from %s (%d ranks).\n", strings.Join(p.Command, " "), p.Ranks)
 	fmt.Fprintf(&b, "name: %s\n", yamlString(name))
 	fmt.Fprintf(&b, "steps: %d\n", steps)
+	fmt.Fprintf(&b, "ranks: %d   # the traced run's ranks: h5proxy run's default -np\n", max(p.Ranks, 1))
 	if compute := meanGap(stepStart, stepEnd, steps); compute > 0.001 {
 		fmt.Fprintf(&b, "compute: %.3fs   # the mean time between rank 0's steps of I/O\n", compute)
 	}
@@ -528,34 +528,6 @@ type fileAccess struct {
 	Hints        map[string]string `json:"hints"` // the MPI-IO info (traced profiles)
 }
 
-// writeHints writes the MPI-IO hints the program passed to its HDF5 files (the first
-// file's that has any: a description's hints are the run's) and lists files whose hints
-// differ from them.
-func (c *Description) writeHints(b *strings.Builder, p *Profile, files []string) {
-	var hints map[string]string
-	var from string
-	for _, f := range files {
-		var fa fileAccess
-		if r, ok := fileRecord(p, f); !ok || len(r.Info) == 0 || json.Unmarshal(r.Info, &fa) != nil || len(fa.Hints) == 0 {
-			continue
-		}
-		if hints == nil {
-			hints, from = fa.Hints, f
-			continue
-		}
-		if !maps.Equal(hints, fa.Hints) {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: MPI-IO hints %v, %s's are %v (a description's hints are the run's)", filepath.Base(f), fa.Hints, filepath.Base(from), hints))
-		}
-	}
-	if len(hints) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "hints:   # MPI-IO hints %s was opened with\n", filepath.Base(from))
-	for _, k := range slices.Sorted(maps.Keys(hints)) {
-		fmt.Fprintf(b, "  %s: %s\n", yamlString(k), strconv.Quote(hints[k]))
-	}
-}
-
 // sortedTemplates are a file's dataset templates in creation order (then by name).
 func sortedTemplates(ds map[string]*capDataset) []string {
 	tmpls := make([]string, 0, len(ds))
@@ -574,158 +546,6 @@ func fileRecord(p *Profile, file string) (Record, bool) {
 		}
 	}
 	return Record{}, false
-}
-
-// writeTree writes a file's groups and datasets: templates split at their slashes.
-// groups (templates, in creation order) come first: the groups that hold no dataset
-// (attributes alone, or nothing) are the file's too.
-func (c *Description) writeTree(b *strings.Builder, id string, ds map[string]*capDataset, attrs map[string][]*capAttr, groups []string, nranks int) {
-	type node struct {
-		groups   map[string]*node
-		order    []string
-		datasets []*capDataset
-	}
-	root := &node{groups: map[string]*node{}}
-	at := func(parts []string) *node {
-		n := root
-		for _, g := range parts {
-			if n.groups[g] == nil {
-				n.groups[g] = &node{groups: map[string]*node{}}
-				n.order = append(n.order, g)
-			}
-			n = n.groups[g]
-		}
-		return n
-	}
-	for _, g := range groups {
-		at(strings.Split(strings.TrimPrefix(g, "/"), "/"))
-	}
-	for _, t := range sortedTemplates(ds) {
-		parts := strings.Split(strings.TrimPrefix(t, "/"), "/")
-		n := at(parts[:len(parts)-1])
-		n.datasets = append(n.datasets, ds[t])
-	}
-	var walk func(n *node, at, indent string)
-	walk = func(n *node, at, indent string) {
-		if at != "/" {
-			c.writeAttributes(b, indent, attributeOwner(id, at), attrs[at])
-		}
-		if len(n.datasets) > 0 {
-			fmt.Fprintf(b, "%sdatasets:\n", indent)
-			for _, d := range n.datasets {
-				c.writeDataset(b, indent+"  ", id, d, nranks)
-			}
-		}
-		if len(n.order) > 0 {
-			fmt.Fprintf(b, "%sgroups:\n", indent)
-			for _, g := range n.order {
-				sub, subAt := n.groups[g], path.Join(at, g)
-				if len(sub.datasets) == 0 && len(sub.order) == 0 && len(attrs[subAt]) == 0 {
-					fmt.Fprintf(b, "%s  %s: {}\n", indent, yamlString(g)) // an empty group is an empty map
-					continue
-				}
-				fmt.Fprintf(b, "%s  %s:\n", indent, yamlString(g))
-				walk(sub, subAt, indent+"    ")
-			}
-		}
-	}
-	walk(root, "/", "    ")
-}
-
-func (c *Description) writeDataset(b *strings.Builder, indent, id string, d *capDataset, nranks int) {
-	name := path.Base(d.template)
-	typ, ok := typeName(d.info)
-	if d.info.TypeClass == h5tCompound {
-		var reordered bool
-		typ, reordered, ok = c.compoundName(name, d.info.Members, d.info.TypeSize)
-		if reordered {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: compound members stored out of declaration order (H5Tinsert at explicit offsets): declared in offset order, the same layout", id, d.template))
-		}
-		if !ok {
-			typ = compoundStandIn(d.info.TypeSize)
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: a compound of %d bytes whose members do not pack as a C struct (H5Tinsert at explicit offsets with padding): written as %s, the same size", id, d.template, d.info.TypeSize, typ))
-			ok = true
-		}
-	}
-	if !ok {
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: datatype class %d of %d bytes (written as f64)", id, d.template, d.info.TypeClass, d.info.TypeSize))
-	}
-	decomp, shape0 := c.decomposition(id, d, nranks)
-	shape := make([]string, len(d.info.Dims))
-	for i, v := range d.info.Dims {
-		shape[i] = strconv.FormatInt(v, 10)
-	}
-	if d.series {
-		shape[0] = strconv.FormatInt(d.grow, 10)
-	}
-	if len(shape) > 0 && shape0 != "" {
-		shape[0] = shape0
-	}
-	fmt.Fprintf(b, "%s%s:\n%s  type: %s\n%s  shape: [%s]\n", indent, yamlString(name), indent, typ, indent, strings.Join(shape, ", "))
-	for i, m := range d.info.MaxDims {
-		if m < 0 {
-			fmt.Fprintf(b, "%s  extend: %d   # unlimited along it\n", indent, i)
-			if d.empty {
-				fmt.Fprintf(b, "%s  start_empty: true   # created with 0 along it, extended before each write\n", indent)
-			}
-			break
-		}
-	}
-	if d.info.Layout == 2 && len(d.info.Chunk) > 0 {
-		ch := make([]string, len(d.info.Chunk))
-		for i, v := range d.info.Chunk {
-			ch[i] = strconv.FormatInt(v, 10)
-		}
-		fmt.Fprintf(b, "%s  chunk: [%s]\n", indent, strings.Join(ch, ", "))
-	} else if d.info.Layout == 0 {
-		fmt.Fprintf(b, "%s  layout: compact\n", indent)
-	}
-	if fl := filterList(d.info); fl != "" {
-		fmt.Fprintf(b, "%s  filters: [%s]\n", indent, fl)
-	}
-	c.writeFill(b, indent+"  ", id, d)
-	if decomp != "" {
-		fmt.Fprintf(b, "%s  decompose: %s\n", indent, decomp)
-	}
-	if d.independent {
-		fmt.Fprintf(b, "%s  independent: true   # written independently between the file's collective writes\n", indent)
-	}
-	if d.nwrites > 1 {
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %d H5Dwrite per rank per step (a description writes each dataset once per step: their union)", id, d.template, d.nwrites))
-	}
-	for r := range nranks {
-		if n := len(d.hashes[r]); n > 1 {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: rank %d's union of hyperslabs changes between writes (%d kinds; the first is written at every step)", id, d.template, r, n))
-			break
-		}
-	}
-	c.writeAttributes(b, indent+"  ", attributeOwner(id, d.template), d.attrs)
-}
-
-// writeFill writes a dataset's fill properties where they are not HDF5's defaults: an
-// undefined or user fill value (H5D_fill_value_t 0 or 2), fill time alloc or never
-// (H5D_fill_time_t 0 or 1; 2, ifset, is the default).
-func (c *Description) writeFill(b *strings.Builder, indent, id string, d *capDataset) {
-	in := d.info
-	switch {
-	case in.FillDefined == nil:
-	case *in.FillDefined == 0:
-		fmt.Fprintf(b, "%sfill: undefined\n", indent)
-	case *in.FillDefined == 2:
-		raw, err := hex.DecodeString(in.FillValue)
-		a := &capAttr{value: raw, mem: attrEvent{MemClass: &in.TypeClass, MemSize: in.TypeSize, MemSign: in.TypeSign}}
-		typ, _ := typeName(in)
-		if v, ok := attrValues(a, typ, 1); err == nil && ok && (in.TypeClass == 0 || in.TypeClass == 1) {
-			fmt.Fprintf(b, "%sfill: %s\n", indent, v[0])
-		} else {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: a user fill value the trace does not hold", id, d.template))
-		}
-	}
-	if in.FillTime != nil {
-		if name := map[int]string{0: "alloc", 1: "never"}[*in.FillTime]; name != "" {
-			fmt.Fprintf(b, "%sfill_time: %s\n", indent, name)
-		}
-	}
 }
 
 // decomposition folds the first step's selections of every rank: block along dim 0
@@ -1005,16 +825,4 @@ func meanGap(start, end map[int]float64, steps int) float64 {
 		return 0
 	}
 	return sum / float64(n)
-}
-
-// yamlString quotes s when YAML would read it as something else.
-func yamlString(s string) string {
-	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`") || strings.HasPrefix(s, "-") || strings.TrimSpace(s) != s {
-		b, _ := json.Marshal(s)
-		return string(b)
-	}
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return strconv.Quote(s)
-	}
-	return s
 }

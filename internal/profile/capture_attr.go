@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -94,60 +93,6 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 		}
 	}
 	return out
-}
-
-// writeAttributes writes an object's attributes (YAML under indent) and lists what the
-// format cannot say about them.
-func (c *Description) writeAttributes(b *strings.Builder, indent, where string, as []*capAttr) {
-	if len(as) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "%sattributes:\n", indent)
-	for _, a := range as {
-		fmt.Fprintf(b, "%s  %s: %s\n", indent, yamlString(a.name), c.attributeValue(where, a))
-	}
-}
-
-// attributeValue is an attribute's YAML value: {type, shape, value}, or generated values
-// where the trace has none.
-func (c *Description) attributeValue(where string, a *capAttr) string {
-	at := fmt.Sprintf("%s attribute %s", where, a.name)
-	typ, ok := typeName(datasetInfo{TypeClass: a.ev.TypeClass, TypeSize: a.ev.TypeSize, TypeSign: a.ev.TypeSign})
-	if a.ev.TypeClass == h5tCompound {
-		var reordered bool
-		if typ, reordered, ok = c.compoundName(a.name, a.ev.Members, a.ev.TypeSize); reordered {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: compound members stored out of declaration order: declared in offset order, the same layout", at))
-		}
-	}
-	if !ok || a.ev.VLen {
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: datatype class %d of %d bytes%s (written as f64)", at, a.ev.TypeClass, a.ev.TypeSize,
-			map[bool]string{true: ", variable-length", false: ""}[a.ev.VLen]))
-		typ = "f64"
-	}
-	if a.ev.TypeClass == 3 && (a.ev.StrPad != strNullTerm || a.ev.Cset != csetASCII) {
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: string padding %d, character set %d (a description's strings are NUL-terminated ASCII)", at, a.ev.StrPad, a.ev.Cset))
-	}
-	n := int64(1)
-	for _, d := range a.ev.Dims {
-		n *= d
-	}
-	shape := ""
-	switch {
-	case len(a.ev.Dims) == 1:
-		shape = fmt.Sprintf(", shape: [%d]", a.ev.Dims[0])
-	case len(a.ev.Dims) > 1:
-		shape = fmt.Sprintf(", shape: [%d]", n)
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: dims %v (a description's attributes are scalars or 1-D: written as %d elements)", at, a.ev.Dims, n))
-	}
-	vals, ok := attrValues(a, typ, n)
-	if !ok {
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: its value is not in the trace (never written, variable-length, or over the library's size limit): generated", at))
-		return fmt.Sprintf("{type: %s%s, generate: index}", typ, shape)
-	}
-	if len(a.ev.Dims) == 0 {
-		return fmt.Sprintf("{type: %s, value: %s}", typ, vals[0])
-	}
-	return fmt.Sprintf("{type: %s%s, value: [%s]}", typ, shape, strings.Join(vals, ", "))
 }
 
 // attrValues decodes an attribute's traced bytes (in its memory type) into n YAML

@@ -201,43 +201,6 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 	}
 }
 
-// writeWays writes a file's create, collective_metadata and handles keys (the indent is
-// the file's keys'), and lists what the keys cannot say.
-func (c *Description) writeWays(b *strings.Builder, id, file string, w fileWays) {
-	switch {
-	case w.rank0 && len(w.serial) > 0:
-		names := make([]string, len(w.serial))
-		for i, s := range w.serial {
-			names[i] = yamlString(strings.TrimPrefix(s, "/"))
-		}
-		fmt.Fprintf(b, "    create: {by: rank0, datasets: [%s]}   # rank 0 created it alone with a serial driver and wrote these, then every rank opened it\n", strings.Join(names, ", "))
-	case w.rank0:
-		b.WriteString("    create: rank0   # rank 0 created it alone with a serial driver, then every rank opened it\n")
-	}
-	if w.collMeta != "" {
-		fmt.Fprintf(b, "    collective_metadata: %s\n", w.collMeta)
-	}
-	if w.collMeta == "true" && w.wOps != w.wWrite {
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: collective metadata reads %v, writes %v (a description sets both)", filepath.Base(file), w.wOps, w.wWrite))
-	}
-	switch {
-	case w.holdCall:
-		keys := []string{"hold: call"}
-		if w.reopen {
-			keys = append(keys, "attributes: reopen")
-		}
-		if w.parents {
-			keys = append(keys, "open_parents: true")
-		}
-		fmt.Fprintf(b, "    handles: {%s}   # datasets closed after their creation and opened for each write\n", strings.Join(keys, ", "))
-	case w.reopen || w.parents:
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: attributes through H5Oopen %v, parents opened around creates %v, while the datasets stay open (a description's handles reopen with hold: call only)", filepath.Base(file), w.reopen, w.parents))
-	}
-	for _, g := range w.guesses {
-		fmt.Fprintf(b, "    # guess: %s\n", g)
-	}
-}
-
 // serialDataset says whether template t is one of the datasets rank 0 wrote in the
 // serial creation (their writes leave the timeline).
 func (w fileWays) serialDataset(t string) bool {

@@ -110,14 +110,3 @@ func packedMembers(ms []typeMember, size int) (string, bool) {
 // express (members with padding, or of other classes): a fixed string of the same size,
 // so each element keeps its bytes in the file.
 func compoundStandIn(size int) string { return fmt.Sprintf("str%d", max(size, 1)) }
-
-// writeTypes writes the description's compound types (types:).
-func (c *Description) writeTypes(b *strings.Builder) {
-	if len(c.compounds) == 0 {
-		return
-	}
-	b.WriteString("types:   # the compound types of the traced datasets and attributes\n")
-	for _, t := range c.compounds {
-		fmt.Fprintf(b, "  %s: %s\n", t.name, t.members)
-	}
-}

@@ -3,6 +3,8 @@ package app
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -359,6 +361,32 @@ func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan
 		return plan.Plan{}, err
 	}
 	return s.end, nil
+}
+
+// LogFiles names, for the session's log lines, the files the write phase creates or opens
+// (their base names; the first and last of many), rather than the session's own file,
+// which a description's run does not write.
+func (p *Pattern) LogFiles(env patterns.Env) string {
+	var names []string
+	if p.writes {
+		steps, _ := p.e.stepsFor(env.Size)
+		if s, err := p.replay(env, steps); err == nil {
+			for _, pl := range s.plans {
+				for _, op := range pl.Ops {
+					if n := filepath.Base(op.Path); (op.Kind == plan.CreateFile || op.Kind == plan.OpenFile) && !slices.Contains(names, n) {
+						names = append(names, n)
+					}
+				}
+			}
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return filepath.Base(env.Path)
+	case len(names) > 3:
+		return fmt.Sprintf("%s .. %s (%d files)", names[0], names[len(names)-1], len(names))
+	}
+	return strings.Join(names, ",")
 }
 
 // FilePath is the first file the phase works on (the session checks a read phase's input

@@ -111,3 +111,14 @@ func inodeOf(st os.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// DefaultRanks is the number of ranks `h5proxy run` launches for the description at path
+// when no -np is given (its ranks key; 1 without), read through the same once-per-process
+// parse the pattern uses.
+func DefaultRanks(path string) (int, error) {
+	l, err := loadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return l.d.DefaultRanks(), nil
+}

@@ -86,6 +86,12 @@ type parser struct {
 	notes map[string]*Note // the comments read, by key path
 }
 
+// commented reports whether key k or its value v carries a comment (most do not: the
+// key's path is made only for those that do).
+func commented(k, v *yaml.Node) bool {
+	return k.HeadComment != "" || k.LineComment != "" || (v != nil && v.LineComment != "")
+}
+
 // note records the comments on key k (value v) at path.
 func (p *parser) note(path string, k, v *yaml.Node) {
 	if n := readNote(k, v); n != nil {
@@ -197,7 +203,9 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 				return &Error{Pos: p.pos(k), Key: join(path, k.Value), Reason: "given twice"}
 			}
 			seen[k.Value] = true
-			p.note(join(path, k.Value), k, vals[i])
+			if commented(k, vals[i]) {
+				p.note(join(path, k.Value), k, vals[i])
+			}
 			if err := p.check(vals[i], f, join(path, k.Value)); err != nil {
 				return err
 			}
@@ -215,7 +223,9 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 			if name == "" {
 				return &Error{Pos: p.pos(k), Key: join(path, "(name)"), Reason: "an empty name"}
 			}
-			p.note(join(path, name), k, vals[i])
+			if commented(k, vals[i]) {
+				p.note(join(path, name), k, vals[i])
+			}
 			if err := p.check(vals[i], s.Elem, join(path, name)); err != nil {
 				return err
 			}
@@ -409,6 +419,11 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 	top := p.mapOf(root, "")
 	d.Name, d.About = top.value("name", Schema), top.value("about", Schema)
 	d.Steps, d.Compute = top.value("steps", Schema), top.value("compute", Schema)
+	if d.Ranks = top.value("ranks", Schema); d.Ranks.Set {
+		if n, err := strconv.Atoi(strings.TrimSpace(d.Ranks.Text)); err != nil || n < 1 {
+			return errAt(d.Ranks, "not a number of ranks", "a whole number, at least 1 (h5proxy run's default -np)")
+		}
+	}
 	if n := top.vals["params"]; n != nil && n.Kind == yaml.MappingNode {
 		keys, vals := pairs(n)
 		for i, k := range keys {
@@ -469,6 +484,16 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// DefaultRanks is the number of ranks `h5proxy run` launches for the description when no
+// -np is given: its ranks key (1 when absent).
+func (d *Description) DefaultRanks() int {
+	n, err := strconv.Atoi(strings.TrimSpace(d.Ranks.Text))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
 }
 
 // SessionKey, when set, reports whether a name is one of the session's keys (or their

@@ -234,6 +234,8 @@ var Schema = &Node{Kind: Map, Help: "an application's HDF5 I/O", Fields: []*Node
 	{Key: "params", Kind: Named, Help: "parameters with their defaults, overridable as KEY=VALUE (and in h5proxy sweep): numbers, sizes with units (8Mi), durations (1.5s), strings, or lists of names",
 		Example: `params: {nx: 64, particles: 8Mi, vars: [dens, pres]}`, Elem: &Node{Kind: Literal, Help: "NAME: DEFAULT; a default may be an expression over the parameters above it"}},
 	{Key: "steps", Kind: Expr, Default: "1", Help: "number of steps of the write phase"},
+	{Key: "ranks", Kind: Expr, Default: "1", Help: "the number of ranks `h5proxy run` launches when no -np is given (a whole number; capture writes the traced run's): the description still runs at any count",
+		Example: "ranks: 4"},
 	{Key: "compute", Kind: Expr, Default: "0s", Help: "compute time after each write step (a duration, or an expression over step in seconds); the session's compute_kind and compute_jitter apply to it; without compute the session's compute_time (or compute_trace) applies; with it they are errors (the description computes on its own, as dlio does, and the session would ignore them)"},
 	{Key: "hints", Kind: Named, Help: "MPI-IO hints the application passes to the files it opens (H5Pset_fapl_mpio's info), beneath the session's mpi_info and mpiio.* keys, which override them key by key",
 		Example: `hints: {romio_cb_write: enable, romio_no_indep_rw: "true"}`, Elem: &Node{Kind: Literal, Help: "HINT: VALUE (a string)"}},

@@ -71,10 +71,12 @@ type Description struct {
 	Params      []Param
 	Hints       []Param // MPI-IO hints: name and value
 	Steps       Value
-	Compute     Value
-	Types       []*Compound
-	Files       []*File
-	Timeline    []*Action
+	// Ranks is the rank count `h5proxy run` launches without -np (DefaultRanks).
+	Ranks    Value
+	Compute  Value
+	Types    []*Compound
+	Files    []*File
+	Timeline []*Action
 	// Notes are the comments beside keys, by key path (note.go): what Parse read and
 	// what a writer says, kept by Write.
 	Notes map[string]*Note

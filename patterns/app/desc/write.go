@@ -187,6 +187,7 @@ func (wr *writer) description() *yaml.Node {
 		m.add("params", p.node(false))
 	}
 	m.value("steps", d.Steps)
+	m.value("ranks", d.Ranks)
 	m.value("compute", d.Compute)
 	if len(d.Hints) > 0 {
 		h := wr.mapping("hints")
