@@ -76,6 +76,12 @@ endif
 deps-corpus:
 	bash scripts/deps-corpus.sh
 
+# darshan builds Darshan 3.5.0 into /opt/h5proxy/darshan (optional: internal/darshan's
+# tests then also check written logs with the real darshan-parser; docs/profile.md).
+.PHONY: darshan
+darshan:
+	bash scripts/darshan.sh
+
 # env prints the build's environment as shell exports: eval "$$(HDF5=1.14 make -s env)".
 env:
 	@echo 'export H5PROXY_HDF5=$(HDF5)'

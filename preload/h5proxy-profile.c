@@ -2304,8 +2304,11 @@ static void h5d_io(int call, int rw, hid_t dset, hid_t mtype, hid_t fspace, hid_
             ndims = h5.Sget_simple_extent_ndims(fspace);
             if (ndims > 0 && ndims <= H5S_MAX_RANK &&
                 h5.Sget_regular_hyperslab(fspace, start, stride, count, block) >= 0) {
-                for (int i = 0; i < 5 && i < ndims; i++) {
-                    int d = ndims - 1 - i; /* D1 is the last (fastest) dimension */
+                for (int i = 0; i < 5; i++) {
+                    /* Darshan 3.5's placement: Di holds dimension 5 - i, so D5 is the
+                     * first (slowest) dimension and a 1-D selection lands in D5 */
+                    int d = 4 - i;
+                    if (d >= ndims) continue;
                     key[1 + i] = (int64_t)(count[d] * block[d]);
                     key[6 + i] = (int64_t)stride[d];
                 }

@@ -277,6 +277,14 @@ func cmdProfileDiff(args []string, stdout, stderr io.Writer) error {
 		// sequences compare between two h5proxy traces only.
 		a.Traced, b.Traced = false, false
 	}
+	// Darshan names a dataset opened through a group without the separator
+	// (/Timestep_0x): matched to the other profile's /Timestep_0/x
+	if la != nil && lb == nil {
+		darshan.AlignDatasetNames(a, b)
+	}
+	if lb != nil && la == nil {
+		darshan.AlignDatasetNames(b, a)
+	}
 	if *only != "" {
 		a.Records, b.Records = onlyFile(a.Records, *only), onlyFile(b.Records, *only)
 		if len(a.Records) == 0 && len(b.Records) == 0 {

@@ -227,10 +227,13 @@ func (l *Log) capDataset(ds *capDS, name, path string, nranks int64, guess func(
 	out.Type = desc.V(t)
 	guess(path+".type", fmt.Sprintf("%s (the log gives a %d-byte type, not its class or sign)", t, size))
 	ndims, npoints := ds.max("H5D_DATASPACE_NDIMS"), ds.max("H5D_DATASPACE_NPOINTS")
-	// per rank: the most common selection's lengths (D1 fastest)
-	var lens []int64
-	for dim := int64(1); dim <= max(ndims, 1) && dim <= 5; dim++ {
-		lens = append(lens, ds.max(fmt.Sprintf("H5D_ACCESS1_LENGTH_D%d", dim)))
+	// per rank: the most common selection's length in each dimension, slowest first
+	// (Darshan puts dimension k in D(5-k): a 1-D selection's length is D5)
+	lens := make([]int64, max(ndims, 1))
+	for k := range lens {
+		if k < 5 {
+			lens[k] = ds.max(fmt.Sprintf("H5D_ACCESS1_LENGTH_D%d", 5-k))
+		}
 	}
 	switch {
 	case ndims == 0:
@@ -247,7 +250,7 @@ func (l *Log) capDataset(ds *capDS, name, path string, nranks int64, guess func(
 		shape := make([]string, ndims)
 		inner := int64(1)
 		for i := int64(1); i < ndims; i++ {
-			v := max(lens[ndims-1-i], 1)
+			v := max(lens[i], 1)
 			shape[i] = strconv.FormatInt(v, 10)
 			inner *= v
 		}

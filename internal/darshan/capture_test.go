@@ -15,7 +15,7 @@ func TestCapture(t *testing.T) {
 	for i, step := range []string{"0", "1"} {
 		p.Records = append(p.Records, profile.Record{Module: "H5D", File: "/data/out.h5", Name: "/Timestep_" + step + "/grid", Rank: -1,
 			Counters: map[string]int64{"H5D_OPENS": 2, "H5D_WRITES": 2, "H5D_DATATYPE_SIZE": 8, "H5D_DATASPACE_NDIMS": 2,
-				"H5D_DATASPACE_NPOINTS": 64 * 32, "H5D_ACCESS1_LENGTH_D1": 32, "H5D_ACCESS1_LENGTH_D2": 32,
+				"H5D_DATASPACE_NPOINTS": 64 * 32, "H5D_ACCESS1_LENGTH_D5": 32, "H5D_ACCESS1_LENGTH_D4": 32,
 				"H5D_CHUNK_SIZE_D1": 16, "H5D_CHUNK_SIZE_D2": 8, "H5D_USE_MPIIO_COLLECTIVE": int64(1 - i)}})
 	}
 	p.Records[2].Counters["H5F_FLUSHES"] = 1

@@ -2,6 +2,7 @@ package darshan
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -57,7 +58,7 @@ func (l *Log) RecordName(r *Record) (file, dataset string) {
 }
 
 // ToProfile converts the log into h5proxy's merged profile: a record per Darshan record
-// (every counter under Darshan's name; MPI-IO as MPIIO; timestamps and times in seconds
+// (every counter under Darshan's name but those it marks -1, not monitored; MPI-IO as MPIIO; timestamps and times in seconds
 // from the job's start, as Darshan keeps them), and with DXT the traced reads and writes
 // as events (DXT tells offsets, sizes and times, not which call made them: POSIX events
 // are named pread and pwrite, MPI-IO ones MPI_File_read_at and MPI_File_write_at).
@@ -79,6 +80,9 @@ func (l *Log) ToProfile() *profile.Profile {
 		pr := profile.Record{Module: profileModule(r.Module), File: file, Name: ds, Rank: int(r.Rank),
 			Counters: map[string]int64{}, FCounters: map[string]float64{}}
 		for i, n := range r.Module.Counters {
+			if r.Counters[i] == -1 && !strings.Contains(n, "_RANK") {
+				continue // Darshan's "could not monitor this counter": no value to show or compare
+			}
 			pr.Counters[n] = r.Counters[i]
 		}
 		for i, n := range r.Module.FCounters {
@@ -132,4 +136,43 @@ func (l *Log) String() string {
 		}
 	}
 	return fmt.Sprintf("Darshan log %s, %d process(es), %.3f s: %s", l.Version, l.Job.Nprocs, l.Elapsed(), strings.Join(parts, ", "))
+}
+
+// H5DPathForm is the name Darshan 3.5 gives the dataset at path when it was created or
+// opened relative to a group: the group's path and the dataset's name joined without a
+// separator (/Timestep_0/x is /Timestep_0x), since its runtime appends the name to the
+// location's H5Iget_name. A dataset in the root group keeps its path.
+func H5DPathForm(path string) string {
+	i := strings.LastIndex(path, "/")
+	if i <= 0 {
+		return path
+	}
+	return path[:i] + path[i+1:]
+}
+
+// AlignDatasetNames renames the H5D records of p (converted from a Darshan log) to the
+// dataset paths other (an h5proxy profile) has for them, where Darshan's name is
+// H5DPathForm of exactly one of other's datasets of the same file base name, so the two
+// compare dataset by dataset. It returns how many it renamed.
+func AlignDatasetNames(p, other *profile.Profile) int {
+	byForm := map[string][]string{}
+	for _, r := range other.Records {
+		if r.Module == "H5D" {
+			k := filepath.Base(r.File) + "\x00" + H5DPathForm(r.Name)
+			if !slices.Contains(byForm[k], r.Name) {
+				byForm[k] = append(byForm[k], r.Name)
+			}
+		}
+	}
+	n := 0
+	for i, r := range p.Records {
+		if r.Module != "H5D" {
+			continue
+		}
+		if names := byForm[filepath.Base(r.File)+"\x00"+r.Name]; len(names) == 1 && names[0] != r.Name {
+			p.Records[i].Name = names[0]
+			n++
+		}
+	}
+	return n
 }

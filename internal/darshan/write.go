@@ -119,7 +119,45 @@ func FromProfile(p *profile.Profile, start time.Time) (*Log, error) {
 	for _, k := range order {
 		l.DXT = append(l.DXT, dxt[k])
 	}
+	var paths []string
+	for _, r := range p.Records {
+		paths = append(paths, r.File)
+	}
+	l.Mounts = mountsOf(paths, "/proc/self/mounts")
 	return l, nil
+}
+
+// mountsOf returns the mount table's entries (TYPE and PATH, from a /proc/mounts-like
+// file) under which the paths lie, each path's deepest: darshan-parser names each
+// record's mount point and file system from them, and darshan-util reads the exe only
+// when a mount line follows it, so a log always has one (the root, of type "unknown",
+// when the table cannot be read).
+func mountsOf(paths []string, table string) []Mount {
+	var all []Mount
+	if b, err := os.ReadFile(table); err == nil {
+		for _, ln := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(ln); len(f) >= 3 {
+				all = append(all, Mount{Type: f[2], Path: f[1]})
+			}
+		}
+	}
+	var out []Mount
+	for _, p := range paths {
+		best := -1
+		for i, m := range all {
+			under := p == m.Path || strings.HasPrefix(p, strings.TrimSuffix(m.Path, "/")+"/")
+			if under && (best < 0 || len(m.Path) >= len(all[best].Path)) {
+				best = i
+			}
+		}
+		if best >= 0 && !slices.Contains(out, all[best]) {
+			out = append(out, all[best])
+		}
+	}
+	if len(out) == 0 {
+		out = []Mount{{Type: "unknown", Path: "/"}}
+	}
+	return out
 }
 
 // isWrite and isRead tell the data transfers among traced calls (POSIX write, pwrite,
@@ -156,7 +194,11 @@ func (l *Log) Bytes() ([]byte, error) {
 	copy(meta, j.Metadata)
 	job.Write(meta)
 	exemnt := strings.ReplaceAll(l.Exe, "\n", " ")
-	for _, m := range l.Mounts {
+	mounts := l.Mounts
+	if len(mounts) == 0 {
+		mounts = []Mount{{Type: "unknown", Path: "/"}} // darshan-util reads the exe only when a mount follows
+	}
+	for _, m := range mounts {
 		exemnt += "\n" + m.Type + "\t" + m.Path
 	}
 	if limit := jobRecordSize - jobSize - 1; len(exemnt) > limit {
