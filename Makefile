@@ -126,7 +126,7 @@ vet: deps
 # deps-browser installs Debian's chromium for the report pages' rendering test
 # (internal/report: TestPagesInBrowser, which make test requires).
 deps-browser:
-	bash scripts/deps.sh chromium
+	DEPS_NAME=deps-browser bash scripts/deps.sh chromium
 
 test: export H5PROXY_REQUIRE_BROWSER = 1
 test: build vet check-hdf5 cmake-test deps-corpus deps-browser

@@ -10,27 +10,7 @@
 # 70-odd packages (solvers, BLAS, MPI Fortran bindings).
 # h5py: Debian's h5py module loads its MPI build only under a launcher (OMPI_COMM_WORLD_SIZE)
 # or with H5PY_ALWAYS_USE_MPI set, which tests/corpus sets.
-# Idempotent: packages already present are not reinstalled and apt is not refreshed.
+# Installed by scripts/deps.sh (idempotent, apt waiting for another apt's lock).
 set -euo pipefail
-
-pkgs=(libnetcdf-mpi-dev netcdf-bin python3-h5py-mpi python3-mpi4py libpetsc-real-dev)
-
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "deps-corpus: all present (${pkgs[*]})"
-  exit 0
-fi
-
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "deps-corpus: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  sudo="sudo"
-fi
-echo "deps-corpus: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt=(apt-get -o DPkg::Lock::Timeout=900)
-$sudo "${apt[@]}" update -qq
-$sudo "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+DEPS_NAME=deps-corpus exec bash "$(dirname "$0")/deps.sh" \
+  libnetcdf-mpi-dev netcdf-bin python3-h5py-mpi python3-mpi4py libpetsc-real-dev

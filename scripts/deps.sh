@@ -2,28 +2,32 @@
 # Installs the system stack h5proxy builds against (Debian 12): parallel HDF5 1.10
 # (OpenMPI flavour), OpenMPI, gfortran, CMake, pkg-config and the HDF5 command-line tools.
 # Idempotent: packages already present are not reinstalled and apt is not refreshed.
-# With arguments it installs those packages instead, the same way (make deps-browser:
-# `scripts/deps.sh chromium`, for the report pages' rendering test).
+# With arguments it installs those packages instead (scripts/deps-corpus.sh; make
+# deps-browser: chromium, for the report pages' rendering test), naming itself by
+# DEPS_NAME in its messages.
 set -euo pipefail
 
 pkgs=(libhdf5-openmpi-dev openmpi-bin libopenmpi-dev gfortran cmake pkg-config hdf5-tools)
-[ $# -eq 0 ] || pkgs=("$@")
+[ $# -gt 0 ] && pkgs=("$@")
+name=${DEPS_NAME:-deps}
 
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "deps: all present (${pkgs[*]})"
+  echo "$name: all present (${pkgs[*]})"
   exit 0
 fi
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  command -v sudo >/dev/null || { echo "$name: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
   sudo="sudo"
 fi
-echo "deps: installing ${missing[*]}"
+echo "$name: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Wait for another apt (a concurrent install) rather than fail on its lock.
+apt=(apt-get -o DPkg::Lock::Timeout=900)
+$sudo "${apt[@]}" update -qq
+$sudo "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"

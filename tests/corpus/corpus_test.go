@@ -749,12 +749,12 @@ func keyLess(a, b string) bool {
 
 const tableBegin, tableEnd = "<!-- BEGIN REAL WRITERS (tests/corpus -update) -->", "<!-- END REAL WRITERS -->"
 
-// summary is a program's verdict over a chain of checks at every rank count: "pass", or
-// the first failing check with its verdict at the first rank count where it fails ("not
-// run" when the chain's first check never ran: the program failed).
+// summary is a program's verdict over a chain of checks: "pass", or at the smallest rank
+// count where one fails, the first failing check of the chain with its verdict ("not run"
+// when the chain's first check never ran: the program failed).
 func summary(v map[string]string, prog string, chain []string) string {
-	for i, c := range chain {
-		for _, np := range rankCounts {
+	for _, np := range rankCounts {
+		for i, c := range chain {
 			s := v[fmt.Sprintf("%s %d %s", prog, np, c)]
 			if s == "not run" && i == 0 {
 				return "not run: the program failed"
@@ -770,7 +770,28 @@ func summary(v map[string]string, prog string, chain []string) string {
 	return "pass"
 }
 
-func writeTable(t *testing.T, v map[string]string) {
+// TestRealWritersTable keeps docs/apps.md's real writers table the one expect.txt's
+// verdicts make (with -update, rewrites it from expect.txt without running the corpus).
+func TestRealWritersTable(t *testing.T) {
+	common, _ := expectations(t)
+	want := table(common)
+	doc, err := os.ReadFile(appsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		writeTable(t, common)
+		return
+	}
+	if !strings.Contains(string(doc), want) {
+		t.Errorf("%s's real writers table is not the one expect.txt makes (go test ./tests/corpus -run TestRealWritersTable -update):\n%s", appsDoc, want)
+	}
+}
+
+const appsDoc = "../../docs/apps.md"
+
+// table is docs/apps.md's real writers table, markers included, from verdicts v.
+func table(v map[string]string) string {
 	var sb strings.Builder
 	sb.WriteString(tableBegin + "\n")
 	sb.WriteString("| Program | What it exercises | Capture | Derive |\n|---|---|---|---|\n")
@@ -780,17 +801,20 @@ func writeTable(t *testing.T, v map[string]string) {
 		fmt.Fprintf(&sb, "| `examples/corpus/%s` | %s | %s | %s |\n", p.name, p.what, c, d)
 	}
 	sb.WriteString(tableEnd)
-	path := "../../docs/apps.md"
-	doc, err := os.ReadFile(path)
+	return sb.String()
+}
+
+func writeTable(t *testing.T, v map[string]string) {
+	doc, err := os.ReadFile(appsDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	i, j := bytes.Index(doc, []byte(tableBegin)), bytes.Index(doc, []byte(tableEnd))
 	if i < 0 || j < i {
-		t.Fatalf("%s: no %q ... %q markers", path, tableBegin, tableEnd)
+		t.Fatalf("%s: no %q ... %q markers", appsDoc, tableBegin, tableEnd)
 	}
-	out := append(append(slices.Clone(doc[:i]), sb.String()...), doc[j+len(tableEnd):]...)
-	if err := os.WriteFile(path, out, 0o644); err != nil {
+	out := append(append(slices.Clone(doc[:i]), table(v)...), doc[j+len(tableEnd):]...)
+	if err := os.WriteFile(appsDoc, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
