@@ -92,27 +92,35 @@ func yAxis(b *strings.Builder, left, top, width, height, ymax float64, label str
 		top+height/2, top+height/2, html.EscapeString(label))
 }
 
+// chartFrame starts a chart of series: the SVG, its title, a y axis from 0 to a round
+// maximum above every value (NaN left out) with its label, and the legend. It returns
+// the axis's maximum.
+func chartFrame(b *strings.Builder, w, h int, left, top, pw, ph float64, title, ylabel string, series []Series) float64 {
+	var ymax float64
+	names := make([]string, len(series))
+	for i, s := range series {
+		names[i] = s.Name
+		for _, v := range s.Values {
+			if !math.IsNaN(v) {
+				ymax = math.Max(ymax, v)
+			}
+		}
+	}
+	ymax = niceMax(ymax)
+	svgOpen(b, w, h, title)
+	text(b, float64(w)/2, 18, "middle", 14, title)
+	yAxis(b, left, top, pw, ph, ymax, ylabel)
+	legend(b, left, top-10, names)
+	return ymax
+}
+
 // BarChart draws grouped bars: one group per category, one bar per series, with a
 // y label. Bars of zero height are left out; every bar has a tooltip with its value.
 func BarChart(title string, categories []string, series []Series, ylabel string) string {
 	const w, h, left, right, top, bottom = 900, 320, 70, 20, 40, 60
 	pw, ph := float64(w-left-right), float64(h-top-bottom)
-	var ymax float64
-	for _, s := range series {
-		for _, v := range s.Values {
-			ymax = math.Max(ymax, v)
-		}
-	}
-	ymax = niceMax(ymax)
 	var b strings.Builder
-	svgOpen(&b, w, h, title)
-	text(&b, w/2, 18, "middle", 14, title)
-	yAxis(&b, left, top, pw, ph, ymax, ylabel)
-	names := make([]string, len(series))
-	for i, s := range series {
-		names[i] = s.Name
-	}
-	legend(&b, left, 34, names)
+	ymax := chartFrame(&b, w, h, left, top, pw, ph, title, ylabel, series)
 	gw := pw / float64(max(len(categories), 1))
 	bw := gw * 0.8 / float64(max(len(series), 1))
 	for c, cat := range categories {
@@ -252,24 +260,8 @@ func mergeSpans(spans []Span, t0, t1 float64, columns int) []bar {
 func LineChart(title string, xs []string, series []Series, xlabel, ylabel string) string {
 	const w, h, left, right, top, bottom = 900, 340, 70, 20, 46, 50
 	pw, ph := float64(w-left-right), float64(h-top-bottom)
-	var ymax float64
-	for _, s := range series {
-		for _, v := range s.Values {
-			if !math.IsNaN(v) {
-				ymax = math.Max(ymax, v)
-			}
-		}
-	}
-	ymax = niceMax(ymax)
 	var b strings.Builder
-	svgOpen(&b, w, h, title)
-	text(&b, w/2, 18, "middle", 14, title)
-	yAxis(&b, left, top, pw, ph, ymax, ylabel)
-	names := make([]string, len(series))
-	for i, s := range series {
-		names[i] = s.Name
-	}
-	legend(&b, left, 36, names)
+	ymax := chartFrame(&b, w, h, left, top, pw, ph, title, ylabel, series)
 	xAt := func(i int) float64 {
 		if len(xs) == 1 {
 			return left + pw/2
