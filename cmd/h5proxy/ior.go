@@ -32,7 +32,7 @@ const iorTime = "Mon Jan _2 15:04:05 2006"
 // IOR's options as users type them. Outside an MPI launcher it launches itself on -np
 // ranks (default 1).
 func cmdIOR(args []string, stdout, stderr io.Writer) error {
-	np, noLaunch := 1, false
+	np, noLaunch, htmlOut := 1, false, ""
 	for len(args) > 0 {
 		switch a := args[0]; {
 		case a == "-np" || a == "--np":
@@ -48,6 +48,12 @@ func cmdIOR(args []string, stdout, stderr io.Writer) error {
 		case a == "-no-launch" || a == "--no-launch":
 			noLaunch, args = true, args[1:]
 			continue
+		case a == "-html" || a == "--html":
+			if len(args) < 2 {
+				return usageError{error: fmt.Errorf("-html needs a file name (the test's HTML page)")}
+			}
+			htmlOut, args = args[1], args[2:]
+			continue
 		case a == "-h" || a == "--help" || a == "-help":
 			fmt.Fprint(stdout, iorUsage)
 			return nil
@@ -60,18 +66,22 @@ func cmdIOR(args []string, stdout, stderr io.Writer) error {
 		return usageError{error: err, printed: true}
 	}
 	if !launch.Underneath() && !noLaunch {
+		if htmlOut != "" {
+			args = append([]string{"-html", htmlOut}, args...)
+		}
 		return relaunch(&job{ranks: np, command: "ior"}, args, stdout, stderr)
 	}
-	return runIOR(c, warns, args, stdout, stderr)
+	return runIOR(c, warns, args, htmlOut, stdout, stderr)
 }
 
-const iorUsage = `Usage: h5proxy ior [-np N] [-no-launch] [IOR options]
+const iorUsage = `Usage: h5proxy ior [-np N] [-no-launch] [-html PAGE.html] [IOR options]
 
 IOR's options as IOR takes them (docs/ior.md): -a POSIX|MPIIO|HDF5, -b, -t, -s, -F, -c,
 -C, -Q, -Z, -X, -z, -e, -Y, -w, -r, -W, -R, -k, -K, -i, -d, -o, -O key=value,..., -g, -x,
 -H, -J, -n, -A, -G, -U, -v, -V (--mpiio.useFileView). Sizes take k, m or g (x1024^n). MPI hints come from
 IOR_HINT__MPI__<key>=<value> variables or the -U file. h5proxy ior prints IOR 3.3's
-report on rank 0; -np N launches N ranks when not started by mpirun.
+report on rank 0; -np N launches N ranks when not started by mpirun; -html writes the
+results as one self-contained HTML page (table and figure) as well.
 `
 
 // iorConfig is the session configuration of an IOR test: the ior pattern with the
@@ -141,7 +151,7 @@ func iorHints(file string) (map[string]string, error) {
 }
 
 // runIOR runs the test in this MPI process and prints IOR's report on rank 0.
-func runIOR(c ior.Config, warns, args []string, stdout, stderr io.Writer) error {
+func runIOR(c ior.Config, warns, args []string, htmlOut string, stdout, stderr io.Writer) error {
 	cfg, err := iorConfig(c, args)
 	if err != nil {
 		return err
@@ -209,6 +219,13 @@ func runIOR(c ior.Config, warns, args []string, stdout, stderr io.Writer) error 
 	}
 	printIORResults(out, c, rep, max(1, len(cfg.Phases)), removals)
 	fmt.Fprintln(out, ior.KV("Finished", time.Now().Format(iorTime)))
+	if htmlOut != "" && world.Rank() == 0 {
+		pg, err := iorPage("h5proxy ior "+strings.Join(args, " "), rep)
+		if err != nil {
+			return err
+		}
+		return pg.WriteFile(htmlOut)
+	}
 	return nil
 }
 

@@ -218,7 +218,25 @@ func TestIORFromJSON(t *testing.T) {
 func TestIORIterationOrder(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "o.h5")
-	r := iorRun(t, dir, 2, 2, true, true, "-a", "HDF5", "-F", "-b", "16k", "-t", "8k", "-s", "2", "-i", "2", "-w", "-r", "-o", f)
+	page := filepath.Join(dir, "ior.html")
+	r := iorRun(t, dir, 2, 2, true, true, "-html", page, "-a", "HDF5", "-F", "-b", "16k", "-t", "8k", "-s", "2", "-i", "2", "-w", "-r", "-o", f)
+	// -html: the same rows as the text report, as a table of numbers, and the figure.
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, perAccess, _ := strings.Cut(string(html), "<caption>Per access</caption>")
+	for _, access := range []string{"write", "read"} {
+		if n := strings.Count(results, "<tr><td>"+access+"</td><td class=\"num\">"); n != 2 {
+			t.Errorf("the results table has %d %s rows, want 2 (one per iteration)", n, access)
+		}
+		if !strings.Contains(perAccess, "<tr><td>"+access+"</td>") {
+			t.Errorf("the per-access table lacks %s", access)
+		}
+	}
+	if !strings.Contains(string(html), "<figure") || !strings.Contains(string(html), "h5proxy ior -a HDF5 -F") {
+		t.Errorf("the page lacks its figure or its command")
+	}
 	var order []string
 	for _, l := range strings.Split(r.stdout, "\n") {
 		if fields := strings.Fields(l); len(fields) > 2 && (fields[0] == "write" || fields[0] == "read" || fields[0] == "remove") && !strings.Contains(l, "HDF5") {
