@@ -100,7 +100,7 @@ func runSample(t *testing.T, name, np string, kv ...string) string {
 // TestFlashSample pins the FLASH description's files: FLASH's names at the checkpoint
 // and plot cadences, every table of a Sod checkpoint (sim info, unknown names, the four
 // runtime parameter and scalar lists as name/value compounds), the tree datasets over the
-// blocks of every rank, the unknowns with their minimum and maximum, and single precision
+// blocks of every rank, the unknowns (shok included) with their minimum and maximum, and single precision
 // in plot files.
 func TestFlashSample(t *testing.T) {
 	dir := runSample(t, "flash.yaml", "2", "steps=10", "nxb=4", "nyb=4", "blocks_per_rank=2")
@@ -119,7 +119,7 @@ func TestFlashSample(t *testing.T) {
 	chk := dumpObjects(t, filepath.Join(dir, "sod_hdf5_chk_0000"))
 	checkObjects(t, "checkpoint", chk, map[string]string{
 		"/sim info":                   `H5T_COMPOUND|SIMPLE { ( 1 ) / ( 1 ) }|"file format version"|STRSIZE 400|"setup call"|"build time stamp"`,
-		"/unknown names":              "H5T_STRING|STRSIZE 4|SIMPLE { ( 10, 1 )",
+		"/unknown names":              "H5T_STRING|STRSIZE 4|SIMPLE { ( 11, 1 )",
 		"/integer runtime parameters": `H5T_COMPOUND|STRSIZE 80|} "name"|H5T_STD_I32LE "value"|( 90 )`,
 		"/real runtime parameters":    `H5T_COMPOUND|H5T_IEEE_F64LE "value"|( 170 )`,
 		"/string runtime parameters":  `H5T_COMPOUND|} "value"|( 30 )`,
@@ -142,6 +142,9 @@ func TestFlashSample(t *testing.T) {
 		"/velz":                       "H5T_IEEE_F64LE|( 4, 1, 4, 4 )",
 		"/dens@minimum":               "H5T_IEEE_F64LE|( 1 )",
 		"/dens@maximum":               "H5T_IEEE_F64LE|( 1 )",
+		"/shok":                       "H5T_IEEE_F64LE|( 4, 1, 4, 4 )", // the unsplit hydro's shock flag
+		"/shok@minimum":               "H5T_IEEE_F64LE|( 1 )",
+		"/shok@maximum":               "H5T_IEEE_F64LE|( 1 )",
 	})
 	plt := dumpObjects(t, filepath.Join(dir, "sod_hdf5_plt_cnt_0001"))
 	checkObjects(t, "plot file", plt, map[string]string{
