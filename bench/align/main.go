@@ -20,19 +20,17 @@ import (
 	"time"
 
 	"github.com/h5proxy/h5proxy/emulate"
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 )
 
 func main() {
 	size := flag.Int("size", 256<<20, "bytes of the cached file")
 	xfer := flag.Int("xfer", 4<<20, "bytes of one pread")
-	reps := flag.Int("reps", 7, "passes over the file per offset (interleaved)")
+	reps := benchmain.Reps(7, "passes over the file per offset (interleaved)")
 	offsets := flag.String("offsets", "0,16,32,48,4048", "buffer offsets past a page boundary, comma-separated")
 	flag.Parse()
-	if err := run(*size, *xfer, *reps, *offsets); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/align:", err)
-		os.Exit(1)
-	}
+	benchmain.Exit("bench/align", 1, run(*size, *xfer, *reps, *offsets))
 }
 
 func run(size, xfer, reps int, list string) error {

@@ -25,7 +25,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -38,6 +37,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
@@ -58,24 +58,21 @@ type config struct {
 
 func main() {
 	var c config
-	flag.IntVar(&c.np, "np", 2, "ranks of every run")
-	flag.IntVar(&c.reps, "reps", 7, "runs of each side per case (interleaved)")
+	np, reps := benchmain.NP(2, "ranks of every run"), benchmain.Reps(7, "runs of each side per case (interleaved)")
 	size := flag.String("n", "4M", "elements per rank and variable (K, M: ×1024, ×1024²); each pair's Scale turns it into its sizes")
 	cases := flag.String("cases", "", "pairs to run, comma-separated (default: every pair that scales)")
 	flag.BoolVar(&c.aa, "aa", true, "run the built-in twice per repetition (A and A') for the A/A band and the verdict")
 	flag.BoolVar(&c.callgrind, "callgrind", false, "count instructions instead: each side once on one rank under valgrind --tool=callgrind")
-	flag.IntVar(&c.warm, "warm", 1<<30, "bytes of memory to touch before each run: "+warm.FlagUsage)
+	benchmain.WarmBytes(&c.warm, 1<<30)
 	flag.StringVar(&c.bin, "bin", "bin", "directory holding h5proxy (make build)")
-	flag.StringVar(&c.dir, "dir", "", "directory for the runs (default: a new temporary directory, removed at the end)")
+	dir := benchmain.Dir()
 	flag.Parse()
+	c.np, c.reps, c.dir = *np, *reps, *dir
 	err := c.resolve(*size, *cases)
 	if err == nil {
 		err = run(c, os.Stdout)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "app:", err)
-		os.Exit(1)
-	}
+	benchmain.Exit("app", 1, err)
 }
 
 // resolve checks the flags and picks the pairs.
@@ -178,16 +175,12 @@ func run(c config, w io.Writer) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("-bin %s: %w (run make build)", c.bin, err)
 	}
-	if c.dir == "" {
-		d, err := os.MkdirTemp("", "h5proxy-benchapp-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		c.dir = d
-	} else if c.dir, err = filepath.Abs(c.dir); err != nil {
+	dir, done, err := benchmain.TempDir("benchapp", c.dir)
+	if err != nil {
 		return err
 	}
+	defer done()
+	c.dir = dir
 	if c.callgrind {
 		return countAll(c, bin, w)
 	}
@@ -234,18 +227,11 @@ func (c config) time(bin string, s side, name string) (sample, error) {
 	if err := s.prepare(dir); err != nil {
 		return sample{}, err
 	}
-	pre, env, err := launch.Launcher(c.np)
-	if err != nil {
-		return sample{}, err
-	}
-	argv := append(append(pre, bin, "run", "-quiet", "-report", "report.json"), s.args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	start := time.Now()
-	out, err := cmd.CombinedOutput()
+	_, _, err := benchmain.Launched(c.np, dir, nil, append([]string{bin, "run", "-quiet", "-report", "report.json"}, s.args...)...)
 	wall := time.Since(start).Seconds()
 	if err != nil {
-		return sample{}, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out)
+		return sample{}, err
 	}
 	window, err := windowTime(filepath.Join(dir, "report.json"))
 	return sample{wall: wall, window: window}, err
@@ -253,24 +239,13 @@ func (c config) time(bin string, s side, name string) (sample, error) {
 
 // windowTime is the sum of the observed times of the phases of an h5proxy JSON report.
 func windowTime(path string) (float64, error) {
-	b, err := os.ReadFile(path)
+	r, err := benchmain.ReadReport(path)
 	if err != nil {
 		return 0, err
 	}
-	var r struct {
-		Phases []struct {
-			Observed float64 `json:"observed_time"`
-		} `json:"phases"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return 0, fmt.Errorf("report %s: %w", path, err)
-	}
-	if len(r.Phases) == 0 {
-		return 0, fmt.Errorf("report %s: no phase", path)
-	}
 	var t float64
 	for _, p := range r.Phases {
-		t += p.Observed
+		t += p.ObservedTime
 	}
 	return t, nil
 }
@@ -379,12 +354,10 @@ func (c config) count(bin string, s side, name string) (uint64, error) {
 	}
 	argv := append([]string{"valgrind", "--tool=callgrind", "--callgrind-out-file=callgrind.out",
 		bin, "run", "-no-launch", "-quiet"}, s.args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
 	// Go's asynchronous preemption signals trip callgrind's signal bookkeeping
 	// (threads.c: "sigNum == current_state.sig" fails): preempt at safe points only.
-	cmd.Dir, cmd.Env = dir, append(append(os.Environ(), env...), "GODEBUG=asyncpreemptoff=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out)
+	if _, _, err := benchmain.Launched(0, dir, append(env, "GODEBUG=asyncpreemptoff=1"), argv...); err != nil {
+		return 0, err
 	}
 	out, err := os.ReadFile(filepath.Join(dir, "callgrind.out"))
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/profile"
 	"github.com/h5proxy/h5proxy/patterns/ior"
 )
@@ -38,18 +39,15 @@ type study struct {
 }
 
 func main() {
-	np := flag.Int("np", 4, "ranks")
+	np := benchmain.NP(4, "ranks")
 	block := flag.String("b", "1m", "IOR -b")
 	xfer := flag.String("t", "256k", "IOR -t")
 	segs := flag.String("s", "2", "IOR -s")
 	bin := flag.String("h5proxy", "bin/h5proxy", "the h5proxy executable (make build)")
 	real := flag.String("ior", "", "a real IOR executable to run the same command lines with (none installed here)")
-	dir := flag.String("dir", "", "work directory (default: a temporary one, removed)")
+	dir := benchmain.Dir()
 	flag.Parse()
-	if err := run(*np, *block, *xfer, *segs, *bin, *real, *dir, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "collective:", err)
-		os.Exit(1)
-	}
+	benchmain.Exit("collective", 1, run(*np, *block, *xfer, *segs, *bin, *real, *dir, os.Stdout))
 }
 
 func run(np int, block, xfer, segs, bin, real, dir string, out io.Writer) error {
@@ -57,12 +55,11 @@ func run(np int, block, xfer, segs, bin, real, dir string, out io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("-t %s: %w", xfer, err)
 	}
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "collective"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
+	dir, done, err := benchmain.TempDir("collective", dir)
+	if err != nil {
+		return err
 	}
+	defer done()
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}

@@ -15,10 +15,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/patterns"
@@ -30,50 +30,40 @@ import (
 var layouts = []struct{ name, layout string }{{"canonical", "native"}, {"log", "log"}, {"subfiling", "subfiling"}}
 
 func main() {
-	nps := flag.String("nps", "2,4", "rank counts, comma-separated")
-	reps := flag.Int("reps", 1, "runs per layout and rank count (the median is reported)")
+	nps := benchmain.NPs("2,4")
+	reps := benchmain.Reps(1, "runs per layout and rank count (the median is reported)")
 	records := flag.Int("r", 1, "records of the h1 file (E3SM-IO -r)")
 	mapFile := flag.String("map", "", "F-case map file (default: the repository's data/e3sm/map_f_case_16p.h5)")
-	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
-	out := flag.String("results", "", "internal: results file of a launched run")
+	dir, out := benchmain.Dir(), benchmain.Results()
 	flag.Parse()
 	if *mapFile == "" {
 		d, err := e3sm.FindMapDir(".")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "e3sm bench:", err)
-			os.Exit(1)
-		}
+		benchmain.Check(name, 1, err)
 		*mapFile = filepath.Join(d, "map_f_case_16p.h5")
 	}
-	if launch.Underneath() {
-		if err := child(*mapFile, *dir, *out, *records, *reps); err != nil {
-			fmt.Fprintln(os.Stderr, "e3sm bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	os.Exit(parent(*nps, *mapFile, *dir, *records, *reps))
+	benchmain.Split(name, func() int { return parent(*nps, *mapFile, *dir, *records, *reps) },
+		func() error { return child(*mapFile, *dir, *out, *records, *reps) })
 }
+
+// name prefixes the bench's errors.
+const name = "e3sm bench"
 
 // parent launches one MPI run per rank count and prints the table.
 func parent(nps, mapFile, dir string, records, reps int) int {
 	counts, err := launch.Counts(nps)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "e3sm bench: -nps: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: -nps: %v\n", name, err)
 		return 2
 	}
-	if dir == "" {
-		d, err := os.MkdirTemp("", "h5proxy-e3sm-bench-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "e3sm bench:", err)
-			return 1
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, done, err := benchmain.TempDir("e3sm-bench", dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		return 1
 	}
+	defer done()
 	abs, err := filepath.Abs(mapFile)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "e3sm bench:", err)
+		fmt.Fprintln(os.Stderr, name+":", err)
 		return 1
 	}
 	res := filepath.Join(dir, "results.txt")
@@ -83,7 +73,7 @@ func parent(nps, mapFile, dir string, records, reps int) int {
 		times, err = parseResults(lines)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "e3sm bench:", err)
+		fmt.Fprintln(os.Stderr, name+":", err)
 		return 1
 	}
 	fmt.Printf("E3SM-IO F case write (h0 + h1, r=%d), map %s, median of %d; seconds from file create to close, without data generation\n", records, filepath.Base(mapFile), reps)
@@ -134,13 +124,11 @@ func parseResults(lines []string) (map[string]float64, error) {
 // child runs under MPI: every available layout, reps times, and rank 0 appends the
 // medians to the results file.
 func child(mapFile, dir, out string, records, reps int) error {
-	finalize, err := proxy.InitMPI()
+	world, finalize, err := benchmain.Ranks()
 	if err != nil {
 		return err
 	}
 	defer finalize()
-	runtime.LockOSThread()
-	world := proxy.World()
 	var lines []string
 	for _, l := range layouts {
 		if !slices.Contains(proxy.Layouts(), l.layout) {
@@ -149,16 +137,7 @@ func child(mapFile, dir, out string, records, reps int) error {
 		var ts []float64
 		for rep := 0; rep < reps; rep++ {
 			file := filepath.Join(dir, fmt.Sprintf("f-%s-np%d-%d.h5", l.name, world.Size(), rep))
-			kvs, err := proxy.ParseKV(fmt.Sprintf("map=%s;r=%d;file=%s;layout=%s", mapFile, records, file, l.layout))
-			if err != nil {
-				return err
-			}
-			cfg, err := proxy.ParseOptions("e3sm", kvs)
-			if err != nil {
-				return err
-			}
-			cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
-			s, err := proxy.NewSession(world, cfg)
+			s, err := benchmain.Session(world, "e3sm", fmt.Sprintf("map=%s;r=%d;file=%s;layout=%s", mapFile, records, file, l.layout), patterns.PhaseWrite)
 			if err != nil {
 				return err
 			}

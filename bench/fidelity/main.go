@@ -44,6 +44,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
@@ -69,10 +70,9 @@ type benchCase struct {
 }
 
 func main() {
-	np := flag.Int("np", 2, "ranks of every run")
-	reps := flag.Int("reps", 7, "runs of each program per case (interleaved)")
-	flag.IntVar(&warmBytes, "warm", 1<<30, "bytes of memory to touch before each run: "+warm.FlagUsage)
-	flag.BoolVar(&aa, "aa", false, "A/A check: the reference on both sides (its h5proxy column is a second reference run): the spread of the ratio when nothing differs, the comparison's noise floor")
+	np, reps := benchmain.NP(2, "ranks of every run"), benchmain.Reps(7, "runs of each program per case (interleaved)")
+	benchmain.WarmBytes(&warmBytes, 1<<30)
+	benchmain.AA(&aa, "the reference on both sides (its h5proxy column is a second reference run)")
 	cases := flag.String("cases", "vpic-write,vpic-read,e3sm-f", "cases to run, comma-separated")
 	dim1 := flag.Uint64("dim1", 2097152, "VPIC particles per rank (DIM_1)")
 	steps := flag.Int("steps", 4, "VPIC timesteps")
@@ -81,7 +81,7 @@ func main() {
 	records := flag.Int("r", 1, "E3SM-IO records (-r) of the F h1, G and I h0 files")
 	order := flag.String("e3sm-order", "sorted", "request order of the E3SM reference and h5proxy: sorted (E3SM-IO read_decomp sorting and merging each rank's requests; h5proxy's default) or map (E3SM-IO after its pull request 165; h5proxy order=map)")
 	bin := flag.String("bin", "bin", "directory holding h5proxy and ref/ (make build bench-ref)")
-	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
+	dir := benchmain.Dir()
 	var ro readOpts
 	flag.StringVar(&ro.option, "read", "FULL", "vpic-read READ_OPTION: FULL, PARTIAL or STRIDED")
 	flag.Uint64Var(&ro.toRead, "to-read", 0, "PARTIAL: TO_READ_NUM_PARTICLES (default DIM_1/2)")
@@ -93,14 +93,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "fidelity: -e3sm-order %q: want sorted or map\n", *order)
 		os.Exit(2)
 	}
-	if err := ro.resolve(*dim1); err != nil {
-		fmt.Fprintln(os.Stderr, "fidelity:", err)
-		os.Exit(2)
-	}
-	if err := run(*np, *reps, *cases, *dim1, *steps, *delay, *mapDir, *records, *order == "sorted", *bin, *dir, ro); err != nil {
-		fmt.Fprintln(os.Stderr, "fidelity:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("fidelity", 2, ro.resolve(*dim1))
+	benchmain.Exit("fidelity", 1, run(*np, *reps, *cases, *dim1, *steps, *delay, *mapDir, *records, *order == "sorted", *bin, *dir, ro))
 }
 
 // readOpts are the vpic-read case's BD-CATS selection (READ_OPTION and its parameters).
@@ -188,16 +182,11 @@ func run(np, reps int, caseList string, dim1 uint64, steps, delay int, mapDir st
 			return fmt.Errorf("-bin %s: %s missing (run make build bench-ref): %w", bin, p, err)
 		}
 	}
-	if dir == "" {
-		d, err := os.MkdirTemp("", "h5proxy-fidelity-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	} else if dir, err = filepath.Abs(dir); err != nil {
+	dir, done, err := benchmain.TempDir("fidelity", dir)
+	if err != nil {
 		return err
 	}
+	defer done()
 	names := strings.Split(caseList, ",")
 	var todo []benchCase
 	for _, n := range names {
@@ -267,25 +256,17 @@ var aa bool
 
 // execute runs one side under the launcher and deletes its files afterwards.
 func execute(np int, s side, i int) (sample, error) {
-	pre, env, err := launch.Launcher(np)
-	if err != nil {
-		return sample{}, err
-	}
-	argv := append(pre, s.argv(i)...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
+	out, _, err := benchmain.Launched(np, "", nil, s.argv(i)...)
 	var smp sample
 	if err == nil {
-		smp, err = s.parse(out)
+		if smp, err = s.parse(out); err != nil {
+			err = fmt.Errorf("%s: %w\n%s", strings.Join(s.argv(i), " "), err, out)
+		}
 	}
 	for _, f := range s.files(i) {
 		os.Remove(f)
 	}
-	if err != nil {
-		return sample{}, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out)
-	}
-	return smp, nil
+	return smp, err
 }
 
 func report(c benchCase, ref, px []sample) {
@@ -454,15 +435,8 @@ func vpicRead(bin, dir string, np int, dim1 uint64, steps int, ro readOpts) (ben
 	if err != nil {
 		return benchCase{}, err
 	}
-	pre, env, err := launch.Launcher(np)
-	if err != nil {
-		return benchCase{}, err
-	}
-	argv := append(pre, filepath.Join(bin, "h5proxy"), "run", "-quiet", wcfg)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return benchCase{}, fmt.Errorf("writing the read input: %w\n%s", err, out)
+	if _, _, err := benchmain.Launched(np, "", nil, filepath.Join(bin, "h5proxy"), "run", "-quiet", wcfg); err != nil {
+		return benchCase{}, fmt.Errorf("writing the read input: %w", err)
 	}
 	rconf := vpicConf(dim1, steps)
 	ro.conf(rconf)

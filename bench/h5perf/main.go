@@ -31,8 +31,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
-	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
 )
 
@@ -115,19 +115,9 @@ func stats(rs []report, k key) (med, lo, hi float64, n int) {
 // execute runs argv (under the MPI launcher with np ranks when np > 0) in dir and parses
 // its report.
 func execute(np int, dir string, argv ...string) (report, error) {
-	var env []string
-	if np > 0 {
-		pre, e, err := launch.Launcher(np)
-		if err != nil {
-			return report{}, err
-		}
-		argv, env = append(pre, argv...), e
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
+	out, _, err := benchmain.Launched(np, dir, nil, argv...)
 	if err != nil {
-		return report{}, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out)
+		return report{}, err
 	}
 	return parse(out)
 }
@@ -136,13 +126,13 @@ func main() {
 	real := flag.String("h5perf", "/tmp/h5perf-real/h5perf", "the real h5perf (bench/h5perf/build-real.sh builds it)")
 	bin := flag.String("bin", "bin/h5proxy", "the h5proxy binary")
 	args := flag.String("args", "-e 32M -x 4M -X 4M -B 1M -i 3 -P 2 -p 2", "h5perf arguments, the same for both")
-	np := flag.Int("np", 2, "ranks of the real h5perf's job (h5proxy launches -P..-p itself)")
-	reps := flag.Int("reps", 7, "runs of each, interleaved")
+	np := benchmain.NP(2, "ranks of the real h5perf's job (h5proxy launches -P..-p itself)")
+	reps := benchmain.Reps(7, "runs of each, interleaved")
 	study := flag.Bool("study", false, "run the HDF5 vs MPI-IO vs POSIX study (h5proxy only) instead of the comparison")
 	studyArgs := flag.String("study-args", "-e 16M -x 64K -X 4M -B 64K -i 3 -P 2 -p 2", "h5perf arguments of the study, without -C and -I")
 	dir := flag.String("dir", os.TempDir(), "working directory of the runs (their data files go there)")
-	flag.IntVar(&warmBytes, "warm", 1<<30, "bytes of memory to touch before each run: "+warm.FlagUsage)
-	flag.BoolVar(&aa, "aa", false, "A/A check: the real h5perf on both sides (its h5proxy column is a second real h5perf): the spread of the ratio when nothing differs, the comparison's noise floor")
+	benchmain.WarmBytes(&warmBytes, 1<<30)
+	benchmain.AA(&aa, "the real h5perf on both sides (its h5proxy column is a second real h5perf)")
 	flag.Parse()
 	b, err := exec.LookPath(*bin)
 	if err == nil && !strings.Contains(b, "/") {
@@ -156,10 +146,7 @@ func main() {
 	} else if err == nil {
 		err = compare(*real, b, *dir, strings.Fields(*args), *np, *reps)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "h5perf bench:", err)
-		os.Exit(1)
-	}
+	benchmain.Exit("h5perf bench", 1, err)
 }
 
 // absolute makes a binary's path usable from the runs' working directory.

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
@@ -38,17 +39,14 @@ func main() {
 	tol := flag.Float64("tolerance", 0.05, "allowed relative growth of fds, goroutines and RSS after warm-up")
 	layouts := flag.String("layouts", strings.Join(availableLayouts(), ","), "layouts to run (default: every layout this build can run)")
 	modes := flag.String("modes", strings.Join(proxy.Modes(), ","), "modes to run")
-	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
+	dir := benchmain.Dir()
 	flag.Parse()
 	if !launch.Underneath() {
 		os.Exit(launch.SelfInDir("leaks", 1, *dir))
 	}
 	oneArena()
-	fin, err := proxy.InitMPI()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "leaks:", err)
-		os.Exit(1)
-	}
+	_, fin, err := benchmain.Ranks()
+	benchmain.Check("leaks", 1, err)
 	code := 0
 	fmt.Println(header)
 	for _, l := range strings.Split(*layouts, ",") {

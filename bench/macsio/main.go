@@ -16,10 +16,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/patterns/macsio"
@@ -33,17 +33,14 @@ type variant struct {
 }
 
 func main() {
-	reps := flag.Int("reps", 5, "runs per variant and rank count")
+	reps := benchmain.Reps(5, "runs per variant and rank count")
 	nps := flag.String("np", "1,2,4", "rank counts")
 	partSize := flag.Int64("part_size", 1<<20, "MACSio's --part_size (bytes per part; 20 variables per part)")
 	dumps := flag.Int("dumps", 5, "dumps (VPIC timesteps)")
 	bin := flag.String("bin", "bin", "directory of the h5proxy binary")
-	dir := flag.String("dir", "", "scratch directory (default: a temporary one, removed)")
+	dir := benchmain.Dir()
 	flag.Parse()
-	if err := run(*reps, *nps, *partSize, *dumps, *bin, *dir); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/macsio:", err)
-		os.Exit(1)
-	}
+	benchmain.Exit("bench/macsio", 1, run(*reps, *nps, *partSize, *dumps, *bin, *dir))
 }
 
 func run(reps int, nps string, partSize int64, dumps int, bin, dir string) error {
@@ -51,14 +48,11 @@ func run(reps int, nps string, partSize int64, dumps int, bin, dir string) error
 	if err != nil {
 		return fmt.Errorf("-np: %w", err)
 	}
-	if dir == "" {
-		d, err := os.MkdirTemp("", "bench-macsio-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, done, err := benchmain.TempDir("bench-macsio", dir)
+	if err != nil {
+		return err
 	}
+	defer done()
 	// The bytes a MACSio rank writes per dump at 1 part per rank: 20 variables, zone-centred
 	// ones a little smaller than the part.
 	c := macsio.Config{AvgNumParts: 1, PartSize: partSize, PartDim: 2, VarsPerPart: 20, FileExt: "h5"}
@@ -126,27 +120,12 @@ func once(bin, dir string, np int, v variant, rep int) (float64, error) {
 	if err := os.WriteFile(cfg, data, 0o644); err != nil {
 		return 0, err
 	}
-	pre, env, err := launch.Launcher(np)
-	if err != nil {
+	if _, _, err := benchmain.Launched(np, "", nil, filepath.Join(bin, "h5proxy"), "run", "-quiet", cfg); err != nil {
 		return 0, err
 	}
-	argv := append(pre, filepath.Join(bin, "h5proxy"), "run", "-quiet", cfg)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("%v: %s", err, out)
-	}
-	var rep0 struct {
-		Phases []struct {
-			ObservedTime float64 `json:"observed_time"`
-		} `json:"phases"`
-	}
-	raw, err := os.ReadFile(report)
+	rep0, err := benchmain.ReadReport(report)
 	if err != nil {
 		return 0, err
-	}
-	if err := json.Unmarshal(raw, &rep0); err != nil || len(rep0.Phases) == 0 {
-		return 0, fmt.Errorf("report %s: %v", report, err)
 	}
 	// The data go: the next run writes afresh.
 	files, _ := filepath.Glob(base + "*")

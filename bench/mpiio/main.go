@@ -17,11 +17,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
@@ -31,13 +31,13 @@ import (
 )
 
 func main() {
-	np := flag.Int("np", 2, "ranks")
-	reps := flag.Int("reps", 7, "runs per layout (medians are reported)")
+	np := benchmain.NP(2, "ranks")
+	reps := benchmain.Reps(7, "runs per layout (medians are reported)")
 	dim1 := flag.String("dim1", "2097152", "particles per rank (DIM_1)")
 	steps := flag.Int("steps", 4, "timesteps per run")
-	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
+	dir := benchmain.Dir()
 	extra := flag.String("opts", "", "extra KEY=VALUE;... options for both layouts (e.g. ALIGN=YES;ALIGN_THRESHOLD=0;ALIGN_LEN=1M)")
-	flag.BoolVar(&warmUp, "warm", true, warm.FlagUsage)
+	benchmain.Warm(&warmUp)
 	ios := flag.String("io", "ompio,romio321", "OpenMPI MPI-IO components to run under, one launch each (OMPI_MCA_io; \"\" keeps the environment's)")
 	flag.Parse()
 	if !launch.Underneath() {
@@ -53,10 +53,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*reps, *dim1, *steps, *dir, *extra); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	benchmain.Exit("bench", 1, run(*reps, *dim1, *steps, *dir, *extra))
 }
 
 type result struct{ raw, observed float64 }
@@ -67,13 +64,11 @@ var warmUp bool
 // run keeps one session per layout for the whole benchmark so both reuse their buffers
 // (fresh memory is slow to touch here), and alternates their write phases.
 func run(reps int, dim1 string, steps int, dir, extra string) error {
-	finalize, err := proxy.InitMPI()
+	world, finalize, err := benchmain.Ranks()
 	if err != nil {
 		return err
 	}
 	defer finalize()
-	runtime.LockOSThread()
-	world := proxy.World()
 	// Variants: h5proxy's native HDF5 layout; the same bytes with MPI_File_write_at_all at
 	// explicit offsets; with the call sequence HDF5's MPI-IO driver uses (file view); and
 	// with pwrite at the same offsets (no MPI-IO).

@@ -26,12 +26,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
-	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/patterns/nova"
 )
 
@@ -76,10 +75,10 @@ type bench struct {
 }
 
 func main() {
-	np := flag.Int("np", 2, "ranks of the tuned comparison and of the study")
-	reps := flag.Int("reps", 7, "runs of each variant (interleaved)")
+	np := benchmain.NP(2, "ranks of the tuned comparison and of the study")
+	reps := benchmain.Reps(7, "runs of each variant (interleaved)")
 	bin := flag.String("bin", "bin", "directory holding h5proxy (make build)")
-	dir := flag.String("dir", "", "directory for the files (default: a new temporary directory, removed at the end)")
+	dir := benchmain.Dir()
 	tool := flag.Bool("tool", false, "time `h5proxy concat` instead of the nova pattern's concatenation phase")
 	study := flag.Bool("study", false, "vary each tuning key in turn from the defaults instead of the acceptance comparisons")
 	files := flag.Int("files", 64, "input files")
@@ -91,21 +90,16 @@ func main() {
 	b := &bench{bin: *bin, dir: *dir, tool: *tool, files: *files, scale: map[string]string{
 		"files": fmt.Sprint(*files), "groups": fmt.Sprint(*groups), "datasets_per_group": fmt.Sprint(*perGroup),
 		"empty_fraction": fmt.Sprint(*empty), "rows_mean": fmt.Sprint(*rows)}}
-	if err := b.run(*np, *reps, *study); err != nil {
-		fmt.Fprintln(os.Stderr, "nova:", err)
-		os.Exit(1)
-	}
+	benchmain.Exit("nova", 1, b.run(*np, *reps, *study))
 }
 
 func (b *bench) run(np, reps int, study bool) error {
-	if b.dir == "" {
-		d, err := os.MkdirTemp("", "h5proxy-bench-nova-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		b.dir = d
+	dir, done, err := benchmain.TempDir("bench-nova", b.dir)
+	if err != nil {
+		return err
 	}
+	defer done()
+	b.dir = dir
 	if err := b.generate(np); err != nil {
 		return err
 	}
@@ -150,8 +144,8 @@ func (b *bench) generate(np int) error {
 	if err != nil {
 		return err
 	}
-	if out, _, err := b.execute(np, []string{filepath.Join(b.bin, "h5proxy"), "run", "-quiet", cfg}); err != nil {
-		return fmt.Errorf("generating the inputs: %w\n%s", err, out)
+	if _, _, err := b.execute(np, []string{filepath.Join(b.bin, "h5proxy"), "run", "-quiet", cfg}); err != nil {
+		return fmt.Errorf("generating the inputs: %w", err)
 	}
 	list := strings.Join(nova.Config{Files: b.files}.Inputs(filepath.Join(b.dir, "in")), "\n") + "\n"
 	b.inputs = filepath.Join(b.dir, "inputs.txt")
@@ -173,19 +167,13 @@ func (b *bench) config(name string, phases []string, opts map[string]any) (strin
 }
 
 // execute runs argv under the MPI launcher with np ranks and returns its output and the
-// CPU seconds of the job (the launcher's and its waited-for descendants').
+// CPU seconds of the job (the launcher's and its waited-for descendants'); a failure names
+// the command line and holds the output (benchmain.Launched).
 func (b *bench) execute(np int, argv []string) ([]byte, float64, error) {
-	pre, env, err := launch.Launcher(np)
-	if err != nil {
-		return nil, 0, err
-	}
-	argv = append(pre, argv...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
+	out, st, err := benchmain.Launched(np, "", nil, argv...)
 	var cpu float64
-	if cmd.ProcessState != nil {
-		cpu = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	if st != nil {
+		cpu = (st.UserTime() + st.SystemTime()).Seconds()
 	}
 	return out, cpu, err
 }
@@ -216,9 +204,9 @@ func (b *bench) once(v variant, i int) (sample, error) {
 		}
 		argv = []string{filepath.Join(b.bin, "h5proxy"), "run", "-quiet", "-report", report, cfg}
 	}
-	text, cpu, err := b.execute(v.ranks, argv)
+	_, cpu, err := b.execute(v.ranks, argv)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, text)
+		return nil, err // names the command line and holds its output
 	}
 	data, err := os.ReadFile(report)
 	if err != nil {

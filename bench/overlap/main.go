@@ -23,12 +23,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
@@ -38,15 +38,15 @@ import (
 )
 
 func main() {
-	np := flag.Int("np", 1, "ranks")
-	reps := flag.Int("reps", 5, "runs per mode and compute ratio (medians are reported)")
+	np := benchmain.NP(1, "ranks")
+	reps := benchmain.Reps(5, "runs per mode and compute ratio (medians are reported)")
 	dim1 := flag.String("dim1", "1048576", "particles per rank (DIM_1): 32 bytes each per step")
 	steps := flag.Int("steps", 6, "timesteps per run")
 	staging := flag.String("staging", "64MiB", "staging limit of the memory-bound run")
 	rss := flag.Bool("rss", false, "run only the memory-bound check (used by the launcher)")
-	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
+	dir := benchmain.Dir()
 	flag.StringVar(&computeKind, "compute", "spin", "compute kind: spin, sleep or stream")
-	flag.BoolVar(&warmUp, "warm", true, warm.FlagUsage)
+	benchmain.Warm(&warmUp)
 	ratioList := flag.String("ratios", "0,0.5,1.2,2", "compute per step as multiples of the sync I/O time per step, comma-separated")
 	modes := flag.String("modes", "sync,async,async-nocopy,cache", "modes compared (sync first: the yardstick), comma-separated")
 	bind := flag.String("bind", "none", "core binding of the ranks: none, or core (mpirun's default for 2 ranks or fewer, as h5bench runs)")
@@ -60,10 +60,7 @@ func main() {
 	if err == nil && *bind != "none" && *bind != "core" {
 		err = fmt.Errorf("-bind %q: want none or core", *bind)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "overlap:", err)
-		os.Exit(2)
-	}
+	benchmain.Check("overlap", 2, err)
 	runBytes = int(mustSize(*dim1)) * 32 * *steps
 	if !launch.Underneath() {
 		// The memory-bound check runs in a fresh process: peak RSS is per process.
@@ -81,10 +78,7 @@ func main() {
 	} else {
 		err = overlap(*reps, *dim1, *steps, *dir)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "overlap:", err)
-		os.Exit(1)
-	}
+	benchmain.Exit("overlap", 1, err)
 }
 
 // computeKind is the emulated compute of every run.
@@ -199,13 +193,12 @@ func phase(s *proxy.Session) (run, error) {
 }
 
 func overlap(reps int, dim1 string, steps int, dir string) error {
-	finalize, err := proxy.InitMPI()
+	world, finalize, err := benchmain.Ranks()
 	if err != nil {
 		return err
 	}
 	defer finalize()
-	runtime.LockOSThread()
-	rank0 := proxy.World().Rank() == 0
+	rank0 := world.Rank() == 0
 
 	// Sync I/O time per step, no compute: the yardstick.
 	ioPerStep := ioStep.Seconds()
@@ -227,7 +220,7 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 	}
 	if rank0 {
 		fmt.Printf("VPIC 1-D write, %d ranks, DIM_1=%s (%.1f MiB per rank per step), %d steps, %s compute, %d runs per cell\n",
-			proxy.World().Size(), dim1, float64(mustSize(dim1)*32)/(1<<20), steps, computeKind, reps)
+			world.Size(), dim1, float64(mustSize(dim1)*32)/(1<<20), steps, computeKind, reps)
 		fmt.Printf("sync I/O time per step (no compute, final drain excluded): %.3f s (runs: %s)\n", ioPerStep, fmtList(ios))
 		fmt.Printf("unhidden = observed - compute - data preparation (h5bench's observed time minus its compute); -drain: without the final flush/drain\n\n")
 		fmt.Printf("%-8s %-12s %10s %10s %8s %10s %8s %7s %8s %9s\n", "compute", "mode", "observed s", "unhidden s", "/sync",
@@ -307,12 +300,11 @@ func mustSize(s string) uint64 {
 // memoryBound runs a sync phase (the baseline peak RSS), then async with a small staging
 // limit and no waits between steps, so staging fills and backpressure holds it.
 func memoryBound(dim1 string, steps int, staging, dir string) error {
-	finalize, err := proxy.InitMPI()
+	world, finalize, err := benchmain.Ranks()
 	if err != nil {
 		return err
 	}
 	defer finalize()
-	runtime.LockOSThread()
 	// Peak RSS is the measure here: the warm-up's own allocation would mask the rise.
 	warmUp = false
 	limit, err := options.ParseSize(staging)
@@ -328,7 +320,7 @@ func memoryBound(dim1 string, steps int, staging, dir string) error {
 	}
 	s.Close()
 	baseline := peakRSS()
-	if proxy.World().Rank() == 0 {
+	if world.Rank() == 0 {
 		fmt.Printf("memory bound (rank 0): staging limit %.0f MiB, bound on the peak RSS rise over sync 1.1 x limit + 64 MiB = %.0f MiB; peak RSS after sync %.0f MiB\n",
 			float64(limit)/(1<<20), (1.1*float64(limit)+64<<20)/(1<<20), float64(baseline)/(1<<20))
 	}
@@ -352,7 +344,7 @@ func memoryBound(dim1 string, steps int, staging, dir string) error {
 		}
 		p := rep.Phases[0]
 		rise := peakRSS() - baseline
-		if proxy.World().Rank() == 0 {
+		if world.Rank() == 0 {
 			fmt.Printf("  %-12s staging high-water %.0f MiB, waited for room %.3f s, peak RSS rise %.0f MiB: %s\n",
 				v.label, p.StagingHigh.Max/(1<<20), p.StagingBlocked.Max, float64(rise)/(1<<20),
 				map[bool]string{true: "within", false: "EXCEEDED"}[float64(rise) <= 1.1*float64(limit)+64<<20])

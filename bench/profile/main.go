@@ -27,24 +27,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 )
 
 func main() {
-	reps := flag.Int("reps", 7, "repetitions of each measurement, interleaved with and without the library")
+	reps := benchmain.Reps(7, "repetitions of each measurement, interleaved with and without the library")
 	calls := flag.Int("calls", 200000, "calls per tight loop")
 	lib := flag.String("lib", "bin/libh5proxy-profile.so", "the profiler (make build puts it in bin/)")
 	h5proxy := flag.String("h5proxy", "bin/h5proxy", "the h5proxy command (VPIC runs)")
 	config := flag.String("config", "samples/native-vpic.json", "the VPIC configuration `h5proxy run` runs")
-	np := flag.Int("np", 2, "ranks of the VPIC runs")
+	np := benchmain.NP(2, "ranks of the VPIC runs")
 	cg := flag.Bool("callgrind", false, "count instructions per call with valgrind --tool=callgrind instead of timing the loops")
 	skipVPIC := flag.Bool("skip-vpic", false, "measure the per-call cost only")
 	flag.Parse()
-	if err := run(*reps, *calls, *lib, *h5proxy, *config, *np, *cg, *skipVPIC); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/profile:", err)
-		os.Exit(1)
-	}
+	benchmain.Exit("bench/profile", 1, run(*reps, *calls, *lib, *h5proxy, *config, *np, *cg, *skipVPIC))
 }
 
 func run(reps, calls int, lib, h5proxy, config string, np int, cg, skipVPIC bool) error {

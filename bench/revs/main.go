@@ -8,7 +8,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -17,26 +16,16 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/warm"
 )
 
-type phase struct {
-	Phase        string  `json:"phase"`
-	ObservedTime float64 `json:"observed_time"`
-	RawTime      struct {
-		Max float64 `json:"max"`
-	} `json:"raw_time"`
-}
-
-type report struct {
-	Phases []phase `json:"phases"`
-}
-
 func main() {
 	base := flag.String("base", "", "base revision (required), e.g. a commit before the change")
-	reps := flag.Int("reps", 7, "runs of each configuration per revision")
-	warmBytes := flag.Int("warm", 512<<20, "bytes to touch before each run: "+warm.FlagUsage)
+	reps := benchmain.Reps(7, "runs of each configuration per revision")
+	var warmBytes int
+	benchmain.WarmBytes(&warmBytes, 512<<20)
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: go run ./bench/revs -base REV [-reps N] CONFIG.json...\n\n")
 		flag.PrintDefaults()
@@ -46,9 +35,9 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	tmp, err := os.MkdirTemp("", "h5proxy-revs-")
+	tmp, done, err := benchmain.TempDir("revs", "")
 	check(err)
-	defer os.RemoveAll(tmp)
+	defer done()
 	bins := map[string]string{"base": filepath.Join(tmp, "h5proxy-base"), "tree": filepath.Join(tmp, "h5proxy-tree")}
 	wt := filepath.Join(tmp, "base")
 	run(".", "git", "worktree", "add", "--detach", "-f", wt, *base)
@@ -64,14 +53,12 @@ func main() {
 				pair = []string{"tree", "base"}
 			}
 			for _, which := range pair {
-				check(warm.Memory(*warmBytes))
+				check(warm.Memory(warmBytes))
 				out := filepath.Join(tmp, "report.json")
 				run(".", bins[which], "run", "-quiet", "--report", out, cfg)
 				for i, f := range reportFiles(out) {
-					var rep report
-					b, err := os.ReadFile(f)
+					rep, err := benchmain.ReadReport(f)
 					check(err)
-					check(json.Unmarshal(b, &rep))
 					os.Remove(f)
 					for _, p := range rep.Phases {
 						key := fmt.Sprintf("benchmark %d %s", i, p.Phase)
@@ -124,9 +111,4 @@ func run(dir, name string, args ...string) {
 	}
 }
 
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "revs:", err)
-		os.Exit(1)
-	}
-}
+func check(err error) { benchmain.Check("revs", 1, err) }

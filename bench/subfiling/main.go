@@ -31,12 +31,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/h5proxy/h5proxy/internal/benchmain"
 	"github.com/h5proxy/h5proxy/internal/benchstat"
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/sweep"
@@ -53,31 +53,26 @@ type opts struct {
 }
 
 func main() {
-	nps := flag.String("nps", "1,2,4", "rank counts, comma-separated")
+	nps := benchmain.NPs("1,2,4")
 	stripes := flag.String("stripes", "1MiB,4MiB,32MiB", "VFD stripe sizes, comma-separated")
 	iocs := flag.String("iocs", "1,2,4", "I/O concentrators (VFD: per node; model: subfile groups), comma-separated")
 	pats := flag.String("patterns", "vpic,e3sm", "patterns: vpic, e3sm")
-	reps := flag.Int("reps", 3, "repetitions, interleaved over every point")
+	reps := benchmain.Reps(3, "repetitions, interleaved over every point")
 	aggregate := flag.Bool("aggregate", true, "also run the model with one collective-buffering aggregator per subfile writing stripe-size buffers (mpiio.cb_nodes=1, mpiio.cb_buffer_size=stripe, through ROMIO: OMPI_MCA_io=romio321 unless set): the VFD's I/O concentrator in MPI-IO's terms")
 	yield := flag.Bool("yield", true, "launch every run with OMPI_MCA_mpi_yield_when_idle=1 unless set: waiting ranks give up the core, which the VFD's concentrator threads (1 + thread_pool per concentrator, polling MPI) need when ranks and threads outnumber the cores; without it E3SM's VFD write at 2 ranks on 2 cores took 159 s instead of 17 s")
 	vpicKV := flag.String("vpic", "NUM_DIMS=1;DIM_1=1048576;TIMESTEPS=2;COLLECTIVE_DATA=YES;COLLECTIVE_METADATA=YES", "VPIC-IO settings (per rank: 8 variables of DIM_1 4-byte elements per step)")
 	e3smKV := flag.String("e3sm", "ne=2;lev=12;r=1", "E3SM-IO F-case settings (a synthesized map: 218 columns, 12 levels, 71,256 runs per rank at 2 ranks, each a request to a concentrator through the VFD; the 16p map's size, ne=4;lev=72;r=2, is about 25 times as many)")
-	dir := flag.String("dir", "", "directory for the files (default: a temporary directory)")
+	dir := benchmain.Dir()
 	out := flag.String("out", "", "directory for subfiling.csv and the figures (default: none)")
-	results := flag.String("results", "", "internal: results file of a launched run")
+	results := benchmain.Results()
 	flag.Parse()
 	o := opts{split(*stripes), split(*iocs), split(*pats), *reps, *vpicKV, *e3smKV, *dir, *aggregate}
-	if launch.Underneath() {
-		if err := child(o, *results); err != nil {
-			fmt.Fprintln(os.Stderr, "subfiling bench:", err)
-			os.Exit(1)
+	benchmain.Split("subfiling bench", func() int {
+		if _, set := os.LookupEnv("OMPI_MCA_mpi_yield_when_idle"); *yield && !set {
+			os.Setenv("OMPI_MCA_mpi_yield_when_idle", "1") // the launched ranks inherit it
 		}
-		return
-	}
-	if _, set := os.LookupEnv("OMPI_MCA_mpi_yield_when_idle"); *yield && !set {
-		os.Setenv("OMPI_MCA_mpi_yield_when_idle", "1") // the launched ranks inherit it
-	}
-	os.Exit(parent(o, *nps, *out))
+		return parent(o, *nps, *out)
+	}, func() error { return child(o, *results) })
 }
 
 func split(s string) []string {
@@ -113,15 +108,13 @@ func parent(o opts, nps string, outDir string) int {
 	if err := vfdAvailable(); err != nil {
 		fmt.Printf("note: %v\nnote: only the model runs\n", err)
 	}
-	if o.dir == "" {
-		d, err := os.MkdirTemp("", "h5proxy-subfiling-bench-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "subfiling bench:", err)
-			return 1
-		}
-		defer os.RemoveAll(d)
-		o.dir = d
+	dir, done, err := benchmain.TempDir("subfiling-bench", o.dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "subfiling bench:", err)
+		return 1
 	}
+	defer done()
+	o.dir = dir
 	if _, set := os.LookupEnv("OMPI_MCA_io"); o.aggregate && !set {
 		os.Setenv("OMPI_MCA_io", "romio321") // OMPIO ignores cb_nodes; the launched ranks inherit it
 	}
@@ -301,13 +294,11 @@ func firstErr(errs ...error) error {
 // child runs under MPI: every point of this rank count, repetitions interleaved, and rank
 // 0 appends one line per run to the results file.
 func child(o opts, results string) error {
-	finalize, err := proxy.InitMPI()
+	world, finalize, err := benchmain.Ranks()
 	if err != nil {
 		return err
 	}
 	defer finalize()
-	runtime.LockOSThread()
-	world := proxy.World()
 	size := world.Size()
 	vfd := vfdAvailable() == nil
 	type pt struct{ pattern, layout, stripe, iocs string }
@@ -370,16 +361,7 @@ func measure(world proxy.Comm, pattern, layout, stripe, iocs, file string, o opt
 	default:
 		kv += ";subfiling_vfd.stripe_size=" + stripe + ";subfiling_vfd.ioc_per_node=" + iocs
 	}
-	kvs, err := proxy.ParseKV(kv)
-	if err != nil {
-		return run{}, err
-	}
-	cfg, err := proxy.ParseOptions(pattern, kvs)
-	if err != nil {
-		return run{}, err
-	}
-	cfg.Phases = []patterns.Phase{patterns.PhaseWrite, patterns.PhaseRead}
-	s, err := proxy.NewSession(world, cfg)
+	s, err := benchmain.Session(world, pattern, kv, patterns.PhaseWrite, patterns.PhaseRead)
 	if err != nil {
 		return run{}, err
 	}
