@@ -162,6 +162,9 @@ func (p *Pattern) setup(d *desc.Description) error {
 		if err := checkHandles(f); err != nil {
 			return err
 		}
+		if err := checkWriter(f); err != nil {
+			return err
+		}
 		if err := checkSequence(f); err != nil {
 			return err
 		}
@@ -362,7 +365,7 @@ func (p *Pattern) End(ph patterns.Phase, steps int, env patterns.Env) (plan.Plan
 }
 
 // FilePath is the first file the phase works on (the session checks a read phase's input
-// exists when it is its own file).
+// exists when it is its own file); "" when this rank opens none of the description's files.
 func (p *Pattern) FilePath(env patterns.Env) string {
 	if p.writes {
 		steps, _ := p.e.stepsFor(env.Size)
@@ -384,6 +387,11 @@ func (p *Pattern) FilePath(env patterns.Env) string {
 		if len(pl.Ops) > 0 {
 			return pl.Ops[0].Path
 		}
+	}
+	if p.writes || len(p.restarts) > 0 {
+		// This rank opens none of the description's files (a serial writer's other ranks,
+		// a rank its actions' when skips): not the configured file either.
+		return ""
 	}
 	return env.Path
 }
