@@ -43,7 +43,45 @@ const (
 	// call: the session charges it no time and the census counts no call. It comes last
 	// so that the kinds before it, each an HDF5 or MPI call, keep their numbers.
 	SelectFile
+	// CreateLink creates the link at Path (an absolute path in the current file) described
+	// by Op.Link: a hard link to an existing object (H5Lcreate_hard), a soft link to a path
+	// (H5Lcreate_soft) or an external link to an object of another file
+	// (H5Lcreate_external). It comes after SelectFile so that the kinds before it keep
+	// their numbers; the census counts it apart, by link kind.
+	CreateLink
 )
+
+// LinkKind is the kind of a link a CreateLink operation creates.
+type LinkKind int
+
+// The link kinds.
+const (
+	HardLink     LinkKind = iota + 1 // H5Lcreate_hard: another name of an existing object
+	SoftLink                         // H5Lcreate_soft: a path, resolved when traversed
+	ExternalLink                     // H5Lcreate_external: an object in another file
+)
+
+var linkNames = map[LinkKind]string{HardLink: "hard", SoftLink: "soft", ExternalLink: "external"}
+
+// String names the kind as a description does (hard, soft, external).
+func (k LinkKind) String() string {
+	if s, ok := linkNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("link(%d)", int(k))
+}
+
+// LinkSpec is what a CreateLink operation creates.
+type LinkSpec struct {
+	Kind LinkKind
+	// Target is the object's path: for a hard link an absolute path in the same file, for
+	// a soft link the path stored as written (relative paths resolve from the link's
+	// group when traversed), for an external link the path inside File.
+	Target string
+	// File is an external link's file name, stored as written (HDF5 resolves a relative
+	// name from the linking file's directory, among others, when traversed).
+	File string
+}
 
 var opNames = map[OpKind]string{
 	CreateFile: "create-file", OpenFile: "open-file", FlushFile: "flush-file", CloseFile: "close-file",
@@ -51,7 +89,7 @@ var opNames = map[OpKind]string{
 	CreateDataset: "create-dataset", OpenDataset: "open-dataset", CloseDataset: "close-dataset",
 	WriteAttribute: "write-attribute", Write: "write", Read: "read",
 	ExtendDataset: "extend-dataset", WaitBaton: "wait-baton", PassBaton: "pass-baton",
-	SelectFile: "select-file",
+	SelectFile: "select-file", CreateLink: "create-link",
 }
 
 // String returns the kebab-case name of the operation.
@@ -409,6 +447,8 @@ type Op struct {
 	Transfer  *Transfer
 	// Baton names the peer of a WaitBaton or PassBaton.
 	Baton *Baton
+	// Link is what a CreateLink creates.
+	Link *LinkSpec
 }
 
 // Baton is one hand-off of a serial group's baton: ranks that must take turns on a file
@@ -481,6 +521,13 @@ func (o Op) String() string {
 	}
 	if o.Baton != nil {
 		fmt.Fprintf(&b, " peer=%d tag=%d", o.Baton.Peer, o.Baton.Tag)
+	}
+	if l := o.Link; l != nil {
+		fmt.Fprintf(&b, " %s=", l.Kind)
+		if l.File != "" {
+			b.WriteString(l.File + ":")
+		}
+		b.WriteString(l.Target)
 	}
 	if a := o.Attribute; a != nil {
 		fmt.Fprintf(&b, " @%s type=%s shape=%v", a.Name, a.Type, a.Shape)
@@ -559,6 +606,13 @@ func (o *Op) validate() error {
 	case SelectFile:
 		if o.Path == "" {
 			return fmt.Errorf("missing file path")
+		}
+	case CreateLink:
+		if l := o.Link; l == nil || linkNames[l.Kind] == "" || l.Target == "" || (l.Kind == ExternalLink) != (l.File != "") {
+			return fmt.Errorf("missing or malformed link (a kind, a target, and a file for an external link only)")
+		}
+		if o.Link.Kind == HardLink && !strings.HasPrefix(o.Link.Target, "/") {
+			return fmt.Errorf("hard link target %q is not an absolute path", o.Link.Target)
 		}
 	case WaitBaton, PassBaton:
 		if o.Baton == nil || o.Baton.Peer < 0 || o.Baton.Tag < 0 {

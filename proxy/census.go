@@ -53,8 +53,16 @@ func (s *sample) countMulti(k plan.OpKind, bytes uint64) {
 // plan.Op.AsObject is one of these, not the open or close of its kind.
 var objectCalls = [2]string{"H5Oopen", "H5Oclose"}
 
+// linkCalls name the link creation calls, in mLink order (plan.LinkKind 1..3): a
+// plan.CreateLink counts as the call of its kind.
+var linkCalls = [3]string{"H5Lcreate_hard", "H5Lcreate_soft", "H5Lcreate_external"}
+
 // countCall charges one operation handed to the layout to the census.
 func (s *sample) countCall(op *plan.Op, bytes uint64) {
+	if op.Kind == plan.CreateLink && op.Link != nil && op.Link.Kind >= plan.HardLink && op.Link.Kind <= plan.ExternalLink {
+		s[mLink+metric(op.Link.Kind-plan.HardLink)]++
+		return
+	}
 	if op.AsObject {
 		switch op.Kind {
 		case plan.OpenGroup, plan.OpenDataset:
@@ -187,6 +195,11 @@ func census(t *[nMetrics]Stat, sys bool) Census {
 	}
 	for i, name := range objectCalls {
 		if n := t[mObject+metric(i)]; n.Sum > 0 {
+			c.Calls = append(c.Calls, CallCount{Call: name, Count: n.Sum, MaxCount: n.Max})
+		}
+	}
+	for i, name := range linkCalls {
+		if n := t[mLink+metric(i)]; n.Sum > 0 {
 			c.Calls = append(c.Calls, CallCount{Call: name, Count: n.Sum, MaxCount: n.Max})
 		}
 	}

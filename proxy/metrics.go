@@ -67,8 +67,10 @@ const (
 	// mObject counts the opens of groups and datasets through H5Oopen (plan.Op.AsObject),
 	// mObject+1 their closes through H5Oclose (census.go: objectCalls).
 	mObject = mMulti + 4
+	// mLink+k-1 counts the links of plan.LinkKind k created (census.go: linkCalls).
+	mLink = mObject + 2
 	// mSysIO+i is field i of /proc/self/io (sysIOFields).
-	mSysIO   = mObject + 2
+	mSysIO   = mLink + 3
 	nMetrics = mSysIO + nSysIO
 )
 

@@ -127,3 +127,6 @@ func LoadedLibraries() []string { return nil }
 
 // ScaleOffsetFullRangeUnreadable reports false in a build without cgo.
 func ScaleOffsetFullRangeUnreadable() bool { return false }
+
+// CreateLink returns ErrNoCgo in a build without cgo.
+func CreateLink(loc ID, path string, l plan.LinkSpec) error { return ErrNoCgo }

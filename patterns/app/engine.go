@@ -38,8 +38,21 @@ type instance struct {
 	group    int // ranks per file of an N-to-M file (0: every rank, or one)
 	readOnly bool
 	// kept are the series datasets (extend) left open between writes, in open order, as
-	// programs keep their record variables open; they close with the file.
-	kept []string
+	// programs keep their record variables open, and under hold: file every group and
+	// dataset (keptGroups marks the groups); they close with the file, the last first.
+	kept       []string
+	keptGroups map[string]bool
+}
+
+// keep holds the object at path open until the file closes.
+func (in *instance) keep(path string, group bool) {
+	in.kept = append(in.kept, path)
+	if group {
+		if in.keptGroups == nil {
+			in.keptGroups = map[string]bool{}
+		}
+		in.keptGroups[path] = true
+	}
 }
 
 // sharing is how the ranks share a file: through MPI-IO by every rank (group 0) or by
@@ -83,17 +96,19 @@ type sim struct {
 	env       patterns.Env
 	sc        *desc.Scope
 	dir       string
-	open      map[string]*instance          // by file id
-	order     []string                      // paths of the open files as the layout stacks them: the last is current
-	existing  map[string]bool               // file paths created so far
-	created   map[string]map[string]bool    // file path → objects created
-	writes    map[string]map[string][]int   // file path → dataset path → steps written (extend slabs)
-	specs     map[string]map[string]*dsSpec // file path → dataset path → spec of its writes
-	lastWrite map[string]int                // file id → last step written (-1: never)
-	limit     int                           // steps replayed before the end actions
-	steps     int                           // the write phase's steps on this rank count
-	firstUse  map[string]int                // file id → first step an action opened it
-	plans     []plan.Plan                   // per step
+	open      map[string]*instance             // by file id
+	order     []string                         // paths of the open files as the layout stacks them: the last is current
+	existing  map[string]bool                  // file paths created so far
+	created   map[string]map[string]bool       // file path → objects created
+	writes    map[string]map[string][]int      // file path → dataset path → steps written (extend slabs)
+	specs     map[string]map[string]*dsSpec    // file path → dataset path → spec of its writes
+	lastWrite map[string]int                   // file id → last step written (-1: never)
+	limit     int                              // steps replayed before the end actions
+	steps     int                              // the write phase's steps on this rank count
+	firstUse  map[string]int                   // file id → first step an action opened it
+	linked    map[string]map[string]bool       // file path → links created
+	pending   map[string]map[string]*desc.Link // file path → hard links waiting for their target
+	plans     []plan.Plan                      // per step
 	end       plan.Plan
 	cur       *plan.Plan
 }
@@ -132,7 +147,7 @@ func (e *engine) newSim(env patterns.Env) (*sim, error) {
 		dir = "."
 	}
 	return &sim{e: e, env: env, sc: sc, dir: dir, open: map[string]*instance{}, existing: map[string]bool{},
-		lastWrite: map[string]int{}, firstUse: map[string]int{}, limit: steps, steps: steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
+		lastWrite: map[string]int{}, firstUse: map[string]int{}, linked: map[string]map[string]bool{}, pending: map[string]map[string]*desc.Link{}, limit: steps, steps: steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
 }
 
 // fires reports whether action a runs at step (at: step).
@@ -189,6 +204,9 @@ func (s *sim) filePath(f *desc.File) (string, error) {
 // parallel says how the ranks share a file: every rank (MPI-IO), groups of ranks (N-to-M,
 // MPI-IO on each group's communicator) or one file per rank.
 func (s *sim) parallel(f *desc.File) (sharing, error) {
+	if serialRank0(f) { // rank 0 alone, serially (the others skip its actions)
+		return sharing{}, nil
+	}
 	n, err := s.sc.Int(f.Ranks)
 	if err != nil {
 		return sharing{}, err
@@ -242,7 +260,7 @@ func (s *sim) run() error {
 			s.closeFile(in)
 		}
 	}
-	return nil
+	return s.unlinked()
 }
 
 // action carries out one timeline action at step.
@@ -251,6 +269,9 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 	f, err := s.e.file(fv)
 	if err != nil {
 		return err
+	}
+	if serialRank0(f) && s.env.Rank != 0 { // a serial writer's file: never opened here
+		return nil
 	}
 	s.sc.SetStep(step)
 	path, err := s.filePath(f)
@@ -413,6 +434,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 	// created in it.
 	if kind == plan.CreateFile || s.created[path] == nil {
 		s.created[path] = map[string]bool{}
+		s.linked[path] = map[string]bool{}
 		s.writes[path] = map[string][]int{}
 		s.specs[path] = map[string]*dsSpec{}
 	}
@@ -439,7 +461,11 @@ func (s *sim) closeFile(in *instance) {
 		s.use(in, step)
 	}
 	for i := len(in.kept) - 1; i >= 0; i-- {
-		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: in.kept[i], Collective: in.parallel})
+		kind := plan.CloseDataset
+		if in.keptGroups[in.kept[i]] {
+			kind = plan.CloseGroup
+		}
+		s.cur.Add(plan.Op{Kind: kind, Path: in.kept[i], Collective: in.parallel})
 	}
 	s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: in.path, Collective: in.parallel})
 	delete(s.open, in.file.ID)
@@ -550,11 +576,19 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			if err := s.attributes(in, g.path, g.g.Attributes, step); err != nil {
 				return err
 			}
-			opened = append(opened, g.path)
+			if h.perFile {
+				in.keep(g.path, true)
+			} else {
+				opened = append(opened, g.path)
+			}
 			continue
 		}
 		if s.openHolding(in, g.path, vs, func(v visit) bool { return selected(a, v.path, v.ds.Name) && !createdSerially(in.file, v) }, step) {
-			opened = append(opened, g.path)
+			if h.perFile {
+				in.keep(g.path, true)
+			} else {
+				opened = append(opened, g.path)
+			}
 		}
 	}
 	var dsOpen []string // datasets to close after the action
@@ -608,8 +642,8 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		switch {
 		case h.perCall:
 		case in.isKept(v.path):
-		case sp.extend >= 0:
-			in.kept = append(in.kept, v.path)
+		case sp.extend >= 0 || h.perFile:
+			in.keep(v.path, false)
 		default:
 			dsOpen = append(dsOpen, v.path)
 		}
@@ -652,6 +686,9 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
 	}
 	dsOpen, opened = s.sequence(in, a, mark, dsOpen, opened, false)
+	if err := s.links(in, step); err != nil {
+		return err
+	}
 	for i := len(dsOpen) - 1; i >= 0; i-- {
 		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: dsOpen[i], Collective: in.parallel, Step: step})
 	}

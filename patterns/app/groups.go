@@ -10,8 +10,12 @@ import (
 // pick, as a program opens a group (H5Gopen2) before the datasets in it, which it opens
 // relative to the group: writes reopen the groups above the datasets they write, reads
 // the groups above the datasets they read (BD-CATS opens each Timestep_N group, then its
-// datasets). It reports whether it opened g.
+// datasets). A group held open (hold: file) is not opened again. It reports whether it
+// opened g.
 func (s *sim) openHolding(in *instance, g string, vs []visit, pick func(visit) bool, step int) bool {
+	if in.keptGroups[g] { // held open until the file closes (hold: file)
+		return false
+	}
 	for _, v := range vs {
 		if strings.HasPrefix(v.path, g+"/") && pick(v) {
 			s.cur.Add(plan.Op{Kind: plan.OpenGroup, Path: g, Collective: in.parallel, CollMetadata: in.objCollMeta(), Step: step})

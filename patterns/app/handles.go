@@ -32,6 +32,9 @@ type handles struct {
 	byGroup bool
 	// close is the order of an action's closes: "auto", "forward" or "reverse".
 	close string
+	// perFile (hold: file): each group and dataset stays open from its creation (or first
+	// open) until its file closes: no reopen at later steps.
+	perFile bool
 }
 
 // handlesOf evaluates a file's handles key; checkHandles and checkSequence have
@@ -41,7 +44,8 @@ func handlesOf(f *desc.File) handles {
 	parents, _ := strconv.ParseBool(h.OpenParents.Text)
 	return handles{perCall: strings.EqualFold(h.Hold.Text, "call"), reopen: strings.EqualFold(h.Attributes.Text, "reopen"), parents: parents,
 		byCall: strings.EqualFold(h.Sequence.Text, "by_call"), depthFirst: strings.EqualFold(h.Sequence.Text, "depth_first"),
-		byGroup: strings.EqualFold(h.Sequence.Text, "by_group"), close: strings.ToLower(h.Close.Text)}
+		byGroup: strings.EqualFold(h.Sequence.Text, "by_group"), close: strings.ToLower(h.Close.Text),
+		perFile: strings.EqualFold(h.Hold.Text, "file")}
 }
 
 // checkHandles rejects the handles keys that need hold: call under hold: action: a code
@@ -51,14 +55,19 @@ func checkHandles(f *desc.File) error {
 	if strings.EqualFold(h.Hold.Text, "call") {
 		return nil
 	}
+	if strings.EqualFold(h.Hold.Text, "file") && h.Sequence.Set && !strings.EqualFold(h.Sequence.Text, "by_object") {
+		return &desc.Error{Pos: h.Sequence.Pos, Key: h.Sequence.Path, Value: h.Sequence.Text,
+			Reason:  "an order of an action's creates, writes and closes while the code holds its objects open until the file closes (hold: file): they are not closed by the action",
+			Allowed: "sequence: by_object with hold: file, or hold: action for " + h.Sequence.Text}
+	}
 	const allowed = "hold: call with it (objects opened for each call), or attributes: object and open_parents: false"
 	if strings.EqualFold(h.Attributes.Text, "reopen") {
 		return &desc.Error{Pos: h.Attributes.Pos, Key: h.Attributes.Path, Value: h.Attributes.Text,
-			Reason: "attributes reopened with H5Oopen while the code holds their object open for the action (hold: " + h.Hold.Text + ")", Allowed: allowed}
+			Reason: "attributes reopened with H5Oopen while the code holds their object open (hold: " + h.Hold.Text + ")", Allowed: allowed}
 	}
 	if p, _ := strconv.ParseBool(h.OpenParents.Text); p {
 		return &desc.Error{Pos: h.OpenParents.Pos, Key: h.OpenParents.Path, Value: h.OpenParents.Text,
-			Reason: "parent groups opened around each create while the code holds them open for the action (hold: " + h.Hold.Text + ")", Allowed: allowed}
+			Reason: "parent groups opened around each create while the code holds them open (hold: " + h.Hold.Text + ")", Allowed: allowed}
 	}
 	return nil
 }

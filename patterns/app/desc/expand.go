@@ -117,6 +117,26 @@ func (d *Description) expand() error {
 			}
 		}
 		c.Datasets = out
+		var groups []*Group
+		for _, g := range c.Groups {
+			names, ok := d.listParam(g.Name.Text)
+			if !ok {
+				groups = append(groups, g)
+				continue
+			}
+			if len(names) == 0 {
+				return errAt(g.Name, "the list parameter is empty: no group would be made", "a list parameter with at least one name")
+			}
+			for j, n := range names {
+				cp := *g
+				cp.Name.Text = n
+				if j > 0 {
+					cp.Content = g.Content.clone()
+				}
+				groups = append(groups, &cp)
+			}
+		}
+		c.Groups = groups
 		for _, g := range c.Groups {
 			if err := walk(&g.Content, join(path, "groups."+g.Name.Text)); err != nil {
 				return err
@@ -141,6 +161,23 @@ func (d *Description) expand() error {
 		}
 	}
 	return nil
+}
+
+// clone copies a content for another group of a list key: each group gets datasets of its
+// own (like: resolves per dataset), attributes and links are read only and shared.
+func (c Content) clone() Content {
+	out := Content{Attributes: c.Attributes, Links: c.Links}
+	for _, ds := range c.Datasets {
+		cp := *ds
+		cp.set = maps.Clone(ds.set)
+		out.Datasets = append(out.Datasets, &cp)
+	}
+	for _, g := range c.Groups {
+		cp := *g
+		cp.Content = g.Content.clone()
+		out.Groups = append(out.Groups, &cp)
+	}
+	return out
 }
 
 // each calls fn on every dataset of the content, groups included, in document order.

@@ -456,7 +456,7 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 		for i, k := range keys {
 			path := "files." + k.Value
 			x := p.mapOf(vals[i], path)
-			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs),
+			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs), Writer: x.value("writer", fs),
 				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs),
 				Libver: x.value("libver", fs), Handles: p.handles(x.vals["handles"], path+".handles")}
 			cr, cerr := p.create(x.vals["create"], path+".create", f)
@@ -548,12 +548,30 @@ func (p *parser) content(n *yaml.Node, path string) (Content, error) {
 	if g := x.vals["groups"]; g != nil && g.Kind == yaml.MappingNode {
 		keys, vals := pairs(g)
 		for i, k := range keys {
-			gp := join(path, "groups."+k.Value)
+			gp := join(path, "groups."+keyName(k))
 			in, err := p.content(vals[i], gp)
 			if err != nil {
 				return c, err
 			}
-			c.Groups = append(c.Groups, &Group{Name: Value{Text: k.Value, Pos: p.pos(k), Path: gp, Set: true}, Content: in})
+			// A list key makes one group per name, as for datasets ("${list}" once the
+			// parameters are known: expand); each copy gets its own datasets.
+			for j, name := range p.names(k) {
+				cc := in
+				if j > 0 {
+					cc = in.clone()
+				}
+				c.Groups = append(c.Groups, &Group{Name: Value{Text: name, Pos: p.pos(k), Path: gp, Set: true}, Content: cc})
+			}
+		}
+	}
+	if ln := x.vals["links"]; ln != nil && ln.Kind == yaml.MappingNode {
+		keys, vals := pairs(ln)
+		for i, k := range keys {
+			l, err := p.link(k, vals[i], join(path, "links."+k.Value))
+			if err != nil {
+				return c, err
+			}
+			c.Links = append(c.Links, l)
 		}
 	}
 	if ds := x.vals["datasets"]; ds != nil && ds.Kind == yaml.MappingNode {
@@ -573,6 +591,47 @@ func (p *parser) content(n *yaml.Node, path string) (Content, error) {
 		}
 	}
 	return c, nil
+}
+
+// link builds one link: a scalar is a hard link's target; a map names exactly one kind.
+func (p *parser) link(k, n *yaml.Node, path string) (*Link, error) {
+	n = resolve(n)
+	l := &Link{Name: Value{Text: k.Value, Pos: p.pos(k), Path: path, Set: true}}
+	if n.Kind == yaml.ScalarNode {
+		l.Hard = p.scalar(n, join(path, "hard"))
+	} else {
+		s := linkNode.Elem
+		x := p.mapOf(n, path)
+		l.Hard, l.Soft = x.value("hard", s), x.value("soft", s)
+		if en := x.vals["external"]; en != nil {
+			ex := p.mapOf(resolve(en), join(path, "external"))
+			es := s.Field("external")
+			l.External = ExternalLink{File: ex.value("file", es), Path: ex.value("path", es)}
+			if !l.External.File.Set {
+				return nil, &Error{Pos: p.pos(en), Key: join(path, "external.file"), Reason: "an external link needs the other file's name",
+					Allowed: "external: {file: NAME, path: /PATH}"}
+			}
+		}
+	}
+	kinds := 0
+	for _, v := range []Value{l.Hard, l.Soft, l.External.File} {
+		if v.Set {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		return nil, &Error{Pos: p.pos(k), Key: path, Reason: fmt.Sprintf("a link names %d of hard, soft, external", kinds),
+			Allowed: "exactly one: {hard: PATH}, {soft: PATH} or {external: {file: NAME, path: PATH}}"}
+	}
+	for _, v := range []Value{l.Hard, l.Soft, l.External.Path} {
+		if v.Set && strings.TrimSpace(v.Text) == "" {
+			return nil, errAt(v, "an empty path", "a path: absolute (/a/b) or relative to the link's group")
+		}
+	}
+	if v := l.External.Path; l.External.File.Set && !strings.HasPrefix(v.Text, "/") {
+		return nil, errAt(v, "an external link's path is absolute in its file", "a path from the other file's root, e.g. /grid")
+	}
+	return l, nil
 }
 
 // names returns the names a dataset key stands for: itself, the elements of a list key,

@@ -168,12 +168,25 @@ var (
 		}}}
 )
 
+// linkNode declares the links of a file's root group or of a group.
+var linkNode = &Node{Key: "links", Kind: Named,
+	Help:    "links by name in this group (a template, as group names: one per step when it uses step), each created once, at the end of the first write action of its file that finds its group (and, for a hard link, its target) created, after that action's writes: hard (H5Lcreate_hard: another name of an object this description creates in the same file, as H5MD's step and time of one time series are those of another), soft (H5Lcreate_soft: a path, stored as written) or external (H5Lcreate_external: an object in another file); a hard link whose target the run never creates is an error; the native, subfiling and subfiling-vfd layouts make them, the raw layouts (mpiio, posix, null) keep no metadata and skip them, the log layout refuses them",
+	Example: `links: {step: {hard: /particles/all/position/step}, last: {soft: Timestep_9}, grid: {external: {file: mesh.h5, path: /grid}}}`,
+	Elem: &Node{Kind: Map, Short: "a hard link's target", Fields: []*Node{
+		{Key: "hard", Kind: Template, Help: "the path of the object the link names, absolute or relative to the link's group (e.g. ../position/step); ${EXPR} substitutes"},
+		{Key: "soft", Kind: Template, Help: "the path the soft link stores, absolute or relative to the link's group, which need not exist"},
+		{Key: "external", Kind: Map, Help: "an external link: the object at path in file", Fields: []*Node{
+			{Key: "file", Kind: Template, Help: "the other file's name, stored as written (HDF5 looks for a relative name beside the linking file, among other places, when the link is traversed)"},
+			{Key: "path", Kind: Template, Default: "/", Help: "the object's absolute path in that file"},
+		}},
+	}}}
+
 func init() {
 	// A group holds what a file holds.
-	g := &Node{Key: "groups", Kind: Named, Help: "groups by name (a template: Timestep_${step} makes one group per step written)",
-		Example: `groups: {fields: {datasets: {...}}}`}
-	g.Elem = &Node{Kind: Map, Fields: []*Node{attrNode, datasetNode, g}}
-	fileNode.Elem.Fields = append(fileNode.Elem.Fields, attrNode, datasetNode, g)
+	g := &Node{Key: "groups", Kind: Named, Help: "groups by name (a template: Timestep_${step} makes one group per step written); a name \"${list}\" or a YAML list as the key makes one group per name, each with the same content",
+		Example: `groups: {fields: {datasets: {...}}, [velocity, force]: {datasets: {value: {type: f64, shape: [n]}}}}`}
+	g.Elem = &Node{Kind: Map, Fields: []*Node{attrNode, datasetNode, g, linkNode}}
+	fileNode.Elem.Fields = append(fileNode.Elem.Fields, attrNode, datasetNode, g, linkNode)
 }
 
 var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application writes, by an id that actions name",
@@ -181,6 +194,9 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 	Elem: &Node{Kind: Map, Fields: []*Node{
 		{Key: "name", Kind: Template, Help: "file name, relative to the session's file directory; ${step}, ${rank} and any expression substitute (e.g. plt_${step:05d}.h5); a file stays open while consecutive actions name the same file"},
 		{Key: "ranks", Kind: Expr, Default: "nranks", Help: "ranks per file: nranks (one shared file through MPI-IO), 1 (a file per rank, name must use rank), or K between (N-to-M: ranks div(rank, K)*K .. share a file, opened through MPI-IO on their own communicator, its datasets decomposed over them; the name must use div(rank, K), e.g. data_${div(rank, K)}.h5)", Example: `files: {part: {name: "part_${div(rank, 4)}.h5", ranks: 4}}`},
+		{Key: "writer", Kind: Enum, Allowed: []string{"all", "rank0"}, Default: "all",
+			Help:    "all: the ranks of the file (ranks) write it; rank0: a serial writer: rank 0 alone creates, writes and closes the file with HDF5's default (sec2) driver, every dataset whole from its buffer (decomposed over that one rank), and the other ranks never open it (no call of theirs in the census), as H5MD writers (LAMMPS's ch5md) gather their data on rank 0 and write alone; its reads (a restart too) are rank 0's alone; not with ranks or create: rank0",
+			Example: "files: {traj: {name: traj.h5, writer: rank0}}"},
 		{Key: "mode", Kind: Enum, Allowed: []string{"truncate", "append"}, Default: "truncate", Help: "truncate: create or empty the file at its first action; append: open an existing file read-write"},
 		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output); restart reads: open and close it at every read, not once for consecutive reads of it"},
 		{Key: "collective_metadata", Kind: Enum, Allowed: []string{"false", "true", "read"}, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write): true on every open of the file, read on its opens for reading only (restart reads, and reads when no write holds it open: a reader program setting them where the writer did not, as BD-CATS reads VPIC's file); an open for reading asks for them on its group and dataset opens too", Example: "collective_metadata: read"},

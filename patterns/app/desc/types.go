@@ -111,10 +111,13 @@ type CompoundMember struct {
 
 // File is one file (or family of files) the application writes.
 type File struct {
-	ID                 string
-	Pos                Pos
-	Name               Value
-	Ranks              Value
+	ID    string
+	Pos   Pos
+	Name  Value
+	Ranks Value
+	// Writer rank0 is a file rank 0 writes alone through HDF5's default (sec2) driver, the
+	// other ranks never opening it.
+	Writer             Value
 	Mode               Value
 	Reopen             Value
 	CollectiveMetadata Value
@@ -130,6 +133,35 @@ type Content struct {
 	Attributes []*Attribute
 	Groups     []*Group
 	Datasets   []*Dataset
+	Links      []*Link
+}
+
+// Link is a link in a group (or the file's root group): its name is a template, as a
+// group's. Exactly one of Hard, Soft and External.File is set.
+type Link struct {
+	Name Value
+	// Hard is the target's path (absolute, or relative to the link's group) of a hard link.
+	Hard Value
+	// Soft is the path a soft link stores.
+	Soft Value
+	// External is an external link's file and path in it (File.Set marks one).
+	External ExternalLink
+}
+
+// ExternalLink is the target of an external link: an object's path in another file.
+type ExternalLink struct {
+	File, Path Value
+}
+
+// Kind names the link's kind: hard, soft or external.
+func (l *Link) Kind() string {
+	switch {
+	case l.Hard.Set:
+		return "hard"
+	case l.Soft.Set:
+		return "soft"
+	}
+	return "external"
 }
 
 // Group is a group: its name is a template (a name using step makes one group per step).

@@ -236,6 +236,7 @@ func (wr *writer) file(f *File, path string) *yaml.Node {
 	m := wr.mapping(path)
 	m.value("name", f.Name)
 	m.value("ranks", f.Ranks)
+	m.value("writer", f.Writer)
 	m.value("mode", f.Mode)
 	m.value("reopen", f.Reopen)
 	m.value("collective_metadata", f.CollectiveMetadata)
@@ -288,6 +289,28 @@ func (wr *writer) content(m *mapping, c *Content) {
 		}
 		m.add("groups", gs.node(false))
 	}
+	if len(c.Links) > 0 {
+		ls := wr.mapping(join(m.path, "links"))
+		for _, l := range c.Links {
+			ls.add(l.Name.Text, wr.link(l, join(ls.path, l.Name.Text)))
+		}
+		m.add("links", ls.node(false))
+	}
+}
+
+// link writes a link as a map naming its kind ({hard: PATH}, {soft: PATH}, {external:
+// {file: F, path: P}}), never the scalar short form, so that its kind reads at a glance.
+func (wr *writer) link(l *Link, path string) *yaml.Node {
+	m := wr.mapping(path).flow()
+	m.value("hard", l.Hard)
+	m.value("soft", l.Soft)
+	if l.External.File.Set {
+		e := wr.mapping(join(path, "external")).flow()
+		e.value("file", l.External.File)
+		e.value("path", l.External.Path)
+		m.add("external", e.node(false))
+	}
+	return m.node(true)
 }
 
 // group writes a group's content; an empty group is an empty map ({}), never a scalar.

@@ -123,6 +123,11 @@ func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 		return f.objs.Close(op.Path)
 	case plan.ExtendDataset:
 		return f.extend(op)
+	case plan.CreateLink:
+		// The log file holds anchors under escaped names and the data in logs: a link to
+		// an anchor would read back as no dataset, so the layout refuses rather than write
+		// a file whose links lie.
+		return fmt.Errorf("log layout: link %s (%s): the log layout keeps no links (its file holds anchors and logs, not the objects a link would name); run the native, subfiling or subfiling-vfd layout for a description with links", op.Path, op.Link.Kind)
 	case plan.WriteAttribute:
 		loc := f.id
 		if op.Path != "/" {

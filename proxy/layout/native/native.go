@@ -112,6 +112,8 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		return f.objs.Open(f.id, op)
 	case plan.CloseGroup, plan.CloseDataset:
 		return f.objs.Close(op.Path)
+	case plan.CreateLink: // by absolute paths from the file's identifier
+		return h5.CreateLink(f.id, op.Path, *op.Link)
 	case plan.ExtendDataset:
 		id, ok := f.objs.IDs[op.Path]
 		if !ok {

@@ -140,6 +140,14 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 		return f.openObject(op)
 	case plan.CloseGroup, plan.CloseDataset:
 		return f.objs.Close(op.Path)
+	case plan.CreateLink:
+		// The subfile holds the group's part of each dataset; the links go in the master,
+		// after the virtual datasets they may name (buildMaster replays them in order).
+		if f.reading {
+			return fmt.Errorf("subfiling layout: link %s: the file is open read-only", op.Path)
+		}
+		f.record = append(f.record, *op)
+		return nil
 	case plan.ExtendDataset:
 		id, ok := f.objs.IDs[op.Path]
 		if !ok || h5layout.IsGroupKind(f.objs.Kinds[op.Path]) {
@@ -630,6 +638,10 @@ func (f *subFile) buildMaster(m h5.ID, written map[string][]plan.Selection) erro
 			}
 		case plan.WriteAttribute:
 			if err := attributeAt(m, op.Path, groups, *op.Attribute); err != nil {
+				return err
+			}
+		case plan.CreateLink:
+			if err := h5.CreateLink(m, op.Path, *op.Link); err != nil {
 				return err
 			}
 		}
