@@ -164,6 +164,9 @@ func (p *Pattern) setup(d *desc.Description) error {
 		if err := checkHandles(f); err != nil {
 			return err
 		}
+		if err := checkWriter(f); err != nil {
+			return err
+		}
 		if err := checkSequence(f); err != nil {
 			return err
 		}
@@ -390,7 +393,7 @@ func (p *Pattern) LogFiles(env patterns.Env) string {
 }
 
 // FilePath is the first file the phase works on (the session checks a read phase's input
-// exists when it is its own file).
+// exists when it is its own file); "" when this rank opens none of the description's files.
 func (p *Pattern) FilePath(env patterns.Env) string {
 	if p.writes {
 		steps, _ := p.e.stepsFor(env.Size)
@@ -412,6 +415,11 @@ func (p *Pattern) FilePath(env patterns.Env) string {
 		if len(pl.Ops) > 0 {
 			return pl.Ops[0].Path
 		}
+	}
+	if p.writes || len(p.restarts) > 0 {
+		// This rank opens none of the description's files (a serial writer's other ranks,
+		// a rank its actions' when skips): not the configured file either.
+		return ""
 	}
 	return env.Path
 }

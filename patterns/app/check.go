@@ -13,7 +13,7 @@ import (
 func (s *sim) check() error {
 	for _, f := range s.e.d.Files {
 		step, ok := s.firstUse[f.ID]
-		if !ok {
+		if !ok || serialRank0(f) { // one writer: no other rank names it
 			continue
 		}
 		sh, err := s.parallel(f)

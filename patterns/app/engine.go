@@ -204,6 +204,9 @@ func (s *sim) filePath(f *desc.File) (string, error) {
 // parallel says how the ranks share a file: every rank (MPI-IO), groups of ranks (N-to-M,
 // MPI-IO on each group's communicator) or one file per rank.
 func (s *sim) parallel(f *desc.File) (sharing, error) {
+	if serialRank0(f) { // rank 0 alone, serially (the others skip its actions)
+		return sharing{}, nil
+	}
 	n, err := s.sc.Int(f.Ranks)
 	if err != nil {
 		return sharing{}, err
@@ -266,6 +269,9 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 	f, err := s.e.file(fv)
 	if err != nil {
 		return err
+	}
+	if serialRank0(f) && s.env.Rank != 0 { // a serial writer's file: never opened here
+		return nil
 	}
 	s.sc.SetStep(step)
 	path, err := s.filePath(f)

@@ -242,6 +242,13 @@ func (e *engine) restart(a *desc.Action, env patterns.Env) (plan.Plan, error) {
 			readGroup = 0
 		}
 	}
+	if serialRank0(f) { // rank 0 reads back what it wrote alone; the others never open it
+		if env.Rank != 0 {
+			return plan.Plan{}, nil
+		}
+		wenv.Rank = 0
+		return e.readBack(a, env, sc, f, wenv, false, 0)
+	}
 	if files == 0 {
 		return e.readBack(a, env, sc, f, wenv, par, readGroup)
 	}

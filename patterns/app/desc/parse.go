@@ -456,7 +456,7 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 		for i, k := range keys {
 			path := "files." + k.Value
 			x := p.mapOf(vals[i], path)
-			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs),
+			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs), Writer: x.value("writer", fs),
 				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs),
 				Libver: x.value("libver", fs), Handles: p.handles(x.vals["handles"], path+".handles")}
 			cr, cerr := p.create(x.vals["create"], path+".create", f)

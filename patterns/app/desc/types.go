@@ -111,10 +111,13 @@ type CompoundMember struct {
 
 // File is one file (or family of files) the application writes.
 type File struct {
-	ID                 string
-	Pos                Pos
-	Name               Value
-	Ranks              Value
+	ID    string
+	Pos   Pos
+	Name  Value
+	Ranks Value
+	// Writer rank0 is a file rank 0 writes alone through HDF5's default (sec2) driver, the
+	// other ranks never opening it.
+	Writer             Value
 	Mode               Value
 	Reopen             Value
 	CollectiveMetadata Value

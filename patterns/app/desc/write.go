@@ -236,6 +236,7 @@ func (wr *writer) file(f *File, path string) *yaml.Node {
 	m := wr.mapping(path)
 	m.value("name", f.Name)
 	m.value("ranks", f.Ranks)
+	m.value("writer", f.Writer)
 	m.value("mode", f.Mode)
 	m.value("reopen", f.Reopen)
 	m.value("collective_metadata", f.CollectiveMetadata)

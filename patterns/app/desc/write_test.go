@@ -163,9 +163,9 @@ func (g *gen) file(id string) *File {
 	g.note(path)
 	f := &File{ID: id, Name: g.v(), Ranks: g.opt(g.v), Mode: g.opt(func() Value { return g.pick("truncate", "append") }),
 		Reopen: g.opt(g.v), CollectiveMetadata: g.opt(func() Value { return g.pick("false", "true", "read") }),
-		Libver: g.opt(func() Value { return g.pick("default", "latest") })}
+		Libver: g.opt(func() Value { return g.pick("default", "latest") }), Writer: g.opt(func() Value { return g.pick("all", "rank0") })}
 	g.note(path + ".name")
-	f.Handles = Handles{Hold: g.opt(func() Value { return g.pick("action", "call") }), Attributes: g.opt(func() Value { return g.pick("object", "reopen") }),
+	f.Handles = Handles{Hold: g.opt(func() Value { return g.pick("action", "call", "file") }), Attributes: g.opt(func() Value { return g.pick("object", "reopen") }),
 		OpenParents: g.opt(g.bool), Sequence: g.opt(func() Value { return g.pick("by_object", "by_call", "by_group", "depth_first") }),
 		Close: g.opt(func() Value { return g.pick("auto", "forward", "reverse") })}
 	if !strings.EqualFold(f.Mode.Text, "append") && !strings.EqualFold(f.Ranks.Text, "1") {
