@@ -322,7 +322,7 @@ func (l *Log) dxtSummary(file string) []string {
 // joinedName is a Darshan H5D name of a dataset in a numbered group, group and name
 // joined without '/' (/Timestep_0x, /Timestep_1id_1): the group's name up to its
 // number, the number, the dataset's name.
-var joinedName = regexp.MustCompile(`^/([^/]*?\D)(\d+)(\D[^/]*)$`)
+var joinedName = regexp.MustCompile(`^/([^/]*?[^/\d])(\d+)([^/\d][^/]*)$`)
 
 // splitJoinedNames gives the datasets whose names Darshan joined (see joinedName) their
 // paths back: /Timestep_0/x, where a file has names of the same group prefix with at
