@@ -90,6 +90,9 @@ func (l *Log) Capture(name string) (*Captured, error) {
 		}
 		dsets[k].recs = append(dsets[k].recs, r)
 	}
+	if n := splitJoinedNames(dsets, order); n > 0 {
+		guess("files", fmt.Sprintf("%d dataset names split into a numbered group and a name (Darshan joins a group's path and a dataset's name without '/': /Timestep_0x)", n))
+	}
 	if len(order) == 0 {
 		return nil, fmt.Errorf("the log has no H5D records (no HDF5 dataset I/O, or Darshan ran without its HDF5 module): nothing to describe")
 	}
@@ -282,10 +285,17 @@ func (l *Log) dxtSummary(file string) []string {
 				continue
 			}
 			sizes := map[int64]int{}
-			lo, hi := segs[0].Offset, segs[0].Offset+segs[0].Length
+			lo, hi, unknown := int64(-1), int64(-1), 0
 			for _, s := range segs {
 				sizes[s.Length]++
-				lo, hi = min(lo, s.Offset), max(hi, s.Offset+s.Length)
+				if s.Offset < 0 {
+					unknown++ // DXT_MPIIO keeps no offset for some calls
+					continue
+				}
+				if lo < 0 || s.Offset < lo {
+					lo = s.Offset
+				}
+				hi = max(hi, s.Offset+s.Length)
 			}
 			var ks []int64
 			for k := range sizes {
@@ -296,9 +306,47 @@ func (l *Log) dxtSummary(file string) []string {
 			for _, k := range ks {
 				parts = append(parts, fmt.Sprintf("%d B x%d", k, sizes[k]))
 			}
-			out = append(out, fmt.Sprintf("%s rank %d: %d %s in [%d, %d): %s", strings.TrimPrefix(d.Module.Name, "DXT_"), d.Rank, len(segs), kind, lo, hi, strings.Join(parts, ", ")))
+			where := fmt.Sprintf("in [%d, %d)", lo, hi)
+			if lo < 0 {
+				where = "at offsets not recorded"
+			} else if unknown > 0 {
+				where += fmt.Sprintf(", %d at offsets not recorded", unknown)
+			}
+			out = append(out, fmt.Sprintf("%s rank %d: %d %s %s: %s", strings.TrimPrefix(d.Module.Name, "DXT_"), d.Rank, len(segs), kind, where, strings.Join(parts, ", ")))
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// joinedName is a Darshan H5D name of a dataset in a numbered group, group and name
+// joined without '/' (/Timestep_0x, /Timestep_1id_1): the group's name up to its
+// number, the number, the dataset's name.
+var joinedName = regexp.MustCompile(`^/([^/]*?[^/\d])(\d+)([^/\d][^/]*)$`)
+
+// splitJoinedNames gives the datasets whose names Darshan joined (see joinedName) their
+// paths back: /Timestep_0/x, where a file has names of the same group prefix with at
+// least two numbers (one alone could as well be a dataset named so). It returns how many
+// it split.
+func splitJoinedNames(dsets map[string]*capDS, order []string) int {
+	numbers := map[string]map[string]bool{} // file and group prefix -> numbers
+	for _, k := range order {
+		ds := dsets[k]
+		if m := joinedName.FindStringSubmatch(ds.path); m != nil {
+			key := ds.file + "\x00" + m[1]
+			if numbers[key] == nil {
+				numbers[key] = map[string]bool{}
+			}
+			numbers[key][m[2]] = true
+		}
+	}
+	n := 0
+	for _, k := range order {
+		ds := dsets[k]
+		if m := joinedName.FindStringSubmatch(ds.path); m != nil && len(numbers[ds.file+"\x00"+m[1]]) > 1 {
+			ds.path = "/" + m[1] + m[2] + "/" + m[3]
+			n++
+		}
+	}
+	return n
 }

@@ -83,3 +83,34 @@ func TestCapture(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestCaptureJoinedNames: a real Darshan 3.5 log names VPIC's datasets /Timestep_0x;
+// capture splits them back into the step group and the dataset, and says so.
+func TestCaptureJoinedNames(t *testing.T) {
+	l, err := ReadFile("testdata/vpic-dxt.darshan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Capture("vpic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := desc.Parse("captured", []byte(c.YAML), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := d.Files[0].Groups
+	if d.Steps.Text != "2" || len(g) != 1 || g[0].Name.Text != "Timestep_${step}" || len(g[0].Datasets) != 8 {
+		t.Fatalf("%s", c.YAML)
+	}
+	var names []string
+	for _, ds := range g[0].Datasets {
+		names = append(names, ds.Name)
+	}
+	if got := strings.Join(names, " "); !strings.Contains(got, "id_1") || !strings.Contains(got, "px") || strings.Contains(got, "Timestep") {
+		t.Errorf("datasets %q", got)
+	}
+	if !strings.Contains(c.YAML, "# guess: 16 dataset names split into a numbered group and a name") {
+		t.Errorf("no guess for the split:\n%s", c.YAML)
+	}
+}
