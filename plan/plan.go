@@ -194,6 +194,28 @@ type FileSpec struct {
 	MakeDirs bool
 	// Tuning holds the session knobs' further access and creation properties.
 	Tuning FileTuning
+	// Hints passes an MPI_Info object at every MPI-IO open (the session's hints, or none)
+	// instead of MPI_INFO_NULL when there are none, as programs that always create one do
+	// (IOR's SetHints, utilities.c): profilers count the open as passing hints (Darshan's
+	// MPIIO_HINTS), and HDF5's MPI-IO driver passes the object at every set_view too. The
+	// native and mpiio layouts honour it.
+	Hints bool
+	// UniqueOpen adds MPI_MODE_UNIQUE_OPEN to the mpiio layout's opens (IOR's MPIIO_Open).
+	UniqueOpen bool
+	// Complete says that the program's transfers write every byte of the datasets the file
+	// lays out before anything reads it (IOR's blocks), so the raw layouts (mpiio, posix)
+	// need not ask the file's size: no growth check at close (fstat, MPI_File_get_size) and
+	// no bound of collective reads by it, calls the program does not make.
+	Complete bool
+	// CreateEveryRank, on the posix layout, creates a shared file as IOR's POSIX_Create
+	// does (aiori-POSIX.c): every rank opens it with O_CREAT|O_RDWR, no truncation and no
+	// synchronization (IOR removed the file before).
+	CreateEveryRank bool
+	// Mode is the permission bits of a posix create (0: 0644); IOR's are 0664.
+	Mode uint32
+	// Seek makes the posix layout's transfers an lseek, then a write (read) loop, as IOR's
+	// POSIX_Xfer, instead of pwrite (pread).
+	Seek bool
 	// View, on the mpiio layout, opens the file with IOR's MPI-IO file view
 	// (--mpiio.useFileView, -V); the other layouts ignore it.
 	View *FileView
@@ -284,6 +306,11 @@ type DatasetSpec struct {
 	FillValue []byte
 	// Tuning holds the session knobs' further creation properties.
 	Tuning DatasetTuning
+	// API1 creates the dataset with H5Dcreate1 and opens it with H5Dopen1, HDF5's
+	// deprecated calls, as programs written for the 1.6 API do (IOR's aiori-HDF5.c):
+	// profilers mark such datasets (Darshan's H5D_USE_DEPRECATED). The creation then has
+	// no link or access list: the native layout's HDF5 calls only.
+	API1 bool
 }
 
 // Filter is one HDF5 filter of a dataset's pipeline: its filter identifier and the client

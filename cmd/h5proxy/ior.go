@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/patterns/ior"
@@ -197,7 +198,8 @@ func runIOR(c ior.Config, warns, args []string, htmlOut string, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	removals, runErr := runIORIterations(s, world, c, cfg)
+	calls := &iorCalls{c: c, hints: cfg.MPIInfo, world: mpi.World(), file: cfg.File}
+	removals, runErr := runIORIterations(s, calls, cfg)
 	var rep *proxy.Report
 	if runErr == nil {
 		rep, runErr = s.Report()
@@ -205,10 +207,11 @@ func runIOR(c ior.Config, warns, args []string, htmlOut string, stdout, stderr i
 	if cerr := s.Close(); runErr == nil {
 		runErr = cerr
 	}
-	keep := c.KeepFile || (runErr != nil && c.KeepFileWithError)
-	if !keep && cfg.StoresData() {
-		if _, err := removeIORFiles(world, c, cfg.File); runErr == nil {
-			runErr = err
+	if runErr != nil && !c.KeepFile && !c.KeepFileWithError && cfg.StoresData() && calls.mine() {
+		// What a failed iteration left (IOR aborts): no collective call, the ranks may
+		// not all be here.
+		if err := os.Remove(calls.name(world.Rank())); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(stderr, "h5proxy ior: removing %s: %v\n", calls.name(world.Rank()), err)
 		}
 	}
 	if runErr != nil {
@@ -229,30 +232,55 @@ func runIOR(c ior.Config, warns, args []string, htmlOut string, stdout, stderr i
 	return nil
 }
 
-// runIORIterations runs IOR's iterations in IOR's order (ior.c: TestIoSys): per
-// iteration the file's removal (untimed), the write, the read (or check), then, unless
-// -k, the timed removal, whose times it returns. Each access of an iteration is a phase
-// of one step, so the session's reports come in IOR's order. A failed iteration stops
-// the test; the caller removes what is left.
-func runIORIterations(s *proxy.Session, world proxy.Comm, c ior.Config, cfg proxy.Config) ([]float64, error) {
+// runIORIterations runs IOR's iterations in IOR's order (ior.c: TestIoSys): the check
+// whether the file exists, then per iteration the file's removal (untimed, -k or not), the
+// write, the read (or check), each access followed by IOR's file-size check, then, unless
+// -k, the timed removal of the file last accessed, whose times it returns. Each access of
+// an iteration is a phase of one step, so the session's reports come in IOR's order. A
+// failed iteration stops the test; the caller removes what is left.
+func runIORIterations(s *proxy.Session, k *iorCalls, cfg proxy.Config) ([]float64, error) {
+	c, rank, size := k.c, k.world.Rank(), k.world.Size()
+	stores := cfg.StoresData()
+	if stores {
+		k.existing()
+	}
+	pat := ior.Pattern{}
+	pat.C = c
+	moved := int64(c.Segments) * int64(c.BlockSize) // a task's bytes per access
 	var removals []float64
 	for i := 0; i < c.Repetitions; i++ {
 		if err := s.Iterate(i); err != nil {
 			return removals, err
 		}
+		last := k.name(rank)
 		for _, ph := range cfg.Phases {
-			if ph == patterns.PhaseWrite && cfg.StoresData() {
+			write := ph == patterns.PhaseWrite
+			if write && stores {
 				// IOR removes the file(s) before each write, -k or not.
-				if _, err := removeIORFiles(world, c, cfg.File); err != nil {
+				if err := k.removeFile(last); err != nil {
 					return removals, err
 				}
 			}
 			if err := s.RunPhase(ph); err != nil {
 				return removals, err
 			}
+			if !stores || (!write && !c.ReadFile && !c.CheckRead) {
+				continue // IOR's write check alone has no size check
+			}
+			file := last
+			if !write {
+				// The file read: another task's with -F and a reordered read.
+				file = k.name((rank + pat.RankOffset(rank, size, i)) % size)
+			}
+			if _, err := k.checkFileSize(file, moved); err != nil {
+				return removals, err
+			}
+			if !write && !c.ReorderRandom {
+				last = file // RemoveFile removes the file last named (its own after -Z)
+			}
 		}
-		if !c.KeepFile && cfg.StoresData() {
-			t, err := removeIORFiles(world, c, cfg.File)
+		if !c.KeepFile && stores {
+			t, err := k.timedRemove(last)
 			if err != nil {
 				return removals, err
 			}
@@ -293,29 +321,6 @@ func fsLines(file string) []string {
 	inodesUsed := 100 * (1 - float64(st.Ffree)/max(float64(st.Files), 1))
 	return []string{ior.KV("Path", dir), ior.KV("FS", fmt.Sprintf("%.1f %s   Used FS: %2.1f%%   Inodes: %.1f Mi   Used Inodes: %2.1f%%",
 		total/div, unit, used, float64(st.Files)/(1<<20), inodesUsed))}
-}
-
-// removeIORFiles removes the test file (rank 0) or each task's own file (-F) between two
-// barriers, as IOR's RemoveFile, and returns the time it took.
-func removeIORFiles(world proxy.Comm, c ior.Config, file string) (float64, error) {
-	t0 := time.Now()
-	if err := world.Barrier(); err != nil {
-		return 0, err
-	}
-	var rmErr error
-	switch {
-	case c.FilePerProc:
-		rmErr = os.Remove(fmt.Sprintf("%s.%08d", file, world.Rank()))
-	case world.Rank() == 0:
-		rmErr = os.Remove(file)
-	}
-	if errors.Is(rmErr, os.ErrNotExist) {
-		rmErr = nil
-	}
-	if err := world.Barrier(); err != nil {
-		return 0, err
-	}
-	return time.Since(t0).Seconds(), rmErr
 }
 
 // printIORResults prints the results rows in the order the session ran them (write, then

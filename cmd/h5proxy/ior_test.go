@@ -311,3 +311,77 @@ func TestIORFileView(t *testing.T) {
 		}
 	}
 }
+
+// TestIORCallsAsIOR pins, under h5proxy's profiler, the counters that follow from IOR
+// 4.1's call sequence for a shared file at 2 ranks (-b 16k -t 4k -s 2 -c -w -r: 8
+// transfers per task and access), the sources' lines named beside each. Against the real
+// IOR 4.1 built on HDF5 1.10.8 the same run differs in no counter (docs/ior.md).
+func TestIORCallsAsIOR(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	run := func(api string) (*profile.Profile, string) {
+		file := filepath.Join(dir, api)
+		out := api + ".json"
+		r := h5proxy(t, dir, "profile", "-np", "2", "-lib", lib, "-noplot", "-o", out, "--", binary, "ior",
+			"-a", api, "-b", "16k", "-t", "4k", "-s", "2", "-c", "-w", "-r", "-o", file)
+		if r.code != 0 || !strings.Contains(r.stdout, "Max Read:  ") {
+			t.Fatal(r)
+		}
+		if _, err := os.Stat(file); !os.IsNotExist(err) {
+			t.Errorf("%s: the file is left after the run (IOR's RemoveFile): %v", api, err)
+		}
+		p, err := profile.Load(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, file
+	}
+	counters := func(p *profile.Profile, module, file, name string, want map[string]int64) map[string]int64 {
+		t.Helper()
+		rec, err := p.Find(module, file, name, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range want {
+			if got := rec.Counters[k]; got != v {
+				t.Errorf("%s %s%s: %s = %d, want %d", module, filepath.Base(file), name, k, got, v)
+			}
+		}
+		return rec.Counters
+	}
+
+	// POSIX: POSIX_Create opens on every task with O_CREAT|O_RDWR, mode 0664, and
+	// POSIX_Open once more for the read (aiori-POSIX.c); POSIX_Xfer seeks before every
+	// transfer; POSIX_GetFileSize stats on every task after each access (ior.c:
+	// CheckFileSize); the existence checks use access(2), which profilers do not count.
+	p, file := run("POSIX")
+	counters(p, "POSIX", file, "", map[string]int64{"POSIX_OPENS": 4, "POSIX_SEEKS": 32, "POSIX_STATS": 4,
+		"POSIX_MODE": 0o664, "POSIX_WRITES": 16, "POSIX_READS": 16})
+	if n := p.Calls["pwrite"].N + p.Calls["pread"].N; n != 0 {
+		t.Errorf("POSIX: %d pwrite/pread calls, want none (IOR's lseek + write/read)", n)
+	}
+
+	// MPIIO: 4 collective opens (create, read) and 3 of task 0 on MPI_COMM_SELF: the two
+	// MPIIO_GetFileSize (aiori-MPIIO.c) and RemoveFile's MPIIO_Access at the end (the one
+	// before the write finds no file); every open passes SetHints' info object
+	// (utilities.c), IOR sets no view. Each MPI_File_get_size is OMPIO's lseek pair, and no
+	// other size is asked.
+	p, file = run("MPIIO")
+	mc := counters(p, "MPIIO", file, "", map[string]int64{"MPIIO_COLL_OPENS": 4, "MPIIO_INDEP_OPENS": 3, "MPIIO_HINTS": 7,
+		"MPIIO_VIEWS": 0, "MPIIO_COLL_WRITES": 16, "MPIIO_COLL_READS": 16})
+	counters(p, "POSIX", file, "", map[string]int64{"POSIX_OPENS": mc["MPIIO_COLL_OPENS"] + mc["MPIIO_INDEP_OPENS"], "POSIX_SEEKS": 4})
+
+	// HDF5: the same file-level calls through the MPI-IO backend (HDF5 1.10 has neither
+	// H5Fis_accessible nor H5Fdelete); HDF5's MPI-IO driver passes IOR's info object at
+	// every open and set_view; H5Dcreate and H5Dopen are the 1.6 API's (IOR builds with
+	// H5_USE_16_API); the file selection's stride is a transfer's elements (SeekOffset).
+	p, file = run("HDF5")
+	mc = counters(p, "MPIIO", file, "", map[string]int64{"MPIIO_COLL_OPENS": 4, "MPIIO_INDEP_OPENS": 3})
+	if mc["MPIIO_VIEWS"] == 0 || mc["MPIIO_HINTS"] != mc["MPIIO_VIEWS"]+7 {
+		t.Errorf("HDF5: MPIIO_HINTS = %d with %d views, want every open and view hinted (%d)", mc["MPIIO_HINTS"], mc["MPIIO_VIEWS"], mc["MPIIO_VIEWS"]+7)
+	}
+	for s := 0; s < 2; s++ {
+		counters(p, "H5D", file, fmt.Sprintf("/Dataset-0000.%04d", s), map[string]int64{"H5D_USE_DEPRECATED": 1,
+			"H5D_ACCESS1_STRIDE_D1": 4096 / 8, "H5D_OPENS": 4, "H5D_WRITES": 8, "H5D_READS": 8})
+	}
+}

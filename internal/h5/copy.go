@@ -406,7 +406,7 @@ func CreateLike(loc ID, path string, tmpl ID, o Override) (_ ID, err error) {
 		return 0, err
 	}
 	defer C.H5Sclose(space)
-	return createDataset(loc, path, op, typ, space, dcpl)
+	return createDataset(loc, path, op, typ, space, dcpl, false)
 }
 
 // ReadAll reads the whole of dataset d, in its own datatype (no conversion), into buf,

@@ -60,12 +60,12 @@ static int h5p_set_subfiling(hid_t fapl, MPI_Comm c, MPI_Info info, const h5p_su
 #endif
 
 // h5p_set_mpio sets the MPI-IO driver on fapl for the communicator with Fortran handle comm
-// and the n hints keys[i]=vals[i]. The MPI_Info is freed before returning (HDF5 duplicates
-// it). Returns 0, -1 (HDF5 error on the stack), -2 (MPI_COMM_NULL) or -3 (MPI_Info error).
+// and the n hints keys[i]=vals[i] (an MPI_Info object even with none when always, else
+// MPI_INFO_NULL then). The MPI_Info is freed before returning (HDF5 duplicates it). Returns 0, -1 (HDF5 error on the stack), -2 (MPI_COMM_NULL) or -3 (MPI_Info error).
 // With sf, the subfiling VFD (over its I/O concentrator driver) replaces the MPI-IO driver:
 // H5Pset_mpi_params gives it the communicator and hints, sf's non-zero fields override the
 // VFD's defaults. -4: this HDF5 has no subfiling VFD.
-static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals, const h5p_subfiling *sf) {
+static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals, int always, const h5p_subfiling *sf) {
 	MPI_Comm c = MPI_Comm_f2c((MPI_Fint)comm);
 	MPI_Info info = MPI_INFO_NULL;
 	int i, rc = 0;
@@ -74,7 +74,7 @@ static int h5p_set_mpio(hid_t fapl, int comm, int n, char **keys, char **vals, c
 #endif
 	// OpenMPI returns NULL (not MPI_COMM_NULL) for a handle outside its table.
 	if (c == NULL || c == MPI_COMM_NULL) return -2;
-	if (n > 0) {
+	if (n > 0 || always) {
 		if (MPI_Info_create(&info) != MPI_SUCCESS) return -3;
 		for (i = 0; i < n; i++) {
 			if (MPI_Info_set(info, keys[i], vals[i]) != MPI_SUCCESS) {
@@ -234,7 +234,11 @@ func setMPIO(op string, fapl C.hid_t, a Access) error {
 	if s := a.Subfiling; s != nil {
 		sf = &C.h5p_subfiling{stripe_size: C.longlong(s.StripeSize), stripe_count: C.int(s.StripeCount), thread_pool: C.int(s.ThreadPool)}
 	}
-	switch C.h5p_set_mpio(fapl, C.int(a.Comm), C.int(n), ck, cv, sf) {
+	always := C.int(0)
+	if a.Hints { // an info object even without hints (plan.FileSpec.Hints)
+		always = 1
+	}
+	switch C.h5p_set_mpio(fapl, C.int(a.Comm), C.int(n), ck, cv, always, sf) {
 	case 0:
 		return nil
 	case -4:

@@ -8,6 +8,30 @@ static hid_t h5p_dcpl_class(void) { return H5P_DATASET_CREATE; }
 static hid_t h5p_dapl_class(void) { return H5P_DATASET_ACCESS; }
 static hid_t h5p_lapl_class(void) { return H5P_LINK_ACCESS; }
 static hid_t h5p_gapl_class(void) { return H5P_GROUP_ACCESS; }
+
+// HDF5's 1.6 calls, where the library keeps its deprecated symbols (-2 otherwise: this
+// HDF5 was built without them).
+static hid_t h5p_dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl) {
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+	return H5Dcreate1(loc, name, type, space, dcpl);
+#else
+	return -2;
+#endif
+}
+static int h5p_have_deprecated(void) {
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+	return 1;
+#else
+	return 0;
+#endif
+}
+static hid_t h5p_dopen1(hid_t loc, const char *name) {
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+	return H5Dopen1(loc, name);
+#else
+	return -2;
+#endif
+}
 */
 import "C"
 
@@ -148,6 +172,9 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 	enter()
 	defer leave()
 	op := "H5Dcreate2 " + path
+	if d.API1 {
+		op = "H5Dcreate1 " + path
+	}
 	if d.Chunk != nil && len(d.Chunk) != len(d.Shape) {
 		return 0, errorf("h5: %s: chunk rank %d != shape rank %d", op, len(d.Chunk), len(d.Shape))
 	}
@@ -296,16 +323,24 @@ func create(loc ID, fn, path, op string, d plan.DatasetSpec, props func(space C.
 	if err != nil {
 		return 0, err
 	}
-	return createDataset(loc, path, op, typ, space, dcpl)
+	return createDataset(loc, path, op, typ, space, dcpl, d.API1)
 }
 
 // createDataset creates the dataset at path in loc (H5Dcreate2 with the default link and
-// access lists) and records that it lives in loc's file; op names it in errors. Called
-// inside the gate.
-func createDataset(loc ID, path, op string, typ, space, dcpl C.hid_t) (ID, error) {
+// access lists, or H5Dcreate1 with api1) and records that it lives in loc's file; op names
+// it in errors. Called inside the gate.
+func createDataset(loc ID, path, op string, typ, space, dcpl C.hid_t, api1 bool) (ID, error) {
 	cpath := cstr(path)
 	defer free(cpath)
-	ds := C.H5Dcreate2(C.hid_t(loc), cpath, typ, space, C.H5P_DEFAULT, dcpl, C.H5P_DEFAULT)
+	var ds C.hid_t
+	if api1 {
+		ds = C.h5p_dcreate1(C.hid_t(loc), cpath, typ, space, dcpl)
+		if ds == -2 {
+			return 0, errorf("h5: %s: this HDF5 (%s) was built without its deprecated symbols (H5_NO_DEPRECATED_SYMBOLS)", op, versionLocked())
+		}
+	} else {
+		ds = C.H5Dcreate2(C.hid_t(loc), cpath, typ, space, C.H5P_DEFAULT, dcpl, C.H5P_DEFAULT)
+	}
 	if ds < 0 {
 		return 0, stackError(op)
 	}
@@ -323,6 +358,20 @@ func OpenDatasetColl(loc ID, path string, collMeta bool) (ID, error) {
 	return openWith("H5Dopen2", "OpenDataset", loc, path, collMeta, C.h5p_dapl_class(), "H5P_DATASET_ACCESS",
 		func(l C.hid_t, n *C.char, apl C.hid_t) C.hid_t { return C.H5Dopen2(l, n, apl) })
 }
+
+// OpenDataset1 opens the dataset at path with H5Dopen1, HDF5's deprecated call (no
+// access list), as programs written for the 1.6 API do (plan.DatasetSpec.API1).
+func OpenDataset1(loc ID, path string) (ID, error) {
+	if !HaveDeprecated() {
+		return 0, errorf("h5: H5Dopen1 %s: this HDF5 (%s) was built without its deprecated symbols (H5_NO_DEPRECATED_SYMBOLS)", path, Version())
+	}
+	return openWith("H5Dopen1", "OpenDataset", loc, path, false, C.h5p_dapl_class(), "H5P_DATASET_ACCESS",
+		func(l C.hid_t, n *C.char, apl C.hid_t) C.hid_t { return C.h5p_dopen1(l, n) })
+}
+
+// HaveDeprecated reports whether the HDF5 this package was compiled against keeps its
+// deprecated symbols (H5Dcreate1, H5Dopen1).
+func HaveDeprecated() bool { return C.h5p_have_deprecated() != 0 }
 
 // OpenObject opens the group or dataset at path with H5Oopen, the generic open that
 // openPMD-api uses to write or read an attribute (its object type then decides nothing);

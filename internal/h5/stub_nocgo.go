@@ -49,6 +49,12 @@ func FilterAvailable(id uint32) (bool, error) { return false, ErrNoCgo }
 // OpenDataset returns ErrNoCgo in a build without cgo.
 func OpenDataset(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 
+// OpenDataset1 returns ErrNoCgo in a build without cgo.
+func OpenDataset1(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
+
+// HaveDeprecated reports false in a build without cgo.
+func HaveDeprecated() bool { return false }
+
 // OpenDatasetColl returns ErrNoCgo in a build without cgo.
 func OpenDatasetColl(loc ID, path string, collMeta bool) (ID, error) { return 0, ErrNoCgo }
 

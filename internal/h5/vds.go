@@ -317,7 +317,7 @@ func CreateNullDataset(loc ID, path string, t plan.Type) (ID, error) {
 		return 0, stackError("H5Screate(H5S_NULL) " + op)
 	}
 	defer C.H5Sclose(space)
-	return createDataset(loc, path, op, typ, space, C.H5P_DEFAULT)
+	return createDataset(loc, path, op, typ, space, C.H5P_DEFAULT, false)
 }
 
 // DatasetOffset returns the address of a contiguous dataset's data in its file

@@ -26,6 +26,11 @@ static long long h5proxy_libc_size(int fd, int *regular) {
 	*regular = S_ISREG(st.st_mode);
 	return (long long)st.st_size;
 }
+static long long h5proxy_libc_stat(const char *path) {
+	struct stat st;
+	if (stat(path, &st) != 0) return -1;
+	return (long long)st.st_size;
+}
 // libh5proxy-profile.so's hook, when the library is loaded (LD_PRELOAD).
 static void h5proxy_libc_flush_profile(void) {
 	void (*f)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "h5proxy_profile_write");
@@ -77,6 +82,70 @@ func Pread(fd int, b []byte, off int64) (int, error) {
 		return 0, errnoOr(err)
 	}
 	return int(n), nil
+}
+
+// Lseek is lseek(2) through the C library: the new offset.
+func Lseek(fd int, off int64, whence int) (int64, error) {
+	n, err := C.lseek(C.int(fd), C.off_t(off), C.int(whence))
+	if n < 0 {
+		return 0, errnoOr(err)
+	}
+	return int64(n), nil
+}
+
+// Write is write(2) through the C library: the bytes written at the file's offset.
+func Write(fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, err := C.write(C.int(fd), unsafe.Pointer(&b[0]), C.size_t(len(b)))
+	if n < 0 {
+		return 0, errnoOr(err)
+	}
+	return int(n), nil
+}
+
+// Read is read(2) through the C library: the bytes read at the file's offset (0 at its end).
+func Read(fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, err := C.read(C.int(fd), unsafe.Pointer(&b[0]), C.size_t(len(b)))
+	if n < 0 {
+		return 0, errnoOr(err)
+	}
+	return int(n), nil
+}
+
+// Stat is stat(2) through the C library: the file's size.
+func Stat(path string) (int64, error) {
+	cs := C.CString(path)
+	defer C.free(unsafe.Pointer(cs))
+	n, err := C.h5proxy_libc_stat(cs)
+	if n < 0 {
+		return 0, errnoOr(err)
+	}
+	return int64(n), nil
+}
+
+// Access is access(2) through the C library.
+func Access(path string, mode int) error {
+	cs := C.CString(path)
+	defer C.free(unsafe.Pointer(cs))
+	if r, err := C.access(cs, C.int(mode)); r != 0 {
+		return errnoOr(err)
+	}
+	return nil
+}
+
+// Unlink is unlink(2) through the C library.
+func Unlink(path string) error {
+	cs := C.CString(path)
+	defer C.free(unsafe.Pointer(cs))
+	if r, err := C.unlink(cs); r != 0 {
+		return errnoOr(err)
+	}
+	return nil
 }
 
 // Fsync is fsync(2) through the C library.

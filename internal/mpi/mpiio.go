@@ -9,11 +9,25 @@ package mpi
 
 static MPI_File h5p_file_null(void) { return MPI_FILE_NULL; }
 
-// access: 0 read-only, 1 create (truncating), 2 read-write (see FileAccess).
-static int h5p_file_open(MPI_Comm c, const char *path, int access, MPI_File *fh) {
-	int create = access == 1;
+// access: 0 read-only, 1 create (truncating), 2 read-write (see FileAccess); unique adds
+// MPI_MODE_UNIQUE_OPEN. The n hints keys[i]=vals[i] go in an MPI_Info object (one even
+// without hints when always, else MPI_INFO_NULL), freed after the open.
+static int h5p_file_open(MPI_Comm c, const char *path, int access, int unique, int n, char **keys, char **vals,
+		int always, MPI_File *fh) {
+	int create = access == 1, i, rc;
 	int amode = create ? MPI_MODE_CREATE | MPI_MODE_WRONLY : access == 2 ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
-	int rc = MPI_File_open(c, path, amode, MPI_INFO_NULL, fh);
+	MPI_Info info = MPI_INFO_NULL;
+	if (unique) amode |= MPI_MODE_UNIQUE_OPEN;
+	if (n > 0 || always) {
+		if ((rc = MPI_Info_create(&info)) != MPI_SUCCESS) return rc;
+		for (i = 0; i < n; i++)
+			if ((rc = MPI_Info_set(info, keys[i], vals[i])) != MPI_SUCCESS) {
+				MPI_Info_free(&info);
+				return rc;
+			}
+	}
+	rc = MPI_File_open(c, path, amode, info, fh);
+	if (info != MPI_INFO_NULL) MPI_Info_free(&info);
 	if (rc != MPI_SUCCESS) return rc;
 	rc = MPI_File_set_errhandler(*fh, MPI_ERRORS_RETURN);
 	if (rc == MPI_SUCCESS && create) rc = MPI_File_set_size(*fh, 0);
@@ -163,14 +177,21 @@ type File struct {
 	// bound what they got by it without an MPI_File_get_size each, whose lseek pair per
 	// read a profile would show (the programs h5proxy mirrors make none).
 	roSize int64
+	// trusted: reads are not bounded by the file's size (TrustReads).
+	trusted bool
 	// view is IOR's file view (SetIORView) with its types; transfer its bytes per access.
 	view                bool
 	contig, xfer, ftype C.MPI_Datatype
 	transfer            int64
 }
 
-// OpenFile opens path on every rank of c (collective on c) as access says.
+// OpenFile opens path on every rank of c (collective on c) as access says, with no hints.
 func OpenFile(c Comm, path string, access FileAccess) (*File, error) {
+	return OpenFileWith(c, path, access, OpenOptions{})
+}
+
+// OpenFileWith opens path on every rank of c (collective on c) as access and o say.
+func OpenFileWith(c Comm, path string, access FileAccess, o OpenOptions) (*File, error) {
 	if err := c.check("OpenFile"); err != nil {
 		return nil, err
 	}
@@ -179,11 +200,36 @@ func OpenFile(c Comm, path string, access FileAccess) (*File, error) {
 	}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
+	keys := make([]string, 0, len(o.Info))
+	for k := range o.Info {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the same order on every rank
+	ck := make([]*C.char, len(keys)+1)
+	cv := make([]*C.char, len(keys)+1)
+	for i, k := range keys {
+		ck[i], cv[i] = C.CString(k), C.CString(o.Info[k])
+	}
+	defer func() {
+		for i := range keys {
+			C.free(unsafe.Pointer(ck[i]))
+			C.free(unsafe.Pointer(cv[i]))
+		}
+	}()
 	var fh C.MPI_File
-	if err := mpiErr("MPI_File_open "+path, C.h5p_file_open(c.c, cpath, C.int(access), &fh)); err != nil {
+	rc := C.h5p_file_open(c.c, cpath, C.int(access), cbool(o.Unique), C.int(len(keys)), &ck[0], &cv[0], cbool(o.AlwaysInfo), &fh)
+	if err := mpiErr("MPI_File_open "+path, rc); err != nil {
 		return nil, err
 	}
 	return &File{fh: fh, path: path, access: access, roSize: -1}, nil
+}
+
+// cbool is b as a C int.
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // io moves buf at offset with one MPI call of the given kind.
@@ -344,6 +390,9 @@ func (f *File) Sync() error {
 // readSize is the size reads are bounded by: a read-only file's, asked once; -1 (ask at
 // each read) for a writable file, which may grow between reads.
 func (f *File) readSize() (int64, error) {
+	if f.trusted {
+		return math.MaxInt64, nil
+	}
 	if f.access != ReadOnly {
 		return -1, nil
 	}
@@ -355,6 +404,16 @@ func (f *File) readSize() (int64, error) {
 		f.roSize = n
 	}
 	return f.roSize, nil
+}
+
+// TrustReads makes reads take the bytes MPI reports as read without bounding them by the
+// file's size, which collective reads past the end overstate: for a file whose every byte
+// read was written (plan.FileSpec.Complete), it spares the MPI_File_get_size (an lseek
+// pair) that a program that trusts its file does not make.
+func (f *File) TrustReads() {
+	if f != nil {
+		f.trusted = true
+	}
 }
 
 // Size returns the file's current size in bytes (MPI_File_get_size; local).

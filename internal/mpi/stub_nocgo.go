@@ -103,6 +103,11 @@ func LibraryVersion() string { return "" }
 // OpenFile returns ErrNoCgo.
 func OpenFile(c Comm, path string, access FileAccess) (*File, error) { return nil, ErrNoCgo }
 
+// OpenFileWith returns ErrNoCgo.
+func OpenFileWith(c Comm, path string, access FileAccess, o OpenOptions) (*File, error) {
+	return nil, ErrNoCgo
+}
+
 // WriteAtAll returns ErrNoCgo.
 func (f *File) WriteAtAll(offset int64, buf []byte) error { return ErrNoCgo }
 
@@ -123,6 +128,9 @@ func (f *File) ReadAtAll(offset int64, buf []byte) error { return ErrNoCgo }
 
 // Size returns ErrNoCgo.
 func (f *File) Size() (int64, error) { return 0, ErrNoCgo }
+
+// TrustReads does nothing.
+func (f *File) TrustReads() {}
 
 // SetSize returns ErrNoCgo.
 func (f *File) SetSize(n int64) error { return ErrNoCgo }

@@ -94,3 +94,14 @@ const (
 	// ReadWrite opens an existing file for reading and writing, keeping its contents.
 	ReadWrite
 )
+
+// OpenOptions are the further settings of OpenFileWith.
+type OpenOptions struct {
+	// Info are MPI hints passed to MPI_File_open.
+	Info map[string]string
+	// AlwaysInfo passes an MPI_Info object even without hints (MPI_INFO_NULL otherwise),
+	// as programs that always create one do (IOR's SetHints).
+	AlwaysInfo bool
+	// Unique adds MPI_MODE_UNIQUE_OPEN (IOR's MPI-IO opens).
+	Unique bool
+}

@@ -153,9 +153,11 @@ func (p *Pattern) segElems(size int) uint64 {
 }
 
 // Spec is the creation of a segment's dataset: H5T_NATIVE_LLONG, 1-D, contiguous (chunks
-// of --hdf5.chunkSize elements), no fill with -n (aiori-HDF5.c: HDF5_Open, SetupDataSet).
+// of --hdf5.chunkSize elements), no fill with -n (aiori-HDF5.c: HDF5_Open, SetupDataSet),
+// created and opened with the 1.6 API's H5Dcreate1 and H5Dopen1: IOR calls H5Dcreate and
+// H5Dopen with five and two arguments, which its build (H5_USE_16_API) maps to those.
 func (p *Pattern) Spec(size int) *plan.DatasetSpec {
-	d := &plan.DatasetSpec{Type: plan.I64, Shape: []uint64{p.segElems(size)}, FillNever: p.C.NoFill}
+	d := &plan.DatasetSpec{Type: plan.I64, Shape: []uint64{p.segElems(size)}, FillNever: p.C.NoFill, API1: true}
 	if p.C.ChunkSize > 0 {
 		d.Chunk = []uint64{p.C.ChunkSize}
 	}
@@ -165,15 +167,30 @@ func (p *Pattern) Spec(size int) *plan.DatasetSpec {
 // fileSpec is the file access: MPI-IO on all tasks (shared) or the task's own file, which
 // IOR's HDF5 backend opens through MPI-IO on MPI_COMM_SELF (aiori-HDF5.c: HDF5_Open);
 // HDF5's alignment with -J, collective metadata reads and writes with
-// --hdf5.collectiveMetadata.
+// --hdf5.collectiveMetadata. As IOR's backends: MPI-IO and HDF5 opens pass an info object
+// (SetHints creates one, hints or not), MPI-IO opens add MPI_MODE_UNIQUE_OPEN
+// (MPIIO_Open); POSIX creates open on every rank with O_CREAT|O_RDWR and mode 0664, no
+// truncation, and transfers seek then write (POSIX_Create, POSIX_Xfer). Every byte a read
+// reads was written by a whole block, so the raw layouts ask no file size (Complete).
 func (p *Pattern) fileSpec(read bool) *plan.FileSpec {
 	fs := &plan.FileSpec{Parallel: !p.C.FilePerProc, SelfMPIIO: p.C.FilePerProc && p.C.API == "HDF5", ReadOnly: read,
-		CollMetadataOps: p.C.CollMetadata, CollMetadataWrite: p.C.CollMetadata}
-	if p.C.API == "HDF5" && p.C.Alignment > 1 {
-		fs.AlignThreshold, fs.AlignLen = p.C.Alignment, p.C.Alignment
+		CollMetadataOps: p.C.CollMetadata, CollMetadataWrite: p.C.CollMetadata, Complete: true}
+	switch p.C.API {
+	case "HDF5":
+		fs.Hints = true
+		if p.C.Alignment > 1 {
+			fs.AlignThreshold, fs.AlignLen = p.C.Alignment, p.C.Alignment
+		}
+	case "MPIIO":
+		fs.Hints, fs.UniqueOpen = true, true
+	case "POSIX":
+		fs.CreateEveryRank, fs.Mode, fs.Seek = true, posixMode, true
 	}
 	return fs
 }
+
+// posixMode is the permission bits of IOR's POSIX creates (aiori-POSIX.c: POSIX_Create).
+const posixMode = 0o664
 
 // Step plans one iteration of a phase: the file's create (open), each segment's dataset
 // created (opened) before its first transfer and closed after its last, the transfers in
@@ -198,10 +215,12 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	}
 	shared := !c.FilePerProc
 	file := p.fileOf(env.Path, task)
-	kind, open, buffer := plan.Write, plan.CreateDataset, "ior-write"
+	// One buffer for writes and reads, as IOR's (ior.c: TestIoSys, ioBuffers): a read
+	// lands in memory the writes already touched, not in pages faulted in while timed.
+	kind, open, buffer := plan.Write, plan.CreateDataset, "ior"
 	fileOp := plan.Op{Kind: plan.CreateFile, Path: file, Collective: shared, Step: step, File: p.fileSpec(false)}
 	if !write {
-		kind, open, buffer = plan.Read, plan.OpenDataset, "ior-read"
+		kind, open = plan.Read, plan.OpenDataset
 		fileOp.Kind, fileOp.File = plan.OpenFile, p.fileSpec(true)
 	}
 	if c.UseFileView {
@@ -238,8 +257,12 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		if c.FilePerProc { // each task's file holds its own values
 			variable = fmt.Sprintf("task%d/%s", task, variable)
 		}
-		t := &plan.Transfer{Variable: variable, Buffer: buffer, MemType: plan.I64, MemShape: []uint64{elems(c.TransferSize)},
-			FileType: plan.I64, FileShape: spec.Shape, Selection: plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{x.start}, []uint64{elems(c.TransferSize)})}}}
+		// IOR's file selection: one block of a transfer's elements, its stride the same
+		// (aiori-HDF5.c: SeekOffset), which profilers record (H5D_ACCESS1_STRIDE).
+		n := elems(c.TransferSize)
+		sel := plan.Hyperslab{Start: []uint64{x.start}, Stride: []uint64{n}, Count: []uint64{1}, Block: []uint64{n}}
+		t := &plan.Transfer{Variable: variable, Buffer: buffer, MemType: plan.I64, MemShape: []uint64{n},
+			FileType: plan.I64, FileShape: spec.Shape, Selection: plan.Selection{Blocks: []plan.Hyperslab{sel}}}
 		pl.Add(plan.Op{Kind: kind, Path: Dataset(x.seg), Collective: c.Collective, Step: step, Transfer: t})
 		if flush && c.FsyncPerWrite {
 			pl.Add(plan.Op{Kind: plan.FlushFile, Path: file, Step: step})

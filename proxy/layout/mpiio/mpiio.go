@@ -40,6 +40,9 @@ type mpiioFile struct {
 	raw  *rawfile.File
 	// view is the file's IOR file view (plan.FileSpec.View), nil without one.
 	view *plan.FileView
+	// complete: the program writes every byte laid out (plan.FileSpec.Complete), so the
+	// close asks no size to grow the file and reads are not bounded by it.
+	complete bool
 }
 
 // FilePath is the plan path the file was opened at.
@@ -77,14 +80,21 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 		case op.File.ReadOnly:
 			access = mpi.ReadOnly
 		}
-		f, err := mpi.OpenFile(comm, op.Path, access)
+		o := mpi.OpenOptions{Unique: op.File.UniqueOpen}
+		if op.File.Hints { // the session's hints, in an object even without any
+			o.Info, o.AlwaysInfo = l.env.MPIInfo, true
+		}
+		f, err := mpi.OpenFileWith(comm, op.Path, access, o)
 		if err != nil {
 			if own {
 				comm.Free()
 			}
 			return err
 		}
-		of := &mpiioFile{path: op.Path, file: f, comm: comm, own: own, raw: l.files.Begin(op)}
+		of := &mpiioFile{path: op.Path, file: f, comm: comm, own: own, raw: l.files.Begin(op), complete: op.File.Complete}
+		if of.complete {
+			f.TrustReads()
+		}
 		if v := op.File.View; v != nil {
 			if err := f.SetIORView(int64(v.Transfer), int64(v.Block), v.Tasks, v.Task); err != nil {
 				l.close(of)
@@ -190,7 +200,7 @@ func viewTransfer(of *mpiioFile, op *plan.Op, pieces []rawfile.Piece, buf []byte
 // so parts nobody wrote read as zeros (HDF5's fill value) instead of ending the file early.
 func (l *mpiioLayout) close(f *mpiioFile) error {
 	var err error
-	if f.file.Writable() {
+	if f.file.Writable() && !f.complete {
 		err = grow(f)
 	}
 	if rerr := l.release(f); err == nil {

@@ -77,6 +77,9 @@ type openFile struct {
 	fd         int
 	writable   bool
 	raw        *rawfile.File
+	// seek: transfers are lseek then write (read) loops (plan.FileSpec.Seek); complete:
+	// the program writes every byte laid out, so the close asks no size (FileSpec.Complete).
+	seek, complete bool
 }
 
 // FilePath is the plan path the file was opened at.
@@ -154,7 +157,18 @@ func (l *posixLayout) open(op *plan.Op) error {
 	}
 	var err error
 	everyRank := op.Kind == plan.CreateFile && shared && op.File.TruncateEveryRank
-	if op.Kind == plan.CreateFile {
+	mode := uint32(0o644)
+	if op.File.Mode != 0 {
+		mode = op.File.Mode
+	}
+	switch {
+	case op.Kind == plan.CreateFile && op.File.CreateEveryRank:
+		// IOR's POSIX_Create: every rank opens with O_CREAT, nobody truncates or waits.
+		if err = h5layout.MakeDirs(op); err != nil {
+			return fail(op, name, "creating the directory", err)
+		}
+		flags |= unix.O_CREAT
+	case op.Kind == plan.CreateFile:
 		if err = h5layout.MakeDirs(op); err != nil {
 			return fail(op, name, "creating the directory", err)
 		}
@@ -172,7 +186,7 @@ func (l *posixLayout) open(op *plan.Op) error {
 			// Rank 0 truncates alone, before the others open.
 			var fd int
 			if comm.Rank() == 0 {
-				fd, err = openFd(name, create)
+				fd, err = openFd(name, create, mode)
 				if err == nil {
 					libc.Close(fd)
 				}
@@ -192,7 +206,7 @@ func (l *posixLayout) open(op *plan.Op) error {
 			return err
 		}
 	}
-	fd, err := openFd(name, flags)
+	fd, err := openFd(name, flags, mode)
 	if everyRank {
 		// No rank writes before every rank's truncation is done.
 		if aerr := agree(comm, err, "another rank"); err == nil && aerr != nil {
@@ -206,16 +220,18 @@ func (l *posixLayout) open(op *plan.Op) error {
 		}
 		return fail(op, name, "open", err)
 	}
-	l.cur = &openFile{path: op.Path, name: name, fd: fd, writable: flags&unix.O_ACCMODE != unix.O_RDONLY, raw: raw}
+	l.cur = &openFile{path: op.Path, name: name, fd: fd, writable: flags&unix.O_ACCMODE != unix.O_RDONLY, raw: raw,
+		seek: op.File.Seek, complete: op.File.Complete}
 	l.opened.Push(l.cur)
 	return nil
 }
 
-// openFd is open(2), through the C library as every data-path call of the layout (package
-// libc: interposers such as Darshan see them), retried when a signal interrupts it.
-func openFd(name string, flags int) (int, error) {
+// openFd is open(2) with the permission bits mode, through the C library as every
+// data-path call of the layout (package libc: interposers such as Darshan see them),
+// retried when a signal interrupts it.
+func openFd(name string, flags int, mode uint32) (int, error) {
 	for {
-		fd, err := libc.Open(name, flags, 0o644)
+		fd, err := libc.Open(name, flags, mode)
 		if err != unix.EINTR {
 			return fd, err
 		}
@@ -262,7 +278,7 @@ func (l *posixLayout) write(op *plan.Op, pieces []rawfile.Piece, buf []byte) err
 			mem = l.bounceOf(p.Len)
 			copy(mem, buf[p.Mem:p.Mem+p.Len])
 		}
-		if err := pwriteAll(l.cur.fd, mem, p.Off); err != nil {
+		if err := writeAt(l.cur, mem, p.Off); err != nil {
 			return fail(op, l.cur.name, fmt.Sprintf("pwrite of %d bytes at offset %d (dataset %s)", p.Len, p.Off, op.Path), err)
 		}
 	}
@@ -283,7 +299,7 @@ func (l *posixLayout) read(op *plan.Op, pieces []rawfile.Piece, buf []byte) erro
 				off, mem, skip = lo, l.bounceOf(hi-lo), p.Off-lo
 			}
 		}
-		n, err := preadFull(l.cur.fd, mem, off)
+		n, err := readAt(l.cur, mem, off)
 		if err != nil {
 			return fail(op, l.cur.name, fmt.Sprintf("pread of %d bytes at offset %d (dataset %s)", len(mem), off, op.Path), err)
 		}
@@ -308,6 +324,57 @@ func (l *posixLayout) bounceOf(n int64) []byte {
 		l.bounce = raw[skip : skip+n]
 	}
 	return l.bounce[:n]
+}
+
+// writeAt writes b at off in f: pwrite, or with f.seek IOR's POSIX_Xfer (aiori-POSIX.c):
+// one lseek, then write until all is written.
+func writeAt(f *openFile, b []byte, off int64) error {
+	if !f.seek {
+		return pwriteAll(f.fd, b, off)
+	}
+	if _, err := libc.Lseek(f.fd, off, unix.SEEK_SET); err != nil {
+		return err
+	}
+	for len(b) > 0 {
+		n, err := libc.Write(f.fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return unix.EIO
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// readAt reads into b from off in f until b is full or the file ends: pread, or with
+// f.seek one lseek, then read (IOR's POSIX_Xfer); it returns the bytes read.
+func readAt(f *openFile, b []byte, off int64) (int, error) {
+	if !f.seek {
+		return preadFull(f.fd, b, off)
+	}
+	if _, err := libc.Lseek(f.fd, off, unix.SEEK_SET); err != nil {
+		return 0, err
+	}
+	got := 0
+	for got < len(b) {
+		n, err := libc.Read(f.fd, b[got:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return got, err
+		}
+		if n == 0 {
+			break
+		}
+		got += n
+	}
+	return got, nil
 }
 
 // pwriteAll writes b at off, continuing after short writes and interrupted calls.
@@ -358,7 +425,7 @@ func (l *posixLayout) close(op *plan.Op, f *openFile, orderly bool) error {
 	l.opened.Remove(f.path)
 	l.cur, _ = l.opened.Current()
 	var err error
-	if orderly && f.writable {
+	if orderly && f.writable && !f.complete {
 		err = grow(op, f)
 		if err == nil && (l.fsync == "close" || l.fsync == "both") {
 			if serr := libc.Fsync(f.fd); serr != nil {

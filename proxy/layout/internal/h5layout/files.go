@@ -60,6 +60,10 @@ func openByKind(file h5.ID, op *plan.Op) (id h5.ID, err error) {
 	case plan.CreateDataset:
 		id, err = h5.CreateDataset(file, op.Path, *op.Dataset)
 	case plan.OpenDataset:
+		if op.Dataset != nil && op.Dataset.API1 {
+			id, err = h5.OpenDataset1(file, op.Path)
+			break
+		}
 		id, err = h5.OpenDatasetColl(file, op.Path, op.CollMetadata)
 	default:
 		err = fmt.Errorf("%s %s: not an object to open", op.Kind, op.Path)
