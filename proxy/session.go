@@ -83,6 +83,8 @@ type Session struct {
 	// clk times the operations of the plan being executed (execute): one clock reading
 	// per operation, fill and verification.
 	clk lapClock
+	// wd is the stall watchdog (watchdog.go): execute marks each operation in it.
+	wd *watchdog
 }
 
 // writtenFile is how a session filled a file it wrote: what a later read verifies against.
@@ -254,6 +256,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	for _, w := range cfg.Warnings {
 		s.log.Warn().Msg(w)
 	}
+	s.wd = newWatchdog(s, cfg.StallTimeout, s.comm.Abort)
 	return s, nil
 }
 
@@ -368,6 +371,8 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if s.phase != nil {
 		return fmt.Errorf("%w: phase %s is still running; end it before beginning %s", ErrState, s.phase.ph, ph)
 	}
+	s.wd.enter(stageBegin, ph, -1)
+	defer s.wd.leave()
 	supported := false
 	for _, p := range s.pat.Phases() {
 		supported = supported || p == ph
@@ -447,6 +452,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 			p.ahead = &step0
 		}
 	}
+	s.wd.mark(callBarrier)
 	if err := s.comm.Barrier(); err != nil {
 		return s.fail(fmt.Errorf("begin: %w", err))
 	}
@@ -595,7 +601,10 @@ func (s *Session) Step(step int) error {
 		return fmt.Errorf("%w: step %d called, next step of the %s phase is %d", ErrState, step, p.ph, p.stepsDone)
 	}
 	smp := &p.steps[step]
+	s.wd.enter(stageStep, p.ph, step)
+	defer s.wd.leave()
 	if sy, ok := s.pat.(patterns.Synchronizer); ok && sy.BarrierBefore(p.ph, step) {
+		s.wd.mark(callBarrier)
 		if err := s.comm.Barrier(); err != nil {
 			return s.fail(fmt.Errorf("step %d: barrier: %w", step, err))
 		}
@@ -603,6 +612,7 @@ func (s *Session) Step(step int) error {
 	smp[mStart] = now()
 	if p.ph == patterns.PhaseWrite && s.stack.WaitBeforeStep(step) {
 		t := time.Now()
+		s.wd.mark(callWait)
 		err := s.stack.Wait()
 		smp[mWait] += time.Since(t).Seconds()
 		s.tr.span(traceWait, "wait", t, nil)
@@ -757,6 +767,8 @@ func (s *Session) EndPhase() error {
 	if p == nil {
 		return fmt.Errorf("%w: EndPhase called with no phase running", ErrState)
 	}
+	s.wd.enter(stageEnd, p.ph, p.stepsDone)
+	defer s.wd.leave()
 	p.end[mStart] = now()
 	pl, err := s.pat.End(p.ph, p.stepsDone, p.env)
 	if err != nil {
@@ -769,6 +781,7 @@ func (s *Session) EndPhase() error {
 		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, err))
 	}
 	t := time.Now()
+	s.wd.mark(callWait)
 	werr := s.stack.Wait() // the drain at close
 	p.end[mWait] += time.Since(t).Seconds()
 	s.tr.drained(t)
@@ -779,6 +792,7 @@ func (s *Session) EndPhase() error {
 		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, werr))
 	}
 	p.end[mDone] = now()
+	s.wd.mark(callBarrier)
 	if err := s.comm.Barrier(); err != nil {
 		return s.fail(err)
 	}
@@ -1007,6 +1021,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if s.tr != nil && op.Transfer != nil {
 			s.tr.note(op, bytes)
 		}
+		s.wd.mark(op)
 		if lent != nil {
 			err = ln.Exec(op, lent)
 		} else {
@@ -1077,6 +1092,7 @@ func (s *Session) baton(op *plan.Op, smp *sample, step bool, i, n int) error {
 		return fmt.Errorf("%s: no baton peer", op.Kind)
 	}
 	var err error
+	s.wd.mark(op)
 	if op.Kind == plan.PassBaton {
 		if err = s.stack.Wait(); err == nil {
 			err = s.comm.SsendInt(0, op.Baton.Peer, op.Baton.Tag)
@@ -1507,11 +1523,15 @@ func (s *Session) Close() error {
 	if s != nil && !s.closed && s.alone != nil {
 		// Every clean-up below is collective; the other ranks are stuck elsewhere.
 		s.closed = true
+		s.wd.close()
 		return nil
 	}
 	if err := s.check(); err != nil {
 		return err
 	}
+	s.wd.enter(stageClose, 0, -1)
+	defer s.wd.close() // after leave: the watchdog ends with the session
+	defer s.wd.leave()
 	var first error
 	if s.phase != nil {
 		first = fmt.Errorf("%w: session closed during the %s phase; its files were closed unfinished", ErrState, s.phase.ph)
@@ -1602,6 +1622,9 @@ func (s *Session) Wait() error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	s.wd.enter(stageWait, 0, -1)
+	defer s.wd.leave()
+	s.wd.mark(callWait)
 	return s.stack.Wait()
 }
 
