@@ -3,6 +3,8 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/h5proxy/h5proxy/patterns"
@@ -86,3 +88,21 @@ func GroupSplits(s *Session) int { return s.groups.Splits() }
 // CommsMade is the number of communicators of kind ("self", "subfiling") the session
 // made for its files (stack.GroupComms.Made).
 func CommsMade(s *Session, kind string) int { return s.groups.Made(kind) }
+
+// RegisterWatchedLayout registers the test layout name: the layout under, each of whose
+// instances adds one to freed once the garbage collector has reclaimed it (and with it
+// everything the layout kept: the null layout's dataset extents).
+func RegisterWatchedLayout(name, under string, freed *atomic.Int64) {
+	u, err := stack.LookupLayout(under)
+	if err != nil {
+		panic(err)
+	}
+	stack.RegisterLayout(stack.Strategy{Name: name, Caps: u.Caps, Summary: "test: " + under + " counting its instances reclaimed",
+		NewLayout: func(env stack.Env) (stack.Layout, error) {
+			l, err := u.NewLayout(env)
+			if err == nil {
+				runtime.SetFinalizer(l, func(any) { freed.Add(1) })
+			}
+			return l, err
+		}})
+}

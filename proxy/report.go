@@ -32,11 +32,11 @@ type Report struct {
 	HDF5Version    string `json:"hdf5_version"`
 	// HDF5Build is the build's HDF5 switch (the Makefile's HDF5): "1.10" (the system's
 	// 1.10.8) or "1.14". HDF5Version is the library loaded; they agree in a sound build.
-	HDF5Build     string `json:"hdf5_build"`
+	HDF5Build string `json:"hdf5_build"`
 	// VOLConnector is the VOL connector the run's HDF5 calls went through: "native", or
 	// the name HDF5_VOL_CONNECTOR gave (then the census's collective outcomes and the
 	// native-only queries were not asked: "unavailable under" it).
-	VOLConnector string `json:"vol_connector"`
+	VOLConnector  string `json:"vol_connector"`
 	MPIVersion    string `json:"mpi_version"`
 	Ranks         int    `json:"ranks"`
 	Nodes         int    `json:"nodes"`
@@ -298,16 +298,6 @@ func (s *Session) gatherRanks(p *phaseRun) ([]patterns.RankPhase, error) {
 		}
 	}
 	return out, nil
-}
-
-// noteFile records a file the running phase creates or opens, so the report names the
-// files actually written or read rather than the configured path.
-func (s *Session) noteFile(op *plan.Op) {
-	p := s.phase
-	if p == nil || (op.Kind != plan.CreateFile && op.Kind != plan.OpenFile) || slices.Contains(p.files, op.Path) {
-		return
-	}
-	p.files = append(p.files, op.Path)
 }
 
 // fileList names a phase's files for the summary: all of them when few, else the first

@@ -43,7 +43,7 @@ func metaLogPath(n int) string { return fmt.Sprintf("%s/_md_%d", logGroupPath, n
 type logLayout struct {
 	env   stack.Env
 	gap   int64
-	files h5layout.Files[*logFile]
+	files plan.FileStack[*logFile]
 	// coalesced keeps the index's coalesced selections across flushes and files.
 	coalesced coalesced
 }

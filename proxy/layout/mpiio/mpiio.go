@@ -26,7 +26,7 @@ type mpiioLayout struct {
 	// fileView writes through file views, as HDF5's MPI-IO driver does.
 	fileView bool
 	files    rawfile.Set
-	opened   h5layout.Files[*mpiioFile]
+	opened   plan.FileStack[*mpiioFile]
 	cur      *mpiioFile    // the current file (nil: none is open)
 	last     *rawfile.File // the regions of the last file opened, for Shape once it is closed
 }

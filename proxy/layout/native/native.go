@@ -17,7 +17,7 @@ import (
 type nativeLayout struct {
 	env   stack.Env
 	open  Opener
-	files h5layout.Files[*openFile]
+	files plan.FileStack[*openFile]
 }
 
 // Opener creates (op.Kind plan.CreateFile) or opens the file of op with the access

@@ -66,7 +66,7 @@ type posixLayout struct {
 	files   rawfile.Set
 	// opened are the open files, as in HDF5 several at once; cur is the current one (the
 	// last opened or selected, plan.SelectFile), nil when none is open.
-	opened h5layout.Files[*openFile]
+	opened plan.FileStack[*openFile]
 	cur    *openFile
 	bounce []byte // aligned memory for O_DIRECT transfers
 }

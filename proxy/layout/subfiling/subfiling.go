@@ -55,7 +55,7 @@ func subfileName(master string, gen, k, n int) string {
 type subfilingLayout struct {
 	env            stack.Env
 	count, perFile int
-	files          h5layout.Files[*subFile]
+	files          plan.FileStack[*subFile]
 	// groups are this rank's group k of n by the parent communicator split, for the
 	// splits the session keeps (env.Groups).
 	groups map[mpi.Comm][2]int
