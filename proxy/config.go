@@ -68,6 +68,10 @@ type Config struct {
 	// and write the run's HDF5, MPI-IO and POSIX profile (docs/profile.md); the session
 	// itself does nothing with it.
 	Profile bool `json:"profile,omitempty"`
+	// StallTimeout is how long a session call may make no progress before the watchdog
+	// reports where every rank is and ends the job (watchdog.go); 0 disables it. The key
+	// stall_timeout defaults to 3 minutes; a Config built without parsing has 0.
+	StallTimeout time.Duration `json:"-"`
 	// StepCensus reads the process's system-call counters at every step (census=step), for
 	// per-step sys_io figures; by default (census=phase) they are read at each phase's
 	// begin and end only: three system calls a step inside the observed window, which the
@@ -137,6 +141,8 @@ var sessionKeys = []sessionKey{
 			}
 			return "NO"
 		}},
+	{options.Spec{Key: "stall_timeout", Kind: options.Duration, Default: defaultStallTimeout.String(), Help: "a session call (a phase's begin, a step, the end, a wait) that makes no progress for this long makes the rank report its phase, step and the HDF5 or MPI call it is inside on stderr, and ends the job (MPI_Abort, exit code 124); 0 disables the watchdog"},
+		func(c *Config, v *options.Values, k string) { c.StallTimeout = v.Duration(k) }, func(c *Config) string { return c.StallTimeout.String() }},
 	{options.Spec{Key: "census", Kind: options.Enum, Default: "phase", Allowed: []string{"phase", "step"}, Help: "when the census reads the process's system-call counters (/proc/self/io): phase (at each phase's begin and end; the steps' census has no sys_io) or step (also after every step, for per-step sys_io: three system calls per step inside the window); every other census figure is per step either way"},
 		func(c *Config, v *options.Values, k string) { c.StepCensus = v.String(k) == "step" }, func(c *Config) string { return map[bool]string{false: "phase", true: "step"}[c.StepCensus] }},
 }

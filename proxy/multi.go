@@ -77,6 +77,7 @@ func (s *Session) flushMulti(b *multiBatch, smp *sample, n int, step bool) error
 			s.tr.note(op, nb)
 		}
 	}
+	s.wd.mark(ops[0]) // the report names the batch's first transfer
 	err := stack.ExecMulti(s.stack, ops, bufs)
 	t0, t1 := s.clk.lap() // from the last transfer's buffer (execute's clock)
 	kind := ops[0].Kind

@@ -87,6 +87,8 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if s.phase != nil {
 		return fmt.Errorf("%w: phase %s is still running; end it before beginning %s", ErrState, s.phase.ph, ph)
 	}
+	s.wd.enter(stageBegin, ph, -1)
+	defer s.wd.leave()
 	supported := false
 	for _, p := range s.pat.Phases() {
 		supported = supported || p == ph
@@ -166,6 +168,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 			p.ahead = &step0
 		}
 	}
+	s.wd.mark(callBarrier)
 	if err := s.comm.Barrier(); err != nil {
 		return s.fail(fmt.Errorf("begin: %w", err))
 	}
@@ -225,6 +228,8 @@ func (s *Session) EndPhase() error {
 	if p == nil {
 		return fmt.Errorf("%w: EndPhase called with no phase running", ErrState)
 	}
+	s.wd.enter(stageEnd, p.ph, p.stepsDone)
+	defer s.wd.leave()
 	p.end[mStart] = now()
 	pl, err := s.pat.End(p.ph, p.stepsDone, p.env)
 	if err != nil {
@@ -237,6 +242,7 @@ func (s *Session) EndPhase() error {
 		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, err))
 	}
 	t := time.Now()
+	s.wd.mark(callWait)
 	werr := s.stack.Wait() // the drain at close
 	p.end[mWait] += time.Since(t).Seconds()
 	s.tr.drained(t)
@@ -247,6 +253,7 @@ func (s *Session) EndPhase() error {
 		return s.fail(fmt.Errorf("end after step %d: %w", p.stepsDone-1, werr))
 	}
 	p.end[mDone] = now()
+	s.wd.mark(callBarrier)
 	if err := s.comm.Barrier(); err != nil {
 		return s.fail(err)
 	}

@@ -32,7 +32,11 @@ type Report struct {
 	HDF5Version    string `json:"hdf5_version"`
 	// HDF5Build is the build's HDF5 switch (the Makefile's HDF5): "1.10" (the system's
 	// 1.10.8) or "1.14". HDF5Version is the library loaded; they agree in a sound build.
-	HDF5Build     string `json:"hdf5_build"`
+	HDF5Build string `json:"hdf5_build"`
+	// VOLConnector is the VOL connector the run's HDF5 calls went through: "native", or
+	// the name HDF5_VOL_CONNECTOR gave (then the census's collective outcomes and the
+	// native-only queries were not asked: "unavailable under" it).
+	VOLConnector  string `json:"vol_connector"`
 	MPIVersion    string `json:"mpi_version"`
 	Ranks         int    `json:"ranks"`
 	Nodes         int    `json:"nodes"`
@@ -158,7 +162,7 @@ func (s *Session) Report() (*Report, error) {
 	}
 	host, _ := os.Hostname()
 	r := &Report{SchemaVersion: SchemaVersion, H5proxyVersion: Version, GitRevision: gitRevision(),
-		HDF5Version: h5.Version(), HDF5Build: h5.Build(), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
+		HDF5Version: h5.Version(), HDF5Build: h5.Build(), VOLConnector: volConnector(), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
 		JobID: jobID(), Host: host, Pattern: s.pat.Name(), ModeRequested: s.cfg.Mode, ModeEffective: s.cfg.Mode,
 		Layout: s.cfg.Layout, MPIIO: MPIIOInUse(), Config: s.cfg.Effective(), Warnings: s.cfg.Warnings}
 	if want := s.cfg.MPIIOImpl(); want != "" && r.MPIIO != "" && want != r.MPIIO {
@@ -405,6 +409,9 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			fmt.Fprintf(bw, "MPI-IO implementation: %s\n", r.MPIIO)
 		}
 		fmt.Fprintf(bw, "HDF5: %s (build HDF5=%s)\n", r.HDF5Version, r.HDF5Build)
+		if r.VOLConnector != "native" {
+			fmt.Fprintf(bw, "VOL connector: %s (HDF5_VOL_CONNECTOR; the census's collective I/O outcomes are unavailable under %s)\n", r.VOLConnector, r.VOLConnector)
+		}
 		for _, l := range p.Kernel {
 			if l.Text != "" {
 				fmt.Fprintln(bw, l.Text)
@@ -497,6 +504,7 @@ func (r *Report) WriteCSV(w io.Writer, phase int, envFile string) error {
 	}
 	fmt.Fprintf(bw, "hdf5 version, %s, \n", r.HDF5Version)
 	fmt.Fprintf(bw, "hdf5 build, %s, \n", r.HDF5Build)
+	fmt.Fprintf(bw, "vol connector, %s, \n", r.VOLConnector)
 	p.Census.writeCSV(bw)
 	for _, l := range p.Kernel {
 		if l.Name != "" {
@@ -688,4 +696,14 @@ func (p PhaseReport) Metric(name string) (float64, bool) {
 		return p.CacheReadHits, true
 	}
 	return 0, false
+}
+
+// volConnector names the VOL connector of the run's HDF5 calls (h5.DefaultConnector), or
+// says that asking failed.
+func volConnector() string {
+	c, err := h5.DefaultConnector()
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return c.Name
 }

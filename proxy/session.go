@@ -81,6 +81,8 @@ type Session struct {
 	// clk times the operations of the plan being executed (execute): one clock reading
 	// per operation, fill and verification.
 	clk lapClock
+	// wd is the stall watchdog (watchdog.go): execute marks each operation in it.
+	wd *watchdog
 }
 
 // ErrClosed is returned by every method of a closed session.
@@ -177,6 +179,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	for _, w := range cfg.Warnings {
 		s.log.Warn().Msg(w)
 	}
+	s.wd = newWatchdog(s, cfg.StallTimeout, s.comm.Abort)
 	return s, nil
 }
 
@@ -205,6 +208,9 @@ func (s *Session) Wait() error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	s.wd.enter(stageWait, 0, -1)
+	defer s.wd.leave()
+	s.wd.mark(callWait)
 	return s.stack.Wait()
 }
 
@@ -215,11 +221,15 @@ func (s *Session) Close() error {
 	if s != nil && !s.closed && s.alone != nil {
 		// Every clean-up below is collective; the other ranks are stuck elsewhere.
 		s.closed = true
+		s.wd.close()
 		return nil
 	}
 	if err := s.check(); err != nil {
 		return err
 	}
+	s.wd.enter(stageClose, 0, -1)
+	defer s.wd.close() // after leave: the watchdog ends with the session
+	defer s.wd.leave()
 	var first error
 	if s.phase != nil {
 		first = fmt.Errorf("%w: session closed during the %s phase; its files were closed unfinished", ErrState, s.phase.ph)

@@ -30,7 +30,10 @@ func (s *Session) Step(step int) error {
 		return fmt.Errorf("%w: step %d called, next step of the %s phase is %d", ErrState, step, p.ph, p.stepsDone)
 	}
 	smp := &p.steps[step]
+	s.wd.enter(stageStep, p.ph, step)
+	defer s.wd.leave()
 	if sy, ok := s.pat.(patterns.Synchronizer); ok && sy.BarrierBefore(p.ph, step) {
+		s.wd.mark(callBarrier)
 		if err := s.comm.Barrier(); err != nil {
 			return s.fail(fmt.Errorf("step %d: barrier: %w", step, err))
 		}
@@ -38,6 +41,7 @@ func (s *Session) Step(step int) error {
 	smp[mStart] = now()
 	if p.ph == patterns.PhaseWrite && s.stack.WaitBeforeStep(step) {
 		t := time.Now()
+		s.wd.mark(callWait)
 		err := s.stack.Wait()
 		smp[mWait] += time.Since(t).Seconds()
 		s.tr.span(traceWait, "wait", t, nil)
@@ -244,6 +248,7 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if s.tr != nil && op.Transfer != nil {
 			s.tr.note(op, bytes)
 		}
+		s.wd.mark(op)
 		if lent != nil {
 			err = ln.Exec(op, lent)
 		} else {
@@ -309,6 +314,7 @@ func (s *Session) baton(op *plan.Op, smp *sample, step bool, i, n int) error {
 		return fmt.Errorf("%s: no baton peer", op.Kind)
 	}
 	var err error
+	s.wd.mark(op)
 	if op.Kind == plan.PassBaton {
 		if err = s.stack.Wait(); err == nil {
 			s.recordHandOffSize(op.Baton.Stat)

@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Builds parallel HDF5 1.14.5 with the subfiling VFD (HDF5=1.14 builds use it) from Debian
-# trixie's source package, into $HDF5_114_PREFIX (default /opt/h5proxy/hdf5-1.14.5).
-# A prefix that already holds the library is reused. The system's apt state is untouched:
+# Builds parallel HDF5 1.14.5 with the subfiling VFD (HDF5=1.14 builds use it), thread-safe
+# (--enable-threadsafe --enable-unsupported: the Async VOL's Argobots threads call HDF5
+# while the application does, and vol-async refuses a library without the global lock),
+# from Debian trixie's source package, into $HDF5_114_PREFIX (default
+# /opt/h5proxy/hdf5-1.14.5). A prefix that already holds a thread-safe build is reused; one
+# built before thread safety was asked (its lib/libhdf5.settings says "Threadsafety: no")
+# is rebuilt in place, once (about 4 minutes on 2 cores).
+# --enable-unsupported is what lets --enable-threadsafe stand beside --enable-parallel's
+# high-level library (hl stays built: its calls are not thread-safe, h5proxy does not use
+# them, and the connectors' builds look for libhdf5_hl). The system's apt state is untouched:
 # the source list, package lists and cache are private to a temporary directory.
 # An autotools install has no .pc file, so the script writes $prefix/lib/pkgconfig/
 # hdf5-openmpi.pc (and hdf5.pc, upstream's name): with that directory first in
@@ -26,7 +33,7 @@ libdir=\${prefix}/lib
 includedir=\${prefix}/include
 
 Name: HDF5
-Description: Hierarchical Data Format 5 (HDF5) $version, parallel (OpenMPI), with the subfiling VFD
+Description: Hierarchical Data Format 5 (HDF5) $version, parallel (OpenMPI), thread-safe, with the subfiling VFD
 Version: $version
 Requires: ompi
 Cflags: -I\${includedir}
@@ -36,10 +43,19 @@ PC
   done
 }
 
+# threadsafe says whether the prefix's build settings (the marker HDF5 installs beside the
+# library) record a thread-safe build.
+threadsafe() {
+  grep -Eq '^ *Threadsafety: *yes' "$prefix/lib/libhdf5.settings" 2>/dev/null
+}
+
 if [ -f "$prefix/lib/libhdf5.so" ] && [ -f "$prefix/include/H5FDsubfiling.h" ]; then
-  [ -f "$prefix/lib/pkgconfig/hdf5-openmpi.pc" ] || write_pc
-  echo "hdf5-1.14: reusing $prefix"
-  exit 0
+  if threadsafe; then
+    [ -f "$prefix/lib/pkgconfig/hdf5-openmpi.pc" ] || write_pc
+    echo "hdf5-1.14: reusing $prefix (thread-safe)"
+    exit 0
+  fi
+  echo "hdf5-1.14: $prefix was built without thread safety ($prefix/lib/libhdf5.settings): rebuilding it thread-safe"
 fi
 
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -59,13 +75,15 @@ case "$orig" in *1.14.5*) ;; *) echo "hdf5-1.14: expected 1.14.5, found $orig" >
 tar -xf "$orig" -C "$work/src"
 srcdir=$(find "$work/src" -maxdepth 1 -type d -name 'hdf5-*' | head -1)
 
-echo "hdf5-1.14: configure + make -j$(nproc) (about 3 minutes on 2 cores) into $prefix"
+echo "hdf5-1.14: configure + make -j$(nproc) (about 4 minutes on 2 cores) into $prefix"
 cd "$srcdir"
 ./configure --prefix="$prefix" --enable-parallel --enable-subfiling-vfd \
+  --enable-threadsafe --enable-unsupported \
   --enable-build-mode=production --disable-tests --disable-fortran --disable-cxx \
   --enable-shared --disable-static CC=mpicc >"$work/configure.log" 2>&1 ||
   { tail -30 "$work/configure.log" >&2; exit 1; }
 make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -30 "$work/make.log" >&2; exit 1; }
 make install >"$work/install.log" 2>&1 || { tail -30 "$work/install.log" >&2; exit 1; }
+threadsafe || { echo "hdf5-1.14: $prefix/lib/libhdf5.settings does not say Threadsafety: yes after the build" >&2; exit 1; }
 write_pc
 echo "hdf5-1.14: installed HDF5 $(pkg-config --modversion "$prefix/lib/pkgconfig/hdf5-openmpi.pc") into $prefix"

@@ -160,6 +160,9 @@ func ObjectStat(obj ID) (Stat, error) {
 	if err := checkID("ObjectStat", obj, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
 		return Stat{}, err
 	}
+	if !nativeVOL() {
+		return Stat{}, unavailable("ObjectStat (an object's address: H5VLnative_token_to_addr)")
+	}
 	var (
 		fileno C.ulong
 		addr   C.haddr_t
@@ -516,6 +519,9 @@ func FileAccessInfo(f ID) (AccessInfo, error) {
 	var a AccessInfo
 	if err := checkID("FileAccessInfo", f, C.H5I_FILE); err != nil {
 		return a, err
+	}
+	if !nativeVOL() {
+		return a, unavailable("FileAccessInfo (the file's driver, metadata cache and MPI-IO handle)")
 	}
 	fapl := C.H5Fget_access_plist(C.hid_t(f))
 	if fapl < 0 {

@@ -94,6 +94,7 @@ func enter() {
 	if !ready {
 		C.H5open()
 		C.H5Eset_auto2(C.H5E_DEFAULT, nil, nil)
+		initConnector()
 		ready = true
 	}
 }

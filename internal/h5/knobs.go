@@ -406,7 +406,10 @@ var selectionPaths = [...]struct {
 // moved, then the actual selection I/O mode) and why selection I/O was not done. Called
 // inside the gate.
 func noteTransfer(dxpl C.hid_t, collective bool, multi int) {
-	if dxpl == C.H5P_DEFAULT {
+	if dxpl == C.H5P_DEFAULT || !nativeVOL() {
+		// Under another connector the list is not the one the native connector filled
+		// (a passthrough hands it a copy, perhaps later, on a thread of its own): there
+		// is no outcome to read.
 		return
 	}
 	tallied.Store(true)

@@ -49,14 +49,7 @@ func Run(t *testing.T, nps ...int) (parent bool) {
 	name := t.Name()
 	for _, n := range nps {
 		t.Run(fmt.Sprintf("np=%d", n), func(t *testing.T) {
-			timeout := runTimeout
-			if d, ok := t.Deadline(); ok {
-				timeout = min(timeout, time.Until(d)-2*killGrace)
-			}
-			if timeout <= 0 {
-				t.Fatalf("np=%d: no time left before the test deadline", n)
-			}
-			out, err := run(name, n, timeout)
+			out, err := run(name, n, timeoutFor(t, n))
 			if err != nil {
 				t.Fatalf("np=%d: %v\n%s", n, err, quote(out))
 			}
@@ -64,6 +57,36 @@ func Run(t *testing.T, nps ...int) (parent bool) {
 		})
 	}
 	return true
+}
+
+// Output runs test t's body under `mpirun -np n`, as Run does, for a test of how a job
+// ends (a rank that aborts it): in the parent it returns the launched run's combined
+// output and its error (nil when every rank exited 0) for the caller to check; in the
+// child it returns parent false and the caller goes on with the body.
+func Output(t *testing.T, n int) (parent bool, out []byte, err error) {
+	t.Helper()
+	if Child() {
+		return false, nil, nil
+	}
+	if _, _, err := launch.Launcher(1); err != nil {
+		t.Fatalf("mpitest: cannot launch MPI ranks: %v", err)
+	}
+	out, err = run(t.Name(), n, timeoutFor(t, n))
+	return true, out, err
+}
+
+// timeoutFor bounds a launched run of n ranks: runTimeout, or less to end before t's
+// deadline.
+func timeoutFor(t *testing.T, n int) time.Duration {
+	t.Helper()
+	timeout := runTimeout
+	if d, ok := t.Deadline(); ok {
+		timeout = min(timeout, time.Until(d)-2*killGrace)
+	}
+	if timeout <= 0 {
+		t.Fatalf("np=%d: no time left before the test deadline", n)
+	}
+	return timeout
 }
 
 // run launches test name of this binary on n ranks and returns their combined output.

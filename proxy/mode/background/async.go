@@ -224,6 +224,10 @@ func (m *asyncMode) WaitBeforeStep(step int) bool {
 	return step > 0 && uint64(m.InFlight()) >= m.memLimit
 }
 
+// Running is the operation the background thread is inside, nil when it is idle (the
+// session's stall watchdog names it).
+func (m *asyncMode) Running() *plan.Op { return m.ex.running.Load() }
+
 // InFlight is the number of staged bytes not yet written.
 func (m *asyncMode) InFlight() int { return int(m.inFlight.Load()) }
 

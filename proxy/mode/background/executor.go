@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/h5proxy/h5proxy/plan"
@@ -26,6 +27,9 @@ type executor struct {
 	stopped bool
 	// busy accumulates background execution time per step, for the metrics.
 	busy map[int]float64
+	// running is the operation the executor is inside (nil between operations), for the
+	// session's stall watchdog (Running).
+	running atomic.Pointer[plan.Op]
 }
 
 // task is one submitted operation.
@@ -80,7 +84,9 @@ func (e *executor) loop() {
 			t.err = errCancelled
 		} else {
 			start := time.Now()
+			e.running.Store(t.op)
 			t.err = e.under.Exec(t.op, t.buf)
+			e.running.Store(nil)
 			d := time.Since(start).Seconds()
 			e.mu.Lock()
 			e.busy[t.op.Step] += d

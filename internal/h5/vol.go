@@ -1,0 +1,71 @@
+package h5
+
+/*
+#cgo pkg-config: hdf5-openmpi
+#include <hdf5.h>
+
+// h5v_connector reports the VOL connector a new file access property list gets (the one
+// HDF5_VOL_CONNECTOR names, else the native one): *value is its registered value (0: the
+// native connector), *native_files whether it makes native HDF5 files (its terminal
+// connector is native). HDF5 1.10 has no VOL: native. Returns 0 or -1.
+static int h5v_connector(int *value, int *native_files) {
+	*value = 0;
+	*native_files = 1;
+#if H5_VERSION_GE(1, 13, 0)
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), vol = H5I_INVALID_HID;
+	H5VL_class_value_t v = 0;
+	uint64_t flags = 0;
+	int rc = -1;
+	if (fapl < 0) return -1;
+	if (H5Pget_vol_id(fapl, &vol) >= 0 && H5VLget_value(vol, &v) >= 0 && H5Pget_vol_cap_flags(fapl, &flags) >= 0) {
+		*value = (int)v;
+		*native_files = (flags & H5VL_CAP_FLAG_NATIVE_FILES) != 0;
+		rc = 0;
+	}
+	if (vol >= 0) H5VLclose(vol);
+	H5Pclose(fapl);
+	return rc;
+#else
+	return 0;
+#endif
+}
+*/
+import "C"
+
+import "os"
+
+// conn is the process's connector, asked once when the library is initialized (enter),
+// guarded by the gate; connErr is the error of asking.
+var (
+	conn    Connector
+	connErr error
+)
+
+// initConnector asks which connector the process uses. Called inside the gate, once.
+func initConnector() {
+	var value, files C.int
+	if C.h5v_connector(&value, &files) < 0 {
+		connErr = stackError("H5Pget_vol_id")
+		return
+	}
+	conn = Connector{Name: "native", Native: value == 0, NativeFiles: files != 0, Value: int(value)}
+	if !conn.Native {
+		conn.Name = connectorName(os.Getenv("HDF5_VOL_CONNECTOR"), conn.Value)
+	}
+}
+
+// DefaultConnector returns the VOL connector this process's files are opened through,
+// asked once.
+func DefaultConnector() (Connector, error) {
+	enter()
+	defer leave()
+	return conn, connErr
+}
+
+// nativeVOL reports, inside the gate, whether the process's HDF5 calls go to the native
+// connector (an error asking counts as not native: the queries it guards are skipped).
+func nativeVOL() bool { return connErr == nil && conn.Native }
+
+// unavailable returns the *Unavailable of query under the process's connector (inside
+// the gate).
+func unavailable(query string) error { return &Unavailable{Query: query, Connector: conn.Name} }
