@@ -29,7 +29,8 @@ type Group struct {
 	Path string
 	// Unlisted counts the group's links to objects listed elsewhere or outside the tree
 	// (hard links to an object already reached, soft and external links): the visit lists
-	// each object once, so a description has them in comments until the format has links.
+	// each object once and derive cannot name these yet, so a description counts them in a
+	// comment for the user to write under links:.
 	Unlisted int
 }
 

@@ -406,7 +406,7 @@ func (d *deriver) groupBody(w *bytes.Buffer, g *Group, ind string) {
 // unlisted says, in a comment, that group g has links the description does not hold.
 func unlisted(w *bytes.Buffer, g *Group, ind string) {
 	if g.Unlisted > 0 {
-		fmt.Fprintf(w, "%s# not expressed: %d link(s) of %s to objects listed elsewhere or outside the file (hard, soft or external links): a description has no links yet\n", ind, g.Unlisted, g.Path)
+		fmt.Fprintf(w, "%s# not expressed: %d link(s) of %s to objects listed elsewhere or outside the file (hard, soft or external links; derive cannot name them yet): add them under links: ({NAME: {hard: PATH}})\n", ind, g.Unlisted, g.Path)
 	}
 }
 
