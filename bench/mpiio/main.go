@@ -33,8 +33,7 @@ import (
 func main() {
 	np := benchmain.NP(2, "ranks")
 	reps := benchmain.Reps(7, "runs per layout (medians are reported)")
-	dim1 := flag.String("dim1", "2097152", "particles per rank (DIM_1)")
-	steps := flag.Int("steps", 4, "timesteps per run")
+	dim1, steps := benchmain.Dim1("2097152"), benchmain.Steps(4)
 	dir := benchmain.Dir()
 	extra := flag.String("opts", "", "extra KEY=VALUE;... options for both layouts (e.g. ALIGN=YES;ALIGN_THRESHOLD=0;ALIGN_LEN=1M)")
 	benchmain.Warm(&warmUp)
@@ -113,7 +112,7 @@ func run(reps int, dim1 string, steps int, dir, extra string) error {
 		fmt.Printf("\nVPIC 1-D CONTIG/CONTIG collective write, %d ranks, DIM_1=%s, %d timesteps, %d runs per layout (interleaved), memory warmed: %v, MPI-IO component: %s\n",
 			world.Size(), dim1, steps, reps, warmUp, io)
 	}
-	perRun := int(mustSize(dim1)) * 32 * steps // bytes a rank writes per run
+	perRun := benchmain.VPICBytes(dim1, steps) // bytes a rank writes per run
 	for i := 0; i < reps; i++ {
 		for _, layout := range layouts {
 			if warmUp {
@@ -184,9 +183,4 @@ func run(reps int, dim1 string, steps int, dir, extra string) error {
 		fmt.Println()
 	}
 	return nil
-}
-
-func mustSize(s string) uint64 {
-	n, _ := options.ParseSize(s)
-	return n
 }

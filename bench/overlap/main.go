@@ -40,8 +40,7 @@ import (
 func main() {
 	np := benchmain.NP(1, "ranks")
 	reps := benchmain.Reps(5, "runs per mode and compute ratio (medians are reported)")
-	dim1 := flag.String("dim1", "1048576", "particles per rank (DIM_1): 32 bytes each per step")
-	steps := flag.Int("steps", 6, "timesteps per run")
+	dim1, steps := benchmain.Dim1("1048576"), benchmain.Steps(6)
 	staging := flag.String("staging", "64MiB", "staging limit of the memory-bound run")
 	rss := flag.Bool("rss", false, "run only the memory-bound check (used by the launcher)")
 	dir := benchmain.Dir()
@@ -61,7 +60,7 @@ func main() {
 		err = fmt.Errorf("-bind %q: want none or core", *bind)
 	}
 	benchmain.Check("overlap", 2, err)
-	runBytes = int(mustSize(*dim1)) * 32 * *steps
+	runBytes = benchmain.VPICBytes(*dim1, *steps)
 	if !launch.Underneath() {
 		// The memory-bound check runs in a fresh process: peak RSS is per process.
 		if *bind == "none" {
@@ -220,7 +219,7 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 	}
 	if rank0 {
 		fmt.Printf("VPIC 1-D write, %d ranks, DIM_1=%s (%.1f MiB per rank per step), %d steps, %s compute, %d runs per cell\n",
-			world.Size(), dim1, float64(mustSize(dim1)*32)/(1<<20), steps, computeKind, reps)
+			world.Size(), dim1, float64(benchmain.VPICBytes(dim1, 1))/(1<<20), steps, computeKind, reps)
 		fmt.Printf("sync I/O time per step (no compute, final drain excluded): %.3f s (runs: %s)\n", ioPerStep, fmtList(ios))
 		fmt.Printf("unhidden = observed - compute - data preparation (h5bench's observed time minus its compute); -drain: without the final flush/drain\n\n")
 		fmt.Printf("%-8s %-12s %10s %10s %8s %10s %8s %7s %8s %9s\n", "compute", "mode", "observed s", "unhidden s", "/sync",
@@ -290,11 +289,6 @@ func pick(rs []run, f func(run) float64) []float64 {
 		out[i] = f(r)
 	}
 	return out
-}
-
-func mustSize(s string) uint64 {
-	n, _ := options.ParseSize(s)
-	return n
 }
 
 // memoryBound runs a sync phase (the baseline peak RSS), then async with a small staging

@@ -25,6 +25,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/internal/launch"
 	"github.com/h5proxy/h5proxy/internal/warm"
+	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
 )
@@ -186,4 +187,21 @@ func ReadReport(path string) (Report, error) {
 		return r, fmt.Errorf("report %s: no phase", path)
 	}
 	return r, nil
+}
+
+// Dim1 declares the -dim1 flag of the VPIC benches: particles per rank (DIM_1, a size
+// such as 2097152 or 1M), 32 bytes each per step.
+func Dim1(def string) *string {
+	return flag.String("dim1", def, "particles per rank (DIM_1): 32 bytes each per step")
+}
+
+// Steps declares the -steps flag of the VPIC benches: timesteps per run.
+func Steps(def int) *int { return flag.Int("steps", def, "timesteps per run") }
+
+// VPICBytes is what a rank writes in a VPIC run of dim1 particles per rank (-dim1) and
+// steps timesteps: 8 variables of 4 bytes per particle and step; 0 when dim1 is not a
+// size (the session refuses it, naming DIM_1).
+func VPICBytes(dim1 string, steps int) int {
+	n, _ := options.ParseSize(dim1)
+	return int(n) * 32 * steps
 }
