@@ -82,6 +82,12 @@ deps-corpus:
 darshan:
 	bash scripts/darshan.sh
 
+# vol-connectors builds Argobots and the Async, Cache and log-based VOL connectors against
+# the thread-safe 1.14 prefix (scripts/vol-connectors.sh; not part of deps: no registry has them).
+.PHONY: vol-connectors
+vol-connectors:
+	HDF5_114_PREFIX=$(HDF5_114_PREFIX) bash scripts/vol-connectors.sh
+
 # env prints the build's environment as shell exports: eval "$$(HDF5=1.14 make -s env)".
 env:
 	@echo 'export H5PROXY_HDF5=$(HDF5)'
