@@ -63,7 +63,9 @@ Usage:
                                               run any program under libh5proxy-profile.so:
                                               Darshan's POSIX, MPIIO, H5F, H5D counters per
                                               file, JSON, CSV and plots (docs/profile.md)
-  h5proxy profile diff [-v] A.json B.json     two profiles counter by counter (exit 1: differ)
+  h5proxy profile diff [-v] A.json B.json     two profiles counter by counter (exit 1: differ);
+                                              either may be a Darshan log (LOG.darshan)
+  h5proxy profile show P.json|LOG.darshan     a profile's or a Darshan log's summary
   h5proxy compare [-np N] [-reps R] -- REAL ARGS... -- PROXY-CONFIG
                                               a real program and its proxy: profiles diffed,
                                               times against the A/A band of the same run

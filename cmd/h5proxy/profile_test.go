@@ -143,6 +143,10 @@ func TestRunProfileYes(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "h5proxy-profile.json") {
 		t.Fatal(r)
 	}
+	// and as a Darshan log beside it, that diffs identical with it
+	if d := h5proxy(t, dir, "profile", "diff", "out/h5proxy-profile.json", "out/h5proxy-profile.darshan"); d.code != 0 {
+		t.Errorf("h5proxy-profile.darshan against the JSON: %+v", d)
+	}
 	b, err := os.ReadFile(filepath.Join(dir, "out", "h5proxy-profile.json"))
 	if err != nil {
 		t.Fatal(err)
