@@ -97,10 +97,12 @@ build: deps $(BIN)/libh5proxy-profile.so
 
 # The LD_PRELOAD profiler (preload/, docs/profile.md) beside bin/h5proxy, where `h5proxy
 # profile` looks for it. Compiled against HDF5's and MPI's headers; linked with neither.
+# Its sources: a core and one source per module, over one internal header (preload/profile.h).
 PROFILE_CFLAGS ?= -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wno-unused-parameter
-$(BIN)/libh5proxy-profile.so: preload/h5proxy-profile.c
+PROFILE_SRCS := $(sort $(wildcard preload/profile-*.c))
+$(BIN)/libh5proxy-profile.so: $(PROFILE_SRCS) preload/profile.h
 	@mkdir -p $(BIN)
-	$(CC) $(PROFILE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -o $@ $< -ldl -lpthread
+	$(CC) $(PROFILE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -o $@ $(PROFILE_SRCS) -ldl -lpthread
 
 demo: build
 	$(BIN)/h5proxy run

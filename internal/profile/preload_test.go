@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/internal/profile/preloadtest"
 )
 
 // The tests build libh5proxy-profile.so and tests/profile/kernel.c (plain mpicc and HDF5,
@@ -43,10 +44,7 @@ func build(t *testing.T) (lib, prog string) {
 		}
 		libPath = filepath.Join(buildDir, "libh5proxy-profile.so")
 		kernel = filepath.Join(buildDir, "kernel")
-		cc := exec.Command("cc", append(append([]string{"-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter"},
-			flags("hdf5-openmpi", "ompi")...), "-o", libPath, filepath.Join(srcDir, "preload/h5proxy-profile.c"), "-ldl", "-lpthread")...)
-		if out, err := cc.CombinedOutput(); err != nil {
-			buildErr = &buildError{"cc", string(out), err}
+		if buildErr = preloadtest.Build(libPath); buildErr != nil {
 			return
 		}
 		mpicc := exec.Command("mpicc", append(append([]string{"-O2", "-Wall", "-Werror", "-o", kernel, filepath.Join(srcDir, "tests/profile/kernel.c")},
@@ -410,14 +408,8 @@ func TestForkedChild(t *testing.T) {
 func TestHDF5Mismatch(t *testing.T) {
 	build(t)
 	lib := filepath.Join(t.TempDir(), "libh5proxy-profile-1.99.so")
-	flags, err := exec.Command("pkg-config", "--cflags", "hdf5-openmpi", "ompi").Output()
-	if err != nil {
+	if err := preloadtest.Build(lib, "-DEXPECT_HDF5_MINOR=99"); err != nil {
 		t.Fatal(err)
-	}
-	cc := exec.Command("cc", append(append([]string{"-O2", "-fPIC", "-shared", "-DEXPECT_HDF5_MINOR=99"}, strings.Fields(string(flags))...),
-		"-o", lib, filepath.Join(srcDir, "preload/h5proxy-profile.c"), "-ldl", "-lpthread")...)
-	if out, err := cc.CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
 	}
 	data, records := t.TempDir(), t.TempDir()
 	argv, lenv, err := launch.Launcher(1)
