@@ -269,15 +269,26 @@ __attribute__((constructor)) void init(void) {
     e = getenv("H5PROXY_PROFILE_MEM_ALIGN");
     if (e && *e && atol(e) > 0) mem_align = atol(e);
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+    /* The record files' directory: a path that does not fit is refused, never cut short (the
+     * records would go to another directory). */
     e = getenv("H5PROXY_PROFILE_DIR");
-    if (e && *e) {
-        if (e[0] == '/' || !cwd[0]) snprintf(outdir, sizeof outdir, "%s", e);
-        else snprintf(outdir, sizeof outdir, "%s/%s", cwd, e);
-    } else snprintf(outdir, sizeof outdir, "%s", cwd[0] ? cwd : ".");
+    int n;
+    if (e && *e && e[0] != '/' && cwd[0]) n = snprintf(outdir, sizeof outdir, "%s/%s", cwd, e);
+    else n = snprintf(outdir, sizeof outdir, "%s", e && *e ? e : cwd[0] ? cwd : ".");
+    if (n < 0 || (size_t)n >= sizeof outdir) {
+        char why[320];
+        snprintf(why, sizeof why, "H5PROXY_PROFILE_DIR=%.200s%s makes a directory path longer than PATH_MAX (%d)",
+                 e, strlen(e) > 200 ? "..." : "", PATH_MAX);
+        fail(why);
+    }
     e = getenv("OMPI_MCA_orte_tmpdir_base");
     if (e && e[0] == '/') absolute(e, mpi_tmpbase, sizeof mpi_tmpbase);
+    /* The MPI library's session directory: a prefix cut short would hide other files. */
     e = getenv("OMPI_MCA_orte_top_session_dir");
-    if (e && e[0] == '/') snprintf(mpi_session, sizeof mpi_session, "%s/", e);
+    if (e && e[0] == '/') {
+        n = snprintf(mpi_session, sizeof mpi_session, "%s/", e);
+        if (n < 0 || (size_t)n >= sizeof mpi_session) mpi_session[0] = 0;
+    }
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the system stack h5proxy builds against (Debian 12): parallel HDF5 1.10
-# (OpenMPI flavour), OpenMPI, gfortran, CMake, pkg-config and the HDF5 command-line tools.
+# (OpenMPI flavour), OpenMPI, gfortran, CMake, pkg-config and the HDF5 command-line tools;
+# clang, which scripts/cmake-plain.sh builds the C sources with beside gcc.
 # Idempotent: packages already present are not reinstalled and apt is not refreshed.
 set -euo pipefail
 
-pkgs=(libhdf5-openmpi-dev openmpi-bin libopenmpi-dev gfortran cmake pkg-config hdf5-tools)
+pkgs=(libhdf5-openmpi-dev openmpi-bin libopenmpi-dev gfortran cmake pkg-config hdf5-tools clang)
 
 missing=()
 for p in "${pkgs[@]}"; do

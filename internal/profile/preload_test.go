@@ -343,6 +343,32 @@ func TestUnwritableDirectory(t *testing.T) {
 	}
 }
 
+// TestDirectoryTooLong: a record directory whose path cannot fit in PATH_MAX is refused
+// once, naming the variable and the start of its value, never cut short into another
+// directory; the program runs unchanged and nothing is written.
+func TestDirectoryTooLong(t *testing.T) {
+	lib, prog := build(t)
+	data, work := t.TempDir(), t.TempDir()
+	long := strings.Repeat("d", 250) + strings.Repeat("/"+strings.Repeat("d", 250), 20) // 5270 bytes, relative
+	cmd := exec.Command(prog, "plain", data)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "LD_PRELOAD="+lib, "H5PROXY_PROFILE_DIR="+long)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the program failed under a too long record directory: %v\n%s", err, out)
+	}
+	want := "h5proxy-profile: H5PROXY_PROFILE_DIR=" + long[:200] + "... makes a directory path longer than PATH_MAX"
+	if n := strings.Count(string(out), want); n != 1 {
+		t.Errorf("want one message %q, got:\n%s", want, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(data, "plain.dat")); err != nil || len(b) != 300 {
+		t.Errorf("the program's own file: %d bytes, %v", len(b), err)
+	}
+	if entries, err := os.ReadDir(work); err != nil || len(entries) != 0 {
+		t.Errorf("the working directory holds %d entries (%v), want none: a record file went elsewhere", len(entries), err)
+	}
+}
+
 func TestCompareDiffers(t *testing.T) {
 	a := &Profile{SchemaVersion: 1, Ranks: 1, Records: []Record{{Module: "POSIX", File: "/x/f.dat", Rank: 0,
 		Counters: map[string]int64{"POSIX_WRITES": 3, "POSIX_MAX_WRITE_TIME_SIZE": 10}}}}
