@@ -16,6 +16,7 @@ PKGS := hdf5-openmpi ompi
 BIN := bin
 CMAKE_BUILD_DIR ?= build/cmake
 CMAKE_INSTALL_DIR ?= build/install
+CMAKE_PLAIN_DIR ?= build/cmake-plain
 ifeq ($(HDF5),1.14)
 # scripts/hdf5-1.14.sh writes the prefix's lib/pkgconfig/hdf5-openmpi.pc. Put first in
 # PKG_CONFIG_PATH, it stands in for the system's: cgo's `#cgo pkg-config: hdf5-openmpi`
@@ -27,6 +28,7 @@ export PKG_CONFIG_PATH := $(HDF5_114_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH
 export PATH := $(HDF5_114_PREFIX)/bin:$(PATH)
 BIN := bin/hdf5-1.14
 CMAKE_BUILD_DIR := build/cmake-1.14
+CMAKE_PLAIN_DIR := build/cmake-plain-1.14
 CMAKE_INSTALL_DIR := build/install-1.14
 CMAKE_HDF5_FLAGS := -DH5PROXY_HDF5_PREFIX=$(HDF5_114_PREFIX)
 else ifeq ($(HDF5),1.10)
@@ -115,10 +117,12 @@ build: deps $(BIN)/libh5proxy-profile.so
 
 # The LD_PRELOAD profiler (preload/, docs/profile.md) beside bin/h5proxy, where `h5proxy
 # profile` looks for it. Compiled against HDF5's and MPI's headers; linked with neither.
+# Its sources: a core and one source per module, over one internal header (preload/profile.h).
 PROFILE_CFLAGS ?= -O2 -g -fPIC -shared -Wall -Wextra -Werror -Wno-unused-parameter
-$(BIN)/libh5proxy-profile.so: preload/h5proxy-profile.c
+PROFILE_SRCS := $(sort $(wildcard preload/profile-*.c))
+$(BIN)/libh5proxy-profile.so: $(PROFILE_SRCS) preload/profile.h
 	@mkdir -p $(BIN)
-	$(CC) $(PROFILE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -o $@ $< -ldl -lpthread
+	$(CC) $(PROFILE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -o $@ $(PROFILE_SRCS) -ldl -lpthread
 
 demo: build
 	$(BIN)/h5proxy run
@@ -173,7 +177,7 @@ fuzz-short:
 LEAK_SESSIONS ?= 1000
 leaks: build
 	$(GO) run ./bench/leaks -n $(LEAK_SESSIONS)
-	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_HDF5_FLAGS)
+	cmake -S . -B $(CMAKE_BUILD_DIR) $(CMAKE_DEV) $(CMAKE_HDF5_FLAGS)
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target leaks_c
 	mkdir -p $(CMAKE_BUILD_DIR)/test-output/leaks-full
 	mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np 1 $(CMAKE_BUILD_DIR)/tests/capi/leaks_c $(CMAKE_BUILD_DIR)/test-output/leaks-full $(LEAK_SESSIONS)
@@ -211,17 +215,26 @@ clean:
 # the installed-package consumers, the C/Fortran/Go file comparison).
 # bench-capi measures the cost of a no-op C call and the per-phase overhead outside HDF5; its
 # last line gives the step and the valid-handle call beside the bare C->Go transition.
-.PHONY: cmake-test bench-capi
+# The developer's CMake build (cmake-test, leaks, bench-capi) turns compiler warnings into
+# errors (H5PROXY_WERROR, off by default); cmake-plain builds as packagers do (no build type,
+# no option) into an empty CMAKE_PLAIN_DIR, requires no warning, installs it and builds
+# find_package(h5proxy) consumers against it, then the profiler as Debug and Release with
+# gcc and clang (scripts/cmake-plain.sh; not in `test` yet: minutes of Go linking).
+.PHONY: cmake-test cmake-plain bench-capi
 NPROC := $(shell nproc 2>/dev/null || echo 2)
+CMAKE_DEV := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5PROXY_WERROR=ON
 
 cmake-test: deps
-	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_HDF5_FLAGS)
+	cmake -S . -B $(CMAKE_BUILD_DIR) $(CMAKE_DEV) $(CMAKE_HDF5_FLAGS)
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC)
 	cmake --install $(CMAKE_BUILD_DIR) --prefix $(CURDIR)/$(CMAKE_INSTALL_DIR)
 	ctest --test-dir $(CMAKE_BUILD_DIR) --output-on-failure -j $(NPROC)
 
+cmake-plain: deps
+	scripts/cmake-plain.sh $(CMAKE_PLAIN_DIR) $(CMAKE_HDF5_FLAGS)
+
 bench-capi: deps
-	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_HDF5_FLAGS)
+	cmake -S . -B $(CMAKE_BUILD_DIR) $(CMAKE_DEV) $(CMAKE_HDF5_FLAGS)
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target bench_calls
 	cmake --build $(CMAKE_BUILD_DIR) --target bench-capi
 
@@ -229,7 +242,7 @@ bench-capi: deps
 # (meaningful on a loaded machine, unlike bench-capi's times; docs/metrics.md).
 .PHONY: bench-capi-icount
 bench-capi-icount: deps
-	cmake -S . -B $(CMAKE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(CMAKE_BUILD_DIR) $(CMAKE_DEV)
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC) --target bench_calls
 	bench/capi/icount.sh $(CMAKE_BUILD_DIR)/examples/c/bench_calls
 

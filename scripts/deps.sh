@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the system stack h5proxy builds against (Debian 12): parallel HDF5 1.10
-# (OpenMPI flavour), OpenMPI, gfortran, CMake, pkg-config and the HDF5 command-line tools.
+# (OpenMPI flavour), OpenMPI, gfortran, CMake, pkg-config and the HDF5 command-line tools;
+# clang, which scripts/cmake-plain.sh builds the C sources with beside gcc.
 # Idempotent: packages already present are not reinstalled and apt is not refreshed.
 # With arguments it installs those packages instead (scripts/deps-corpus.sh; make
 # deps-browser: chromium, for the report pages' rendering test), naming itself by
 # DEPS_NAME in its messages.
 set -euo pipefail
 
-pkgs=(libhdf5-openmpi-dev openmpi-bin libopenmpi-dev gfortran cmake pkg-config hdf5-tools)
+pkgs=(libhdf5-openmpi-dev openmpi-bin libopenmpi-dev gfortran cmake pkg-config hdf5-tools clang)
 [ $# -gt 0 ] && pkgs=("$@")
 name=${DEPS_NAME:-deps}
 

@@ -3,26 +3,20 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/internal/profile"
+	"github.com/h5proxy/h5proxy/internal/profile/preloadtest"
 )
 
 // buildProfileLib compiles libh5proxy-profile.so into dir as `make build` does.
 func buildProfileLib(t *testing.T, dir string) string {
 	t.Helper()
-	flags, err := exec.Command("pkg-config", "--cflags", "hdf5-openmpi", "ompi").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	lib := filepath.Join(dir, "libh5proxy-profile.so")
-	args := append([]string{"-O2", "-fPIC", "-shared"}, strings.Fields(string(flags))...)
-	args = append(args, "-o", lib, "../../preload/h5proxy-profile.c", "-ldl", "-lpthread")
-	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
+	if err := preloadtest.Build(lib); err != nil {
+		t.Fatal(err)
 	}
 	return lib
 }

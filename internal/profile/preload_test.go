@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/h5proxy/h5proxy/internal/launch"
+	"github.com/h5proxy/h5proxy/internal/profile/preloadtest"
 )
 
 // The tests build libh5proxy-profile.so and tests/profile/kernel.c (plain mpicc and HDF5,
@@ -43,10 +44,7 @@ func build(t *testing.T) (lib, prog string) {
 		}
 		libPath = filepath.Join(buildDir, "libh5proxy-profile.so")
 		kernel = filepath.Join(buildDir, "kernel")
-		cc := exec.Command("cc", append(append([]string{"-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter"},
-			flags("hdf5-openmpi", "ompi")...), "-o", libPath, filepath.Join(srcDir, "preload/h5proxy-profile.c"), "-ldl", "-lpthread")...)
-		if out, err := cc.CombinedOutput(); err != nil {
-			buildErr = &buildError{"cc", string(out), err}
+		if buildErr = preloadtest.Build(libPath); buildErr != nil {
 			return
 		}
 		mpicc := exec.Command("mpicc", append(append([]string{"-O2", "-Wall", "-Werror", "-o", kernel, filepath.Join(srcDir, "tests/profile/kernel.c")},
@@ -345,6 +343,32 @@ func TestUnwritableDirectory(t *testing.T) {
 	}
 }
 
+// TestDirectoryTooLong: a record directory whose path cannot fit in PATH_MAX is refused
+// once, naming the variable and the start of its value, never cut short into another
+// directory; the program runs unchanged and nothing is written.
+func TestDirectoryTooLong(t *testing.T) {
+	lib, prog := build(t)
+	data, work := t.TempDir(), t.TempDir()
+	long := strings.Repeat("d", 250) + strings.Repeat("/"+strings.Repeat("d", 250), 20) // 5270 bytes, relative
+	cmd := exec.Command(prog, "plain", data)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "LD_PRELOAD="+lib, "H5PROXY_PROFILE_DIR="+long)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the program failed under a too long record directory: %v\n%s", err, out)
+	}
+	want := "h5proxy-profile: H5PROXY_PROFILE_DIR=" + long[:200] + "... makes a directory path longer than PATH_MAX"
+	if n := strings.Count(string(out), want); n != 1 {
+		t.Errorf("want one message %q, got:\n%s", want, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(data, "plain.dat")); err != nil || len(b) != 300 {
+		t.Errorf("the program's own file: %d bytes, %v", len(b), err)
+	}
+	if entries, err := os.ReadDir(work); err != nil || len(entries) != 0 {
+		t.Errorf("the working directory holds %d entries (%v), want none: a record file went elsewhere", len(entries), err)
+	}
+}
+
 func TestCompareDiffers(t *testing.T) {
 	a := &Profile{SchemaVersion: 1, Ranks: 1, Records: []Record{{Module: "POSIX", File: "/x/f.dat", Rank: 0,
 		Counters: map[string]int64{"POSIX_WRITES": 3, "POSIX_MAX_WRITE_TIME_SIZE": 10}}}}
@@ -410,14 +434,8 @@ func TestForkedChild(t *testing.T) {
 func TestHDF5Mismatch(t *testing.T) {
 	build(t)
 	lib := filepath.Join(t.TempDir(), "libh5proxy-profile-1.99.so")
-	flags, err := exec.Command("pkg-config", "--cflags", "hdf5-openmpi", "ompi").Output()
-	if err != nil {
+	if err := preloadtest.Build(lib, "-DEXPECT_HDF5_MINOR=99"); err != nil {
 		t.Fatal(err)
-	}
-	cc := exec.Command("cc", append(append([]string{"-O2", "-fPIC", "-shared", "-DEXPECT_HDF5_MINOR=99"}, strings.Fields(string(flags))...),
-		"-o", lib, filepath.Join(srcDir, "preload/h5proxy-profile.c"), "-ldl", "-lpthread")...)
-	if out, err := cc.CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
 	}
 	data, records := t.TempDir(), t.TempDir()
 	argv, lenv, err := launch.Launcher(1)

@@ -1,0 +1,344 @@
+/*
+ * profile-h5f.c: the H5F module of libh5proxy-profile.so, as Darshan's darshan-hdf5 counts
+ * files: H5Fcreate, H5Fopen, H5Fflush and H5Fclose into the file's H5F record (H5F_*
+ * counters, profile.h; its info: the access list's driver, alignment, collective metadata,
+ * version bounds and, traced, MPI-IO hints). Groups, objects and attributes have no Darshan
+ * module: H5Gcreate2, H5Gopen2, H5Gclose, H5Oopen, H5Oclose, H5Acreate2 and H5Awrite count
+ * in the call table and, traced, as events of their file's record.
+ */
+#include "profile.h"
+
+NEXT(H5Fcreate);
+NEXT(H5Fopen);
+NEXT(H5Fflush);
+NEXT(H5Fclose);
+NEXT(H5Gcreate2);
+NEXT(H5Gopen2);
+NEXT(H5Gclose);
+NEXT(H5Oopen);
+NEXT(H5Oclose);
+NEXT(H5Acreate2);
+NEXT(H5Awrite);
+PNEXT(MPI_Info_get_nkeys);
+PNEXT(MPI_Info_get_nthkey);
+PNEXT(MPI_Info_get_valuelen);
+PNEXT(MPI_Info_get);
+PNEXT(MPI_Info_free);
+PNEXT(MPI_Comm_free);
+
+/* fapl_hints appends the MPI-IO hints an MPI-IO file access list carries (the info object
+ * of H5Pset_fapl_mpio) as "hints":{KEY:VALUE,...}, for capture. */
+static void fapl_hints(struct jb *b, hid_t fapl) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    if (!mpi_initialized || !mpi_ok || h5.Pget_fapl_mpio(fapl, &comm, &info) < 0) return; /* inside the library: not mpi_active() */
+    PRESOLVE(MPI_Info_get_nkeys);
+    PRESOLVE(MPI_Info_get_nthkey);
+    PRESOLVE(MPI_Info_get_valuelen);
+    PRESOLVE(MPI_Info_get);
+    PRESOLVE(MPI_Info_free);
+    PRESOLVE(MPI_Comm_free);
+    int n = 0;
+    if (info != MPI_INFO_NULL) next_MPI_Info_get_nkeys(info, &n);
+    jb_printf(b, ",\"hints\":{");
+    for (int i = 0, first = 1; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], val[1024];
+        int len = 0, flag = 0;
+        if (next_MPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS) continue;
+        if (next_MPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag || len >= (int)sizeof val) continue;
+        if (next_MPI_Info_get(info, key, (int)sizeof val - 1, val, &flag) != MPI_SUCCESS || !flag) continue;
+        val[len] = 0;
+        jb_printf(b, "%s", first ? "" : ",");
+        jb_str(b, key);
+        jb_printf(b, ":");
+        jb_str(b, val);
+        first = 0;
+    }
+    jb_printf(b, "}");
+    if (info != MPI_INFO_NULL) next_MPI_Info_free(&info);
+    if (comm != MPI_COMM_NULL) next_MPI_Comm_free(&comm);
+}
+
+/* h5f_opened records an H5Fcreate or H5Fopen of path with access list fapl that returned id
+ * (the file's record, its info from the access list); it returns id. */
+static hid_t h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_t t1, int64_t t2) {
+    if (id < 0) return id;
+    inside++;
+    char abs[PATH_MAX];
+    absolute(path, abs, sizeof abs);
+    struct quiet q;
+    quiet_on(&q);
+    int mpio = 0;
+    hsize_t thr = 0, al = 0;
+    hbool_t cmops = 0, cmwrite = 0;
+    H5F_libver_t low = H5F_LIBVER_EARLIEST, high = H5F_LIBVER_LATEST;
+    if (fapl != H5P_DEFAULT) {
+        mpio = h5.Pget_driver(fapl) == h5.FD_mpio_init();
+        h5.Pget_alignment(fapl, &thr, &al);
+        h5.Pget_all_coll_metadata_ops(fapl, &cmops);
+        h5.Pget_coll_metadata_write(fapl, &cmwrite);
+        h5.Pget_libver_bounds(fapl, &low, &high);
+    }
+    struct jb b = {0};
+    jb_printf(&b,
+              "{\"driver\":\"%s\",\"alignment_threshold\":%llu,\"alignment\":%llu,\"coll_metadata_ops\":%s,"
+              "\"coll_metadata_write\":%s,\"libver\":[%d,%d],\"libver_latest\":%s",
+              mpio ? "mpio" : "other", (unsigned long long)thr, (unsigned long long)al, cmops ? "true" : "false",
+              cmwrite ? "true" : "false", (int)low, (int)high,
+              low == H5F_LIBVER_LATEST && high == H5F_LIBVER_LATEST ? "true" : "false");
+    if (mpio && trace_on) fapl_hints(&b, fapl);
+    jb_printf(&b, "}");
+    char *info = jb_done(&b);
+    /* Traced, each open's event carries its own access list (the record's info is the last
+     * open's): capture tells a serial creation on one rank from the shared opens after it. */
+    char *fx = NULL;
+    if (trace_on) {
+        struct jb e = {0};
+        jb_printf(&e, "\"fapl\":{\"driver\":\"%s\",\"coll_metadata_ops\":%s,\"coll_metadata_write\":%s}",
+                  mpio ? "mpio" : "other", cmops ? "true" : "false", cmwrite ? "true" : "false");
+        fx = jb_done(&e);
+    }
+    quiet_off(&q);
+    pthread_mutex_lock(&lock);
+    count_call(call, t1, t2);
+    struct record *r = record_get(M_H5F, abs, NULL);
+    if (r) {
+        r->c[H5F_OPENS]++;
+        if (mpio) r->c[H5F_USE_MPIIO] = 1;
+        first_last(&r->f[H5F_F_OPEN_START_TIMESTAMP], &r->f[H5F_F_OPEN_END_TIMESTAMP], t1, t2);
+        r->f[H5F_F_META_TIME] += t2 - t1;
+        free(r->info);
+        r->info = info;
+        info = NULL;
+        hm_put(&h5files, (uint64_t)id, r);
+        event_add_extra(r, call, t1, t2, fx);
+        fx = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+    free(info);
+    free(fx);
+    inside--;
+    return id;
+}
+
+hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl, hid_t fapl) {
+    WRAP(hid_t id, H5Fcreate, hdf5_active, name, flags, fcpl, fapl);
+    return h5f_opened(C_H5Fcreate, id, name, fapl, t1, now_ns());
+}
+hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl) {
+    WRAP(hid_t id, H5Fopen, hdf5_active, name, flags, fapl);
+    return h5f_opened(C_H5Fopen, id, name, fapl, t1, now_ns());
+}
+
+/* The file record of any identifier in a file: the identifiers H5Fcreate and H5Fopen
+ * returned map directly; any other (an object, or a file identifier from H5Iget_file_id)
+ * through the file's name. */
+static struct record *h5f_of(hid_t id) {
+    struct record *r = hm_get(&h5files, (uint64_t)id);
+    if (r) return r;
+    char abs[PATH_MAX];
+    pthread_mutex_unlock(&lock);
+    struct quiet q;
+    quiet_on(&q);
+    file_name(id, abs, sizeof abs);
+    quiet_off(&q);
+    pthread_mutex_lock(&lock);
+    return record_get(M_H5F, abs, NULL);
+}
+
+herr_t H5Fflush(hid_t id, H5F_scope_t scope) {
+    WRAP(herr_t ret, H5Fflush, hdf5_active, id, scope);
+    int64_t t2 = now_ns();
+    if (ret >= 0) {
+        inside++;
+        pthread_mutex_lock(&lock);
+        count_call(C_H5Fflush, t1, t2);
+        struct record *r = h5f_of(id);
+        if (r) {
+            r->c[H5F_FLUSHES]++;
+            count_meta(r, C_H5Fflush, -1, 0, H5F_F_META_TIME, t1, t2);
+        }
+        pthread_mutex_unlock(&lock);
+        inside--;
+    }
+    return ret;
+}
+
+/* H5Fclose ends a file's record only when it closes the file's identifier for good: a
+ * reference taken with H5Iget_file_id and released with H5Fclose leaves the file open (its
+ * record goes on: a later flush or close is the file's). */
+herr_t H5Fclose(hid_t id) {
+    RESOLVE(H5Fclose);
+    if (!hdf5_active()) return next_H5Fclose(id);
+    return h5_close_record(C_H5Fclose, next_H5Fclose, id, &h5files, H5F_F_CLOSE_START_TIMESTAMP,
+                           H5F_F_CLOSE_END_TIMESTAMP, H5F_F_META_TIME);
+}
+
+/* Attribute values up to this many bytes are kept in the trace (names, types and shapes
+ * always): enough for units, long names, fill values and small arrays. */
+#define ATTR_VALUE_MAX 4096
+
+/* attr_json describes an attribute for the trace: "attribute":{object (the path of the
+ * object it hangs on), name, its file type, dims ([] scalar) and, given the memory type and
+ * buffer of an H5Awrite, the memory type and the value's bytes in hex when they are few and
+ * not variable-length}. Called outside the lock. */
+static char *attr_json(hid_t attr, hid_t mtype, const void *buf) {
+    struct quiet q;
+    quiet_on(&q);
+    char obj[1024], name[512];
+    ssize_t n = h5.Iget_name(attr, obj, sizeof obj);
+    if (n <= 0 || (size_t)n >= sizeof obj) snprintf(obj, sizeof obj, "<anonymous>");
+    n = h5.Aget_name(attr, sizeof name, name);
+    if (n <= 0 || (size_t)n >= sizeof name) snprintf(name, sizeof name, "<unknown>");
+    struct jb b = {0};
+    jb_printf(&b, "\"attribute\":{\"object\":");
+    jb_str(&b, obj);
+    jb_printf(&b, ",\"name\":");
+    jb_str(&b, name);
+    hid_t t = h5.Aget_type(attr);
+    if (t >= 0) {
+        jb_printf(&b, ",");
+        type_json(&b, "type_", t);
+        h5.Tclose(t);
+    }
+    hid_t s = h5.Aget_space(attr);
+    hssize_t npoints = 0;
+    if (s >= 0) {
+        hsize_t dims[H5S_MAX_RANK];
+        int nd = h5.Sget_simple_extent_ndims(s);
+        if (nd < 0 || nd > H5S_MAX_RANK) nd = 0;
+        if (nd > 0) h5.Sget_simple_extent_dims(s, dims, NULL);
+        npoints = h5.Sget_simple_extent_npoints(s);
+        jb_printf(&b, ",\"dims\":[");
+        for (int i = 0; i < nd; i++) jb_printf(&b, "%s%llu", i ? "," : "", (unsigned long long)dims[i]);
+        jb_printf(&b, "]");
+        h5.Sclose(s);
+    }
+    if (mtype >= 0) {
+        jb_printf(&b, ",");
+        type_json(&b, "mem_", mtype);
+        int vlen = h5.Tget_class(mtype) == H5T_VLEN ||
+                   (h5.Tget_class(mtype) == H5T_STRING && h5.Tis_variable_str(mtype) > 0);
+        size_t bytes = (size_t)(npoints > 0 ? npoints : 0) * h5.Tget_size(mtype);
+        if (buf && !vlen && bytes <= ATTR_VALUE_MAX) {
+            jb_printf(&b, ",\"value\":");
+            jb_hex(&b, buf, bytes);
+        }
+    }
+    jb_printf(&b, "}");
+    quiet_off(&q);
+    return jb_done(&b);
+}
+
+/* Groups and attributes have no Darshan module: their calls count in the call table and,
+ * traced, as events of the file's record; extra (owned) adds members to the event. */
+static void h5_other_extra(int call, hid_t loc, int64_t t1, int64_t t2, char *extra) {
+    inside++;
+    pthread_mutex_lock(&lock);
+    count_call(call, t1, t2);
+    struct record *r = trace_on ? h5f_of(loc) : NULL;
+    if (r) event_add_extra(r, call, t1, t2, extra);
+    else free(extra);
+    pthread_mutex_unlock(&lock);
+    inside--;
+}
+
+/* object_json is "object":PATH, the path HDF5 names an open group or object by, for the
+ * trace of group and object opens and closes (capture reads how a code holds its objects:
+ * opened per call, attributes through H5Oopen, parents opened around creates). */
+static char *object_json(hid_t id) {
+    struct quiet q;
+    quiet_on(&q);
+    char obj[1024];
+    ssize_t n = h5.Iget_name(id, obj, sizeof obj);
+    if (n <= 0 || (size_t)n >= sizeof obj) snprintf(obj, sizeof obj, "<anonymous>");
+    quiet_off(&q);
+    struct jb b = {0};
+    jb_printf(&b, "\"object\":");
+    jb_str(&b, obj);
+    return jb_done(&b);
+}
+
+/* h5_opened counts an open (or create) of a group or object that returned id; traced, its
+ * event names it. It returns id. */
+static hid_t h5_opened(int call, hid_t id, int64_t t1, int64_t t2) {
+    if (id < 0) return id;
+    char *extra = NULL;
+    if (trace_on) {
+        inside++;
+        extra = object_json(id);
+        inside--;
+    }
+    h5_other_extra(call, id, t1, t2, extra);
+    return id;
+}
+
+/* h5_close closes a group or object with next: traced, its name and file are taken before
+ * the close (the identifier means nothing after it); untraced, the call is only counted. */
+static herr_t h5_close(int call, herr_t (*next)(hid_t), hid_t id) {
+    char file[PATH_MAX];
+    char *extra = NULL;
+    if (trace_on) {
+        inside++;
+        struct quiet q;
+        quiet_on(&q);
+        file_name(id, file, sizeof file);
+        quiet_off(&q);
+        extra = object_json(id);
+        inside--;
+    }
+    int64_t t1 = now_ns();
+    herr_t ret = next(id);
+    int64_t t2 = now_ns();
+    inside++;
+    pthread_mutex_lock(&lock);
+    count_call(call, t1, t2);
+    struct record *r = extra && ret >= 0 ? record_get(M_H5F, file, NULL) : NULL;
+    if (r) event_add_extra(r, call, t1, t2, extra);
+    else free(extra);
+    pthread_mutex_unlock(&lock);
+    inside--;
+    return ret;
+}
+
+/* H5_OPENER defines f with parameters PARAMS, an open or create of a group or object, called
+ * with the arguments that follow; H5_CLOSER defines f, the close of one. */
+#define H5_OPENER(f, PARAMS, ...)                                                              \
+    hid_t f PARAMS {                                                                           \
+        WRAP(hid_t id, f, hdf5_active, __VA_ARGS__);                                           \
+        return h5_opened(C_##f, id, t1, now_ns());                                             \
+    }
+#define H5_CLOSER(f)                                                                           \
+    herr_t f(hid_t id) {                                                                       \
+        RESOLVE(f);                                                                            \
+        if (!hdf5_active()) return next_##f(id);                                               \
+        return h5_close(C_##f, next_##f, id);                                                  \
+    }
+H5_OPENER(H5Gcreate2, (hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t gapl), loc, name, lcpl, gcpl, gapl)
+H5_OPENER(H5Gopen2, (hid_t loc, const char *name, hid_t gapl), loc, name, gapl)
+H5_CLOSER(H5Gclose)
+H5_OPENER(H5Oopen, (hid_t loc, const char *name, hid_t lapl), loc, name, lapl)
+H5_CLOSER(H5Oclose)
+
+hid_t H5Acreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t acpl, hid_t aapl) {
+    WRAP(hid_t id, H5Acreate2, hdf5_active, loc, name, type, space, acpl, aapl);
+    int64_t t2 = now_ns();
+    if (id >= 0) {
+        inside++;
+        char *extra = trace_on ? attr_json(id, -1, NULL) : NULL;
+        inside--;
+        h5_other_extra(C_H5Acreate2, id, t1, t2, extra);
+    }
+    return id;
+}
+herr_t H5Awrite(hid_t attr, hid_t type, const void *buf) {
+    WRAP(herr_t ret, H5Awrite, hdf5_active, attr, type, buf);
+    int64_t t2 = now_ns();
+    if (ret >= 0) {
+        inside++;
+        char *extra = trace_on ? attr_json(attr, type, buf) : NULL;
+        inside--;
+        h5_other_extra(C_H5Awrite, attr, t1, t2, extra);
+    }
+    return ret;
+}
