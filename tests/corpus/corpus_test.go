@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/h5proxy/h5proxy/internal/profile"
+	"github.com/h5proxy/h5proxy/internal/profile/preloadtest"
 )
 
 var update = flag.Bool("update", false, "record the verdicts in expect.txt and the real writers table in docs/apps.md")
@@ -57,7 +58,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "go build ../../cmd/h5proxy: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	if err := buildProfileLib(filepath.Join(dir, "libh5proxy-profile.so"), pkgFlags("--cflags", "hdf5-openmpi", "ompi")); err != nil {
+	if err := preloadtest.Build(filepath.Join(dir, "libh5proxy-profile.so")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -69,15 +70,6 @@ func TestMain(m *testing.M) {
 func pkgFlags(args ...string) []string {
 	out, _ := exec.Command("pkg-config", args...).Output()
 	return strings.Fields(string(out))
-}
-
-func buildProfileLib(out string, cflags []string) error {
-	args := append([]string{"-O2", "-fPIC", "-shared"}, cflags...)
-	args = append(args, "-o", out, "../../preload/h5proxy-profile.c", "-ldl", "-lpthread")
-	if b, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("cc %s: %v\n%s", out, err, b)
-	}
-	return nil
 }
 
 // systemHDF5 is Debian's parallel HDF5 1.10 (libhdf5-openmpi-dev), which libnetcdf-mpi,
@@ -638,7 +630,8 @@ func TestCorpus(t *testing.T) {
 		if p.system && build() != "1.10" {
 			if sysLib == "" { // the program loads Debian's HDF5 1.10: a profiler on its headers
 				sysLib = filepath.Join(t.TempDir(), "libh5proxy-profile-1.10.so")
-				if err := buildProfileLib(sysLib, append([]string{"-I" + systemHDF5}, pkgFlags("--cflags", "ompi")...)); err != nil {
+				// The system HDF5's headers first: they win over the build's.
+				if err := preloadtest.Build(sysLib, "-I"+systemHDF5); err != nil {
 					t.Fatal(err)
 				}
 			}
