@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h5proxy/h5proxy/internal/profile"
 )
 
 // TestMacsio runs MACSio's command line on 2 ranks (MIF 1: the ranks take turns on one
@@ -93,5 +95,37 @@ func TestMacsioGrowthAsMACSio(t *testing.T) {
 	}
 	if whole != 19 || rest != "/domain_0000000/expansion_019 {3, 19}" {
 		t.Errorf("dump 1, rank 0's domain: %d whole expansion arrays and %q; MACSio writes 19 and expansion_019 {3, 19}\n%s", whole, rest, out)
+	}
+}
+
+// TestMacsioDeprecatedCreates profiles MACSio's SIF run at 2 ranks: every dataset is
+// created through H5Dcreate1, as MACSio's plugin creates them, so each of the 20
+// variables' H5D records carries H5D_USE_DEPRECATED (0 before: h5proxy created them with
+// H5Dcreate2). The real MACSio's Darshan log sums 40 over its records (issue 36): the
+// same flag on both ranks' records of each dataset, which h5proxy's profiler merges into
+// one shared record as Darshan merges shared records.
+func TestMacsioDeprecatedCreates(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	r := h5proxy(t, dir, "profile", "-np", "2", "-lib", lib, "-noplot", "-o", "m.json", "--", binary, "macsio",
+		"--interface", "hdf5", "--parallel_file_mode", "SIF", "1", "--part_size", "10K", "--num_dumps", "1")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	p, err := profile.Load(filepath.Join(dir, "m.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, flagged := 0, 0
+	for _, rec := range p.Records {
+		if rec.Module == "H5D" {
+			records++
+			if rec.Counters["H5D_USE_DEPRECATED"] == 1 {
+				flagged++
+			}
+		}
+	}
+	if records != 20 || flagged != records {
+		t.Errorf("%d of %d H5D records carry H5D_USE_DEPRECATED; want all of MACSio's 20 datasets", flagged, records)
 	}
 }

@@ -155,7 +155,9 @@ const filterShuffle uint32 = 2
 // compression and at least minsize elements, one chunk of the whole dataset with the
 // shuffle and the compressor.
 func (c *Config) dataset(v Var, shape []uint64) *plan.DatasetSpec {
-	d := &plan.DatasetSpec{Type: plan.F64, Shape: shape}
+	// MACSio's plugin creates every dataset with the 1.6 API's H5Dcreate1 (macsio_hdf5.c:
+	// main_dump_sif and write_mesh_part), which Darshan counts in H5D_USE_DEPRECATED.
+	d := &plan.DatasetSpec{Type: plan.F64, Shape: shape, API1: true}
 	if v.Int {
 		d.Type = plan.I32
 	}
