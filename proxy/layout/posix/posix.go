@@ -360,21 +360,7 @@ func readAt(f *openFile, b []byte, off int64) (int, error) {
 	if _, err := libc.Lseek(f.fd, off, unix.SEEK_SET); err != nil {
 		return 0, err
 	}
-	got := 0
-	for got < len(b) {
-		n, err := libc.Read(f.fd, b[got:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return got, err
-		}
-		if n == 0 {
-			break
-		}
-		got += n
-	}
-	return got, nil
+	return fill(b, func(p []byte, _ int) (int, error) { return libc.Read(f.fd, p) })
 }
 
 // pwriteAll writes b at off, continuing after short writes and interrupted calls.
@@ -398,9 +384,15 @@ func pwriteAll(fd int, b []byte, off int64) error {
 // preadFull reads into b from off until b is full or the file ends; it returns the bytes
 // read.
 func preadFull(fd int, b []byte, off int64) (int, error) {
+	return fill(b, func(p []byte, done int) (int, error) { return libc.Pread(fd, p, off+int64(done)) })
+}
+
+// fill calls read for the rest of b (done bytes read so far) until b is full or the file
+// ends, continuing after interrupted calls; it returns the bytes read.
+func fill(b []byte, read func(p []byte, done int) (int, error)) (int, error) {
 	got := 0
 	for got < len(b) {
-		n, err := libc.Pread(fd, b[got:], off+int64(got))
+		n, err := read(b[got:], got)
 		if err == unix.EINTR {
 			continue
 		}
