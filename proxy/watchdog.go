@@ -142,6 +142,10 @@ func (w *watchdog) close() {
 		<-w.done
 		w.stop = nil
 	}
+	// A closed session its host still holds keeps neither its stack (and the layout's
+	// state) nor its last operation through the watchdog.
+	w.bg = nil
+	w.call.Store(nil)
 }
 
 func (w *watchdog) run() {

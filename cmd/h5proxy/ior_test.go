@@ -382,6 +382,6 @@ func TestIORCallsAsIOR(t *testing.T) {
 	}
 	for s := 0; s < 2; s++ {
 		counters(p, "H5D", file, fmt.Sprintf("/Dataset-0000.%04d", s), map[string]int64{"H5D_USE_DEPRECATED": 1,
-			"H5D_ACCESS1_STRIDE_D1": 4096 / 8, "H5D_OPENS": 4, "H5D_WRITES": 8, "H5D_READS": 8})
+			"H5D_ACCESS1_STRIDE_D5": 4096 / 8, "H5D_OPENS": 4, "H5D_WRITES": 8, "H5D_READS": 8})
 	}
 }
