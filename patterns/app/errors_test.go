@@ -22,9 +22,9 @@ timeline:
   - write: out
 `
 
-// planErr parses src, builds the pattern and plans every write step of rank 0 of size
-// ranks: the first error.
-func planErr(t *testing.T, src string, size int) error {
+// patternFrom writes src as d.yaml into a temporary directory, which it returns, and
+// builds its pattern: the parse's or the build's error.
+func patternFrom(t *testing.T, src string) (patterns.Pattern, string, error) {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "d.yaml")
@@ -33,9 +33,17 @@ func planErr(t *testing.T, src string, size int) error {
 	}
 	d, err := desc.ParseFile(path, nil)
 	if err != nil {
-		return err
+		return nil, dir, err
 	}
 	p, err := FromDescription(d)
+	return p, dir, err
+}
+
+// planErr parses src, builds the pattern and plans every write step of rank 0 of size
+// ranks: the first error.
+func planErr(t *testing.T, src string, size int) error {
+	t.Helper()
+	p, dir, err := patternFrom(t, src)
 	if err != nil {
 		return err
 	}

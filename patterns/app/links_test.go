@@ -1,13 +1,11 @@
 package app
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/patterns"
-	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -34,16 +32,7 @@ timeline:
 // planSrc parses src and plans rank 0's write phase on size ranks.
 func planSrc(t *testing.T, src string, size int) []plan.Plan {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "d.yaml")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d, err := desc.ParseFile(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := FromDescription(d)
+	p, dir, err := patternFrom(t, src)
 	if err != nil {
 		t.Fatal(err)
 	}
