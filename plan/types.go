@@ -179,6 +179,9 @@ func (t Type) Validate() error {
 			if err := m.Type.Validate(); err != nil {
 				return fmt.Errorf("compound %q member %q: %w", t.Name, m.Name, err)
 			}
+			if m.Type.Class == Reference {
+				return fmt.Errorf("compound %q member %q: references are supported as attribute elements only", t.Name, m.Name)
+			}
 			if m.Offset < 0 || m.Offset+m.Type.Size > t.Size {
 				return fmt.Errorf("compound %q member %q at offset %d size %d exceeds struct size %d",
 					t.Name, m.Name, m.Offset, m.Type.Size, t.Size)

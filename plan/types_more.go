@@ -84,6 +84,9 @@ func (t Type) validateMore() (ok bool, err error) {
 		if t.Base == nil || len(t.Dims) == 0 {
 			return true, fmt.Errorf("array without element type or extents")
 		}
+		if t.Base.Class == Reference {
+			return true, fmt.Errorf("array of references: references are supported as attribute elements only")
+		}
 		if t.Base.HasVarLen() {
 			return true, fmt.Errorf("array of %s: variable-length elements are not supported here", t.Base)
 		}
