@@ -43,7 +43,10 @@ func layoutOf(t *testing.T, file, dataset string) string {
 // TestTypesMore runs testdata/types-more.yaml on two ranks sharing one file: the restart
 // read verifies every value; h5ls -v shows the compounds' members at the offsets written
 // (in insertion order) and their sizes with padding; h5dump -pH shows the enumeration
-// (base and names), the arrays and the tagged opaque type on datasets and attributes.
+// (base and names), the arrays and the tagged opaque type on datasets and attributes and
+// the reference attributes' types; h5dump -a shows the enum values by name, the object
+// and region references' targets, and the variable-length string attributes (alone and
+// as a compound's member) the shared file holds.
 func TestTypesMore(t *testing.T) {
 	for _, tool := range []string{"h5dump", "h5ls"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -86,14 +89,18 @@ func TestTypesMore(t *testing.T) {
 			t.Errorf("h5dump -pH more.h5 lacks\n%s\n--- dump:\n%s", want, dump)
 		}
 	}
-	for attr, want := range map[string]string{
-		"modes": "(0): SOLID, LIQUID",
-		"main":  "DATASET ", // an object reference to /state
-		"picks": "/table",
+	for attr, want := range map[string][]string{
+		"history": {`(0): "created by h5proxy"`},
+		"modes":   {"(0): SOLID, LIQUID"},
+		"main":    {`DATASET `, `"/state"`}, // an object reference to /state
+		"notes":   {"STRSIZE H5T_VARIABLE;", `"a longer second"`},
+		"picks":   {`DATASET "/table"`, "REGION_TYPE BLOCK  (0)-(1)", `DATASET "/grid"`, "REGION_TYPE BLOCK  (1)-(2)"},
 	} {
 		out, err := exec.Command("h5dump", "-a", attr, file).CombinedOutput()
-		if err != nil || !strings.Contains(string(out), want) {
-			t.Errorf("h5dump -a %s: want %q: %v\n%s", attr, want, err, out)
+		for _, w := range want {
+			if err != nil || !strings.Contains(string(out), w) {
+				t.Errorf("h5dump -a %s: want %q: %v\n%s", attr, w, err, out)
+			}
 		}
 	}
 }
