@@ -535,6 +535,13 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 	case ex > 0:
 		return errorf("h5: %s: attribute %q already exists", op, a.Name)
 	}
+	var refs unsafe.Pointer
+	if a.Type.Class == plan.Reference { // the targets' references, made in loc's file first
+		if refs, err = makeRefs(C.hid_t(loc), a.Type, a.Value, int(plan.Product(a.Shape))); err != nil {
+			return fmt.Errorf("%w (attribute %s)", err, a.Name)
+		}
+		defer C.free(refs)
+	}
 	space, err := simpleSpace(op, a.Shape, nil)
 	if err != nil {
 		return err
@@ -545,12 +552,7 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 		return stackError(op)
 	}
 	defer C.H5Aclose(attr)
-	if a.Type.Class == plan.Reference { // the targets' references, made in loc's file
-		refs, err := makeRefs(C.hid_t(loc), a.Type, a.Value, int(plan.Product(a.Shape)))
-		if err != nil {
-			return fmt.Errorf("%w (attribute %s)", err, a.Name)
-		}
-		defer C.free(refs)
+	if refs != nil {
 		if C.H5Awrite(attr, typ, refs) < 0 {
 			return stackError("H5Awrite @" + a.Name)
 		}

@@ -101,6 +101,12 @@ func fits(v int64, t plan.Type) bool {
 	return true
 }
 
+// regionRe matches a region reference's target, PATH[START:END,...]; rangeRe one range.
+var (
+	regionRe = regexp.MustCompile(`^/[^\[]*\[\s*[0-9]+\s*:\s*[0-9]+\s*(,\s*[0-9]+\s*:\s*[0-9]+\s*)*\]$`)
+	rangeRe  = regexp.MustCompile(`([0-9]+)\s*:\s*([0-9]+)`)
+)
+
 // arrayRe matches an inline array type name: T[N] or T[N][M]...
 var arrayRe = regexp.MustCompile(`^(.+?)((?:\[\s*[0-9]+\s*\])+)$`)
 
@@ -186,8 +192,18 @@ func encodeMore(t plan.Type, v desc.Value) (b []byte, done bool, err error) {
 		}
 		return nil, true, errAt(v, "not a name or value of the enumeration %s", strings.Join(names, ", "), t)
 	case t.Class == plan.Reference:
+		text := strings.TrimSpace(v.Text)
+		if !strings.HasPrefix(text, "/") || t.Region && !regionRe.MatchString(text) {
+			return nil, true, errAt(v, "not a reference's target", "an absolute path (ref: /group/dataset) or, for regref, /dataset[START:END,...] with END > START per dimension")
+		}
+		for _, m := range rangeRe.FindAllStringSubmatch(text, -1) {
+			lo, _ := strconv.Atoi(m[1])
+			if hi, _ := strconv.Atoi(m[2]); hi <= lo {
+				return nil, true, errAt(v, "an empty region %s:%s", "START:END with END > START", m[1], m[2])
+			}
+		}
 		b = make([]byte, t.Size)
-		copy(b, strings.TrimSpace(v.Text))
+		copy(b, text)
 		return b, true, nil
 	case t.Class == plan.Array || t.Class == plan.Opaque:
 		return nil, true, errAt(v, "a literal value of %s", "generate: seeded or index (arrays and opaque types take generated values)", t)

@@ -104,6 +104,11 @@ timeline: [{write: f}]
 		{"B: 1", "B: 300", `d.yaml:3:23: key types.p.enum.B value "300": not a value of the enumeration's base i8`},
 		{"value: A", "value: C", `d.yaml:7:38: key files.f.attributes.m.value value "C": not a name or value of the enumeration enum(i8){A=0,B=1}; allowed: A, B`},
 		{"type: rec,", `type: "vstr[2]",`, `key files.f.datasets.x.type value "vstr[2]": array of vstr(16): variable-length elements are not supported here`},
+		{"m: {type: p, value: A}", `m: {type: regref, value: "/x[2]"}`, `key files.f.attributes.m.value value "/x[2]": not a reference's target`},
+		{"m: {type: p, value: A}", `m: {type: regref, value: "/x[3:1]"}`, `value "/x[3:1]": an empty region 3:1`},
+		{"m: {type: p, value: A}", `m: {type: ref, value: x}`, `value "x": not a reference's target; allowed: an absolute path`},
+		{"m: {type: p, value: A}", `m: {type: ref, value: /nothing}`, `key files.f.attributes.m.value value "/nothing": reference attribute m of / in file`},
+		{"x: {type: rec, shape: [4]}", `x: {type: ref, shape: [4]}`, `key files.f.datasets.x.type value "ref": a dataset of references`},
 	} {
 		src := strings.Replace(base, c.old, c.new, 1)
 		err := planErr(t, src, 2)
