@@ -27,7 +27,7 @@ files:
     creation_order: indexed
     datasets:
       time: {type: f64, shape: [1], extend: 0, decompose: rank0, scale: time}
-      ncol: {type: f32, shape: [n * nranks], scale: "This is a netCDF dimension but not a netCDF variable         8"}
+      ncol: {type: f32, shape: [n * nranks], scale: "This is a netCDF dimension but not a netCDF variable.         8"}
       rho: {type: f64, shape: [1, n * nranks], extend: 0, decompose: {grid: [1, 0]}, dims: [time, ncol], creation_order: indexed}
     groups:
       g:
@@ -114,19 +114,16 @@ func checkCreationOrder(t *testing.T, file string, want map[string][2]int) {
 	}
 	defer h5.CloseFile(f)
 	for path, w := range want {
-		obj, closeObj := f, func() error { return nil }
+		obj := f // the file's: its root group's
 		if path != "/" {
 			if obj, err = h5.OpenObject(f, path, false); err != nil {
 				t.Fatal(err)
 			}
-			closeObj = func() error { return h5.CloseObject(obj) }
+			defer h5.CloseObject(obj)
 		}
 		l, a, err := h5.CreationOrderOf(obj)
 		if err != nil || l != w[0] || a != w[1] {
 			t.Errorf("%s: creation order of links %d, attributes %d (%v), want %d, %d", path, l, a, err, w[0], w[1])
-		}
-		if err := closeObj(); err != nil {
-			t.Error(err)
 		}
 	}
 }

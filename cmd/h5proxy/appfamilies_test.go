@@ -48,7 +48,8 @@ func TestAppFileFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	r := h5proxy(t, dir, "run", "-np", "2", "-dir", out, app, "profile=yes")
+	lib := buildProfileLib(t, dir)
+	r := h5proxyEnv(t, dir, []string{"H5PROXY_PROFILE_LIB=" + lib}, "run", "-np", "2", "-dir", out, app, "profile=yes")
 	r.expect(t, 0, []string{"Verification: OK"}, nil)
 	var files []string
 	ents, err := os.ReadDir(out)

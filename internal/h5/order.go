@@ -12,7 +12,13 @@ static herr_t h5o_orders(hid_t obj, unsigned *links, unsigned *attrs) {
 	hid_t pl = -1;
 	*links = 0;
 	switch (H5Iget_type(obj)) {
-	case H5I_FILE: pl = H5Fget_create_plist(obj); break;
+	case H5I_FILE: { // the root group's list keeps them (the file creation list does not)
+		hid_t g = H5Gopen2(obj, "/", H5P_DEFAULT);
+		if (g < 0) return -1;
+		pl = H5Gget_create_plist(g);
+		H5Gclose(g);
+		break;
+	}
 	case H5I_GROUP: pl = H5Gget_create_plist(obj); break;
 	case H5I_DATASET: pl = H5Dget_create_plist(obj); break;
 	default: return -2;

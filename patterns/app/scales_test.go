@@ -19,7 +19,7 @@ files:
     name: h.nc
     datasets:
       time: {type: f64, shape: [1], extend: 0, decompose: rank0, scale: time}
-      ncol: {type: f32, shape: [n * nranks], scale: "This is a netCDF dimension but not a netCDF variable         8"}
+      ncol: {type: f32, shape: [n * nranks], scale: "This is a netCDF dimension but not a netCDF variable.         8"}
       rho: {type: f64, shape: [1, n * nranks], extend: 0, decompose: {grid: [1, 0]}, dims: [time, ncol]}
     groups:
       g:
@@ -44,7 +44,7 @@ func TestScalesPlanned(t *testing.T) {
 	}
 	want := []string{
 		`scale /time [collective] set-scale name="time"`,
-		`scale /ncol [collective] set-scale name="This is a netCDF dimension but not a netCDF variable         8"`,
+		`scale /ncol [collective] set-scale name="This is a netCDF dimension but not a netCDF variable.         8"`,
 		`scale /rho [collective] attach /time dim=0`,
 		`scale /rho [collective] attach /ncol dim=1`,
 		`scale /g/u [collective] attach /ncol dim=0`,

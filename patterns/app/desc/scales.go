@@ -8,7 +8,7 @@ import "strings"
 
 // scaleNode declares datasets.NAME.scale.
 var scaleNode = &Node{Key: "scale", Kind: Template,
-	Help:    "make the dataset a dimension scale of this name (H5DSset_scale: attributes CLASS \"DIMENSION_SCALE\" and NAME; \"\" sets CLASS alone), at the end of the write action that creates it, as netCDF-4 makes each dimension (a coordinate variable's name, or \"This is a netCDF dimension but not a netCDF variable\" and the length for a dimension without one); not copied by like",
+	Help:    "make the dataset a dimension scale of this name (H5DSset_scale: attributes CLASS \"DIMENSION_SCALE\" and NAME; \"\" sets CLASS alone), at the end of the write action that creates it, as netCDF-4 makes each dimension (a coordinate variable's name, or \"This is a netCDF dimension but not a netCDF variable.\" and the length in ten columns for a dimension without one); not copied by like",
 	Example: `datasets: {x: {type: f64, shape: [n], scale: x}, rho: {shape: [0, n], extend: 0, dims: [time, x]}}`}
 
 // dimsNode declares datasets.NAME.dims.
