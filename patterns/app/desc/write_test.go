@@ -281,7 +281,9 @@ func (g *gen) dataset(name, path string) *Dataset {
 		ds.Memory.Ghost = VList("2", "2", "0")
 	}
 	ds.CreationOrder = g.opt(func() Value { return g.pick(OrderNames...) })
-	ds.Scale = g.opt(func() Value { return g.pick("x", "", "This is a netCDF dimension but not a netCDF variable.         4") })
+	ds.Scale = g.opt(func() Value {
+		return g.pick("x", "", "This is a netCDF dimension but not a netCDF variable.         4")
+	})
 	for range g.r.Intn(3) {
 		switch g.r.Intn(3) {
 		case 0:
