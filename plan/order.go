@@ -13,3 +13,11 @@ const (
 type GroupSpec struct {
 	LinkOrder, AttrOrder int
 }
+
+// VirtualSource is one mapping of a virtual dataset (DatasetSpec.Virtual): the block of
+// Count elements at Start of the virtual dataset comes from the block of Count elements at
+// SourceStart of dataset Dataset in file File ("." the virtual dataset's own file).
+type VirtualSource struct {
+	File, Dataset             string
+	Start, Count, SourceStart []uint64
+}

@@ -311,6 +311,9 @@ type DatasetSpec struct {
 	// AttrOrder tracks (OrderTracked) and indexes (OrderIndexed) the creation order of
 	// the dataset's attributes (H5Pset_attr_creation_order); 0: HDF5's default, untracked.
 	AttrOrder int
+	// Virtual, when set, makes the dataset virtual (H5D_VIRTUAL) with these mappings: it
+	// holds no data of its own and is never written.
+	Virtual []VirtualSource
 	// FillUndefined leaves the fill value undefined (H5Pset_fill_value with a NULL value),
 	// as E3SM-IO's HDF5 driver creates its datasets; otherwise HDF5 stores its default
 	// (zero) fill value.

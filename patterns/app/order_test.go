@@ -2,9 +2,11 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/plan"
 )
 
@@ -51,6 +53,57 @@ func TestCreationOrderPlanned(t *testing.T) {
 		{"creation_order: tracked}", "creation_order: {links: tracked}}", `key files.f.datasets.x.creation_order: want one of none, tracked, indexed here is a map`},
 	} {
 		err := planErr(t, strings.Replace(orderSrc, c.from, c.to, 1), 2)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.to, err, c.want)
+		}
+	}
+}
+
+// virtualSrc is features.c's serial file: a compact table and a virtual view of it, and a
+// view of half of another file's dataset.
+const virtualSrc = `
+files:
+  s:
+    name: s.h5
+    writer: rank0
+    datasets:
+      table: {type: i32, shape: [4], layout: compact}
+      view: {type: i32, shape: [6], virtual: [{dataset: /table, count: [4]}, {file: other.h5, dataset: /u, start: [4], count: [2], source_start: [2]}]}
+timeline: [{write: s}, {write: s}, {read: s, at: restart}]
+`
+
+// TestVirtualPlanned: a virtual dataset is created once with its mappings (defaults: the
+// whole shape from 0: count given here), never written nor read back; bad mappings are errors naming
+// file:line:col, key and value.
+func TestVirtualPlanned(t *testing.T) {
+	p, dir, err := patternFrom(t, virtualSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := patterns.Env{Rank: 0, Size: 2, Path: filepath.Join(dir, "run.h5")}
+	var creates, touches []string
+	for _, ph := range p.Phases() {
+		for _, pl := range all(t, p, ph, env) {
+			for _, op := range pl.Ops {
+				switch {
+				case op.Kind == plan.CreateDataset && op.Path == "/view":
+					creates = append(creates, fmt.Sprintf("%+v", op.Dataset.Virtual))
+				case op.Path == "/view" && op.Kind != plan.CloseDataset:
+					touches = append(touches, op.Kind.String())
+				}
+			}
+		}
+	}
+	want := "[{File:. Dataset:/table Start:[0] Count:[4] SourceStart:[0]} {File:other.h5 Dataset:/u Start:[4] Count:[2] SourceStart:[2]}]"
+	if len(creates) != 1 || creates[0] != want || len(touches) != 0 {
+		t.Errorf("view created %v, other operations %v; want one create with %s", creates, touches, want)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"{dataset: /table, count: [4]}", "{file: x.h5}", `key files.s.datasets.view.virtual[0].dataset: a mapping needs its source dataset`},
+		{"{dataset: /table, count: [4]}", "{dataset: /table, start: [4], count: [4]}", `key files.s.datasets.view.virtual[0].dataset value "/table": the block at [4] of [4] passes view's extent [6]`},
+		{"{dataset: /table, count: [4]}", "{dataset: /table, start: [0, 0]}", `key files.s.datasets.view.virtual[0].start[0] value "0": start has 2 entries, view has 1 dimensions`},
+	} {
+		err := planErr(t, strings.Replace(virtualSrc, c.from, c.to, 1), 2)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.to, err, c.want)
 		}

@@ -696,6 +696,10 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	d.Independent = x.value("independent", s)
 	d.Scale, d.Dims = x.value("scale", s), x.list("dims")
 	d.CreationOrder = x.value("creation_order", s)
+	var err error
+	if d.Virtual, err = p.virtual(x.vals["virtual"], join(path, "virtual")); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

@@ -156,7 +156,7 @@ var (
 			{Key: "max_shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "maximum extent per dimension; `unlimited` for H5S_UNLIMITED (default: shape, or unlimited along extend)"},
 			{Key: "extend", Kind: Expr, Help: "series by extension: the index of the dimension (0 the slowest, any up to the last) that grows by shape[dim] at each write; the dataset is created once, chunked, unlimited along it; with max_shape that dimension must be unlimited"},
 			{Key: "start_empty", Kind: Bool, Default: "false", Help: "with extend: create the dataset with extent 0 along it and extend it before every write, the first included (netCDF record variables as PnetCDF and E3SM-IO define them); false: created with the first write's extent"},
-			{Key: "layout", Kind: Enum, Allowed: []string{"contiguous", "chunked", "compact"}, Help: "storage layout (default: chunked when chunk, filters or extend are given, else contiguous)"},
+			{Key: "layout", Kind: Enum, Allowed: []string{"contiguous", "chunked", "compact", "virtual"}, Help: "storage layout (default: virtual with virtual mappings, chunked when chunk, filters or extend are given, else contiguous)"},
 			{Key: "chunk", Kind: List, Elem: &Node{Kind: Expr}, Help: "chunk extent per dimension (layout chunked)"},
 			filterNode,
 			{Key: "fill", Kind: Literal, Help: "fill value (a number); `undefined` leaves it undefined"},
@@ -168,6 +168,7 @@ var (
 			scaleNode,
 			dimsNode,
 			dsOrderNode,
+			virtualNode,
 			attrNode,
 		}}}
 )

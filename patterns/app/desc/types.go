@@ -216,7 +216,9 @@ type Dataset struct {
 	Dims  []Value
 	// CreationOrder is its attributes' creation order (order.go).
 	CreationOrder Value
-	Attributes    []*Attribute
+	// Virtual are a virtual dataset's mappings (virtual.go).
+	Virtual    []VirtualMap
+	Attributes []*Attribute
 	// set records which keys the user wrote (like: copies the others).
 	set map[string]bool
 }

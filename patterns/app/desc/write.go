@@ -365,6 +365,7 @@ func (wr *writer) dataset(ds *Dataset, path string) *yaml.Node {
 	m.value("scale", ds.Scale)
 	m.list("dims", ds.Dims, false)
 	m.value("creation_order", ds.CreationOrder)
+	m.add("virtual", wr.virtual(ds.Virtual, join(path, "virtual")))
 	if len(ds.Attributes) > 0 {
 		m.add("attributes", wr.attributes(ds.Attributes, join(path, "attributes")))
 	}

@@ -281,6 +281,9 @@ func (g *gen) dataset(name, path string) *Dataset {
 		ds.Memory.Ghost = VList("2", "2", "0")
 	}
 	ds.CreationOrder = g.opt(func() Value { return g.pick(OrderNames...) })
+	for range g.r.Intn(3) {
+		ds.Virtual = append(ds.Virtual, VirtualMap{File: g.opt(g.v), Dataset: g.v(), Start: g.vs(2), Count: g.vs(2), SourceStart: g.vs(2)})
+	}
 	ds.Scale = g.opt(func() Value {
 		return g.pick("x", "", "This is a netCDF dimension but not a netCDF variable.         4")
 	})

@@ -62,6 +62,10 @@ func openByKind(file h5.ID, op *plan.Op) (id h5.ID, err error) {
 	case plan.OpenGroup:
 		id, err = h5.OpenGroupColl(file, op.Path, op.CollMetadata)
 	case plan.CreateDataset:
+		if len(op.Dataset.Virtual) > 0 {
+			id, err = h5.CreateVirtual(file, op.Path, *op.Dataset, VirtualMaps(op.Dataset.Virtual))
+			break
+		}
 		id, err = h5.CreateDataset(file, op.Path, *op.Dataset)
 	case plan.OpenDataset:
 		if op.Dataset != nil && op.Dataset.API1 {
