@@ -40,7 +40,8 @@ timeline:
 // TestAppFileFamilies runs familiesDescription at 2 ranks under the profiler: it writes
 // exactly the program's six files (not one counter folded over them), the restart read
 // verifies the last checkpoint, and Darshan's MPIIO_HINTS counts hints on the checkpoints'
-// opens only (their own access list's), none on the plot files'.
+// opens only (their own access list's), none on the plot files' (HDF5 1.10; 1.14's driver
+// passes an info object at every open).
 func TestAppFileFamilies(t *testing.T) {
 	dir := t.TempDir()
 	app := filepath.Join(dir, "families.yaml")
@@ -76,8 +77,10 @@ func TestAppFileFamilies(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		hints := rec.Counters["MPIIO_HINTS"]
-		if strings.Contains(name, "_chk_") != (hints > 0) {
+		// HDF5 1.14's MPI-IO driver passes an info object of its own at every open and
+		// view, hints or not: there only the checkpoints' count is asserted.
+		hints, chk := rec.Counters["MPIIO_HINTS"], strings.Contains(name, "_chk_")
+		if chk && hints == 0 || !chk && hints > 0 && os.Getenv("H5PROXY_HDF5") != "1.14" {
 			t.Errorf("%s: MPIIO_HINTS %d (opens %d), want hints on the checkpoints alone", name, hints, rec.Counters["MPIIO_COLL_OPENS"])
 		}
 	}
