@@ -10,42 +10,16 @@ import (
 	"github.com/h5proxy/h5proxy/internal/profile"
 )
 
-// familiesDescription is FLASH's three families (examples/corpus/flash_amr.c): checkpoints
-// every 10 steps and plot files every 5, each numbered by its own count, a forced plot
-// file at the end continuing the plot count; the checkpoints' access list carries FLASH's
-// MPI-IO hints, the plot files' none.
-const familiesDescription = `
-name: families
-params: {n: 16}
-steps: 13
-files:
-  chk:
-    name: "sod_hdf5_chk_${count:04d}"
-    hints: {access_style: write_once, collective_buffering: "true", cb_block_size: "1048576", cb_buffer_size: "4194304"}
-    datasets: {dens: {type: f64, shape: [n * nranks]}}
-  plt:
-    name: "sod_hdf5_plt_cnt_${count:04d}"
-    datasets: {dens: {type: f32, shape: [n * nranks]}}
-  forced:
-    name: "sod_hdf5_forced_plt_cnt_${count:04d}"
-    counter: plt
-    datasets: {dens: {type: f32, shape: [n * nranks]}}
-timeline:
-  - {write: chk, every: 10}
-  - {write: plt, every: 5}
-  - {write: forced, at: end}
-  - {read: chk, at: restart}
-`
-
-// TestAppFileFamilies runs familiesDescription at 2 ranks under the profiler: it writes
+// TestAppFileFamilies runs patterns/app/testdata/families.yaml (FLASH's checkpoint, plot
+// and forced plot families, the checkpoints with their own hints) at 2 ranks under the profiler: it writes
 // exactly the program's six files (not one counter folded over them), the restart read
-// verifies the last checkpoint, and Darshan's MPIIO_HINTS counts hints on the checkpoints'
+// verifies the forced plot file, and Darshan's MPIIO_HINTS counts hints on the checkpoints'
 // opens only (their own access list's), none on the plot files' (HDF5 1.10; 1.14's driver
 // passes an info object at every open).
 func TestAppFileFamilies(t *testing.T) {
 	dir := t.TempDir()
-	app := filepath.Join(dir, "families.yaml")
-	if err := os.WriteFile(app, []byte(familiesDescription), 0o644); err != nil {
+	app, err := filepath.Abs("../../patterns/app/testdata/families.yaml")
+	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")

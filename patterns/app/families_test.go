@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,38 +12,11 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
-// flashFamilies is FLASH's three families (examples/corpus/flash_amr.c): checkpoints
+// flashFamilies (testdata/families.yaml) is FLASH's three families (examples/corpus/flash_amr.c): checkpoints
 // every 10 steps numbered by checkpoint, plot files every 5 numbered by plot, a forced
 // plot file at the end continuing the plot count; the checkpoints carry FLASH's hints in
 // their own access list, and a restart reads the forced plot file back.
-const flashFamilies = `
-params: {n: 8}
-steps: 13
-files:
-  chk:
-    name: "sod_hdf5_chk_${count:04d}"
-    hints: {access_style: write_once, cb_buffer_size: "4194304"}
-    datasets: {dens: {type: f64, shape: [n * nranks]}}
-  plt:
-    name: "sod_hdf5_plt_cnt_${count:04d}"
-    datasets: {dens: {type: f32, shape: [n * nranks]}}
-  forced:
-    name: "sod_hdf5_forced_plt_cnt_${count:04d}"
-    counter: plt
-    attributes: {number: {type: i32, value: "${count}"}}
-    datasets: {dens: {type: f32, shape: [n * nranks]}}
-  own:
-    name: "own_${rank}_${count}.h5"
-    ranks: 1
-    hints: {cb_nodes: "1"}
-    datasets: {x: {type: i32, shape: [n]}}
-timeline:
-  - {write: chk, every: 10}
-  - {write: plt, every: 5}
-  - {write: own, every: 6}
-  - {write: forced, at: end}
-  - {read: forced, at: restart}
-`
+const flashFamilies = "testdata/families.yaml"
 
 // created lists the files a phase's plans create or open, "step name" each, and their
 // MPI-IO hints by name.
@@ -66,7 +40,11 @@ func created(pls []plan.Plan, kinds ...plan.OpKind) (files []string, hints map[s
 // ${count} is the file's number; per-file hints ride on that file's MPI-IO opens only;
 // the restart read opens the forced plot file the end action wrote.
 func TestFileFamilies(t *testing.T) {
-	p, dir, err := patternFrom(t, flashFamilies)
+	src, err := os.ReadFile(flashFamilies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, dir, err := patternFrom(t, string(src))
 	if err != nil {
 		t.Fatal(err)
 	}
