@@ -118,6 +118,9 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		return nil, errAt(ds.Extend, "dimension %d of %s is fixed (max_shape[%d] = %d): a series grows along an unlimited dimension", allowed, s.extend, ds.Name, s.extend, c.MaxShape[s.extend])
 	}
 	layout := strings.ToLower(ds.Layout.Text)
+	if layout == "" && len(ds.Virtual) > 0 {
+		layout = "virtual"
+	}
 	if layout == "" {
 		layout = "contiguous"
 		if len(ds.Chunk) > 0 || len(ds.Filters) > 0 || c.MaxShape != nil && slices.Contains(c.MaxShape, plan.MaxUnlimited) {
@@ -147,6 +150,10 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 			for _, n := range s.shape {
 				c.Chunk = append(c.Chunk, max(n, 1))
 			}
+		}
+	case "virtual":
+		if c.Virtual, err = virtualMaps(ds, s.shape, sc); err != nil {
+			return nil, err
 		}
 	case "compact":
 		c.Compact = true
@@ -192,6 +199,7 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 			c.FillValue = b
 		}
 	}
+	c.AttrOrder = orderFlags(ds.CreationOrder)
 	if ds.FillTime.Set { // the schema allows plan's names only
 		c.Tuning.FillTime, _ = plan.ParseFillTime(strings.ToLower(ds.FillTime.Text))
 	}
