@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 )
 
 // h5tCompound is HDF5's H5T_COMPOUND class number.
@@ -38,8 +39,12 @@ func (m *typeMember) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// compound is a compound type of the description: its name and its members' YAML.
-type compound struct{ name, members string }
+// compound is a compound type of the description: its members' key (their names and
+// types in order, to share one type between objects) and its declaration.
+type compound struct {
+	key  string
+	decl *desc.Compound
+}
 
 // compoundName names the compound type of ms (size bytes) in the description's types,
 // defining it the first time (named after hint, the first object of that type): its
@@ -57,36 +62,37 @@ func (c *Description) compoundName(hint string, ms []typeMember, size int) (name
 		}
 		reordered = true
 	}
+	key := fmt.Sprint(members)
 	for _, t := range c.compounds {
-		if t.members == members {
-			return t.name, reordered, true
+		if t.key == key {
+			return t.decl.Name, reordered, true
 		}
 	}
 	name = plainWord(hint, "t")
 	for taken := true; taken; {
 		taken = false
 		for _, t := range c.compounds {
-			if t.name == name {
+			if t.decl.Name == name {
 				name, taken = name+"_", true
 			}
 		}
 	}
-	c.compounds = append(c.compounds, compound{name, members})
+	c.compounds = append(c.compounds, compound{key, &desc.Compound{Name: name, Members: members}})
 	return name, reordered, true
 }
 
-// packedMembers renders ms as a description's member map when they sit, in this order,
-// at the offsets a C struct of size bytes gives them.
-func packedMembers(ms []typeMember, size int) (string, bool) {
+// packedMembers are ms as a description's compound members when they sit, in this
+// order, at the offsets a C struct of size bytes gives them.
+func packedMembers(ms []typeMember, size int) ([]desc.CompoundMember, bool) {
 	if len(ms) == 0 {
-		return "", false
+		return nil, false
 	}
-	var parts []string
+	var out []desc.CompoundMember
 	off, align := 0, 1
 	for _, m := range ms {
 		typ, ok := typeName(datasetInfo{TypeClass: m.Class, TypeSize: m.Size, TypeSign: m.Sign})
 		if !ok || m.Name == "" {
-			return "", false
+			return nil, false
 		}
 		a := m.Size
 		if m.Class == 3 { // strings align on bytes
@@ -94,16 +100,16 @@ func packedMembers(ms []typeMember, size int) (string, bool) {
 		}
 		off = (off + a - 1) / a * a
 		if m.Offset != off {
-			return "", false
+			return nil, false
 		}
 		off += m.Size
 		align = max(align, a)
-		parts = append(parts, yamlString(m.Name)+": "+typ)
+		out = append(out, desc.CompoundMember{Name: m.Name, Type: desc.V(typ)})
 	}
 	if (off+align-1)/align*align != size {
-		return "", false
+		return nil, false
 	}
-	return "{" + strings.Join(parts, ", ") + "}", true
+	return out, true
 }
 
 // compoundStandIn is the valid type written for a compound the description cannot
