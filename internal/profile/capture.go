@@ -98,6 +98,9 @@ type capDataset struct {
 	writesBy map[int]int             // rank -> H5Dwrite calls in the whole run
 	hashes   map[int]map[string]bool // rank -> the block-list hashes of its union selections
 	once     bool                    // written at the first step alone (steps from series)
+	// memSize is the memory type's size of its first write (bytes over elements): a
+	// float written from doubles (FLASH's single-precision plot files) has a memory type.
+	memSize int
 	// independent: written with independent transfers only, in a file whose other
 	// datasets of the same cadence are written collectively (independent: true, one
 	// write action for both).
@@ -278,6 +281,9 @@ func Capture(p *Profile, name string) (*Description, error) {
 			continue
 		}
 		if write {
+			if n := sel.elements(); n > 0 && e.Length > 0 && d.memSize == 0 {
+				d.memSize = int(e.Length / n)
+			}
 			d.writes[e.Rank] = append(d.writes[e.Rank], sel)
 			if e.Rank == 0 {
 				d.nwrites++
@@ -780,6 +786,22 @@ func (c *Description) decomposition(path, id string, d *capDataset, nranks int) 
 	}
 	c.listPerRank(path, id, d, acc, nranks)
 	return standIn(dims, nranks)
+}
+
+// elements is the number of elements the selection holds (0 when it cannot tell: points,
+// unions).
+func (s selection) elements() int64 {
+	if s.None || s.Points > 0 || len(s.Blocks) > 0 || s.NBlocks > 0 {
+		return max(s.Points, 0)
+	}
+	n := int64(1)
+	for i, c := range s.Count {
+		if len(s.Block) == len(s.Count) {
+			c *= s.Block[i]
+		}
+		n *= c
+	}
+	return n
 }
 
 // empty reports whether a hyperslab selects no element (a count or block of 0: a rank

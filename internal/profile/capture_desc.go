@@ -110,6 +110,12 @@ func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc
 		c.unexpressed(dpath, fmt.Sprintf("%s %s: datatype class %d of %d bytes (written as f64)", id, d.template, d.info.TypeClass, d.info.TypeSize))
 	}
 	out.Type = desc.V(typ)
+	// a memory type of the same class and another size (HDF5 converts)
+	if in := d.info; d.memSize > 0 && d.memSize != in.TypeSize && (in.TypeClass == 0 || in.TypeClass == 1) {
+		if mt, ok := typeName(datasetInfo{TypeClass: in.TypeClass, TypeSize: d.memSize, TypeSign: in.TypeSign}); ok {
+			out.Memory.Type = desc.V(mt)
+		}
+	}
 	dc, split, shapeAt := c.decomposition(dpath, id, d, nranks)
 	shape := make([]string, len(d.info.Dims))
 	for i, v := range d.info.Dims {

@@ -241,3 +241,30 @@ func TestCaptureStandIns(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureMemoryType: a dataset written from a buffer of another size of its class
+// (FLASH's single-precision plot files written from doubles: 8 bytes traced per f32
+// element) has a memory type, so that HDF5 converts as the program's writes did; one
+// written from its own type has none.
+func TestCaptureMemoryType(t *testing.T) {
+	p := &Profile{Ranks: 2, Traced: true, Calls: map[string]Call{}}
+	for _, name := range []string{"/dens", "/same"} {
+		p.Records = append(p.Records, Record{Module: "H5D", File: "/x/plt.h5", Name: name, Rank: -1,
+			Info: json.RawMessage(`{"dims":[2,8],"maxdims":[2,8],"layout":1,"type_class":1,"type_size":4}`)})
+	}
+	for r := range 2 {
+		sel := json.RawMessage(fmt.Sprintf(`{"start":[%d,0],"count":[1,8]}`, r))
+		p.Events = append(p.Events,
+			Event{Rank: r, Module: "H5D", Call: "H5Dwrite", File: "/x/plt.h5", Name: "/dens", Collective: true, Selection: sel, Length: 64},
+			Event{Rank: r, Module: "H5D", Call: "H5Dwrite", File: "/x/plt.h5", Name: "/same", Collective: true, Selection: sel, Length: 32})
+	}
+	c, err := Capture(p, "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked(t, c)
+	f := fileOf(t, c.Desc, "plt")
+	if dens, same := datasetOf(t, f, "/dens"), datasetOf(t, f, "/same"); dens.Memory.Type.Text != "f64" || same.Memory.Type.Set || texts(dens.Shape) != "[1 * nranks, 8]" {
+		t.Errorf("dens: memory %q shape %s, same: memory %q; want f64, [1 * nranks, 8], none", dens.Memory.Type.Text, texts(dens.Shape), same.Memory.Type.Text)
+	}
+}
