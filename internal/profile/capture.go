@@ -235,9 +235,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 	}
 	// Series by extension: the run's writes per rank and rank 0's extensions.
-	if steps == 1 {
-		steps = c.series(p, files, stepAt)
-	}
+	steps = c.series(p, files, stepAt, steps)
 	// The first step's accesses of every rank (a series' first write); the gaps between
 	// steps on rank 0 (a series' writes are its steps).
 	stepStart, stepEnd := map[int]float64{}, map[int]float64{}
@@ -447,13 +445,21 @@ func Capture(p *Profile, name string) (*Description, error) {
 				d.NoteAt(at + ".every").Line = "the first step alone"
 			}
 		}
-		// A flush per step when every rank flushed at least once a step, else one at the
-		// end and the others at the first steps (netCDF flushes at nc_enddef and nc_close).
+		// Flushes per step when every rank flushed at least once a step (PETSc's after each
+		// VecView: as many actions as whole flushes a step, the rest at the end), else one
+		// at the end and the others at the first steps (netCDF's at nc_enddef and nc_close).
 		if hasH5F && h5f.Counters["H5F_FLUSHES"] > 0 {
 			perRank := h5f.Counters["H5F_FLUSHES"] / int64(max(p.Ranks, 1))
 			switch {
-			case perRank >= int64(steps) && steps > 1 || placed: // placed: at its steps
+			case placed: // at its steps
 				action(&desc.Action{Flush: desc.V(id)})
+			case perRank >= int64(steps) && steps > 1:
+				for range perRank / int64(steps) {
+					action(&desc.Action{Flush: desc.V(id)})
+				}
+				for range perRank % int64(steps) {
+					action(&desc.Action{Flush: desc.V(id), At: desc.V("end")})
+				}
 			case perRank > 1:
 				action(&desc.Action{Flush: desc.V(id), When: desc.Vf("step < %d", perRank-1)})
 				fallthrough
@@ -530,9 +536,10 @@ func (c *Description) unexpressed(path, text string) {
 
 // series finds the datasets written as series by extension (an unlimited first
 // dimension, grown by H5Dset_extent between writes, as netCDF's and E3SM's record
-// variables) and returns the steps they make: the most writes of any (1 when none). The
-// other datasets written once are written at the first step alone.
-func (c *Description) series(p *Profile, files map[string]map[string]*capDataset, stepAt func(string, string, int) (string, int, bool)) int {
+// variables) and returns the steps they make: the most writes of any, or stepped (the
+// steps files per step make) when more. With series, the other datasets written once are
+// written at the first step alone.
+func (c *Description) series(p *Profile, files map[string]map[string]*capDataset, stepAt func(string, string, int) (string, int, bool), stepped int) int {
 	last, firstExtent := map[*capDataset]int64{}, map[*capDataset]int64{}
 	written := map[*capDataset]bool{} // rank 0 wrote it before its first extension
 	for _, e := range p.Events {
@@ -560,7 +567,7 @@ func (c *Description) series(p *Profile, files map[string]map[string]*capDataset
 			}
 		}
 	}
-	steps := 1
+	steps, any := stepped, false // the steps of the files per step (or 1), any series
 	for _, ds := range files {
 		for _, d := range ds {
 			w := 0
@@ -582,10 +589,11 @@ func (c *Description) series(p *Profile, files map[string]map[string]*capDataset
 			}
 			d.series, d.grow, d.empty = true, grow, !written[d]
 			steps = max(steps, w)
+			any = true
 		}
 	}
-	if steps == 1 {
-		return 1
+	if !any || steps == 1 {
+		return steps
 	}
 	for _, ds := range files {
 		for _, d := range ds {
@@ -662,6 +670,9 @@ func (c *Description) decomposition(path, id string, d *capDataset, nranks int) 
 	}
 	if len(acc) == 0 {
 		return dc, -1, ""
+	}
+	if idle := len(all) - len(acc); idle > 0 && d.indep && !d.coll && len(d.writes) > 0 {
+		c.unexpressed(path, fmt.Sprintf("%s %s: %d ranks called H5Dwrite with nothing selected, independently (a description's independent transfers make no call on a rank without elements)", id, d.template, idle))
 	}
 	if irregular && len(dims) > 0 {
 		if dc, ok := c.unionDecomposition(path, id, d, acc, dims, nranks); ok {

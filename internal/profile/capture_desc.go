@@ -146,6 +146,11 @@ func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc
 			ch[i] = strconv.FormatInt(v, 10)
 		}
 		out.Chunk = desc.Vs(ch...)
+		// a chunk of the whole extent along the dimension the ranks split is its
+		// expression too (PETSc's [1, 64 * nranks] in chunks of one row)
+		if split >= 0 && split < len(ch) && shapeAt != "" && d.info.Chunk[split] == d.info.Dims[split] {
+			out.Chunk[split] = desc.V(shapeAt)
+		}
 	} else if d.info.Layout == 0 {
 		out.Layout = desc.V("compact")
 	}

@@ -152,6 +152,7 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 	oopen := map[string]bool{}        // objects opened with H5Oopen
 	gopen := map[string]bool{}        // groups opened with H5Gopen2
 	through := map[string]int{}       // transfers through a dataset's open handle
+	wroteDirect := map[string]bool{}  // datasets written through their creation's handle
 	inSerial := w.rank0
 	for _, e := range p.Events {
 		if e.Rank != 0 || e.File != file {
@@ -169,6 +170,7 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 			clear(created)
 			clear(reopened)
 			clear(direct)
+			clear(wroteDirect)
 			clear(open)
 			clear(through)
 		case inSerial:
@@ -188,11 +190,15 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 				viaReopen = append(viaReopen, e.Name)
 			}
 		case h5dTransfers[e.Call] && direct[e.Name] && open[e.Name]:
+			wroteDirect[e.Name] = true
 			if !slices.Contains(viaCreate, e.Name) {
 				viaCreate = append(viaCreate, e.Name)
 			}
 		case e.Call == "H5Dclose":
-			if open[e.Name] {
+			// closed after its creation before any write on that handle: a reopen to
+			// write it is hold: call's (a dataset written, closed and opened again at the
+			// next step, as PETSc's, is held per action)
+			if open[e.Name] && direct[e.Name] && !wroteDirect[e.Name] {
 				created[e.Name] = true
 			}
 			delete(open, e.Name)
