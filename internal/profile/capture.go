@@ -31,6 +31,9 @@ type Description struct {
 	MapName string
 	// compounds are the compound types the description defines (types:), in order.
 	compounds []compound
+	// capturedRanksOnly: a stand-in decomposition keeps the captured rank count's
+	// extents (the description runs at that count alone).
+	capturedRanksOnly bool
 }
 
 // ErrNoHDF5 says a profile has no HDF5 dataset I/O to fold into a description.
@@ -678,7 +681,7 @@ func (c *Description) decomposition(path, id string, d *capDataset, nranks int) 
 		if dc, ok := c.unionDecomposition(path, id, d, acc, dims, nranks); ok {
 			return dc, -1, ""
 		}
-		return standIn(dims, nranks)
+		return c.standIn(dims, nranks)
 	}
 	if len(dims) == 0 { // a scalar: written by rank 0 alone, or by every rank
 		if _, only0 := acc[0]; only0 && len(acc) == 1 {
@@ -746,7 +749,7 @@ func (c *Description) decomposition(path, id string, d *capDataset, nranks int) 
 		lo, hi, ok := box(acc[r])
 		if !ok {
 			c.listPerRank(path, id, d, acc, nranks)
-			return standIn(dims, nranks)
+			return c.standIn(dims, nranks)
 		}
 		lows, highs = append(lows, lo), append(highs, hi)
 	}
@@ -796,7 +799,7 @@ func (c *Description) decomposition(path, id string, d *capDataset, nranks int) 
 		return desc.Decompose{Kind: desc.V("uneven"), File: desc.V(file)}, 0, "auto"
 	}
 	c.listPerRank(path, id, d, acc, nranks)
-	return standIn(dims, nranks)
+	return c.standIn(dims, nranks)
 }
 
 // elements is the number of elements the selection holds (0 when it cannot tell: points,
@@ -874,14 +877,15 @@ func (c *Description) listPerRank(path, id string, d *capDataset, acc map[int][]
 }
 
 // standInText says what standIn writes.
-const standInText = "written as block over dimension 0, or by rank 0 alone where the ranks do not divide it"
+const standInText = "written as block over dimension 0 at the captured rank count, or by rank 0 alone where the ranks do not divide it"
 
-// standIn is the decomposition written for selections none fits: the default block
-// along dimension 0 when the ranks divide it (its extent then COUNT * nranks, valid at
-// any rank count), else rank 0 alone.
-func standIn(dims []int64, nranks int) (desc.Decompose, int, string) {
+// standIn is the decomposition written for selections none fits: the default block along
+// dimension 0 with the traced extent when the ranks divide it (it runs at the captured
+// rank count: at another, check names the key), else rank 0 alone.
+func (c *Description) standIn(dims []int64, nranks int) (desc.Decompose, int, string) {
 	if len(dims) > 0 && dims[0]%int64(max(nranks, 1)) == 0 && dims[0] > 0 {
-		return desc.Decompose{}, 0, fmt.Sprintf("%d * nranks", dims[0]/int64(max(nranks, 1)))
+		c.capturedRanksOnly = true
+		return desc.Decompose{}, -1, ""
 	}
 	return desc.Decompose{Kind: desc.V("rank0")}, -1, ""
 }

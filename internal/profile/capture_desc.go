@@ -95,14 +95,9 @@ func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc
 	out := &desc.Dataset{Name: path.Base(d.template)}
 	typ, ok := typeName(d.info)
 	if d.info.TypeClass == h5tCompound {
-		var reordered bool
-		typ, reordered, ok = c.compoundName(out.Name, d.info.Members, d.info.TypeSize)
-		if reordered {
-			c.unexpressed(dpath, fmt.Sprintf("%s %s: compound members stored out of declaration order (H5Tinsert at explicit offsets): declared in offset order, the same layout", id, d.template))
-		}
-		if !ok {
+		if typ, ok = c.compoundName(out.Name, d.info.Members, d.info.TypeSize); !ok {
 			typ = compoundStandIn(d.info.TypeSize)
-			c.unexpressed(dpath, fmt.Sprintf("%s %s: a compound of %d bytes whose members do not pack as a C struct (H5Tinsert at explicit offsets with padding): written as %s, the same size", id, d.template, d.info.TypeSize, typ))
+			c.unexpressed(dpath, fmt.Sprintf("%s %s: a compound of %d bytes with members of other classes (nested compounds, arrays, references), or none traced: written as %s, the same size", id, d.template, d.info.TypeSize, typ))
 			ok = true
 		}
 	}
@@ -217,10 +212,7 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 	out := &desc.Attribute{Name: a.name}
 	typ, ok := typeName(datasetInfo{TypeClass: a.ev.TypeClass, TypeSize: a.ev.TypeSize, TypeSign: a.ev.TypeSign})
 	if a.ev.TypeClass == h5tCompound {
-		var reordered bool
-		if typ, reordered, ok = c.compoundName(a.name, a.ev.Members, a.ev.TypeSize); reordered {
-			c.unexpressed(apath, fmt.Sprintf("%s: compound members stored out of declaration order: declared in offset order, the same layout", at))
-		}
+		typ, ok = c.compoundName(a.name, a.ev.Members, a.ev.TypeSize)
 	}
 	switch {
 	case a.ev.TypeClass == 3 && a.ev.VLen: // a variable-length string

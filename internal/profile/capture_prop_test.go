@@ -11,7 +11,8 @@ import (
 
 // genTrace makes a random traced profile of the shapes capture folds: 1 to 4 ranks, one
 // or two files, datasets of 0 to 3 dimensions in the root, a group or a group per step,
-// of integer, float, string and compound types, each written by the ranks in one of the
+// of integer, float, string and compound types (packed, or at explicit offsets with
+// padding), each written by the ranks in one of the
 // ways programs do (rank 0 alone, whole or by hyperslab; every rank all of it; blocks
 // along any one dimension, a record dimension of 1 included; uneven 1-D counts; rank 0's
 // share with the other ranks' selections empty), attributes with values, and a restart
@@ -25,6 +26,7 @@ func genTrace(r *rand.Rand) (p *Profile, dims map[string][]int64) {
 		{"type_class": 0, "type_size": 4, "type_sign": 1}, {"type_class": 0, "type_size": 1, "type_sign": 0},
 		{"type_class": 1, "type_size": 8}, {"type_class": 1, "type_size": 4}, {"type_class": 3, "type_size": 8},
 		{"type_class": 6, "type_size": 16, "type_members": [][]any{{"a", 0, 4, 1, 0}, {"b", 1, 8, -1, 8}}},
+		{"type_class": 6, "type_size": 24, "type_members": [][]any{{"name", 3, 6, -1, 8}, {"v", 1, 8, -1, 0}}}, // at offsets, padded
 	}
 	ev := func(rank int, file, name string, sel any) Event {
 		var raw json.RawMessage

@@ -211,10 +211,10 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 
 // TestCaptureStandIns: what a description cannot say the way the program did still makes
 // a valid description (Capture refuses to return one that does not parse): an empty group
-// (H5MD's observables) is an empty map; a compound whose members are stored out of
-// declaration order (FLASH's {int value; char name[80]} with the name at offset 4) is
-// declared in offset order; one whose members leave padding is a string of its size; a
-// file opened without the MPI-IO driver is written as a shared file and said so.
+// (H5MD's observables) is an empty map; a file opened without the MPI-IO driver is
+// written as a shared file and said so. Compounds are said exactly: members stored out of
+// declaration order (FLASH's {int value; char name[80]} with the name inserted first, at
+// offset 4) at their offsets (TYPE@N), one with padding with its size too.
 func TestCaptureStandIns(t *testing.T) {
 	info := func(class, size int, members ...[]any) json.RawMessage {
 		b, _ := json.Marshal(map[string]any{"dims": []int64{4}, "maxdims": []int64{4}, "layout": 1, "type_class": class, "type_size": size, "type_members": members})
@@ -234,8 +234,20 @@ func TestCaptureStandIns(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked(t, d)
-	for _, want := range []string{"observables: {}", "scalars: {value: i32, name: str80}", "type: str16",
-		"compound members stored out of declaration order", "written as str16, the same size", "opened without the MPI-IO driver"} {
+	types := map[string]string{}
+	for _, ty := range d.Desc.Types {
+		var ms []string
+		for _, m := range ty.Members {
+			ms = append(ms, m.Name+" "+m.Type.Text+"@"+m.Offset.Text)
+		}
+		types[ty.Name] = strings.Join(ms, ", ") + " size " + ty.Size.Text
+	}
+	f := fileOf(t, d.Desc, "f")
+	if want := map[string]string{"scalars": "name str80@4, value i32@0 size ", "padded": "a i32@0, b i32@8 size 16"}; fmt.Sprint(types) != fmt.Sprint(want) ||
+		datasetOf(t, f, "/scalars").Type.Text != "scalars" || datasetOf(t, f, "/padded").Type.Text != "padded" {
+		t.Errorf("types %v, want %v:\n%s", types, want, d.YAML)
+	}
+	for _, want := range []string{"observables: {}", "opened without the MPI-IO driver"} {
 		if !strings.Contains(d.YAML, want) {
 			t.Errorf("no %q in\n%s", want, d.YAML)
 		}

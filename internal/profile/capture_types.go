@@ -1,10 +1,9 @@
 package profile
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"strconv"
 
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
 )
@@ -48,24 +47,20 @@ type compound struct {
 
 // compoundName names the compound type of ms (size bytes) in the description's types,
 // defining it the first time (named after hint, the first object of that type): its
-// members must be integers, floats or fixed strings at the offsets a C struct gives them
-// (the description packs members so). Members stored out of declaration order (FLASH's
-// {int value; char name[80]} tables with the name after the value) are declared in
-// offset order, which is the same layout: reordered says so. False when neither order
-// packs, or the trace has no members; the caller writes a stand-in (compoundStandIn).
-func (c *Description) compoundName(hint string, ms []typeMember, size int) (name string, reordered, ok bool) {
-	members, ok := packedMembers(ms, size)
+// members, in H5Tinsert order, must be integers, floats or fixed strings; where they do
+// not sit at the offsets a C struct gives them (FLASH's {int value; char name[80]}
+// tables, name inserted first at offset 4) each member's offset is written (TYPE@N), and
+// the size where it is not the C struct's (trailing padding). False when the trace has no
+// members or one of another class; the caller writes a stand-in (compoundStandIn).
+func (c *Description) compoundName(hint string, ms []typeMember, size int) (name string, ok bool) {
+	members, csize, ok := compoundMembers(ms, size)
 	if !ok {
-		byOffset := slices.SortedStableFunc(slices.Values(ms), func(a, b typeMember) int { return cmp.Compare(a.Offset, b.Offset) })
-		if members, ok = packedMembers(byOffset, size); !ok {
-			return "", false, false
-		}
-		reordered = true
+		return "", false
 	}
-	key := fmt.Sprint(members)
+	key := fmt.Sprint(members, csize.Text)
 	for _, t := range c.compounds {
 		if t.key == key {
-			return t.decl.Name, reordered, true
+			return t.decl.Name, true
 		}
 	}
 	name = plainWord(hint, "t")
@@ -77,39 +72,45 @@ func (c *Description) compoundName(hint string, ms []typeMember, size int) (name
 			}
 		}
 	}
-	c.compounds = append(c.compounds, compound{key, &desc.Compound{Name: name, Members: members}})
-	return name, reordered, true
+	c.compounds = append(c.compounds, compound{key, &desc.Compound{Name: name, Members: members, Size: csize}})
+	return name, true
 }
 
-// packedMembers are ms as a description's compound members when they sit, in this
-// order, at the offsets a C struct of size bytes gives them.
-func packedMembers(ms []typeMember, size int) ([]desc.CompoundMember, bool) {
+// compoundMembers are ms as a description's compound members, in their order, with each
+// member's offset (Offset set on all) when one is not where a C struct of these members in
+// this order puts it, and the size (set) when it is not that struct's.
+func compoundMembers(ms []typeMember, size int) ([]desc.CompoundMember, desc.Value, bool) {
 	if len(ms) == 0 {
-		return nil, false
+		return nil, desc.Value{}, false
 	}
 	var out []desc.CompoundMember
-	off, align := 0, 1
+	off, end, align, explicit := 0, 0, 1, false
 	for _, m := range ms {
 		typ, ok := typeName(datasetInfo{TypeClass: m.Class, TypeSize: m.Size, TypeSign: m.Sign})
-		if !ok || m.Name == "" {
-			return nil, false
+		if !ok || m.Name == "" || m.Offset < 0 || m.Offset+m.Size > size {
+			return nil, desc.Value{}, false
 		}
 		a := m.Size
 		if m.Class == 3 { // strings align on bytes
 			a = 1
 		}
-		off = (off + a - 1) / a * a
-		if m.Offset != off {
-			return nil, false
+		if (off+a-1)/a*a != m.Offset {
+			explicit = true
 		}
-		off += m.Size
-		align = max(align, a)
+		off = m.Offset + m.Size
+		end, align = max(end, off), max(align, a)
 		out = append(out, desc.CompoundMember{Name: m.Name, Type: desc.V(typ)})
 	}
-	if (off+align-1)/align*align != size {
-		return nil, false
+	if explicit {
+		for i, m := range ms {
+			out[i].Offset = desc.V(strconv.Itoa(m.Offset))
+		}
 	}
-	return out, true
+	var sz desc.Value
+	if (end+align-1)/align*align != size {
+		sz = desc.V(strconv.Itoa(size))
+	}
+	return out, sz, true
 }
 
 // compoundStandIn is the valid type written for a compound the description cannot
