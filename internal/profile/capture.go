@@ -304,7 +304,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		d.Compute = desc.Vf("%.3fs", compute)
 		d.NoteAt("compute").Line = "the mean time between rank 0's steps of I/O"
 	}
-	c.hints(p, fileOrder)
+	fileHints := c.hints(p, fileOrder)
 	ids := map[string]string{}
 	// Input files (only read, while the program wrote others) are left out: a description
 	// reads back only files it writes.
@@ -367,6 +367,9 @@ func Capture(p *Profile, name string) (*Description, error) {
 			c.unexpressed(fpath, fmt.Sprintf("%s: opened without the MPI-IO driver (H5Pset_fapl_mpio never called): written as a shared file opened through MPI-IO, the same datasets and writers (a description's shared files use MPI-IO)", filepath.Base(f)))
 		}
 		c.ways(file, fpath, f, ways)
+		if file.Hints = fileHints[f]; len(file.Hints) > 0 {
+			d.Comment(fpath+".hints", "the MPI-IO hints of its file access list")
+		}
 		switch {
 		case fa.LibverLatest:
 			file.Libver = desc.V("latest")

@@ -20,32 +20,45 @@ import (
 // description's one writer (desc.Marshal) writes it, with the notes attached here by key
 // path as comments.
 
-// hints sets the description's MPI-IO hints to those the program passed to its HDF5
-// files (the first file's that has any: a description's hints are the run's) and lists
-// files whose hints differ from them.
-func (c *Description) hints(p *Profile, files []string) {
+// hints sets the MPI-IO hints the program passed to its HDF5 files (their access lists'
+// MPI_Info): the description's when every file that has hints has the same, else each
+// file's own, returned by file (files.ID.hints).
+func (c *Description) hints(p *Profile, files []string) map[string][]desc.Param {
 	var hints map[string]string
 	var from string
+	perFile := map[string]map[string]string{}
+	same := true
 	for _, f := range files {
 		var fa fileAccess
 		if r, ok := fileRecord(p, f); !ok || len(r.Info) == 0 || json.Unmarshal(r.Info, &fa) != nil || len(fa.Hints) == 0 {
 			continue
 		}
+		perFile[f] = fa.Hints
 		if hints == nil {
 			hints, from = fa.Hints, f
-			continue
 		}
-		if !maps.Equal(hints, fa.Hints) {
-			c.unexpressed("hints", fmt.Sprintf("%s: MPI-IO hints %v, %s's are %v (a description's hints are the run's)", filepath.Base(f), fa.Hints, filepath.Base(from), hints))
+		same = same && maps.Equal(hints, fa.Hints)
+	}
+	params := func(h map[string]string) []desc.Param {
+		var out []desc.Param
+		for _, k := range slices.Sorted(maps.Keys(h)) {
+			out = append(out, desc.Param{Name: k, Value: desc.V(h[k])})
 		}
+		return out
 	}
-	if len(hints) == 0 {
-		return
+	switch {
+	case len(hints) == 0:
+		return nil
+	case same:
+		c.Desc.Hints = params(hints)
+		c.Desc.Comment("hints", fmt.Sprintf("MPI-IO hints %s was opened with", filepath.Base(from)))
+		return nil
 	}
-	for _, k := range slices.Sorted(maps.Keys(hints)) {
-		c.Desc.Hints = append(c.Desc.Hints, desc.Param{Name: k, Value: desc.V(hints[k])})
+	out := map[string][]desc.Param{}
+	for f, h := range perFile {
+		out[f] = params(h)
 	}
-	c.Desc.Comment("hints", fmt.Sprintf("MPI-IO hints %s was opened with", filepath.Base(from)))
+	return out
 }
 
 // tree fills a file's groups, datasets and links: templates split at their slashes.

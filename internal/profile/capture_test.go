@@ -280,3 +280,42 @@ func TestCaptureMemoryType(t *testing.T) {
 		t.Errorf("dens: memory %q shape %s, same: memory %q; want f64, [1 * nranks, 8], none", dens.Memory.Type.Text, texts(dens.Shape), same.Memory.Type.Text)
 	}
 }
+
+// TestCaptureHints: the MPI-IO hints of the files' access lists are the description's
+// when every file that has some has the same, else each file's own (files.ID.hints).
+func TestCaptureHints(t *testing.T) {
+	trace := func(hints ...string) *Profile {
+		p := &Profile{Ranks: 1, Traced: true, Calls: map[string]Call{}}
+		for i, h := range hints {
+			file := fmt.Sprintf("/x/%s.h5", []string{"a", "b"}[i])
+			p.Records = append(p.Records,
+				Record{Module: "H5F", File: file, Rank: -1, Counters: map[string]int64{"H5F_USE_MPIIO": 1}, Info: json.RawMessage(`{"hints":` + h + `}`)},
+				Record{Module: "H5D", File: file, Name: "/x", Rank: -1, Info: json.RawMessage(`{"dims":[4],"maxdims":[4],"layout":1,"type_class":1,"type_size":8}`)})
+			p.Events = append(p.Events, Event{Rank: 0, Module: "H5D", Call: "H5Dwrite", File: file, Name: "/x", Collective: true})
+		}
+		return p
+	}
+	params := func(ps []desc.Param) string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name+"="+p.Value.Text)
+		}
+		return strings.Join(out, " ")
+	}
+	same, err := Capture(trace(`{"cb_buffer_size":"4194304","romio_cb_write":"enable"}`, `{"romio_cb_write":"enable","cb_buffer_size":"4194304"}`), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked(t, same)
+	if got := params(same.Desc.Hints); got != "cb_buffer_size=4194304 romio_cb_write=enable" || len(same.Desc.Files[0].Hints) != 0 {
+		t.Errorf("the same hints: description's %q, a.h5's %d", got, len(same.Desc.Files[0].Hints))
+	}
+	own, err := Capture(trace(`{"access_style":"write_once"}`, `{"romio_cb_write":"disable"}`), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked(t, own)
+	if a, b := params(fileOf(t, own.Desc, "a").Hints), params(fileOf(t, own.Desc, "b").Hints); len(own.Desc.Hints) != 0 || a != "access_style=write_once" || b != "romio_cb_write=disable" || len(own.Unexpressed) != 0 {
+		t.Errorf("each file's own: description's %d, a %q, b %q, unexpressed %q", len(own.Desc.Hints), a, b, own.Unexpressed)
+	}
+}
