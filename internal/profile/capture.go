@@ -383,6 +383,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		markIndependent(ds, ways)
 		file.Attributes = c.attributes(fpath, id, fileAttrs["/"])
 		c.tree(file, fpath, id, ds, fileAttrs, groupsOf(p, f, ds, fileAttrs, stepOf), links(p, f, stepOf), p.Ranks)
+		c.scales(file, fpath, id)
 		read := false
 		// One write action per transfer mode and cadence (every step, or a series'
 		// first step alone); the datasets are named only when the file has several (a
@@ -393,10 +394,14 @@ func Capture(p *Profile, name string) (*Description, error) {
 		for _, t := range sortedTemplates(ds) {
 			cd := ds[t]
 			read = read || len(cd.reads) > 0
-			if len(cd.writes) == 0 || ways.serialDataset(t) {
+			unwritten := len(cd.writes) == 0 && len(cd.reads) == 0 // created alone (netCDF's dimension scales)
+			if !unwritten && len(cd.writes) == 0 || ways.serialDataset(t) {
 				continue
 			}
 			g := 0
+			if unwritten && steps > 1 {
+				g = 2
+			}
 			if cd.indep && !cd.coll && !cd.independent {
 				g = 1
 			}
