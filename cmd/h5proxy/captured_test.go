@@ -57,10 +57,22 @@ func capturedKeys(t *testing.T, path string) map[string]string {
 
 // expectKeys fails for each key of want the captured keys do not hold with that value
 // (a key "timeline[*].K" matches any action's; its value may join several keys with
-// " & " for one action holding them all).
+// " & " for one action holding them all; a value "*" asks for any key under it; text
+// after a "#" in a key tells two of them apart).
 func expectKeys(t *testing.T, got map[string]string, want map[string]string, text string) {
 	t.Helper()
 	for k, v := range want {
+		k, _, _ = strings.Cut(k, "#")
+		if v == "*" {
+			found := false
+			for g := range got {
+				found = found || strings.HasPrefix(g, k+".")
+			}
+			if !found {
+				t.Errorf("no key under %s:\n%s", k, text)
+			}
+			continue
+		}
 		if pre, rest, ok := strings.Cut(k, "[*]."); ok {
 			found := false
 			for i := 0; i < 100 && !found; i++ {
