@@ -3,8 +3,9 @@
  * files: H5Fcreate, H5Fopen, H5Fflush and H5Fclose into the file's H5F record (H5F_*
  * counters, profile.h; its info: the access list's driver, alignment, collective metadata,
  * version bounds and, traced, MPI-IO hints). Groups, objects and attributes have no Darshan
- * module: H5Gcreate2, H5Gopen2, H5Gclose, H5Oopen, H5Oclose, H5Acreate2 and H5Awrite count
- * in the call table and, traced, as events of their file's record.
+ * module: H5Gcreate2, H5Gopen2, H5Gclose, H5Oopen, H5Oclose, H5Acreate2, H5Awrite and the
+ * link creations H5Lcreate_hard, H5Lcreate_soft and H5Lcreate_external count in the call
+ * table and, traced, as events of their file's record.
  */
 #include "profile.h"
 
@@ -19,6 +20,9 @@ NEXT(H5Oopen);
 NEXT(H5Oclose);
 NEXT(H5Acreate2);
 NEXT(H5Awrite);
+NEXT(H5Lcreate_hard);
+NEXT(H5Lcreate_soft);
+NEXT(H5Lcreate_external);
 PNEXT(MPI_Info_get_nkeys);
 PNEXT(MPI_Info_get_nthkey);
 PNEXT(MPI_Info_get_valuelen);
@@ -341,4 +345,73 @@ herr_t H5Awrite(hid_t attr, hid_t type, const void *buf) {
         h5_other_extra(C_H5Awrite, attr, t1, t2, extra);
     }
     return ret;
+}
+
+/* link_json is "object":LINK,"target":TARGET[,"target_file":FILE] for the trace of a link's
+ * creation (capture's links): LINK the new link's path (name under loc's path, or name
+ * when absolute), TARGET a hard link's object path (target under tloc's) or the path a
+ * soft or external link stores, FILE an external link's file. */
+static char *link_json(hid_t loc, const char *name, hid_t tloc, const char *target, const char *tfile) {
+    struct quiet q;
+    quiet_on(&q);
+    char at[1024], tat[1024] = "";
+    ssize_t n = name && name[0] == '/' ? 0 : h5.Iget_name(loc, at, sizeof at);
+    if (n < 0 || (size_t)n >= sizeof at) n = 0;
+    at[n] = 0;
+    if (tloc >= 0 && target && target[0] != '/') {
+        ssize_t m = h5.Iget_name(tloc, tat, sizeof tat);
+        if (m < 0 || (size_t)m >= sizeof tat) m = 0;
+        tat[m] = 0;
+    }
+    quiet_off(&q);
+    struct jb b = {0};
+    char path[2200];
+    snprintf(path, sizeof path, "%s%s%s", strcmp(at, "/") == 0 ? "" : at, name && name[0] == '/' ? "" : "/", name ? name : "");
+    jb_printf(&b, "\"object\":");
+    jb_str(&b, path);
+    snprintf(path, sizeof path, "%s%s%s", strcmp(tat, "/") == 0 ? "" : tat, tat[0] ? "/" : "", target ? target : "");
+    jb_printf(&b, ",\"target\":");
+    jb_str(&b, path);
+    if (tfile) {
+        jb_printf(&b, ",\"target_file\":");
+        jb_str(&b, tfile);
+    }
+    return jb_done(&b);
+}
+
+/* link_made counts a link's creation at loc (ret its result); traced, extra (owned) is its
+ * event's link_json. */
+static herr_t link_made(int call, herr_t ret, hid_t loc, int64_t t1, char *extra) {
+    int64_t t2 = now_ns();
+    if (ret < 0) {
+        free(extra);
+        return ret;
+    }
+    h5_other_extra(call, loc, t1, t2, extra);
+    return ret;
+}
+
+herr_t H5Lcreate_hard(hid_t cur_loc, const char *cur_name, hid_t dst_loc, const char *dst_name, hid_t lcpl, hid_t lapl) {
+    WRAP(herr_t ret, H5Lcreate_hard, hdf5_active, cur_loc, cur_name, dst_loc, dst_name, lcpl, lapl);
+    hid_t loc = dst_loc == H5L_SAME_LOC ? cur_loc : dst_loc, tloc = cur_loc == H5L_SAME_LOC ? dst_loc : cur_loc;
+    inside++;
+    char *extra = trace_on && ret >= 0 ? link_json(loc, dst_name, tloc, cur_name, NULL) : NULL;
+    inside--;
+    return link_made(C_H5Lcreate_hard, ret, loc, t1, extra);
+}
+
+herr_t H5Lcreate_soft(const char *target, hid_t loc, const char *name, hid_t lcpl, hid_t lapl) {
+    WRAP(herr_t ret, H5Lcreate_soft, hdf5_active, target, loc, name, lcpl, lapl);
+    inside++;
+    char *extra = trace_on && ret >= 0 ? link_json(loc, name, -1, target, NULL) : NULL;
+    inside--;
+    return link_made(C_H5Lcreate_soft, ret, loc, t1, extra);
+}
+
+herr_t H5Lcreate_external(const char *file, const char *obj, hid_t loc, const char *name, hid_t lcpl, hid_t lapl) {
+    WRAP(herr_t ret, H5Lcreate_external, hdf5_active, file, obj, loc, name, lcpl, lapl);
+    inside++;
+    char *extra = trace_on && ret >= 0 ? link_json(loc, name, -1, obj, file) : NULL;
+    inside--;
+    return link_made(C_H5Lcreate_external, ret, loc, t1, extra);
 }

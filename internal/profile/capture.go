@@ -16,9 +16,11 @@ import (
 )
 
 // Description is an application description folded from a traced profile, in the format of
-// docs/apps.md (patterns/app): YAML text, the sidecar files it names, and the HDF5 calls
-// the description cannot express (listed by name; the rest is still written).
+// docs/apps.md (patterns/app): the model (Desc) and its YAML as the one writer writes it,
+// the sidecar files it names, and the HDF5 calls the description cannot express (listed
+// by name, each with a valid stand-in commented at its key; the rest is still written).
 type Description struct {
+	Desc        *desc.Description
 	YAML        string
 	Files       map[string]string // sidecar file name (beside the description) -> contents
 	Unexpressed []string
@@ -29,6 +31,9 @@ type Description struct {
 	MapName string
 	// compounds are the compound types the description defines (types:), in order.
 	compounds []compound
+	// capturedRanksOnly: a stand-in decomposition keeps the captured rank count's
+	// extents (the description runs at that count alone).
+	capturedRanksOnly bool
 }
 
 // ErrNoHDF5 says a profile has no HDF5 dataset I/O to fold into a description.
@@ -96,6 +101,9 @@ type capDataset struct {
 	writesBy map[int]int             // rank -> H5Dwrite calls in the whole run
 	hashes   map[int]map[string]bool // rank -> the block-list hashes of its union selections
 	once     bool                    // written at the first step alone (steps from series)
+	// memSize is the memory type's size of its first write (bytes over elements): a
+	// float written from doubles (FLASH's single-precision plot files) has a memory type.
+	memSize int
 	// independent: written with independent transfers only, in a file whose other
 	// datasets of the same cadence are written collectively (independent: true, one
 	// write action for both).
@@ -113,8 +121,9 @@ func Capture(p *Profile, name string) (*Description, error) {
 	if !p.Traced {
 		return nil, errors.New("capture needs a traced profile (h5proxy profile -trace, or h5proxy capture)")
 	}
-	c := &Description{Files: map[string]string{}}
-	p, perStep := foldFilesPerStep(p)
+	c := &Description{Files: map[string]string{}, Desc: &desc.Description{}}
+	p, fams := foldFilesPerStep(p)
+	perStep := fams.names
 	type fileKey = string
 	files := map[fileKey]map[string]*capDataset{}
 	var fileOrder []fileKey
@@ -195,6 +204,21 @@ func Capture(p *Profile, name string) (*Description, error) {
 	if len(files) == 0 {
 		return nil, ErrNoHDF5
 	}
+	// The files in the order rank 0 first reached them: the timeline's order in a step.
+	firstEvent := map[string]int{}
+	for i, e := range p.Events {
+		if _, ok := firstEvent[e.File]; !ok && e.Rank == 0 {
+			firstEvent[e.File] = i
+		}
+	}
+	slices.SortStableFunc(fileOrder, func(a, b string) int {
+		ia, okA := firstEvent[a]
+		ib, okB := firstEvent[b]
+		if !okA || !okB {
+			return 0
+		}
+		return cmp.Compare(ia, ib)
+	})
 	// Creation (or open) order on rank 0: HDF5 allocates contiguous datasets in it.
 	order := map[string]int{}
 	for _, e := range p.Events {
@@ -214,9 +238,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 	}
 	// Series by extension: the run's writes per rank and rank 0's extensions.
-	if steps == 1 {
-		steps = c.series(p, files, stepAt)
-	}
+	steps = c.series(p, files, stepAt, steps)
 	// The first step's accesses of every rank (a series' first write); the gaps between
 	// steps on rank 0 (a series' writes are its steps).
 	stepStart, stepEnd := map[int]float64{}, map[int]float64{}
@@ -260,6 +282,9 @@ func Capture(p *Profile, name string) (*Description, error) {
 			continue
 		}
 		if write {
+			if n := sel.elements(); n > 0 && e.Length > 0 && d.memSize == 0 {
+				d.memSize = int(e.Length / n)
+			}
 			d.writes[e.Rank] = append(d.writes[e.Rank], sel)
 			if e.Rank == 0 {
 				d.nwrites++
@@ -270,18 +295,17 @@ func Capture(p *Profile, name string) (*Description, error) {
 			d.reads[e.Rank] = append(d.reads[e.Rank], sel)
 		}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Captured by h5proxy capture from %s (%d ranks).\n", strings.Join(p.Command, " "), p.Ranks)
-	fmt.Fprintf(&b, "name: %s\n", yamlString(name))
-	fmt.Fprintf(&b, "steps: %d\n", steps)
-	fmt.Fprintf(&b, "ranks: %d   # the traced run's ranks: h5proxy run's default -np\n", max(p.Ranks, 1))
+	d := c.Desc
+	d.Name = desc.V(name)
+	d.Steps = desc.V(strconv.Itoa(steps))
+	d.Ranks = desc.V(strconv.Itoa(max(p.Ranks, 1)))
+	d.NoteAt("ranks").Line = "the traced run's ranks: h5proxy run's default -np"
 	if compute := meanGap(stepStart, stepEnd, steps); compute > 0.001 {
-		fmt.Fprintf(&b, "compute: %.3fs   # the mean time between rank 0's steps of I/O\n", compute)
+		d.Compute = desc.Vf("%.3fs", compute)
+		d.NoteAt("compute").Line = "the mean time between rank 0's steps of I/O"
 	}
-	c.writeHints(&b, p, fileOrder)
-	fmt.Fprintln(&b, "files:")
+	fileHints := c.hints(p, fileOrder)
 	ids := map[string]string{}
-	var timeline []string
 	// Input files (only read, while the program wrote others) are left out: a description
 	// reads back only files it writes.
 	writes := func(f string) bool {
@@ -307,7 +331,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 	c.fileFamilies(fileOrder, files, writes)
 	for i, f := range fileOrder {
 		if anyWritten && !writes(f) {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: an input the program read but did not write (a description reads back only the files it writes)", filepath.Base(f)))
+			c.unexpressed("", fmt.Sprintf("%s: an input the program read but did not write (a description reads back only the files it writes)", filepath.Base(f)))
 			continue
 		}
 		id := fileID(f, i, ids)
@@ -315,16 +339,18 @@ func Capture(p *Profile, name string) (*Description, error) {
 			delete(ids, id)
 			id = fileID(filepath.Join(filepath.Dir(f), stepField.ReplaceAllString(name, "")), i, ids)
 		}
+		fpath := "files." + id
 		ds := files[f]
+		file := &desc.File{ID: id, Name: desc.V(filepath.Base(f))}
+		d.Files = append(d.Files, file)
 		if name, ok := perStep[f]; ok {
-			fmt.Fprintf(&b, "  %s:\n    name: %s   # a file per step\n", id, yamlString(name))
-		} else {
-			fmt.Fprintf(&b, "  %s:\n    name: %s\n", id, yamlString(filepath.Base(f)))
+			file.Name = desc.V(name)
+			d.NoteAt(fpath + ".name").Line = "a file per step"
+			if _, own := fams.cadences[f]; own {
+				d.NoteAt(fpath + ".name").Line = "a file at each of its steps, numbered on its own"
+			}
 		}
 		h5f, hasH5F := fileRecord(p, f)
-		if hasH5F && h5f.Counters["H5F_USE_MPIIO"] == 0 {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: opened without the MPI-IO driver (H5Pset_fapl_mpio never called): written as a shared file opened through MPI-IO, the same datasets and writers (a description's shared files use MPI-IO)", filepath.Base(f)))
-		}
 		var fa fileAccess
 		if hasH5F && len(h5f.Info) > 0 {
 			_ = json.Unmarshal(h5f.Info, &fa)
@@ -334,20 +360,30 @@ func Capture(p *Profile, name string) (*Description, error) {
 			ways.collMeta, ways.wOps, ways.wWrite = "true", fa.Ops, fa.Write
 			ways.guesses = append(ways.guesses, "collective_metadata: the file's last open asked for it (the trace, of an older library, has no access list per open: how the file was created and which opens asked cannot be told)")
 		}
-		c.writeWays(&b, id, f, ways)
+		// Objects written at several steps through the handles of their creation: held
+		// until the file's close (the file stays open between consecutive writes of it).
+		ways.holdFile = ways.handleWrites > 1 && steps > 1 && !ways.holdCall
+		if hasH5F && h5f.Counters["H5F_USE_MPIIO"] == 0 && !ways.serialWriter {
+			c.unexpressed(fpath, fmt.Sprintf("%s: opened without the MPI-IO driver (H5Pset_fapl_mpio never called): written as a shared file opened through MPI-IO, the same datasets and writers (a description's shared files use MPI-IO)", filepath.Base(f)))
+		}
+		c.ways(file, fpath, f, ways)
+		if file.Hints = fileHints[f]; len(file.Hints) > 0 {
+			d.Comment(fpath+".hints", "the MPI-IO hints of its file access list")
+		}
 		switch {
 		case fa.LibverLatest:
-			b.WriteString("    libver: latest\n")
+			file.Libver = desc.V("latest")
 		case len(fa.Libver) == 2 && fa.Libver[0] != 0:
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: library version bounds %v (a description has HDF5's default or latest/latest)", filepath.Base(f), fa.Libver))
+			c.unexpressed(fpath, fmt.Sprintf("%s: library version bounds %v (a description has HDF5's default or latest/latest)", filepath.Base(f), fa.Libver))
 		}
 		fileAttrs := attrs[f]
-		for t, d := range ds {
-			d.attrs = fileAttrs[t]
+		for t, cd := range ds {
+			cd.attrs = fileAttrs[t]
 		}
 		markIndependent(ds, ways)
-		c.writeAttributes(&b, "    ", id, fileAttrs["/"])
-		c.writeTree(&b, id, ds, fileAttrs, groupsOf(p, f, ds, fileAttrs, stepOf), p.Ranks)
+		file.Attributes = c.attributes(fpath, id, fileAttrs["/"])
+		c.tree(file, fpath, id, ds, fileAttrs, groupsOf(p, f, ds, fileAttrs, stepOf), links(p, f, stepOf), p.Ranks)
+		c.scales(file, fpath, id)
 		read := false
 		// One write action per transfer mode and cadence (every step, or a series'
 		// first step alone); the datasets are named only when the file has several (a
@@ -356,20 +392,24 @@ func Capture(p *Profile, name string) (*Description, error) {
 		var groups [4][]string // collective, independent; each every step, then once
 		first := [4]int{}      // each group's first dataset in creation order
 		for _, t := range sortedTemplates(ds) {
-			d := ds[t]
-			read = read || len(d.reads) > 0
-			if len(d.writes) == 0 || ways.serialDataset(t) {
+			cd := ds[t]
+			read = read || len(cd.reads) > 0
+			unwritten := len(cd.writes) == 0 && len(cd.reads) == 0 // created alone (netCDF's dimension scales)
+			if !unwritten && len(cd.writes) == 0 || ways.serialDataset(t) {
 				continue
 			}
 			g := 0
-			if d.indep && !d.coll && !d.independent {
+			if unwritten && steps > 1 {
+				g = 2
+			}
+			if cd.indep && !cd.coll && !cd.independent {
 				g = 1
 			}
-			if d.once {
+			if cd.once {
 				g += 2
 			}
 			if len(groups[g]) == 0 {
-				first[g] = d.order
+				first[g] = cd.order
 			}
 			groups[g] = append(groups[g], path.Base(t))
 		}
@@ -378,6 +418,20 @@ func Capture(p *Profile, name string) (*Description, error) {
 			if len(g) > 0 {
 				several++
 			}
+		}
+		cad, placed := fams.cadences[f]
+		action := func(a *desc.Action) string {
+			if placed && a.Read.Text == "" { // written at some steps only
+				a.Every, a.When = desc.Value{}, desc.Value{}
+				if cad.every != "" {
+					a.Every = desc.V(cad.every)
+				}
+				if cad.when != "" {
+					a.When = desc.V(cad.when)
+				}
+			}
+			d.Timeline = append(d.Timeline, a)
+			return fmt.Sprintf("timeline[%d]", len(d.Timeline)-1)
 		}
 		// The actions in the order of their first datasets' creation: the engine creates
 		// each dataset at its first write, and HDF5 allocates contiguous ones in that order.
@@ -388,77 +442,117 @@ func Capture(p *Profile, name string) (*Description, error) {
 			if len(names) == 0 {
 				continue
 			}
-			a := "  - write: " + id
+			a := &desc.Action{Write: desc.V(id)}
 			if g%2 == 1 {
-				a += "\n    collective: false"
-			}
-			if g >= 2 {
-				a += fmt.Sprintf("\n    every: %d   # the first step alone", steps)
+				a.Collective = desc.V("false")
 			}
 			if several > 1 {
-				a += "\n    datasets: [" + strings.Join(names, ", ") + "]"
+				a.Datasets = desc.Vs(names...)
 			}
-			timeline = append(timeline, a)
+			if g >= 2 {
+				a.Every = desc.V(strconv.Itoa(steps))
+			}
+			if at := action(a); g >= 2 && !placed {
+				d.NoteAt(at + ".every").Line = "the first step alone"
+			}
 		}
-		// A flush per step when every rank flushed at least once a step, else one at the end.
+		// Flushes per step when every rank flushed at least once a step (PETSc's after each
+		// VecView: as many actions as whole flushes a step, the rest at the end), else one
+		// at the end and the others at the first steps (netCDF's at nc_enddef and nc_close).
 		if hasH5F && h5f.Counters["H5F_FLUSHES"] > 0 {
-			if perRank := h5f.Counters["H5F_FLUSHES"] / int64(max(p.Ranks, 1)); perRank >= int64(steps) && steps > 1 {
-				timeline = append(timeline, "  - flush: "+id)
-			} else {
-				timeline = append(timeline, "  - flush: "+id+"\n    at: end")
+			perRank := h5f.Counters["H5F_FLUSHES"] / int64(max(p.Ranks, 1))
+			switch {
+			case placed: // at its steps
+				action(&desc.Action{Flush: desc.V(id)})
+			case perRank >= int64(steps) && steps > 1:
+				for range perRank / int64(steps) {
+					action(&desc.Action{Flush: desc.V(id)})
+				}
+				for range perRank % int64(steps) {
+					action(&desc.Action{Flush: desc.V(id), At: desc.V("end")})
+				}
+			case perRank > 1:
+				action(&desc.Action{Flush: desc.V(id), When: desc.Vf("step < %d", perRank-1)})
+				fallthrough
+			default:
+				action(&desc.Action{Flush: desc.V(id), At: desc.V("end")})
 			}
 		}
 		written := several > 0
 		if read {
-			at := ""
-			if written {
-				at = "\n    at: restart"
-			}
 			// One read per step the program read (a stepped group's), in its order: a
 			// read's default step is the last written.
 			rs := readSteps(p, f, stepOf)
+			readAt := func(step int) {
+				a := &desc.Action{Read: desc.V(id)}
+				if written {
+					a.At = desc.V("restart")
+				}
+				if step >= 0 {
+					a.Step = desc.V(strconv.Itoa(step))
+				}
+				action(a)
+			}
 			if len(rs) == 0 || len(rs) == 1 && rs[0] == steps-1 {
-				timeline = append(timeline, "  - read: "+id+at)
+				readAt(-1)
 			}
 			for _, n := range rs {
 				if len(rs) > 1 || n != steps-1 {
-					timeline = append(timeline, fmt.Sprintf("  - read: %s%s\n    step: %d", id, at, n))
+					readAt(n)
 				}
 			}
 		}
 	}
-	fmt.Fprintln(&b, "timeline:")
-	for _, a := range timeline {
-		fmt.Fprintln(&b, a)
-	}
 	if traced := slices.ContainsFunc(p.Events, func(e Event) bool { return len(e.Attribute) > 0 }); !traced && p.Calls["H5Acreate2"].N+p.Calls["H5Awrite"].N > 0 {
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("H5Acreate2 ×%d, H5Awrite ×%d: the trace has no attribute names, types or values (a library older than this h5proxy)", p.Calls["H5Acreate2"].N, p.Calls["H5Awrite"].N))
+		c.unexpressed("", fmt.Sprintf("H5Acreate2 ×%d, H5Awrite ×%d: the trace has no attribute names, types or values (a library older than this h5proxy)", p.Calls["H5Acreate2"].N, p.Calls["H5Awrite"].N))
 	}
-	c.writeTypes(&b)
+	for _, t := range c.compounds {
+		d.Types = append(d.Types, t.decl)
+	}
+	if len(d.Types) > 0 {
+		d.Comment("types", "the compound types of the traced datasets and attributes")
+	}
+	head := []string{fmt.Sprintf("Captured by h5proxy capture from %s (%d ranks).", strings.Join(p.Command, " "), p.Ranks)}
 	if c.Map != nil {
-		fmt.Fprintf(&b, "# %s: the ranks' unions of hyperslabs as an E3SM-IO map, one map process per captured rank (%s)\n", c.MapName, c.Map.summary())
+		head = append(head, fmt.Sprintf("%s: the ranks' unions of hyperslabs as an E3SM-IO map, one map process per captured rank (%s)", c.MapName, c.Map.summary()))
 	}
 	if len(c.Unexpressed) > 0 {
-		b.WriteString("# Not expressed:\n")
+		head = append(head, "Not expressed (each a stand-in, commented at its key):")
 		for _, u := range c.Unexpressed {
-			fmt.Fprintf(&b, "#   %s\n", u)
+			head = append(head, "  "+u)
 		}
 	}
-	c.YAML = b.String()
+	d.Comment("", head...)
+	b, err := desc.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	c.YAML = string(b)
 	// Never an invalid description: what cannot be said has a stand-in and a comment, so
 	// a description that does not parse is capture's bug, reported rather than written.
-	if _, err := desc.Parse("(captured)", []byte(c.YAML), nil); err != nil {
+	if _, err := desc.Parse("(captured)", b, nil); err != nil {
 		return nil, fmt.Errorf("capture wrote a description h5proxy check refuses (a capture bug): %w\n%s", err, c.YAML)
 	}
 	return c, nil
 }
 
+// unexpressed lists what the description cannot say the way the program did and, when
+// path names a key, says it in a comment above that key, beside its stand-in.
+func (c *Description) unexpressed(path, text string) {
+	c.Unexpressed = append(c.Unexpressed, text)
+	if path != "" {
+		c.Desc.Comment(path, "not expressed: "+text)
+	}
+}
+
 // series finds the datasets written as series by extension (an unlimited first
 // dimension, grown by H5Dset_extent between writes, as netCDF's and E3SM's record
-// variables) and returns the steps they make: the most writes of any (1 when none). The
-// other datasets written once are written at the first step alone.
-func (c *Description) series(p *Profile, files map[string]map[string]*capDataset, stepAt func(string, string, int) (string, int, bool)) int {
-	last := map[*capDataset]int64{}
+// variables) and returns the steps they make: the most writes of any, or stepped (the
+// steps files per step make) when more. With series, the other datasets written once are
+// written at the first step alone.
+func (c *Description) series(p *Profile, files map[string]map[string]*capDataset, stepAt func(string, string, int) (string, int, bool), stepped int) int {
+	last, firstExtent := map[*capDataset]int64{}, map[*capDataset]int64{}
+	written := map[*capDataset]bool{} // rank 0 wrote it before its first extension
 	for _, e := range p.Events {
 		if e.Module != "H5D" {
 			continue
@@ -471,14 +565,20 @@ func (c *Description) series(p *Profile, files map[string]map[string]*capDataset
 		switch {
 		case h5dTransfers[e.Call]:
 			d.writesBy[e.Rank]++
+			if e.Rank == 0 && d.extents == 0 {
+				written[d] = true
+			}
 		case e.Call == "H5Dset_extent" && e.Rank == 0:
 			d.extents++
 			if len(e.Extent) > 0 {
 				last[d] = e.Extent[0]
+				if d.extents == 1 {
+					firstExtent[d] = e.Extent[0]
+				}
 			}
 		}
 	}
-	steps := 1
+	steps, any := stepped, false // the steps of the files per step (or 1), any series
 	for _, ds := range files {
 		for _, d := range ds {
 			w := 0
@@ -489,16 +589,22 @@ func (c *Description) series(p *Profile, files map[string]map[string]*capDataset
 			if w == 0 || d.extents == 0 || len(in.MaxDims) == 0 || in.MaxDims[0] != -1 || last[d] == 0 || last[d]%int64(w) != 0 {
 				continue
 			}
+			// Created empty and extended before each write (netCDF's record variables), or
+			// created with the first write's records and extended before each later one
+			// (PETSc's timestepping, whose record keeps the extent of the last open);
+			// created holding other records and grown by others is no series of equal
+			// writes.
 			grow := last[d] / int64(w)
-			if in.Dims[0] != 0 && in.Dims[0] != grow {
-				continue // created holding some records, grown by others: not a series of equal writes
+			if firstExtent[d] != grow*map[bool]int64{true: 2, false: 1}[written[d]] {
+				continue
 			}
-			d.series, d.grow, d.empty = true, grow, in.Dims[0] == 0
+			d.series, d.grow, d.empty = true, grow, !written[d]
 			steps = max(steps, w)
+			any = true
 		}
 	}
-	if steps == 1 {
-		return 1
+	if !any || steps == 1 {
+		return steps
 	}
 	for _, ds := range files {
 		for _, d := range ds {
@@ -508,11 +614,11 @@ func (c *Description) series(p *Profile, files map[string]map[string]*capDataset
 			}
 			switch {
 			case d.series && w != steps:
-				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: written %d times, the other series %d (written at every step)", filepath.Base(d.fileOf), d.template, w, steps))
+				c.unexpressed("", fmt.Sprintf("%s %s: written %d times, the other series %d (written at every step)", filepath.Base(d.fileOf), d.template, w, steps))
 			case !d.series && w == 1:
 				d.once = true
 			case !d.series && w > 1:
-				c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %d writes, not a series by extension (written at every step)", filepath.Base(d.fileOf), d.template, w))
+				c.unexpressed("", fmt.Sprintf("%s %s: %d writes, not a series by extension (written at every step)", filepath.Base(d.fileOf), d.template, w))
 			}
 		}
 	}
@@ -548,10 +654,13 @@ func fileRecord(p *Profile, file string) (Record, bool) {
 	return Record{}, false
 }
 
-// decomposition folds the first step's selections of every rank: block along dim 0
-// (shape[0] then an expression over nranks, so the description runs at other rank
-// counts), rank0, replicated, or uneven 1-D counts in rank order (a counts file).
-func (c *Description) decomposition(id string, d *capDataset, nranks int) (decomp, shape0 string) {
+// decomposition folds the first step's selections of every rank: block along the one
+// dimension the ranks split (shape[dim] then an expression over nranks, so the
+// description runs at other rank counts), rank0, replicated, or uneven 1-D counts in
+// rank order (a counts file). A rank that selects nothing takes part without elements.
+// Where none fits, the ranks' selections are listed as not expressed, at path, and the
+// decomposition is the default (zero: block over the slowest dimension).
+func (c *Description) decomposition(path, id string, d *capDataset, nranks int) (dc desc.Decompose, splitDim int, shape string) {
 	all := d.writes
 	if len(all) == 0 {
 		all = d.reads
@@ -564,27 +673,33 @@ func (c *Description) decomposition(id string, d *capDataset, nranks int) (decom
 	acc, irregular := map[int][]selection{}, false
 	for r, ss := range all {
 		for _, s := range ss {
-			if !s.None {
+			if !s.None && !s.empty() {
 				acc[r] = append(acc[r], s)
 				irregular = irregular || len(s.Blocks) > 0 || s.NBlocks > 0
 			}
 		}
 	}
 	if len(acc) == 0 {
-		return "", ""
+		return dc, -1, ""
+	}
+	if idle := len(all) - len(acc); idle > 0 && d.indep && !d.coll && len(d.writes) > 0 {
+		c.unexpressed(path, fmt.Sprintf("%s %s: %d ranks called H5Dwrite with nothing selected, independently (a description's independent transfers make no call on a rank without elements)", id, d.template, idle))
 	}
 	if irregular && len(dims) > 0 {
-		return c.unionDecomposition(id, d, acc, dims, nranks), ""
+		if dc, ok := c.unionDecomposition(path, id, d, acc, dims, nranks); ok {
+			return dc, -1, ""
+		}
+		return c.standIn(dims, nranks)
 	}
 	if len(dims) == 0 { // a scalar: written by rank 0 alone, or by every rank
 		if _, only0 := acc[0]; only0 && len(acc) == 1 {
-			return "rank0", ""
+			return desc.Decompose{Kind: desc.V("rank0")}, -1, ""
 		}
-		return "replicated", ""
+		return desc.Decompose{Kind: desc.V("replicated")}, -1, ""
 	}
 	box := func(sels []selection) (lo, hi []int64, ok bool) {
 		for _, s := range sels {
-			if len(s.Start) != len(dims) {
+			if len(s.Start) != len(dims) || len(s.Count) != len(dims) {
 				return nil, nil, false
 			}
 			for i := range dims {
@@ -611,100 +726,130 @@ func (c *Description) decomposition(id string, d *capDataset, nranks int) (decom
 		}
 		return lo, hi, lo != nil
 	}
-	full := func(lo, hi []int64, from int) bool {
-		for i := from; i < len(dims); i++ {
-			if lo[i] != 0 || hi[i] != dims[i] {
+	full := func(lo, hi []int64, except int) bool {
+		for i := range dims {
+			if i != except && (lo[i] != 0 || hi[i] != dims[i]) {
 				return false
 			}
 		}
 		return true
 	}
 	// The whole extent passed as H5S_ALL, or selected as a hyperslab (select: hyperslab).
-	whole := func(kind string) string {
+	whole := func(kind string) desc.Decompose {
+		dc := desc.Decompose{Kind: desc.V(kind)}
 		for _, ss := range acc {
 			for _, s := range ss {
 				if !s.whole {
-					return "{kind: " + kind + ", select: hyperslab}"
+					dc.Select = desc.V("hyperslab")
+					return dc
 				}
 			}
 		}
-		return kind
+		return dc
 	}
 	if len(acc) == 1 && len(acc[0]) > 0 {
-		if lo, hi, ok := box(acc[0]); ok && full(lo, hi, 0) {
-			return whole("rank0"), ""
+		if lo, hi, ok := box(acc[0]); ok && full(lo, hi, -1) {
+			return whole("rank0"), -1, ""
 		}
 	}
 	var lows, highs [][]int64
 	for r := 0; r < nranks; r++ {
 		lo, hi, ok := box(acc[r])
 		if !ok {
-			c.listPerRank(id, d, acc, nranks)
-			return "", ""
+			c.listPerRank(path, id, d, acc, nranks)
+			return c.standIn(dims, nranks)
 		}
 		lows, highs = append(lows, lo), append(highs, hi)
 	}
 	allFull := true
 	for r := range lows {
-		allFull = allFull && full(lows[r], highs[r], 0)
+		allFull = allFull && full(lows[r], highs[r], -1)
 	}
 	if allFull {
-		return whole("replicated"), ""
+		return whole("replicated"), -1, ""
 	}
-	// contiguous runs along dim 0 in rank order, the rest full
-	counts := make([]int64, nranks)
-	next := int64(0)
-	for r := range lows {
-		if lows[r][0] != next || !full(lows[r], highs[r], 1) {
-			c.listPerRank(id, d, acc, nranks)
-			return "", ""
-		}
-		counts[r] = highs[r][0] - lows[r][0]
-		next = highs[r][0]
-	}
-	if next != dims[0] {
-		c.listPerRank(id, d, acc, nranks)
-		return "", ""
-	}
-	equal := true
-	for _, n := range counts {
-		equal = equal && n == counts[0]
-	}
-	if equal {
-		grid := ""
-		if len(dims) > 1 {
-			g := make([]string, len(dims))
-			g[0] = "0"
-			for i := 1; i < len(dims); i++ {
-				g[i] = "1"
+	// contiguous runs in rank order along the one dimension the ranks split, the rest
+	// full (a record dimension of 1 is not split: netCDF's T[1, lev, ncol] by columns)
+	for k := range dims {
+		counts, next, ok := make([]int64, nranks), int64(0), true
+		for r := range lows {
+			if lows[r][k] != next || !full(lows[r], highs[r], k) {
+				ok = false
+				break
 			}
-			grid = ", grid: [" + strings.Join(g, ", ") + "]"
+			counts[r] = highs[r][k] - lows[r][k]
+			next = highs[r][k]
 		}
-		return "{kind: block" + grid + "}", fmt.Sprintf("%d * nranks", counts[0])
+		if !ok || next != dims[k] {
+			continue
+		}
+		if !slices.ContainsFunc(counts, func(n int64) bool { return n != counts[0] }) {
+			dc = desc.Decompose{Kind: desc.V("block")}
+			if len(dims) > 1 {
+				grid := make([]string, len(dims))
+				for i := range grid {
+					grid[i] = "1"
+				}
+				grid[k] = "0"
+				dc.Grid = desc.Vs(grid...)
+			}
+			return dc, k, fmt.Sprintf("%d * nranks", counts[0])
+		}
+		if len(dims) != 1 {
+			break
+		}
+		file := fmt.Sprintf("%s-%s.counts", id, strings.NewReplacer("/", "_", "${step}", "N").Replace(strings.TrimPrefix(d.template, "/")))
+		var txt strings.Builder
+		for _, n := range counts {
+			fmt.Fprintln(&txt, n)
+		}
+		c.Files[file] = txt.String()
+		return desc.Decompose{Kind: desc.V("uneven"), File: desc.V(file)}, 0, "auto"
 	}
-	if len(dims) != 1 {
-		c.listPerRank(id, d, acc, nranks)
-		return "", ""
+	c.listPerRank(path, id, d, acc, nranks)
+	return c.standIn(dims, nranks)
+}
+
+// elements is the number of elements the selection holds (0 when it cannot tell: points,
+// unions).
+func (s selection) elements() int64 {
+	if s.None || s.Points > 0 || len(s.Blocks) > 0 || s.NBlocks > 0 {
+		return max(s.Points, 0)
 	}
-	file := fmt.Sprintf("%s-%s.counts", id, strings.NewReplacer("/", "_", "${step}", "N").Replace(strings.TrimPrefix(d.template, "/")))
-	var txt strings.Builder
-	for _, n := range counts {
-		fmt.Fprintln(&txt, n)
+	n := int64(1)
+	for i, c := range s.Count {
+		if len(s.Block) == len(s.Count) {
+			c *= s.Block[i]
+		}
+		n *= c
 	}
-	c.Files[file] = txt.String()
-	return fmt.Sprintf("{kind: uneven, file: %s}", yamlString(file)), "auto"
+	return n
+}
+
+// empty reports whether a hyperslab selects no element (a count or block of 0: a rank
+// taking part in a collective transfer with nothing, as PETSc's ranks without entries).
+func (s selection) empty() bool {
+	if s.whole || len(s.Blocks) > 0 || s.NBlocks > 0 || s.Points > 0 || len(s.Count) == 0 {
+		return false
+	}
+	for i, n := range s.Count {
+		if n == 0 || len(s.Block) == len(s.Count) && s.Block[i] == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // unionDecomposition folds unions of hyperslabs: each rank's elements as runs of the
 // flattened array become a decomposition of the description's map file (a series of one
 // record per write is mapped without its record dimension, as E3SM-IO's maps are).
-func (c *Description) unionDecomposition(id string, d *capDataset, acc map[int][]selection, dims []int64, nranks int) string {
+func (c *Description) unionDecomposition(path, id string, d *capDataset, acc map[int][]selection, dims []int64, nranks int) (desc.Decompose, bool) {
 	perRank := make([][]run, nranks)
 	for r := range nranks {
 		rs, ok := selectionRuns(acc[r], dims)
 		if !ok {
-			c.listPerRank(id, d, acc, nranks)
-			return ""
+			c.listPerRank(path, id, d, acc, nranks)
+			return desc.Decompose{}, false
 		}
 		perRank[r] = rs
 	}
@@ -714,15 +859,15 @@ func (c *Description) unionDecomposition(id string, d *capDataset, acc map[int][
 	}
 	dc, err := c.mapDecomposition(mdims, perRank)
 	if err != nil {
-		c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: %v (a map writes each element once; written as block)", id, d.template, err))
-		return ""
+		c.unexpressed(path, fmt.Sprintf("%s %s: %v (a map writes each element once; %s)", id, d.template, err, standInText))
+		return desc.Decompose{}, false
 	}
-	return dc
+	return dc, true
 }
 
 // listPerRank records a dataset whose selections fold into no decomposition, with each
 // rank's selections (the description keeps the default block decomposition).
-func (c *Description) listPerRank(id string, d *capDataset, acc map[int][]selection, nranks int) {
+func (c *Description) listPerRank(path, id string, d *capDataset, acc map[int][]selection, nranks int) {
 	var parts []string
 	for r := 0; r < nranks; r++ {
 		for _, s := range acc[r] {
@@ -736,7 +881,21 @@ func (c *Description) listPerRank(id string, d *capDataset, acc map[int][]select
 			}
 		}
 	}
-	c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s %s: no decomposition fits (written as block): %s", id, d.template, strings.Join(parts, "; ")))
+	c.unexpressed(path, fmt.Sprintf("%s %s: no decomposition fits (%s): %s", id, d.template, standInText, strings.Join(parts, "; ")))
+}
+
+// standInText says what standIn writes.
+const standInText = "written as block over dimension 0 at the captured rank count, or by rank 0 alone where the ranks do not divide it"
+
+// standIn is the decomposition written for selections none fits: the default block along
+// dimension 0 with the traced extent when the ranks divide it (it runs at the captured
+// rank count: at another, check names the key), else rank 0 alone.
+func (c *Description) standIn(dims []int64, nranks int) (desc.Decompose, int, string) {
+	if len(dims) > 0 && dims[0]%int64(max(nranks, 1)) == 0 && dims[0] > 0 {
+		c.capturedRanksOnly = true
+		return desc.Decompose{}, -1, ""
+	}
+	return desc.Decompose{Kind: desc.V("rank0")}, -1, ""
 }
 
 // typeName is the description's name of a dataset's datatype (H5T class and size).
@@ -759,27 +918,22 @@ func typeName(in datasetInfo) (string, bool) {
 	return "f64", false
 }
 
-// filterList names the pipeline's filters in the description's words (HDF5's filter ids:
+// filterList is the pipeline's filters in the description's words (HDF5's filter ids:
 // 1 deflate, 2 shuffle, 3 fletcher32, 4 szip, 5 nbit, 6 scaleoffset).
-func filterList(in datasetInfo) string {
-	var out []string
+func filterList(in datasetInfo) []desc.Filter {
+	var out []desc.Filter
 	for _, f := range in.FilterIDs {
-		switch f[0] {
-		case 1:
-			out = append(out, fmt.Sprintf("{deflate: %d}", f[1]))
-		case 2:
-			out = append(out, "shuffle")
-		case 3:
-			out = append(out, "fletcher32")
-		case 4:
-			out = append(out, "szip")
-		case 5:
-			out = append(out, "nbit")
-		case 6:
-			out = append(out, "scaleoffset")
+		name := map[int]string{1: "deflate", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "nbit", 6: "scaleoffset"}[f[0]]
+		if name == "" {
+			continue
 		}
+		fl := desc.Filter{Name: name}
+		if f[0] == 1 {
+			fl.Level = desc.V(strconv.Itoa(f[1]))
+		}
+		out = append(out, fl)
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
 // fileID is a file's id in the description: its base name without extension, made a

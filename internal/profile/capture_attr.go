@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 )
 
 // attrEvent is what the library traces of an attribute at H5Acreate2 and H5Awrite
@@ -40,11 +42,11 @@ type capAttr struct {
 	mem   attrEvent
 }
 
-// HDF5's string padding (H5T_str_t) and character set (H5T_cset_t) the description's
-// strings have: strN attributes are NUL-terminated ASCII.
+// HDF5's string padding (H5T_str_t) the description's fixed strings have (strN are
+// NUL-terminated), and its UTF-8 character set (H5T_cset_t: ustrN, uvstr).
 const (
 	strNullTerm = 0
-	csetASCII   = 0
+	csetUTF8    = 1
 )
 
 // attributes collects rank 0's traced attributes per file and object template (the
@@ -95,9 +97,10 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 	return out
 }
 
-// attrValues decodes an attribute's traced bytes (in its memory type) into n YAML
-// literals: exact integers, shortest floats, strings without their trailing NULs.
-func attrValues(a *capAttr, typ string, n int64) ([]string, bool) {
+// attrValues decodes an attribute's traced bytes (in its memory type) into n values as
+// a description holds them: exact integers, shortest floats, strings without their
+// trailing NULs, a compound's members by name.
+func attrValues(a *capAttr, typ string, n int64) ([]desc.Value, bool) {
 	if a.value == nil || a.mem.MemClass == nil || a.ev.VLen {
 		return nil, false
 	}
@@ -105,7 +108,7 @@ func attrValues(a *capAttr, typ string, n int64) ([]string, bool) {
 	if size <= 0 || int64(len(a.value)) != n*int64(size) {
 		return nil, false
 	}
-	out := make([]string, 0, n)
+	out := make([]desc.Value, 0, n)
 	for i := range int(n) {
 		b := a.value[i*size : (i+1)*size]
 		if *a.mem.MemClass != h5tCompound {
@@ -113,7 +116,7 @@ func attrValues(a *capAttr, typ string, n int64) ([]string, bool) {
 			if !ok {
 				return nil, false
 			}
-			out = append(out, v)
+			out = append(out, desc.V(v))
 			continue
 		}
 		// A compound: a map of its members by name, each decoded from its offset in the
@@ -121,7 +124,7 @@ func attrValues(a *capAttr, typ string, n int64) ([]string, bool) {
 		if len(a.mem.MemMembers) == 0 {
 			return nil, false
 		}
-		parts := make([]string, 0, len(a.mem.MemMembers))
+		el := desc.Value{Set: true, Map: make([]desc.Value, 0, len(a.mem.MemMembers))}
 		for _, m := range a.mem.MemMembers {
 			if m.Offset < 0 || m.Offset+m.Size > len(b) {
 				return nil, false
@@ -130,16 +133,18 @@ func attrValues(a *capAttr, typ string, n int64) ([]string, bool) {
 			if !ok {
 				return nil, false
 			}
-			parts = append(parts, yamlString(m.Name)+": "+v)
+			mv := desc.V(v)
+			mv.Key = m.Name
+			el.Map = append(el.Map, mv)
 		}
-		out = append(out, "{"+strings.Join(parts, ", ")+"}")
+		out = append(out, el)
 	}
 	return out, true
 }
 
-// elemValue decodes one element's bytes of an atomic memory type (H5T class, sign) into a
-// YAML literal: exact integers, shortest floats, strings (typ strN) without their trailing
-// NULs.
+// elemValue decodes one element's bytes of an atomic memory type (H5T class, sign) into
+// the text of a value: exact integers, shortest floats, strings (typ strN) without their
+// trailing NULs.
 func elemValue(b []byte, class, sign int, typ string) (string, bool) {
 	ne := binary.NativeEndian
 	switch class {
@@ -171,7 +176,7 @@ func elemValue(b []byte, class, sign int, typ string) (string, bool) {
 		}
 	case 3: // H5T_STRING
 		if strings.HasPrefix(typ, "str") {
-			return yamlString(strings.TrimRight(string(b), "\x00")), true
+			return strings.TrimRight(string(b), "\x00"), true
 		}
 	}
 	return "", false

@@ -24,12 +24,20 @@ type fileWays struct {
 	// serial part (create: {by: rank0, datasets: [...]}).
 	rank0  bool
 	serial []string
+	// serialWriter is a file rank 0 alone created and wrote with a serial driver, the
+	// other ranks never opening it (writer: rank0: H5MD writers).
+	serialWriter bool
 	// collMeta is the collective_metadata value ("", "true", "read").
 	collMeta string
 	// holdCall: datasets closed after their creation and opened again for their writes;
 	// reopen: attributes written through H5Oopen ... H5Oclose; parents: objects created in
 	// their parent group opened by path around the create.
 	holdCall, reopen, parents bool
+	// handleWrites is the most transfers rank 0 made through one dataset handle; with
+	// steps, a file whose objects are held from their creation to the file's close
+	// (holdFile: handles hold: file, as H5MD writers keep theirs).
+	handleWrites int
+	holdFile     bool
 	// guesses are the inferences the trace does not settle, written as comments.
 	guesses []string
 }
@@ -83,6 +91,15 @@ func inferWays(p *Profile, file string, nranks int) fileWays {
 		return w
 	}
 	w.known = true
+	// writer: rank0: rank 0 alone, serially, and no other rank opens the file.
+	w.serialWriter = !slices.ContainsFunc(r0, func(o *fileOpen) bool { return o.fapl == nil || o.fapl.Driver == "mpio" })
+	for r := 1; r < nranks; r++ {
+		w.serialWriter = w.serialWriter && len(opens[r]) == 0
+	}
+	if w.serialWriter {
+		w.handlesOf(p, file)
+		return w
+	}
 	// create: rank0: rank 0 alone creates it serially, then every rank opens it.
 	if r0[0].call == "H5Fcreate" && r0[0].fapl.Driver != "mpio" && len(r0) > 1 {
 		w.rank0 = true
@@ -124,8 +141,8 @@ func inferWays(p *Profile, file string, nranks int) fileWays {
 
 // handlesOf reads, from rank 0's events of the file, whether datasets are closed after
 // their creation and reopened per write (hold: call), attributes written on objects opened
-// with H5Oopen (attributes: reopen) and objects created in their parent group opened
-// around the create (open_parents).
+// with H5Oopen (attributes: reopen), objects created in their parent group opened
+// around the create (open_parents), and the most transfers made through one handle.
 func (w *fileWays) handlesOf(p *Profile, file string) {
 	created := map[string]bool{}      // datasets created and since closed (in this open of the file)
 	reopened := map[string]bool{}     // created datasets opened again
@@ -134,10 +151,16 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 	open := map[string]bool{}         // datasets open now
 	oopen := map[string]bool{}        // objects opened with H5Oopen
 	gopen := map[string]bool{}        // groups opened with H5Gopen2
+	through := map[string]int{}       // transfers through a dataset's open handle
+	wroteDirect := map[string]bool{}  // datasets written through their creation's handle
 	inSerial := w.rank0
 	for _, e := range p.Events {
 		if e.Rank != 0 || e.File != file {
 			continue
+		}
+		if h5dTransfers[e.Call] && open[e.Name] {
+			through[e.Name]++
+			w.handleWrites = max(w.handleWrites, through[e.Name])
 		}
 		switch {
 		case e.Call == "H5Fcreate":
@@ -147,6 +170,9 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 			clear(created)
 			clear(reopened)
 			clear(direct)
+			clear(wroteDirect)
+			clear(open)
+			clear(through)
 		case inSerial:
 			// the serial creation's objects are held as create: rank0 holds them
 		case strings.HasPrefix(e.Call, "H5Dcreate"):
@@ -164,14 +190,19 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 				viaReopen = append(viaReopen, e.Name)
 			}
 		case h5dTransfers[e.Call] && direct[e.Name] && open[e.Name]:
+			wroteDirect[e.Name] = true
 			if !slices.Contains(viaCreate, e.Name) {
 				viaCreate = append(viaCreate, e.Name)
 			}
 		case e.Call == "H5Dclose":
-			if open[e.Name] {
+			// closed after its creation before any write on that handle: a reopen to
+			// write it is hold: call's (a dataset written, closed and opened again at the
+			// next step, as PETSc's, is held per action)
+			if open[e.Name] && direct[e.Name] && !wroteDirect[e.Name] {
 				created[e.Name] = true
 			}
 			delete(open, e.Name)
+			delete(through, e.Name)
 		case e.Call == "H5Gcreate2":
 			if gopen[path.Dir(e.Object)] {
 				w.parents = true
@@ -291,7 +322,7 @@ func (c *Description) fileFamilies(files []string, ds map[string]map[string]*cap
 	}
 	for _, k := range keys {
 		if fs := family[k]; len(fs) > 1 {
-			c.Unexpressed = append(c.Unexpressed, fmt.Sprintf("%s: names that differ in a number other than the steps 0..N-1, written as %d files (a name per step counts from 0)", strings.Join(fs, ", "), len(fs)))
+			c.unexpressed("", fmt.Sprintf("%s: names that differ in a number other than the steps 0..N-1, written as %d files (a name per step counts from 0)", strings.Join(fs, ", "), len(fs)))
 		}
 	}
 }

@@ -3,7 +3,10 @@ package profile
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 )
 
 // MapFile is a decomposition map a description names (decompose: {kind: map}), in the
@@ -125,7 +128,7 @@ func selectionRuns(sels []selection, dims []int64) ([]run, bool) {
 // mapDecomposition folds the ranks' runs into a decomposition of the description's map
 // file (shared by every dataset of the same shape and runs), split at rows of the last
 // dimension; "" when two ranks write the same element (a map writes each once).
-func (c *Description) mapDecomposition(dims []int64, perRank [][]run) (string, error) {
+func (c *Description) mapDecomposition(dims []int64, perRank [][]run) (desc.Decompose, error) {
 	row := dims[len(dims)-1]
 	total := int64(1)
 	for _, d := range dims {
@@ -139,7 +142,7 @@ func (c *Description) mapDecomposition(dims []int64, perRank [][]run) (string, e
 	covered := int64(0)
 	for i, r := range all {
 		if i > 0 && all[i-1].start+all[i-1].n > r.start {
-			return "", fmt.Errorf("element %d is written by two ranks", r.start)
+			return desc.Decompose{}, fmt.Errorf("element %d is written by two ranks", r.start)
 		}
 		covered += r.n
 	}
@@ -160,11 +163,16 @@ func (c *Description) mapDecomposition(dims []int64, perRank [][]run) (string, e
 	}
 	for k, old := range c.Map.Decomps {
 		if slices.Equal(old.Dims, d.Dims) && slices.EqualFunc(old.Offsets, d.Offsets, slices.Equal) && slices.EqualFunc(old.Lengths, d.Lengths, slices.Equal) {
-			return fmt.Sprintf("{kind: map, file: %s, decomp: %d}", yamlString(c.MapName), k+1), nil
+			return c.mapDecomp(k + 1), nil
 		}
 	}
 	c.Map.Decomps = append(c.Map.Decomps, d)
-	return fmt.Sprintf("{kind: map, file: %s, decomp: %d}", yamlString(c.MapName), len(c.Map.Decomps)), nil
+	return c.mapDecomp(len(c.Map.Decomps)), nil
+}
+
+// mapDecomp is the decomposition of the description's map file's D<k>.
+func (c *Description) mapDecomp(k int) desc.Decompose {
+	return desc.Decompose{Kind: desc.V("map"), File: desc.V(c.MapName), Decomp: desc.V(strconv.Itoa(k))}
 }
 
 // mapSummary says what the map file holds, for the description's comment.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 )
 
 // TestCaptureScalarsAndModes folds a hand-made trace of 2 ranks: a scalar written by rank
@@ -46,27 +48,40 @@ func TestCaptureScalarsAndModes(t *testing.T) {
 			ev(0, "/step_"+s+"/both", true, 0, -1), ev(1, "/step_"+s+"/both", true, 0, -1),
 			ev(0, "/step_"+s+"/m", false, 0, 4))
 	}
-	for _, c := range []struct {
+	for _, w := range []struct {
 		flushes int64
 		flush   string
-	}{{4, "  - flush: f\n"}, {2, "  - flush: f\n    at: end\n"}} {
-		h5f(c.flushes)
-		d, err := Capture(p, "hand")
+	}{{4, "flush f []"}, {2, "flush f end []"}} {
+		h5f(w.flushes)
+		c, err := Capture(p, "hand")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(d.YAML, "name: in.h5") || !strings.Contains(d.YAML, "#   in.h5: an input the program read but did not write") {
-			t.Errorf("the input file is in the description:\n%s", d.YAML)
+		checked(t, c)
+		d := c.Desc
+		if len(d.Files) != 1 || d.Files[0].Name.Text != "f.h5" || !slices.ContainsFunc(c.Unexpressed, func(u string) bool { return strings.HasPrefix(u, "in.h5: an input the program read but did not write") }) {
+			t.Errorf("the input file is in the description, or not listed (%q):\n%s", c.Unexpressed, c.YAML)
 		}
-		for _, want := range []string{
-			"          t:\n            type: f64\n            shape: []\n            decompose: rank0\n            independent: true   #",
-			"          both:\n            type: f64\n            shape: []\n            decompose: replicated\n",
-			"          m:\n            type: f64\n            shape: [4]\n            decompose: {kind: rank0, select: hyperslab}\n            independent: true   #", // selected, not H5S_ALL
-			"timeline:\n  - write: f\n" + c.flush, // one action: the independent datasets marked
+		f := fileOf(t, d, "f")
+		for _, x := range []struct{ ds, shape, decomp, independent string }{
+			{"t", "[]", "{kind: rank0}", "true"},
+			{"both", "[]", "{kind: replicated}", ""},
+			{"m", "[4]", "{kind: rank0, select: hyperslab}", "true"}, // selected, not H5S_ALL
+			{"a", "[4 * nranks]", "{kind: block}", ""},
 		} {
-			if !strings.Contains(d.YAML, want) {
-				t.Errorf("H5F_FLUSHES %d: description lacks\n%s\n---\n%s", c.flushes, want, d.YAML)
+			ds := datasetOf(t, f, "/step_${step}/"+x.ds)
+			if texts(ds.Shape) != x.shape || decompText(ds.Decompose) != x.decomp || ds.Independent.Text != x.independent || ds.Type.Text != "f64" {
+				t.Errorf("%s: type %s shape %s decompose %s independent %q, want f64 %s %s %q", x.ds, ds.Type.Text, texts(ds.Shape), decompText(ds.Decompose), ds.Independent.Text, x.shape, x.decomp, x.independent)
 			}
+		}
+		// one action, the independent datasets marked; the flush
+		var acts []string
+		for _, a := range d.Timeline {
+			verb, id := a.Verb()
+			acts = append(acts, strings.Join(strings.Fields(verb+" "+id.Text+" "+a.At.Text+" "+texts(a.Datasets)), " "))
+		}
+		if want := []string{"write f []", w.flush}; !slices.Equal(acts, want) || d.Steps.Text != "2" {
+			t.Errorf("H5F_FLUSHES %d: steps %s, timeline %q, want 2, %q", w.flushes, d.Steps.Text, acts, want)
 		}
 	}
 }
@@ -132,18 +147,50 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		"steps: 2\n",
-		"    attributes:\n      title: {type: str5, value: \"hi!\"}\n      \"-DIM_time\": {type: u64, value: 18446744073709551615}\n",
-		"      T:\n        type: f32\n        shape: [1, 6]\n        extend: 0   # unlimited along it\n        start_empty: true   # created with 0 along it, extended before each write\n        chunk: [1, 6]\n        fill: undefined\n        fill_time: never\n        decompose: {kind: map, file: hand.map.h5, decomp: 1}\n        attributes:\n          scale: {type: f32, shape: [1], value: [1.5]}\n",
-		"      area:\n        type: f32\n        shape: [6]\n        fill: undefined\n        fill_time: never\n        decompose: {kind: map, file: hand.map.h5, decomp: 1}\n        attributes:\n          big: {type: f64, shape: [4096], generate: index}\n",
-		"          ne: {type: i32, shape: [2], value: [4, -2]}\n",
-		"      r0:\n        type: f32\n        shape: [6]\n        fill: undefined\n        fill_time: never\n        decompose: {kind: rank0, select: hyperslab}\n",
-		"  - write: h\n    datasets: [T]\n  - write: h\n    every: 2   # the first step alone\n    datasets: [area, over, r0]\n",
-	} {
-		if !strings.Contains(d.YAML, want) {
-			t.Errorf("description lacks\n%s\n---\n%s", want, d.YAML)
+	checked(t, d)
+	m0 := d.Desc
+	f := fileOf(t, m0, "h")
+	attrOf := func(as []*desc.Attribute, name string) string {
+		for _, a := range as {
+			if a.Name == name {
+				v := a.Value.Text
+				if a.Value.List != nil {
+					v = texts(a.Value.List)
+				}
+				return fmt.Sprintf("%s %s %s%s", a.Type.Text, texts(a.Shape), v, a.Generate.Text)
+			}
 		}
+		return "(none)"
+	}
+	for _, w := range [][2]string{
+		{attrOf(f.Attributes, "title"), "str5 [] hi!"},
+		{attrOf(f.Attributes, "-DIM_time"), "u64 [] 18446744073709551615"},
+		{attrOf(contentAt(t, f, "/g").Attributes, "ne"), "i32 [2] [4, -2]"},
+		{attrOf(datasetOf(t, f, "/T").Attributes, "scale"), "f32 [1] [1.5]"},
+		{attrOf(datasetOf(t, f, "/area").Attributes, "big"), "f64 [4096] index"},
+		{attrOf(contentAt(t, f, "/empty").Attributes, "note"), "i32 [] 7"},
+	} {
+		if w[0] != w[1] {
+			t.Errorf("attribute %q, want %q", w[0], w[1])
+		}
+	}
+	T := datasetOf(t, f, "/T")
+	if got := words(T.Type.Text, texts(T.Shape), T.Extend.Text, T.StartEmpty.Text, texts(T.Chunk), T.Fill.Text, T.FillTime.Text, decompText(T.Decompose)); got != "f32 [1, 6] 0 true [1, 6] undefined never {kind: map, file: hand.map.h5, decomp: 1}" || m0.Steps.Text != "2" {
+		t.Errorf("T: %s, steps %s", got, m0.Steps.Text)
+	}
+	area, r0 := datasetOf(t, f, "/area"), datasetOf(t, f, "/r0")
+	if decompText(area.Decompose) != decompText(T.Decompose) || texts(area.Shape) != "[6]" || area.Extend.Set {
+		t.Errorf("area: shape %s decompose %s extend %q, want [6], T's", texts(area.Shape), decompText(area.Decompose), area.Extend.Text)
+	}
+	if decompText(r0.Decompose) != "{kind: rank0, select: hyperslab}" {
+		t.Errorf("r0: decompose %s", decompText(r0.Decompose))
+	}
+	var acts []string
+	for _, a := range m0.Timeline {
+		acts = append(acts, fmt.Sprintf("%s every %q %s", a.Write.Text, a.Every.Text, texts(a.Datasets)))
+	}
+	if want := []string{`h every "" [T]`, `h every "2" [area, over, r0]`}; !slices.Equal(acts, want) {
+		t.Errorf("timeline %q, want %q", acts, want)
 	}
 	// one decomposition: rank 0 [0,2) and 4, rank 1 [2,4) and 5, as runs of [6]
 	m := d.Map
@@ -152,6 +199,9 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 		t.Errorf("map %+v", m)
 	}
 	for _, want := range []string{"h /g/over: element 2 is written by two ranks", "h /area attribute big: its value is not in the trace"} {
+		if !strings.Contains(d.YAML, "# not expressed: "+want) {
+			t.Errorf("no comment at the stand-in's key says %q:\n%s", want, d.YAML)
+		}
 		if !slices.ContainsFunc(d.Unexpressed, func(u string) bool { return strings.Contains(u, want) }) {
 			t.Errorf("unexpressed lacks %q: %q", want, d.Unexpressed)
 		}
@@ -161,10 +211,10 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 
 // TestCaptureStandIns: what a description cannot say the way the program did still makes
 // a valid description (Capture refuses to return one that does not parse): an empty group
-// (H5MD's observables) is an empty map; a compound whose members are stored out of
-// declaration order (FLASH's {int value; char name[80]} with the name at offset 4) is
-// declared in offset order; one whose members leave padding is a string of its size; a
-// file opened without the MPI-IO driver is written as a shared file and said so.
+// (H5MD's observables) is an empty map; a file opened without the MPI-IO driver is
+// written as a shared file and said so. Compounds are said exactly: members stored out of
+// declaration order (FLASH's {int value; char name[80]} with the name inserted first, at
+// offset 4) at their offsets (TYPE@N), one with padding with its size too.
 func TestCaptureStandIns(t *testing.T) {
 	info := func(class, size int, members ...[]any) json.RawMessage {
 		b, _ := json.Marshal(map[string]any{"dims": []int64{4}, "maxdims": []int64{4}, "layout": 1, "type_class": class, "type_size": size, "type_members": members})
@@ -183,10 +233,89 @@ func TestCaptureStandIns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"observables: {}", "scalars: {value: i32, name: str80}", "type: str16",
-		"compound members stored out of declaration order", "written as str16, the same size", "opened without the MPI-IO driver"} {
+	checked(t, d)
+	types := map[string]string{}
+	for _, ty := range d.Desc.Types {
+		var ms []string
+		for _, m := range ty.Members {
+			ms = append(ms, m.Name+" "+m.Type.Text+"@"+m.Offset.Text)
+		}
+		types[ty.Name] = strings.Join(ms, ", ") + " size " + ty.Size.Text
+	}
+	f := fileOf(t, d.Desc, "f")
+	if want := map[string]string{"scalars": "name str80@4, value i32@0 size ", "padded": "a i32@0, b i32@8 size 16"}; fmt.Sprint(types) != fmt.Sprint(want) ||
+		datasetOf(t, f, "/scalars").Type.Text != "scalars" || datasetOf(t, f, "/padded").Type.Text != "padded" {
+		t.Errorf("types %v, want %v:\n%s", types, want, d.YAML)
+	}
+	for _, want := range []string{"observables: {}", "opened without the MPI-IO driver"} {
 		if !strings.Contains(d.YAML, want) {
 			t.Errorf("no %q in\n%s", want, d.YAML)
 		}
+	}
+}
+
+// TestCaptureMemoryType: a dataset written from a buffer of another size of its class
+// (FLASH's single-precision plot files written from doubles: 8 bytes traced per f32
+// element) has a memory type, so that HDF5 converts as the program's writes did; one
+// written from its own type has none.
+func TestCaptureMemoryType(t *testing.T) {
+	p := &Profile{Ranks: 2, Traced: true, Calls: map[string]Call{}}
+	for _, name := range []string{"/dens", "/same"} {
+		p.Records = append(p.Records, Record{Module: "H5D", File: "/x/plt.h5", Name: name, Rank: -1,
+			Info: json.RawMessage(`{"dims":[2,8],"maxdims":[2,8],"layout":1,"type_class":1,"type_size":4}`)})
+	}
+	for r := range 2 {
+		sel := json.RawMessage(fmt.Sprintf(`{"start":[%d,0],"count":[1,8]}`, r))
+		p.Events = append(p.Events,
+			Event{Rank: r, Module: "H5D", Call: "H5Dwrite", File: "/x/plt.h5", Name: "/dens", Collective: true, Selection: sel, Length: 64},
+			Event{Rank: r, Module: "H5D", Call: "H5Dwrite", File: "/x/plt.h5", Name: "/same", Collective: true, Selection: sel, Length: 32})
+	}
+	c, err := Capture(p, "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked(t, c)
+	f := fileOf(t, c.Desc, "plt")
+	if dens, same := datasetOf(t, f, "/dens"), datasetOf(t, f, "/same"); dens.Memory.Type.Text != "f64" || same.Memory.Type.Set || texts(dens.Shape) != "[1 * nranks, 8]" {
+		t.Errorf("dens: memory %q shape %s, same: memory %q; want f64, [1 * nranks, 8], none", dens.Memory.Type.Text, texts(dens.Shape), same.Memory.Type.Text)
+	}
+}
+
+// TestCaptureHints: the MPI-IO hints of the files' access lists are the description's
+// when every file that has some has the same, else each file's own (files.ID.hints).
+func TestCaptureHints(t *testing.T) {
+	trace := func(hints ...string) *Profile {
+		p := &Profile{Ranks: 1, Traced: true, Calls: map[string]Call{}}
+		for i, h := range hints {
+			file := fmt.Sprintf("/x/%s.h5", []string{"a", "b"}[i])
+			p.Records = append(p.Records,
+				Record{Module: "H5F", File: file, Rank: -1, Counters: map[string]int64{"H5F_USE_MPIIO": 1}, Info: json.RawMessage(`{"hints":` + h + `}`)},
+				Record{Module: "H5D", File: file, Name: "/x", Rank: -1, Info: json.RawMessage(`{"dims":[4],"maxdims":[4],"layout":1,"type_class":1,"type_size":8}`)})
+			p.Events = append(p.Events, Event{Rank: 0, Module: "H5D", Call: "H5Dwrite", File: file, Name: "/x", Collective: true})
+		}
+		return p
+	}
+	params := func(ps []desc.Param) string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name+"="+p.Value.Text)
+		}
+		return strings.Join(out, " ")
+	}
+	same, err := Capture(trace(`{"cb_buffer_size":"4194304","romio_cb_write":"enable"}`, `{"romio_cb_write":"enable","cb_buffer_size":"4194304"}`), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked(t, same)
+	if got := params(same.Desc.Hints); got != "cb_buffer_size=4194304 romio_cb_write=enable" || len(same.Desc.Files[0].Hints) != 0 {
+		t.Errorf("the same hints: description's %q, a.h5's %d", got, len(same.Desc.Files[0].Hints))
+	}
+	own, err := Capture(trace(`{"access_style":"write_once"}`, `{"romio_cb_write":"disable"}`), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked(t, own)
+	if a, b := params(fileOf(t, own.Desc, "a").Hints), params(fileOf(t, own.Desc, "b").Hints); len(own.Desc.Hints) != 0 || a != "access_style=write_once" || b != "romio_cb_write=disable" || len(own.Unexpressed) != 0 {
+		t.Errorf("each file's own: description's %d, a %q, b %q, unexpressed %q", len(own.Desc.Hints), a, b, own.Unexpressed)
 	}
 }

@@ -1,11 +1,11 @@
 package profile
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
+	"strconv"
+
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
 )
 
 // h5tCompound is HDF5's H5T_COMPOUND class number.
@@ -38,72 +38,79 @@ func (m *typeMember) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// compound is a compound type of the description: its name and its members' YAML.
-type compound struct{ name, members string }
+// compound is a compound type of the description: its members' key (their names and
+// types in order, to share one type between objects) and its declaration.
+type compound struct {
+	key  string
+	decl *desc.Compound
+}
 
 // compoundName names the compound type of ms (size bytes) in the description's types,
 // defining it the first time (named after hint, the first object of that type): its
-// members must be integers, floats or fixed strings at the offsets a C struct gives them
-// (the description packs members so). Members stored out of declaration order (FLASH's
-// {int value; char name[80]} tables with the name after the value) are declared in
-// offset order, which is the same layout: reordered says so. False when neither order
-// packs, or the trace has no members; the caller writes a stand-in (compoundStandIn).
-func (c *Description) compoundName(hint string, ms []typeMember, size int) (name string, reordered, ok bool) {
-	members, ok := packedMembers(ms, size)
+// members, in H5Tinsert order, must be integers, floats or fixed strings; where they do
+// not sit at the offsets a C struct gives them (FLASH's {int value; char name[80]}
+// tables, name inserted first at offset 4) each member's offset is written (TYPE@N), and
+// the size where it is not the C struct's (trailing padding). False when the trace has no
+// members or one of another class; the caller writes a stand-in (compoundStandIn).
+func (c *Description) compoundName(hint string, ms []typeMember, size int) (name string, ok bool) {
+	members, csize, ok := compoundMembers(ms, size)
 	if !ok {
-		byOffset := slices.SortedStableFunc(slices.Values(ms), func(a, b typeMember) int { return cmp.Compare(a.Offset, b.Offset) })
-		if members, ok = packedMembers(byOffset, size); !ok {
-			return "", false, false
-		}
-		reordered = true
+		return "", false
 	}
+	key := fmt.Sprint(members, csize.Text)
 	for _, t := range c.compounds {
-		if t.members == members {
-			return t.name, reordered, true
+		if t.key == key {
+			return t.decl.Name, true
 		}
 	}
 	name = plainWord(hint, "t")
 	for taken := true; taken; {
 		taken = false
 		for _, t := range c.compounds {
-			if t.name == name {
+			if t.decl.Name == name {
 				name, taken = name+"_", true
 			}
 		}
 	}
-	c.compounds = append(c.compounds, compound{name, members})
-	return name, reordered, true
+	c.compounds = append(c.compounds, compound{key, &desc.Compound{Name: name, Members: members, Size: csize}})
+	return name, true
 }
 
-// packedMembers renders ms as a description's member map when they sit, in this order,
-// at the offsets a C struct of size bytes gives them.
-func packedMembers(ms []typeMember, size int) (string, bool) {
+// compoundMembers are ms as a description's compound members, in their order, with each
+// member's offset (Offset set on all) when one is not where a C struct of these members in
+// this order puts it, and the size (set) when it is not that struct's.
+func compoundMembers(ms []typeMember, size int) ([]desc.CompoundMember, desc.Value, bool) {
 	if len(ms) == 0 {
-		return "", false
+		return nil, desc.Value{}, false
 	}
-	var parts []string
-	off, align := 0, 1
+	var out []desc.CompoundMember
+	off, end, align, explicit := 0, 0, 1, false
 	for _, m := range ms {
 		typ, ok := typeName(datasetInfo{TypeClass: m.Class, TypeSize: m.Size, TypeSign: m.Sign})
-		if !ok || m.Name == "" {
-			return "", false
+		if !ok || m.Name == "" || m.Offset < 0 || m.Offset+m.Size > size {
+			return nil, desc.Value{}, false
 		}
 		a := m.Size
 		if m.Class == 3 { // strings align on bytes
 			a = 1
 		}
-		off = (off + a - 1) / a * a
-		if m.Offset != off {
-			return "", false
+		if (off+a-1)/a*a != m.Offset {
+			explicit = true
 		}
-		off += m.Size
-		align = max(align, a)
-		parts = append(parts, yamlString(m.Name)+": "+typ)
+		off = m.Offset + m.Size
+		end, align = max(end, off), max(align, a)
+		out = append(out, desc.CompoundMember{Name: m.Name, Type: desc.V(typ)})
 	}
-	if (off+align-1)/align*align != size {
-		return "", false
+	if explicit {
+		for i, m := range ms {
+			out[i].Offset = desc.V(strconv.Itoa(m.Offset))
+		}
 	}
-	return "{" + strings.Join(parts, ", ") + "}", true
+	var sz desc.Value
+	if (end+align-1)/align*align != size {
+		sz = desc.V(strconv.Itoa(size))
+	}
+	return out, sz, true
 }
 
 // compoundStandIn is the valid type written for a compound the description cannot

@@ -60,15 +60,17 @@ func TestHandlesTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		"    create: rank0   #", "    collective_metadata: true\n",
-		"    handles: {hold: call, attributes: reopen, open_parents: true}   #",
-		"          x:\n            type: i32\n            shape: [50 * nranks]\n            decompose: {kind: block}\n",
-		"            attributes:\n              unitSI: {type: f64, value: 1.0}\n",
-	} {
-		if !strings.Contains(c.YAML, want) {
-			t.Errorf("description lacks %q:\n%s", want, c.YAML)
-		}
+	checked(t, c)
+	f := fileOf(t, c.Desc, "handles")
+	x := datasetOf(t, f, "/g/x")
+	if got := waysOf(c, f); got != "create: rank0 ; collective_metadata: true; handles: call reopen true; write handles" {
+		t.Errorf("ways %q:\n%s", got, c.YAML)
+	}
+	if got := words(x.Type.Text, texts(x.Shape), decompText(x.Decompose)); got != "i32 [50 * nranks] {kind: block}" {
+		t.Errorf("x: %s", got)
+	}
+	if len(x.Attributes) != 1 || x.Attributes[0].Name != "unitSI" || x.Attributes[0].Type.Text != "f64" || x.Attributes[0].Value.Text != "1.0" {
+		t.Errorf("x's attributes:\n%s", c.YAML)
 	}
 	if len(c.Unexpressed) != 0 {
 		t.Errorf("unexpressed %q", c.Unexpressed)

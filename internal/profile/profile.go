@@ -93,8 +93,13 @@ type Event struct {
 	// Extent is the dataset's extent after an H5Dset_extent.
 	Extent []int64 `json:"extent,omitempty"`
 	// Object is the path of the group or object an H5Gcreate2, H5Gopen2, H5Gclose,
-	// H5Oopen or H5Oclose event names.
+	// H5Oopen or H5Oclose event names, or of the link an H5Lcreate_hard, H5Lcreate_soft or
+	// H5Lcreate_external event made.
 	Object string `json:"object,omitempty"`
+	// Target is what a link names: a hard link's object path, the path a soft or external
+	// link stores; TargetFile an external link's file.
+	Target     string `json:"target,omitempty"`
+	TargetFile string `json:"target_file,omitempty"`
 	// FAPL is what an H5Fcreate or H5Fopen event's file access list asked for.
 	FAPL *FAPL `json:"fapl,omitempty"`
 	// fileStep is 1 + the step of a file written one per step (capture's folding), 0 else.
@@ -143,6 +148,8 @@ type line struct {
 	Attribute   json.RawMessage     `json:"attribute"`
 	Extent      []int64             `json:"extent"`
 	Object      string              `json:"object"`
+	Target      string              `json:"target"`
+	TargetFile  string              `json:"target_file"`
 	FAPL        *FAPL               `json:"fapl"`
 	Partial     bool                `json:"partial"`
 	Reason      string              `json:"reason"`
@@ -194,7 +201,7 @@ func ReadFile(path string) (*Process, error) {
 			p.Events = append(p.Events, Event{Rank: p.Header.Rank, Module: l.Module, Call: l.Call, File: l.File,
 				Name: l.Name, Offset: l.Offset, Length: l.Length, Start: float64(l.StartNs) / 1e9,
 				End: float64(l.EndNs) / 1e9, Collective: l.Collective, Selection: l.Selection,
-				Attribute: l.Attribute, Extent: l.Extent, Object: l.Object, FAPL: l.FAPL})
+				Attribute: l.Attribute, Extent: l.Extent, Object: l.Object, Target: l.Target, TargetFile: l.TargetFile, FAPL: l.FAPL})
 		case "end":
 			p.Partial, p.Reason, p.EndNs, p.Dropped = l.Partial, l.Reason, l.EndNs, l.Dropped
 		}
