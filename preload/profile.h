@@ -209,7 +209,7 @@ extern struct hmap fds, h5files, h5dsets, mpifiles;
     X(MPI_File_write_ordered_begin) X(H5Fcreate) X(H5Fopen) X(H5Fflush) X(H5Fclose)           \
     X(H5Gcreate2) X(H5Gopen2) X(H5Dcreate2) X(H5Dcreate1) X(H5Dopen2) X(H5Dopen1) X(H5Dwrite) \
     X(H5Dread) X(H5Dset_extent) X(H5Dclose) X(H5Acreate2) X(H5Awrite) X(H5Dwrite_multi)          \
-    X(H5Dread_multi) X(H5Gclose) X(H5Oopen) X(H5Oclose)
+    X(H5Dread_multi) X(H5Gclose) X(H5Oopen) X(H5Oclose) X(H5Gcreate1)
 #define X(a) C_##a,
 enum { CALLS C_N };
 #undef X
