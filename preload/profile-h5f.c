@@ -13,7 +13,9 @@ NEXT(H5Fopen);
 NEXT(H5Fflush);
 NEXT(H5Fclose);
 NEXT(H5Gcreate2);
+#ifndef H5_NO_DEPRECATED_SYMBOLS
 NEXT(H5Gcreate1);
+#endif
 NEXT(H5Gopen2);
 NEXT(H5Gclose);
 NEXT(H5Oopen);
@@ -316,7 +318,9 @@ static herr_t h5_close(int call, herr_t (*next)(hid_t), hid_t id) {
         return h5_close(C_##f, next_##f, id);                                                  \
     }
 H5_OPENER(H5Gcreate2, (hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t gapl), loc, name, lcpl, gcpl, gapl)
+#ifndef H5_NO_DEPRECATED_SYMBOLS /* the 1.6 API's create (MACSio's groups) */
 H5_OPENER(H5Gcreate1, (hid_t loc, const char *name, size_t size_hint), loc, name, size_hint)
+#endif
 H5_OPENER(H5Gopen2, (hid_t loc, const char *name, hid_t gapl), loc, name, gapl)
 H5_CLOSER(H5Gclose)
 H5_OPENER(H5Oopen, (hid_t loc, const char *name, hid_t lapl), loc, name, lapl)
