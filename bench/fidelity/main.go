@@ -543,15 +543,7 @@ func writeHeaders(bin, dir, mapFile string, np, records int) (paths, hists []str
 	}
 	// The pattern only needs the shapes to define the files: serve them as the map.
 	e3sm.RegisterMapReader(func(string) (*e3sm.Map, error) { return m, nil })
-	v, err := e3sm.Options.Parse([]options.KV{{Key: "map", Value: mapFile}, {Key: "r", Value: strconv.Itoa(records)}})
-	if err != nil {
-		return nil, nil, err
-	}
-	pat, err := e3sm.New(v)
-	if err != nil {
-		return nil, nil, err
-	}
-	hs, err := pat.(*e3sm.Pattern).Histories(np)
+	hs, err := e3sm.HistoriesOf([]options.KV{{Key: "map", Value: mapFile}, {Key: "r", Value: strconv.Itoa(records)}}, np)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -29,15 +29,7 @@ func TestE3SMWriteBuffersAsE3SMIO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := e3sm.Options.Parse([]options.KV{{Key: "map", Value: mapFile}, {Key: "r", Value: "3"}, {Key: "f", Value: "1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pat, err := e3sm.New(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs, err := pat.(*e3sm.Pattern).Histories(2)
+	hs, err := e3sm.HistoriesOf([]options.KV{{Key: "map", Value: mapFile}, {Key: "r", Value: "3"}, {Key: "f", Value: "1"}}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,6 +185,20 @@ func (p *Pattern) MapFor(ioSize int) (*Map, error) {
 	return synthesizeCached(spec)
 }
 
+// HistoriesOf builds the pattern from option settings and returns its history files at
+// ioSize I/O ranks: what bench/ref's reference is given as headers (History.RefHeader).
+func HistoriesOf(kv []options.KV, ioSize int) ([]*History, error) {
+	v, err := Options.Parse(kv)
+	if err != nil {
+		return nil, err
+	}
+	p, err := New(v)
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Pattern).Histories(ioSize)
+}
+
 // Histories returns the history files (variables, dimensions, attributes) of the run with
 // the given number of I/O ranks.
 func (p *Pattern) Histories(ioSize int) ([]*History, error) {
