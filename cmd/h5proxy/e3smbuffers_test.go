@@ -23,12 +23,7 @@ import (
 // counter of the history file is equal too (the map file's reads differ: §7).
 func TestE3SMWriteBuffersAsE3SMIO(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
-	prog := mpiccProgram(t, dir, "e3sm_canonical", "../../bench/ref/e3sm_canonical.c")
-	mapFile, err := filepath.Abs("../../data/e3sm/map_f_case_16p.h5")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib, prog, mapFile := e3smReference(t, dir)
 	hs, err := e3sm.HistoriesOf([]options.KV{{Key: "map", Value: mapFile}, {Key: "r", Value: "3"}, {Key: "f", Value: "1"}}, 2)
 	if err != nil {
 		t.Fatal(err)
