@@ -482,7 +482,12 @@ type Op struct {
 	// link access list asks for collective metadata reads. Set on the matching close too,
 	// which the layout makes an H5Oclose (it knows from the open) and the census counts as
 	// one. Layouts that do not open HDF5 objects ignore it.
-	AsObject  bool
+	AsObject bool
+	// API1 asks, for a create-group operation, for HDF5's 1.6 call H5Gcreate1(loc, name, 0)
+	// instead of H5Gcreate2, as programs written for that API create their groups (MACSio's
+	// plugin). Datasets say so in DatasetSpec.API1. Layouts that make no HDF5 groups ignore
+	// it.
+	API1      bool
 	Step      int
 	File      *FileSpec
 	Dataset   *DatasetSpec
@@ -554,6 +559,9 @@ func (o Op) String() string {
 	}
 	if o.AsObject {
 		b.WriteString(" [H5Oopen]")
+	}
+	if o.API1 {
+		b.WriteString(" [1.6 API]")
 	}
 	if d := o.Dataset; d != nil && o.Kind == ExtendDataset {
 		fmt.Fprintf(&b, " extent=%v", d.Shape)

@@ -3,9 +3,9 @@
  * files: H5Fcreate, H5Fopen, H5Fflush and H5Fclose into the file's H5F record (H5F_*
  * counters, profile.h; its info: the access list's driver, alignment, collective metadata,
  * version bounds and, traced, MPI-IO hints). Groups, objects and attributes have no Darshan
- * module: H5Gcreate2, H5Gopen2, H5Gclose, H5Oopen, H5Oclose, H5Acreate2, H5Awrite and the
- * link creations H5Lcreate_hard, H5Lcreate_soft and H5Lcreate_external count in the call
- * table and, traced, as events of their file's record.
+ * module: H5Gcreate2, H5Gcreate1, H5Gopen2, H5Gclose, H5Oopen, H5Oclose, H5Acreate2, H5Awrite
+ * and the link creations H5Lcreate_hard, H5Lcreate_soft and H5Lcreate_external count in the
+ * call table and, traced, as events of their file's record.
  */
 #include "profile.h"
 
@@ -14,6 +14,9 @@ NEXT(H5Fopen);
 NEXT(H5Fflush);
 NEXT(H5Fclose);
 NEXT(H5Gcreate2);
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+NEXT(H5Gcreate1);
+#endif
 NEXT(H5Gopen2);
 NEXT(H5Gclose);
 NEXT(H5Oopen);
@@ -319,6 +322,9 @@ static herr_t h5_close(int call, herr_t (*next)(hid_t), hid_t id) {
         return h5_close(C_##f, next_##f, id);                                                  \
     }
 H5_OPENER(H5Gcreate2, (hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t gapl), loc, name, lcpl, gcpl, gapl)
+#ifndef H5_NO_DEPRECATED_SYMBOLS /* the 1.6 API's create (MACSio's groups) */
+H5_OPENER(H5Gcreate1, (hid_t loc, const char *name, size_t size_hint), loc, name, size_hint)
+#endif
 H5_OPENER(H5Gopen2, (hid_t loc, const char *name, hid_t gapl), loc, name, gapl)
 H5_CLOSER(H5Gclose)
 H5_OPENER(H5Oopen, (hid_t loc, const char *name, hid_t lapl), loc, name, lapl)

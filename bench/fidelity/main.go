@@ -32,7 +32,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -50,7 +49,6 @@ import (
 	"github.com/h5proxy/h5proxy/internal/warm"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/patterns/e3sm"
-	"github.com/h5proxy/h5proxy/plan"
 )
 
 // sample is one run's times in seconds; prep is h5proxy's data preparation inside its
@@ -545,15 +543,7 @@ func writeHeaders(bin, dir, mapFile string, np, records int) (paths, hists []str
 	}
 	// The pattern only needs the shapes to define the files: serve them as the map.
 	e3sm.RegisterMapReader(func(string) (*e3sm.Map, error) { return m, nil })
-	v, err := e3sm.Options.Parse([]options.KV{{Key: "map", Value: mapFile}, {Key: "r", Value: strconv.Itoa(records)}})
-	if err != nil {
-		return nil, nil, err
-	}
-	pat, err := e3sm.New(v)
-	if err != nil {
-		return nil, nil, err
-	}
-	hs, err := pat.(*e3sm.Pattern).Histories(np)
+	hs, err := e3sm.HistoriesOf([]options.KV{{Key: "map", Value: mapFile}, {Key: "r", Value: strconv.Itoa(records)}}, np)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -604,49 +594,5 @@ func shapesMap(path string, out []byte) (*e3sm.Map, error) {
 	return m, sc.Err()
 }
 
-// typeName is the reference header's type word for a pattern type; 1-byte variables are
-// E3SM-IO's NC_CHAR ones (H5T_NATIVE_CHAR).
-func typeName(t plan.Type, variable bool) string {
-	if t.Class == plan.Int8 && variable {
-		return "char"
-	}
-	return t.Class.String()
-}
-
-// headerText renders a history in the reference's header format.
-func headerText(h *e3sm.History) []byte {
-	var b bytes.Buffer
-	hist := h.Name
-	if hist == "" {
-		hist = "-"
-	}
-	fmt.Fprintf(&b, "file %s %d\n", hist, h.Records)
-	attr := func(kw string, a plan.AttributeSpec) {
-		n := a.Type.Size
-		if a.Type.Class != plan.String {
-			n = len(a.Value) / a.Type.Size
-		}
-		fmt.Fprintf(&b, "%s %s %s %d %s\n", kw, a.Name, typeName(a.Type, false), n, hex.EncodeToString(a.Value))
-	}
-	for _, a := range h.Globals {
-		attr("gattr", a)
-	}
-	for _, d := range h.Dims {
-		fmt.Fprintf(&b, "dim %s %d\n", d.Name, d.Len)
-	}
-	for _, v := range h.Vars {
-		rec := 0
-		if v.Record {
-			rec = 1
-		}
-		fmt.Fprintf(&b, "var %s %s %d %d %d", v.Name, typeName(v.Type, true), v.Decomp, rec, len(v.Shape))
-		for _, n := range v.Shape {
-			fmt.Fprintf(&b, " %d", n)
-		}
-		b.WriteByte('\n')
-		for _, a := range v.Attrs {
-			attr("attr", a)
-		}
-	}
-	return b.Bytes()
-}
+// headerText renders a history in the reference's header format (e3sm.History.RefHeader).
+func headerText(h *e3sm.History) []byte { return h.RefHeader() }

@@ -84,15 +84,7 @@ func TestHeaderText(t *testing.T) {
 	if err := os.WriteFile(mapFile, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := e3sm.Options.Parse([]options.KV{{Key: "map", Value: mapFile}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pat, err := e3sm.New(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs, err := pat.(*e3sm.Pattern).Histories(2)
+	hs, err := e3sm.HistoriesOf([]options.KV{{Key: "map", Value: mapFile}}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

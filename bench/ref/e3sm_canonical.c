@@ -42,11 +42,12 @@
  *     [UNLIMITED, dims...]; others contiguous. Attributes: text = scalar space, H5T_C_S1 of
  *     len+1 bytes, NULLTERM; numbers = 1-D of n; H5Aexists then H5Acreate2, H5Awrite
  *                                                                            [define variables]
- *   barrier; write buffers allocated and filled                              [I/O preparing]
- *   barrier; per record r: expand_rec_size(r+1): per dataset in definition order
+ *   barrier; write buffers allocated and filled: one allocation carved by kind, as E3SM-IO
+ *     (see write_history)                                                   [I/O preparing]
+ *   barrier; first the fixed-size variables in definition order (E3SM-IO's commit cd9d8c7),
+ *     then per record r: expand_rec_size(r+1): per dataset in definition order
  *     H5Dget_space + H5Sget_simple_extent_dims and, when its first dimension is unlimited and
- *     shorter, H5Dset_extent; then per variable in definition order (fixed-size ones only at
- *     record 0):
+ *     shorter, H5Dset_extent; then the record variables in definition order; each write:
  *       partitioned: varn_expand: H5Dget_space; the union of one hyperslab per request with a
  *         nonzero count, start [r, row..., col], stride NULL, count ones, block [1, 1..., len],
  *         the first with H5S_SELECT_SET and the others H5S_SELECT_OR; memory space 1-D of the
@@ -364,6 +365,23 @@ static void put_att(hid_t loc, const attr_t *a)
         H5Tclose(type);
 }
 
+/* The kinds of E3SM-IO's write buffers (wr_buf), by the MPI type it writes a variable
+ * from: text (MPI_CHAR), int, double, float, long long. Float variables are written from
+ * double buffers (REC_ITYPE); E3SM-IO has no float buffer in use but keeps its place. */
+enum { K_TXT, K_INT, K_DBL, K_FLT, K_LLD, NK };
+static const size_t kind_size[NK] = {1, 4, 8, 4, 8};
+
+static int kind_of(hid_t type)
+{
+    if (H5Tequal(type, H5T_NATIVE_DOUBLE) > 0 || H5Tequal(type, H5T_NATIVE_FLOAT) > 0)
+        return K_DBL;
+    if (H5Tequal(type, H5T_NATIVE_INT) > 0)
+        return K_INT;
+    if (H5Tequal(type, H5T_NATIVE_INT64) > 0 || H5Tequal(type, H5T_NATIVE_UINT64) > 0)
+        return K_LLD;
+    return K_TXT;
+}
+
 static hsize_t var_len(const var_t *v)
 {
     hsize_t n = 1;
@@ -586,31 +604,64 @@ static double write_history(const char *out, const header_t *h, const decomp_t *
 
     MPI_Barrier(MPI_COMM_WORLD);
     timing = MPI_Wtime();
-    /* One buffer per variable, sized as the rank's part (partitioned) or the whole record /
-     * variable (rank 0), filled once: E3SM-IO's wr_buf_malloc. */
-    void **bufs = calloc((size_t)h->nvars, sizeof(void *));
+    /* E3SM-IO's write buffers (wr_buf_malloc, one malloc since its commit 5a15851 of August
+     * 2023, and var_wr_case's pointers): def_var adds every variable's element count (the
+     * rank's part on every rank; the whole variable or one record on rank 0 alone, since its
+     * commit 552f0db) to its kind's length,
+     * the record kinds times the flush frequency (E3SM-IO's default -y 1: one record, the
+     * record pointers back at their kind's start every record); one
+     * allocation holds the kinds in the order fixed text, int, double, float, long long,
+     * then record text, int, double, float, long long; each write passes its kind's
+     * pointer, which then advances by the variable's element count (only on the ranks that
+     * write it). A kind that follows an odd count of ints or of text starts unaligned, and
+     * so does every write from it. */
+    size_t klen[2][NK] = {{0}};
+    size_t *vlen = calloc((size_t)h->nvars, sizeof(size_t));
     for (int i = 0; i < h->nvars; i++) {
         const var_t *v = &h->vars[i];
         hsize_t n = 0;
         if (v->decomp > 0)
             for (long long q = 0; q < ds[v->decomp - 1].nreq; q++)
                 n += (hsize_t)ds[v->decomp - 1].len[q];
-        else if (rank == 0)
+        else if (rank == 0) /* the others count no non-partitioned variable (552f0db) */
             n = var_len(v);
-        size_t sz = H5Tget_size(v->type);
-        bufs[i] = malloc((size_t)(n > 0 ? n : 1) * sz);
-        if (bufs[i] == NULL)
-            ref_die("out of memory for %s", v->name);
-        unsigned char *b = bufs[i];
-        for (hsize_t e = 0; e < n * sz; e++)
-            b[e] = (unsigned char)(rank + i + e);
+        vlen[i] = (size_t)n;
+        klen[v->record][kind_of(v->type)] += (size_t)n;
     }
+    size_t kbase[2][NK], recstart[NK], sum = 0;
+    for (int rec = 0; rec < 2; rec++)
+        for (int k = 0; k < NK; k++) {
+            kbase[rec][k] = sum;
+            sum += klen[rec][k] * kind_size[k];
+        }
+    memcpy(recstart, kbase[1], sizeof recstart);
+    unsigned char *wbuf = malloc(sum > 0 ? sum : 1);
+    if (wbuf == NULL)
+        ref_die("out of memory for %zu bytes of write buffers", sum);
+    for (size_t e = 0; e < sum; e++)
+        wbuf[e] = (unsigned char)(rank + e);
     t[T_PRE] = MPI_Wtime() - timing;
 
     MPI_Barrier(MPI_COMM_WORLD);
     timing = MPI_Wtime();
     t_sel = t_wr = 0;
+    /* the fixed-size variables first, before any record (E3SM-IO's var_wr_case since its
+     * commit cd9d8c7, August 2023), then per record the extents and the record variables */
+    for (int i = 0; i < h->nvars; i++) {
+        const var_t *v = &h->vars[i];
+        if (v->record)
+            continue;
+        size_t *at = &kbase[0][kind_of(v->type)];
+        if (v->decomp > 0)
+            varn_expand(dids[i], v->type, &ds[v->decomp - 1], -1, dxpl_coll, wbuf + *at);
+        else if (rank == 0)
+            put_vara(dids[i], v->type, v, 0, dxpl_indep, wbuf + *at);
+        else
+            continue;
+        *at += vlen[i] * kind_size[kind_of(v->type)];
+    }
     for (int r = 0; r < h->records; r++) {
+        memcpy(kbase[1], recstart, sizeof recstart); /* flush frequency 1 */
         for (int i = 0; i < h->nvars; i++) { /* expand_rec_size */
             hid_t dsid = H5Dget_space(dids[i]);
             hsize_t dims[MAXD], mdims[MAXD];
@@ -623,12 +674,16 @@ static double write_history(const char *out, const header_t *h, const decomp_t *
         }
         for (int i = 0; i < h->nvars; i++) {
             const var_t *v = &h->vars[i];
-            if (!v->record && r > 0)
+            if (!v->record)
                 continue;
+            size_t *at = &kbase[1][kind_of(v->type)];
             if (v->decomp > 0)
-                varn_expand(dids[i], v->type, &ds[v->decomp - 1], v->record ? r : -1, dxpl_coll, bufs[i]);
+                varn_expand(dids[i], v->type, &ds[v->decomp - 1], r, dxpl_coll, wbuf + *at);
             else if (rank == 0)
-                put_vara(dids[i], v->type, v, r, dxpl_indep, bufs[i]);
+                put_vara(dids[i], v->type, v, r, dxpl_indep, wbuf + *at);
+            else
+                continue;
+            *at += vlen[i] * kind_size[kind_of(v->type)];
         }
     }
     t[T_POST] = MPI_Wtime() - timing;
@@ -643,9 +698,8 @@ static double write_history(const char *out, const header_t *h, const decomp_t *
     for (int i = 0; i < h->nvars; i++)
         REF_CHECK(H5Dclose(dids[i]));
     REF_CHECK(H5Fclose(file));
-    for (int i = 0; i < h->nvars; i++)
-        free(bufs[i]);
-    free(bufs);
+    free(wbuf);
+    free(vlen);
     free(dids);
     t[T_CLOSE] = MPI_Wtime() - timing;
     t[T_E2E] = MPI_Wtime() - e2e;

@@ -98,34 +98,47 @@ func TestMacsioGrowthAsMACSio(t *testing.T) {
 	}
 }
 
-// TestMacsioDeprecatedCreates profiles MACSio's SIF run at 2 ranks: every dataset is
-// created through H5Dcreate1, as MACSio's plugin creates them, so each of the 20
-// variables' H5D records carries H5D_USE_DEPRECATED (0 before: h5proxy created them with
-// H5Dcreate2). The real MACSio's Darshan log sums 40 over its records (issue 36): the
-// same flag on both ranks' records of each dataset, which h5proxy's profiler merges into
-// one shared record as Darshan merges shared records.
+// TestMacsioDeprecatedCreates profiles MACSio's SIF and MIF runs at 2 ranks, one dump.
+// Every dataset is created through H5Dcreate1 and every MIF domain group through
+// H5Gcreate1(file, name, 0), as MACSio's plugin creates them (macsio_hdf5.c: main_dump_sif,
+// write_mesh_part, main_dump_mif), so each H5D record carries H5D_USE_DEPRECATED (0
+// before: h5proxy created them with H5Dcreate2, its groups with H5Gcreate2). SIF: all
+// ranks create the 20 variables of the one file, so their records are shared and merge
+// into 20, as Darshan reduces records every rank holds. MIF: each rank writes its own
+// domain's 20 datasets, records no other rank holds, so they stay per rank: 40 flagged
+// records, the real MACSio's H5D_USE_DEPRECATED of 40 (issue 36).
 func TestMacsioDeprecatedCreates(t *testing.T) {
 	dir := t.TempDir()
 	lib := buildProfileLib(t, dir)
-	r := h5proxy(t, dir, "profile", "-np", "2", "-lib", lib, "-noplot", "-o", "m.json", "--", binary, "macsio",
-		"--interface", "hdf5", "--parallel_file_mode", "SIF", "1", "--part_size", "10K", "--num_dumps", "1")
-	if r.code != 0 {
-		t.Fatal(r)
-	}
-	p, err := profile.Load(filepath.Join(dir, "m.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	records, flagged := 0, 0
-	for _, rec := range p.Records {
-		if rec.Module == "H5D" {
-			records++
-			if rec.Counters["H5D_USE_DEPRECATED"] == 1 {
-				flagged++
+	for _, c := range []struct {
+		mode                   string
+		records, shared, group int64
+	}{{"SIF", 20, 20, 0}, {"MIF", 40, 0, 2}} {
+		out := c.mode + ".json"
+		r := h5proxy(t, dir, "profile", "-np", "2", "-lib", lib, "-noplot", "-o", out, "--", binary, "macsio",
+			"--interface", "hdf5", "--parallel_file_mode", c.mode, "1", "--part_size", "10K", "--num_dumps", "1", "--filebase", c.mode)
+		if r.code != 0 {
+			t.Fatal(r)
+		}
+		p, err := profile.Load(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var records, flagged, shared int64
+		for _, rec := range p.Records {
+			if rec.Module == "H5D" {
+				records++
+				flagged += rec.Counters["H5D_USE_DEPRECATED"]
+				if rec.Rank == -1 {
+					shared++
+				}
 			}
 		}
-	}
-	if records != 20 || flagged != records {
-		t.Errorf("%d of %d H5D records carry H5D_USE_DEPRECATED; want all of MACSio's 20 datasets", flagged, records)
+		if records != c.records || flagged != records || shared != c.shared {
+			t.Errorf("%s: %d of %d H5D records carry H5D_USE_DEPRECATED, %d shared; want all of %d, %d shared", c.mode, flagged, records, shared, c.records, c.shared)
+		}
+		if g1, g2 := p.Calls["H5Gcreate1"].N, p.Calls["H5Gcreate2"].N; g1 != c.group || g2 != 0 {
+			t.Errorf("%s: %d H5Gcreate1 and %d H5Gcreate2 calls; want %d and 0 (MACSio's domain groups)", c.mode, g1, g2, c.group)
+		}
 	}
 }

@@ -33,6 +33,13 @@ static hid_t h5p_dopen1(hid_t loc, const char *name) {
 	return -2;
 #endif
 }
+static hid_t h5p_gcreate1(hid_t loc, const char *name) {
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+	return H5Gcreate1(loc, name, 0);
+#else
+	return -2;
+#endif
+}
 */
 import "C"
 
@@ -94,6 +101,23 @@ func spaceDims(op string, s C.hid_t) (dims, maxDims []uint64, err error) {
 // CreateGroup creates the group at path (absolute, or relative to loc) with default
 // property lists; intermediate groups must exist.
 func CreateGroup(loc ID, path string) (ID, error) {
+	return createGroup(loc, path, "H5Gcreate2", func(l C.hid_t, n *C.char) C.hid_t {
+		return C.H5Gcreate2(l, n, C.H5P_DEFAULT, C.H5P_DEFAULT, C.H5P_DEFAULT)
+	})
+}
+
+// CreateGroup1 creates the group at path with H5Gcreate1(loc, path, 0), HDF5's deprecated
+// call (no property lists, no size hint), as programs written for the 1.6 API do
+// (MACSio's plugin; plan.Op.API1).
+func CreateGroup1(loc ID, path string) (ID, error) {
+	if !HaveDeprecated() {
+		return 0, errorf("h5: H5Gcreate1 %s: this HDF5 (%s) was built without its deprecated symbols (H5_NO_DEPRECATED_SYMBOLS)", path, Version())
+	}
+	return createGroup(loc, path, "H5Gcreate1", func(l C.hid_t, n *C.char) C.hid_t { return C.h5p_gcreate1(l, n) })
+}
+
+// createGroup creates the group at path with call (named by what, for errors).
+func createGroup(loc ID, path, what string, call func(C.hid_t, *C.char) C.hid_t) (ID, error) {
 	enter()
 	defer leave()
 	if err := checkID("CreateGroup "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
@@ -101,9 +125,9 @@ func CreateGroup(loc ID, path string) (ID, error) {
 	}
 	cpath := cstr(path)
 	defer free(cpath)
-	g := C.H5Gcreate2(C.hid_t(loc), cpath, C.H5P_DEFAULT, C.H5P_DEFAULT, C.H5P_DEFAULT)
+	g := call(C.hid_t(loc), cpath)
 	if g < 0 {
-		return 0, stackError("H5Gcreate2 " + path)
+		return 0, stackError(what + " " + path)
 	}
 	inherit(ID(g), loc)
 	return ID(g), nil

@@ -31,6 +31,9 @@ func OpenObjects() (int, error) { return 0, ErrNoCgo }
 // CreateGroup returns ErrNoCgo in a build without cgo.
 func CreateGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 
+// CreateGroup1 returns ErrNoCgo in a build without cgo.
+func CreateGroup1(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
+
 // OpenGroup returns ErrNoCgo in a build without cgo.
 func OpenGroup(loc ID, path string) (ID, error) { return 0, ErrNoCgo }
 

@@ -165,7 +165,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 	}
 	for _, e := range p.Events {
-		if e.Call == "H5Gcreate2" && e.Object != "" {
+		if groupCreate(e.Call) && e.Object != "" {
 			template(e.File, e.Object+"/x", true)
 		}
 	}

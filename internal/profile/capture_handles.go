@@ -203,7 +203,7 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 			}
 			delete(open, e.Name)
 			delete(through, e.Name)
-		case e.Call == "H5Gcreate2":
+		case groupCreate(e.Call):
 			if gopen[path.Dir(e.Object)] {
 				w.parents = true
 			}
@@ -258,6 +258,10 @@ func markIndependent(ds map[string]*capDataset, w fileWays) {
 	}
 }
 
+// groupCreate reports whether call creates a group: H5Gcreate2, or the 1.6 API's
+// H5Gcreate1 (MACSio's plugin).
+func groupCreate(call string) bool { return call == "H5Gcreate2" || call == "H5Gcreate1" }
+
 // groupsOf are the templates of file's groups in the order rank 0 created them (the
 // H5Gcreate2 events' paths), then those that carry attributes without an H5Gcreate2
 // event (traces of older libraries), sorted: a group holding attributes alone is the
@@ -265,7 +269,7 @@ func markIndependent(ds map[string]*capDataset, w fileWays) {
 func groupsOf(p *Profile, file string, ds map[string]*capDataset, attrs map[string][]*capAttr, stepOf func(string, string) (string, int, bool)) []string {
 	var out []string
 	for _, e := range p.Events {
-		if e.Rank != 0 || e.File != file || e.Call != "H5Gcreate2" || e.Object == "" || e.fileStep > 1 {
+		if e.Rank != 0 || e.File != file || !groupCreate(e.Call) || e.Object == "" || e.fileStep > 1 {
 			continue
 		}
 		t, n, _ := stepOf(file, e.Object+"/x")

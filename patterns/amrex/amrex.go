@@ -149,6 +149,15 @@ func whole(variable, buffer string, t plan.Type, n uint64, data []byte) plan.Tra
 		FileShape: shape, Selection: plan.All(shape), Data: data}
 }
 
+// wholeSpace is t with its file selection issued as H5S_ALL, as RestartHDF5 reads the
+// boxes and nparticles_grid (AMReX_ParticleHDF5.H: H5Dread(..., H5S_ALL, H5S_ALL, ...)):
+// Darshan counts no hyperslab selection for it, where a hyperslab of the whole extent
+// counts as H5D_REGULAR_HYPERSLAB_SELECTS.
+func wholeSpace(t plan.Transfer) plan.Transfer {
+	t.Selection = plan.WholeSpace(t.FileShape)
+	return t
+}
+
 // rangeOf is a transfer of count elements from start of a 1-D dataset of n elements, or an
 // empty selection (a rank with nothing takes part in the collective call).
 func rangeOf(variable, buffer string, t plan.Type, n, start, count uint64) plan.Transfer {
@@ -374,7 +383,7 @@ func (p *Pattern) readParticles(b *builder, path string) {
 		n := uint64(len(lev.Boxes))
 		b.op(plan.OpenGroup, g, true)
 		b.op(plan.OpenDataset, g+"/boxes", true)
-		b.transfer(plan.Read, g+"/boxes", false, whole(g+"/boxes", "read:part"+g+"/boxes", BoxType, n, boxBytes(lev.Boxes)))
+		b.transfer(plan.Read, g+"/boxes", false, wholeSpace(whole(g+"/boxes", "read:part"+g+"/boxes", BoxType, n, boxBytes(lev.Boxes))))
 		b.op(plan.CloseDataset, g+"/boxes", true)
 		b.op(plan.CloseGroup, g, true)
 	}
@@ -394,7 +403,7 @@ func (p *Pattern) readParticles(b *builder, path string) {
 		ints, reals, npg := g+"/data:datatype=0", g+"/data:datatype=1", g+"/nparticles_grid"
 		b.op(plan.OpenGroup, g, true)
 		b.op(plan.OpenDataset, npg, true)
-		t := whole(npg, "read:part"+g+"/nparticles_grid", plan.I32, uint64(len(lay.NParticlesGrid)), nil)
+		t := wholeSpace(whole(npg, "read:part"+g+"/nparticles_grid", plan.I32, uint64(len(lay.NParticlesGrid)), nil))
 		t.Unchecked = true
 		b.transfer(plan.Read, npg, false, t)
 		b.op(plan.CloseDataset, npg, true)

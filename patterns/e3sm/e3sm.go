@@ -185,6 +185,20 @@ func (p *Pattern) MapFor(ioSize int) (*Map, error) {
 	return synthesizeCached(spec)
 }
 
+// HistoriesOf builds the pattern from option settings and returns its history files at
+// ioSize I/O ranks: what bench/ref's reference is given as headers (History.RefHeader).
+func HistoriesOf(kv []options.KV, ioSize int) ([]*History, error) {
+	v, err := Options.Parse(kv)
+	if err != nil {
+		return nil, err
+	}
+	p, err := New(v)
+	if err != nil {
+		return nil, err
+	}
+	return p.(*Pattern).Histories(ioSize)
+}
+
 // Histories returns the history files (variables, dimensions, attributes) of the run with
 // the given number of I/O ranks.
 func (p *Pattern) Histories(ioSize int) ([]*History, error) {
@@ -385,7 +399,7 @@ func (pl *rankPlan) openFile(i, step int) {
 	}
 	for j := range h.Vars {
 		if v := &h.Vars[j]; !v.Record {
-			pl.transfer(plan.Read, v, -1, step)
+			pl.transfer(plan.Read, v, -1, step, 0)
 		}
 	}
 }
@@ -399,13 +413,24 @@ func (pl *rankPlan) closeFile(i int, ph patterns.Phase) {
 	pl.add(plan.Op{Kind: plan.CloseFile, Path: HistoryPath(pl.env.Path, h.Name), Collective: true})
 }
 
-// writeRecord writes record rec of file i as E3SM-IO's var_wr_case does: first every
-// record dataset is extended to rec+1 records, in definition order (expand_rec_size),
-// then every variable is written in definition order, the fixed-size ones only with
-// record 0. E3SM-IO's HDF5 driver issues no H5Fflush (its wait is empty); flush_file
-// adds one per record (y=1) as its log-VOL driver's wait does.
+// writeRecord writes record rec of file i as E3SM-IO's var_wr_case does (since its commit
+// cd9d8c7, August 2023, "write fixed-size variables before record variables"): with
+// record 0 first every fixed-size variable, in definition order; then every record
+// dataset is extended to rec+1 records, in definition order (expand_rec_size), and every
+// record variable is written in definition order. E3SM-IO's HDF5 driver issues no
+// H5Fflush (its wait is empty); flush_file adds one per record (y=1) as its log-VOL
+// driver's wait does. Each write's buffer sits where E3SM-IO's pointer into its one write
+// buffer stands (buffers.go).
 func (pl *rankPlan) writeRecord(i, rec, step int) {
 	h := pl.hs[i]
+	w := pl.offsets(i)
+	if rec == 0 {
+		for j := range h.Vars {
+			if v := &h.Vars[j]; !v.Record {
+				pl.transfer(plan.Write, v, -1, step, w.bufferOffset(v, j, -1))
+			}
+		}
+	}
 	for j := range h.Vars {
 		v := &h.Vars[j]
 		if !v.Record {
@@ -415,11 +440,8 @@ func (pl *rankPlan) writeRecord(i, rec, step int) {
 		pl.add(plan.Op{Kind: plan.ExtendDataset, Path: path(v), Collective: true, Step: step, Dataset: &plan.DatasetSpec{Shape: ext}})
 	}
 	for j := range h.Vars {
-		switch v := &h.Vars[j]; {
-		case v.Record:
-			pl.transfer(plan.Write, v, rec, step)
-		case rec == 0:
-			pl.transfer(plan.Write, v, -1, step)
+		if v := &h.Vars[j]; v.Record {
+			pl.transfer(plan.Write, v, rec, step, w.bufferOffset(v, j, rec))
 		}
 	}
 	if pl.p.C.FlushFile && pl.p.C.Flush == 1 {
@@ -432,7 +454,7 @@ func (pl *rankPlan) readRecord(i, rec, step int) error {
 	h := pl.hs[i]
 	for j := range h.Vars {
 		if v := &h.Vars[j]; v.Record {
-			pl.transfer(plan.Read, v, rec, step)
+			pl.transfer(plan.Read, v, rec, step, 0)
 		}
 	}
 	return nil
@@ -444,9 +466,10 @@ func (pl *rankPlan) readRecord(i, rec, step int) error {
 // are written as E3SM-IO's put_vara writes them: by rank 0 alone, an independent
 // H5Dwrite of the block (whole variable or one record) with a memory space of the
 // block's shape; the other ranks make no call. Reads of them stay collective, the data
-// on rank 0 and an empty selection elsewhere.
-func (pl *rankPlan) transfer(kind plan.OpKind, v *Var, rec, step int) {
-	t := &plan.Transfer{Variable: v.Name, MemType: v.Type, FileType: v.Type}
+// on rank 0 and an empty selection elsewhere. A write's buffer starts bufOff bytes past a
+// page boundary, where E3SM-IO's pointer into its one write buffer stands (buffers.go).
+func (pl *rankPlan) transfer(kind plan.OpKind, v *Var, rec, step, bufOff int) {
+	t := &plan.Transfer{Variable: v.Name, MemType: v.Type, FileType: v.Type, BufferOffset: bufOff}
 	prefix := "w:"
 	if kind == plan.Read {
 		prefix = "r:"

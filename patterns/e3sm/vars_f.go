@@ -8,7 +8,11 @@ import _ "embed"
 // float there); the pattern applies E3SM-IO's own types (double unless j) on top.
 
 // fHead are the 27 non-partitioned and 3 fixed partitioned variables both F files start
-// with, in definition order. Fields: type name dims decomposition | attributes.
+// with, in E3SM-IO's definition order since its commit b4c8ef7 (August 2023, part of its
+// pull request 184, which h5bench's E3SM-IO includes: fixed-size before record variables,
+// each group by type, char, int, double, for its one contiguous write buffer; the real
+// files' order put lat, lon and area first). Fields: type name dims decomposition |
+// attributes.
 //
 //go:embed vars/f_head.txt
 var fHead string

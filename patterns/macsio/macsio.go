@@ -403,7 +403,9 @@ func (p *Pattern) mif(env patterns.Env, m *Mesh, dump int, base, first []Var, re
 	}
 	for i, part := range m.Parts(env.Rank) {
 		group := fmt.Sprintf("/domain_%07d", part.Chunk)
-		pl.Add(plan.Op{Kind: gk, Path: group, Step: dump})
+		// MACSio's plugin creates each domain group with the 1.6 API's H5Gcreate1(file,
+		// name, 0) (macsio_hdf5.c: main_dump_mif).
+		pl.Add(plan.Op{Kind: gk, Path: group, Step: dump, API1: !read})
 		vars := base
 		if i == 0 {
 			vars = first
