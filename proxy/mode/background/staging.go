@@ -103,3 +103,10 @@ func (p *stagingPool) release() {
 		delete(p.free, size)
 	}
 }
+
+// fits reports whether n more bytes fit now, without waiting.
+func (p *stagingPool) fits(n int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inUse+n <= p.limit
+}
