@@ -318,11 +318,7 @@ func (m *asyncMode) Lend(n int) (*stack.Lent, error) {
 	if n > m.pool.limit {
 		return nil, nil
 	}
-	buf, release, err := m.pool.get(n)
-	if err != nil {
-		return nil, err
-	}
-	return stack.NewLent(buf, release), nil
+	return m.pool.lend(n)
 }
 
 // ExecLent submits a write whose data is already in l.

@@ -310,11 +310,7 @@ func (m *esMode) Lend(n int) (*stack.Lent, error) {
 			return nil, err
 		}
 	}
-	buf, release, err := m.pool.get(n)
-	if err != nil {
-		return nil, err
-	}
-	return stack.NewLent(buf, release), nil
+	return m.pool.lend(n)
 }
 
 // ExecLent issues a write whose data is in l, held until its step's sets are waited.

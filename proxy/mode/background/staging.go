@@ -7,6 +7,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
 // stagingPool bounds the memory that holds copies of the caller's buffers while their
@@ -109,4 +110,13 @@ func (p *stagingPool) fits(n int) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.inUse+n <= p.limit
+}
+
+// lend returns n bytes of the pool as lent memory, waiting for room.
+func (p *stagingPool) lend(n int) (*stack.Lent, error) {
+	buf, release, err := p.get(n)
+	if err != nil {
+		return nil, err
+	}
+	return stack.NewLent(buf, release), nil
 }
