@@ -45,7 +45,10 @@ type Report struct {
 	Pattern       string `json:"pattern"`
 	ModeRequested string `json:"mode_requested"`
 	ModeEffective string `json:"mode_effective"`
-	Layout        string `json:"layout"`
+	// ModeImpl says how a mode that can run more than one way ran (mode=async: through
+	// HDF5's event sets under a connector, or the async-model and why).
+	ModeImpl string `json:"mode_impl,omitempty"`
+	Layout   string `json:"layout"`
 	// MPIIO is OpenMPI's MPI-IO implementation this process loaded (ompio or romio; empty
 	// when no MPI-IO file was opened), whatever mpiio.impl asked.
 	MPIIO    string            `json:"mpiio_impl,omitempty"`
@@ -163,7 +166,7 @@ func (s *Session) Report() (*Report, error) {
 	host, _ := os.Hostname()
 	r := &Report{SchemaVersion: SchemaVersion, H5proxyVersion: Version, GitRevision: gitRevision(),
 		HDF5Version: h5.Version(), HDF5Build: h5.Build(), VOLConnector: volConnector(), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
-		JobID: jobID(), Host: host, Pattern: s.pat.Name(), ModeRequested: s.cfg.Mode, ModeEffective: s.cfg.Mode,
+		JobID: jobID(), Host: host, Pattern: s.pat.Name(), ModeRequested: s.cfg.Mode, ModeEffective: s.cfg.Mode, ModeImpl: s.modeImpl,
 		Layout: s.cfg.Layout, MPIIO: MPIIOInUse(), Config: s.cfg.Effective(), Warnings: s.cfg.Warnings}
 	if want := s.cfg.MPIIOImpl(); want != "" && r.MPIIO != "" && want != r.MPIIO {
 		r.Warnings = appendNew(slices.Clone(r.Warnings), fmt.Sprintf("mpiio.impl=%s asked, but the ranks run %s (launch them with %s)", want, r.MPIIO, MPIIOEnv(want)))
@@ -409,6 +412,9 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			fmt.Fprintf(bw, "MPI-IO implementation: %s\n", r.MPIIO)
 		}
 		fmt.Fprintf(bw, "HDF5: %s (build HDF5=%s)\n", r.HDF5Version, r.HDF5Build)
+		if r.ModeImpl != "" {
+			fmt.Fprintf(bw, "Mode %s ran through %s\n", r.ModeEffective, r.ModeImpl)
+		}
 		if r.VOLConnector != "native" {
 			fmt.Fprintf(bw, "VOL connector: %s (HDF5_VOL_CONNECTOR; the census's collective I/O outcomes are unavailable under %s)\n", r.VOLConnector, r.VOLConnector)
 		}

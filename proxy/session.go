@@ -36,6 +36,8 @@ type Session struct {
 	stack stack.Mode
 	// background: the mode runs I/O on another thread; stores: the layout keeps data.
 	background, stores bool
+	// modeImpl says how the mode runs (stack.Describer: mode=async's event sets or model).
+	modeImpl string
 	// handOffSizes are the sizes on disk of files this rank handed on to the next rank of
 	// a serial group, when it handed them on (plan.Baton.Stat; files.go's diskSize).
 	handOffSizes map[string]int64
@@ -178,6 +180,9 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	}
 	for _, w := range cfg.Warnings {
 		s.log.Warn().Msg(w)
+	}
+	if d, ok := s.stack.(stack.Describer); ok {
+		s.modeImpl = d.Impl()
 	}
 	s.wd = newWatchdog(s, cfg.StallTimeout, s.comm.Abort)
 	return s, nil

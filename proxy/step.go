@@ -379,6 +379,9 @@ func (s *Session) Compute(d time.Duration) time.Duration {
 	if s.check() != nil || d <= 0 {
 		return 0
 	}
+	if p, ok := s.stack.(stack.Progresser); ok {
+		p.Progress() // h5bench's H5ESwait(es_data, 0) before its compute
+	}
 	took := emulate.Compute(s.cfg.ComputeKind, d)
 	s.tr.took(traceCompute, "compute", took)
 	switch p := s.phase; {

@@ -173,6 +173,12 @@ type tracedLayout struct {
 	tr *tracer
 }
 
+// EventSets passes the traced layout's answer on (the event-set mode asks it).
+func (l tracedLayout) EventSets() bool {
+	e, ok := l.Layout.(stack.EventSetter)
+	return ok && e.EventSets()
+}
+
 func (l tracedLayout) Exec(op *plan.Op, buf []byte) error {
 	t0 := time.Now()
 	err := l.Layout.Exec(op, buf)

@@ -122,7 +122,7 @@ func pickVariants(list string) ([]variant, error) {
 	for _, name := range strings.Split(list, ",") {
 		i := slices.IndexFunc(variants, func(v variant) bool { return v.label == strings.TrimSpace(name) })
 		if i < 0 {
-			return nil, fmt.Errorf("-modes: unknown mode %q (known: sync, async, async-nocopy, cache)", name)
+			return nil, fmt.Errorf("-modes: unknown mode %q (known: sync, async, async-nocopy, async-model, async-es, cache)", name)
 		}
 		out = append(out, variants[i])
 	}
@@ -139,6 +139,11 @@ var variants = []variant{
 	{"sync", []options.KV{{Key: "mode", Value: "sync"}}},
 	{"async", []options.KV{{Key: "mode", Value: "async"}}},
 	{"async-nocopy", []options.KV{{Key: "mode", Value: "async"}, {Key: "async.write_memcpy", Value: "NO"}}},
+	// mode=async chooses between these two (async.event_sets=AUTO): the model where no
+	// Async VOL is loaded, HDF5's event sets where it is (HDF5_VOL_CONNECTOR in the
+	// launcher's environment).
+	{"async-model", []options.KV{{Key: "mode", Value: "async-model"}}},
+	{"async-es", []options.KV{{Key: "mode", Value: "async"}, {Key: "async.event_sets", Value: "YES"}}},
 	{"cache", []options.KV{{Key: "mode", Value: "cache"}}},
 }
 

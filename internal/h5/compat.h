@@ -92,13 +92,16 @@ static inline herr_t h5p_selection_outcome(hid_t dxpl, uint32_t *actual, uint32_
 }
 
 // h5p_transfer_multi writes (write != 0) or reads n datasets in one call.
+// es > 0 issues the _async forms into that event set.
 static inline herr_t h5p_transfer_multi(size_t n, hid_t *dsets, hid_t *mtypes, hid_t *mspaces, hid_t *fspaces,
-                                        hid_t dxpl, void **bufs, int write) {
+                                        hid_t dxpl, void **bufs, int write, hid_t es) {
 #if H5P_HAS_114
+	if (es > 0 && write) return H5Dwrite_multi_async(n, dsets, mtypes, mspaces, fspaces, dxpl, (const void **)bufs, es);
+	if (es > 0) return H5Dread_multi_async(n, dsets, mtypes, mspaces, fspaces, dxpl, bufs, es);
 	if (write) return H5Dwrite_multi(n, dsets, mtypes, mspaces, fspaces, dxpl, (const void **)bufs);
 	return H5Dread_multi(n, dsets, mtypes, mspaces, fspaces, dxpl, bufs);
 #else
-	(void)n, (void)dsets, (void)mtypes, (void)mspaces, (void)fspaces, (void)dxpl, (void)bufs, (void)write;
+	(void)n, (void)dsets, (void)mtypes, (void)mspaces, (void)fspaces, (void)dxpl, (void)bufs, (void)write, (void)es;
 	return -2;
 #endif
 }

@@ -5,6 +5,7 @@ package h5
 /*
 #cgo pkg-config: hdf5-openmpi
 #include <hdf5.h>
+#include "es.h"
 */
 import "C"
 
@@ -32,8 +33,8 @@ func SetExtent(d ID, shape []uint64) error {
 		}
 	}
 	dims := append([]uint64(nil), shape...) // HDF5 reads the array during the call only
-	if C.H5Dset_extent(C.hid_t(d), hsizes(dims)) < 0 {
-		return opError(fmt.Sprintf("H5Dset_extent %v", shape), d)
+	if es := curES(); C.h5e_dset_extent(es, C.hid_t(d), hsizes(dims)) < 0 {
+		return opError(fmt.Sprintf("%s %v", asyncCall("H5Dset_extent", es), shape), d)
 	}
 	return nil
 }

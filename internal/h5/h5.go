@@ -48,12 +48,13 @@ static herr_t h5p_walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
 	return 0;
 }
 
-// h5p_error_stack walks the default error stack from the API function down, clears it and
-// returns the records (malloc'd, caller frees) or NULL when the stack is empty.
-static char *h5p_error_stack(void) {
+// h5p_error_stack walks an error stack (H5E_DEFAULT: the thread's) from the API function
+// down, clears it and returns the records (malloc'd, caller frees) or NULL when the stack
+// is empty.
+static char *h5p_error_stack(hid_t stack) {
 	h5p_buf b = {0};
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5p_walk_cb, &b);
-	H5Eclear2(H5E_DEFAULT);
+	H5Ewalk2(stack, H5E_WALK_DOWNWARD, h5p_walk_cb, &b);
+	H5Eclear2(stack);
 	return b.buf;
 }
 
@@ -128,9 +129,13 @@ func versionLocked() string {
 // stackError collects and clears the HDF5 error stack of a call that just failed. It must
 // run before any other HDF5 call (each API call clears the stack on entry), which is why
 // cleanup is deferred: return values are evaluated before deferred closes run.
-func stackError(op string) *Error {
+func stackError(op string) *Error { return stackErrorOf(op, C.H5E_DEFAULT) }
+
+// stackErrorOf is stackError of an error stack of its own (an event set's failed
+// operation's).
+func stackErrorOf(op string, stack C.hid_t) *Error {
 	e := &Error{Op: op}
-	p := C.h5p_error_stack()
+	p := C.h5p_error_stack(stack)
 	if p == nil {
 		return e
 	}

@@ -4,6 +4,7 @@ package h5
 #cgo pkg-config: hdf5-openmpi
 #include <stdlib.h>
 #include <hdf5.h>
+#include "es.h"
 
 static hid_t h5p_dcpl_class(void) { return H5P_DATASET_CREATE; }
 static hid_t h5p_dapl_class(void) { return H5P_DATASET_ACCESS; }
@@ -101,9 +102,7 @@ func spaceDims(op string, s C.hid_t) (dims, maxDims []uint64, err error) {
 // CreateGroup creates the group at path (absolute, or relative to loc) with default
 // property lists; intermediate groups must exist.
 func CreateGroup(loc ID, path string) (ID, error) {
-	return createGroup(loc, path, "H5Gcreate2", func(l C.hid_t, n *C.char) C.hid_t {
-		return C.H5Gcreate2(l, n, C.H5P_DEFAULT, C.H5P_DEFAULT, C.H5P_DEFAULT)
-	})
+	return createGroup(loc, path, "H5Gcreate2", func(es, l C.hid_t, n *C.char) C.hid_t { return C.h5e_gcreate(es, l, n) })
 }
 
 // CreateGroup1 creates the group at path with H5Gcreate1(loc, path, 0), HDF5's deprecated
@@ -113,11 +112,13 @@ func CreateGroup1(loc ID, path string) (ID, error) {
 	if !HaveDeprecated() {
 		return 0, errorf("h5: H5Gcreate1 %s: this HDF5 (%s) was built without its deprecated symbols (H5_NO_DEPRECATED_SYMBOLS)", path, Version())
 	}
-	return createGroup(loc, path, "H5Gcreate1", func(l C.hid_t, n *C.char) C.hid_t { return C.h5p_gcreate1(l, n) })
+	// H5Gcreate1 has no _async form: it runs at once, in an event set or not.
+	return createGroup(loc, path, "H5Gcreate1", func(_, l C.hid_t, n *C.char) C.hid_t { return C.h5p_gcreate1(l, n) })
 }
 
-// createGroup creates the group at path with call (named by what, for errors).
-func createGroup(loc ID, path, what string, call func(C.hid_t, *C.char) C.hid_t) (ID, error) {
+// createGroup creates the group at path with call (named by what, for errors), given the
+// calling thread's event set (0: none).
+func createGroup(loc ID, path, what string, call func(es, loc C.hid_t, name *C.char) C.hid_t) (ID, error) {
 	enter()
 	defer leave()
 	if err := checkID("CreateGroup "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
@@ -125,9 +126,10 @@ func createGroup(loc ID, path, what string, call func(C.hid_t, *C.char) C.hid_t)
 	}
 	cpath := cstr(path)
 	defer free(cpath)
-	g := call(C.hid_t(loc), cpath)
+	es := curES()
+	g := call(es, C.hid_t(loc), cpath)
 	if g < 0 {
-		return 0, stackError(what + " " + path)
+		return 0, stackError(asyncCall(what, es) + " " + path)
 	}
 	inherit(ID(g), loc)
 	return ID(g), nil
@@ -141,7 +143,7 @@ func OpenGroup(loc ID, path string) (ID, error) { return OpenGroupColl(loc, path
 // of what it creates.
 func OpenGroupColl(loc ID, path string, collMeta bool) (ID, error) {
 	return openWith("H5Gopen2", "OpenGroup", loc, path, collMeta, C.h5p_gapl_class(), "H5P_GROUP_ACCESS",
-		func(l C.hid_t, n *C.char, apl C.hid_t) C.hid_t { return C.H5Gopen2(l, n, apl) })
+		func(l C.hid_t, n *C.char, apl C.hid_t) C.hid_t { return C.h5e_gopen(curES(), l, n, apl) })
 }
 
 // openWith opens the object at path (absolute, or relative to loc) with call, one of
@@ -169,7 +171,7 @@ func openWith(call, what string, loc ID, path string, collMeta bool, class C.hid
 	}
 	id := open(C.hid_t(loc), cpath, apl)
 	if id < 0 {
-		return 0, stackError(call + " " + path)
+		return 0, stackError(asyncCall(call, curES()) + " " + path)
 	}
 	inherit(ID(id), loc)
 	return ID(id), nil
@@ -182,8 +184,8 @@ func CloseGroup(g ID) error {
 	if err := checkID("CloseGroup", g, C.H5I_GROUP); err != nil {
 		return err
 	}
-	if C.H5Gclose(C.hid_t(g)) < 0 {
-		return stackError(fmt.Sprintf("H5Gclose group %d", g))
+	if es := curES(); C.h5e_gclose(es, C.hid_t(g)) < 0 {
+		return stackError(fmt.Sprintf("%s group %d", asyncCall("H5Gclose", es), g))
 	}
 	delete(objMPIO, g)
 	return nil
@@ -364,7 +366,9 @@ func createDataset(loc ID, path, op string, typ, space, dcpl C.hid_t, api1 bool)
 			return 0, errorf("h5: %s: this HDF5 (%s) was built without its deprecated symbols (H5_NO_DEPRECATED_SYMBOLS)", op, versionLocked())
 		}
 	} else {
-		ds = C.H5Dcreate2(C.hid_t(loc), cpath, typ, space, C.H5P_DEFAULT, dcpl, C.H5P_DEFAULT)
+		es := curES()
+		ds = C.h5e_dcreate(es, C.hid_t(loc), cpath, typ, space, dcpl)
+		op = asyncOp(op, es)
 	}
 	if ds < 0 {
 		return 0, stackError(op)
@@ -381,7 +385,7 @@ func OpenDataset(loc ID, path string) (ID, error) { return OpenDatasetColl(loc, 
 // does not pass on to H5Dopen2 with the default access list.
 func OpenDatasetColl(loc ID, path string, collMeta bool) (ID, error) {
 	return openWith("H5Dopen2", "OpenDataset", loc, path, collMeta, C.h5p_dapl_class(), "H5P_DATASET_ACCESS",
-		func(l C.hid_t, n *C.char, apl C.hid_t) C.hid_t { return C.H5Dopen2(l, n, apl) })
+		func(l C.hid_t, n *C.char, apl C.hid_t) C.hid_t { return C.h5e_dopen(curES(), l, n, apl) })
 }
 
 // OpenDataset1 opens the dataset at path with H5Dopen1, HDF5's deprecated call (no
@@ -429,8 +433,8 @@ func CloseDataset(d ID) error {
 	if err := checkID("CloseDataset", d, C.H5I_DATASET); err != nil {
 		return err
 	}
-	if C.H5Dclose(C.hid_t(d)) < 0 {
-		return stackError(fmt.Sprintf("H5Dclose dataset %d", d))
+	if es := curES(); C.h5e_dclose(es, C.hid_t(d)) < 0 {
+		return stackError(fmt.Sprintf("%s dataset %d", asyncCall("H5Dclose", es), d))
 	}
 	delete(objMPIO, d)
 	return nil

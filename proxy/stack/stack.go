@@ -125,6 +125,26 @@ const (
 	MemorySpaces
 )
 
+// EventSetter is implemented by layouts whose operations are HDF5's own object calls
+// (group and dataset creates, opens, closes, H5Dwrite, H5Dread), which the event-set mode
+// issues as their _async forms (h5.InEventSet).
+type EventSetter interface {
+	// EventSets reports whether the layout's operations go through those calls.
+	EventSets() bool
+}
+
+// Describer is implemented by modes that can run more than one way (mode=async: event sets
+// or the model): Impl says which ran, for the report.
+type Describer interface {
+	Impl() string
+}
+
+// Progresser is implemented by modes that let queued work start before the caller
+// computes (h5bench's H5ESwait with no timeout before its compute).
+type Progresser interface {
+	Progress()
+}
+
 // MultiExec is implemented by layouts with MultiDataset and by the layers above them
 // (the sync mode, the tracer), which pass it down.
 type MultiExec interface {

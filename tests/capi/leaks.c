@@ -27,7 +27,7 @@
 #include "h5proxy.h"
 
 static const char *layouts[] = {"native", "mpiio", "posix", "null", "log", "subfiling", "subfiling-vfd"};
-static const char *modes[] = {"sync", "async", "cache"};
+static const char *modes[] = {"sync", "async", "async-model", "cache"};
 
 struct sample {
     long fds;

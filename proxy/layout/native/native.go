@@ -147,6 +147,10 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 	return fmt.Errorf("native layout: unsupported operation %s", op.Kind)
 }
 
+// EventSets reports that the layout's operations are HDF5's object calls, which the
+// event-set mode issues as their _async forms.
+func (l *nativeLayout) EventSets() bool { return true }
+
 // ExecMulti writes or reads the datasets of ops in one H5Dwrite_multi or H5Dread_multi
 // (HDF5 1.14): the session's batch of a step's consecutive transfers of the current file.
 func (l *nativeLayout) ExecMulti(ops []*plan.Op, bufs [][]byte) error {

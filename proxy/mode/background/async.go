@@ -47,6 +47,8 @@ type asyncMode struct {
 	lendWrites bool
 	// memLimit is h5bench's IO_MEM_LIMIT (see WaitBeforeStep).
 	memLimit uint64
+	// impl says how the mode runs, for the report (Impl); empty for the cache mode.
+	impl string
 }
 
 // prefetched is an operation submitted ahead; release returns its staging memory after
@@ -69,22 +71,55 @@ func keyOf(op *plan.Op) opKey { return opKey{op.Kind, op.Path, op.Step} }
 var Options = &options.Table{Name: "background", Specs: []options.Spec{
 	{Key: "async.staging_bytes", Kind: options.Size, Default: "512MiB", Min: options.Bound(1), Help: "async mode: memory for copies of write buffers in flight; when full the caller waits (backpressure, measured)"},
 	{Key: "async.write_memcpy", Kind: options.Bool, Default: "YES", Help: "async mode: YES copies each write's data into staging and charges the copy to the caller (the Async VOL built with ENABLE_WRITE_MEMCPY); NO is the Async VOL's default build, which copies nothing and leaves double buffering to the application: each step's data is generated directly in a staging buffer that is not reused until its writes ran (waits for a free buffer are charged); the cache mode always copies (its copy is the node-local write)"},
+	{Key: "async.event_sets", Kind: options.Enum, Default: "AUTO", Allowed: []string{"AUTO", "YES", "NO"}, Help: "mode=async: AUTO issues HDF5's event sets and _async calls where the Async VOL is loaded (HDF5_VOL_CONNECTOR names async), as h5bench does, else runs the async-model; YES always (HDF5 1.14; under the native connector each call is synchronous); NO always the model"},
 	{Key: "async.mem_limit", Aliases: []string{"IO_MEM_LIMIT"}, Kind: options.Size, Default: "0", Help: "background modes: at each step start, if staged bytes in flight >= this, wait for earlier steps' I/O (h5bench IO_MEM_LIMIT; 0: always)"},
 	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
 	{Key: "cache.capacity", Aliases: []string{"HDF5_CACHE_STORAGE_SIZE"}, Kind: options.Size, Default: "1GiB", Min: options.Bound(4096), Help: "cache mode: bytes of node-local storage per rank; full of unmigrated data, writers wait"},
 }}
 
 func init() {
+	stack.RegisterMode(stack.Strategy{Name: "async-model", Caps: stack.Background, Options: Options,
+		Summary: "modelled on the Async VOL: writes staged (copied, or generated in lent staging memory) and issued by h5proxy's background thread while the caller computes; event-set error semantics",
+		NewMode: func(under stack.Layout, env stack.Env) (stack.Mode, error) {
+			if err := modelAllowed("async-model"); err != nil {
+				return nil, err
+			}
+			return newModel(under, env, "h5proxy's background thread (mode=async-model)"), nil
+		}})
 	stack.RegisterMode(stack.Strategy{Name: "async", Caps: stack.Background, Options: Options,
-		Summary: "modelled on the Async VOL: writes staged (copied, or generated in lent staging memory) and issued by a background thread while the caller computes; event-set error semantics",
+		Summary: "as h5bench under the Async VOL: HDF5's event sets and _async calls where the Async VOL is loaded (or async.event_sets=YES, HDF5 1.14), else the async-model, and the report says which ran",
 		NewMode: func(under stack.Layout, env stack.Env) (stack.Mode, error) {
 			v := env.Setting()
-			m := newAsyncMode(under, int(v.Int("async.staging_bytes")))
-			m.lendWrites = !v.Bool("async.write_memcpy")
-			m.memLimit = v.Uint("async.mem_limit")
-			return m, nil
+			use, conn, why, err := eventSetChoice(v.String("async.event_sets"), under)
+			if err != nil {
+				return nil, err
+			}
+			if !use {
+				if err := modelAllowed("async"); err != nil {
+					return nil, err
+				}
+				return newModel(under, env, "h5proxy's background thread (the async-model: "+why+")"), nil
+			}
+			lend := 0
+			if !v.Bool("async.write_memcpy") {
+				lend = int(v.Int("async.staging_bytes"))
+			}
+			return newESMode(under, conn, lend, v.Uint("async.mem_limit")), nil
 		}})
 }
+
+// newModel returns the async model with the session's settings; impl says how it runs.
+func newModel(under stack.Layout, env stack.Env, impl string) *asyncMode {
+	v := env.Setting()
+	m := newAsyncMode(under, int(v.Int("async.staging_bytes")))
+	m.lendWrites = !v.Bool("async.write_memcpy")
+	m.memLimit = v.Uint("async.mem_limit")
+	m.impl = impl
+	return m
+}
+
+// Impl says how the mode runs (the report's mode_impl).
+func (m *asyncMode) Impl() string { return m.impl }
 
 func newAsyncMode(under stack.Layout, staging int) *asyncMode {
 	pool := newStagingPool(staging)
@@ -283,11 +318,7 @@ func (m *asyncMode) Lend(n int) (*stack.Lent, error) {
 	if n > m.pool.limit {
 		return nil, nil
 	}
-	buf, release, err := m.pool.get(n)
-	if err != nil {
-		return nil, err
-	}
-	return stack.NewLent(buf, release), nil
+	return m.pool.lend(n)
 }
 
 // ExecLent submits a write whose data is already in l.

@@ -39,6 +39,9 @@ func cacheValidate(v *options.Values) error {
 }
 
 func newCacheMode(under stack.Layout, env stack.Env) (stack.Mode, error) {
+	if err := modelAllowed("cache"); err != nil {
+		return nil, err
+	}
 	v := env.Setting()
 	store, err := newCacheStore(env.File, v.String("cache.path"), int(v.Int("cache.capacity")), env.SessionComm.Rank())
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/stack"
 )
 
 // stagingPool bounds the memory that holds copies of the caller's buffers while their
@@ -102,4 +103,20 @@ func (p *stagingPool) release() {
 		}
 		delete(p.free, size)
 	}
+}
+
+// fits reports whether n more bytes fit now, without waiting.
+func (p *stagingPool) fits(n int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inUse+n <= p.limit
+}
+
+// lend returns n bytes of the pool as lent memory, waiting for room.
+func (p *stagingPool) lend(n int) (*stack.Lent, error) {
+	buf, release, err := p.get(n)
+	if err != nil {
+		return nil, err
+	}
+	return stack.NewLent(buf, release), nil
 }

@@ -1,0 +1,221 @@
+package h5
+
+/*
+#cgo pkg-config: hdf5-openmpi
+#include <stdint.h>
+#include <stdlib.h>
+#include <hdf5.h>
+#include "es.h"
+
+static int h5e_have(void) { return H5E_HAS_ES; }
+
+#if H5E_HAS_ES
+typedef H5ES_err_info_t h5e_err_info;
+static hid_t h5e_create(void) { return H5EScreate(); }
+static herr_t h5e_wait(hid_t es, size_t *in_progress, int *failed) {
+	hbool_t f = 0;
+	herr_t rc = H5ESwait(es, H5ES_WAIT_FOREVER, in_progress, &f);
+	*failed = f != 0;
+	return rc;
+}
+static herr_t h5e_poll(hid_t es, size_t *in_progress, int *failed) {
+	hbool_t f = 0;
+	herr_t rc = H5ESwait(es, 0, in_progress, &f);
+	*failed = f != 0;
+	return rc;
+}
+static herr_t h5e_err_status(hid_t es, int *failed) {
+	hbool_t f = 0;
+	herr_t rc = H5ESget_err_status(es, &f);
+	*failed = f != 0;
+	return rc;
+}
+static herr_t h5e_err_count(hid_t es, size_t *n) { return H5ESget_err_count(es, n); }
+static herr_t h5e_err_info_get(hid_t es, size_t n, h5e_err_info *info, size_t *cleared) {
+	return H5ESget_err_info(es, n, info, cleared);
+}
+static herr_t h5e_err_info_free(size_t n, h5e_err_info *info) { return H5ESfree_err_info(n, info); }
+static herr_t h5e_close(hid_t es) { return H5ESclose(es); }
+#else
+// HDF5 1.10 has no event sets: these are never called (HaveEventSets is false).
+typedef struct { char *api_name, *api_args; uint64_t op_ins_count; hid_t err_stack_id; } h5e_err_info;
+static hid_t h5e_create(void) { return -1; }
+static herr_t h5e_wait(hid_t es, size_t *p, int *f) { (void)es, (void)p, (void)f; return -1; }
+static herr_t h5e_poll(hid_t es, size_t *p, int *f) { (void)es, (void)p, (void)f; return -1; }
+static herr_t h5e_err_status(hid_t es, int *f) { (void)es, (void)f; return -1; }
+static herr_t h5e_err_count(hid_t es, size_t *n) { (void)es, (void)n; return -1; }
+static herr_t h5e_err_info_get(hid_t es, size_t n, h5e_err_info *i, size_t *c) { (void)es, (void)n, (void)i, (void)c; return -1; }
+static herr_t h5e_err_info_free(size_t n, h5e_err_info *i) { (void)n, (void)i; return -1; }
+static herr_t h5e_close(hid_t es) { (void)es; return -1; }
+#endif
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"unsafe"
+)
+
+// HaveEventSets reports whether the HDF5 this package was compiled against has event sets
+// and the _async calls (H5ES: HDF5 1.13 and later; not 1.10).
+func HaveEventSets() bool { return C.h5e_have() != 0 }
+
+// EventSet is an HDF5 event set (H5EScreate). Operations go into it through InEventSet.
+type EventSet struct{ id C.hid_t }
+
+// esCur is the event set the HDF5 calls of one OS thread go to (InEventSet), guarded by
+// the gate: HDF5 calls of any other thread (another session's background executor) keep
+// the ordinary, synchronous calls.
+var esCur struct {
+	id  C.hid_t
+	tid C.long
+}
+
+// curES returns the calling thread's current event set, 0 (H5ES_NONE) for none. Inside
+// the gate.
+func curES() C.hid_t {
+	if esCur.id <= 0 || C.h5e_tid() != esCur.tid {
+		return 0
+	}
+	return esCur.id
+}
+
+// asyncCall names the call HDF5 ran for call: its _async form when es is an event set.
+func asyncCall(call string, es C.hid_t) string {
+	if a, ok := asyncForms[call]; ok && es > 0 {
+		return a
+	}
+	return call
+}
+
+// asyncForms are the calls es.h issues as an _async form into an event set.
+var asyncForms = map[string]string{
+	"H5Gcreate2": "H5Gcreate_async", "H5Gopen2": "H5Gopen_async", "H5Gclose": "H5Gclose_async",
+	"H5Dcreate2": "H5Dcreate_async", "H5Dopen2": "H5Dopen_async", "H5Dclose": "H5Dclose_async",
+	"H5Dwrite": "H5Dwrite_async", "H5Dread": "H5Dread_async", "H5Dset_extent": "H5Dset_extent_async",
+}
+
+// asyncOp is asyncCall of the call that begins op ("H5Dcreate2 /path").
+func asyncOp(op string, es C.hid_t) string {
+	call, rest, _ := strings.Cut(op, " ")
+	if rest == "" {
+		return asyncCall(call, es)
+	}
+	return asyncCall(call, es) + " " + rest
+}
+
+// NewEventSet creates an event set (H5EScreate); on a library without event sets it fails
+// naming the build that has them.
+func NewEventSet() (EventSet, error) {
+	if !HaveEventSets() {
+		return EventSet{}, errorf("h5: H5EScreate: HDF5 %s has no event sets (HDF5 1.13 and later; build HDF5=1.14)", Version())
+	}
+	enter()
+	defer leave()
+	id := C.h5e_create()
+	if id < 0 {
+		return EventSet{}, stackError("H5EScreate")
+	}
+	return EventSet{id}, nil
+}
+
+// InEventSet runs fn with es current for the calling thread: the HDF5 calls fn makes
+// through this package that have an _async form (group and dataset create, open and
+// close, H5Dwrite, H5Dread, H5Dset_extent and the multi-dataset transfers) are issued as
+// that form into es. The thread stays locked for fn, so every call is this thread's.
+func InEventSet(es EventSet, fn func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	enter()
+	esCur.id, esCur.tid = es.id, C.h5e_tid()
+	leave()
+	defer func() {
+		enter()
+		esCur.id, esCur.tid = 0, 0
+		leave()
+	}()
+	return fn()
+}
+
+// EventSetFailure is an operation of an event set that failed after its call returned
+// (in the background, under a connector that runs it there).
+type EventSetFailure struct {
+	// API is the HDF5 call, e.g. "H5Dwrite_async"; Args its argument string.
+	API, Args string
+	// Index is the operation's insertion count in the event set (0 for the first).
+	Index uint64
+	// Err is the failed operation's HDF5 error stack.
+	Err *Error
+}
+
+// Wait blocks until every operation in es has completed (H5ESwait), then asks whether any
+// failed (H5ESget_err_status) and returns those (H5ESget_err_count, H5ESget_err_info,
+// H5ESfree_err_info), which the event set then forgets. The error is that of the waits
+// and queries themselves.
+func (es EventSet) Wait() ([]EventSetFailure, error) {
+	enter()
+	defer leave()
+	var inProgress C.size_t
+	var failed C.int
+	if C.h5e_wait(es.id, &inProgress, &failed) < 0 {
+		return nil, stackError("H5ESwait")
+	}
+	if C.h5e_err_status(es.id, &failed) < 0 {
+		return nil, stackError("H5ESget_err_status")
+	}
+	if failed == 0 {
+		return nil, nil
+	}
+	var n C.size_t
+	if C.h5e_err_count(es.id, &n) < 0 {
+		return nil, stackError("H5ESget_err_count")
+	}
+	if n == 0 {
+		return []EventSetFailure{{API: "unknown", Err: &Error{Op: "an operation of the event set (H5ESget_err_status reports a failure, H5ESget_err_count none)"}}}, nil
+	}
+	info := (*C.h5e_err_info)(C.calloc(n, C.size_t(unsafe.Sizeof(C.h5e_err_info{}))))
+	defer C.free(unsafe.Pointer(info))
+	var cleared C.size_t
+	if C.h5e_err_info_get(es.id, n, info, &cleared) < 0 {
+		return nil, stackError("H5ESget_err_info")
+	}
+	infos := unsafe.Slice(info, int(cleared))
+	out := make([]EventSetFailure, len(infos))
+	for i, e := range infos {
+		api := C.GoString(e.api_name)
+		out[i] = EventSetFailure{API: api, Args: C.GoString(e.api_args), Index: uint64(e.op_ins_count),
+			Err: stackErrorOf(api, e.err_stack_id)}
+	}
+	if C.h5e_err_info_free(cleared, info) < 0 {
+		return out, stackError("H5ESfree_err_info")
+	}
+	return out, nil
+}
+
+// Poll waits for the event set with no timeout (H5ESwait(es, 0, ...)): under the Async VOL
+// it lets the queued operations start, as h5bench does before its compute; errors are left
+// to Wait.
+func (es EventSet) Poll() {
+	enter()
+	defer leave()
+	var inProgress C.size_t
+	var failed C.int
+	if C.h5e_poll(es.id, &inProgress, &failed) < 0 {
+		C.H5Eclear2(C.H5E_DEFAULT)
+	}
+}
+
+// Close closes the event set (H5ESclose); wait for it first.
+func (es EventSet) Close() error {
+	if es.id <= 0 {
+		return nil
+	}
+	enter()
+	defer leave()
+	if C.h5e_close(es.id) < 0 {
+		return stackError(fmt.Sprintf("H5ESclose %d", es.id))
+	}
+	return nil
+}
