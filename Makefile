@@ -84,6 +84,13 @@ deps-corpus:
 darshan:
 	bash scripts/darshan.sh
 
+# pydarshan installs PyDarshan from Darshan's source tree into a venv, /opt/h5proxy/pydarshan
+# (optional: internal/darshan's TestPyDarshan then opens h5proxy's logs with its summary
+# and DXT readers; docs/profile.md).
+.PHONY: pydarshan
+pydarshan: darshan
+	bash scripts/pydarshan.sh
+
 # vol-connectors builds Argobots and the Async, Cache and log-based VOL connectors against
 # the thread-safe 1.14 prefix (scripts/vol-connectors.sh; not part of deps: no registry has them).
 .PHONY: vol-connectors
