@@ -84,6 +84,13 @@ deps-corpus:
 darshan:
 	bash scripts/darshan.sh
 
+# pydarshan installs PyDarshan from Darshan's source tree into a venv, /opt/h5proxy/pydarshan
+# (optional: internal/darshan's TestPyDarshan then opens h5proxy's logs with its summary
+# and DXT readers; docs/profile.md).
+.PHONY: pydarshan
+pydarshan: darshan
+	bash scripts/pydarshan.sh
+
 # vol-connectors builds Argobots and the Async, Cache and log-based VOL connectors against
 # the thread-safe 1.14 prefix (scripts/vol-connectors.sh; not part of deps: no registry has them).
 .PHONY: vol-connectors
@@ -139,7 +146,7 @@ deps-browser:
 	DEPS_NAME=deps-browser bash scripts/deps.sh chromium
 
 test: export H5PROXY_REQUIRE_BROWSER = 1
-test: build vet check-hdf5 cmake-test deps-corpus deps-browser
+test: build vet check-hdf5 cmake-test cmake-plain deps-corpus deps-browser
 	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench ./proxy/layout/log ./proxy/e3smmap
 	$(GO) test -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks
 	$(GO) test -count=1 -timeout 20m ./...
@@ -219,8 +226,9 @@ clean:
 # The developer's CMake build (cmake-test, leaks, bench-capi) turns compiler warnings into
 # errors (H5PROXY_WERROR, off by default); cmake-plain builds as packagers do (no build type,
 # no option) into an empty CMAKE_PLAIN_DIR, requires no warning, installs it and builds
-# find_package(h5proxy) consumers against it, then the profiler as Debug and Release with
-# gcc and clang (scripts/cmake-plain.sh; not in `test` yet: minutes of Go linking).
+# find_package(h5proxy) consumers against it, then configures Debug and Release with gcc
+# and clang and compiles their C, C++ and Fortran without linking Go again
+# (scripts/cmake-plain.sh; `make test` runs it).
 .PHONY: cmake-test cmake-plain bench-capi
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 CMAKE_DEV := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5PROXY_WERROR=ON

@@ -80,8 +80,67 @@ const char *const call_names[C_N] = {CALLS};
 #undef X
 int64_t call_n[C_N], call_ns[C_N];
 
+/* objects collects the loaded objects' names (dl_iterate_phdr's callback; the loader's lock
+ * is held there, so nothing is opened inside it). */
+struct objects {
+    const char *name[512];
+    int n;
+};
+static int collect_object(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct objects *o = data;
+    if (info->dlpi_name && info->dlpi_name[0] && o->n < (int)(sizeof o->name / sizeof o->name[0]))
+        o->name[o->n++] = info->dlpi_name;
+    return 0;
+}
+
+/* own reports whether p lies in this library (a wrapper of ours, not the next function). */
+static int own(void *p) {
+    Dl_info mine, theirs;
+    return dladdr((void *)sym, &mine) && dladdr(p, &theirs) && mine.dli_fbase == theirs.dli_fbase;
+}
+
+/* sym finds the function (or object) name that the program would reach without this library.
+ * dlsym(RTLD_NEXT) finds it in the global scope. A library loaded with RTLD_LOCAL is not
+ * there: Python loads its extension modules so, and with h5py's and mpi4py's, libhdf5 and
+ * libmpi. Their calls still reach this library's wrappers (LD_PRELOAD comes first in every
+ * lookup), so the next function is looked up in each loaded object's own scope (opened again
+ * by name with RTLD_NOLOAD: nothing new is loaded). NULL when no loaded object defines it. */
 void *sym(const char *name) {
     void *p = dlsym(RTLD_NEXT, name);
+    if (p) return p;
+    struct objects o = {.n = 0};
+    dl_iterate_phdr(collect_object, &o);
+    for (int i = 0; i < o.n && !p; i++) {
+        void *h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (!h) continue;
+        void *q = dlsym(h, name);
+        if (q && !own(q)) p = q;
+        dlclose(h);
+    }
+    return p;
+}
+
+/* sym_default finds name in the global scope first (dlsym(RTLD_DEFAULT)), then as sym does:
+ * for functions the library does not wrap (HDF5's helpers) and for data. A program's own
+ * reference to a library's data (OpenMPI's ompi_mpi_comm_world behind MPI_COMM_WORLD) is
+ * a copy relocation: the object the library uses is the executable's copy, first in the
+ * global scope, not the library's original that RTLD_NEXT would find. */
+void *sym_default(const char *name) {
+    void *p = dlsym(RTLD_DEFAULT, name);
+    return p ? p : sym(name);
+}
+
+/* need is sym for a function about to be called: a program whose calls reach a wrapper has
+ * the library that defines the function loaded, so a miss is a broken process; it stops
+ * with the function's name instead of calling NULL. */
+void *need(const char *name) {
+    void *p = sym(name);
+    if (!p) {
+        say("h5proxy-profile: %s is not defined by any library of this process (pid %d); stopping\n", name,
+            (int)getpid());
+        _exit(127);
+    }
     return p;
 }
 
@@ -94,7 +153,7 @@ void say(const char *fmt, ...) {
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n > (int)sizeof buf - 1) n = sizeof buf - 1;
-    RESOLVE(write);
+    if (!next_write) next_write = (__typeof__(next_write))sym("write"); /* not need: it says */
     if (n > 0 && next_write) (void)!next_write(2, buf, (size_t)n);
 }
 
@@ -201,29 +260,52 @@ struct record *record_get(int module, const char *file, const char *name) {
     return r;
 }
 
-void cv_add(struct cv *cv, const int64_t *key) {
-    for (int i = 0; i < cv->n; i++)
-        if (!memcmp(cv->key[i], key, sizeof(int64_t) * (size_t)cv->nkeys)) {
-            cv->count[i]++;
-            return;
+/* cv_place puts value key, seen n times, among cv's four common values as Darshan's
+ * DARSHAN_UPDATE_COMMON_VAL_COUNTERS does (darshan-common.h): ordered by count, ties by the
+ * larger first key (the access size), a value tied on both placed before the ones it ties
+ * with; a value that would come fifth is left out, and a zero first key never enters. */
+static void cv_place(struct cv *cv, const int64_t *key, int64_t n) {
+    size_t sz = sizeof(int64_t) * (size_t)cv->nkeys;
+    int64_t tv[4][CV_KEYS] = {{0}}, tc[4] = {0};
+    int t = 0, i = 0;
+    if (key[0] == 0) return;
+    for (; i < 4; i++) {
+        if (cv->topn[i] > n || (cv->topn[i] == n && cv->top[i][0] > key[0])) {
+            memcpy(tv[t], cv->top[i], sz);
+            tc[t++] = cv->topn[i];
+        } else break;
+    }
+    if (t == 4) return;
+    memcpy(tv[t], key, sz);
+    tc[t++] = n;
+    for (; t < 4 && i < 4; i++)
+        if (memcmp(cv->top[i], key, sz)) {
+            memcpy(tv[t], cv->top[i], sz);
+            tc[t++] = cv->topn[i];
         }
-    if (cv->n == CV_MAX) return; /* Darshan too stops tracking new values past its limit */
-    memcpy(cv->key[cv->n], key, sizeof(int64_t) * (size_t)cv->nkeys);
-    cv->count[cv->n++] = 1;
+    memcpy(cv->top, tv, sizeof tv);
+    memcpy(cv->topn, tc, sizeof tc);
 }
 
-/* cv_top writes the four most frequent values (ties: the first seen) into values[4][nkeys]
- * and counts[4]. */
+/* cv_add counts one access of value key: the count of the distinct value (Darshan tracks
+ * CV_MAX of them per record, new ones past that are not counted), then its place among
+ * the four common values. */
+void cv_add(struct cv *cv, const int64_t *key) {
+    int i = 0;
+    while (i < cv->n && memcmp(cv->key[i], key, sizeof(int64_t) * (size_t)cv->nkeys)) i++;
+    if (i == cv->n) {
+        if (cv->n == CV_MAX) return;
+        memcpy(cv->key[cv->n], key, sizeof(int64_t) * (size_t)cv->nkeys);
+        cv->count[cv->n++] = 0;
+    }
+    cv_place(cv, key, ++cv->count[i]);
+}
+
+/* cv_top writes the four common values into values[4][nkeys] and counts[4]. */
 static void cv_top(const struct cv *cv, int64_t *values, int64_t *counts) {
-    int used[CV_MAX] = {0};
     for (int k = 0; k < 4; k++) {
-        int best = -1;
-        for (int i = 0; i < cv->n; i++)
-            if (!used[i] && (best < 0 || cv->count[i] > cv->count[best])) best = i;
-        if (best < 0) break;
-        used[best] = 1;
-        memcpy(values + k * cv->nkeys, cv->key[best], sizeof(int64_t) * (size_t)cv->nkeys);
-        counts[k] = cv->count[best];
+        memcpy(values + k * cv->nkeys, cv->top[k], sizeof(int64_t) * (size_t)cv->nkeys);
+        counts[k] = cv->topn[k];
     }
 }
 
@@ -424,6 +506,10 @@ PNEXT(MPI_Finalize);
 PNEXT(MPI_Comm_rank);
 PNEXT(MPI_Comm_size);
 PNEXT(MPI_Get_library_version);
+#ifdef OPEN_MPI
+MPI_Comm comm_world, comm_null;
+MPI_Info info_null;
+#endif
 
 /* mpi_started runs after MPI_Init: it learns the rank and checks the MPI library against
  * the one this library was built with. */
@@ -438,7 +524,10 @@ void mpi_started(void) {
 #ifdef OPEN_MPI
     char want[64];
     snprintf(want, sizeof want, "Open MPI v%d.%d.", OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION);
-    if (!strstr(v, want) || !&ompi_mpi_comm_world) {
+    comm_world = (MPI_Comm)sym_default("ompi_mpi_comm_world");
+    comm_null = (MPI_Comm)sym_default("ompi_mpi_comm_null");
+    info_null = (MPI_Info)sym_default("ompi_mpi_info_null");
+    if (!strstr(v, want) || !comm_world || !comm_null || !info_null) {
         mpi_ok = 0;
         say("h5proxy-profile: this program's MPI is \"%s\", not the %s the profiler was built with: "
             "MPI-IO calls are not recorded (rebuild libh5proxy-profile.so against this MPI)\n",
@@ -446,8 +535,8 @@ void mpi_started(void) {
     } else {
         PRESOLVE(MPI_Comm_rank);
         PRESOLVE(MPI_Comm_size);
-        next_MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        next_MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+        next_MPI_Comm_rank(COMM_WORLD, &rank);
+        next_MPI_Comm_size(COMM_WORLD, &nprocs);
     }
 #else
     PRESOLVE(MPI_Comm_rank);

@@ -36,8 +36,8 @@ PNEXT(MPI_Comm_free);
 /* fapl_hints appends the MPI-IO hints an MPI-IO file access list carries (the info object
  * of H5Pset_fapl_mpio) as "hints":{KEY:VALUE,...}, for capture. */
 static void fapl_hints(struct jb *b, hid_t fapl) {
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Info info = MPI_INFO_NULL;
+    MPI_Comm comm = COMM_NULL;
+    MPI_Info info = INFO_NULL;
     if (!mpi_initialized || !mpi_ok || h5.Pget_fapl_mpio(fapl, &comm, &info) < 0) return; /* inside the library: not mpi_active() */
     PRESOLVE(MPI_Info_get_nkeys);
     PRESOLVE(MPI_Info_get_nthkey);
@@ -46,7 +46,7 @@ static void fapl_hints(struct jb *b, hid_t fapl) {
     PRESOLVE(MPI_Info_free);
     PRESOLVE(MPI_Comm_free);
     int n = 0;
-    if (info != MPI_INFO_NULL) next_MPI_Info_get_nkeys(info, &n);
+    if (info != INFO_NULL) next_MPI_Info_get_nkeys(info, &n);
     jb_printf(b, ",\"hints\":{");
     for (int i = 0, first = 1; i < n; i++) {
         char key[MPI_MAX_INFO_KEY + 1], val[1024];
@@ -62,8 +62,8 @@ static void fapl_hints(struct jb *b, hid_t fapl) {
         first = 0;
     }
     jb_printf(b, "}");
-    if (info != MPI_INFO_NULL) next_MPI_Info_free(&info);
-    if (comm != MPI_COMM_NULL) next_MPI_Comm_free(&comm);
+    if (info != INFO_NULL) next_MPI_Info_free(&info);
+    if (comm != COMM_NULL) next_MPI_Comm_free(&comm);
 }
 
 /* h5f_opened records an H5Fcreate or H5Fopen of path with access list fapl that returned id

@@ -7,8 +7,9 @@
  */
 #include "profile.h"
 
-/* the helpers the library calls: HDF5's own, found in the global scope */
-#define HCALL(f) ((__typeof__(f) *)dlsym(RTLD_DEFAULT, #f))
+/* the helpers the library calls: HDF5's own, found in the global scope or, where the
+ * program loaded libhdf5 RTLD_LOCAL (h5py), in the scope of the object that loaded it */
+#define HCALL(f) ((__typeof__(f) *)sym_default(#f))
 
 struct h5fns h5;
 

@@ -54,7 +54,7 @@ int MPI_File_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI
     if (r) {
         r->c[MPIIO_MODE] = amode;
         r->c[size == 1 ? MPIIO_INDEP_OPENS : MPIIO_COLL_OPENS]++;
-        if (info != MPI_INFO_NULL) r->c[MPIIO_HINTS]++;
+        if (info != INFO_NULL) r->c[MPIIO_HINTS]++;
         hm_put(&mpifiles, (uint64_t)(uintptr_t)*fh, r);
     }
     mpi_meta(C_MPI_File_open, r, MPIIO_F_OPEN_START_TIMESTAMP, MPIIO_F_OPEN_END_TIMESTAMP, t1, t2);
@@ -85,7 +85,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     struct record *r = hm_get(&mpifiles, (uint64_t)(uintptr_t)fh);
     if (r && ret == MPI_SUCCESS) {
         r->c[MPIIO_VIEWS]++;
-        if (info != MPI_INFO_NULL) r->c[MPIIO_HINTS]++;
+        if (info != INFO_NULL) r->c[MPIIO_HINTS]++;
     }
     mpi_meta(C_MPI_File_set_view, r, -1, 0, t1, t2);
     pthread_mutex_unlock(&lock);

@@ -39,6 +39,9 @@ NEXT(fstatat);
 static int (*next___xstat)(int, const char *, struct stat *);
 static int (*next___lxstat)(int, const char *, struct stat *);
 static int (*next___fxstat)(int, int, struct stat *);
+static int (*next___xstat64)(int, const char *, struct stat64 *);
+static int (*next___lxstat64)(int, const char *, struct stat64 *);
+static int (*next___fxstat64)(int, int, struct stat64 *);
 
 static void posix_opened(int fd, const char *path, int dirfd, mode_t mode, int64_t t1, int64_t t2) {
     char abs[PATH_MAX];
@@ -302,9 +305,17 @@ int fdatasync(int fd) {
     return posix_meta(C_fdatasync, fd, ret, POSIX_FDSYNCS, POSIX_F_WRITE_TIME, t1, now_ns());
 }
 
-/* stat_path counts a stat by path that returned ret (0: done) on the path's record (created
- * if new, as Darshan does). It returns ret, errno kept. */
-static int stat_path(const char *path, int ret, int64_t t1, int64_t t2) {
+/* The stat family as Darshan 3.5 counts it. Darshan wraps only __xstat, __lxstat and
+ * __fxstat (and their 64-bit forms), the names glibc's headers called before glibc 2.33;
+ * programs and libraries built against a later glibc (Debian 12's 2.36) call stat, lstat,
+ * fstat and fstatat themselves, which Darshan does not see. So the __xstat family counts as
+ * Darshan counts (POSIX_STATS, the record created for a path), and the newer names go into
+ * the call table only: POSIX_STATS and the records equal a Darshan log of the same run. */
+
+/* stat_path counts a stat by path that returned ret (0: done): the call, and, when counted
+ * (the __xstat family), POSIX_STATS on the path's record (created if new, as Darshan does).
+ * It returns ret, errno kept. */
+static int stat_path(const char *path, int ret, int counted, int64_t t1, int64_t t2) {
     if (ret != 0 || !path) return ret;
     int e = errno;
     inside++;
@@ -313,7 +324,7 @@ static int stat_path(const char *path, int ret, int64_t t1, int64_t t2) {
     if (tracked(abs)) {
         pthread_mutex_lock(&lock);
         count_call(C_stat, t1, t2);
-        struct record *r = record_get(M_POSIX, abs, NULL);
+        struct record *r = counted ? record_get(M_POSIX, abs, NULL) : NULL;
         if (r) {
             r->c[POSIX_STATS]++;
             count_meta(r, C_stat, -1, 0, POSIX_F_META_TIME, t1, t2);
@@ -324,16 +335,27 @@ static int stat_path(const char *path, int ret, int64_t t1, int64_t t2) {
     errno = e;
     return ret;
 }
-/* STAT_BY_PATH defines fn, a stat by path into a T; STAT_BY_FD fn, a stat of a descriptor. */
+/* stat_fd_uncounted puts a stat of a descriptor Darshan does not see into the call table. */
+static int stat_fd_uncounted(int ret, int64_t t1, int64_t t2) {
+    if (ret != 0) return ret;
+    int e = errno;
+    pthread_mutex_lock(&lock);
+    count_call(C_stat, t1, t2);
+    pthread_mutex_unlock(&lock);
+    errno = e;
+    return ret;
+}
+/* STAT_BY_PATH defines fn, a stat by path into a T; STAT_BY_FD fn, a stat of a descriptor:
+ * the names Darshan 3.5 does not wrap, counted as calls only. */
 #define STAT_BY_PATH(fn, T)                                                                    \
     int fn(const char *path, T *st) {                                                          \
         WRAP(int ret, fn, active, path, st);                                                   \
-        return stat_path(path, ret, t1, now_ns());                                             \
+        return stat_path(path, ret, 0, t1, now_ns());                                          \
     }
 #define STAT_BY_FD(fn, T)                                                                      \
     int fn(int fd, T *st) {                                                                    \
         WRAP(int ret, fn, active, fd, st);                                                     \
-        return posix_meta(C_stat, fd, ret, POSIX_STATS, POSIX_F_META_TIME, t1, now_ns());      \
+        return stat_fd_uncounted(ret, t1, now_ns());                                           \
     }
 STAT_BY_PATH(stat, struct stat)
 STAT_BY_PATH(stat64, struct stat64)
@@ -344,18 +366,30 @@ STAT_BY_FD(fstat64, struct stat64)
 int fstatat(int dirfd, const char *path, struct stat *st, int flags) {
     WRAP(int ret, fstatat, active, dirfd, path, st, flags);
     if (dirfd != AT_FDCWD && path[0] != '/') return ret;
-    return stat_path(path, ret, t1, now_ns());
+    return stat_path(path, ret, 0, t1, now_ns());
 }
 /* glibc before 2.33 exports stat through these. */
 int __xstat(int ver, const char *path, struct stat *st) {
     WRAP(int ret, __xstat, active, ver, path, st);
-    return stat_path(path, ret, t1, now_ns());
+    return stat_path(path, ret, 1, t1, now_ns());
 }
 int __lxstat(int ver, const char *path, struct stat *st) {
     WRAP(int ret, __lxstat, active, ver, path, st);
-    return stat_path(path, ret, t1, now_ns());
+    return stat_path(path, ret, 1, t1, now_ns());
 }
 int __fxstat(int ver, int fd, struct stat *st) {
     WRAP(int ret, __fxstat, active, ver, fd, st);
+    return posix_meta(C_stat, fd, ret, POSIX_STATS, POSIX_F_META_TIME, t1, now_ns());
+}
+int __xstat64(int ver, const char *path, struct stat64 *st) {
+    WRAP(int ret, __xstat64, active, ver, path, st);
+    return stat_path(path, ret, 1, t1, now_ns());
+}
+int __lxstat64(int ver, const char *path, struct stat64 *st) {
+    WRAP(int ret, __lxstat64, active, ver, path, st);
+    return stat_path(path, ret, 1, t1, now_ns());
+}
+int __fxstat64(int ver, int fd, struct stat64 *st) {
+    WRAP(int ret, __fxstat64, active, ver, fd, st);
     return posix_meta(C_stat, fd, ret, POSIX_STATS, POSIX_F_META_TIME, t1, now_ns());
 }

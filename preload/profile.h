@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -45,12 +46,20 @@
 #include <hdf5.h>
 #include <mpi.h>
 
-/* OpenMPI's predefined handles are data symbols of libmpi. Weak references let the library
- * load into programs without MPI (they are then null and never used). */
+/* OpenMPI's predefined handles (MPI_COMM_WORLD, MPI_INFO_NULL ...) are the addresses of
+ * libmpi's data symbols. The library refers to none of them: libmpi may be absent (programs
+ * without MPI) or loaded RTLD_LOCAL (Python's extension modules), where a link-time (weak)
+ * reference would be null. mpi_started looks them up (sym_default, profile-core.c). */
 #ifdef OPEN_MPI
-#pragma weak ompi_mpi_info_null
-#pragma weak ompi_mpi_comm_world
-#pragma weak ompi_mpi_comm_null
+extern MPI_Comm comm_world, comm_null;
+extern MPI_Info info_null;
+#define COMM_WORLD comm_world
+#define COMM_NULL comm_null
+#define INFO_NULL info_null
+#else
+#define COMM_WORLD MPI_COMM_WORLD
+#define COMM_NULL MPI_COMM_NULL
+#define INFO_NULL MPI_INFO_NULL
 #endif
 
 #define PROFILE_FORMAT_VERSION 1
@@ -145,6 +154,9 @@ struct cv {
     int nkeys;
     int64_t key[CV_MAX][CV_KEYS];
     int64_t count[CV_MAX];
+    /* the four common values as Darshan keeps them, updated at every access (cv_add) */
+    int64_t top[4][CV_KEYS];
+    int64_t topn[4];
 };
 
 /* One record: a file (POSIX, MPIIO, H5F) or a dataset of a file (H5D). */
@@ -220,16 +232,18 @@ extern int64_t call_n[C_N], call_ns[C_N];
 /* ---- the next functions ----------------------------------------------------------------- */
 
 void *sym(const char *name);
+void *sym_default(const char *name);
+void *need(const char *name);
 #define NEXT(f) static __typeof__(f) *next_##f
 #define RESOLVE(f)                                                                             \
     do {                                                                                       \
-        if (!next_##f) next_##f = (__typeof__(next_##f))sym(#f);                              \
+        if (!next_##f) next_##f = (__typeof__(next_##f))need(#f);                             \
     } while (0)
 /* MPI's, through the profiling interface */
 #define PNEXT(f) static __typeof__(P##f) *next_##f
 #define PRESOLVE(f)                                                                            \
     do {                                                                                       \
-        if (!next_##f) next_##f = (__typeof__(next_##f))sym("P" #f);                           \
+        if (!next_##f) next_##f = (__typeof__(next_##f))need("P" #f);                          \
     } while (0)
 /* WRAP begins the wrapper of a function f: it resolves the next f and, when gate() (active,
  * mpi_active, hdf5_active) says the library records nothing, passes the call straight

@@ -4,11 +4,19 @@
 # empty DIR. It must build and its compilers must print no warning; then ctest's
 # install_tree and install_consumer_np2 of that build install it (`cmake --install`) and
 # build consumer projects against the installed tree with find_package(h5proxy) and
-# pkg-config. Last, the C sources without Go in them (libh5proxy-profile.so) build as Debug
-# and Release with gcc and clang, warnings as errors (H5PROXY_WERROR, the developer option).
-# `make cmake-plain` runs it, CMAKE ARGS carrying the HDF5 switch. Not yet part of `make
-# test`: a fresh build directory links libh5proxy and the Go simulation again (minutes on 2
-# cores), which CI's time cannot yet afford twice (once per HDF5).
+# pkg-config.
+#
+# Then Debug and Release with gcc and with clang, warnings as errors (H5PROXY_WERROR, the
+# developer option), made cheap: one directory per compiler, configured for Debug, then
+# reconfigured for Release (FindMPI's results cached), and every translation unit of it
+# compiled (compile_commands.json: the profiler, the C examples and tests, the C++ header
+# check, the Fortran module and examples) and the profiler (libh5proxy-profile.so, no Go in
+# it) linked. The Go libraries and programs are not
+# linked again per variant: their C is cgo's, compiled by `go build` alike whatever the
+# build type, and linking them is what makes a build take minutes on 2 cores; the plain
+# build above links them all once.
+#
+# `make cmake-plain` runs it, CMAKE ARGS carrying the HDF5 switch; `make test` runs it.
 set -euo pipefail
 if [ $# -lt 1 ]; then
 	echo "usage: $0 DIR [CMAKE ARGS...]" >&2
@@ -19,6 +27,7 @@ shift
 cd "$(dirname "$0")/.."
 command -v clang >/dev/null || { echo "cmake-plain: clang not found (scripts/deps.sh installs it)" >&2; exit 1; }
 jobs=$(nproc 2>/dev/null || echo 2)
+t0=$SECONDS
 
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -33,20 +42,41 @@ if grep -n 'warning:' "$log" >&2; then
 	echo "cmake-plain: the plain build's compilers warned (above; log: $log)" >&2
 	exit 1
 fi
+echo "cmake-plain: plain build, no warning ($((SECONDS - t0)) s)"
 ctest --test-dir "$dir" -R '^install_' --output-on-failure
 
-# Debug and Release, gcc and clang: the profiler's sources (the examples' C is built by the
-# plain build above and by make cmake-test).
+# compile_all SUBDIR: every compile command of SUBDIR's compile_commands.json (C, C++ and
+# Fortran), run in its directory (objects land where the build would put them); the Fortran
+# module's source first, since the Fortran examples use its .mod.
+compile_all() {
+	python3 - "$1/compile_commands.json" <<'EOF'
+import json, subprocess, sys
+cmds = json.load(open(sys.argv[1]))
+if not cmds:
+    sys.exit("no compile command in " + sys.argv[1])
+cmds.sort(key=lambda c: not c["file"].endswith("fortran/h5proxy.f90"))
+for c in cmds:
+    r = subprocess.run(c["command"], shell=True, cwd=c["directory"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    sys.stdout.write(r.stdout)
+    if r.returncode != 0:
+        sys.exit("failed: " + c["file"])
+print("compiled %d translation units" % len(cmds))
+EOF
+}
+
 for cc in gcc clang; do
+	sub=$dir/$cc
 	for type in Debug Release; do
-		sub=$dir/$cc-$type
-		{ CC=$cc cmake -S . -B "$sub" -DCMAKE_BUILD_TYPE=$type -DH5PROXY_WERROR=ON -DH5PROXY_BUILD_EXAMPLES=OFF "$@" &&
-			cmake --build "$sub" --target h5proxy_profile; } >"$sub.log" 2>&1 || {
-			tail -40 "$sub.log" >&2
-			echo "cmake-plain: $cc $type build of libh5proxy-profile.so failed (log: $sub.log)" >&2
+		t1=$SECONDS
+		# Release reconfigures the Debug directory: the cache keeps what FindMPI found
+		{ CC=$cc cmake -S . -B "$sub" -DCMAKE_BUILD_TYPE=$type -DH5PROXY_WERROR=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "$@" &&
+			compile_all "$sub" &&
+			cmake --build "$sub" --target h5proxy_profile; } >"$sub-$type.log" 2>&1 || {
+			tail -40 "$sub-$type.log" >&2
+			echo "cmake-plain: $cc $type failed (log: $sub-$type.log)" >&2
 			exit 1
 		}
-		echo "cmake-plain: $cc $type: libh5proxy-profile.so built, no warning"
+		echo "cmake-plain: $cc $type: $(grep -o 'compiled [0-9]* translation units' "$sub-$type.log") (C, C++, Fortran), libh5proxy-profile.so linked; no warning ($((SECONDS - t1)) s)"
 	done
 done
-echo "cmake-plain: plain build, install, find_package consumer, Debug and Release with gcc and clang: ok"
+echo "cmake-plain: plain build, install, find_package consumers, Debug and Release with gcc and clang: ok ($((SECONDS - t0)) s)"

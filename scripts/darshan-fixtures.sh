@@ -2,7 +2,8 @@
 # Makes internal/darshan/testdata's Darshan logs with a real Darshan 3.5.0 (built by
 # scripts/darshan.sh into $DARSHAN, default /opt/h5proxy/darshan) and bench/ref's
 # programs (make bench-ref), with darshan-parser's and darshan-dxt-parser's output for
-# each. Run from the repository's root: scripts/darshan-fixtures.sh
+# each, and h5proxy's profiler's record files of the same write (make build). Run from
+# the repository's root: scripts/darshan-fixtures.sh
 set -euo pipefail
 DARSHAN=${DARSHAN:-/opt/h5proxy/darshan}
 OUT=internal/darshan/testdata
@@ -15,6 +16,18 @@ run() { # LOG NP DXT("" off, 1 on: the variable set at all turns DXT on) PROGRAM
 }
 # VPIC-IO write (h5bench's calls), 1024 particles per rank, 2 steps, 2 ranks, DXT on
 run vpic-dxt.darshan 2 1 bin/ref/vpic_write "$W/vpic.h5" 1024 2 yes yes 0
+# the same run under h5proxy's profiler (make build), traced: its ranks' record files
+# (h5proxy-vpic/, renamed without the pid), which TestAgreesWithDarshan merges and
+# compares with vpic-dxt.darshan
+mkdir -p "$W/h5proxy-vpic"
+mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_PRELOAD="$PWD/bin/libh5proxy-profile.so" \
+    -x H5PROXY_PROFILE_DIR="$W/h5proxy-vpic" -x H5PROXY_PROFILE_TRACE=1 \
+    bin/ref/vpic_write "$W/vpic.h5" 1024 2 yes yes 0 >/dev/null
+rm -rf "$OUT/h5proxy-vpic" && mkdir -p "$OUT/h5proxy-vpic"
+for f in "$W"/h5proxy-vpic/h5proxy-profile.*.jsonl; do
+    rank=$(basename "$f" | cut -d. -f2)
+    cp "$f" "$OUT/h5proxy-vpic/h5proxy-profile.$rank.0.jsonl" && chmod 644 "$OUT/h5proxy-vpic/h5proxy-profile.$rank.0.jsonl"
+done
 # BD-CATS-IO read of that file, full, 2 ranks, DXT off
 run vpic-read.darshan 2 "" bin/ref/vpic_read "$W/vpic.h5" 1024 2 yes FULL
 # the write's log recompressed with bzip2 by darshan-convert

@@ -380,17 +380,16 @@ func shiftRecord(r Record, shift float64) Record {
 	return r
 }
 
-// reduce merges one record's per-rank copies the way Darshan reduces a shared record.
+// reduce merges one record's per-rank copies the way Darshan reduces a shared record
+// (darshan-posix.c's, darshan-mpiio.c's and darshan-hdf5.c's record reduction ops).
 func reduce(rs []Record) Record {
 	out := Record{Module: rs[0].Module, File: rs[0].File, Name: rs[0].Name, Rank: -1, Info: rs[0].Info,
 		Counters: map[string]int64{}, FCounters: map[string]float64{}}
-	access := map[string]int64{} // common access value (as text: H5D's has dimensions) -> count
-	var accessKeys []string
 	for _, r := range rs {
 		for k, v := range r.Counters {
 			switch {
 			case isCommonValue(k):
-				// recounted below
+				// reduced below
 			case strings.Contains(k, "_MAX_BYTE_"), strings.HasSuffix(k, "_MODE"), strings.Contains(k, "ALIGNMENT"),
 				strings.Contains(k, "DATASPACE_"), strings.Contains(k, "DATATYPE_SIZE"), strings.Contains(k, "CHUNK_SIZE"),
 				strings.Contains(k, "USE_"):
@@ -417,19 +416,25 @@ func reduce(rs []Record) Record {
 				out.FCounters[k] += v
 			}
 		}
-		for _, a := range commonValues(r) {
-			if _, ok := access[a.key]; !ok {
-				accessKeys = append(accessKeys, a.key)
-			}
-			access[a.key] += a.count
-		}
 	}
-	setCommonValues(&out, access, accessKeys)
+	for _, cv := range commonCounters(out.Module) {
+		if _, ok := rs[0].Counters[cv.prefix+"1_COUNT"]; !ok {
+			continue // a profile without them (a module that does not keep them)
+		}
+		// Darshan reduces with MPI_Reduce to rank 0; Open MPI's reduction hands the
+		// operation the lower rank's record as its input and the accumulated higher ranks'
+		// as its in-out (TestReduceOrder): fold from the last rank down.
+		acc := cv.of(rs[len(rs)-1])
+		for i := len(rs) - 2; i >= 0; i-- {
+			acc = reduceCommon(cv.of(rs[i]), acc, cv.add)
+		}
+		cv.set(&out, acc)
+	}
 	return out
 }
 
 // isCommonValue reports whether counter k is one of the four common access (or stride)
-// values or counts, which reduce recounts instead of summing.
+// values or counts, which reduce reduces as Darshan does instead of summing.
 func isCommonValue(k string) bool {
 	for _, p := range []string{"_ACCESS1_", "_ACCESS2_", "_ACCESS3_", "_ACCESS4_", "_STRIDE1_", "_STRIDE2_", "_STRIDE3_", "_STRIDE4_"} {
 		if strings.Contains(k, p) {
@@ -439,25 +444,119 @@ func isCommonValue(k string) bool {
 	return false
 }
 
-type commonValue struct {
-	key   string // the value's counters after ACCESSn_, as "ACCESS=..;LENGTH_D1=..."
-	count int64
+// commonSet is a record's four common values as Darshan keeps them, most frequent first:
+// each value's keys (one, or H5D's access size, lengths and strides) and its count.
+type commonSet struct {
+	vals [4][]int64
+	cnts [4]int64
 }
 
-// commonValues returns a record's four common access values with their counts.
-func commonValues(r Record) []commonValue {
-	prefix := r.Module + "_ACCESS"
-	var out []commonValue
-	for i := 1; i <= 4; i++ {
-		n := r.Counters[fmt.Sprintf("%s%d_COUNT", prefix, i)]
-		if n == 0 {
-			continue
+// commonCounter names one set of common values of a module: counters PREFIXn_SUFFIX and
+// PREFIXn_COUNT; add is the reduction's add flag (H5D's reduction passes 0).
+type commonCounter struct {
+	prefix   string
+	suffixes []string
+	add      bool
+}
+
+// commonCounters lists the sets of common values each module keeps.
+func commonCounters(module string) []commonCounter {
+	switch module {
+	case "POSIX":
+		return []commonCounter{{"POSIX_STRIDE", []string{"STRIDE"}, true}, {"POSIX_ACCESS", []string{"ACCESS"}, true}}
+	case "MPIIO":
+		return []commonCounter{{"MPIIO_ACCESS", []string{"ACCESS"}, true}}
+	case "H5D":
+		return []commonCounter{{"H5D_ACCESS", accessSuffixes("H5D"), false}}
+	}
+	return nil
+}
+
+func (c commonCounter) of(r Record) commonSet {
+	var s commonSet
+	for i := range 4 {
+		s.vals[i] = make([]int64, len(c.suffixes))
+		for j, suf := range c.suffixes {
+			s.vals[i][j] = r.Counters[fmt.Sprintf("%s%d_%s", c.prefix, i+1, suf)]
 		}
-		var parts []string
-		for _, suffix := range accessSuffixes(r.Module) {
-			parts = append(parts, fmt.Sprintf("%s=%d", suffix, r.Counters[fmt.Sprintf("%s%d_%s", prefix, i, suffix)]))
+		s.cnts[i] = r.Counters[fmt.Sprintf("%s%d_COUNT", c.prefix, i+1)]
+	}
+	return s
+}
+
+func (c commonCounter) set(r *Record, s commonSet) {
+	for i := range 4 {
+		for j, suf := range c.suffixes {
+			var v int64
+			if s.vals[i] != nil {
+				v = s.vals[i][j]
+			}
+			r.Counters[fmt.Sprintf("%s%d_%s", c.prefix, i+1, suf)] = v
 		}
-		out = append(out, commonValue{strings.Join(parts, ";"), n})
+		r.Counters[fmt.Sprintf("%s%d_COUNT", c.prefix, i+1)] = s.cnts[i]
+	}
+}
+
+// place puts value v, seen n times, among s's four as DARSHAN_UPDATE_COMMON_VAL_COUNTERS
+// does (darshan-common.h): with add, n adds to v's count where s has v; the order is by
+// count, ties by the larger first key, and a value tied on both goes before the ones it
+// ties with; a value that would come fifth is left out, a zero first key never enters.
+func (s *commonSet) place(v []int64, n int64, add bool) {
+	if len(v) == 0 || v[0] == 0 {
+		return
+	}
+	total := n
+	if add {
+		for i := range 4 {
+			if slices.Equal(s.vals[i], v) {
+				total += s.cnts[i]
+				break
+			}
+		}
+	}
+	var out commonSet
+	t, i := 0, 0
+	for ; i < 4; i++ {
+		if s.cnts[i] > total || (s.cnts[i] == total && s.vals[i] != nil && s.vals[i][0] > v[0]) {
+			out.vals[t], out.cnts[t] = s.vals[i], s.cnts[i]
+			t++
+		} else {
+			break
+		}
+	}
+	if t == 4 {
+		return
+	}
+	out.vals[t], out.cnts[t] = slices.Clone(v), total
+	t++
+	for ; t < 4 && i < 4; i++ {
+		if !slices.Equal(s.vals[i], v) {
+			out.vals[t], out.cnts[t] = s.vals[i], s.cnts[i]
+			t++
+		}
+	}
+	*s = out
+}
+
+// reduceCommon is the common values' part of Darshan's reduction of two copies of a
+// shared record, in and inout: values both hold are collapsed into in's, then in's four and
+// inout's four are placed in turn into an empty set.
+func reduceCommon(in, inout commonSet, add bool) commonSet {
+	for j := range 4 {
+		for k := range 4 {
+			if slices.Equal(in.vals[j], inout.vals[k]) {
+				in.cnts[j] += inout.cnts[k]
+				inout.vals[k] = make([]int64, len(inout.vals[k]))
+				inout.cnts[k] = 0
+			}
+		}
+	}
+	var out commonSet
+	for j := range 4 {
+		out.place(in.vals[j], in.cnts[j], add)
+	}
+	for j := range 4 {
+		out.place(inout.vals[j], inout.cnts[j], add)
 	}
 	return out
 }
@@ -473,37 +572,6 @@ func accessSuffixes(module string) []string {
 		}
 	}
 	return s
-}
-
-// setCommonValues writes the four most frequent of counts (ties: the first seen) into r's
-// ACCESSn counters. POSIX strides are not recounted across ranks (Darshan neither keeps
-// them for shared records): they are zero in a reduced record.
-func setCommonValues(r *Record, counts map[string]int64, keys []string) {
-	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(counts[b], counts[a]) })
-	prefix := r.Module + "_ACCESS"
-	suffixes := accessSuffixes(r.Module)
-	for i := 1; i <= 4; i++ {
-		r.Counters[fmt.Sprintf("%s%d_COUNT", prefix, i)] = 0
-		for _, s := range suffixes {
-			r.Counters[fmt.Sprintf("%s%d_%s", prefix, i, s)] = 0
-		}
-		if r.Module == "POSIX" {
-			r.Counters[fmt.Sprintf("POSIX_STRIDE%d_STRIDE", i)] = 0
-			r.Counters[fmt.Sprintf("POSIX_STRIDE%d_COUNT", i)] = 0
-		}
-	}
-	for i, k := range keys {
-		if i == 4 {
-			break
-		}
-		r.Counters[fmt.Sprintf("%s%d_COUNT", prefix, i+1)] = counts[k]
-		for _, part := range strings.Split(k, ";") {
-			name, val, _ := strings.Cut(part, "=")
-			var v int64
-			fmt.Sscan(val, &v)
-			r.Counters[fmt.Sprintf("%s%d_%s", prefix, i+1, name)] = v
-		}
-	}
 }
 
 // Load reads a merged profile written by WriteJSON.

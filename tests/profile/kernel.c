@@ -16,6 +16,7 @@
  *                read back, verified, by one H5Dread_multi (exit 3 with older HDF5)
  */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <hdf5.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -48,7 +49,11 @@ static void posix_part(const char *dir, int rank) {
     for (int i = 0; i < N; i++) check(write(fd, buf, S) == S, "write");
     check(pwrite(fd, buf, S, 10 * S) == S, "pwrite");
     check(fsync(fd) == 0, "fsync");
+    /* an fstat and a stat (glibc 2.33+'s own symbols, which Darshan 3.5 does not wrap) */
+    struct stat st;
+    check(fstat(fd, &st) == 0 && st.st_size == 11 * S, "fstat");
     check(close(fd) == 0, "close");
+    check(stat(path, &st) == 0, "stat");
 }
 
 /* mpiio: a collective open with one hint, N collective writes of S bytes at rank*N*S + i*S. */
