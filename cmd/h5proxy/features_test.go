@@ -45,7 +45,7 @@ func TestDescriptionStringsCompoundsSeries(t *testing.T) {
 		"about: {type: vstr, value: particle names}",
 		"domain: {type: domain, value: {lo: 0, hi: 7}}",
 		"cells: {type: cells, shape: [2], value: [{b: {lo: 0, hi: 3}, w: 0.5, tag: abc}, {b: {lo: 4, hi: 7}, w: 1.5, tag: def}]}",
-		"history: {type: f64, shape: [n_history * nranks, 24], max_shape: [n_history * nranks, unlimited]",
+		"shape: [n_history * nranks, 24]\n        max_shape: [n_history * nranks, unlimited]",
 		"labels: {type: vstr, shape: [n_history * nranks]",
 	} {
 		if !strings.Contains(string(text), w) {

@@ -84,6 +84,8 @@ type builder struct {
 	perRank []perRank
 	byValue map[uint64]int // per-rank extent -> index in perRank
 	lists   []desc.Param
+	listAt  map[string]int // a list's names, joined -> index in lists
+	listIn  []string       // the group each list was first used in
 	types   []namedType
 	steps   string
 	series  []desc.Param // parameters of a file series or per-step groups
@@ -109,7 +111,7 @@ type namedType struct {
 }
 
 func newBuilder(o Options, n *names) *builder {
-	return &builder{o: o, d: &desc.Description{}, byValue: map[uint64]int{}, named: n}
+	return &builder{o: o, d: &desc.Description{}, byValue: map[uint64]int{}, listAt: map[string]int{}, named: n}
 }
 
 // unit is one file id of the description: a single file or a time series of files.
@@ -257,10 +259,13 @@ func (b *builder) names() *names {
 		}
 		out.perRank = append(out.perRank, unique(name))
 	}
-	for _, l := range b.lists {
+	for i, l := range b.lists {
 		name := "vars"
 		if len(b.lists) > 1 {
 			name = "vars_" + ident(l.Value.List[0].Text)
+		}
+		if taken[name] {
+			name = "vars_" + ident(b.listIn[i]+"_"+l.Value.List[0].Text) // the same first name in another group
 		}
 		out.lists = append(out.lists, unique(name))
 	}
@@ -538,12 +543,18 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 		for _, s := range set {
 			ns = append(ns, s.Name)
 		}
-		list := fmt.Sprintf("vars%d", len(b.lists))
-		if b.named != nil && len(b.lists) < len(b.named.lists) {
-			list = b.named.lists[len(b.lists)]
+		k, ok := b.listAt[strings.Join(ns, "\x00")]
+		if !ok { // a list met again (the same names in another group) is the same parameter
+			k = len(b.lists)
+			b.listAt[strings.Join(ns, "\x00")] = k
+			b.lists = append(b.lists, desc.Param{Value: desc.VList(ns...), IsList: true})
+			b.listIn = append(b.listIn, b.group)
 		}
-		b.lists = append(b.lists, desc.Param{Name: list, Value: desc.VList(ns...), IsList: true})
-		name = "${" + list + "}"
+		b.lists[k].Name = fmt.Sprintf("vars%d", k)
+		if b.named != nil && k < len(b.named.lists) {
+			b.lists[k].Name = b.named.lists[k]
+		}
+		name = "${" + b.lists[k].Name + "}"
 	}
 	path := join(parent, name)
 	i := x.Info
@@ -598,14 +609,18 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	switch {
 	case decomp == "rank0":
 		ds.Decompose.Kind = desc.V("rank0")
-	case decomp != "":
-		ds.Decompose.Grid = desc.Vs(append([]string{"nranks"}, slices.Repeat([]string{"1"}, len(i.Shape)-1)...)...)
+	case decomp == "grid" || decomp == "empty" && len(i.Shape) > 1:
+		// The ranks along dim 0, or along the first empty dimension (no rank writes an
+		// element of an empty dataset, and any count divides 0).
+		grid := slices.Repeat([]string{"1"}, len(i.Shape))
+		grid[max(slices.Index(i.Shape, 0), 0)] = "nranks"
+		ds.Decompose.Grid = desc.Vs(grid...)
 	}
 	switch {
+	case decomp == "empty":
+		b.d.NoteAt(path).Line = "empty"
 	case decomp == "rank0" && appended(i.MaxShape):
 		b.d.Guess(path, "dim 0 is unlimited (appended to, as a time series): rank 0 writes it whole, not split over the ranks")
-	case decomp == "rank0" && len(i.Shape) > 0 && i.Shape[0] == 0:
-		b.d.NoteAt(path).Line = "empty"
 	case decomp == "rank0" && len(i.Shape) > 0:
 		b.d.NoteAt(path).Line = "dim 0 does not divide over the ranks: rank 0 writes it"
 	}
@@ -632,7 +647,10 @@ func (b *builder) shape(dims, maxDims []uint64, name string) ([]string, string) 
 		out[j] = strconv.FormatUint(v, 10)
 	}
 	np := uint64(b.o.Ranks)
-	if dims[0] == 0 || dims[0]%np != 0 || appended(maxDims) {
+	if slices.Contains(dims, 0) {
+		return out, "empty"
+	}
+	if dims[0]%np != 0 || appended(maxDims) {
 		return out, "rank0"
 	}
 	out[0] = b.perRankParam(dims[0]/np, name) + " * nranks"

@@ -168,3 +168,21 @@ func TestWriteErrors(t *testing.T) {
 		t.Errorf("no files: %v", err)
 	}
 }
+
+// TestWriteEmptyAndSharedLists: an empty dataset is decomposed along its empty dimension
+// (no rank writes an element; h5proxy check plans it), and the same folded names in two
+// groups are one list parameter.
+func TestWriteEmptyAndSharedLists(t *testing.T) {
+	empty := ds("cycle", plan.I32, 0, 1)
+	empty.Info.MaxShape = []uint64{plan.MaxUnlimited, 1}
+	g := func(name string) *Group {
+		return &Group{Name: name, Path: "/" + name, Datasets: []*Dataset{ds("a", plan.F64, 8), ds("b", plan.F64, 8)}}
+	}
+	root := &Group{Name: "/", Path: "/", Groups: []*Group{g("g1"), g("g2")}, Datasets: []*Dataset{empty}}
+	text := render(t, []*File{{Path: "nova.h5", Root: root}}, 2)
+	wantLines(t, text, "cycle: {type: i32, shape: [0, 1], max_shape: [unlimited, 1], decompose: {grid: [nranks, 1]}} # empty",
+		"  vars: [a, b]\n", "        ${vars}: {type: f64, shape: [n * nranks]}")
+	if strings.Count(text, "${vars}:") != 2 || strings.Contains(text, "vars_") {
+		t.Errorf("the shared list is not one parameter:\n%s", text)
+	}
+}
