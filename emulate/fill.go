@@ -105,7 +105,7 @@ func encode(c plan.Class, b []byte, h uint64) {
 		b[0] = byte(h >> 57) // 0..127: the same value whether read signed or unsigned
 	case plan.Int16, plan.Uint16:
 		ne.PutUint16(b, uint16(h>>49)) // 0..32767: the same value signed or unsigned
-	case plan.String:
+	case plan.String, plan.Opaque:
 		for i := range b {
 			b[i] = 'a' + byte((h>>(uint(i)%8*8))%26)
 		}
@@ -142,6 +142,10 @@ func Fields(t plan.Type, name string) []Field {
 			for _, in := range Fields(m.Type, "") {
 				f = append(f, Field{Variable: m.Name + "." + in.Variable, Offset: m.Offset + in.Offset, Class: in.Class, Size: in.Size})
 			}
+			continue
+		}
+		if m.Type.Class == plan.Array {
+			f = append(f, arrayFields(m)...)
 			continue
 		}
 		f = append(f, Field{Variable: m.Name, Offset: m.Offset, Class: m.Type.Class, Size: m.Type.Size})

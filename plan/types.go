@@ -57,6 +57,17 @@ type Type struct {
 	// one (H5T_STR_NULLPAD, as numpy's bytes and so h5py write them): the same bytes for a
 	// shorter string; HDF5 records the padding.
 	NullPad bool
+	// Enum, when set, makes an integer type an enumeration of these names and values
+	// (H5T_ENUM over the integer class: types_more.go).
+	Enum []EnumValue
+	// Base and Dims are an Array's element type and extents (slowest first).
+	Base *Type
+	Dims []int
+	// Tag is an Opaque type's tag (H5Tset_tag), "" for none.
+	Tag string
+	// Region makes a Reference a dataset region reference (H5R_DATASET_REGION), not an
+	// object reference (H5R_OBJECT).
+	Region bool
 }
 
 // Member is one named field of a compound type.
@@ -96,6 +107,10 @@ func (t Type) Align() int {
 			a = max(a, m.Type.Align())
 		}
 		return a
+	case Array:
+		return t.Base.Align()
+	case Opaque:
+		return 1
 	}
 	return t.Size
 }
@@ -135,6 +150,9 @@ func (t Type) HasVarLen() bool {
 
 // Validate checks sizes and that compound members fit and do not overlap.
 func (t Type) Validate() error {
+	if done, err := t.validateMore(); done || err != nil {
+		return err
+	}
 	switch t.Class {
 	case Float32, Int32, Uint32:
 		if t.Size != 4 {
@@ -164,6 +182,9 @@ func (t Type) Validate() error {
 		for _, m := range t.Members {
 			if err := m.Type.Validate(); err != nil {
 				return fmt.Errorf("compound %q member %q: %w", t.Name, m.Name, err)
+			}
+			if m.Type.Class == Reference {
+				return fmt.Errorf("compound %q member %q: references are supported as attribute elements only", t.Name, m.Name)
 			}
 			if m.Offset < 0 || m.Offset+m.Type.Size > t.Size {
 				return fmt.Errorf("compound %q member %q at offset %d size %d exceeds struct size %d",
@@ -196,6 +217,9 @@ func (t Type) Fields(name string) []Member {
 
 // String renders the type in layouts.md notation, e.g. f32, str(12), particle{x:f32@0,...}.
 func (t Type) String() string {
+	if s, ok := t.stringMore(); ok {
+		return s
+	}
 	switch t.Class {
 	case String:
 		u := ""
@@ -222,7 +246,7 @@ func (t Type) String() string {
 
 // Equal reports whether two types describe the same layout (names of compounds ignored).
 func (t Type) Equal(o Type) bool {
-	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || t.UTF8 != o.UTF8 || t.NullPad != o.NullPad || len(t.Members) != len(o.Members) {
+	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || t.UTF8 != o.UTF8 || t.NullPad != o.NullPad || len(t.Members) != len(o.Members) || !t.equalMore(o) {
 		return false
 	}
 	for i := range t.Members {

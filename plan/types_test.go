@@ -75,7 +75,7 @@ func TestTypeString(t *testing.T) {
 		{VStr(12), "vstr(12)"},
 		{Struct("x", 4, Field("x", 0, F32)), "x{x:f32@0}[4B]"},
 		{particle, "particle{x:f32@0,y:f32@4,z:f32@8,px:f32@12,py:f32@16,pz:f32@20,id_1:i32@24,id_2:f32@28}[32B]"},
-		{Type{Class: 42}, "class(42)"},
+		{Type{Class: 99}, "class(99)"},
 	}
 	for _, tc := range tests {
 		if got := tc.t.String(); got != tc.want {

@@ -99,7 +99,7 @@ func runSample(t *testing.T, name, np string, kv ...string) string {
 
 // TestFlashSample pins the FLASH description's files: FLASH's names at the checkpoint
 // and plot cadences, every table of a Sod checkpoint (sim info, unknown names, the four
-// runtime parameter and scalar lists as name/value compounds), the tree datasets over the
+// runtime parameter and scalar lists as name/value compounds at FLASH's offsets), the tree datasets over the
 // blocks of every rank, the unknowns (shok included) with their minimum and maximum, and single precision
 // in plot files.
 func TestFlashSample(t *testing.T) {
@@ -146,6 +146,17 @@ func TestFlashSample(t *testing.T) {
 		"/shok@minimum":               "H5T_IEEE_F64LE|( 1 )",
 		"/shok@maximum":               "H5T_IEEE_F64LE|( 1 )",
 	})
+	// hdf5_flash.h's structs, members inserted name then value (io_h5write_lists.c).
+	for ds, want := range map[string]string{
+		"integer runtime parameters": "name+0 value+80 =84", "real runtime parameters": "name+0 value+80 =88",
+		"string runtime parameters": "name+80 value+0 =160", "logical runtime parameters": "name+4 value+0 =84",
+		"integer scalars": "name+0 value+80 =84", "real scalars": "name+0 value+80 =88",
+		"string scalars": "name+80 value+0 =160", "logical scalars": "name+4 value+0 =84",
+	} {
+		if got := layoutOf(t, filepath.Join(dir, "sod_hdf5_chk_0000"), ds); got != want {
+			t.Errorf("checkpoint %s: layout %q, want %q (FLASH's)", ds, got, want)
+		}
+	}
 	plt := dumpObjects(t, filepath.Join(dir, "sod_hdf5_plt_cnt_0001"))
 	checkObjects(t, "plot file", plt, map[string]string{
 		"/unknown names": "STRSIZE 4|( 4, 1 )",

@@ -9,9 +9,11 @@
  * - source/IO/IOMain/hdf5/io_h5write_lists.c (io_h5writeLists): the real, integer, string
  *   and logical tables (runtime parameters, then scalars), each a 1-D compound created by
  *   every rank, members inserted name (80-character string, MAX_STRING_LENGTH) then value
- *   at HOFFSET of a struct whose value comes first (so value at offset 0, name after it;
- *   the string table's two strings with name second), written by rank 0 alone with
- *   H5S_ALL and the default (independent) transfer list;
+ *   at the HOFFSETs of hdf5_flash.h's structs (FLASH5's source/IO/IOMain/hdf5): the
+ *   integer and real lists declare name first (name at 0, value at 80), the logical list
+ *   value first (value at 0, name at 4) and the string list value first (value at 0, name
+ *   at 80), written by rank 0 alone with H5S_ALL and the default (independent) transfer
+ *   list;
  * - source/IO/IOMain/hdf5/io_h5write_header.c: `sim info` and `unknown names` written by
  *   rank 0; source/IO/IOMain/hdf5/io_createDatasets.F90 and
  *   parallel/io_h5write_unknowns.c: the tree datasets and one dataset per unknown,
@@ -34,9 +36,10 @@
 #define MAX_STRING_LENGTH 80
 enum { BLOCKS = 2, NXB = 8, NYB = 8, NZB = 1, MDIM = 3 };
 
-typedef struct { int value; char name[MAX_STRING_LENGTH]; } int_list_t;
-typedef struct { double value; char name[MAX_STRING_LENGTH]; } real_list_t;
+typedef struct { char name[MAX_STRING_LENGTH]; int value; } int_list_t;
+typedef struct { char name[MAX_STRING_LENGTH]; double value; } real_list_t;
 typedef struct { char value[MAX_STRING_LENGTH]; char name[MAX_STRING_LENGTH]; } str_list_t;
+typedef struct { int value; char name[MAX_STRING_LENGTH]; } log_list_t;
 typedef struct { int file_format_version; char setup_call[400]; char flash_version[80]; } sim_info_t;
 
 static int me, np;
@@ -49,7 +52,7 @@ static void write_lists(hid_t file, const char *names[4], int nint, int nreal, i
         {names[2], sizeof(real_list_t), HOFFSET(real_list_t, name), HOFFSET(real_list_t, value), H5T_NATIVE_DOUBLE, nreal},
         {names[0], sizeof(int_list_t), HOFFSET(int_list_t, name), HOFFSET(int_list_t, value), H5T_NATIVE_INT, nint},
         {names[1], sizeof(str_list_t), HOFFSET(str_list_t, name), HOFFSET(str_list_t, value), st, nstr},
-        {names[3], sizeof(int_list_t), HOFFSET(int_list_t, name), HOFFSET(int_list_t, value), H5T_NATIVE_INT, nlog},
+        {names[3], sizeof(log_list_t), HOFFSET(log_list_t, name), HOFFSET(log_list_t, value), H5T_NATIVE_INT, nlog},
     };
     char buf[8 * sizeof(str_list_t)];
     for (int k = 0; k < 4; k++) {

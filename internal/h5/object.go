@@ -2,6 +2,7 @@ package h5
 
 /*
 #cgo pkg-config: hdf5-openmpi
+#include <stdlib.h>
 #include <hdf5.h>
 
 static hid_t h5p_dcpl_class(void) { return H5P_DATASET_CREATE; }
@@ -544,6 +545,17 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 		return stackError(op)
 	}
 	defer C.H5Aclose(attr)
+	if a.Type.Class == plan.Reference { // the targets' references, made in loc's file
+		refs, err := makeRefs(C.hid_t(loc), a.Type, a.Value, int(plan.Product(a.Shape)))
+		if err != nil {
+			return fmt.Errorf("%w (attribute %s)", err, a.Name)
+		}
+		defer C.free(refs)
+		if C.H5Awrite(attr, typ, refs) < 0 {
+			return stackError("H5Awrite @" + a.Name)
+		}
+		return nil
+	}
 	if a.Type.VarLen { // the plan's fixed strings as the C strings HDF5 takes
 		v, err := packVStrings(a.Value, int(plan.Product(a.Shape)), a.Type.Size)
 		if err != nil {
@@ -615,6 +627,19 @@ func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 	}
 	if t.Class == plan.Compound && t.HasVarLen() {
 		return readVCompoundAttribute(attr, op, name, t, mt, s, dims)
+	}
+	if t.Class == plan.Reference { // the targets' names, as a plan writes them
+		n := int(plan.Product(dims))
+		refs := C.calloc(C.size_t(max(n, 1)), C.size_t(refSize(t.Region)))
+		defer C.free(refs)
+		if C.H5Aread(attr, mt, refs) < 0 {
+			return plan.AttributeSpec{}, stackError("H5Aread " + op)
+		}
+		rt, val, err := refTargets(C.hid_t(loc), t.Region, refs, n)
+		if err != nil {
+			return plan.AttributeSpec{}, fmt.Errorf("%w (attribute %s)", err, name)
+		}
+		return plan.AttributeSpec{Name: name, Type: rt, Shape: dims, Value: val}, nil
 	}
 	if t.VarLen { // fixed strings as long as the longest value (at least 1 byte)
 		n := int(plan.Product(dims))

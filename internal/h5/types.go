@@ -46,7 +46,7 @@ var typeCache = map[string]C.hid_t{}
 // memType returns the HDF5 datatype of t. The result is owned by the package (native or
 // cached): callers must not close it. Called inside the gate.
 func memType(t plan.Type) (C.hid_t, error) {
-	if t.Class == plan.String || t.Class == plan.Compound {
+	if t.Class == plan.String || t.Class == plan.Compound || moreClass(t) {
 		if h, ok := typeCache[t.String()]; ok {
 			return h, nil // validated when cached: skip the per-write check
 		}
@@ -58,7 +58,7 @@ func memType(t plan.Type) (C.hid_t, error) {
 }
 
 func convType(t plan.Type) (C.hid_t, error) {
-	if sel, ok := natives[t.Class]; ok {
+	if sel, ok := natives[t.Class]; ok && !moreClass(t) {
 		return C.h5p_native(sel), nil
 	}
 	key := t.String()
@@ -80,7 +80,13 @@ func convType(t plan.Type) (C.hid_t, error) {
 		} else {
 			h, err = compoundType(t)
 		}
+	case plan.Array, plan.Opaque, plan.Reference:
+		h, err = moreType(t)
 	default:
+		if t.Enum != nil {
+			h, err = moreType(t)
+			break
+		}
 		return -1, errorf("h5: datatype: unknown class %v", t.Class)
 	}
 	if err != nil {
@@ -231,6 +237,8 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 		return plan.Type{Class: plan.String, Size: size, VarLen: v > 0, UTF8: cs == C.H5T_CSET_UTF8, NullPad: v == 0 && pad == C.H5T_STR_NULLPAD}, nil
 	case C.H5T_COMPOUND:
 		return compoundOf(h, size)
+	case C.H5T_ENUM, C.H5T_ARRAY, C.H5T_OPAQUE, C.H5T_REFERENCE:
+		return moreTypeOf(h, cls, size)
 	default:
 		return plan.Type{}, errorf("h5: unsupported datatype: class %d of %d bytes", int(cls), size)
 	}

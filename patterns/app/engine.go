@@ -108,6 +108,7 @@ type sim struct {
 	firstUse  map[string]int                   // file id → first step an action opened it
 	linked    map[string]map[string]bool       // file path → links created
 	pending   map[string]map[string]*desc.Link // file path → hard links waiting for their target
+	refs      map[string][]pendingRef          // file path → reference attributes waiting for their targets
 	plans     []plan.Plan                      // per step
 	end       plan.Plan
 	cur       *plan.Plan
@@ -259,6 +260,9 @@ func (s *sim) run() error {
 		if in := s.open[f.ID]; in != nil {
 			s.closeFile(in)
 		}
+	}
+	if err := s.unreferenced(); err != nil {
+		return err
 	}
 	return s.unlinked()
 }
@@ -496,6 +500,10 @@ func (s *sim) attributes(in *instance, owner string, as []*desc.Attribute, step 
 		if err != nil {
 			return err
 		}
+		if spec.Type.Class == plan.Reference { // written once its targets exist
+			s.deferRef(in, owner, a, spec)
+			continue
+		}
 		s.cur.Add(plan.Op{Kind: plan.WriteAttribute, Path: owner, Collective: in.parallel, Step: step, Attribute: spec})
 	}
 	return nil
@@ -687,6 +695,9 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	}
 	dsOpen, opened = s.sequence(in, a, mark, dsOpen, opened, false)
 	if err := s.links(in, step); err != nil {
+		return err
+	}
+	if err := s.refAttributes(in, step, dsOpen, opened); err != nil {
 		return err
 	}
 	for i := len(dsOpen) - 1; i >= 0; i-- {

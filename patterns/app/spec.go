@@ -41,6 +41,9 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t.Class == plan.Reference {
+		return nil, errAt(ds.Type, "a dataset of references", "references in attributes (type: ref or regref, value: the targets' paths)")
+	}
 	s := &dsSpec{d: ds, extend: -1, mem: t}
 	for i, v := range ds.Shape {
 		if i == 0 && strings.EqualFold(strings.TrimSpace(v.Text), "auto") {
@@ -425,13 +428,22 @@ func putMembers(t plan.Type, b []byte, i int, f float64) {
 		for _, m := range t.Members {
 			putMembers(m.Type, b[m.Offset:m.Offset+m.Type.Size], i, f)
 		}
+	case plan.Array, plan.Opaque:
+		putMore(t, b, i, f)
 	default:
+		if t.Enum != nil {
+			putMore(t, b, i, f)
+			return
+		}
 		putNumber(t, b, f)
 	}
 }
 
 // encodeValue encodes a literal scalar of an atomic or string type.
 func encodeValue(t plan.Type, v desc.Value) ([]byte, error) {
+	if b, done, err := encodeMore(t, v); done {
+		return b, err
+	}
 	b := make([]byte, t.Size)
 	switch t.Class {
 	case plan.String:
@@ -493,7 +505,10 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 		shape = []uint64{uint64(len(vals))}
 	}
 	n := int(plan.Product(shape))
-	if t.VarLen && !a.Generate.Set && len(vals) > 0 {
+	if t.Class == plan.Reference && a.Generate.Set {
+		return nil, errAt(a.Generate, "generated references", "value: the targets' paths (ref: /group/dataset; regref: /dataset[START:END,...])")
+	}
+	if (t.VarLen || t.Class == plan.Reference) && !a.Generate.Set && len(vals) > 0 {
 		// Literal variable-length strings: the plan's fixed strings are as long as the
 		// longest value, so none is cut (N of vstrN sizes generated values only).
 		t.Size = 1

@@ -36,7 +36,7 @@ func newTypeSet(d *desc.Description) *typeSet {
 }
 
 func (ts *typeSet) allowed() string {
-	names := []string{"i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (N bytes), vstr or vstrN (variable-length), ustrN, uvstr, uvstrN (UTF-8)"}
+	names := []string{"i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (N bytes), vstr or vstrN (variable-length), ustrN, uvstr, uvstrN (UTF-8), T[N] (an array of T), ref and regref (object and region references)"}
 	for n := range ts.compounds {
 		names = append(names, n)
 	}
@@ -56,10 +56,16 @@ func (ts *typeSet) resolve(v desc.Value, seen []string) (plan.Type, error) {
 	if t, ok := stringNamed(name); ok {
 		return t, nil
 	}
+	if t, ok := refNamed(name); ok {
+		return t, nil
+	}
 	if t, ok := ts.done[name]; ok {
 		return t, nil
 	}
 	c, ok := ts.compounds[name]
+	if t, isArray, err := ts.inlineArray(v, name, seen); !ok && isArray {
+		return t, err
+	}
 	if !ok {
 		return plan.Type{}, &desc.Error{Pos: v.Pos, Key: v.Path, Value: v.Text, Reason: "unknown type", Allowed: ts.allowed()}
 	}
@@ -110,8 +116,11 @@ func stringNamed(name string) (plan.Type, bool) {
 }
 
 func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) {
+	if c.Other != nil {
+		return ts.other(c, seen)
+	}
 	var members []plan.Member
-	off, maxAlign := 0, 1
+	off, end, maxAlign := 0, 0, 1
 	for _, m := range c.Members {
 		var t plan.Type
 		var err error
@@ -126,15 +135,17 @@ func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) 
 		}
 		a := t.Align()
 		off = (off + a - 1) / a * a
+		if m.Offset.Set { // TYPE@N: where the writer inserted it
+			off, _ = strconv.Atoi(m.Offset.Text)
+		}
 		members = append(members, plan.Field(m.Name, off, t))
 		off += t.Size
-		maxAlign = max(maxAlign, a)
+		end, maxAlign = max(end, off), max(maxAlign, a)
 	}
 	if len(members) == 0 {
 		return plan.Type{}, &desc.Error{Pos: c.Pos, Key: "types." + c.Name, Reason: "a compound needs members"}
 	}
-	size := (off + maxAlign - 1) / maxAlign * maxAlign
-	return plan.Struct(c.Name, size, members...), nil
+	return ts.sized(c, plan.Struct(c.Name, (end+maxAlign-1)/maxAlign*maxAlign, members...))
 }
 
 // varLenIn reports whether content holds a dataset of variable-length strings, groups
@@ -159,6 +170,9 @@ func numeric(c plan.Class) bool { return c != plan.String && c != plan.Compound 
 
 // convertible returns why HDF5 cannot convert between a memory and a file type, or "".
 func convertible(mem, file plan.Type) string {
+	if why, done := convertibleMore(mem, file); done {
+		return why
+	}
 	switch {
 	case numeric(mem.Class) && numeric(file.Class):
 		return ""

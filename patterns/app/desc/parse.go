@@ -253,9 +253,11 @@ func (p *parser) check(n *yaml.Node, s *Node, path string) error {
 		}
 	case Data:
 		return p.checkData(n, path, true)
+	case TypeDecl:
+		return p.checkTypeDecl(n, path)
 	case TypeName:
 		if n.Kind == yaml.MappingNode && strings.HasPrefix(path, "types.") {
-			return p.check(n, typesNode.Elem, path) // a nested member map
+			return p.check(n, memberMapNode, path) // a nested member map
 		}
 		if n.Kind != yaml.ScalarNode {
 			return bad("want a type name")
@@ -447,7 +449,11 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 	if n := top.vals["types"]; n != nil && n.Kind == yaml.MappingNode {
 		keys, vals := pairs(n)
 		for i, k := range keys {
-			d.Types = append(d.Types, p.compound(k.Value, p.pos(k), vals[i], "types."+k.Value))
+			c, err := p.typeDecl(k.Value, p.pos(k), vals[i], "types."+k.Value)
+			if err != nil {
+				return err
+			}
+			d.Types = append(d.Types, c)
 		}
 	}
 	if n := top.vals["files"]; n != nil && n.Kind == yaml.MappingNode {
@@ -525,20 +531,6 @@ func (p *parser) checkParamName(k *yaml.Node) error {
 	return &Error{Pos: p.pos(k), Key: "params." + k.Value, Value: k.Value,
 		Reason:  "the parameter's name collides with the " + key + " (KEY=VALUE would set that key, never the parameter)",
 		Allowed: "a name that is no session key (h5proxy help session lists them) and not description, e.g. " + k.Value + "_"}
-}
-
-func (p *parser) compound(name string, pos Pos, n *yaml.Node, path string) *Compound {
-	c := &Compound{Name: name, Pos: pos}
-	keys, vals := pairs(resolve(n))
-	for i, k := range keys {
-		v := resolve(vals[i])
-		if v.Kind == yaml.MappingNode {
-			c.Members = append(c.Members, CompoundMember{Name: k.Value, Nested: p.compound(k.Value, p.pos(k), v, path+"."+k.Value)})
-		} else {
-			c.Members = append(c.Members, CompoundMember{Name: k.Value, Type: p.scalar(v, path+"."+k.Value)})
-		}
-	}
-	return c
 }
 
 func (p *parser) content(n *yaml.Node, path string) (Content, error) {

@@ -205,9 +205,9 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 		createNode,
 	}}}
 
-var typesNode = &Node{Key: "types", Kind: Named, Help: "compound types by name, members in order (offsets packed as C would, natural alignment)",
+var typesNode = &Node{Key: "types", Kind: Named, Help: "datatypes by name: compounds (members in order, offsets packed as C would, natural alignment, or at explicit offsets), enum, array and opaque types (types_more.go)",
 	Example: `types: {particle: {x: f32, y: f32, id: i64}}`,
-	Elem:    &Node{Kind: Named, Help: "members by name: a type name or a nested member map", Elem: &Node{Kind: TypeName, Help: "MEMBER: TYPE, or MEMBER: {nested members}"}}}
+	Elem:    typeDeclNode}
 
 var actionNode = &Node{Key: "timeline", Kind: List, Help: "what happens in each step after its compute, in order",
 	Example: `timeline: [{write: history}, {write: checkpoint, every: 10}, {read: checkpoint, at: restart}]`,
@@ -264,7 +264,7 @@ func walk(n *Node, path string, f func(path, same string, n *Node), seen map[*No
 	f(path, "", n)
 	for _, c := range subtree(n) {
 		switch n.Kind {
-		case Map:
+		case Map, TypeDecl:
 			walk(c, join(path, c.Key), f, seen)
 		case Named:
 			walk(c, path+".*", f, seen)
@@ -277,7 +277,7 @@ func walk(n *Node, path string, f func(path, same string, n *Node), seen map[*No
 // subtree lists the nodes Walk descends into.
 func subtree(n *Node) []*Node {
 	switch n.Kind {
-	case Map:
+	case Map, TypeDecl:
 		return n.Fields
 	case Named:
 		if n.Elem != nil {

@@ -95,11 +95,17 @@ type Param struct {
 	IsList bool
 }
 
-// Compound is a compound datatype declared under types: members in order.
+// Compound is a datatype declared under types: a compound, members in H5Tinsert order,
+// or, with Other set, an enum, array or opaque type (types_more.go).
 type Compound struct {
 	Name    string
 	Pos     Pos
 	Members []CompoundMember
+	// Size is the compound's total size in bytes (the long form {members: ..., size: N});
+	// unset, the members' extent padded to their largest alignment.
+	Size Value
+	// Other, when set, makes the declaration an enum, array or opaque type.
+	Other *OtherType
 }
 
 // CompoundMember is one member: an atomic or string type, or a nested compound.
@@ -107,6 +113,8 @@ type CompoundMember struct {
 	Name   string
 	Type   Value     // set for a type name
 	Nested *Compound // set for a nested member map
+	// Offset is the member's byte offset (written TYPE@N); unset, the C layout's.
+	Offset Value
 }
 
 // File is one file (or family of files) the application writes.

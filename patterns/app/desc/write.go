@@ -199,7 +199,7 @@ func (wr *writer) description() *yaml.Node {
 	if len(d.Types) > 0 {
 		t := wr.mapping("types")
 		for _, c := range d.Types {
-			t.add(c.Name, wr.compound(c, join("types", c.Name)))
+			t.add(c.Name, wr.typeDecl(c, join("types", c.Name)))
 		}
 		m.add("types", t.node(false))
 	}
@@ -216,18 +216,6 @@ func (wr *writer) description() *yaml.Node {
 			t.Content = append(t.Content, wr.action(a, fmt.Sprintf("timeline[%d]", i)))
 		}
 		m.add("timeline", t)
-	}
-	return m.node(true)
-}
-
-func (wr *writer) compound(c *Compound, path string) *yaml.Node {
-	m := wr.mapping(path).flow()
-	for _, mem := range c.Members {
-		if mem.Nested != nil {
-			m.add(mem.Name, wr.compound(mem.Nested, join(path, mem.Name)))
-		} else {
-			m.add(mem.Name, scalar(mem.Type.Text))
-		}
 	}
 	return m.node(true)
 }

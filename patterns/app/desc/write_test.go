@@ -135,6 +135,7 @@ func (g *gen) description() *Description {
 	for i := range g.r.Intn(3) {
 		d.Types = append(d.Types, g.compound(fmt.Sprintf("t%d", i), 2))
 	}
+	d.Types = append(d.Types, g.moreTypes()...)
 	for i := range 1 + g.r.Intn(3) {
 		d.Files = append(d.Files, g.file(fmt.Sprintf("f%d", i)))
 	}
@@ -151,7 +152,10 @@ func (g *gen) compound(name string, depth int) *Compound {
 		if depth > 0 && g.r.Intn(4) == 0 {
 			m.Nested = g.compound(m.Name, depth-1)
 		} else {
-			m.Type = g.pick("i32", "f64", "str80", "vstr")
+			m.Type = g.pick("i32", "f64", "str80", "vstr", "f64[3]", "i8[2][4]")
+			if g.r.Intn(3) == 0 {
+				m.Offset = g.pick("0", "4", "80")
+			}
 		}
 		c.Members = append(c.Members, m)
 	}
