@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -65,10 +66,16 @@ func (b *builder) filters(i h5.Info, path string) []desc.Filter {
 // typeName names a datatype in the description: an atomic name, strN, or a compound
 // declared under types (named after the first dataset or attribute that uses it).
 func (b *builder) typeName(t plan.Type, user string) string {
-	switch t.Class {
-	case plan.String:
+	switch {
+	case t.Class == plan.String:
 		return stringName(t)
-	case plan.Compound:
+	case t.Class == plan.Reference && t.Region:
+		return "regref"
+	case t.Class == plan.Reference:
+		return "ref"
+	case t.Enum != nil || t.Class == plan.Array || t.Class == plan.Opaque:
+		return b.declare(t, user)
+	case t.Class == plan.Compound:
 		for _, n := range b.types {
 			// Equal, or written alike: a compound attribute's variable-length members are
 			// read as long as its longest value, a dataset's as long as a pointer.
@@ -82,13 +89,53 @@ func (b *builder) typeName(t plan.Type, user string) string {
 				name += "_t"
 			}
 		}
-		b.types = append(b.types, namedType{name, t})
-		if off := packed(t); off != nil {
-			b.d.Comment("types."+name, fmt.Sprintf("type %s: the file's member offsets %v are not C's natural alignment (the description packs as C would)", name, off))
+		b.types = append(b.types, namedType{name: name, t: t})
+		if packed(t) != nil || t.Size != cSize(t) || !plain(t) { // the file's offsets, each TYPE@N; member types by name
+			b.types[len(b.types)-1].decl = desc.DeclareType(name, t, func(m plan.Type) string { return b.typeName(m, name+"_"+m.Class.String()) })
 		}
 		return name
 	}
 	return t.Class.String()
+}
+
+// declare declares an enum, array or opaque type under types (once per equal type), named
+// after the first dataset or attribute that uses it.
+func (b *builder) declare(t plan.Type, user string) string {
+	for _, n := range b.types {
+		if n.t.Equal(t) {
+			return n.name
+		}
+	}
+	name := ident(user) + "_t"
+	for slices.ContainsFunc(b.types, func(n namedType) bool { return n.name == name }) {
+		name += "_"
+	}
+	b.types = append(b.types, namedType{name: name, t: t})
+	b.types[len(b.types)-1].decl = desc.DeclareType(name, t, func(m plan.Type) string { return b.typeName(m, name+"_base") })
+	return name
+}
+
+// plain reports a compound compound() declares: members of atomic, string and (nested)
+// plain compound types.
+func plain(t plan.Type) bool {
+	for _, m := range t.Members {
+		switch {
+		case m.Type.Enum != nil || m.Type.Class == plan.Array || m.Type.Class == plan.Opaque || m.Type.Class == plan.Reference:
+			return false
+		case m.Type.Class == plan.Compound && !plain(m.Type):
+			return false
+		}
+	}
+	return true
+}
+
+// cSize is a compound's size in C: its members' extent padded to their largest alignment.
+func cSize(t plan.Type) int {
+	end, a := 0, 1
+	for _, m := range t.Members {
+		end, a = max(end, m.Offset+m.Type.Size), max(a, m.Type.Align())
+	}
+	return (end + a - 1) / a * a
 }
 
 // sameMembers reports whether two compounds are written alike: the same members, names
@@ -243,7 +290,7 @@ func (b *builder) unread(us []Unread, path string) {
 // a string, or compounds as maps of their members' values.
 func values(a plan.AttributeSpec, limit int) (desc.Value, bool) {
 	n := int(plan.Product(a.Shape))
-	if n > limit || n == 0 { // an empty array has no value to write
+	if n > limit || n == 0 || !literal(a.Type) { // an empty array has no value to write
 		return desc.Value{}, false
 	}
 	var out []desc.Value
@@ -254,6 +301,22 @@ func values(a plan.AttributeSpec, limit int) (desc.Value, bool) {
 		return out[0], true
 	}
 	return desc.Value{List: out, Set: true}, true
+}
+
+// literal reports a type whose values a description writes: numbers, strings, references'
+// targets, compounds of them (an array's or opaque type's are generated).
+func literal(t plan.Type) bool {
+	switch t.Class {
+	case plan.Array, plan.Opaque:
+		return false
+	case plan.Compound:
+		for _, m := range t.Members {
+			if !literal(m.Type) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // element builds one element: a compound as a map of its members by name (nested
@@ -294,7 +357,7 @@ func scalar(t plan.Type, b []byte) string {
 		return strconv.FormatInt(int64(le.Uint64(b)), 10)
 	case plan.Uint64:
 		return strconv.FormatUint(le.Uint64(b), 10)
-	case plan.String:
+	case plan.String, plan.Reference: // a reference's plan value is its target's path
 		if i := bytes.IndexByte(b, 0); i >= 0 {
 			b = b[:i]
 		}
@@ -304,7 +367,13 @@ func scalar(t plan.Type, b []byte) string {
 }
 
 // numeric reports an integer or floating-point type (a fill value derive keeps).
-func numeric(t plan.Type) bool { return t.Class != plan.String && t.Class != plan.Compound }
+func numeric(t plan.Type) bool {
+	switch t.Class {
+	case plan.Float32, plan.Float64, plan.Int8, plan.Uint8, plan.Int16, plan.Uint16, plan.Int32, plan.Uint32, plan.Int64, plan.Uint64:
+		return t.Enum == nil
+	}
+	return false
+}
 
 // fillText renders a fill value read as a double in the dataset's type.
 func fillText(t plan.Type, v float64) string {

@@ -108,6 +108,7 @@ type names struct {
 type namedType struct {
 	name string
 	t    plan.Type
+	decl *desc.Compound // the declaration when compound() cannot write it (offsets, enum, ...)
 }
 
 func newBuilder(o Options, n *names) *builder {
@@ -199,6 +200,10 @@ func (b *builder) build(files []*File) *desc.Description {
 	d.Compute = desc.V("0s")
 	d.NoteAt("compute").Line = "the compute time after each step: not in a file"
 	for _, t := range b.types {
+		if t.decl != nil {
+			d.Types = append(d.Types, t.decl)
+			continue
+		}
 		d.Types = append(d.Types, compound(t.name, t.t))
 	}
 	return d
@@ -558,6 +563,11 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	}
 	path := join(parent, name)
 	i := x.Info
+	standIn := x.StandIn
+	if i.Type.Class == plan.Reference { // descriptions have reference attributes only
+		standIn = fmt.Sprintf("%s of %d bytes", map[bool]string{false: "an object reference", true: "a dataset region reference"}[i.Type.Region], i.Type.Size)
+		i.Type = standInType(i.Type.Size)
+	}
 	ds := &desc.Dataset{Name: name, Type: desc.V(b.typeName(i.Type, x.Name))}
 	shape, decomp := b.shape(i.Shape, i.MaxShape, x.Name)
 	ds.Shape = desc.Vs(shape...)
@@ -592,7 +602,7 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	}
 	if i.FillUndefined {
 		ds.Fill = desc.V("undefined")
-	} else if x.Creation.FillSet && numeric(i.Type) && x.StandIn == "" {
+	} else if x.Creation.FillSet && numeric(i.Type) && standIn == "" {
 		ds.Fill = desc.V(fillText(i.Type, x.Creation.Fill))
 	}
 	switch {
@@ -624,8 +634,8 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	case decomp == "rank0" && len(i.Shape) > 0:
 		b.d.NoteAt(path).Line = "dim 0 does not divide over the ranks: rank 0 writes it"
 	}
-	if x.StandIn != "" {
-		b.d.Comment(path, fmt.Sprintf("not expressed: the file's datatype is %s, which descriptions cannot say yet: %s stands in (same size)", x.StandIn, ds.Type.Text))
+	if standIn != "" {
+		b.d.Comment(path, fmt.Sprintf("not expressed: the file's datatype is %s, which descriptions cannot say yet: %s stands in (same size)", standIn, ds.Type.Text))
 	}
 	if x.Virtual {
 		b.d.Comment(path, "not expressed: a virtual dataset (H5Pset_virtual), which descriptions cannot say yet: a contiguous one of its extent stands in")

@@ -186,3 +186,26 @@ func TestWriteEmptyAndSharedLists(t *testing.T) {
 		t.Errorf("the shared list is not one parameter:\n%s", text)
 	}
 }
+
+// TestWriteMoreTypes: enum, array and opaque datasets are declared under types in their
+// own forms, a compound whose offsets are not C's names each member's offset and its
+// size, a reference attribute keeps its target's path as ref, and a dataset of region
+// references gets a stand-in of its size with a note.
+func TestWriteMoreTypes(t *testing.T) {
+	phase := plan.EnumOf(plan.I8, plan.EnumValue{Name: "SOLID", Value: 0}, plan.EnumValue{Name: "LIQUID", Value: 1}, plan.EnumValue{Name: "GAS", Value: 2})
+	padded := plan.Struct("", 24, plan.Field("b", 12, plan.I32), plan.Field("a", 0, plan.F64))
+	regions := ds("regions", plan.RefOf(12, true), 2)
+	target := []byte("/fields/rho")
+	root := &Group{Name: "/", Path: "/", Datasets: []*Dataset{ds("state", phase, 8), ds("velocity", plan.ArrayOf(plan.F64, 3), 8),
+		ds("blob", plan.OpaqueOf(4, "corpus blob"), 8), ds("particles", padded, 8), regions},
+		Attrs: []plan.AttributeSpec{{Name: "main_field", Type: plan.RefOf(len(target), false), Value: target}}}
+	text := render(t, []*File{{Path: "features.h5", Root: root}}, 2)
+	wantLines(t, text,
+		"state_t: {enum: {SOLID: 0, LIQUID: 1, GAS: 2}, base: i8}",
+		"velocity_t: {array: f64, dims: [3]}",
+		"blob_t: {opaque: 4, tag: corpus blob}",
+		"b: i32@12", "a: f64@0", "size: 24",
+		"state: {type: state_t, shape: [n_state * nranks]}",
+		"main_field: {type: ref, value: /fields/rho}",
+		"# not expressed: the file's datatype is a dataset region reference of 12 bytes, which descriptions cannot say yet: str12 stands in (same size)")
+}
