@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
