@@ -49,6 +49,9 @@ const (
 	// (H5Lcreate_external). It comes after SelectFile so that the kinds before it keep
 	// their numbers; the census counts it apart, by link kind.
 	CreateLink
+	// Scale makes the dataset at Path a dimension scale or attaches one to a dimension of
+	// it, as Op.Scale says (scale.go: H5DSset_scale, H5DSattach_scale).
+	Scale
 )
 
 // LinkKind is the kind of a link a CreateLink operation creates.
@@ -200,6 +203,13 @@ type FileSpec struct {
 	// MPIIO_HINTS), and HDF5's MPI-IO driver passes the object at every set_view too. The
 	// native and mpiio layouts honour it.
 	Hints bool
+	// LinkOrder and AttrOrder track and index the creation order of the root group's
+	// links and attributes (H5Pset_link_creation_order, H5Pset_attr_creation_order on the
+	// file creation list: OrderTracked, OrderIndexed); 0: untracked.
+	LinkOrder, AttrOrder int
+	// Info are the file's own MPI-IO hints (a description's files.ID.hints), passed in
+	// its MPI-IO opens' MPI_Info beneath the session's hints, which win key by key.
+	Info map[string]string
 	// UniqueOpen adds MPI_MODE_UNIQUE_OPEN to the mpiio layout's opens (IOR's MPIIO_Open).
 	UniqueOpen bool
 	// Complete says that the program's transfers write every byte of the datasets the file
@@ -298,6 +308,9 @@ type DatasetSpec struct {
 	// only (under 64 KiB), never chunked or filtered; ph5concat creates its zero-size
 	// datasets so.
 	Compact bool
+	// AttrOrder tracks (OrderTracked) and indexes (OrderIndexed) the creation order of
+	// the dataset's attributes (H5Pset_attr_creation_order); 0: HDF5's default, untracked.
+	AttrOrder int
 	// FillUndefined leaves the fill value undefined (H5Pset_fill_value with a NULL value),
 	// as E3SM-IO's HDF5 driver creates its datasets; otherwise HDF5 stores its default
 	// (zero) fill value.
@@ -476,6 +489,10 @@ type Op struct {
 	Baton *Baton
 	// Link is what a CreateLink creates.
 	Link *LinkSpec
+	// Scale is what a Scale operation does.
+	Scale *ScaleSpec
+	// Group, on a CreateGroup, is the group's creation properties (nil: the defaults).
+	Group *GroupSpec
 }
 
 // Baton is one hand-off of a serial group's baton: ranks that must take turns on a file
@@ -562,6 +579,9 @@ func (o Op) String() string {
 		}
 		b.WriteString(l.Target)
 	}
+	if o.Scale != nil {
+		b.WriteString(" " + o.Scale.String())
+	}
 	if a := o.Attribute; a != nil {
 		fmt.Fprintf(&b, " @%s type=%s shape=%v", a.Name, a.Type, a.Shape)
 	}
@@ -646,6 +666,10 @@ func (o *Op) validate() error {
 		}
 		if o.Link.Kind == HardLink && !strings.HasPrefix(o.Link.Target, "/") {
 			return fmt.Errorf("hard link target %q is not an absolute path", o.Link.Target)
+		}
+	case Scale:
+		if err := o.Scale.validate(); err != nil {
+			return err
 		}
 	case WaitBaton, PassBaton:
 		if o.Baton == nil || o.Baton.Peer < 0 || o.Baton.Tag < 0 {

@@ -15,7 +15,7 @@ func setExtraDCPL(dcpl C.hid_t, d *plan.DatasetSpec, op string) error {
 	if d.Compact && C.H5Pset_layout(dcpl, C.H5D_COMPACT) < 0 {
 		return stackError("H5Pset_layout(H5D_COMPACT) for " + op)
 	}
-	return nil
+	return setOrder(op, dcpl, 0, d.AttrOrder, false)
 }
 
 // readExtraDCPL fills the Info fields setExtraDCPL sets: the ALLOC fill time and the

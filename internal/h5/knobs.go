@@ -177,12 +177,16 @@ var fileSpaceStrategies = map[string]C.H5F_fspace_strategy_t{
 // the tuning sets the file space strategy or page size. The caller closes any other list.
 func fileCreation(op string, a Access) (C.hid_t, error) {
 	t := a.Tuning
-	if t.FileSpaceStrategy == "" && t.FileSpacePageSize == 0 {
+	if t.FileSpaceStrategy == "" && t.FileSpacePageSize == 0 && a.LinkOrder == 0 && a.AttrOrder == 0 {
 		return C.H5P_DEFAULT, nil
 	}
 	fcpl := C.H5Pcreate(C.h5k_fcpl_class())
 	if fcpl < 0 {
 		return -1, stackError("H5Pcreate(H5P_FILE_CREATE) for " + op)
+	}
+	if err := setOrder(op, fcpl, a.LinkOrder, a.AttrOrder, true); err != nil {
+		C.H5Pclose(fcpl)
+		return -1, err
 	}
 	if t.FileSpaceStrategy != "" {
 		s, ok := fileSpaceStrategies[t.FileSpaceStrategy]

@@ -103,6 +103,9 @@ type sim struct {
 	writes    map[string]map[string][]int      // file path → dataset path → steps written (extend slabs)
 	specs     map[string]map[string]*dsSpec    // file path → dataset path → spec of its writes
 	lastWrite map[string]int                   // file id → last step written (-1: never)
+	lastPath  map[string]string                // file id → the path of its last write
+	fired     map[string][]bool                // counter → the steps a write of its files runs at (families.go)
+	scaled    map[string]*scaleState           // file path → its dimension scales (scales.go)
 	limit     int                              // steps replayed before the end actions
 	steps     int                              // the write phase's steps on this rank count
 	firstUse  map[string]int                   // file id → first step an action opened it
@@ -148,7 +151,7 @@ func (e *engine) newSim(env patterns.Env) (*sim, error) {
 		dir = "."
 	}
 	return &sim{e: e, env: env, sc: sc, dir: dir, open: map[string]*instance{}, existing: map[string]bool{},
-		lastWrite: map[string]int{}, firstUse: map[string]int{}, linked: map[string]map[string]bool{}, pending: map[string]map[string]*desc.Link{}, limit: steps, steps: steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
+		lastWrite: map[string]int{}, lastPath: map[string]string{}, firstUse: map[string]int{}, linked: map[string]map[string]bool{}, pending: map[string]map[string]*desc.Link{}, limit: steps, steps: steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
 }
 
 // fires reports whether action a runs at step (at: step).
@@ -193,8 +196,12 @@ func (e *engine) file(v desc.Value) (*desc.File, error) {
 	return nil, errAt(v, "no such file", strings.Join(ids, ", "))
 }
 
-// filePath evaluates a file's name at the scope's step for this rank.
-func (s *sim) filePath(f *desc.File) (string, error) {
+// filePath evaluates a file's name at the scope's step for this rank, its family's count
+// at occasion occ (the step; s.limit or more: the end actions) set first (families.go).
+func (s *sim) filePath(f *desc.File, occ int) (string, error) {
+	if err := s.setCount(f, occ); err != nil {
+		return "", err
+	}
 	name, err := s.sc.Text(f.Name)
 	if err != nil {
 		return "", err
@@ -264,6 +271,9 @@ func (s *sim) run() error {
 	if err := s.unreferenced(); err != nil {
 		return err
 	}
+	if err := s.unscaled(); err != nil {
+		return err
+	}
 	return s.unlinked()
 }
 
@@ -278,7 +288,7 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 		return nil
 	}
 	s.sc.SetStep(step)
-	path, err := s.filePath(f)
+	path, err := s.filePath(f, s.occasion(step))
 	if err != nil {
 		return err
 	}
@@ -315,7 +325,7 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 		if err := s.writeContent(in, a, step, coll); err != nil {
 			return err
 		}
-		s.lastWrite[f.ID] = step
+		s.lastWrite[f.ID], s.lastPath[f.ID] = step, path
 	case "read":
 		readOnly := in == nil
 		if readOnly {
@@ -408,7 +418,7 @@ func (s *sim) nextUse(f *desc.File, idx, step int) (string, int, bool, error) {
 		return "", 0, false, nil
 	}
 	s.sc.SetStep(min(bestStep, max(s.steps-1, 0)))
-	p, err := s.filePath(f)
+	p, err := s.filePath(f, bestStep)
 	if s.cur == &s.end {
 		bestStep = step // end actions all run at the last step
 	}
@@ -423,6 +433,8 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 	fs := sh.spec()
 	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite, fs.MakeDirs = readOnly, collMeta && par, collMeta && par, !readOnly
 	fs.LibverLatest = strings.EqualFold(f.Libver.Text, "latest")
+	fs.Info = fileHints(f, par)
+	fs.LinkOrder, fs.AttrOrder = orderFlags(f.CreationOrder.Links), orderFlags(f.CreationOrder.Attributes)
 	kind := plan.CreateFile
 	if readOnly || s.existing[path] || strings.EqualFold(f.Mode.Text, "append") {
 		kind = plan.OpenFile
@@ -441,6 +453,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 		s.linked[path] = map[string]bool{}
 		s.writes[path] = map[string][]int{}
 		s.specs[path] = map[string]*dsSpec{}
+		delete(s.scaled, path)
 	}
 	s.existing[path] = true
 	s.open[f.ID] = in
@@ -572,14 +585,14 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		if h.perCall { // created and closed; datasets are opened by path
 			if !created[g.path] {
 				created[g.path] = true
-				if err := s.createHeld(in, h, plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step}, g.g.Attributes); err != nil {
+				if err := s.createHeld(in, h, plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step, Group: groupSpec(&g.g.Content)}, g.g.Attributes); err != nil {
 					return err
 				}
 			}
 			continue
 		}
 		if !created[g.path] {
-			s.cur.Add(plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step})
+			s.cur.Add(plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step, Group: groupSpec(&g.g.Content)})
 			created[g.path] = true
 			if err := s.attributes(in, g.path, g.g.Attributes, step); err != nil {
 				return err
@@ -698,6 +711,9 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		return err
 	}
 	if err := s.refAttributes(in, step, dsOpen, opened); err != nil {
+		return err
+	}
+	if err := s.scales(in, step); err != nil {
 		return err
 	}
 	for i := len(dsOpen) - 1; i >= 0; i-- {

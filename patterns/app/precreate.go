@@ -42,7 +42,8 @@ func (s *sim) createByRank0(f *desc.File, path string, sh sharing, step int) (*i
 		return nil, err
 	}
 	if pre.emit {
-		fs := &plan.FileSpec{MakeDirs: true, SharedLater: true, LibverLatest: strings.EqualFold(f.Libver.Text, "latest")}
+		fs := &plan.FileSpec{MakeDirs: true, SharedLater: true, LibverLatest: strings.EqualFold(f.Libver.Text, "latest"),
+			LinkOrder: orderFlags(f.CreationOrder.Links), AttrOrder: orderFlags(f.CreationOrder.Attributes)}
 		s.cur.Add(plan.Op{Kind: plan.CreateFile, Path: path, Step: step, File: fs})
 	}
 	if err := pre.content(&f.Content, "/", f.Attributes); err != nil {
@@ -131,7 +132,7 @@ func (c *serialCreation) content(ct *desc.Content, owner string, attrs []*desc.A
 		}
 		gp := joinPath(owner, name)
 		if c.emit {
-			s.cur.Add(plan.Op{Kind: plan.CreateGroup, Path: gp, Step: c.step})
+			s.cur.Add(plan.Op{Kind: plan.CreateGroup, Path: gp, Step: c.step, Group: groupSpec(&g.Content)})
 		}
 		if err := c.content(&g.Content, gp, g.Attributes); err != nil {
 			return err

@@ -288,7 +288,10 @@ func (e *engine) readBack(a *desc.Action, env patterns.Env, sc *desc.Scope, f *d
 		return plan.Plan{}, errAt(fv, "file %s is never written", "a restart read of a file the timeline writes", f.ID)
 	}
 	w.sc.SetStep(step)
-	path, err := w.filePath(f)
+	path, err := w.filePath(f, step)
+	if !a.Step.Set { // the last write's file: an end action's too (its family's count)
+		path, err = w.lastPath[f.ID], nil
+	}
 	if err != nil {
 		return plan.Plan{}, err
 	}
@@ -313,6 +316,7 @@ func (e *engine) readBack(a *desc.Action, env patterns.Env, sc *desc.Scope, f *d
 	fs := sharing{par: par, group: readGroup}.spec()
 	cm := par && collMetadata(f, true)
 	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite = true, cm, cm
+	fs.Info = fileHints(f, par)
 	pl.Add(plan.Op{Kind: plan.OpenFile, Path: path, Collective: par, Step: step, File: fs})
 	if err := r.readContent(in, a, step, coll && par); err != nil {
 		return pl, err

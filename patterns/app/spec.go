@@ -192,6 +192,7 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 			c.FillValue = b
 		}
 	}
+	c.AttrOrder = orderFlags(ds.CreationOrder)
 	if ds.FillTime.Set { // the schema allows plan's names only
 		c.Tuning.FillTime, _ = plan.ParseFillTime(strings.ToLower(ds.FillTime.Text))
 	}

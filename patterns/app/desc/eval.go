@@ -16,7 +16,7 @@ import (
 )
 
 // The variables every expression may use besides the parameters.
-var builtinVars = []string{"nranks", "rank", "step", "i"}
+var builtinVars = []string{"nranks", "rank", "step", "i", "count"}
 
 var (
 	sizeRe     = regexp.MustCompile(`^[0-9]+\s*[KMGTPkmgtp](i|iB|B)?$`)
@@ -79,7 +79,7 @@ type Scope struct {
 // Scope builds the evaluation scope of rank of nranks; parameters that are expressions are
 // evaluated in order (a parameter may use the ones above it).
 func (d *Description) Scope(nranks, rank int) (*Scope, error) {
-	s := &Scope{d: d, vars: map[string]any{"nranks": nranks, "rank": rank, "step": 0, "i": 0}}
+	s := &Scope{d: d, vars: map[string]any{"nranks": nranks, "rank": rank, "step": 0, "i": 0, "count": 0}}
 	if d.progs == nil { // a Description not made by Parse
 		d.progs = newPrograms()
 	}
@@ -189,7 +189,7 @@ func (s *Scope) allowedVars() string {
 	if names := s.paramNames(); len(names) > 0 {
 		params = "the parameters " + strings.Join(names, ", ") + ", "
 	}
-	return "numbers (sizes 8Mi, durations 1.5s), " + params + "nranks, rank, step, and expr-lang operators and functions (div(a, b) and cdiv(a, b) divide integers)"
+	return "numbers (sizes 8Mi, durations 1.5s), " + params + "nranks, rank, step, count (a file family's number), and expr-lang operators and functions (div(a, b) and cdiv(a, b) divide integers)"
 }
 
 func (s *Scope) paramNames() []string {

@@ -166,7 +166,7 @@ func (d *Description) expand() error {
 // clone copies a content for another group of a list key: each group gets datasets of its
 // own (like: resolves per dataset), attributes and links are read only and shared.
 func (c Content) clone() Content {
-	out := Content{Attributes: c.Attributes, Links: c.Links}
+	out := Content{Attributes: c.Attributes, Links: c.Links, CreationOrder: c.CreationOrder}
 	for _, ds := range c.Datasets {
 		cp := *ds
 		cp.set = maps.Clone(ds.set)

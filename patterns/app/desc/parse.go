@@ -440,12 +440,7 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			d.Params = append(d.Params, Param{Name: k.Value, Pos: p.pos(k), Value: v, IsList: resolve(vals[i]).Kind == yaml.SequenceNode})
 		}
 	}
-	if n := top.vals["hints"]; n != nil && n.Kind == yaml.MappingNode {
-		keys, vals := pairs(n)
-		for i, k := range keys {
-			d.Hints = append(d.Hints, Param{Name: k.Value, Pos: p.pos(k), Value: p.scalar(vals[i], "hints."+k.Value)})
-		}
-	}
+	d.Hints = p.hints(top.vals["hints"], "hints")
 	if n := top.vals["types"]; n != nil && n.Kind == yaml.MappingNode {
 		keys, vals := pairs(n)
 		for i, k := range keys {
@@ -464,7 +459,8 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			x := p.mapOf(vals[i], path)
 			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs), Writer: x.value("writer", fs),
 				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs),
-				Libver: x.value("libver", fs), Handles: p.handles(x.vals["handles"], path+".handles")}
+				Libver: x.value("libver", fs), Counter: x.value("counter", fs), Hints: p.hints(x.vals["hints"], path+".hints"),
+				Handles: p.handles(x.vals["handles"], path+".handles")}
 			cr, cerr := p.create(x.vals["create"], path+".create", f)
 			if cerr != nil {
 				return cerr
@@ -537,6 +533,10 @@ func (p *parser) content(n *yaml.Node, path string) (Content, error) {
 	var c Content
 	x := p.mapOf(resolve(n), path)
 	c.Attributes = p.attributes(x.vals["attributes"], join(path, "attributes"))
+	var err error
+	if c.CreationOrder, err = p.creationOrder(x.vals["creation_order"], join(path, "creation_order")); err != nil {
+		return c, err
+	}
 	if g := x.vals["groups"]; g != nil && g.Kind == yaml.MappingNode {
 		keys, vals := pairs(g)
 		for i, k := range keys {
@@ -686,6 +686,8 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	mx := p.mapOf(x.vals["memory"], join(path, "memory"))
 	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode), Ghost: mx.value("ghost", memNode)}
 	d.Independent = x.value("independent", s)
+	d.Scale, d.Dims = x.value("scale", s), x.list("dims")
+	d.CreationOrder = x.value("creation_order", s)
 	return d, nil
 }
 

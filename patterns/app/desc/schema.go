@@ -22,7 +22,8 @@ const (
 	Named
 	// List is a sequence of Node.Elem.
 	List
-	// Expr is a number or an expression over the parameters, nranks, rank and step
+	// Expr is a number or an expression over the parameters, nranks, rank, step and
+	// count (a file family's number, families.go)
 	// (expr-lang syntax); sizes take units (8Mi, 16MiB), durations take units (1.5s).
 	Expr
 	// Template is a string in which ${EXPR} and ${EXPR:FMT} (FMT a printf verb such as 04d)
@@ -164,6 +165,9 @@ var (
 			decompNode,
 			memNode,
 			independentNode,
+			scaleNode,
+			dimsNode,
+			dsOrderNode,
 			attrNode,
 		}}}
 )
@@ -185,8 +189,8 @@ func init() {
 	// A group holds what a file holds.
 	g := &Node{Key: "groups", Kind: Named, Help: "groups by name (a template: Timestep_${step} makes one group per step written); a name \"${list}\" or a YAML list as the key makes one group per name, each with the same content",
 		Example: `groups: {fields: {datasets: {...}}, [velocity, force]: {datasets: {value: {type: f64, shape: [n]}}}}`}
-	g.Elem = &Node{Kind: Map, Fields: []*Node{attrNode, datasetNode, g, linkNode}}
-	fileNode.Elem.Fields = append(fileNode.Elem.Fields, attrNode, datasetNode, g, linkNode)
+	g.Elem = &Node{Kind: Map, Fields: []*Node{attrNode, datasetNode, g, linkNode, orderNode}}
+	fileNode.Elem.Fields = append(fileNode.Elem.Fields, attrNode, datasetNode, g, linkNode, orderNode)
 }
 
 var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application writes, by an id that actions name",
@@ -201,6 +205,8 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 		{Key: "reopen", Kind: Expr, Default: "false", Help: "close the file after each step's actions on it and open it again at its next step (codes that open their history file for each output); restart reads: open and close it at every read, not once for consecutive reads of it"},
 		{Key: "collective_metadata", Kind: Enum, Allowed: []string{"false", "true", "read"}, Default: "false", Help: "collective metadata reads and writes (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write): true on every open of the file, read on its opens for reading only (restart reads, and reads when no write holds it open: a reader program setting them where the writer did not, as BD-CATS reads VPIC's file); an open for reading asks for them on its group and dataset opens too", Example: "collective_metadata: read"},
 		{Key: "libver", Kind: Enum, Allowed: []string{"default", "latest"}, Default: "default", Help: "library version bounds: latest sets LATEST/LATEST (H5Pset_libver_bounds: the newest object formats, as E3SM-IO's files have); default leaves HDF5's"},
+		counterNode,
+		fileHintsNode,
 		handlesNode,
 		createNode,
 	}}}

@@ -130,7 +130,13 @@ type File struct {
 	Reopen             Value
 	CollectiveMetadata Value
 	Libver             Value
-	Handles            Handles
+	// Counter names the numbering the variable count follows in this file's expressions
+	// (families.go): files naming one counter share it; unset, the file's own id.
+	Counter Value
+	// Hints are the file's own MPI-IO hints (its file access list's MPI_Info), besides
+	// the description-wide Hints.
+	Hints   []Param
+	Handles Handles
 	// Create says who creates the file (create.go).
 	Create Create
 	Content
@@ -142,6 +148,8 @@ type Content struct {
 	Groups     []*Group
 	Datasets   []*Dataset
 	Links      []*Link
+	// CreationOrder is the group's links' and attributes' (order.go).
+	CreationOrder CreationOrder
 }
 
 // Link is a link in a group (or the file's root group): its name is a template, as a
@@ -210,7 +218,13 @@ type Dataset struct {
 	Memory     Memory
 	// Independent makes the dataset's transfers independent in a collective action.
 	Independent Value
-	Attributes  []*Attribute
+	// Scale makes the dataset a dimension scale of that name (scales.go); Dims lists the
+	// scales attached to each dimension.
+	Scale Value
+	Dims  []Value
+	// CreationOrder is its attributes' creation order (order.go).
+	CreationOrder Value
+	Attributes    []*Attribute
 	// set records which keys the user wrote (like: copies the others).
 	set map[string]bool
 }

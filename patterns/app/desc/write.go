@@ -189,13 +189,7 @@ func (wr *writer) description() *yaml.Node {
 	m.value("steps", d.Steps)
 	m.value("ranks", d.Ranks)
 	m.value("compute", d.Compute)
-	if len(d.Hints) > 0 {
-		h := wr.mapping("hints")
-		for _, pa := range d.Hints {
-			h.add(pa.Name, scalarOrList(pa.Value))
-		}
-		m.add("hints", h.node(false))
-	}
+	m.add("hints", wr.hints(d.Hints, "hints"))
 	if len(d.Types) > 0 {
 		t := wr.mapping("types")
 		for _, c := range d.Types {
@@ -229,6 +223,8 @@ func (wr *writer) file(f *File, path string) *yaml.Node {
 	m.value("reopen", f.Reopen)
 	m.value("collective_metadata", f.CollectiveMetadata)
 	m.value("libver", f.Libver)
+	m.value("counter", f.Counter)
+	m.add("hints", wr.hints(f.Hints, join(path, "hints")))
 	m.add("handles", wr.handles(f.Handles, join(path, "handles")))
 	m.add("create", wr.create(f.Create, join(path, "create")))
 	wr.content(m, &f.Content)
@@ -284,6 +280,7 @@ func (wr *writer) content(m *mapping, c *Content) {
 		}
 		m.add("links", ls.node(false))
 	}
+	m.add("creation_order", wr.creationOrder(c.CreationOrder, join(m.path, "creation_order")))
 }
 
 // link writes a link as a map naming its kind ({hard: PATH}, {soft: PATH}, {external:
@@ -353,6 +350,9 @@ func (wr *writer) dataset(ds *Dataset, path string) *yaml.Node {
 	m.add("decompose", wr.decompose(ds.Decompose, join(path, "decompose")))
 	m.add("memory", wr.memory(ds.Memory, join(path, "memory")))
 	m.value("independent", ds.Independent)
+	m.value("scale", ds.Scale)
+	m.list("dims", ds.Dims, false)
+	m.value("creation_order", ds.CreationOrder)
 	if len(ds.Attributes) > 0 {
 		m.add("attributes", wr.attributes(ds.Attributes, join(path, "attributes")))
 	}

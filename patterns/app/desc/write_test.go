@@ -169,6 +169,11 @@ func (g *gen) file(id string) *File {
 		Reopen: g.opt(g.v), CollectiveMetadata: g.opt(func() Value { return g.pick("false", "true", "read") }),
 		Libver: g.opt(func() Value { return g.pick("default", "latest") }), Writer: g.opt(func() Value { return g.pick("all", "rank0") })}
 	g.note(path + ".name")
+	f.Counter = g.opt(func() Value { return g.pick("f0", "plots", id) })
+	for i := range g.r.Intn(3) {
+		f.Hints = append(f.Hints, Param{Name: fmt.Sprintf("cb_%d", i), Value: g.v()})
+		g.note(path + ".hints." + f.Hints[i].Name)
+	}
 	f.Handles = Handles{Hold: g.opt(func() Value { return g.pick("action", "call", "file") }), Attributes: g.opt(func() Value { return g.pick("object", "reopen") }),
 		OpenParents: g.opt(g.bool), Sequence: g.opt(func() Value { return g.pick("by_object", "by_call", "by_group", "depth_first") }),
 		Close: g.opt(func() Value { return g.pick("auto", "forward", "reverse") })}
@@ -200,6 +205,13 @@ func (g *gen) content(path string, depth int) Content {
 			g.note(gp)
 			c.Groups = append(c.Groups, &Group{Name: V(name), Content: g.content(gp, depth-1)}) // often empty
 		}
+	}
+	switch g.r.Intn(3) {
+	case 0:
+		o := g.pick(OrderNames...)
+		c.CreationOrder = CreationOrder{Links: o, Attributes: o}
+	case 1:
+		c.CreationOrder = CreationOrder{Links: g.opt(func() Value { return g.pick(OrderNames...) }), Attributes: g.opt(func() Value { return g.pick(OrderNames...) })}
 	}
 	for i := range g.r.Intn(3) {
 		l := &Link{Name: Vf("l%d", i)}
@@ -271,6 +283,20 @@ func (g *gen) dataset(name, path string) *Dataset {
 	ds.Memory = Memory{Type: g.opt(g.v), Struct: g.opt(g.v), Ghost: g.opt(g.v)}
 	if g.r.Intn(4) == 0 {
 		ds.Memory.Ghost = VList("2", "2", "0")
+	}
+	ds.CreationOrder = g.opt(func() Value { return g.pick(OrderNames...) })
+	ds.Scale = g.opt(func() Value {
+		return g.pick("x", "", "This is a netCDF dimension but not a netCDF variable.         4")
+	})
+	for range g.r.Intn(3) {
+		switch g.r.Intn(3) {
+		case 0:
+			ds.Dims = append(ds.Dims, g.v())
+		case 1:
+			ds.Dims = append(ds.Dims, V(""))
+		default:
+			ds.Dims = append(ds.Dims, VList("x", "/g/y"))
+		}
 	}
 	ds.Attributes = g.attributes(join(path, "attributes"))
 	return ds

@@ -95,6 +95,10 @@ func CheckLifecycle(ph patterns.Phase, plans []plan.Plan, rules Lifecycle) error
 				if _, ok := open[op.Path]; op.Path != "/" && !ok {
 					return fmt.Errorf("%s: object not open", where)
 				}
+			case plan.Scale: // by absolute paths from the file, as links
+				if file == "" {
+					return fmt.Errorf("%s: no open file", where)
+				}
 			case plan.CreateLink: // by absolute paths from the file: no object need be open
 				if file == "" {
 					return fmt.Errorf("%s: no open file", where)

@@ -123,6 +123,8 @@ func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 		return f.objs.Close(op.Path)
 	case plan.ExtendDataset:
 		return f.extend(op)
+	case plan.Scale:
+		return fmt.Errorf("log layout: dimension scale on %s: the log layout keeps no dimension scales (its datasets are anchors, not the objects a scale would name); run the native or subfiling-vfd layout", op.Path)
 	case plan.CreateLink:
 		// The log file holds anchors under escaped names and the data in logs: a link to
 		// an anchor would read back as no dataset, so the layout refuses rather than write
@@ -167,7 +169,7 @@ func (l *logLayout) open(op *plan.Op) (err error) {
 	}()
 	a := h5.Access{FileSpec: *op.File}
 	if op.File.Parallel {
-		a.Comm, a.Info = comm.Fortran(), l.env.MPIInfo
+		a.Comm, a.Info = comm.Fortran(), h5layout.Hints(l.env, op.File)
 	}
 	var id h5.ID
 	nlogs := 0

@@ -84,6 +84,9 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 		if op.File.Hints { // the session's hints, in an object even without any
 			o.Info, o.AlwaysInfo = l.env.MPIInfo, true
 		}
+		if len(op.File.Info) > 0 { // the file's own hints (a description's files.ID.hints)
+			o.Info = h5layout.Hints(l.env, op.File)
+		}
 		f, err := mpi.OpenFileWith(comm, op.Path, access, o)
 		if err != nil {
 			if own {

@@ -63,10 +63,10 @@ func (l *nativeLayout) access(fs *plan.FileSpec) (h5.Access, mpi.Comm, bool, err
 		if err != nil {
 			return a, c, false, err
 		}
-		a.Comm, a.Info = c.Fortran(), l.env.MPIInfo
+		a.Comm, a.Info = c.Fortran(), h5layout.Hints(l.env, fs)
 		return a, c, own, nil
 	case fs.SelfMPIIO: // the MPI-IO driver on this rank alone
-		a.Parallel, a.Comm, a.Info = true, mpi.Self().Fortran(), l.env.MPIInfo
+		a.Parallel, a.Comm, a.Info = true, mpi.Self().Fortran(), h5layout.Hints(l.env, fs)
 	}
 	return a, mpi.Comm{}, false, nil
 }
@@ -114,6 +114,8 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		return f.objs.Close(op.Path)
 	case plan.CreateLink: // by absolute paths from the file's identifier
 		return h5.CreateLink(f.id, op.Path, *op.Link)
+	case plan.Scale:
+		return l.scale(f, op)
 	case plan.ExtendDataset:
 		id, ok := f.objs.IDs[op.Path]
 		if !ok {

@@ -140,6 +140,8 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 		return f.openObject(op)
 	case plan.CloseGroup, plan.CloseDataset:
 		return f.objs.Close(op.Path)
+	case plan.Scale:
+		return fmt.Errorf("subfiling layout: dimension scale on %s: the master file's virtual datasets take no dimension scales here; run the native or subfiling-vfd layout", op.Path)
 	case plan.CreateLink:
 		// The subfile holds the group's part of each dataset; the links go in the master,
 		// after the virtual datasets they may name (buildMaster replays them in order).
@@ -313,7 +315,7 @@ func (l *subfilingLayout) create(op *plan.Op, reopen bool) (err error) {
 	}
 	a := h5.Access{FileSpec: *op.File}
 	if op.File.Parallel {
-		a.Comm, a.Info = f.group.Fortran(), l.env.MPIInfo
+		a.Comm, a.Info = f.group.Fortran(), h5layout.Hints(l.env, op.File)
 	}
 	if f.id, err = h5.CreateFile(subfileName(op.Path, f.gen, f.k, f.n), a); err != nil {
 		return err

@@ -54,6 +54,10 @@ func (o ObjTable) Open(file h5.ID, op *plan.Op) error {
 func openByKind(file h5.ID, op *plan.Op) (id h5.ID, err error) {
 	switch op.Kind {
 	case plan.CreateGroup:
+		if op.Group != nil { // creation order (a description's creation_order)
+			id, err = h5.CreateGroupWith(file, op.Path, *op.Group)
+			break
+		}
 		id, err = h5.CreateGroup(file, op.Path)
 	case plan.OpenGroup:
 		id, err = h5.OpenGroupColl(file, op.Path, op.CollMetadata)

@@ -3,6 +3,7 @@ package h5layout
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -44,6 +45,19 @@ func FileComm(env stack.Env, fs *plan.FileSpec) (c mpi.Comm, own bool, err error
 		return env.Comm, false, nil
 	}
 	return c, err == nil, err
+}
+
+// Hints are the MPI-IO hints a file of the plan is opened with: its own (FileSpec.Info),
+// then the session's (env.MPIInfo), which win key by key; the session's map itself when
+// the file has none of its own.
+func Hints(env stack.Env, fs *plan.FileSpec) map[string]string {
+	if len(fs.Info) == 0 {
+		return env.MPIInfo
+	}
+	m := make(map[string]string, len(fs.Info)+len(env.MPIInfo))
+	maps.Copy(m, fs.Info)
+	maps.Copy(m, env.MPIInfo)
+	return m
 }
 
 // MakeDirs creates the missing parent directories of a file op creates, when its plan

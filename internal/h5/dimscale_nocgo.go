@@ -1,0 +1,17 @@
+//go:build !cgo
+
+package h5
+
+import "github.com/h5proxy/h5proxy/plan"
+
+// SetScale returns ErrNoCgo in a build without cgo.
+func SetScale(ds ID, name string, named bool) error { return ErrNoCgo }
+
+// AttachScale returns ErrNoCgo in a build without cgo.
+func AttachScale(ds, sc ID, dim int) error { return ErrNoCgo }
+
+// CreateGroupWith returns ErrNoCgo in a build without cgo.
+func CreateGroupWith(loc ID, path string, g plan.GroupSpec) (ID, error) { return 0, ErrNoCgo }
+
+// CreationOrderOf returns ErrNoCgo in a build without cgo.
+func CreationOrderOf(obj ID) (links, attrs int, err error) { return 0, 0, ErrNoCgo }

@@ -1,0 +1,15 @@
+package plan
+
+// Creation order flags, HDF5's H5P_CRT_ORDER_TRACKED and H5P_CRT_ORDER_INDEXED: a group's
+// links or an object's attributes remember the order they were created in, and with an
+// index can be iterated in it (netCDF-4 sets both on every group it creates).
+const (
+	OrderTracked = 1
+	OrderIndexed = 2
+)
+
+// GroupSpec is a CreateGroup's group creation properties: the creation order of its links
+// and attributes (OrderTracked, OrderTracked|OrderIndexed; 0 untracked).
+type GroupSpec struct {
+	LinkOrder, AttrOrder int
+}
