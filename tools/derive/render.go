@@ -272,14 +272,8 @@ func (b *builder) unread(us []Unread, path string) {
 		switch {
 		case u.Size == 0:
 			b.d.Comment(path, fmt.Sprintf("not expressed: link %s, %s", u.Name, u.What))
-		case u.Name == "DIMENSION_LIST" && u.Refs != nil:
-			var dims []string
-			for i, r := range u.Refs {
-				if len(r) > 0 {
-					dims = append(dims, fmt.Sprintf("dim %d: %s", i, strings.Join(r, ", ")))
-				}
-			}
-			b.d.Comment(path, fmt.Sprintf("not expressed: dimension scales attached (H5DSattach_scale, attribute DIMENSION_LIST): %s; descriptions cannot say them yet", strings.Join(dims, "; ")))
+		case u.Name == "DIMENSION_LIST" && u.Refs != nil, u.Name == "REFERENCE_LIST":
+			// dims: says the first; the second is the scales' side of the same attachments
 		case dimScaleAttr(u.Name):
 			b.d.Comment(path, fmt.Sprintf("not expressed: attribute %s (%s, shape %v), written by H5DSattach_scale: dimension scales are not in descriptions yet", u.Name, u.What, u.Shape))
 		}

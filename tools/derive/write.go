@@ -640,9 +640,57 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	if x.Virtual {
 		b.d.Comment(path, "not expressed: a virtual dataset (H5Pset_virtual), which descriptions cannot say yet: a contiguous one of its extent stands in")
 	}
+	attrs := x.Attrs
+	if name, ok := scaleName(attrs); ok { // H5DSset_scale: its CLASS and NAME are scale's
+		ds.Scale = desc.V(name)
+		attrs = slices.DeleteFunc(slices.Clone(attrs), func(a plan.AttributeSpec) bool { return a.Name == "CLASS" || a.Name == "NAME" })
+	}
+	for _, u := range x.Unread {
+		if u.Name == "DIMENSION_LIST" && u.Refs != nil {
+			ds.Dims = scaleDims(u.Refs, len(i.Shape))
+		}
+	}
 	b.unread(x.Unread, path)
-	ds.Attributes = b.attrs(x.Attrs, x.Unread, path)
+	ds.Attributes = b.attrs(attrs, x.Unread, path)
 	return ds
+}
+
+// scaleName returns the name of a dimension scale (H5DSset_scale: a string attribute CLASS
+// "DIMENSION_SCALE" and, when named, NAME), ok false for a dataset that is none.
+func scaleName(as []plan.AttributeSpec) (string, bool) {
+	class, name := "", ""
+	for _, a := range as {
+		if a.Type.Class == plan.String && len(a.Shape) == 0 && !a.Type.NullPad && !a.Type.VarLen {
+			switch a.Name {
+			case "CLASS":
+				class = scalar(a.Type, a.Value)
+			case "NAME":
+				name = scalar(a.Type, a.Value)
+			}
+		}
+	}
+	return name, class == "DIMENSION_SCALE"
+}
+
+// scaleDims turns a DIMENSION_LIST's scales per dimension into dims entries: a path, a
+// list of paths, or "" for none.
+func scaleDims(refs [][]string, rank int) []desc.Value {
+	dims := make([]desc.Value, rank)
+	for j := range dims {
+		var r []string
+		if j < len(refs) {
+			r = refs[j]
+		}
+		switch len(r) {
+		case 0:
+			dims[j] = desc.V("")
+		case 1:
+			dims[j] = desc.V(r[0])
+		default:
+			dims[j] = desc.VList(r...)
+		}
+	}
+	return dims
 }
 
 // shape renders a dataset's extents: the slowest as PARAM * nranks when it divides over

@@ -209,3 +209,22 @@ func TestWriteMoreTypes(t *testing.T) {
 		"main_field: {type: ref, value: /fields/rho}",
 		"# not expressed: the file's datatype is a dataset region reference of 12 bytes, which descriptions cannot say yet: str12 stands in (same size)")
 }
+
+// TestWriteScales: a dataset H5DSset_scale marked (CLASS "DIMENSION_SCALE", NAME) is a
+// scale: NAME, its CLASS and NAME not written as attributes; a DIMENSION_LIST's scales are
+// dims, one entry per dimension ("" for none).
+func TestWriteScales(t *testing.T) {
+	str := func(name, v string) plan.AttributeSpec {
+		return plan.AttributeSpec{Name: name, Type: plan.Str(len(v) + 1), Value: append([]byte(v), 0)}
+	}
+	x := ds("x", plan.F64, 16)
+	x.Attrs = []plan.AttributeSpec{str("CLASS", "DIMENSION_SCALE"), str("NAME", "x"), str("units", "m")}
+	x.Unread = []Unread{{Name: "REFERENCE_LIST", What: "compound of 16 bytes", Size: 16, Shape: []uint64{1}}}
+	rho := ds("rho", plan.F64, 16, 16)
+	rho.Unread = []Unread{{Name: "DIMENSION_LIST", What: "variable-length sequence of 16 bytes", Size: 16, Shape: []uint64{2}, Refs: [][]string{nil, {"/x"}}}}
+	text := render(t, []*File{{Path: "s.h5", Root: &Group{Name: "/", Path: "/", Datasets: []*Dataset{x, rho}}}}, 1)
+	wantLines(t, text, "scale: x", "dims: ['', /x]", "units: {type: str2, value: m}")
+	if strings.Contains(text, "CLASS") || strings.Contains(text, "not expressed") {
+		t.Errorf("CLASS written or a scale's attribute noted:\n%s", text)
+	}
+}
