@@ -163,6 +163,27 @@ done:
 	if (a >= 0) H5Aclose(a);
 	return rc;
 }
+
+// h5p_crt_order reads the creation order flags of obj's creation list: its links' (a
+// group's; -1 for a dataset) and its attributes'.
+static int h5p_crt_order(hid_t obj, int *links, int *attrs) {
+	int ds = H5Iget_type(obj) == H5I_DATASET;
+	hid_t p = ds ? H5Dget_create_plist(obj) : H5Gget_create_plist(obj);
+	unsigned f = 0;
+	int rc = -1;
+	if (p < 0) return -1;
+	*links = -1;
+	if (!ds) {
+		if (H5Pget_link_creation_order(p, &f) < 0) goto out;
+		*links = (int)f;
+	}
+	if (H5Pget_attr_creation_order(p, &f) < 0) goto out;
+	*attrs = (int)f;
+	rc = 0;
+out:
+	H5Pclose(p);
+	return rc;
+}
 */
 import "C"
 
@@ -291,6 +312,33 @@ func ReferenceNames(loc ID, name string) (paths [][]string, ok bool, err error) 
 		paths[i] = append(paths[i], r[1])
 	}
 	return paths, true, nil
+}
+
+// CreationOrder reads whether the open group or dataset obj tracks, and indexes, the
+// creation order of its links (a group's) and attributes: "none", "tracked" or "indexed"
+// (H5Pget_link_creation_order, H5Pget_attr_creation_order); links is "" for a dataset.
+func CreationOrder(obj ID) (links, attrs string, err error) {
+	enter()
+	defer leave()
+	if err := checkID("CreationOrder", obj, C.H5I_GROUP, C.H5I_DATASET); err != nil {
+		return "", "", err
+	}
+	var l, a C.int
+	if C.h5p_crt_order(C.hid_t(obj), &l, &a) < 0 {
+		return "", "", stackError(fmt.Sprintf("creation order of object %d", obj))
+	}
+	name := func(f C.int) string {
+		switch {
+		case f < 0:
+			return ""
+		case f&C.H5P_CRT_ORDER_INDEXED != 0:
+			return "indexed"
+		case f&C.H5P_CRT_ORDER_TRACKED != 0:
+			return "tracked"
+		}
+		return "none"
+	}
+	return name(l), name(a), nil
 }
 
 func splitNul(s string) (string, string) {

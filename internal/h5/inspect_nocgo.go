@@ -10,3 +10,6 @@ func DatasetCreation(d ID) (Creation, error) { return Creation{}, ErrNoCgo }
 
 // ReferenceNames returns ErrNoCgo in a build without cgo.
 func ReferenceNames(loc ID, name string) ([][]string, bool, error) { return nil, false, ErrNoCgo }
+
+// CreationOrder returns ErrNoCgo in a build without cgo.
+func CreationOrder(obj ID) (string, string, error) { return "", "", ErrNoCgo }

@@ -36,6 +36,9 @@ type Group struct {
 	// Unread are what could not be read as the model holds it: attributes of a datatype
 	// the binding does not describe, links of a user-defined kind.
 	Unread []Unread
+	// LinkOrder and AttrOrder are the creation orders its links and attributes keep:
+	// none, tracked or indexed.
+	LinkOrder, AttrOrder string
 }
 
 // Link is a link beside the tree: Kind hard (Target the object's first path), soft
@@ -69,6 +72,8 @@ type Dataset struct {
 	StandIn string
 	// Virtual reports a virtual dataset (read as a contiguous one).
 	Virtual bool
+	// AttrOrder is the creation order its attributes keep: none, tracked or indexed.
+	AttrOrder string
 }
 
 // File is one input file: its path and root group.
@@ -176,6 +181,9 @@ func (r *reader) group(path, name string) (*Group, error) {
 		return nil, err
 	}
 	g := &Group{Name: name, Path: path}
+	if g.LinkOrder, g.AttrOrder, err = h5.CreationOrder(id); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	g.Attrs, g.Unread, err = attrsOf(id, path)
 	return g, err
 }
@@ -250,6 +258,9 @@ func (r *reader) dataset(path, name string) (*Dataset, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if d.Creation, err = h5.DatasetCreation(id); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, d.AttrOrder, err = h5.CreationOrder(id); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if _, virtual, err := h5.VirtualMappings(id); err == nil {

@@ -405,7 +405,7 @@ func sigGroup(b *strings.Builder, g *Group) {
 		fmt.Fprintf(b, "D%s%s", ds.Name, dsSig(ds))
 		sigAttrs(b, ds.Attrs)
 	}
-	fmt.Fprintf(b, "L%v U%v}", g.Links, g.Unread)
+	fmt.Fprintf(b, "L%v U%v O%s%s}", g.Links, g.Unread, g.LinkOrder, g.AttrOrder)
 }
 
 func sigAttrs(b *strings.Builder, as []plan.AttributeSpec) {
@@ -420,8 +420,8 @@ func sigAttrs(b *strings.Builder, as []plan.AttributeSpec) {
 
 func dsSig(ds *Dataset) string {
 	i := ds.Info
-	return fmt.Sprintf("%s%v%v%v%d%v%v%v%v%v|%v|%s|%v|%v", i.Type, i.Shape, i.MaxShape, i.Chunk, i.Deflate, i.Filters,
-		i.FillNever, i.FillUndefined, i.FillAlloc, i.Compact, ds.Creation, ds.StandIn, ds.Virtual, ds.Unread)
+	return fmt.Sprintf("%s%v%v%v%d%v%v%v%v%v|%v|%s|%v|%v|%s", i.Type, i.Shape, i.MaxShape, i.Chunk, i.Deflate, i.Filters,
+		i.FillNever, i.FillUndefined, i.FillAlloc, i.Compact, ds.Creation, ds.StandIn, ds.Virtual, ds.Unread, ds.AttrOrder)
 }
 
 var stepGroupRE = regexp.MustCompile(`^(.*?)(\d+)$`)
@@ -487,6 +487,7 @@ func (b *builder) foldSteps(root *Group) *Group {
 // content builds a group's (or a file's root group's) attributes, datasets, subgroups and
 // links at path (the key path of the file or group).
 func (b *builder) content(c *desc.Content, g *Group, path string) {
+	c.CreationOrder = desc.CreationOrder{Links: order(g.LinkOrder), Attributes: order(g.AttrOrder)}
 	b.unread(g.Unread, path)
 	c.Attributes = b.attrs(g.Attrs, g.Unread, path)
 	b.group = g.Name
@@ -510,6 +511,14 @@ func (b *builder) content(c *desc.Content, g *Group, path string) {
 		}
 		c.Links = append(c.Links, dl)
 	}
+}
+
+// order is a creation_order value: unset for none (HDF5's default).
+func order(o string) desc.Value {
+	if o == "" || o == "none" {
+		return desc.Value{}
+	}
+	return desc.V(o)
 }
 
 func join(path, key string) string {
@@ -652,6 +661,7 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	}
 	b.unread(x.Unread, path)
 	ds.Attributes = b.attrs(attrs, x.Unread, path)
+	ds.CreationOrder = order(x.AttrOrder)
 	return ds
 }
 

@@ -212,7 +212,7 @@ func TestWriteMoreTypes(t *testing.T) {
 
 // TestWriteScales: a dataset H5DSset_scale marked (CLASS "DIMENSION_SCALE", NAME) is a
 // scale: NAME, its CLASS and NAME not written as attributes; a DIMENSION_LIST's scales are
-// dims, one entry per dimension ("" for none).
+// dims, one entry per dimension ("" for none); creation orders other than none are kept.
 func TestWriteScales(t *testing.T) {
 	str := func(name, v string) plan.AttributeSpec {
 		return plan.AttributeSpec{Name: name, Type: plan.Str(len(v) + 1), Value: append([]byte(v), 0)}
@@ -222,8 +222,10 @@ func TestWriteScales(t *testing.T) {
 	x.Unread = []Unread{{Name: "REFERENCE_LIST", What: "compound of 16 bytes", Size: 16, Shape: []uint64{1}}}
 	rho := ds("rho", plan.F64, 16, 16)
 	rho.Unread = []Unread{{Name: "DIMENSION_LIST", What: "variable-length sequence of 16 bytes", Size: 16, Shape: []uint64{2}, Refs: [][]string{nil, {"/x"}}}}
-	text := render(t, []*File{{Path: "s.h5", Root: &Group{Name: "/", Path: "/", Datasets: []*Dataset{x, rho}}}}, 1)
-	wantLines(t, text, "scale: x", "dims: ['', /x]", "units: {type: str2, value: m}")
+	x.AttrOrder = "tracked"
+	root := &Group{Name: "/", Path: "/", Datasets: []*Dataset{x, rho}, LinkOrder: "indexed", AttrOrder: "indexed"}
+	text := render(t, []*File{{Path: "s.h5", Root: root}}, 1)
+	wantLines(t, text, "scale: x", "dims: ['', /x]", "    creation_order: indexed\n", "creation_order: tracked", "units: {type: str2, value: m}")
 	if strings.Contains(text, "CLASS") || strings.Contains(text, "not expressed") {
 		t.Errorf("CLASS written or a scale's attribute noted:\n%s", text)
 	}
