@@ -90,6 +90,7 @@ type builder struct {
 	steps   string
 	series  []desc.Param // parameters of a file series or per-step groups
 	named   *names       // the parameter names (second pass), nil in the first
+	serial  bool         // the file being built has a serial writer (writer: rank0)
 }
 
 // perRank is a per-rank extent parameter: its value and the dataset it was first seen on.
@@ -152,8 +153,9 @@ func (b *builder) build(files []*File) *desc.Description {
 		if u.every == 0 && b.steps == "" {
 			root = b.foldSteps(root)
 		}
+		b.serial = serialWriter(u.file.Root)
 		b.content(&f.Content, root, path)
-		if serialWriter(u.file.Root) {
+		if b.serial {
 			f.Writer = desc.V("rank0")
 			d.Guess(path+".writer", "the datasets' storage is allocated late or incrementally, which a file opened through MPI-IO never has (it allocates early): one process wrote it through a serial driver")
 		}
@@ -628,6 +630,8 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	switch {
 	case decomp == "rank0":
 		ds.Decompose.Kind = desc.V("rank0")
+	case b.serial:
+		// One rank writes the file: every dataset whole, no grid over the ranks.
 	case decomp == "grid" || decomp == "empty" && len(i.Shape) > 1:
 		// The ranks along dim 0, or along the first empty dimension (no rank writes an
 		// element of an empty dataset, and any count divides 0).

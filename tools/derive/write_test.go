@@ -230,3 +230,19 @@ func TestWriteScales(t *testing.T) {
 		t.Errorf("CLASS written or a scale's attribute noted:\n%s", text)
 	}
 }
+
+// TestWriteSerialWriter: a file whose datasets are all allocated late or incrementally
+// (no MPI-IO file's are) gets writer: rank0 with a guess, and its datasets no grid over
+// the ranks (one rank writes each whole).
+func TestWriteSerialWriter(t *testing.T) {
+	pos := ds("position", plan.F64, 8, 3)
+	pos.Info.Chunk = []uint64{1, 3}
+	pos.Creation.AllocTime = plan.AllocTimeIncr
+	box := ds("box", plan.F64, 8, 3)
+	box.Creation.AllocTime = plan.AllocTimeLate
+	text := render(t, []*File{{Path: "dump.h5", Root: &Group{Name: "/", Path: "/", Datasets: []*Dataset{pos, box}}}}, 2)
+	wantLines(t, text, "# guess: the datasets' storage is allocated late or incrementally", "writer: rank0", "alloc_time: incr", "alloc_time: late")
+	if strings.Contains(text, "grid") {
+		t.Errorf("a serial writer's dataset has a grid:\n%s", text)
+	}
+}
