@@ -283,9 +283,10 @@ func (r *reader) standIn(path string, d *Dataset) error {
 	return nil
 }
 
-// isUnsupported reports the binding's refusal of a datatype it does not describe.
+// isUnsupported reports the binding's refusal of a datatype it does not describe or
+// cannot read into a plan's buffer (a compound with a reference member: REFERENCE_LIST).
 func isUnsupported(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "unsupported datatype")
+	return err != nil && (strings.Contains(err.Error(), "unsupported datatype") || strings.Contains(err.Error(), "h5: datatype"))
 }
 
 // standInType is a type of size bytes the description format has: an unsigned integer of
