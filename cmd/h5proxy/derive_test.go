@@ -177,16 +177,7 @@ func TestDeriveSamples(t *testing.T) {
 			inputs := map[string]bool{}
 			for _, c := range apps.Pairs {
 				if c.Name() == s.name {
-					for _, f := range c.Data {
-						data, err := os.ReadFile(filepath.Join("..", "..", f))
-						if err != nil {
-							t.Fatal(err)
-						}
-						if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
-							t.Fatal(err)
-						}
-						inputs[filepath.Base(f)] = true
-					}
+					inputs = copyPairData(t, c, dir)
 				}
 			}
 			h5proxy(t, dir, append([]string{"run", "-np", "2", "-quiet", "app.yaml"}, s.args...)...).expect(t, 0, nil, nil)
