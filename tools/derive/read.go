@@ -101,6 +101,7 @@ type reader struct {
 	f     h5.ID
 	first map[uint64]string // object address -> the path the visit lists it under
 	tree  map[string]bool   // paths the visit lists
+	refs  []*plan.AttributeSpec
 }
 
 func readFile(path string) (_ *File, err error) {
@@ -145,7 +146,12 @@ func readFile(path string) (_ *File, err error) {
 		}
 		parent.Datasets = append(parent.Datasets, d)
 	}
-	// The links once every object's first path is known.
+	// References and links once every object's first path is known.
+	for _, a := range r.refs {
+		if err := r.firstPaths(a); err != nil {
+			return nil, err
+		}
+	}
 	var gs []*Group
 	for _, g := range groups {
 		gs = append(gs, g)
@@ -185,7 +191,42 @@ func (r *reader) group(path, name string) (*Group, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	g.Attrs, g.Unread, err = attrsOf(id, path)
+	r.noteRefs(g.Attrs)
 	return g, err
+}
+
+// noteRefs keeps the object reference attributes among as, whose targets firstPaths
+// names once the visit is done.
+func (r *reader) noteRefs(as []plan.AttributeSpec) {
+	for i := range as {
+		if as[i].Type.Class == plan.Reference && !as[i].Type.Region {
+			r.refs = append(r.refs, &as[i])
+		}
+	}
+}
+
+// firstPaths names each target of the reference attribute a by the path the visit lists
+// it under (H5Rget_name names one of its paths: another name of an object reached by a
+// hard link is the link, which a description makes after the object).
+func (r *reader) firstPaths(a *plan.AttributeSpec) error {
+	n := int(plan.Product(a.Shape))
+	paths := make([]string, n)
+	width := 1
+	for i := range paths {
+		p := scalar(a.Type, a.Value[i*a.Type.Size:(i+1)*a.Type.Size])
+		if f, err := r.firstPath(p); err != nil {
+			return err
+		} else if f != "" {
+			p = f
+		}
+		paths[i], width = p, max(width, len(p))
+	}
+	a.Type.Size = width
+	a.Value = make([]byte, n*width)
+	for i, p := range paths {
+		copy(a.Value[i*width:], p)
+	}
+	return nil
 }
 
 // links reads the links of g that are not its tree: a hard link to an object the visit
@@ -267,6 +308,7 @@ func (r *reader) dataset(path, name string) (*Dataset, error) {
 		d.Virtual = virtual
 	}
 	d.Attrs, d.Unread, err = attrsOf(id, path)
+	r.noteRefs(d.Attrs)
 	return d, err
 }
 
