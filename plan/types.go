@@ -53,6 +53,10 @@ type Type struct {
 	// UTF8 marks a String whose character set is UTF-8 (H5T_CSET_UTF8), not ASCII: the
 	// bytes are the same, HDF5 records the set and converts no string between the two.
 	UTF8 bool
+	// NullPad marks a fixed String padded with NULs to its size rather than terminated by
+	// one (H5T_STR_NULLPAD, as numpy's bytes and so h5py write them): the same bytes for a
+	// shorter string; HDF5 records the padding.
+	NullPad bool
 	// Enum, when set, makes an integer type an enumeration of these names and values
 	// (H5T_ENUM over the integer class: types_more.go).
 	Enum []EnumValue
@@ -225,6 +229,9 @@ func (t Type) String() string {
 		if t.VarLen {
 			return fmt.Sprintf("%svstr(%d)", u, t.Size)
 		}
+		if t.NullPad {
+			u += "p"
+		}
 		return fmt.Sprintf("%sstr(%d)", u, t.Size)
 	case Compound:
 		parts := make([]string, len(t.Members))
@@ -239,7 +246,7 @@ func (t Type) String() string {
 
 // Equal reports whether two types describe the same layout (names of compounds ignored).
 func (t Type) Equal(o Type) bool {
-	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || t.UTF8 != o.UTF8 || len(t.Members) != len(o.Members) || !t.equalMore(o) {
+	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || t.UTF8 != o.UTF8 || t.NullPad != o.NullPad || len(t.Members) != len(o.Members) || !t.equalMore(o) {
 		return false
 	}
 	for i := range t.Members {

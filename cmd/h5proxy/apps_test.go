@@ -104,17 +104,7 @@ func TestAppSamples(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(d, c.Desc), src, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				for _, f := range c.Data {
-					data, err := os.ReadFile(filepath.Join("..", "..", f))
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, sub := range []string{b, d} {
-						if err := os.WriteFile(filepath.Join(sub, filepath.Base(f)), data, 0o644); err != nil {
-							t.Fatal(err)
-						}
-					}
-				}
+				copyPairData(t, c, b, d)
 				n := fmt.Sprint(np)
 				h5proxy(t, b, "run", "-np", n, "-quiet", "-report", "report.json", "builtin.json").expect(t, 0, nil, nil)
 				h5proxy(t, d, append([]string{"run", "-np", n, "-quiet", "-report", "report.json", c.Desc}, c.Args...)...).expect(t, 0, nil, nil)
@@ -131,6 +121,26 @@ func TestAppSamples(t *testing.T) {
 			})
 		}
 	}
+}
+
+// copyPairData copies the repository files a pair reads (c.Data) into each of dirs under
+// their base names, and returns those names.
+func copyPairData(t *testing.T, c apps.Pair, dirs ...string) map[string]bool {
+	t.Helper()
+	names := map[string]bool{}
+	for _, f := range c.Data {
+		data, err := os.ReadFile(filepath.Join("..", "..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dir := range dirs {
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		names[filepath.Base(f)] = true
+	}
+	return names
 }
 
 // lineDiff lists the lines of want missing from got (-) and of got missing from want (+).

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h5proxy/h5proxy/samples/apps"
 )
 
 // TestDeriveRoundTrip derives descriptions from files the built-in patterns write (VPIC's
@@ -27,24 +29,24 @@ func TestDeriveRoundTrip(t *testing.T) {
 	}{
 		{"vpic", `{"pattern":"vpic","phases":["write"],"session":{"file":"vpic.h5"},"options":{"MEM_PATTERN":"CONTIG","FILE_PATTERN":"CONTIG","NUM_DIMS":1,"DIM_1":64,"TIMESTEPS":2,"COLLECTIVE_DATA":"YES"}}`,
 			[]string{"vpic.h5"},
-			[]string{"  steps: 2    # groups Timestep_0 .. Timestep_1: one per step", "  n: 64", "      Timestep_${step}:",
-				`          [id_2, px, py, pz, x, "y", z]: {type: f32, shape: [n * nranks]}`, "collective: true    # a file cannot tell"}, nil},
+			[]string{"  steps: 2 # groups Timestep_0 .. Timestep_1: one per step", "  n: 64", "      Timestep_${step}:",
+				"  vars: [id_2, px, py, pz, x, y, z]", "          ${vars}: {type: f32, shape: [n * nranks]}", "collective: true # a file cannot tell"}, nil},
 		{"amrex", `{"pattern":"amrex","phases":["write"],"session":{"file":"amx/"},"options":{"ncells":16,"max_grid_size":8,"nlevs":1,"ncomp":2,"nppc":1,"nplotfile":3,"nparticlefile":0}}`,
 			[]string{"amx/plt00000.h5", "amx/plt00001.h5", "amx/plt00002.h5"},
 			[]string{"  outputs: 3", "    name: plt${step:05d}.h5", "steps: (outputs - 1) * output_every + 1",
-				"  boxcenter: {i: i32, j: i32, k: i32}", `"data:offsets=0": {type: i64, shape: [9], decompose: rank0}`, "prob_domain: {type: prob_domain, value: {lo_i: 0, lo_j: 0, lo_k: 0, hi_i: 15, hi_j: 15, hi_k: 15}}"}, nil},
+				"  boxcenter: {i: i32, j: i32, k: i32}", "data:offsets=0: {type: i64, shape: [9], decompose: rank0}", "prob_domain: {type: prob_domain, value: {lo_i: 0, lo_j: 0, lo_k: 0, hi_i: 15, hi_j: 15, hi_k: 15}}"}, nil},
 		// openPMD's nested groups, string and array attributes, records folded by their
 		// equal attributes.
 		{"openpmd", `{"pattern":"openpmd","phases":["write"],"session":{"file":"8a_parallel_3Db_0000001.h5"},"options":{"dim":3,"balanced":"true","ratio":1,"steps":1,"minBlock":"4 8 8","grid":"4 4 4"}}`,
 			[]string{"8a_parallel_3Db_0000001.h5"},
-			[]string{`openPMD: {type: str6, value: "1.1.0"}`, `                  [x, "y", z]:`, "axisLabels: {type: str2, shape: [1], value: ["}, nil},
+			[]string{"openPMD: {type: str6, value: 1.1.0}", "[x, y, z]", "axisLabels: {type: str2, shape: [1], value: ["}, nil},
 		// Chunked, filtered and extensible datasets, from a description's checkpoints.
 		{"chunked", "../../patterns/app/testdata/particles.yaml", []string{"ckpt_0000.h5", "ckpt_0002.h5"},
-			[]string{"  output_every: 2", "max_shape: [unlimited], chunk: [2], decompose: rank0}    # guess: dim 0 is unlimited", "chunk: [n, 4], filters: [shuffle, {deflate: 4}]"}, nil},
+			[]string{"  output_every: 2", "max_shape: [unlimited]\n", "chunk: [2]\n", "# guess: dim 0 is unlimited", "chunk: [n, 4]\n", "filters: [shuffle, {deflate: 4}]\n"}, nil},
 		// UTF-8 strings stay UTF-8 (H5T_CSET_UTF8): datasets, a compound member, fixed and
 		// variable-length attributes, with their non-ASCII values.
 		{"utf8", "../../patterns/app/testdata/utf8.yaml", []string{"names.h5"},
-			[]string{`title: {type: uvstr, value: "Ωmega — données"}`, `code: {type: ustr8, value: "naïve"}`, `plain: {type: str5, value: "ascii"}`,
+			[]string{"title: {type: uvstr, value: Ωmega — données}", "code: {type: ustr8, value: naïve}", "plain: {type: str5, value: ascii}",
 				"label: {type: ustr12", "ascii: {type: str12", "  rec: {name: ustr6, x: f64}"},
 			[]string{"CSET H5T_CSET_UTF8", "CSET H5T_CSET_ASCII"}},
 	}
@@ -109,10 +111,11 @@ func TestDeriveErrors(t *testing.T) {
 }
 
 // TestDeriveH5MDLinks derives an H5MD trajectory (testdata/h5md_links.c, ch5md's layout)
-// and runs the description: the hard links the file holds are named in a comment (a
-// description has no links yet), the three-string attribute keeps its strings, the time
-// series' unlimited axis is written by rank 0 whole rather than split over the ranks,
-// and the empty observables group is an empty map.
+// and runs the description: the hard links the file holds are links: naming the objects'
+// first paths, the three-string attribute keeps its strings, the time series' unlimited
+// axis is written by rank 0 whole rather than split over the ranks, the empty observables
+// group is an empty map, and the file written is equal to the input under h5dump -pH (the
+// allocation times of a serial writer's datasets included).
 func TestDeriveH5MDLinks(t *testing.T) {
 	dir := t.TempDir()
 	exe := mpiccProgram(t, dir, "h5md_links", "testdata/h5md_links.c")
@@ -126,8 +129,9 @@ func TestDeriveH5MDLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"# not expressed: 2 link(s) of /particles/all/velocity", `author: {type: str8, shape: [3], value: ["ada", "bob", "cy"]}`,
-		"observables: {}", "shape: [3, 3], max_shape: [unlimited, 3], chunk: [1, 3], decompose: rank0}    # guess: dim 0 is unlimited"} {
+	for _, w := range []string{"step: {hard: /particles/all/position/step}", "time: {hard: /particles/all/position/time}",
+		"author: {type: str8, shape: [3], value: [ada, bob, cy]}", "observables: {}", "# guess: dim 0 is unlimited",
+		"shape: [3, 3]\n", "max_shape: [unlimited, 3]\n", "chunk: [1, 3]\n", "alloc_time: incr\n", "writer: rank0"} {
 		if !strings.Contains(string(text), w) {
 			t.Errorf("derived description lacks %q:\n%s", w, text)
 		}
@@ -136,4 +140,59 @@ func TestDeriveH5MDLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	h5proxy(t, filepath.Join(dir, "run"), "run", "-np", "2", "-quiet", "../derived.yaml").expect(t, 0, nil, nil)
+	if got, want := maskedDump(t, filepath.Join(dir, "run", "traj.h5")), maskedDump(t, filepath.Join(dir, "traj.h5")); got != want {
+		t.Errorf("traj.h5 written from the derived description differs under h5dump -pH:\n%s", lineDiff(want, got))
+	}
+}
+
+// TestDeriveSamples: everything derive writes passes check. Each sample description
+// (samples/apps at its pair's parameters, examples/apps) runs at 2 ranks; derive of every
+// HDF5 file it writes is checked at 2 ranks (h5proxy check plans every rank's operations).
+func TestDeriveSamples(t *testing.T) {
+	type sample struct {
+		name, path string
+		args       []string
+	}
+	var samples []sample
+	for _, c := range apps.Pairs {
+		samples = append(samples, sample{c.Name(), filepath.Join("..", "..", "samples", "apps", c.Desc), c.Args})
+	}
+	ex, _ := filepath.Glob(filepath.Join("..", "..", "examples", "apps", "*.yaml"))
+	for _, p := range ex {
+		samples = append(samples, sample{strings.TrimSuffix(filepath.Base(p), ".yaml"), p, nil})
+	}
+	if len(samples) < 5 {
+		t.Fatalf("found %d samples", len(samples))
+	}
+	for _, s := range samples {
+		t.Run(s.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src, err := os.ReadFile(s.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "app.yaml"), src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			inputs := map[string]bool{}
+			for _, c := range apps.Pairs {
+				if c.Name() == s.name {
+					inputs = copyPairData(t, c, dir)
+				}
+			}
+			h5proxy(t, dir, append([]string{"run", "-np", "2", "-quiet", "app.yaml"}, s.args...)...).expect(t, 0, nil, nil)
+			var outs []string
+			filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+				if err == nil && !e.IsDir() && !inputs[e.Name()] && checkHDF5(p) == nil {
+					outs = append(outs, p)
+				}
+				return nil
+			})
+			if len(outs) == 0 {
+				t.Fatalf("%s wrote no HDF5 file", s.name)
+			}
+			h5proxy(t, dir, append(append([]string{"derive"}, outs...), "-np", "2", "-o", "derived.yaml")...).expect(t, 0, nil, nil)
+			h5proxy(t, dir, "check", "-np", "2", "derived.yaml").expect(t, 0, nil, nil)
+		})
+	}
 }

@@ -40,12 +40,12 @@ func TestDescriptionStringsCompoundsSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
-		`code: {type: vstr, value: "features"}`,
-		`units: {type: vstr, shape: [3], value: ["m", "m/s", "kelvin"]}`,
-		`about: {type: vstr, value: "particle names"}`,
-		`domain: {type: domain, value: {lo: 0, hi: 7}}`,
-		`cells: {type: cells, shape: [2], value: [{b: {lo: 0, hi: 3}, w: 0.5, tag: "abc"}, {b: {lo: 4, hi: 7}, w: 1.5, tag: "def"}]}`,
-		"history: {type: f64, shape: [n_history * nranks, 24], max_shape: [n_history * nranks, unlimited]",
+		"code: {type: vstr, value: features}",
+		"units: {type: vstr, shape: [3], value: [m, m/s, kelvin]}",
+		"about: {type: vstr, value: particle names}",
+		"domain: {type: domain, value: {lo: 0, hi: 7}}",
+		"cells: {type: cells, shape: [2], value: [{b: {lo: 0, hi: 3}, w: 0.5, tag: abc}, {b: {lo: 4, hi: 7}, w: 1.5, tag: def}]}",
+		"shape: [n_history * nranks, 24]\n        max_shape: [n_history * nranks, unlimited]",
 		"labels: {type: vstr, shape: [n_history * nranks]",
 	} {
 		if !strings.Contains(string(text), w) {

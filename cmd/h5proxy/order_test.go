@@ -28,15 +28,7 @@ func TestPairPlansInOrder(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, c.Desc), src, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range c.Data {
-				data, err := os.ReadFile(filepath.Join("..", "..", f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			copyPairData(t, c, dir)
 			pattern, phases, args := builtinArgs(t, c.Builtin)
 			differs := ""
 			for _, np := range []int{1, 2, 4} {

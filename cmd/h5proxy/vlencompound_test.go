@@ -52,8 +52,8 @@ func TestVarLenStringsInCompounds(t *testing.T) {
 	}
 	for _, want := range []string{
 		"  meta: {id: i32, name: vstr, x: f64, tag: str3, inner: {label: uvstr, v: i16}}",
-		`meta: {type: meta, value: {id: 7, name: "first", x: 1.5, tag: "ab", inner: {label: "ü", v: 3}}}`,
-		"recs: {type: meta, shape: [n * nranks], chunk: [2], filters: [{deflate: 1}]",
+		"meta: {type: meta, value: {id: 7, name: first, x: 1.5, tag: ab, inner: {label: ü, v: 3}}}",
+		"recs:\n        type: meta\n        shape: [n * nranks]\n        chunk: [2]\n        filters: [{deflate: 1}]",
 	} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("derived description lacks %q:\n%s", want, text)

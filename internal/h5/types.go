@@ -72,7 +72,7 @@ func convType(t plan.Type) (C.hid_t, error) {
 		if t.VarLen {
 			h, err = vstringType(t.UTF8)
 		} else {
-			h, err = stringType(t.Size, t.UTF8)
+			h, err = stringType(t.Size, t.UTF8, t.NullPad)
 		}
 	case plan.Compound:
 		if t.HasVarLen() { // the C struct, a char * for each variable-length string
@@ -96,9 +96,10 @@ func convType(t plan.Type) (C.hid_t, error) {
 	return h, nil
 }
 
-// stringType builds a fixed-length, NUL-terminated string type of n bytes, ASCII or UTF-8.
-func stringType(n int, utf8 bool) (_ C.hid_t, err error) {
-	op := fmt.Sprintf("string datatype %s", plan.Type{Class: plan.String, Size: n, UTF8: utf8})
+// stringType builds a fixed-length string type of n bytes, ASCII or UTF-8, NUL-terminated
+// or (nullPad) NUL-padded.
+func stringType(n int, utf8, nullPad bool) (_ C.hid_t, err error) {
+	op := fmt.Sprintf("string datatype %s", plan.Type{Class: plan.String, Size: n, UTF8: utf8, NullPad: nullPad})
 	h := C.H5Tcopy(C.h5p_c_s1())
 	if h < 0 {
 		return -1, stackError("H5Tcopy " + op)
@@ -111,7 +112,11 @@ func stringType(n int, utf8 bool) (_ C.hid_t, err error) {
 	if C.H5Tset_size(h, C.size_t(n)) < 0 {
 		return -1, stackError("H5Tset_size " + op)
 	}
-	if C.H5Tset_strpad(h, C.H5T_STR_NULLTERM) < 0 {
+	pad := C.H5T_str_t(C.H5T_STR_NULLTERM)
+	if nullPad {
+		pad = C.H5T_STR_NULLPAD
+	}
+	if C.H5Tset_strpad(h, pad) < 0 {
 		return -1, stackError("H5Tset_strpad " + op)
 	}
 	if C.H5Tset_cset(h, cset(utf8)) < 0 {
@@ -225,7 +230,11 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 		}
 		// Plans hold fixed strings of Size bytes: for variable-length ones the pointer's
 		// size until a reader knows better (ReadAttribute sizes it to the longest value).
-		return plan.Type{Class: plan.String, Size: size, VarLen: v > 0, UTF8: cs == C.H5T_CSET_UTF8}, nil
+		pad := C.H5Tget_strpad(h)
+		if pad < 0 {
+			return plan.Type{}, stackError("H5Tget_strpad")
+		}
+		return plan.Type{Class: plan.String, Size: size, VarLen: v > 0, UTF8: cs == C.H5T_CSET_UTF8, NullPad: v == 0 && pad == C.H5T_STR_NULLPAD}, nil
 	case C.H5T_COMPOUND:
 		return compoundOf(h, size)
 	case C.H5T_ENUM, C.H5T_ARRAY, C.H5T_OPAQUE, C.H5T_REFERENCE:

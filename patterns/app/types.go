@@ -83,12 +83,18 @@ func (ts *typeSet) resolve(v desc.Value, seen []string) (plan.Type, error) {
 }
 
 // stringNamed resolves the string type names: strN, vstr and vstrN (ASCII), and the same
-// with a u before them (ustrN, uvstr, uvstrN: UTF-8, H5T_CSET_UTF8). A prefix, not a key
-// beside type: a type name goes where no key can (a compound's member, memory.type, a
-// parameter), and u for Unicode reads as numpy's U dtype does.
+// with a u before them (ustrN, uvstr, uvstrN: UTF-8, H5T_CSET_UTF8); pstrN and upstrN are
+// fixed strings padded with NULs (H5T_STR_NULLPAD, as h5py writes numpy's bytes), not
+// NUL-terminated. Prefixes, not keys beside type: a type name goes where no key can (a
+// compound's member, memory.type, a parameter), and u for Unicode reads as numpy's U
+// dtype does.
 func stringNamed(name string) (plan.Type, bool) {
-	utf8 := strings.HasPrefix(name, "ustr") || strings.HasPrefix(name, "uvstr")
+	utf8 := strings.HasPrefix(name, "ustr") || strings.HasPrefix(name, "uvstr") || strings.HasPrefix(name, "upstr")
 	if utf8 {
+		name = name[1:]
+	}
+	pad := strings.HasPrefix(name, "pstr")
+	if pad {
 		name = name[1:]
 	}
 	t, ok := plan.Type{}, false
@@ -105,7 +111,8 @@ func stringNamed(name string) (plan.Type, bool) {
 		}
 	}
 	t.UTF8 = utf8 && ok
-	return t, ok
+	t.NullPad = pad && ok && !t.VarLen
+	return t, ok && !(pad && t.VarLen)
 }
 
 func (ts *typeSet) compound(c *desc.Compound, seen []string) (plan.Type, error) {

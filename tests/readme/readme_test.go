@@ -61,7 +61,7 @@ var shellChecks = map[string]shellCheck{
 	"bin/h5proxy help vpic": {want: `DIM_1`},
 	"bin/h5proxy plan -rank 1 -size 2 vpic NUM_DIMS=2 DIM_1=4 DIM_2=3": {want: `Timestep_0`},
 	"bin/h5proxy inspect h5proxy-out/test.h5":                          {want: `Timestep_0`},
-	"bin/h5proxy derive h5proxy-out/test.h5 -np 2":                     {want: `(?s)steps: 4 .*Timestep_\$\{step\}:.*\[id_2, px, py, pz, x, "y", z\]: \{type: f32, shape: \[n \* nranks\]\}`},
+	"bin/h5proxy derive h5proxy-out/test.h5 -np 2":                     {want: `(?s)steps: 4 .*vars: \[id_2, px, py, pz, x, y, z\].*Timestep_\$\{step\}:.*\$\{vars\}: \{type: f32, shape: \[n \* nranks\]\}`},
 	"bin/h5proxy h5perf -P 2 -e 256K -x 64K -X 256K -B 16K -i 3":       {want: `(?s)Number of processors = 2.*Transfer Buffer Size: 65536 bytes.*IO API = POSIX.*IO API = MPIO.*IO API = PHDF5 \(w/MPI-IO driver\).*Transfer Buffer Size: 262144 bytes`},
 	"make cmake-test": {notRun: "a prerequisite of make test, which runs this test"},
 	`cmake --install build/cmake --prefix "$HOME/h5proxy"`:                                {want: `Installing: .*/h5proxy/lib/pkgconfig/h5proxy-fortran.pc`},

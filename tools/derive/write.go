@@ -1,7 +1,6 @@
 package derive
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -27,51 +27,93 @@ type Options struct {
 // maxInline is the default of Options.SmallValues.
 const maxInline = 16
 
-// Write renders the description of files (as Read returns them) for o.Ranks ranks.
+// Write writes the description of files (as Read returns them) for o.Ranks ranks: Build's
+// model through the description writer.
 func Write(w io.Writer, files []*File, o Options) error {
+	d, err := Build(files, o)
+	if err != nil {
+		return err
+	}
+	text, err := desc.Marshal(d)
+	if err != nil {
+		return err
+	}
+	// Never an invalid description: what a file cannot tell or the format cannot say has
+	// a stand-in and a note, so one that does not parse, or parses to another model than
+	// the one built, is derive's bug, reported rather than written.
+	got, err := desc.Load("(derived)", text)
+	if err == nil {
+		_, err = got.With(nil)
+	}
+	if err != nil {
+		return fmt.Errorf("derive wrote a description h5proxy check refuses (a derive bug): %w\n%s", err, text)
+	}
+	if diff := desc.Diff(d, got); diff != "" {
+		return fmt.Errorf("derive wrote a description that reads back otherwise (a derive bug): at %s\n%s", diff, text)
+	}
+	_, err = w.Write(text)
+	return err
+}
+
+// Build returns the description of files (as Read returns them) for o.Ranks ranks as the
+// description model.
+func Build(files []*File, o Options) (*desc.Description, error) {
 	if o.Ranks < 1 {
-		return fmt.Errorf("derive: -np %d: need at least one rank", o.Ranks)
+		return nil, fmt.Errorf("derive: -np %d: need at least one rank", o.Ranks)
 	}
 	if len(files) == 0 {
-		return fmt.Errorf("derive: no input files")
+		return nil, fmt.Errorf("derive: no input files")
 	}
 	if o.SmallValues == 0 {
 		o.SmallValues = maxInline
 	}
-	d := &deriver{o: o, params: map[uint64]string{}}
-	var b bytes.Buffer
-	if err := d.write(&b, files); err != nil {
-		return err
-	}
-	// Never an invalid description: what a file cannot tell has a stand-in and a
-	// comment, so one that does not parse is derive's bug, reported rather than written.
-	if _, err := desc.Parse("(derived)", b.Bytes(), nil); err != nil {
-		return fmt.Errorf("derive wrote a description h5proxy check refuses (a derive bug): %w\n%s", err, b.Bytes())
-	}
-	_, err := w.Write(b.Bytes())
-	return err
+	// Twice: the first pass finds the parameters (per-rank extents, lists of folded
+	// datasets), whose names depend on how many there are; the second uses the names.
+	first := newBuilder(o, nil)
+	first.build(files)
+	b := newBuilder(o, first.names())
+	return b.build(files), nil
 }
 
-// deriver holds what the rendering collects: parameters (per-rank extents by value),
-// compound types, the steps and the body text.
-type deriver struct {
-	o         Options
-	group     string            // the group whose datasets are being rendered
-	params    map[uint64]string // per-rank extent -> parameter name
-	paramList []param
-	types     []namedType
-	steps     string
-	series    []string // lines of params for a file series
-	notes     []string
+// builder builds the model: the description and what it collects on the way
+// (parameters, compound types, steps).
+type builder struct {
+	o       Options
+	d       *desc.Description
+	group   string // the group whose datasets are being built
+	perRank []perRank
+	byValue map[uint64]int // per-rank extent -> index in perRank
+	lists   []desc.Param
+	listAt  map[string]int // a list's names, joined -> index in lists
+	listIn  []string       // the group each list was first used in
+	types   []namedType
+	steps   string
+	series  []desc.Param // parameters of a file series or per-step groups
+	named   *names       // the parameter names (second pass), nil in the first
+	serial  bool         // the file being built has a serial writer (writer: rank0)
 }
 
-type param struct {
-	name, value, comment string
+// perRank is a per-rank extent parameter: its value and the dataset it was first seen on.
+type perRank struct {
+	value      uint64
+	base, qual string // ident(dataset), ident(group_dataset)
+	seen       string
+}
+
+// names are the parameter names the first pass chose.
+type names struct {
+	perRank []string
+	lists   []string
 }
 
 type namedType struct {
 	name string
 	t    plan.Type
+	decl *desc.Compound // the declaration when compound() cannot write it (offsets, enum, ...)
+}
+
+func newBuilder(o Options, n *names) *builder {
+	return &builder{o: o, d: &desc.Description{}, byValue: map[uint64]int{}, listAt: map[string]int{}, named: n}
 }
 
 // unit is one file id of the description: a single file or a time series of files.
@@ -98,87 +140,149 @@ func splitSeries(base string) []string {
 	return []string{m[0], m[1], m[2], m[3] + ext}
 }
 
-func (d *deriver) write(w io.Writer, files []*File) error {
-	units, err := d.units(files)
-	if err != nil {
-		return err
-	}
-	var body bytes.Buffer
-	fmt.Fprintln(&body, "files:")
+func (b *builder) build(files []*File) *desc.Description {
+	d := b.d
+	units := b.units(files)
 	for _, u := range units {
+		path := "files." + u.id
+		f := &desc.File{ID: u.id, Name: desc.V(u.name)}
 		if u.comment != "" {
-			fmt.Fprintf(&body, "  # %s\n", u.comment)
+			d.Comment(path, u.comment)
 		}
-		fmt.Fprintf(&body, "  %s:\n    name: %s\n", key(u.id), quoteIf(u.name))
 		root := u.file.Root
-		if u.every == 0 && d.steps == "" {
-			root = d.foldSteps(root)
+		if u.every == 0 && b.steps == "" {
+			root = b.foldSteps(root)
 		}
-		d.groupBody(&body, root, "    ")
+		b.serial = serialWriter(u.file.Root)
+		b.content(&f.Content, root, path)
+		if b.serial {
+			f.Writer = desc.V("rank0")
+			d.Guess(path+".writer", "the datasets' storage is allocated late or incrementally, which a file opened through MPI-IO never has (it allocates early): one process wrote it through a serial driver")
+		}
+		d.Files = append(d.Files, f)
 	}
-	fmt.Fprintln(&body, "\n# Steps and cadences: what the files show. Reads (a restart, an analysis) are not")
-	fmt.Fprintln(&body, "# in a file: add {read: ID, at: restart} actions for them.")
-	fmt.Fprintln(&body, "timeline:")
-	for _, u := range units {
-		fmt.Fprintf(&body, "  - write: %s\n", key(u.id))
+	for i, u := range units {
+		a := &desc.Action{Write: desc.V(u.id), Collective: desc.V("true")}
 		if u.every > 1 {
-			fmt.Fprintf(&body, "    every: output_every\n")
+			a.Every = desc.V("output_every")
 		}
-		fmt.Fprintln(&body, "    collective: true    # a file cannot tell collective from independent transfers")
+		d.Timeline = append(d.Timeline, a)
+		d.NoteAt(fmt.Sprintf("timeline[%d].collective", i)).Line = "a file cannot tell collective from independent transfers"
 	}
+	d.NoteAt("timeline").Head = "Steps and cadences: what the files show. Reads (a restart, an analysis) are not\nin a file: add {read: ID, at: restart} actions for them."
 
-	body = *bytes.NewBuffer(d.nameParams(body.Bytes()))
-	var names []string
+	var base []string
 	for _, f := range files {
-		names = append(names, filepath.Base(f.Path))
+		base = append(base, filepath.Base(f.Path))
 	}
-	fmt.Fprintf(w, "# Derived by h5proxy derive from %s.\n", strings.Join(names, ", "))
-	fmt.Fprintln(w, "# What the files cannot tell, and where to set it:")
-	fmt.Fprintln(w, "#  - the decomposition: each dataset's decompose (here a block over the slowest")
-	fmt.Fprintf(w, "#    dimension for %d ranks; rank0 where that dimension does not divide);\n", d.o.Ranks)
-	fmt.Fprintln(w, "#  - the compute time between steps: compute (0s here);")
-	fmt.Fprintln(w, "#  - collective or independent transfers: each timeline action's collective;")
-	fmt.Fprintln(w, "#  - data values: datasets are filled with seeded values, attributes keep small values.")
-	name := strings.TrimSuffix(names[0], filepath.Ext(names[0]))
+	d.Comment("", "Derived by h5proxy derive from "+strings.Join(base, ", ")+".",
+		"What the files cannot tell, and where to set it:",
+		" - the decomposition: each dataset's decompose (here a block over the slowest",
+		fmt.Sprintf("   dimension for %d ranks; rank0 where that dimension does not divide);", b.o.Ranks),
+		" - the compute time between steps: compute (0s here);",
+		" - collective or independent transfers: each timeline action's collective;",
+		" - data values: datasets are filled with seeded values, attributes keep small values.")
+	name := strings.TrimSuffix(base[0], filepath.Ext(base[0]))
 	if m := splitSeries(name); m != nil && m[1] != "" {
 		name = strings.TrimRight(m[1], "_-.")
 	}
-	fmt.Fprintf(w, "name: %s\n", quoteIf(name))
-	fmt.Fprintln(w, "params:")
-	for _, s := range d.series {
-		fmt.Fprintln(w, s)
+	d.Name = desc.V(name)
+	d.Params = append(d.Params, b.series...)
+	for i, p := range b.perRank {
+		n := b.paramName(i)
+		d.Params = append(d.Params, desc.Param{Name: n, Value: desc.V(sizeText(p.value))})
+		d.NoteAt("params." + n).Line = "elements per rank along dim 0 (first seen on " + p.seen + ")"
 	}
-	for _, p := range d.paramList {
-		fmt.Fprintf(w, "  %s: %s", p.name, p.value)
-		if p.comment != "" {
-			fmt.Fprintf(w, "    # %s", p.comment)
+	d.Params = append(d.Params, b.lists...)
+	if b.steps != "" {
+		d.Steps = desc.V(b.steps)
+	}
+	d.Ranks = desc.V(strconv.Itoa(b.o.Ranks))
+	d.NoteAt("ranks").Line = "the ranks derive decomposed over (-np): h5proxy run's default"
+	d.Compute = desc.V("0s")
+	d.NoteAt("compute").Line = "the compute time after each step: not in a file"
+	for _, t := range b.types {
+		if t.decl != nil {
+			d.Types = append(d.Types, t.decl)
+			continue
 		}
-		fmt.Fprintln(w)
+		d.Types = append(d.Types, compound(t.name, t.t))
 	}
-	if len(d.series) == 0 && len(d.paramList) == 0 {
-		fmt.Fprintln(w, "  {}")
-	}
-	if d.steps != "" {
-		fmt.Fprintf(w, "steps: %s\n", d.steps)
-	}
-	fmt.Fprintln(w, "compute: 0s              # the compute time after each step: not in a file")
-	if len(d.types) > 0 {
-		fmt.Fprintln(w, "types:")
-		for _, t := range d.types {
-			fmt.Fprintf(w, "  %s: %s\n", key(t.name), d.members(t.t))
+	return d
+}
+
+// serialWriter reports a file one process wrote through a serial driver: it has datasets
+// that are not compact, and each is allocated late or incrementally, which none of a file
+// opened through MPI-IO is (HDF5 sets H5D_ALLOC_TIME_EARLY on every dataset of such a file).
+func serialWriter(root *Group) bool {
+	n, early := 0, false
+	var walk func(g *Group)
+	walk = func(g *Group) {
+		for _, d := range g.Datasets {
+			if d.Info.Compact || d.Virtual {
+				continue
+			}
+			n++
+			t := d.Creation.AllocTime
+			early = early || t != plan.AllocTimeLate && t != plan.AllocTimeIncr
+		}
+		for _, s := range g.Groups {
+			walk(s)
 		}
 	}
-	for _, n := range d.notes {
-		fmt.Fprintf(w, "# %s\n", n)
+	walk(root)
+	return n > 0 && !early
+}
+
+// paramName is the name of per-rank parameter i: the first pass's choice, a placeholder
+// in the first pass.
+func (b *builder) paramName(i int) string {
+	if b.named != nil && i < len(b.named.perRank) {
+		return b.named.perRank[i]
 	}
-	_, err = w.Write(body.Bytes())
-	return err
+	return fmt.Sprintf("n%d", i)
+}
+
+// names names the parameters the pass found: "n" for a lone per-rank extent, else n_DATASET
+// after the first dataset that uses each; "vars" for a lone list of folded datasets, else
+// vars_FIRST.
+func (b *builder) names() *names {
+	taken := map[string]bool{"steps": true, "outputs": true, "output_every": true, "first_output": true, "nranks": true, "rank": true, "step": true}
+	out := &names{}
+	unique := func(name string) string {
+		for taken[name] {
+			name += "_"
+		}
+		taken[name] = true
+		return name
+	}
+	for _, p := range b.perRank {
+		name := "n"
+		if len(b.perRank) > 1 {
+			name = "n_" + p.base
+		}
+		if taken[name] {
+			name = "n_" + p.qual // the same dataset name in another group
+		}
+		out.perRank = append(out.perRank, unique(name))
+	}
+	for i, l := range b.lists {
+		name := "vars"
+		if len(b.lists) > 1 {
+			name = "vars_" + ident(l.Value.List[0].Text)
+		}
+		if taken[name] {
+			name = "vars_" + ident(b.listIn[i]+"_"+l.Value.List[0].Text) // the same first name in another group
+		}
+		out.lists = append(out.lists, unique(name))
+	}
+	return out
 }
 
 // units groups the input files into file ids: files named like a time series (a common
 // prefix and suffix around step numbers of one width) with equal structure become one id
 // with a step cadence; the others are one id each.
-func (d *deriver) units(files []*File) ([]unit, error) {
+func (b *builder) units(files []*File) []unit {
 	type key struct{ pre, suf string }
 	bySeries := map[key][]int{}
 	var order []key
@@ -195,8 +299,9 @@ func (d *deriver) units(files []*File) ([]unit, error) {
 	}
 	var out []unit
 	ids := map[string]bool{}
+	nonID := regexp.MustCompile(`[^A-Za-z0-9]+`)
 	newID := func(base string) string {
-		id := strings.Trim(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(base, "_"), "_")
+		id := strings.Trim(nonID.ReplaceAllString(base, "_"), "_")
 		if id == "" || (id[0] >= '0' && id[0] <= '9') {
 			id = "file_" + id
 		}
@@ -211,9 +316,8 @@ func (d *deriver) units(files []*File) ([]unit, error) {
 	series := 0
 	for _, k := range order {
 		idx := bySeries[k]
-		if len(idx) >= 2 && series == 0 && d.sameStructure(files, idx) {
-			u, ok := d.series1(files, idx)
-			if ok {
+		if len(idx) >= 2 && series == 0 && sameStructure(files, idx) {
+			if u, ok := b.series1(files, idx); ok {
 				u.id = newID(strings.SplitN(k.pre, "\x00", 2)[0])
 				out = append(out, u)
 				series++
@@ -225,12 +329,12 @@ func (d *deriver) units(files []*File) ([]unit, error) {
 			out = append(out, unit{id: newID(strings.TrimSuffix(base, filepath.Ext(base))), name: base, file: files[i]})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // series1 turns files idx (sorted by their numbers) into one id written every cadence
 // steps: steps = (outputs-1)*cadence+1 and the name substitutes first + step.
-func (d *deriver) series1(files []*File, idx []int) (unit, bool) {
+func (b *builder) series1(files []*File, idx []int) (unit, bool) {
 	type num struct {
 		n int
 		i int
@@ -255,24 +359,29 @@ func (d *deriver) series1(files []*File, idx []int) (unit, bool) {
 		}
 	}
 	first := nums[0].n
-	d.series = append(d.series,
-		fmt.Sprintf("  outputs: %d          # files in the series", len(nums)),
-		fmt.Sprintf("  output_every: %d     # steps between outputs (the numbers in the names)", cad))
+	b.param(desc.Param{Name: "outputs", Value: desc.Vf("%d", len(nums))}, "files in the series")
+	b.param(desc.Param{Name: "output_every", Value: desc.Vf("%d", cad)}, "steps between outputs (the numbers in the names)")
 	expr := "step"
 	if first != 0 {
-		d.series = append(d.series, fmt.Sprintf("  first_output: %d     # the first file's number", first))
+		b.param(desc.Param{Name: "first_output", Value: desc.Vf("%d", first)}, "the first file's number")
 		expr = "first_output + step"
 	}
-	d.steps = "(outputs - 1) * output_every + 1"
+	b.steps = "(outputs - 1) * output_every + 1"
 	name := fmt.Sprintf("%s${%s:0%dd}%s", pre, expr, width, suf)
 	return unit{name: name, file: files[nums[0].i], every: cad,
 		comment: fmt.Sprintf("a time series of %d files, %s .. %s: one every output_every steps", len(nums),
 			filepath.Base(files[nums[0].i].Path), filepath.Base(files[nums[len(nums)-1].i].Path))}, true
 }
 
-// sameStructure reports whether files idx have the same groups, datasets and attributes
-// (names, types, shapes, properties; attribute values aside).
-func (d *deriver) sameStructure(files []*File, idx []int) bool {
+// param declares a series parameter with its comment.
+func (b *builder) param(p desc.Param, comment string) {
+	b.series = append(b.series, p)
+	b.d.NoteAt("params." + p.Name).Line = comment
+}
+
+// sameStructure reports whether files idx have the same groups, datasets, links and
+// attributes (names, types, shapes, properties; attribute values aside).
+func sameStructure(files []*File, idx []int) bool {
 	ref := signature(files[idx[0]].Root)
 	for _, i := range idx[1:] {
 		if signature(files[i].Root) != ref {
@@ -298,7 +407,7 @@ func sigGroup(b *strings.Builder, g *Group) {
 		fmt.Fprintf(b, "D%s%s", ds.Name, dsSig(ds))
 		sigAttrs(b, ds.Attrs)
 	}
-	b.WriteString("}")
+	fmt.Fprintf(b, "L%v U%v O%s%s}", g.Links, g.Unread, g.LinkOrder, g.AttrOrder)
 }
 
 func sigAttrs(b *strings.Builder, as []plan.AttributeSpec) {
@@ -313,8 +422,8 @@ func sigAttrs(b *strings.Builder, as []plan.AttributeSpec) {
 
 func dsSig(ds *Dataset) string {
 	i := ds.Info
-	return fmt.Sprintf("%s%v%v%v%d%v%v%v%v%v", i.Type, i.Shape, i.MaxShape, i.Chunk, i.Deflate, i.Filters,
-		i.FillNever, i.FillUndefined, i.FillAlloc, i.Compact)
+	return fmt.Sprintf("%s%v%v%v%d%v%v%v%v%v|%v|%s|%v|%v|%s", i.Type, i.Shape, i.MaxShape, i.Chunk, i.Deflate, i.Filters,
+		i.FillNever, i.FillUndefined, i.FillAlloc, i.Compact, ds.Creation, ds.StandIn, ds.Virtual, ds.Unread, ds.AttrOrder)
 }
 
 var stepGroupRE = regexp.MustCompile(`^(.*?)(\d+)$`)
@@ -322,7 +431,7 @@ var stepGroupRE = regexp.MustCompile(`^(.*?)(\d+)$`)
 // foldSteps replaces sibling groups named PREFIX0, PREFIX1, ... of equal structure (a
 // group per step, as VPIC and h5bench write) by one template group PREFIX${step} and sets
 // the steps. It folds one family, the first found (steps are the description's own).
-func (d *deriver) foldSteps(root *Group) *Group {
+func (b *builder) foldSteps(root *Group) *Group {
 	fams := map[string][]*Group{}
 	var order []string
 	for _, g := range root.Groups {
@@ -346,7 +455,7 @@ func (d *deriver) foldSteps(root *Group) *Group {
 		for _, g := range gs {
 			n, err := strconv.Atoi(strings.TrimPrefix(g.Name, pre))
 			s := signature(&Group{Attrs: g.Attrs, Groups: g.Groups, Datasets: g.Datasets})
-			if err != nil || strconv.Itoa(n) != strings.TrimPrefix(g.Name, pre) || (ref != "" && s != ref) {
+			if err != nil || strconv.Itoa(n) != strings.TrimPrefix(g.Name, pre) || (ref != "" && s != ref) || len(g.Links) > 0 {
 				ok = false
 				break
 			}
@@ -359,7 +468,8 @@ func (d *deriver) foldSteps(root *Group) *Group {
 		if !ok {
 			continue
 		}
-		out := &Group{Name: root.Name, Attrs: root.Attrs, Datasets: root.Datasets}
+		out := *root
+		out.Groups = nil
 		for _, g := range root.Groups {
 			if !slices.Contains(gs, g) {
 				out.Groups = append(out.Groups, g)
@@ -369,45 +479,55 @@ func (d *deriver) foldSteps(root *Group) *Group {
 				out.Groups = append(out.Groups, &t)
 			}
 		}
-		d.series = append(d.series, fmt.Sprintf("  steps: %d    # groups %s0 .. %s%d: one per step", len(gs), pre, pre, len(gs)-1))
-		d.steps = "steps"
-		return out
+		b.param(desc.Param{Name: "steps", Value: desc.Vf("%d", len(gs))}, fmt.Sprintf("groups %s0 .. %s%d: one per step", pre, pre, len(gs)-1))
+		b.steps = "steps"
+		return &out
 	}
 	return root
 }
 
-// groupBody renders a group's attributes, datasets and subgroups at indent.
-func (d *deriver) groupBody(w *bytes.Buffer, g *Group, ind string) {
-	if g.Path == "/" {
-		unlisted(w, g, ind)
+// content builds a group's (or a file's root group's) attributes, datasets, subgroups and
+// links at path (the key path of the file or group).
+func (b *builder) content(c *desc.Content, g *Group, path string) {
+	c.CreationOrder = desc.CreationOrder{Links: order(g.LinkOrder), Attributes: order(g.AttrOrder)}
+	b.unread(g.Unread, path)
+	c.Attributes = b.attrs(g.Attrs, g.Unread, path)
+	b.group = g.Name
+	for _, set := range fold(g.Datasets) {
+		c.Datasets = append(c.Datasets, b.dataset(set, join(path, "datasets")))
 	}
-	d.attrs(w, g.Attrs, ind)
-	d.group = g.Name
-	if len(g.Datasets) > 0 {
-		fmt.Fprintf(w, "%sdatasets:\n", ind)
-		for _, f := range fold(g.Datasets) {
-			d.dataset(w, f, ind+"  ")
-		}
+	for _, s := range g.Groups {
+		grp := &desc.Group{Name: desc.V(s.Name)}
+		b.content(&grp.Content, s, join(path, "groups."+s.Name))
+		c.Groups = append(c.Groups, grp)
 	}
-	if len(g.Groups) > 0 {
-		fmt.Fprintf(w, "%sgroups:\n", ind)
-		for _, s := range g.Groups {
-			unlisted(w, s, ind+"  ")
-			if len(s.Attrs) == 0 && len(s.Datasets) == 0 && len(s.Groups) == 0 {
-				fmt.Fprintf(w, "%s  %s: {}\n", ind, key(s.Name))
-				continue
-			}
-			fmt.Fprintf(w, "%s  %s:\n", ind, key(s.Name))
-			d.groupBody(w, s, ind+"    ")
+	for _, l := range g.Links {
+		dl := &desc.Link{Name: desc.V(l.Name)}
+		switch l.Kind {
+		case h5.LinkHard:
+			dl.Hard = desc.V(l.Target)
+		case h5.LinkSoft:
+			dl.Soft = desc.V(l.Target)
+		default:
+			dl.External = desc.ExternalLink{File: desc.V(l.File), Path: desc.V(l.Target)}
 		}
+		c.Links = append(c.Links, dl)
 	}
 }
 
-// unlisted says, in a comment, that group g has links the description does not hold.
-func unlisted(w *bytes.Buffer, g *Group, ind string) {
-	if g.Unlisted > 0 {
-		fmt.Fprintf(w, "%s# not expressed: %d link(s) of %s to objects listed elsewhere or outside the file (hard, soft or external links; derive cannot name them yet): add them under links: ({NAME: {hard: PATH}})\n", ind, g.Unlisted, g.Path)
+// order is a creation_order value: unset for none (HDF5's default).
+func order(o string) desc.Value {
+	if o == "" || o == "none" {
+		return desc.Value{}
 	}
+	return desc.V(o)
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }
 
 // fold groups datasets of equal type, shape and properties and equal attributes (values
@@ -430,93 +550,167 @@ func fold(ds []*Dataset) [][]*Dataset {
 	return out
 }
 
-func (d *deriver) dataset(w *bytes.Buffer, set []*Dataset, ind string) {
+// dataset builds one dataset, or a list of equal ones as "${LIST}" with a list parameter.
+func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	x := set[0]
-	k := key(x.Name)
+	name := x.Name
 	if len(set) > 1 {
-		var names []string
+		var ns []string
 		for _, s := range set {
-			names = append(names, key(s.Name))
+			ns = append(ns, s.Name)
 		}
-		k = "[" + strings.Join(names, ", ") + "]"
+		k, ok := b.listAt[strings.Join(ns, "\x00")]
+		if !ok { // a list met again (the same names in another group) is the same parameter
+			k = len(b.lists)
+			b.listAt[strings.Join(ns, "\x00")] = k
+			b.lists = append(b.lists, desc.Param{Value: desc.VList(ns...), IsList: true})
+			b.listIn = append(b.listIn, b.group)
+		}
+		b.lists[k].Name = fmt.Sprintf("vars%d", k)
+		if b.named != nil && k < len(b.named.lists) {
+			b.lists[k].Name = b.named.lists[k]
+		}
+		name = "${" + b.lists[k].Name + "}"
 	}
+	path := join(parent, name)
 	i := x.Info
-	var f []string
-	f = append(f, "type: "+d.typeName(i.Type, x.Name))
-	shape, decomp := d.shape(i.Shape, i.MaxShape, x.Name)
-	f = append(f, "shape: ["+strings.Join(shape, ", ")+"]")
+	standIn := x.StandIn
+	if i.Type.Class == plan.Reference { // descriptions have reference attributes only
+		standIn = fmt.Sprintf("%s of %d bytes", map[bool]string{false: "an object reference", true: "a dataset region reference"}[i.Type.Region], i.Type.Size)
+		i.Type = standInType(i.Type.Size)
+	}
+	ds := &desc.Dataset{Name: name, Type: desc.V(b.typeName(i.Type, x.Name))}
+	shape, decomp := b.shape(i.Shape, i.MaxShape, x.Name)
+	ds.Shape = desc.Vs(shape...)
+	if len(shape) == 0 {
+		ds.Give("shape") // a scalar dataset: shape: []
+	}
 	if !slices.Equal(i.Shape, i.MaxShape) && len(i.MaxShape) > 0 {
-		var ms []string
 		for j, m := range i.MaxShape {
 			switch {
 			case m == plan.MaxUnlimited:
-				ms = append(ms, "unlimited")
+				ds.MaxShape = append(ds.MaxShape, desc.V("unlimited"))
 			case m == i.Shape[j]:
-				ms = append(ms, shape[j])
+				ds.MaxShape = append(ds.MaxShape, desc.V(shape[j]))
 			default:
-				ms = append(ms, strconv.FormatUint(m, 10))
+				ds.MaxShape = append(ds.MaxShape, desc.V(strconv.FormatUint(m, 10)))
 			}
 		}
-		f = append(f, "max_shape: ["+strings.Join(ms, ", ")+"]")
 	}
 	switch {
 	case i.Compact:
-		f = append(f, "layout: compact")
+		ds.Layout = desc.V("compact")
 	case i.Chunk != nil:
-		var cs []string
-		np := uint64(d.o.Ranks)
+		np := uint64(b.o.Ranks)
 		for j, c := range i.Chunk {
 			e := strconv.FormatUint(c, 10)
-			if p, ok := d.params[c]; ok && j == 0 && i.Shape[0]%np == 0 && c == i.Shape[0]/np {
-				e = p // a chunk of one rank's rows (the per-rank parameter)
+			if k, ok := b.byValue[c]; ok && j == 0 && i.Shape[0]%np == 0 && c == i.Shape[0]/np {
+				e = b.paramName(k) // a chunk of one rank's rows (the per-rank parameter)
 			}
-			cs = append(cs, e)
+			ds.Chunk = append(ds.Chunk, desc.V(e))
 		}
-		f = append(f, "chunk: ["+strings.Join(cs, ", ")+"]")
-		if fl := filters(i); fl != "" {
-			f = append(f, "filters: ["+fl+"]")
-		}
+		ds.Filters = b.filters(i, path)
 	}
-	switch {
-	case i.FillUndefined:
-		f = append(f, "fill: undefined")
+	if i.FillUndefined {
+		ds.Fill = desc.V("undefined")
+	} else if x.Creation.FillSet && numeric(i.Type) && standIn == "" {
+		ds.Fill = desc.V(fillText(i.Type, x.Creation.Fill))
 	}
 	switch {
 	case i.FillNever:
-		f = append(f, "fill_time: never")
+		ds.FillTime = desc.V("never")
 	case i.FillAlloc:
-		f = append(f, "fill_time: alloc")
+		ds.FillTime = desc.V("alloc")
 	}
-	if decomp != "" {
-		f = append(f, "decompose: "+decomp)
+	// Early is what a file opened through MPI-IO gets whatever is set, and the compact
+	// layout's only time: said only when the file has another.
+	if t := x.Creation.AllocTime; t == plan.AllocTimeLate || t == plan.AllocTimeIncr {
+		ds.AllocTime = desc.V(plan.AllocTimeNames[t-1])
 	}
-	note := ""
 	switch {
+	case decomp == "rank0":
+		ds.Decompose.Kind = desc.V("rank0")
+	case b.serial:
+		// One rank writes the file: every dataset whole, no grid over the ranks.
+	case decomp == "grid" || decomp == "empty" && len(i.Shape) > 1:
+		// The ranks along dim 0, or along the first empty dimension (no rank writes an
+		// element of an empty dataset, and any count divides 0).
+		grid := slices.Repeat([]string{"1"}, len(i.Shape))
+		grid[max(slices.Index(i.Shape, 0), 0)] = "nranks"
+		ds.Decompose.Grid = desc.Vs(grid...)
+	}
+	switch {
+	case decomp == "empty":
+		b.d.NoteAt(path).Line = "empty"
 	case decomp == "rank0" && appended(i.MaxShape):
-		note = "    # guess: dim 0 is unlimited (appended to, as a time series): rank 0 writes it whole, not split over the ranks"
-	case decomp == "rank0" && len(i.Shape) > 0 && i.Shape[0] == 0:
-		note = "    # empty"
+		b.d.Guess(path, "dim 0 is unlimited (appended to, as a time series): rank 0 writes it whole, not split over the ranks")
 	case decomp == "rank0" && len(i.Shape) > 0:
-		note = "    # dim 0 does not divide over the ranks: rank 0 writes it"
+		b.d.NoteAt(path).Line = "dim 0 does not divide over the ranks: rank 0 writes it"
 	}
-	if len(x.Attrs) == 0 {
-		fmt.Fprintf(w, "%s%s: {%s}%s\n", ind, k, strings.Join(f, ", "), note)
-		return
+	if standIn != "" {
+		b.d.Comment(path, fmt.Sprintf("not expressed: the file's datatype is %s, which descriptions cannot say yet: %s stands in (same size)", standIn, ds.Type.Text))
 	}
-	if note != "" {
-		fmt.Fprintf(w, "%s%s\n", ind, strings.TrimSpace(note))
+	if x.Virtual {
+		b.d.Comment(path, "not expressed: a virtual dataset (H5Pset_virtual), which descriptions cannot say yet: a contiguous one of its extent stands in")
 	}
-	fmt.Fprintf(w, "%s%s:\n", ind, k)
-	for _, s := range f {
-		fmt.Fprintf(w, "%s  %s\n", ind, s)
+	attrs := x.Attrs
+	if name, ok := scaleName(attrs); ok { // H5DSset_scale: its CLASS and NAME are scale's
+		ds.Scale = desc.V(name)
+		attrs = slices.DeleteFunc(slices.Clone(attrs), func(a plan.AttributeSpec) bool { return a.Name == "CLASS" || a.Name == "NAME" })
 	}
-	d.attrs(w, x.Attrs, ind+"  ")
+	for _, u := range x.Unread {
+		if u.Name == "DIMENSION_LIST" && u.Refs != nil {
+			ds.Dims = scaleDims(u.Refs, len(i.Shape))
+		}
+	}
+	b.unread(x.Unread, path)
+	ds.Attributes = b.attrs(attrs, x.Unread, path)
+	ds.CreationOrder = order(x.AttrOrder)
+	return ds
+}
+
+// scaleName returns the name of a dimension scale (H5DSset_scale: a string attribute CLASS
+// "DIMENSION_SCALE" and, when named, NAME), ok false for a dataset that is none.
+func scaleName(as []plan.AttributeSpec) (string, bool) {
+	class, name := "", ""
+	for _, a := range as {
+		if a.Type.Class == plan.String && len(a.Shape) == 0 && !a.Type.NullPad && !a.Type.VarLen {
+			switch a.Name {
+			case "CLASS":
+				class = scalar(a.Type, a.Value)
+			case "NAME":
+				name = scalar(a.Type, a.Value)
+			}
+		}
+	}
+	return name, class == "DIMENSION_SCALE"
+}
+
+// scaleDims turns a DIMENSION_LIST's scales per dimension into dims entries: a path, a
+// list of paths, or "" for none.
+func scaleDims(refs [][]string, rank int) []desc.Value {
+	dims := make([]desc.Value, rank)
+	for j := range dims {
+		var r []string
+		if j < len(refs) {
+			r = refs[j]
+		}
+		switch len(r) {
+		case 0:
+			dims[j] = desc.V("")
+		case 1:
+			dims[j] = desc.V(r[0])
+		default:
+			dims[j] = desc.VList(r...)
+		}
+	}
+	return dims
 }
 
 // shape renders a dataset's extents: the slowest as PARAM * nranks when it divides over
 // the ranks (a parameter per distinct per-rank extent), the others as numbers. The
 // decomposition is a block over the slowest dimension, or rank0 when it does not divide.
-func (d *deriver) shape(dims, maxDims []uint64, name string) ([]string, string) {
+func (b *builder) shape(dims, maxDims []uint64, name string) ([]string, string) {
 	if len(dims) == 0 {
 		return nil, "rank0"
 	}
@@ -524,22 +718,18 @@ func (d *deriver) shape(dims, maxDims []uint64, name string) ([]string, string) 
 	for j, v := range dims {
 		out[j] = strconv.FormatUint(v, 10)
 	}
-	np := uint64(d.o.Ranks)
-	if dims[0] == 0 || dims[0]%np != 0 || appended(maxDims) {
+	np := uint64(b.o.Ranks)
+	if slices.Contains(dims, 0) {
+		return out, "empty"
+	}
+	if dims[0]%np != 0 || appended(maxDims) {
 		return out, "rank0"
 	}
-	out[0] = d.perRank(dims[0]/np, name) + " * nranks"
-	if np == 1 && d.params[dims[0]] == "" {
-		out[0] = d.perRank(dims[0], name) + " * nranks"
-	}
+	out[0] = b.perRankParam(dims[0]/np, name) + " * nranks"
 	if len(dims) == 1 {
 		return out, ""
 	}
-	grid := []string{"nranks"}
-	for range dims[1:] {
-		grid = append(grid, "1")
-	}
-	return out, "{grid: [" + strings.Join(grid, ", ") + "]}"
+	return out, "grid"
 }
 
 // appended reports whether a dataset's slowest dimension is unlimited: a file grown one
@@ -547,41 +737,15 @@ func (d *deriver) shape(dims, maxDims []uint64, name string) ([]string, string) 
 // tell from a block of rows per rank, so derive does not split it over the ranks.
 func appended(maxDims []uint64) bool { return len(maxDims) > 0 && maxDims[0] == plan.MaxUnlimited }
 
-// perRank returns the parameter of a per-rank extent, declaring it at its first use.
-func (d *deriver) perRank(v uint64, name string) string {
-	if p, ok := d.params[v]; ok {
-		return p
+// perRankParam returns the parameter of a per-rank extent, declaring it at its first use.
+func (b *builder) perRankParam(v uint64, name string) string {
+	if k, ok := b.byValue[v]; ok {
+		return b.paramName(k)
 	}
-	// A placeholder: the names are chosen once every parameter is known (one is "n").
-	p := fmt.Sprintf("\x00%d\x00", len(d.paramList))
-	d.params[v] = p
-	d.paramList = append(d.paramList, param{ident(name) + "\x00" + ident(d.group+"_"+name), sizeText(v),
-		fmt.Sprintf("elements per rank along dim 0 (first seen on %s)", strings.TrimPrefix(d.group+"/"+name, "//"))})
-	return p
-}
-
-// nameParams names the per-rank parameters: "n" when there is one, else n_DATASET after
-// the first dataset that uses each, and substitutes the placeholders in body.
-func (d *deriver) nameParams(body []byte) []byte {
-	taken := map[string]bool{"steps": true, "outputs": true, "output_every": true, "first_output": true}
-	for i := range d.paramList {
-		p := &d.paramList[i]
-		base, qualified, _ := strings.Cut(p.name, "\x00")
-		name := "n"
-		if len(d.paramList) > 1 {
-			name = "n_" + base
-		}
-		if taken[name] {
-			name = "n_" + qualified // the same dataset name in another group
-		}
-		for taken[name] {
-			name += "_"
-		}
-		taken[name] = true
-		p.name = name
-		body = bytes.ReplaceAll(body, []byte(fmt.Sprintf("\x00%d\x00", i)), []byte(name))
-	}
-	return body
+	b.byValue[v] = len(b.perRank)
+	b.perRank = append(b.perRank, perRank{value: v, base: ident(name), qual: ident(b.group + "_" + name),
+		seen: strings.TrimPrefix(b.group+"/"+name, "//")})
+	return b.paramName(len(b.perRank) - 1)
 }
 
 // sizeText renders a count with a binary unit when it has one (2097152: 2Mi), as a person

@@ -78,10 +78,11 @@ func (n *Note) headComment() string {
 }
 
 // readNote makes the note of a key from the comments yaml.v3 attached to it (head and
-// line comments on the key, line comments on a scalar value); nil when there are none.
+// line comments on the key, line comments on a scalar or flow value, where Write puts a
+// line note); nil when there are none.
 func readNote(k, v *yaml.Node) *Note {
 	line := k.LineComment
-	if line == "" && v != nil && v.Kind != yaml.MappingNode {
+	if line == "" && v != nil && (v.Kind != yaml.MappingNode || v.Style&yaml.FlowStyle != 0) {
 		line = v.LineComment
 	}
 	if k.HeadComment == "" && line == "" {

@@ -33,9 +33,9 @@ const (
 	Enum
 	// Bool is true or false.
 	Bool
-	// TypeName is a datatype: an atomic name (i8..u64, f32, f64), a fixed string strN, a
-	// variable-length string vstr or vstrN (ustrN, uvstr, uvstrN: UTF-8), or the name of a
-	// compound declared under types.
+	// TypeName is a datatype: an atomic name (i8..u64, f32, f64), a fixed string strN (pstrN
+	// NUL-padded), a variable-length string vstr or vstrN (ustrN, upstrN, uvstr, uvstrN:
+	// UTF-8), or the name of a compound declared under types.
 	TypeName
 	// Literal is a value written as is: a number, a string or a list of them.
 	Literal
@@ -98,7 +98,7 @@ var (
 	attrNode = &Node{Key: "attributes", Kind: Named, Help: "attributes by name; a scalar is a literal attribute (a number, or a string)",
 		Example: `attributes: {units: "m/s", time: {type: f64, value: "${step * dt}"}}`,
 		Elem: &Node{Kind: Map, Short: "the attribute's literal value", Fields: []*Node{
-			{Key: "type", Kind: TypeName, Help: "datatype: atomic, strN, vstr (a variable-length string), ustrN or uvstr (UTF-8), or a compound declared under types (default: inferred from the value)"},
+			{Key: "type", Kind: TypeName, Help: "datatype: atomic, strN, pstrN (NUL-padded, H5T_STR_NULLPAD, as h5py writes numpy's bytes), vstr (a variable-length string), ustrN, upstrN or uvstr (UTF-8), or a compound declared under types (default: inferred from the value)"},
 			{Key: "shape", Kind: List, Help: "extent of a 1-D array attribute (empty: scalar)", Elem: &Node{Kind: Expr}},
 			{Key: "value", Kind: Data, Help: "literal value: a number, a string, or a list (an array attribute); for a compound type a map of its members' values by name (every member, each a number, a string or, for a nested compound, a map), or a list of such maps (e.g. {type: box, value: [{lo: 0, hi: 7}, {lo: 8, hi: 15}]}); ${EXPR} is evaluated when the attribute is written, at its object's creation (e.g. \"${step * dt}\"); without type: i64 for integers, f64 for other numbers and expressions, else a string as long as the longest value (a map needs type)"},
 			{Key: "generate", Kind: Enum, Allowed: []string{"seeded", "index"}, Help: "generated values instead of value: seeded pseudo-random (as datasets are filled) or the element index"},
@@ -151,7 +151,7 @@ var (
 		Example: `datasets: {x: {type: f32, shape: [n * nranks]}, y: {like: x}}`,
 		Elem: &Node{Kind: Map, Fields: []*Node{
 			{Key: "like", Kind: Text, Help: "copy every key of another dataset not given here: a name in the same file, or FILE.PATH (e.g. checkpoint.dens)"},
-			{Key: "type", Kind: TypeName, Default: "f64", Help: "file datatype: i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (fixed string of N bytes), vstr or vstrN (variable-length string, H5T_VARIABLE: its generated values have 16 or N characters; no fill value; a compound's member in files one rank writes), ustrN, uvstr, uvstrN (the same in UTF-8, H5T_CSET_UTF8) or a compound declared under types"},
+			{Key: "type", Kind: TypeName, Default: "f64", Help: "file datatype: i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (fixed string of N bytes, NUL-terminated), pstrN (the same NUL-padded, H5T_STR_NULLPAD, as h5py writes numpy's bytes), vstr or vstrN (variable-length string, H5T_VARIABLE: its generated values have 16 or N characters; no fill value; a compound's member in files one rank writes), ustrN, upstrN, uvstr, uvstrN (the same in UTF-8, H5T_CSET_UTF8) or a compound declared under types"},
 			{Key: "shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "extent per dimension, slowest first; [] is a scalar; with uneven decomposition dim 0 may be `auto` (the sum of the counts)"},
 			{Key: "max_shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "maximum extent per dimension; `unlimited` for H5S_UNLIMITED (default: shape, or unlimited along extend)"},
 			{Key: "extend", Kind: Expr, Help: "series by extension: the index of the dimension (0 the slowest, any up to the last) that grows by shape[dim] at each write; the dataset is created once, chunked, unlimited along it; with max_shape that dimension must be unlimited"},

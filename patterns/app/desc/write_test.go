@@ -5,69 +5,9 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
-
-// normalize clears what a written description cannot carry and equality must not see:
-// positions and key paths, the text of values that were not written (the schema's
-// default), the record of given dataset keys, the source and the expression cache.
-func normalize(d *Description) {
-	d.Source, d.Dir, d.progs = "", "", nil
-	normValue(reflect.ValueOf(d).Elem())
-}
-
-var (
-	posType   = reflect.TypeOf(Pos{})
-	valueType = reflect.TypeOf(Value{})
-)
-
-func normValue(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			normValue(v.Elem())
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			normValue(v.Index(i))
-		}
-		if v.Len() == 0 && v.CanSet() {
-			v.Set(reflect.Zero(v.Type()))
-		}
-	case reflect.Map:
-		if v.Type().Elem().Kind() == reflect.Pointer {
-			for _, k := range v.MapKeys() {
-				normValue(v.MapIndex(k))
-			}
-		}
-	case reflect.Struct:
-		if v.Type() == posType {
-			v.Set(reflect.Zero(posType))
-			return
-		}
-		if v.Type() == valueType {
-			val := v.Addr().Interface().(*Value)
-			if !val.Set {
-				*val = Value{}
-				return
-			}
-			val.Path = ""
-		}
-		for i := 0; i < v.NumField(); i++ {
-			f := v.Field(i)
-			if v.Type().Field(i).Name == "set" {
-				f = reflect.NewAt(f.Type(), f.Addr().UnsafePointer()).Elem()
-				f.Set(reflect.Zero(f.Type()))
-				continue
-			}
-			if f.CanSet() {
-				normValue(f)
-			}
-		}
-	}
-}
 
 // gen makes random descriptions over the model's shapes: every key of every type, scalar
 // texts that need quoting in YAML, empty groups, nested compounds and groups, notes and
@@ -342,10 +282,8 @@ func TestWriteParseRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		normalize(m)
-		normalize(got)
-		if !reflect.DeepEqual(m, got) {
-			t.Fatalf("seed %d: parse(write(m)) differs from m at %s\n%s", seed, diff(reflect.ValueOf(m), reflect.ValueOf(got), "d"), text)
+		if d := Diff(m, got); d != "" {
+			t.Fatalf("seed %d: parse(write(m)) differs from m at %s\n%s", seed, d, text)
 		}
 		if string(again) != string(text) {
 			t.Fatalf("seed %d: written again differs\nfirst:\n%s\nagain:\n%s", seed, text, again)
@@ -385,61 +323,8 @@ func TestWriteStableOnShipped(t *testing.T) {
 		if string(text) != string(text2) {
 			t.Errorf("%s: write(parse(write(parse(src)))) differs from write(parse(src))", path)
 		}
-		normalize(d)
-		normalize(d2)
-		if !reflect.DeepEqual(d, d2) {
-			t.Errorf("%s: parse(write(parse(src))) differs from parse(src) at %s", path, diff(reflect.ValueOf(d), reflect.ValueOf(d2), "d"))
+		if diff := Diff(d, d2); diff != "" {
+			t.Errorf("%s: parse(write(parse(src))) differs from parse(src) at %s", path, diff)
 		}
 	}
-}
-
-// diff names the first path where a and b differ ("" when equal).
-func diff(a, b reflect.Value, path string) string {
-	if a.Kind() != b.Kind() {
-		return path + ": kinds differ"
-	}
-	switch a.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if a.IsNil() || b.IsNil() {
-			if a.IsNil() != b.IsNil() {
-				return fmt.Sprintf("%s: nil %v against %v", path, a.IsNil(), b.IsNil())
-			}
-			return ""
-		}
-		return diff(a.Elem(), b.Elem(), path)
-	case reflect.Slice:
-		if a.Len() != b.Len() {
-			return fmt.Sprintf("%s: length %d against %d", path, a.Len(), b.Len())
-		}
-		for i := 0; i < a.Len(); i++ {
-			if d := diff(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); d != "" {
-				return d
-			}
-		}
-	case reflect.Map:
-		for _, k := range a.MapKeys() {
-			if !b.MapIndex(k).IsValid() {
-				return fmt.Sprintf("%s[%v]: missing in the second", path, k)
-			}
-			if d := diff(a.MapIndex(k), b.MapIndex(k), fmt.Sprintf("%s[%v]", path, k)); d != "" {
-				return d
-			}
-		}
-		for _, k := range b.MapKeys() {
-			if !a.MapIndex(k).IsValid() {
-				return fmt.Sprintf("%s[%v]: missing in the first (%+v)", path, k, b.MapIndex(k).Elem())
-			}
-		}
-	case reflect.Struct:
-		for i := 0; i < a.NumField(); i++ {
-			if d := diff(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); d != "" {
-				return d
-			}
-		}
-	default:
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			return fmt.Sprintf("%s: %q against %q", path, fmt.Sprint(a), fmt.Sprint(b))
-		}
-	}
-	return ""
 }
