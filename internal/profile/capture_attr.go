@@ -46,6 +46,7 @@ type capAttr struct {
 // NUL-terminated), and its UTF-8 character set (H5T_cset_t: ustrN, uvstr).
 const (
 	strNullTerm = 0
+	strNullPad  = 1 // H5T_STR_NULLPAD
 	csetUTF8    = 1
 )
 

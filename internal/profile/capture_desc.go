@@ -237,6 +237,11 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 		if a.ev.Cset == csetUTF8 {
 			typ = "uvstr"
 		}
+	case a.ev.TypeClass == 3 && a.ev.StrPad == strNullPad: // numpy's bytes through h5py
+		typ = "p" + typ
+		if a.ev.Cset == csetUTF8 {
+			typ = "u" + typ
+		}
 	case a.ev.TypeClass == 3 && a.ev.Cset == csetUTF8:
 		typ = "u" + typ
 	}
@@ -245,8 +250,8 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 			map[bool]string{true: ", variable-length", false: ""}[a.ev.VLen]))
 		typ = "f64"
 	}
-	if a.ev.TypeClass == 3 && !a.ev.VLen && a.ev.StrPad != strNullTerm {
-		c.unexpressed(apath, fmt.Sprintf("%s: string padding %d (a description's fixed strings are NUL-terminated)", at, a.ev.StrPad))
+	if a.ev.TypeClass == 3 && !a.ev.VLen && a.ev.StrPad != strNullTerm && a.ev.StrPad != strNullPad {
+		c.unexpressed(apath, fmt.Sprintf("%s: string padding %d (a description's fixed strings are NUL-terminated or NUL-padded)", at, a.ev.StrPad))
 	}
 	out.Type = desc.V(typ)
 	n := int64(1)
@@ -260,7 +265,7 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 		out.Shape = desc.Vs(strconv.FormatInt(n, 10))
 		c.unexpressed(apath, fmt.Sprintf("%s: dims %v (a description's attributes are scalars or 1-D: written as %d elements)", at, a.ev.Dims, n))
 	}
-	vals, ok := attrValues(a, strings.TrimPrefix(typ, "u"), n) // ustrN's values are strN's
+	vals, ok := attrValues(a, strings.TrimPrefix(strings.TrimPrefix(typ, "u"), "p"), n) // ustrN's and pstrN's values are strN's
 	switch {
 	case !ok:
 		c.unexpressed(apath, fmt.Sprintf("%s: its value is not in the trace (never written, variable-length, or over the library's size limit): generated", at))

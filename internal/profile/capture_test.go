@@ -127,7 +127,11 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 	memOf := func(class, size, sign int) string {
 		return fmt.Sprintf(`,"mem_class":%d,"mem_size":%d,"mem_sign":%d`, class, size, sign)
 	}
+	// h5py's numpy bytes: a NUL-padded string (H5T_STR_NULLPAD), said as pstrN
+	padded := attr("H5Awrite", "/", "kind", 3, 4, 0, nil, memOf(3, 4, 0), "61620000") // "ab"
+	padded.Attribute = json.RawMessage(strings.Replace(string(padded.Attribute), `"type_str_pad":0`, `"type_str_pad":1`, 1))
 	p.Events = []Event{
+		padded,
 		attr("H5Acreate2", "/", "title", 3, 5, 0, nil, "", ""),
 		attr("H5Awrite", "/", "title", 3, 5, 0, nil, memOf(3, 5, 0), "6869210000"),            // "hi!"
 		attr("H5Awrite", "/", "-DIM_time", 0, 8, 0, nil, memOf(0, 8, 0), "ffffffffffffffff"),  // H5S_UNLIMITED
@@ -164,6 +168,7 @@ func TestCaptureSeriesUnionsAttributes(t *testing.T) {
 	}
 	for _, w := range [][2]string{
 		{attrOf(f.Attributes, "title"), "str5 [] hi!"},
+		{attrOf(f.Attributes, "kind"), "pstr4 [] ab"},
 		{attrOf(f.Attributes, "-DIM_time"), "u64 [] 18446744073709551615"},
 		{attrOf(contentAt(t, f, "/g").Attributes, "ne"), "i32 [2] [4, -2]"},
 		{attrOf(datasetOf(t, f, "/T").Attributes, "scale"), "f32 [1] [1.5]"},
