@@ -25,7 +25,7 @@ import (
 // faultLayouts are every built-in layout, faultModes every mode.
 var (
 	faultLayouts = []string{"native", "null", "mpiio", "posix", "log", "subfiling", "subfiling-vfd"}
-	faultModes   = []string{"sync", "async", "cache"}
+	faultModes   = []string{"sync", "async", "async-model", "cache"}
 )
 
 // faultDirs makes the test's file systems: full, a 1 MiB tmpfs that a large write fills

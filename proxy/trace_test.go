@@ -28,8 +28,11 @@ type traceDoc struct {
 // traceDim and traceSteps size the traced VPIC writes: 1 MiB per variable and step, so
 // the executor's writes of a step outlast their submission.
 const (
-	traceDim   = 1 << 18
-	traceSteps = 3
+	traceDim = 1 << 18
+	// Five steps of 100 ms compute: under a loaded machine (go test runs packages side by
+	// side) a step's background writes may all end before the rank starts computing, so
+	// the overlap is asked of any of them.
+	traceSteps = 5
 )
 
 // TestTrace writes VPIC in async mode with compute between steps at 1 and 2 ranks with
@@ -50,7 +53,7 @@ func TestTrace(t *testing.T) {
 	}
 	size := world(t).Size()
 	for _, mode := range []string{"async", "sync"} {
-		cfg := config(t, fmt.Sprintf("NUM_DIMS=1;DIM_1=%d;TIMESTEPS=%d;fill=once;compute_time=60ms;mode=%s;trace_file=%s",
+		cfg := config(t, fmt.Sprintf("NUM_DIMS=1;DIM_1=%d;TIMESTEPS=%d;fill=once;compute_time=100ms;mode=%s;trace_file=%s",
 			traceDim, traceSteps, mode, traceFile(dir, mode, size)), fileOf(dir, "trace-"+mode, size))
 		cfg.Phases = []patterns.Phase{patterns.PhaseWrite}
 		s := session(t, cfg)
