@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -608,11 +609,19 @@ func TestMultiDataset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"      a:\n        type: i32\n        shape: [50 * nranks]\n        decompose: {kind: block}\n",
-		"      b:\n        type: f64\n        shape: [100 * nranks]\n        decompose: {kind: block}\n",
-		"timeline:\n  - write: multi\n  - read: multi\n    at: restart\n"} {
-		if !strings.Contains(d.YAML, want) {
-			t.Errorf("the description lacks %q:\n%s", want, d.YAML)
+	checked(t, d)
+	mf := fileOf(t, d.Desc, "multi")
+	for _, w := range [][2]string{{"/a", "i32 [50 * nranks] {kind: block}"}, {"/b", "f64 [100 * nranks] {kind: block}"}} {
+		ds := datasetOf(t, mf, w[0])
+		if got := words(ds.Type.Text, texts(ds.Shape), decompText(ds.Decompose)); got != w[1] {
+			t.Errorf("dataset %s: %s, want %s:\n%s", w[0], got, w[1], d.YAML)
 		}
+	}
+	var acts []string
+	for _, a := range d.Desc.Timeline {
+		acts = append(acts, words(a.Write.Text, a.Read.Text, a.At.Text))
+	}
+	if want := []string{"multi  ", " multi restart"}; !slices.Equal(acts, want) {
+		t.Errorf("timeline %q, want %q:\n%s", acts, want, d.YAML)
 	}
 }
