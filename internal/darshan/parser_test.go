@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/h5proxy/h5proxy/internal/profile"
 )
 
 // darshanTool finds a darshan-util program: $DARSHAN/bin, /opt/h5proxy/darshan/bin
@@ -30,15 +32,8 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // real darshan-parser and darshan-dxt-parser: the same job, exe, counters and segments.
 func TestDarshanParserReadsWritten(t *testing.T) {
 	parser, dxt := darshanTool(t, "darshan-parser"), darshanTool(t, "darshan-dxt-parser")
-	l, err := FromProfile(sampleProfile(), start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "w.darshan")
-	if err := l.WriteFile(path); err != nil {
-		t.Fatal(err)
-	}
+	l, path := writtenLog(t, sampleProfile(), "w.darshan")
+	dir := filepath.Dir(path)
 	out, err := exec.Command(parser, path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("darshan-parser: %v\n%s", err, out)
@@ -68,4 +63,19 @@ func TestDarshanParserReadsWritten(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "w.dxt.txt"), out, 0o644)
 	checkDXT(t, l, filepath.Join(dir, "w.dxt.txt"))
+}
+
+// writtenLog writes p as a Darshan log named name in a new temporary directory and
+// returns the log and its path.
+func writtenLog(t *testing.T, p *profile.Profile, name string) (*Log, string) {
+	t.Helper()
+	l, err := FromProfile(p, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := l.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	return l, path
 }

@@ -64,15 +64,8 @@ json.dump(out, sys.stdout)
 // summary with the DXT heat maps.
 func TestPyDarshan(t *testing.T) {
 	python, env := pyDarshan(t)
-	l, err := FromProfile(vpicProfile(t), start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "h5proxy.darshan")
-	if err := l.WriteFile(log); err != nil {
-		t.Fatal(err)
-	}
+	l, log := writtenLog(t, vpicProfile(t), "h5proxy.darshan")
+	dir := filepath.Dir(log)
 
 	cmd := exec.Command(python, "-c", pyRead, log)
 	cmd.Env = env
