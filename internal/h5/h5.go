@@ -67,6 +67,23 @@ static int h5p_auto_off(void) {
 }
 
 static hid_t h5p_probe_plist(void) { return H5Pcreate(H5P_DATASET_XFER); }
+
+// h5p_threadsafe reports whether the library keeps an error stack per thread.
+static int h5p_threadsafe(void) {
+	hbool_t ts = 0;
+	if (H5is_library_threadsafe(&ts) < 0) return 0;
+	return ts != 0;
+}
+
+// h5p_quiet_thread turns automatic error printing off for the calling thread's default
+// stack, once per thread: a thread-safe HDF5 gives every thread its own stack, printing on.
+static __thread int h5p_quiet_done;
+static void h5p_quiet_thread(void) {
+	if (!h5p_quiet_done) {
+		H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+		h5p_quiet_done = 1;
+	}
+}
 */
 import "C"
 
@@ -82,21 +99,27 @@ import (
 // holding gate, on a locked OS thread. ready, version and the package's caches (typeCache,
 // objMPIO, the transfer property lists) are guarded by the gate too.
 var (
-	gate    sync.Mutex
-	ready   bool
-	version string
+	gate       sync.Mutex
+	ready      bool
+	threadsafe bool
+	version    string
 )
 
 // enter takes the gate and initializes the library on first use: automatic error printing
-// off, once (HDF5 errors are returned as *Error, never printed).
+// off (HDF5 errors are returned as *Error, never printed). A thread-safe library keeps that
+// setting per thread, so there it is turned off on every OS thread that enters.
 func enter() {
 	runtime.LockOSThread()
 	gate.Lock()
 	if !ready {
 		C.H5open()
 		C.H5Eset_auto2(C.H5E_DEFAULT, nil, nil)
+		threadsafe = C.h5p_threadsafe() != 0
 		initConnector()
 		ready = true
+	}
+	if threadsafe {
+		C.h5p_quiet_thread()
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -592,6 +593,8 @@ func TestErrors(t *testing.T) {
 	// Warm the type cache, then count handles: error paths must not leak.
 	ok(t, CloseDataset(must(CreateDataset(f, "/warm", plan.DatasetSpec{Type: particle, Shape: []uint64{1}, Chunk: []uint64{1}}))))
 	ok(t, CloseDataset(must(CreateDataset(f, "/warm2", plan.DatasetSpec{Type: plan.Str(3), Shape: []uint64{1}}))))
+	// and the transfer property lists, made on a library's first write.
+	ok(t, Write(d, wholeTransfer(plan.F32, spec.Shape), false, make([]byte, 32)))
 	mark := newIDMark()
 
 	stderr = captureStderr(t, func() { _, err = CreateDataset(f, "/x", spec) })
@@ -835,5 +838,29 @@ func TestNoLeaks(t *testing.T) {
 func TestHoldHeap(t *testing.T) {
 	if err := HoldHeap(256 << 20); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestErrorsQuietOnFreshThreads fails a call on new OS threads: a thread-safe HDF5 keeps
+// automatic error printing per thread, so turning it off once is not enough there.
+func TestErrorsQuietOnFreshThreads(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-file.h5")
+	stderr := captureStderr(t, func() {
+		for i := 0; i < 6; i++ {
+			done := make(chan error)
+			go func() {
+				// Exiting while locked retires the thread, so the next goroutine
+				// runs on a thread HDF5 has not seen.
+				runtime.LockOSThread()
+				_, err := OpenFile(missing, Access{})
+				done <- err
+			}()
+			if err := <-done; err == nil {
+				t.Error("OpenFile of a missing file succeeded")
+			}
+		}
+	})
+	if stderr != "" {
+		t.Errorf("HDF5 printed to stderr from a fresh thread: %q", stderr)
 	}
 }
