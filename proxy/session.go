@@ -160,7 +160,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	s.checkDataset = layout.CheckDataset
 	s.checks = s.checkDataset != nil || knownBugs()
 	s.memSpaces = layout.Has(stack.MemorySpaces)
-	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), File: cfg.File, Settings: settings, Groups: s.groups}
+	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), UserInfo: cfg.MPIHints(), File: cfg.File, Settings: settings, Groups: s.groups}
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {

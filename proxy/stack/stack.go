@@ -71,8 +71,12 @@ type Env struct {
 	Comm mpi.Comm
 	// SessionComm is the session's communicator, for agreement between ranks in modes.
 	SessionComm mpi.Comm
-	// MPIInfo are MPI-IO hints for file access.
+	// MPIInfo are MPI-IO hints for file access: the program's (a pattern's or
+	// description's), then the run configuration's, which win.
 	MPIInfo map[string]string
+	// UserInfo are the run configuration's own hints (mpi_info, mpiio.*), a subset of
+	// MPIInfo: they also win over a file's own hints, which win over the program's.
+	UserInfo map[string]string
 	// File is the session's file (or file prefix).
 	File string
 	// Settings are the parsed values of every strategy key (each strategy reads its own).

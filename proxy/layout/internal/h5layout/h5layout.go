@@ -47,16 +47,18 @@ func FileComm(env stack.Env, fs *plan.FileSpec) (c mpi.Comm, own bool, err error
 	return c, err == nil, err
 }
 
-// Hints are the MPI-IO hints a file of the plan is opened with: its own (FileSpec.Info),
-// then the session's (env.MPIInfo), which win key by key; the session's map itself when
-// the file has none of its own.
+// Hints are the MPI-IO hints a file of the plan is opened with, key by key the most
+// specific: the program's for every file (env.MPIInfo), then the file's own
+// (FileSpec.Info), then the run configuration's (env.UserInfo), which a user sets to
+// override the program. The session's map itself when the file has none of its own.
 func Hints(env stack.Env, fs *plan.FileSpec) map[string]string {
 	if len(fs.Info) == 0 {
 		return env.MPIInfo
 	}
 	m := make(map[string]string, len(fs.Info)+len(env.MPIInfo))
-	maps.Copy(m, fs.Info)
 	maps.Copy(m, env.MPIInfo)
+	maps.Copy(m, fs.Info)
+	maps.Copy(m, env.UserInfo)
 	return m
 }
 
