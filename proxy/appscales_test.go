@@ -14,7 +14,7 @@ import (
 
 // scalesDescription is a netCDF-4 history file described: time a coordinate variable
 // (a scale named time, one record per step), ncol a dimension without a variable (netCDF's
-// name for those), rho(time, ncol) a record variable with both attached; the file's root
+// name for those; created, never written: written: false), rho(time, ncol) a record variable with both attached; the file's root
 // group tracks and indexes its links' and attributes' creation order (as netCDF-4's
 // groups do), rho its attributes', group g its links' alone.
 const scalesDescription = `
@@ -27,7 +27,7 @@ files:
     creation_order: indexed
     datasets:
       time: {type: f64, shape: [1], extend: 0, decompose: rank0, scale: time}
-      ncol: {type: f32, shape: [n * nranks], scale: "This is a netCDF dimension but not a netCDF variable.         8"}
+      ncol: {type: f32, shape: [n * nranks], scale: "This is a netCDF dimension but not a netCDF variable.         8", written: false}
       rho: {type: f64, shape: [1, n * nranks], extend: 0, decompose: {grid: [1, 0]}, dims: [time, ncol], creation_order: indexed}
     groups:
       g:
@@ -76,6 +76,7 @@ func TestAppDimensionScales(t *testing.T) {
 			}
 		}
 		checkCreationOrder(t, file, map[string][2]int{"/": {3, 3}, "/g": {1, 0}, "/rho": {0, 3}, "/ncol": {0, 0}})
+		checkFillOnly(t, file, "/ncol", 8)
 		if _, err := exec.LookPath("ncdump"); err != nil {
 			t.Skipf("ncdump (Debian's netcdf-bin, make deps-corpus) is needed to read the file as netCDF: %v", err)
 		}
@@ -102,6 +103,36 @@ func TestAppDimensionScales(t *testing.T) {
 	}
 	if r := rep.Phases[1]; !r.Verified || r.Mismatches != 0 {
 		t.Errorf("restart read verified %v, mismatches %v", r.Verified, r.Mismatches)
+	}
+}
+
+// checkFillOnly opens file read-only (serially) and reads f32 dataset path of n elements
+// whole: each must be the default fill value 0, as in a dataset never written (a parallel
+// file allocates its storage at creation all the same).
+func checkFillOnly(t *testing.T, file, path string, n uint64) {
+	t.Helper()
+	f, err := h5.OpenFile(file, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h5.CloseFile(f)
+	d, err := h5.OpenDataset(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h5.CloseDataset(d)
+	shape := []uint64{n}
+	buf := make([]byte, 4*n)
+	for i := range buf {
+		buf[i] = 0xff
+	}
+	if err := h5.Read(d, &plan.Transfer{MemType: plan.F32, MemShape: shape, Selection: plan.All(shape)}, false, buf); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range buf {
+		if b != 0 {
+			t.Fatalf("%s: byte %d is %#x, want the fill value's 0 (written?)", path, i, b)
+		}
 	}
 }
 

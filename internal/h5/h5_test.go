@@ -864,3 +864,23 @@ func TestErrorsQuietOnFreshThreads(t *testing.T) {
 		t.Errorf("HDF5 printed to stderr from a fresh thread: %q", stderr)
 	}
 }
+
+// TestAllocated: a serial file's contiguous dataset is allocated late (HDF5's default
+// there): no storage until its first write.
+func TestAllocated(t *testing.T) {
+	f := must(CreateFile(filepath.Join(t.TempDir(), "alloc.h5"), Access{}))
+	defer func() { ok(t, CloseFile(f)) }()
+	spec := plan.DatasetSpec{Type: plan.F32, Shape: []uint64{8}}
+	d := must(CreateDataset(f, "/x", spec))
+	defer func() { ok(t, CloseDataset(d)) }()
+	if got := must(Allocated(d)); got {
+		t.Error("a dataset never written has storage")
+	}
+	ok(t, Write(d, wholeTransfer(plan.F32, spec.Shape), false, make([]byte, 32)))
+	if got := must(Allocated(d)); !got {
+		t.Error("a written dataset has no storage")
+	}
+	if _, err := Allocated(f); err == nil || !strings.Contains(err.Error(), "Allocated") {
+		t.Errorf("Allocated of a file: %v, want an error naming the call", err)
+	}
+}

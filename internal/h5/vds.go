@@ -338,6 +338,22 @@ func DatasetOffset(d ID) (uint64, bool, error) {
 	return uint64(off), true, nil
 }
 
+// Allocated reports whether any of dataset d's storage is allocated
+// (H5Dget_space_status): false for a dataset created with late or incremental allocation
+// and never written, as netCDF-4 leaves a dimension that is not a variable.
+func Allocated(d ID) (bool, error) {
+	enter()
+	defer leave()
+	if err := checkID("Allocated", d, C.H5I_DATASET); err != nil {
+		return false, err
+	}
+	var st C.H5D_space_status_t
+	if C.H5Dget_space_status(C.hid_t(d), &st) < 0 {
+		return false, stackError("H5Dget_space_status")
+	}
+	return st != C.H5D_SPACE_STATUS_NOT_ALLOCATED, nil
+}
+
 // SetAttribute writes attribute a on loc, creating it or, when it exists with the same
 // type and shape, overwriting its value (an existing attribute of another type or shape
 // is deleted and created anew).

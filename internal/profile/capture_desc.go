@@ -166,8 +166,8 @@ func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc
 	c.fill(out, dpath, id, d)
 	out.Decompose = dc
 	if len(d.writes) == 0 && len(d.reads) == 0 {
-		out.Decompose = desc.Decompose{Kind: desc.V("rank0")}
-		c.unexpressed(dpath, fmt.Sprintf("%s %s: created and never written (a description creates a dataset at its first write: rank 0 writes it once)", id, d.template))
+		out.Decompose, out.Written = desc.Decompose{}, desc.V("false")
+		c.Desc.NoteAt(dpath + ".written").Line = "created and never written"
 	}
 	if d.independent {
 		out.Independent = desc.V("true")

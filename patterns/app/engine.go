@@ -630,8 +630,12 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			return errAt(v.ds.Type, "dataset %s of variable-length strings in file %s, which %d ranks share through MPI-IO: parallel HDF5 writes no variable-length data so (HDF5 1.10 and 1.14: \"Parallel IO does not support writing VL datatypes\")",
 				"ranks: 1 (a file per rank: HDF5's serial driver, as for a shared file on one rank), a fixed-length strN (in a compound too), or vstr attributes (parallel HDF5 writes those)", v.path, in.path, s.env.Size)
 		}
-		if len(sp.create.Virtual) > 0 { // created, never written
-			if err := s.createVirtual(in, v, sp, step, h, &dsOpen); err != nil {
+		unwritten, err := s.unwritten(v.ds)
+		if err != nil {
+			return err
+		}
+		if len(sp.create.Virtual) > 0 || unwritten { // created, never written
+			if err := s.createUnwritten(in, v, sp, step, h, &dsOpen); err != nil {
 				return err
 			}
 			written++

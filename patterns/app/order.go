@@ -94,9 +94,18 @@ func virtualMaps(ds *desc.Dataset, shape []uint64, sc *desc.Scope) ([]plan.Virtu
 	return out, nil
 }
 
-// createVirtual creates virtual dataset v (at its first action; later ones leave it),
-// never written: no transfer, no recorded write, so reads leave it too.
-func (s *sim) createVirtual(in *instance, v visit, sp *dsSpec, step int, h handles, dsOpen *[]string) error {
+// unwritten reports whether dataset ds is created and never written (written: false).
+func (s *sim) unwritten(ds *desc.Dataset) (bool, error) {
+	if !ds.Written.Set {
+		return false, nil
+	}
+	w, err := s.sc.Bool(ds.Written)
+	return !w, err
+}
+
+// createUnwritten creates dataset v, virtual or written: false, at its first action (later
+// ones leave it), never written: no transfer, no recorded write, so reads leave it too.
+func (s *sim) createUnwritten(in *instance, v visit, sp *dsSpec, step int, h handles, dsOpen *[]string) error {
 	created := s.created[in.path]
 	if created[v.path] {
 		return nil

@@ -166,6 +166,12 @@ func (c *serialCreation) dataset(ds *desc.Dataset, parent string) error {
 	if err := s.attributes(&instance{file: c.f, path: c.path}, path, ds.Attributes, c.step); err != nil {
 		return err
 	}
+	if unwritten, err := s.unwritten(ds); err != nil || unwritten {
+		if err == nil {
+			s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: path, Step: c.step})
+		}
+		return err
+	}
 	p := dec.part(0)
 	t := &plan.Transfer{Variable: path, Buffer: path, MemType: sp.mem, MemShape: p.mem, FileType: sp.create.Type,
 		FileShape: slices.Clone(sp.shape), Selection: p.sel}

@@ -74,6 +74,8 @@ type Dataset struct {
 	Virtual bool
 	// AttrOrder is the creation order its attributes keep: none, tracked or indexed.
 	AttrOrder string
+	// Unallocated reports a dataset with elements and no storage: created, never written.
+	Unallocated bool
 }
 
 // File is one input file: its path and root group.
@@ -306,6 +308,11 @@ func (r *reader) dataset(path, name string) (*Dataset, error) {
 	}
 	if _, virtual, err := h5.VirtualMappings(id); err == nil {
 		d.Virtual = virtual
+	}
+	if alloc, err := h5.Allocated(id); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	} else if !alloc && !d.Virtual && plan.Product(d.Info.Shape) > 0 {
+		d.Unallocated = true
 	}
 	d.Attrs, d.Unread, err = attrsOf(id, path)
 	r.noteRefs(d.Attrs)

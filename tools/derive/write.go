@@ -650,6 +650,10 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	if standIn != "" {
 		b.d.Comment(path, fmt.Sprintf("not expressed: the file's datatype is %s, which descriptions cannot say yet: %s stands in (same size)", standIn, ds.Type.Text))
 	}
+	if x.Unallocated {
+		ds.Written = desc.V("false")
+		b.d.NoteAt(path + ".written").Line = "no storage allocated: created, never written"
+	}
 	if x.Virtual {
 		b.d.Comment(path, "not expressed: a virtual dataset (H5Pset_virtual), which descriptions cannot say yet: a contiguous one of its extent stands in")
 	}

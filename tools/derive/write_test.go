@@ -212,7 +212,8 @@ func TestWriteMoreTypes(t *testing.T) {
 
 // TestWriteScales: a dataset H5DSset_scale marked (CLASS "DIMENSION_SCALE", NAME) is a
 // scale: NAME, its CLASS and NAME not written as attributes; a DIMENSION_LIST's scales are
-// dims, one entry per dimension ("" for none); creation orders other than none are kept.
+// dims, one entry per dimension ("" for none); creation orders other than none are kept; a
+// dataset without storage is written: false.
 func TestWriteScales(t *testing.T) {
 	str := func(name, v string) plan.AttributeSpec {
 		return plan.AttributeSpec{Name: name, Type: plan.Str(len(v) + 1), Value: append([]byte(v), 0)}
@@ -223,9 +224,13 @@ func TestWriteScales(t *testing.T) {
 	rho := ds("rho", plan.F64, 16, 16)
 	rho.Unread = []Unread{{Name: "DIMENSION_LIST", What: "variable-length sequence of 16 bytes", Size: 16, Shape: []uint64{2}, Refs: [][]string{nil, {"/x"}}}}
 	x.AttrOrder = "tracked"
-	root := &Group{Name: "/", Path: "/", Datasets: []*Dataset{x, rho}, LinkOrder: "indexed", AttrOrder: "indexed"}
+	ncol := ds("ncol", plan.F32, 16)
+	ncol.Attrs = []plan.AttributeSpec{str("CLASS", "DIMENSION_SCALE"), str("NAME", "ncol")}
+	ncol.Unallocated = true // netCDF-4's dimension without a variable, written serially
+	root := &Group{Name: "/", Path: "/", Datasets: []*Dataset{x, rho, ncol}, LinkOrder: "indexed", AttrOrder: "indexed"}
 	text := render(t, []*File{{Path: "s.h5", Root: root}}, 1)
-	wantLines(t, text, "scale: x", "dims: ['', /x]", "    creation_order: indexed\n", "creation_order: tracked", "units: {type: str2, value: m}")
+	wantLines(t, text, "scale: x", "dims: ['', /x]", "    creation_order: indexed\n", "creation_order: tracked", "units: {type: str2, value: m}",
+		"written: false # no storage allocated: created, never written")
 	if strings.Contains(text, "CLASS") || strings.Contains(text, "not expressed") {
 		t.Errorf("CLASS written or a scale's attribute noted:\n%s", text)
 	}

@@ -79,6 +79,12 @@ func checkEnum(v Value, s *Node) error {
 	return &Error{Pos: v.Pos, Key: v.Path, Value: v.Text, Reason: reason, Allowed: strings.Join(s.Allowed, ", ")}
 }
 
+// writtenNode is the dataset key written: a dataset the program creates and never writes
+// (netCDF-4's dimensions that are not variables: a dimension scale with no data).
+var writtenNode = &Node{Key: "written", Kind: Bool, Default: "true",
+	Help:    "false: the dataset is created (with its attributes, as a scale where scale is given) where the first write action listing it runs, and never written: no H5Dwrite, reads leave it, its elements read as the fill value (netCDF-4's dimensions that are not variables); its storage stays unallocated where HDF5 allocates late (a serial file's contiguous dataset; a file opened through MPI-IO allocates at creation); true: every write action listing it writes it",
+	Example: `ncol: {type: f32, shape: [16], scale: "This is a netCDF dimension but not a netCDF variable.        16", written: false}`}
+
 // independentNode is the dataset key independent: a dataset a rank writes alone between
 // collective writes (AMReX's box list and offsets, written by rank 0 with an independent
 // transfer list in the same pass as the collective cell data).

@@ -165,6 +165,7 @@ var (
 			decompNode,
 			memNode,
 			independentNode,
+			writtenNode,
 			scaleNode,
 			dimsNode,
 			dsOrderNode,

@@ -218,6 +218,8 @@ type Dataset struct {
 	Memory     Memory
 	// Independent makes the dataset's transfers independent in a collective action.
 	Independent Value
+	// Written false: the dataset is created and never written.
+	Written Value
 	// Scale makes the dataset a dimension scale of that name (scales.go); Dims lists the
 	// scales attached to each dimension.
 	Scale Value
