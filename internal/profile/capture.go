@@ -370,11 +370,14 @@ func Capture(p *Profile, name string) (*Description, error) {
 		if file.Hints = fileHints[f]; len(file.Hints) > 0 {
 			d.Comment(fpath+".hints", "the MPI-IO hints of its file access list")
 		}
-		switch {
+		switch lv, ok := libverNames(fa.Libver, p.HDF5Version); {
 		case fa.LibverLatest:
 			file.Libver = desc.V("latest")
-		case len(fa.Libver) == 2 && fa.Libver[0] != 0:
-			c.unexpressed(fpath, fmt.Sprintf("%s: library version bounds %v (a description has HDF5's default or latest/latest)", filepath.Base(f), fa.Libver))
+		case len(fa.Libver) != 2 || lv == [2]string{"earliest", "latest"}: // HDF5's default
+		case ok:
+			file.Libver = desc.Value{List: desc.Vs(lv[0], lv[1]), Set: true}
+		default:
+			c.unexpressed(fpath, fmt.Sprintf("%s: library version bounds %v of HDF5 %s (a description's bounds are %s)", filepath.Base(f), fa.Libver, p.HDF5Version, strings.Join(desc.LibverNames, ", ")))
 		}
 		fileAttrs := attrs[f]
 		for t, cd := range ds {
@@ -979,4 +982,31 @@ func meanGap(start, end map[int]float64, steps int) float64 {
 		return 0
 	}
 	return sum / float64(n)
+}
+
+// libverNames names the H5F_libver_t bounds [low, high] a program passed, as a
+// description's libver spells them: latest where a bound is the tracing library's newest
+// (H5F_LIBVER_LATEST: 2 in HDF5 1.10, 3 in 1.12, 4 in 1.14); false for a bound a
+// description cannot name (v112 or v114 below the library's latest).
+func libverNames(b []int, version string) ([2]string, bool) {
+	var out [2]string
+	if len(b) != 2 {
+		return out, false
+	}
+	latest := -1
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err == nil && major == 1 && minor >= 8 {
+		latest = (minor - 6) / 2 // 1.8: V18 1, 1.10: 2, 1.12: 3, 1.14: 4
+	}
+	for i, v := range b {
+		switch {
+		case v == latest:
+			out[i] = "latest"
+		case v >= 0 && v < len(desc.LibverNames)-1:
+			out[i] = desc.LibverNames[v]
+		default:
+			return out, false
+		}
+	}
+	return out, true
 }

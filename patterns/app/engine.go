@@ -432,7 +432,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 	par := sh.par
 	fs := sh.spec()
 	fs.ReadOnly, fs.CollMetadataOps, fs.CollMetadataWrite, fs.MakeDirs = readOnly, collMeta && par, collMeta && par, !readOnly
-	fs.LibverLatest = strings.EqualFold(f.Libver.Text, "latest")
+	libverBounds(f, fs)
 	fs.Info = fileHints(f, par)
 	fs.LinkOrder, fs.AttrOrder = orderFlags(f.CreationOrder.Links), orderFlags(f.CreationOrder.Attributes)
 	kind := plan.CreateFile

@@ -42,8 +42,9 @@ func (s *sim) createByRank0(f *desc.File, path string, sh sharing, step int) (*i
 		return nil, err
 	}
 	if pre.emit {
-		fs := &plan.FileSpec{MakeDirs: true, SharedLater: true, LibverLatest: strings.EqualFold(f.Libver.Text, "latest"),
+		fs := &plan.FileSpec{MakeDirs: true, SharedLater: true,
 			LinkOrder: orderFlags(f.CreationOrder.Links), AttrOrder: orderFlags(f.CreationOrder.Attributes)}
+		libverBounds(f, fs)
 		s.cur.Add(plan.Op{Kind: plan.CreateFile, Path: path, Step: step, File: fs})
 	}
 	if err := pre.content(&f.Content, "/", f.Attributes); err != nil {

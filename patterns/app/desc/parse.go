@@ -461,6 +461,9 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs),
 				Libver: x.value("libver", fs), Counter: x.value("counter", fs), Hints: p.hints(x.vals["hints"], path+".hints"),
 				Handles: p.handles(x.vals["handles"], path+".handles")}
+			if _, err := LibverOf(f.Libver); err != nil {
+				return err
+			}
 			cr, cerr := p.create(x.vals["create"], path+".create", f)
 			if cerr != nil {
 				return cerr

@@ -107,7 +107,12 @@ func (g *gen) file(id string) *File {
 	g.note(path)
 	f := &File{ID: id, Name: g.v(), Ranks: g.opt(g.v), Mode: g.opt(func() Value { return g.pick("truncate", "append") }),
 		Reopen: g.opt(g.v), CollectiveMetadata: g.opt(func() Value { return g.pick("false", "true", "read") }),
-		Libver: g.opt(func() Value { return g.pick("default", "latest") }), Writer: g.opt(func() Value { return g.pick("all", "rank0") })}
+		Libver: g.opt(func() Value {
+			if g.maybe() {
+				return Value{List: []Value{g.pick("earliest", "v18"), g.pick("v110", "latest")}, Set: true}
+			}
+			return g.pick("default", "latest")
+		}), Writer: g.opt(func() Value { return g.pick("all", "rank0") })}
 	g.note(path + ".name")
 	f.Counter = g.opt(func() Value { return g.pick("f0", "plots", id) })
 	for i := range g.r.Intn(3) {
