@@ -122,7 +122,7 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 			return fmt.Errorf("dataset %s is not open", op.Path)
 		}
 		return h5.SetExtent(id, op.Dataset.Shape)
-	case plan.WriteAttribute:
+	case plan.WriteAttribute, plan.ReadAttribute:
 		loc := f.id // an attribute on "/" goes on the root group through the file id
 		if op.Path != "/" {
 			id, ok := f.objs.IDs[op.Path]
@@ -130,6 +130,10 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 				return fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
 			}
 			loc = id
+		}
+		if op.Kind == plan.ReadAttribute {
+			_, err := h5.ReadAttributeAs(loc, *op.Attribute)
+			return err
 		}
 		return h5.WriteAttribute(loc, *op.Attribute)
 	case plan.Write, plan.Read:
