@@ -20,6 +20,20 @@ func (s *sim) wroteAttribute(file, object string, spec *plan.AttributeSpec) {
 	s.attrs[file][attrKey{path.Clean("/" + object), spec.Name}] = spec
 }
 
+// noteAttributes records the attributes as of object of the file at file that another
+// rank writes (a serial creation's, rank 0's), as if this rank had written them: every
+// rank reads them back.
+func (s *sim) noteAttributes(file, object string, as []*desc.Attribute, step int) error {
+	for _, a := range as {
+		spec, err := s.e.attribute(a, object, s.sc, step)
+		if err != nil {
+			return err
+		}
+		s.wroteAttribute(file, object, spec)
+	}
+	return nil
+}
+
 // readAttributes plans a read action's attribute reads (its attributes key), before its
 // datasets, as a restart reads a file's header: each attribute of the root group read
 // through the file, each of another group or a dataset with that object opened around it

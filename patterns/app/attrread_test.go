@@ -78,3 +78,44 @@ timeline:
 		}
 	}
 }
+
+// TestReadAttributesOfSerialCreation: a file rank 0 creates alone (create: {by: rank0}, as
+// AMReX writes its headers) has its attributes read back by every rank, verified against
+// the values rank 0 wrote: the other ranks never write them but know them.
+func TestReadAttributesOfSerialCreation(t *testing.T) {
+	const src = `params: {n: 4}
+steps: 1
+files:
+  f:
+    name: f.h5
+    create: {by: rank0}
+    attributes: {version_name: v2, nparticles: {type: i64, shape: [1], value: ["${n * nranks}"]}}
+    groups:
+      level_0:
+        attributes: {ngrids: {type: i32, shape: [1], value: [8]}}
+        datasets:
+          x: {type: f64, shape: [n * nranks]}
+timeline:
+  - write: f
+  - read: f
+    at: restart
+    attributes: [version_name, nparticles, level_0/ngrids]
+`
+	p, _, err := patternFrom(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < 3; r++ {
+		var got []string
+		for _, pl := range all(t, p, patterns.PhaseRead, patterns.Env{Rank: r, Size: 3, Path: "/o/f.h5"}) {
+			for _, op := range pl.Ops {
+				if op.Kind == plan.ReadAttribute {
+					got = append(got, fmt.Sprintf("%s@%s=%x", op.Path, op.Attribute.Name, op.Attribute.Value))
+				}
+			}
+		}
+		if want := "/@version_name=7632 /@nparticles=0c00000000000000 /level_0@ngrids=08000000"; strings.Join(got, " ") != want {
+			t.Errorf("rank %d of 3: %v, want %s", r, got, want)
+		}
+	}
+}
