@@ -332,26 +332,24 @@ H5_CLOSER(H5Gclose)
 H5_OPENER(H5Oopen, (hid_t loc, const char *name, hid_t lapl), loc, name, lapl)
 H5_CLOSER(H5Oclose)
 
+/* h5_attr counts a successful attribute call on attr that ran from t1 to t2; traced, its
+ * event describes the attribute (with the memory type mtype and buffer buf of a write or
+ * read, -1 and NULL otherwise). */
+static void h5_attr(int call, hid_t attr, hid_t mtype, const void *buf, int64_t t1, int64_t t2) {
+    inside++;
+    char *extra = trace_on ? attr_json(attr, mtype, buf) : NULL;
+    inside--;
+    h5_other_extra(call, attr, t1, t2, extra);
+}
+
 hid_t H5Acreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t acpl, hid_t aapl) {
     WRAP(hid_t id, H5Acreate2, hdf5_active, loc, name, type, space, acpl, aapl);
-    int64_t t2 = now_ns();
-    if (id >= 0) {
-        inside++;
-        char *extra = trace_on ? attr_json(id, -1, NULL) : NULL;
-        inside--;
-        h5_other_extra(C_H5Acreate2, id, t1, t2, extra);
-    }
+    if (id >= 0) h5_attr(C_H5Acreate2, id, -1, NULL, t1, now_ns());
     return id;
 }
 herr_t H5Awrite(hid_t attr, hid_t type, const void *buf) {
     WRAP(herr_t ret, H5Awrite, hdf5_active, attr, type, buf);
-    int64_t t2 = now_ns();
-    if (ret >= 0) {
-        inside++;
-        char *extra = trace_on ? attr_json(attr, type, buf) : NULL;
-        inside--;
-        h5_other_extra(C_H5Awrite, attr, t1, t2, extra);
-    }
+    if (ret >= 0) h5_attr(C_H5Awrite, attr, type, buf, t1, now_ns());
     return ret;
 }
 
@@ -360,24 +358,12 @@ herr_t H5Awrite(hid_t attr, hid_t type, const void *buf) {
  * read, as an H5Awrite's. */
 hid_t H5Aopen(hid_t obj, const char *name, hid_t aapl) {
     WRAP(hid_t id, H5Aopen, hdf5_active, obj, name, aapl);
-    int64_t t2 = now_ns();
-    if (id >= 0) {
-        inside++;
-        char *extra = trace_on ? attr_json(id, -1, NULL) : NULL;
-        inside--;
-        h5_other_extra(C_H5Aopen, id, t1, t2, extra);
-    }
+    if (id >= 0) h5_attr(C_H5Aopen, id, -1, NULL, t1, now_ns());
     return id;
 }
 herr_t H5Aread(hid_t attr, hid_t type, void *buf) {
     WRAP(herr_t ret, H5Aread, hdf5_active, attr, type, buf);
-    int64_t t2 = now_ns();
-    if (ret >= 0) {
-        inside++;
-        char *extra = trace_on ? attr_json(attr, type, buf) : NULL;
-        inside--;
-        h5_other_extra(C_H5Aread, attr, t1, t2, extra);
-    }
+    if (ret >= 0) h5_attr(C_H5Aread, attr, type, buf, t1, now_ns());
     return ret;
 }
 

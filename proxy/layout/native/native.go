@@ -123,13 +123,9 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		}
 		return h5.SetExtent(id, op.Dataset.Shape)
 	case plan.WriteAttribute, plan.ReadAttribute:
-		loc := f.id // an attribute on "/" goes on the root group through the file id
-		if op.Path != "/" {
-			id, ok := f.objs.IDs[op.Path]
-			if !ok {
-				return fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
-			}
-			loc = id
+		loc, err := f.objs.AttributeLoc(f.id, op)
+		if err != nil {
+			return err
 		}
 		if op.Kind == plan.ReadAttribute {
 			_, err := h5.ReadAttributeAs(loc, *op.Attribute)
