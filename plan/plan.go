@@ -52,6 +52,14 @@ const (
 	// Scale makes the dataset at Path a dimension scale or attaches one to a dimension of
 	// it, as Op.Scale says (scale.go: H5DSset_scale, H5DSattach_scale).
 	Scale
+	// ReadAttribute reads the attribute Op.Attribute.Name of the object at Path ("/": the
+	// file's root, through the file's identifier; else an open group or dataset) as a
+	// reader does: H5Aopen, H5Aread with Op.Attribute.Type as the memory type (or, with
+	// Op.Attribute.Stored, H5Aget_type and the attribute's own type), H5Aclose. A value in
+	// Op.Attribute.Value is what the writer wrote: the read is verified against it. It
+	// comes after Scale so that the kinds before it keep their numbers; the census counts
+	// it apart (H5Aread).
+	ReadAttribute
 )
 
 // LinkKind is the kind of a link a CreateLink operation creates.
@@ -92,7 +100,7 @@ var opNames = map[OpKind]string{
 	CreateDataset: "create-dataset", OpenDataset: "open-dataset", CloseDataset: "close-dataset",
 	WriteAttribute: "write-attribute", Write: "write", Read: "read",
 	ExtendDataset: "extend-dataset", WaitBaton: "wait-baton", PassBaton: "pass-baton",
-	SelectFile: "select-file", CreateLink: "create-link",
+	SelectFile: "select-file", CreateLink: "create-link", ReadAttribute: "read-attribute",
 }
 
 // String returns the kebab-case name of the operation.
@@ -357,12 +365,18 @@ const SZIPNearestNeighbour uint32 = 32 // H5_SZIP_NN_OPTION_MASK
 const MaxUnlimited = ^uint64(0)
 
 // AttributeSpec is an attribute write: a 1-D (or scalar, when Shape is nil) attribute of
-// the given type whose bytes are Value.
+// the given type whose bytes are Value; or, on a ReadAttribute, the read: the memory type
+// and shape read and the bytes expected (nil: not verified).
 type AttributeSpec struct {
 	Name  string
 	Type  Type
 	Shape []uint64
 	Value []byte
+	// Stored, on a ReadAttribute, reads with the attribute's own datatype (H5Aget_type,
+	// closed after the read) instead of a memory type of Type, as a reader that learns a
+	// string's length from the file does (AMReX's version_name); Type and Shape then say
+	// what the writer stored, and so the bytes read.
+	Stored bool
 }
 
 // Transfer is a dataset read or write: the selection in the file dataspace, the memory
@@ -595,6 +609,9 @@ func (o Op) String() string {
 	}
 	if a := o.Attribute; a != nil {
 		fmt.Fprintf(&b, " @%s type=%s shape=%v", a.Name, a.Type, a.Shape)
+		if a.Stored {
+			b.WriteString(" [stored type]")
+		}
 	}
 	if t := o.Transfer; t != nil {
 		fmt.Fprintf(&b, " mem=%s%v buffer=%s", t.MemType, t.MemShape, t.Buffer)
@@ -690,15 +707,21 @@ func (o *Op) validate() error {
 		if o.Dataset == nil || len(o.Dataset.Shape) == 0 {
 			return fmt.Errorf("missing extent (Dataset.Shape)")
 		}
-	case WriteAttribute:
+	case WriteAttribute, ReadAttribute:
 		a := o.Attribute
-		if a == nil {
-			return fmt.Errorf("missing attribute spec")
+		if a == nil || a.Name == "" {
+			return fmt.Errorf("missing attribute spec or name")
 		}
 		if err := a.Type.Validate(); err != nil {
 			return err
 		}
-		if want := Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want {
+		if o.Kind == WriteAttribute && a.Stored {
+			return fmt.Errorf("attribute %s: a write has no stored type to read with (Stored is for reads)", a.Name)
+		}
+		if o.Kind == ReadAttribute && (a.Type.VarLen || a.Type.Class == Reference || a.Type.HasVarLen()) {
+			return fmt.Errorf("attribute %s: a read takes a fixed-size type without references (type %s)", a.Name, a.Type)
+		}
+		if want := Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want && (o.Kind == WriteAttribute || a.Value != nil) {
 			return fmt.Errorf("attribute %s value has %d bytes, want %d", a.Name, len(a.Value), want)
 		}
 	case Write, Read:

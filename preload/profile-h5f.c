@@ -3,8 +3,8 @@
  * files: H5Fcreate, H5Fopen, H5Fflush and H5Fclose into the file's H5F record (H5F_*
  * counters, profile.h; its info: the access list's driver, alignment, collective metadata,
  * version bounds and, traced, MPI-IO hints). Groups, objects and attributes have no Darshan
- * module: H5Gcreate2, H5Gcreate1, H5Gopen2, H5Gclose, H5Oopen, H5Oclose, H5Acreate2, H5Awrite
- * and the link creations H5Lcreate_hard, H5Lcreate_soft and H5Lcreate_external count in the
+ * module: H5Gcreate2, H5Gcreate1, H5Gopen2, H5Gclose, H5Oopen, H5Oclose, H5Acreate2, H5Awrite,
+ * H5Aopen, H5Aread and the link creations H5Lcreate_hard, H5Lcreate_soft and H5Lcreate_external count in the
  * call table and, traced, as events of their file's record.
  */
 #include "profile.h"
@@ -23,6 +23,8 @@ NEXT(H5Oopen);
 NEXT(H5Oclose);
 NEXT(H5Acreate2);
 NEXT(H5Awrite);
+NEXT(H5Aopen);
+NEXT(H5Aread);
 NEXT(H5Lcreate_hard);
 NEXT(H5Lcreate_soft);
 NEXT(H5Lcreate_external);
@@ -330,26 +332,38 @@ H5_CLOSER(H5Gclose)
 H5_OPENER(H5Oopen, (hid_t loc, const char *name, hid_t lapl), loc, name, lapl)
 H5_CLOSER(H5Oclose)
 
+/* h5_attr counts a successful attribute call on attr that ran from t1 to t2; traced, its
+ * event describes the attribute (with the memory type mtype and buffer buf of a write or
+ * read, -1 and NULL otherwise). */
+static void h5_attr(int call, hid_t attr, hid_t mtype, const void *buf, int64_t t1, int64_t t2) {
+    inside++;
+    char *extra = trace_on ? attr_json(attr, mtype, buf) : NULL;
+    inside--;
+    h5_other_extra(call, attr, t1, t2, extra);
+}
+
 hid_t H5Acreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t acpl, hid_t aapl) {
     WRAP(hid_t id, H5Acreate2, hdf5_active, loc, name, type, space, acpl, aapl);
-    int64_t t2 = now_ns();
-    if (id >= 0) {
-        inside++;
-        char *extra = trace_on ? attr_json(id, -1, NULL) : NULL;
-        inside--;
-        h5_other_extra(C_H5Acreate2, id, t1, t2, extra);
-    }
+    if (id >= 0) h5_attr(C_H5Acreate2, id, -1, NULL, t1, now_ns());
     return id;
 }
 herr_t H5Awrite(hid_t attr, hid_t type, const void *buf) {
     WRAP(herr_t ret, H5Awrite, hdf5_active, attr, type, buf);
-    int64_t t2 = now_ns();
-    if (ret >= 0) {
-        inside++;
-        char *extra = trace_on ? attr_json(attr, type, buf) : NULL;
-        inside--;
-        h5_other_extra(C_H5Awrite, attr, t1, t2, extra);
-    }
+    if (ret >= 0) h5_attr(C_H5Awrite, attr, type, buf, t1, now_ns());
+    return ret;
+}
+
+/* A reader's attribute calls (AMReX's restart: H5Aopen, H5Aread, H5Aclose): traced, the
+ * open names the attribute as a create does, the read adds the memory type and the value
+ * read, as an H5Awrite's. */
+hid_t H5Aopen(hid_t obj, const char *name, hid_t aapl) {
+    WRAP(hid_t id, H5Aopen, hdf5_active, obj, name, aapl);
+    if (id >= 0) h5_attr(C_H5Aopen, id, -1, NULL, t1, now_ns());
+    return id;
+}
+herr_t H5Aread(hid_t attr, hid_t type, void *buf) {
+    WRAP(herr_t ret, H5Aread, hdf5_active, attr, type, buf);
+    if (ret >= 0) h5_attr(C_H5Aread, attr, type, buf, t1, now_ns());
     return ret;
 }
 

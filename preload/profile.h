@@ -222,7 +222,7 @@ extern struct hmap fds, h5files, h5dsets, mpifiles;
     X(H5Gcreate2) X(H5Gopen2) X(H5Dcreate2) X(H5Dcreate1) X(H5Dopen2) X(H5Dopen1) X(H5Dwrite) \
     X(H5Dread) X(H5Dset_extent) X(H5Dclose) X(H5Acreate2) X(H5Awrite) X(H5Dwrite_multi)          \
     X(H5Dread_multi) X(H5Gclose) X(H5Oopen) X(H5Oclose) X(H5Lcreate_hard) X(H5Lcreate_soft)     \
-    X(H5Lcreate_external) X(H5Gcreate1)
+    X(H5Lcreate_external) X(H5Gcreate1) X(H5Aopen) X(H5Aread)
 #define X(a) C_##a,
 enum { CALLS C_N };
 #undef X

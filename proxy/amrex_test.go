@@ -103,6 +103,12 @@ func runAMReX(t *testing.T, cfg proxy.Config) {
 		if p.Phase == "read" && (!p.Verified || p.Mismatches != 0) {
 			t.Errorf("%s %s read: verified=%v mismatches=%v", cfg.File, cfg.Mode, p.Verified, p.Mismatches)
 		}
+		// The restart's attribute reads (RestartHDF5's ReadHDF5Attr), each verified by the
+		// layout against the writer's value, are in the census as H5Aread.
+		reads := planned(t, cfg, cfg.Phases[i], size, plan.ReadAttribute)
+		if got := callCount(p.Census, "H5Aread").Count; got != reads || (p.Phase == "read" && reads == 0) {
+			t.Errorf("%s %s %s: census H5Aread %v, the plans read %v attributes", cfg.File, cfg.Mode, p.Phase, got, reads)
+		}
 	}
 }
 

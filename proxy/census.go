@@ -57,10 +57,37 @@ var objectCalls = [2]string{"H5Oopen", "H5Oclose"}
 // plan.CreateLink counts as the call of its kind.
 var linkCalls = [3]string{"H5Lcreate_hard", "H5Lcreate_soft", "H5Lcreate_external"}
 
+// api1Calls name HDF5's 1.6 calls, in mAPI1 order: a group created with plan.Op.API1, a
+// dataset created or opened with plan.DatasetSpec.API1 (api1Call).
+var api1Calls = [3]string{"H5Gcreate1", "H5Dcreate1", "H5Dopen1"}
+
+// api1Call is op's index in api1Calls, or -1 when op makes its kind's own call.
+func api1Call(op *plan.Op) int {
+	d := op.Dataset != nil && op.Dataset.API1
+	switch {
+	case op.Kind == plan.CreateGroup && op.API1:
+		return 0
+	case op.Kind == plan.CreateDataset && d:
+		return 1
+	case op.Kind == plan.OpenDataset && d:
+		return 2
+	}
+	return -1
+}
+
 // countCall charges one operation handed to the layout to the census.
 func (s *sample) countCall(op *plan.Op, bytes uint64) {
 	if op.Kind == plan.CreateLink && op.Link != nil && op.Link.Kind >= plan.HardLink && op.Link.Kind <= plan.ExternalLink {
 		s[mLink+metric(op.Link.Kind-plan.HardLink)]++
+		return
+	}
+	if i := api1Call(op); i >= 0 {
+		s[mAPI1+metric(i)]++
+		return
+	}
+	if op.Kind == plan.ReadAttribute && op.Attribute != nil {
+		s[mAttrRead]++
+		s[mAttrRead+1] += float64(plan.Product(op.Attribute.Shape) * uint64(op.Attribute.Type.Size))
 		return
 	}
 	if op.AsObject {
@@ -202,6 +229,14 @@ func census(t *[nMetrics]Stat, sys bool) Census {
 		if n := t[mLink+metric(i)]; n.Sum > 0 {
 			c.Calls = append(c.Calls, CallCount{Call: name, Count: n.Sum, MaxCount: n.Max})
 		}
+	}
+	for i, name := range api1Calls {
+		if n := t[mAPI1+metric(i)]; n.Sum > 0 {
+			c.Calls = append(c.Calls, CallCount{Call: name, Count: n.Sum, MaxCount: n.Max})
+		}
+	}
+	if n := t[mAttrRead]; n.Sum > 0 {
+		c.Calls = append(c.Calls, CallCount{Call: "H5Aread", Count: n.Sum, MaxCount: n.Max, Bytes: t[mAttrRead+1].Sum})
 	}
 	c.IOModes = named(t, mIOMode, h5.IOModeNames[:])
 	c.ChunkOpts = named(t, mChunkOpt, h5.ChunkOptNames[:])

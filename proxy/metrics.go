@@ -69,8 +69,13 @@ const (
 	mObject = mMulti + 4
 	// mLink+k-1 counts the links of plan.LinkKind k created (census.go: linkCalls).
 	mLink = mObject + 2
+	// mAPI1+i counts the 1.6-API creates and opens (census.go: api1Calls), which are not
+	// the calls of their kind; mAttrRead the attribute reads (plan.ReadAttribute, after
+	// nOpKinds), mAttrRead+1 their bytes.
+	mAPI1     = mLink + 3
+	mAttrRead = mAPI1 + metric(len(api1Calls))
 	// mSysIO+i is field i of /proc/self/io (sysIOFields).
-	mSysIO   = mLink + 3
+	mSysIO   = mAttrRead + 2
 	nMetrics = mSysIO + nSysIO
 )
 

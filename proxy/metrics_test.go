@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -77,4 +78,33 @@ func reduceOne(s *sample) *[nMetrics]Stat {
 		t[i] = Stat{Min: v, Max: v, Mean: v, Sum: v}
 	}
 	return &t
+}
+
+// TestCensusNamesTheCallsMade: the census names the call the native layout makes for each
+// operation: H5Gcreate1, H5Dcreate1 and H5Dopen1 for 1.6-API groups and datasets (not
+// their kinds' H5Gcreate2, H5Dcreate2, H5Dopen2), and H5Aread with its bytes for an
+// attribute read, which has no per-kind slot.
+func TestCensusNamesTheCallsMade(t *testing.T) {
+	d1 := &plan.DatasetSpec{Type: plan.F64, Shape: []uint64{4}, API1: true}
+	d2 := &plan.DatasetSpec{Type: plan.F64, Shape: []uint64{4}}
+	ops := []plan.Op{
+		{Kind: plan.CreateGroup, Path: "/g1", API1: true}, {Kind: plan.CreateGroup, Path: "/g2"},
+		{Kind: plan.CreateDataset, Path: "/d1", Dataset: d1}, {Kind: plan.CreateDataset, Path: "/d2", Dataset: d2},
+		{Kind: plan.OpenDataset, Path: "/d1", Dataset: d1}, {Kind: plan.OpenDataset, Path: "/d2"},
+		{Kind: plan.ReadAttribute, Path: "/", Attribute: &plan.AttributeSpec{Name: "n", Type: plan.I64, Shape: []uint64{3}}},
+		{Kind: plan.ReadAttribute, Path: "/", Attribute: &plan.AttributeSpec{Name: "v", Type: plan.Str(9), Stored: true}},
+	}
+	var s sample
+	for i := range ops {
+		s.countCall(&ops[i], 0)
+	}
+	got := map[string][2]float64{}
+	for _, c := range census(reduceOne(&s), false).Calls {
+		got[c.Call] = [2]float64{c.Count, c.Bytes}
+	}
+	want := map[string][2]float64{"H5Gcreate1": {1, 0}, "H5Gcreate2": {1, 0}, "H5Dcreate1": {1, 0}, "H5Dcreate2": {1, 0},
+		"H5Dopen1": {1, 0}, "H5Dopen2": {1, 0}, "H5Aread": {2, 3*8 + 9}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("census %v, want %v", got, want)
+	}
 }

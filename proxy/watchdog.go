@@ -72,6 +72,7 @@ var hdf5Calls = map[plan.OpKind]string{
 	plan.CreateDataset: "H5Dcreate2", plan.OpenDataset: "H5Dopen2", plan.CloseDataset: "H5Dclose",
 	plan.WriteAttribute: "H5Awrite", plan.Write: "H5Dwrite", plan.Read: "H5Dread",
 	plan.ExtendDataset: "H5Dset_extent", plan.WaitBaton: "MPI_Recv", plan.PassBaton: "MPI_Ssend",
+	plan.ReadAttribute: "H5Aread",
 }
 
 // hdf5Layouts are the layouts that carry each operation out as the HDF5 call of
@@ -211,6 +212,8 @@ func (w *watchdog) callName(op *plan.Op) string {
 		return op.Path
 	case op.Kind == plan.WaitBaton || op.Kind == plan.PassBaton:
 		return fmt.Sprintf("%s (%s with rank %d)", hdf5Calls[op.Kind], op.Kind, op.Baton.Peer)
+	case hdf5Layouts[w.layout] && api1Call(op) >= 0:
+		return fmt.Sprintf("%s %s (%s, step %d)", api1Calls[api1Call(op)], op.Path, op.Kind, op.Step)
 	case hdf5Layouts[w.layout] && hdf5Calls[op.Kind] != "":
 		return fmt.Sprintf("%s %s (%s, step %d)", hdf5Calls[op.Kind], op.Path, op.Kind, op.Step)
 	}

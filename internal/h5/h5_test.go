@@ -453,11 +453,52 @@ func TestAttributes(t *testing.T) {
 		if _, err := ReadAttribute(loc, "missing"); err == nil {
 			t.Error("ReadAttribute(missing) succeeded")
 		}
+		readAttributesAs(t, loc, attrs)
 	}
 	ok(t, CloseDataset(d))
 	ok(t, CloseGroup(g))
 	if n := must(ObjectCount(f)); n != 0 {
 		t.Errorf("ObjectCount = %d", n)
+	}
+}
+
+// readAttributesAs reads attrs back from loc as a program does (ReadAttributeAs): each
+// verified against its value, with a memory type of its own type or its stored type; a
+// wider memory type converts (nparticles as an int64); a wrong value, a missing attribute
+// and a stored type longer than the reader thinks are errors naming the attribute.
+func readAttributesAs(t *testing.T, loc ID, attrs []plan.AttributeSpec) {
+	t.Helper()
+	for _, a := range attrs {
+		got := must(ReadAttributeAs(loc, a))
+		if !bytes.Equal(got, a.Value) {
+			t.Errorf("ReadAttributeAs(%s) = %x, want %x", a.Name, got, a.Value)
+		}
+		stored := a
+		stored.Stored = true
+		got = must(ReadAttributeAs(loc, stored))
+		if !bytes.Equal(got, a.Value) {
+			t.Errorf("ReadAttributeAs(%s, stored type) = %x, want %x", a.Name, got, a.Value)
+		}
+		unchecked := a
+		unchecked.Value = nil
+		if got = must(ReadAttributeAs(loc, unchecked)); !bytes.Equal(got, a.Value) {
+			t.Errorf("ReadAttributeAs(%s, unverified) = %x, want %x", a.Name, got, a.Value)
+		}
+		bad := a
+		bad.Value = append([]byte(nil), a.Value...)
+		bad.Value[len(bad.Value)-1] ^= 0xff
+		if _, err := ReadAttributeAs(loc, bad); err == nil || !strings.Contains(err.Error(), "@"+a.Name) || !strings.Contains(err.Error(), "the writer wrote") {
+			t.Errorf("ReadAttributeAs(%s) of a different value: %v, want an error naming the attribute", a.Name, err)
+		}
+	}
+	wide := plan.AttributeSpec{Name: "nparticles", Type: plan.I64, Shape: []uint64{1}, Value: []byte{0x40, 0x42, 0x0f, 0, 0, 0, 0, 0}}
+	ok(t, func() error { _, err := ReadAttributeAs(loc, wide); return err }())
+	short := plan.AttributeSpec{Name: "title", Type: plan.Str(4), Value: []byte("vpic"), Stored: true}
+	if _, err := ReadAttributeAs(loc, short); err == nil || !strings.Contains(err.Error(), "@title") {
+		t.Errorf("ReadAttributeAs(title) with a stored type of 8 bytes, 4 expected: %v", err)
+	}
+	if _, err := ReadAttributeAs(loc, plan.AttributeSpec{Name: "missing", Type: plan.I32}); err == nil || !strings.Contains(err.Error(), "H5Aopen @missing") {
+		t.Errorf("ReadAttributeAs(missing): %v", err)
 	}
 }
 

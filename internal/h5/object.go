@@ -694,6 +694,62 @@ func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 	return plan.AttributeSpec{Name: name, Type: t, Shape: dims, Value: val}, nil
 }
 
+// ReadAttributeAs reads the attribute a.Name of loc (a file, group or dataset) as a program
+// reads one, and nothing more: H5Aopen, H5Aread into a buffer of a.Shape elements of a
+// memory type of a.Type (with a.Stored: H5Aget_type, H5Aread with that type, H5Tclose),
+// H5Aclose. It returns the bytes read; when a.Value is set they must equal it, else the
+// error names the attribute and the first byte that differs. a.Type must be fixed-size and
+// hold no references (plan.Op.Validate checks).
+func ReadAttributeAs(loc ID, a plan.AttributeSpec) ([]byte, error) {
+	enter()
+	defer leave()
+	op := "@" + a.Name
+	if err := checkID("ReadAttributeAs "+op, loc, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
+		return nil, err
+	}
+	var mt C.hid_t
+	if !a.Stored {
+		t, err := memType(a.Type)
+		if err != nil {
+			return nil, fmt.Errorf("%w (attribute %s)", err, a.Name)
+		}
+		mt = t
+	}
+	cname := cstr(a.Name)
+	defer free(cname)
+	attr := C.H5Aopen(C.hid_t(loc), cname, C.H5P_DEFAULT)
+	if attr < 0 {
+		return nil, stackError("H5Aopen " + op)
+	}
+	defer C.H5Aclose(attr)
+	size := C.size_t(a.Type.Size)
+	if a.Stored {
+		if mt = C.H5Aget_type(attr); mt < 0 {
+			return nil, stackError("H5Aget_type " + op)
+		}
+		defer C.H5Tclose(mt)
+		if size = C.H5Tget_size(mt); size == 0 {
+			return nil, stackError("H5Tget_size " + op)
+		}
+	}
+	val := make([]byte, plan.Product(a.Shape)*uint64(size))
+	if len(val) > 0 && C.H5Aread(attr, mt, unsafe.Pointer(&val[0])) < 0 {
+		return nil, stackError("H5Aread " + op)
+	}
+	if a.Value == nil {
+		return val, nil
+	}
+	if len(val) != len(a.Value) {
+		return val, errorf("h5: H5Aread %s: read %d bytes (stored type of %d bytes), the writer wrote %d", op, len(val), size, len(a.Value))
+	}
+	for i := range val {
+		if val[i] != a.Value[i] {
+			return val, errorf("h5: H5Aread %s: byte %d is %#02x, the writer wrote %#02x", op, i, val[i], a.Value[i])
+		}
+	}
+	return val, nil
+}
+
 // Exists reports whether every link along path exists, checking each prefix in turn with
 // H5Lexists (which fails rather than answering false when an intermediate is missing).
 // "/" and "." exist. A dangling soft link counts as existing.

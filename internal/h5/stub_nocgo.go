@@ -79,6 +79,9 @@ func DatasetShape(d ID) ([]uint64, error) { return nil, ErrNoCgo }
 // WriteAttribute returns ErrNoCgo in a build without cgo.
 func WriteAttribute(loc ID, a plan.AttributeSpec) error { return ErrNoCgo }
 
+// ReadAttributeAs returns ErrNoCgo in a build without cgo.
+func ReadAttributeAs(loc ID, a plan.AttributeSpec) ([]byte, error) { return nil, ErrNoCgo }
+
 // ReadAttribute returns ErrNoCgo in a build without cgo.
 func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 	return plan.AttributeSpec{}, ErrNoCgo

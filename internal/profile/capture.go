@@ -486,8 +486,9 @@ func Capture(p *Profile, name string) (*Description, error) {
 			// One read per step the program read (a stepped group's), in its order: a
 			// read's default step is the last written.
 			rs := readSteps(p, f, stepOf)
+			areads := attrReads(p, f, fileAttrs)
 			readAt := func(step int) {
-				a := &desc.Action{Read: desc.V(id)}
+				a := &desc.Action{Read: desc.V(id), Attributes: areads}
 				if written {
 					a.At = desc.V("restart")
 				}

@@ -200,3 +200,36 @@ func attributeOwner(id, object string) string {
 	}
 	return id + " " + filepath.ToSlash(object)
 }
+
+// attrReads is what rank 0 read of file's attributes (its H5Aread events, in order, each
+// once) that the description writes, as a read action's attributes key names them: NAME
+// on the root group, PATH/NAME on another object. Attributes of variable-length or
+// reference types, or of objects the description names by template (a step group's), are
+// left out: a description's read verifies fixed-size values it wrote.
+func attrReads(p *Profile, file string, written map[string][]*capAttr) []desc.Value {
+	var out []desc.Value
+	seen := map[string]bool{}
+	for _, e := range p.Events {
+		if e.Rank > 0 || e.Call != "H5Aread" || e.File != file || len(e.Attribute) == 0 {
+			continue
+		}
+		var a attrEvent
+		if json.Unmarshal(e.Attribute, &a) != nil || a.VLen || a.TypeClass == h5tReference {
+			continue
+		}
+		ok := false
+		for _, w := range written[a.Object] {
+			ok = ok || w.name == a.Name
+		}
+		key := strings.TrimPrefix(a.Object+"/"+a.Name, "/")
+		if a.Object == "/" {
+			key = a.Name
+		}
+		if !ok || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, desc.V(key))
+	}
+	return out
+}

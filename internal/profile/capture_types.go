@@ -8,8 +8,11 @@ import (
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
 )
 
-// h5tCompound is HDF5's H5T_COMPOUND class number.
-const h5tCompound = 6
+// h5tCompound is HDF5's H5T_COMPOUND class number, h5tReference its H5T_REFERENCE.
+const (
+	h5tCompound  = 6
+	h5tReference = 7
+)
 
 // typeMember is one member of a traced compound type: [name, H5T class, size, sign
 // (-1 but for integers), offset].

@@ -86,9 +86,9 @@ type Event struct {
 	End        float64         `json:"end"`
 	Collective bool            `json:"collective,omitempty"`
 	Selection  json.RawMessage `json:"selection,omitempty"`
-	// Attribute is what H5Acreate2 and H5Awrite events say of the attribute: the object it
-	// hangs on, its name, file type, dims, and for H5Awrite the memory type and small
-	// values (docs/profile.md's record format).
+	// Attribute is what H5Acreate2, H5Awrite, H5Aopen and H5Aread events say of the
+	// attribute: the object it hangs on, its name, file type, dims, and for H5Awrite and
+	// H5Aread the memory type and small values (docs/profile.md's record format).
 	Attribute json.RawMessage `json:"attribute,omitempty"`
 	// Extent is the dataset's extent after an H5Dset_extent.
 	Extent []int64 `json:"extent,omitempty"`

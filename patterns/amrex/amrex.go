@@ -369,15 +369,42 @@ func (p *Pattern) writeParticles(b *builder, path string) {
 	b.op(plan.CloseFile, path, true)
 }
 
-// readParticles plans RestartHDF5: every rank opens the file, reads each level's boxes
-// (checked: they are in BoxArray order), reopens the levels for their ngrids attribute,
-// then per level reads nparticles_grid whole and, for each grid it owns, the int and real
-// records AMReX's restart computes for that grid (independent reads). nparticles_grid is
+// readAttr reads the attribute a of the object at path as AMReX's ReadHDF5Attr does
+// (H5Aopen, H5Aread with a's type, H5Aclose), verified against what the writer wrote.
+func (b *builder) readAttr(path string, a plan.AttributeSpec) {
+	b.op(plan.ReadAttribute, path, true).Attribute = &a
+}
+
+// readParticles plans RestartHDF5: every rank opens the file and reads its header as
+// AMReX does: version_name with its stored type (H5Aopen, H5Aget_type, H5Aread), SpaceDim
+// in Chombo_global, then num_component_real, num_component_int, nparticles, maxnextid and
+// finest_level; then each level's boxes through the box compound (checked: they are in
+// BoxArray order), the levels again for their ngrids attribute, then per level
+// nparticles_grid whole and, for each grid it owns, the int and real records AMReX's
+// restart computes for that grid (independent reads). Every attribute but maxnextid (the
+// writer's rank count sets it) is verified against the writer's value. nparticles_grid is
 // stored in the writer's rank order, so it is read without verification; the particle
 // records are verified whatever rank count wrote them.
 func (p *Pattern) readParticles(b *builder, path string) {
 	c := p.C
 	b.op(plan.OpenFile, path, true).File = ParallelAccess(true)
+	version := strAttr("version_name", CheckpointVersion)
+	version.Stored = true
+	b.readAttr("/", version)
+	b.op(plan.OpenGroup, "/Chombo_global", true)
+	b.readAttr("/Chombo_global", i32Attr("SpaceDim", 3))
+	b.op(plan.CloseGroup, "/Chombo_global", true)
+	root := map[string]plan.AttributeSpec{}
+	for _, a := range p.particleRootAttributes(b.size) {
+		root[a.Name] = a
+	}
+	for _, n := range []string{"num_component_real", "num_component_int", "nparticles", "maxnextid", "finest_level"} {
+		a := root[n]
+		if n == "maxnextid" {
+			a.Value = nil // it depends on the writer's rank count, which a read phase may not share
+		}
+		b.readAttr("/", a)
+	}
 	for l, lev := range c.Levels {
 		g := levelGroup(l)
 		n := uint64(len(lev.Boxes))
@@ -387,8 +414,9 @@ func (p *Pattern) readParticles(b *builder, path string) {
 		b.op(plan.CloseDataset, g+"/boxes", true)
 		b.op(plan.CloseGroup, g, true)
 	}
-	for l := range c.Levels {
+	for l, lev := range c.Levels {
 		b.op(plan.OpenGroup, levelGroup(l), true)
+		b.readAttr(levelGroup(l), i32Attr("ngrids", int32(len(lev.Boxes))))
 		b.op(plan.CloseGroup, levelGroup(l), true)
 	}
 	owners := Owners(c.Levels, b.size, c.NComp)

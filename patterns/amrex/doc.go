@@ -118,8 +118,12 @@
 // read_back=all (an h5proxy key) it reads every file written instead, one per step.
 // Plotfile steps: every rank reopens the file and reads, per level, the range of
 // data:datatype=0 its boxes occupy (collective). Particle steps mirror RestartHDF5: every
-// rank opens the file, reads each level's boxes whole (verified: BoxArray order does not
-// depend on the writer), reopens each level group (ngrids), reads nparticles_grid whole
+// rank opens the file, reads its header's attributes as AMReX does (version_name with its
+// stored type; Chombo_global's SpaceDim; num_component_real, num_component_int,
+// nparticles, maxnextid, finest_level: H5Aopen, H5Aread, H5Aclose, each verified against
+// the writer's value but maxnextid, which the writer's rank count sets), reads each
+// level's boxes whole through the box compound (verified: BoxArray order does not depend
+// on the writer), reopens each level group for its ngrids attribute, reads nparticles_grid whole
 // (not verified: it is in the writer's rank order) and, for each grid it owns, the int and
 // real records at the offsets AMReX's restart computes, independently. Every data element
 // read is verified against the seeded fill, whatever rank count wrote the file: ranges

@@ -35,21 +35,27 @@ func TestPlotfileReadExample(t *testing.T) {
 	}
 }
 
-// TestParticleReadExample mirrors RestartHDF5 at 2 ranks: boxes (verified against their
-// BoxArray order), the ngrids pass, nparticles_grid (unverified), then each owned grid's
-// int and real records, all independent.
+// TestParticleReadExample mirrors RestartHDF5 at 2 ranks: the header's attributes
+// (version_name with its stored type, SpaceDim in Chombo_global, the five root counts),
+// boxes (verified against their BoxArray order), the ngrids pass, nparticles_grid
+// (unverified), then each owned grid's int and real records, all independent.
 func TestParticleReadExample(t *testing.T) {
 	p := kit.Must(t, append(exampleKeys, "read_back=all")...)
 	path := testDir + "/plt00000/particle0/particle0.h5"
 	for r := 0; r < 2; r++ {
 		pl := stepPlan(t, p, patterns.PhaseRead, 1, r, 2)
-		want := []opWant{ow(plan.OpenFile, path, true),
+		want := []opWant{ow(plan.OpenFile, path, true), ow(plan.ReadAttribute, "/", true),
+			ow(plan.OpenGroup, "/Chombo_global", true), ow(plan.ReadAttribute, "/Chombo_global", true), ow(plan.CloseGroup, "/Chombo_global", true)}
+		for i := 0; i < 5; i++ {
+			want = append(want, ow(plan.ReadAttribute, "/", true))
+		}
+		want = append(want,
 			ow(plan.OpenGroup, "/level_0", true), ow(plan.OpenDataset, "/level_0/boxes", true),
 			ow(plan.Read, "/level_0/boxes", false), ow(plan.CloseDataset, "/level_0/boxes", true), ow(plan.CloseGroup, "/level_0", true),
-			ow(plan.OpenGroup, "/level_0", true), ow(plan.CloseGroup, "/level_0", true),
+			ow(plan.OpenGroup, "/level_0", true), ow(plan.ReadAttribute, "/level_0", true), ow(plan.CloseGroup, "/level_0", true),
 			ow(plan.OpenGroup, "/level_0", true), ow(plan.OpenDataset, "/level_0/nparticles_grid", true),
 			ow(plan.Read, "/level_0/nparticles_grid", false), ow(plan.CloseDataset, "/level_0/nparticles_grid", true),
-			ow(plan.OpenDataset, "/level_0/data:datatype=0", true), ow(plan.OpenDataset, "/level_0/data:datatype=1", true)}
+			ow(plan.OpenDataset, "/level_0/data:datatype=0", true), ow(plan.OpenDataset, "/level_0/data:datatype=1", true))
 		for g := 0; g < 4; g++ {
 			want = append(want, ow(plan.Read, "/level_0/data:datatype=0", false), ow(plan.Read, "/level_0/data:datatype=1", false))
 		}
@@ -59,12 +65,13 @@ func TestParticleReadExample(t *testing.T) {
 		if !reflect.DeepEqual(pl.Ops[0].File, fapl(true)) {
 			t.Errorf("open %+v", pl.Ops[0].File)
 		}
-		boxes := pl.Ops[3].Transfer
+		checkAttributeReads(t, fmt.Sprintf("rank %d", r), pl, stepPlan(t, p, patterns.PhaseWrite, 1, 0, 2))
+		boxes := pl.Ops[12].Transfer
 		if string(boxes.Data) != string(wantBoxes(NestedLevels(16, 8)[0].Boxes...)) || boxes.Unchecked ||
 			!reflect.DeepEqual(boxes.Selection, plan.WholeSpace(u(8))) { // H5S_ALL, as RestartHDF5
 			t.Errorf("rank %d: boxes read %+v", r, *boxes)
 		}
-		npg := pl.Ops[10].Transfer
+		npg := pl.Ops[20].Transfer
 		if !npg.Unchecked || npg.Data != nil || !reflect.DeepEqual(npg.Selection, plan.WholeSpace(u(8))) {
 			t.Errorf("rank %d: nparticles_grid read %+v", r, *npg)
 		}
@@ -163,5 +170,47 @@ func TestRestartRead(t *testing.T) {
 	}
 	if _, _, err := kit.Build(append(exampleKeys, "read_back=some")...); err == nil || !strings.Contains(err.Error(), `"read_back"`) || !strings.Contains(err.Error(), `"some"`) {
 		t.Errorf("read_back=some: %v", err)
+	}
+}
+
+// checkAttributeReads: the read plan reads, in RestartHDF5's order, the attributes the
+// writer (rank 0's write plan w) wrote on the same objects, each with the writer's type
+// and shape and verified against its value, but maxnextid (unverified: the writer's rank
+// count sets it); version_name with its stored type (H5Aget_type), the others with AMReX's
+// memory types.
+func checkAttributeReads(t *testing.T, who string, rd, w plan.Plan) {
+	t.Helper()
+	written := map[string]*plan.AttributeSpec{}
+	for _, op := range w.Ops {
+		if op.Kind == plan.WriteAttribute {
+			written[op.Path+"@"+op.Attribute.Name] = op.Attribute
+		}
+	}
+	var order []string
+	for _, op := range rd.Ops {
+		if op.Kind != plan.ReadAttribute {
+			continue
+		}
+		a := op.Attribute
+		key := op.Path + "@" + a.Name
+		order = append(order, key)
+		wa := written[key]
+		if wa == nil {
+			t.Errorf("%s: reads %s, which the writer did not write", who, key)
+			continue
+		}
+		wantValue := wa.Value
+		if a.Name == "maxnextid" {
+			wantValue = nil
+		}
+		if !reflect.DeepEqual(a.Type, wa.Type) || !reflect.DeepEqual(a.Shape, wa.Shape) || !reflect.DeepEqual(a.Value, wantValue) ||
+			a.Stored != (a.Name == "version_name") {
+			t.Errorf("%s: read %s = %+v; the writer wrote %+v", who, key, *a, *wa)
+		}
+	}
+	want := []string{"/@version_name", "/Chombo_global@SpaceDim", "/@num_component_real", "/@num_component_int",
+		"/@nparticles", "/@maxnextid", "/@finest_level", "/level_0@ngrids"}
+	if !reflect.DeepEqual(order, want) {
+		t.Errorf("%s: attribute reads %v, RestartHDF5 reads %v", who, order, want)
 	}
 }

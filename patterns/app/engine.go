@@ -96,23 +96,24 @@ type sim struct {
 	env       patterns.Env
 	sc        *desc.Scope
 	dir       string
-	open      map[string]*instance             // by file id
-	order     []string                         // paths of the open files as the layout stacks them: the last is current
-	existing  map[string]bool                  // file paths created so far
-	created   map[string]map[string]bool       // file path → objects created
-	writes    map[string]map[string][]int      // file path → dataset path → steps written (extend slabs)
-	specs     map[string]map[string]*dsSpec    // file path → dataset path → spec of its writes
-	lastWrite map[string]int                   // file id → last step written (-1: never)
-	lastPath  map[string]string                // file id → the path of its last write
-	fired     map[string][]bool                // counter → the steps a write of its files runs at (families.go)
-	scaled    map[string]*scaleState           // file path → its dimension scales (scales.go)
-	limit     int                              // steps replayed before the end actions
-	steps     int                              // the write phase's steps on this rank count
-	firstUse  map[string]int                   // file id → first step an action opened it
-	linked    map[string]map[string]bool       // file path → links created
-	pending   map[string]map[string]*desc.Link // file path → hard links waiting for their target
-	refs      map[string][]pendingRef          // file path → reference attributes waiting for their targets
-	plans     []plan.Plan                      // per step
+	open      map[string]*instance                       // by file id
+	order     []string                                   // paths of the open files as the layout stacks them: the last is current
+	existing  map[string]bool                            // file paths created so far
+	created   map[string]map[string]bool                 // file path → objects created
+	writes    map[string]map[string][]int                // file path → dataset path → steps written (extend slabs)
+	specs     map[string]map[string]*dsSpec              // file path → dataset path → spec of its writes
+	attrs     map[string]map[attrKey]*plan.AttributeSpec // file path → attribute → its last write (a read's verification)
+	lastWrite map[string]int                             // file id → last step written (-1: never)
+	lastPath  map[string]string                          // file id → the path of its last write
+	fired     map[string][]bool                          // counter → the steps a write of its files runs at (families.go)
+	scaled    map[string]*scaleState                     // file path → its dimension scales (scales.go)
+	limit     int                                        // steps replayed before the end actions
+	steps     int                                        // the write phase's steps on this rank count
+	firstUse  map[string]int                             // file id → first step an action opened it
+	linked    map[string]map[string]bool                 // file path → links created
+	pending   map[string]map[string]*desc.Link           // file path → hard links waiting for their target
+	refs      map[string][]pendingRef                    // file path → reference attributes waiting for their targets
+	plans     []plan.Plan                                // per step
 	end       plan.Plan
 	cur       *plan.Plan
 }
@@ -151,7 +152,8 @@ func (e *engine) newSim(env patterns.Env) (*sim, error) {
 		dir = "."
 	}
 	return &sim{e: e, env: env, sc: sc, dir: dir, open: map[string]*instance{}, existing: map[string]bool{},
-		lastWrite: map[string]int{}, lastPath: map[string]string{}, firstUse: map[string]int{}, linked: map[string]map[string]bool{}, pending: map[string]map[string]*desc.Link{}, limit: steps, steps: steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{}}, nil
+		lastWrite: map[string]int{}, lastPath: map[string]string{}, firstUse: map[string]int{}, linked: map[string]map[string]bool{}, pending: map[string]map[string]*desc.Link{}, limit: steps, steps: steps, created: map[string]map[string]bool{}, writes: map[string]map[string][]int{}, specs: map[string]map[string]*dsSpec{},
+		attrs: map[string]map[attrKey]*plan.AttributeSpec{}}, nil
 }
 
 // fires reports whether action a runs at step (at: step).
@@ -453,6 +455,7 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 		s.linked[path] = map[string]bool{}
 		s.writes[path] = map[string][]int{}
 		s.specs[path] = map[string]*dsSpec{}
+		s.attrs[path] = map[attrKey]*plan.AttributeSpec{}
 		delete(s.scaled, path)
 	}
 	s.existing[path] = true
@@ -518,6 +521,7 @@ func (s *sim) attributes(in *instance, owner string, as []*desc.Attribute, step 
 			continue
 		}
 		s.cur.Add(plan.Op{Kind: plan.WriteAttribute, Path: owner, Collective: in.parallel, Step: step, Attribute: spec})
+		s.wroteAttribute(in.path, owner, spec)
 	}
 	return nil
 }

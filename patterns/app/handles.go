@@ -124,6 +124,7 @@ func (s *sim) reopenAttributes(in *instance, path string, group bool, as []*desc
 		s.cur.Add(plan.Op{Kind: openKind, Path: path, Collective: in.parallel, Step: step, AsObject: true, CollMetadata: in.collMeta()},
 			plan.Op{Kind: plan.WriteAttribute, Path: path, Collective: in.parallel, Step: step, Attribute: spec},
 			plan.Op{Kind: closeKind, Path: path, Collective: in.parallel, Step: step, AsObject: true})
+		s.wroteAttribute(in.path, path, spec)
 	}
 	return nil
 }

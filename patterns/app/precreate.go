@@ -54,9 +54,13 @@ func (s *sim) createByRank0(f *desc.File, path string, sh sharing, step int) (*i
 		s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: path, Step: step})
 	}
 	s.existing[path] = true // the open below opens what rank 0 created
+	header := s.attrs[path] // the attributes written (or noted) above, which the open forgets
 	in, err := s.openFile(f, path, sh, step, false)
 	if err != nil {
 		return nil, err
+	}
+	for k, a := range header {
+		s.attrs[path][k] = a
 	}
 	created := s.created[path]
 	for _, g := range groups {
@@ -118,6 +122,8 @@ func (c *serialCreation) content(ct *desc.Content, owner string, attrs []*desc.A
 		if err := s.attributes(serial, owner, attrs, c.step); err != nil {
 			return err
 		}
+	} else if err := s.noteAttributes(c.path, owner, attrs, c.step); err != nil {
+		return err
 	}
 	for _, ds := range ct.Datasets {
 		if c.sets[ds] {
@@ -159,8 +165,8 @@ func (c *serialCreation) dataset(ds *desc.Dataset, parent string) error {
 	}
 	sp.shape, sp.create.Shape = dec.shape, slices.Clone(dec.shape)
 	c.specs[path] = sp
-	if !c.emit {
-		return nil
+	if !c.emit { // the values a later read of them verifies
+		return s.noteAttributes(c.path, path, ds.Attributes, c.step)
 	}
 	create := sp.create
 	s.cur.Add(plan.Op{Kind: plan.CreateDataset, Path: path, Step: c.step, Dataset: &create})

@@ -17,6 +17,9 @@ import (
 // order, after the action's last read, as BD-CATS opens a Timestep_N group, its datasets,
 // reads them, closes the datasets and then the group.
 func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) error {
+	if err := s.readAttributes(in, a, step); err != nil {
+		return err
+	}
 	nranks, rank := in.share(s.env)
 	vs, groups, err := s.collect(&in.file.Content, "/")
 	if err != nil {

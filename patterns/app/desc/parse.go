@@ -745,7 +745,8 @@ func (p *parser) action(n *yaml.Node, path string) (*Action, error) {
 	s := actionNode.Elem
 	x := p.mapOf(n, path)
 	a := &Action{Pos: p.pos(n), Write: x.value("write", s), Read: x.value("read", s), Flush: x.value("flush", s),
-		Every: x.value("every", s), When: x.value("when", s), At: x.value("at", s), Datasets: x.list("datasets"), Collective: x.value("collective", s), Step: x.value("step", s), WrittenBy: x.value("written_by", s)}
+		Every: x.value("every", s), When: x.value("when", s), At: x.value("at", s), Datasets: x.list("datasets"), Collective: x.value("collective", s), Step: x.value("step", s), WrittenBy: x.value("written_by", s),
+		Attributes: x.list("attributes")}
 	verbs := 0
 	for _, v := range []Value{a.Write, a.Read, a.Flush} {
 		if v.Set {
@@ -754,6 +755,10 @@ func (p *parser) action(n *yaml.Node, path string) (*Action, error) {
 	}
 	if verbs != 1 {
 		return nil, &Error{Pos: a.Pos, Key: path, Reason: fmt.Sprintf("an action names %d of write, read, flush", verbs), Allowed: "exactly one of write: FILE, read: FILE, flush: FILE"}
+	}
+	if len(a.Attributes) > 0 && !a.Read.Set {
+		v := a.Attributes[0]
+		return nil, &Error{Pos: v.Pos, Key: join(path, "attributes"), Value: v.Text, Reason: "a write or flush reads no attributes (a write writes the attributes its objects declare)", Allowed: "attributes on a read: FILE action"}
 	}
 	if sn := x.vals["select"]; sn != nil {
 		sx := p.mapOf(sn, join(path, "select"))

@@ -230,6 +230,7 @@ var actionNode = &Node{Key: "timeline", Kind: List, Help: "what happens in each 
 		{Key: "datasets", Kind: List, Elem: &Node{Kind: Text}, Help: "the subset of the file's datasets (paths or names) this action writes or reads (default: all)"},
 		{Key: "collective", Kind: Bool, Default: "true", Help: "collective (H5FD_MPIO_COLLECTIVE) or independent transfers"},
 		{Key: "step", Kind: Expr, Help: "read: the write step whose data is read (default: the last step the file was written at)"},
+		{Key: "attributes", Kind: List, Elem: &Node{Kind: Text}, Help: "read: the attributes read before the datasets (NAME on the root group, PATH/NAME on the group or dataset at PATH; an object other than the root is opened around its read), each with H5Aopen, H5Aread with the written type and H5Aclose and verified against the value written, as a restart reads a file's header (default: none)"},
 		{Key: "written_by", Kind: Expr, Help: "restart read: how many ranks wrote the file (N-to-M restart: shapes are evaluated with nranks = written_by; fewer readers than per-rank or group files read a contiguous share of them each, one file at a time, serially; default: the reading ranks)"},
 		{Key: "select", Kind: Map, Help: "read: which part each rank reads (default: the dataset's decomposition over the reading ranks)", Fields: []*Node{
 			{Key: "start", Kind: List, Elem: &Node{Kind: Expr}, Help: "sub-volume start per dimension (default 0)"},

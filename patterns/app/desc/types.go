@@ -283,6 +283,10 @@ type Action struct {
 	Step       Value
 	WrittenBy  Value
 	Select     *Select
+	// Attributes, on a read, are the attributes it reads before its datasets, as a
+	// restart reads a file's header: NAME on the root group, PATH/NAME on the group or
+	// dataset at PATH.
+	Attributes []Value
 }
 
 // Verb returns the action's kind (write, read or flush) and the file id it names.

@@ -432,6 +432,7 @@ func (wr *writer) action(a *Action, path string) *yaml.Node {
 	m.value("collective", a.Collective)
 	m.value("step", a.Step)
 	m.value("written_by", a.WrittenBy)
+	m.list("attributes", a.Attributes, false)
 	if a.Select != nil {
 		s := wr.mapping(join(path, "select")).flow()
 		s.list("start", a.Select.Start, false)

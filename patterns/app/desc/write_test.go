@@ -259,6 +259,7 @@ func (g *gen) action(path string) *Action {
 		a.Write = V("f0")
 	case 1:
 		a.Read = V("f0")
+		a.Attributes = g.vs(2)
 		if g.maybe() {
 			a.Select = &Select{Start: g.vs(2), Count: g.vs(2), Stride: g.vs(1), To: g.opt(func() Value { return g.pick("all", "rank0") })}
 		}

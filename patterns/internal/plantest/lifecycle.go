@@ -88,7 +88,7 @@ func CheckLifecycle(ph patterns.Phase, plans []plan.Plan, rules Lifecycle) error
 					return fmt.Errorf("%s: dataset not open", where)
 				}
 				delete(open, op.Path)
-			case plan.WriteAttribute:
+			case plan.WriteAttribute, plan.ReadAttribute:
 				if file == "" {
 					return fmt.Errorf("%s: no open file", where)
 				}

@@ -130,17 +130,17 @@ func (l *logLayout) Exec(op *plan.Op, buf []byte) error {
 		// an anchor would read back as no dataset, so the layout refuses rather than write
 		// a file whose links lie.
 		return fmt.Errorf("log layout: link %s (%s): the log layout keeps no links (its file holds anchors and logs, not the objects a link would name); run the native, subfiling or subfiling-vfd layout for a description with links", op.Path, op.Link.Kind)
-	case plan.WriteAttribute:
-		loc := f.id
-		if op.Path != "/" {
-			id, ok := f.objs.IDs[op.Path]
-			if !ok {
-				return fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
-			}
-			loc = id
+	case plan.WriteAttribute, plan.ReadAttribute:
+		loc, err := f.objs.AttributeLoc(f.id, op)
+		if err != nil {
+			return err
 		}
 		a := *op.Attribute
 		a.Name = h5layout.EscapeName(a.Name)
+		if op.Kind == plan.ReadAttribute {
+			_, err := h5.ReadAttributeAs(loc, a)
+			return err
+		}
 		return h5.WriteAttribute(loc, a)
 	case plan.Write, plan.Read:
 		if k, ok := f.objs.Kinds[op.Path]; !ok || h5layout.IsGroupKind(k) {

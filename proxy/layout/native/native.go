@@ -122,14 +122,14 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 			return fmt.Errorf("dataset %s is not open", op.Path)
 		}
 		return h5.SetExtent(id, op.Dataset.Shape)
-	case plan.WriteAttribute:
-		loc := f.id // an attribute on "/" goes on the root group through the file id
-		if op.Path != "/" {
-			id, ok := f.objs.IDs[op.Path]
-			if !ok {
-				return fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
-			}
-			loc = id
+	case plan.WriteAttribute, plan.ReadAttribute:
+		loc, err := f.objs.AttributeLoc(f.id, op)
+		if err != nil {
+			return err
+		}
+		if op.Kind == plan.ReadAttribute {
+			_, err := h5.ReadAttributeAs(loc, *op.Attribute)
+			return err
 		}
 		return h5.WriteAttribute(loc, *op.Attribute)
 	case plan.Write, plan.Read:

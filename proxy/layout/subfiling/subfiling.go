@@ -165,17 +165,20 @@ func (l *subfilingLayout) Exec(op *plan.Op, buf []byte) error {
 			d.Shape = append([]uint64(nil), op.Dataset.Shape...)
 		}
 		return nil
+	case plan.ReadAttribute: // from the master when reading, else from the group's subfile
+		loc, err := f.objs.AttributeLoc(f.id, op)
+		if err != nil {
+			return err
+		}
+		_, err = h5.ReadAttributeAs(loc, *op.Attribute)
+		return err
 	case plan.WriteAttribute:
 		if f.reading {
 			return fmt.Errorf("subfiling layout: attribute %s on %s: the file is open read-only", op.Attribute.Name, op.Path)
 		}
-		loc := f.id
-		if op.Path != "/" {
-			id, ok := f.objs.IDs[op.Path]
-			if !ok {
-				return fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
-			}
-			loc = id
+		loc, err := f.objs.AttributeLoc(f.id, op)
+		if err != nil {
+			return err
 		}
 		if err := h5.WriteAttribute(loc, *op.Attribute); err != nil {
 			return err

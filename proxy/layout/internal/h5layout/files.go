@@ -82,3 +82,17 @@ func openByKind(file h5.ID, op *plan.Op) (id h5.ID, err error) {
 	}
 	return id, err
 }
+
+// AttributeLoc is where an attribute operation (plan.WriteAttribute, plan.ReadAttribute)
+// goes: the file's identifier for "/" (the root group through the file), else the object
+// the plan opened at op.Path.
+func (o ObjTable) AttributeLoc(file h5.ID, op *plan.Op) (h5.ID, error) {
+	if op.Path == "/" {
+		return file, nil
+	}
+	id, ok := o.IDs[op.Path]
+	if !ok {
+		return 0, fmt.Errorf("attribute %s: object %s is not open", op.Attribute.Name, op.Path)
+	}
+	return id, nil
+}
