@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/h5proxy/h5proxy/plan"
@@ -23,6 +24,10 @@ import (
 // between writes), or whose named buffer has another size or place than an earlier one of
 // the run (it would be mapped anew under the earlier transfer). Each transfer is charged,
 // stamped, counted and booked as if made alone, from the times the layout measured.
+
+// runsMade counts the runs this process made and the transfers in them (the tests check
+// that transfer_runs takes effect).
+var runsMade, transfersInRuns atomic.Int64
 
 // runner is the stack's run executor when this plan's transfers may go in runs: sync
 // execution (no lending, no multi-dataset batch, no background queue, no timeline, whose
@@ -68,7 +73,7 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 			break // made alone, which reports it
 		}
 		o = s.packed(o)
-		if !s.runnable(rx, o) || !compatible(ops, o) {
+		if !s.runnable(rx, o) || !compatible(ops, o) || s.refillsAfter(ops, o) {
 			break
 		}
 		ops = append(ops, o)
@@ -76,8 +81,8 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 	if len(ops) < 2 {
 		return i, nil
 	}
-	// The buffers, in order: a write whose buffer would be refilled ends the run (its
-	// fill must follow the earlier writes).
+	// The buffers, in order (the first write's may be filled here); a write whose buffer
+	// is refilled after all (refillsAfter's guess was wrong) ends the run.
 	bufs := make([][]byte, 0, len(ops))
 	for k, o := range ops {
 		if k > 0 && s.refills(o) {
@@ -99,6 +104,8 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 		bytes[k] = s.transferBytes(o.Transfer)
 	}
 	s.wd.mark(ops[0]) // a stall report names the run's first transfer
+	runsMade.Add(1)
+	transfersInRuns.Add(int64(len(ops)))
 	took := make([]time.Duration, len(ops))
 	done, err := rx.ExecRun(ops, bufs, took)
 	t0, t1 := s.clk.lap()
@@ -147,4 +154,23 @@ func compatible(ops []*plan.Op, o *plan.Op) bool {
 		}
 	}
 	return true
+}
+
+// refillsAfter reports whether buffer would fill o's buffer anew once the writes ops
+// have theirs: after the last of them that shares it, the buffer holds that write's data
+// (filledBuf.holds decides as buffer does); with none, as it holds now (refills). A
+// write as-is in ops leaves the buffer as it was, which this does not follow: it answers
+// yes.
+func (s *Session) refillsAfter(ops []*plan.Op, o *plan.Op) bool {
+	t := o.Transfer
+	if o.Kind != plan.Write || s.phase == nil || t.AsIs {
+		return false
+	}
+	for k := len(ops) - 1; k >= 0; k-- {
+		if p := ops[k].Transfer; p.Buffer == t.Buffer {
+			f := filledBuf{step: ops[k].Step, t: p}
+			return p.AsIs || !f.holds(o, s.phase.fill)
+		}
+	}
+	return s.refills(o)
 }
