@@ -77,6 +77,10 @@ type Config struct {
 	// begin and end only: three system calls a step inside the observed window, which the
 	// real programs do not make. Every other census figure is per step either way.
 	StepCensus bool `json:"-"`
+	// PerCallTransfers makes every transfer one call from Go into the layout's library
+	// (transfer_runs=NO), instead of a step's runs of consecutive transfers one call each
+	// where the layout can (runs.go). The library calls are the same either way.
+	PerCallTransfers bool `json:"-"`
 	// Strategy are the keys the modes and layouts declare in their own tables
 	// (async.staging_bytes, cache.path, subfiling.count, ...), in order.
 	Strategy []options.KV `json:"-"`
@@ -143,6 +147,8 @@ var sessionKeys = []sessionKey{
 		}},
 	{options.Spec{Key: "stall_timeout", Kind: options.Duration, Default: defaultStallTimeout.String(), Help: "a session call (a phase's begin, a step, the end, a wait) that makes no progress for this long makes the rank report its phase, step and the HDF5 or MPI call it is inside on stderr, and ends the job (MPI_Abort, exit code 124); 0 disables the watchdog"},
 		func(c *Config, v *options.Values, k string) { c.StallTimeout = v.Duration(k) }, func(c *Config) string { return c.StallTimeout.String() }},
+	{options.Spec{Key: "transfer_runs", Kind: options.Bool, Default: "YES", Help: "a step's run of consecutive transfers with nothing to do between them (no fill, no verification) goes to the layout in one call, which makes the library calls from one C loop (the mpiio layout; the MPI calls are the same): a Go thread bound to a core pays a context switch or so per blocking C call; NO: one call per transfer"},
+		func(c *Config, v *options.Values, k string) { c.PerCallTransfers = !v.Bool(k) }, func(c *Config) string { return map[bool]string{false: "YES", true: "NO"}[c.PerCallTransfers] }},
 	{options.Spec{Key: "census", Kind: options.Enum, Default: "phase", Allowed: []string{"phase", "step"}, Help: "when the census reads the process's system-call counters (/proc/self/io): phase (at each phase's begin and end; the steps' census has no sys_io) or step (also after every step, for per-step sys_io: three system calls per step inside the window); every other census figure is per step either way"},
 		func(c *Config, v *options.Values, k string) { c.StepCensus = v.String(k) == "step" }, func(c *Config) string { return map[bool]string{false: "phase", true: "step"}[c.StepCensus] }},
 }

@@ -106,3 +106,7 @@ func RegisterWatchedLayout(name, under string, freed *atomic.Int64) {
 			return l, err
 		}})
 }
+
+// RunsMade returns the runs of transfers this process made (runs.go) and the transfers in
+// them.
+func RunsMade() (runs, transfers int64) { return runsMade.Load(), transfersInRuns.Load() }

@@ -189,7 +189,8 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 	// A step's first and last operations are stamped (stamp): those that make a library
 	// call, not a file selection before or after them.
 	lo, n := stampRange(pl)
-	for i := range pl.Ops {
+	rx := s.runner(ln, batch) // runs of transfers (runs.go), nil when they cannot be used
+	for i := 0; i < len(pl.Ops); i++ {
 		if k := pl.Ops[i].Kind; k == plan.WaitBaton || k == plan.PassBaton {
 			if err := s.baton(&pl.Ops[i], smp, step, i-lo, n); err != nil {
 				return err
@@ -213,6 +214,16 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 					return err
 				}
 				batch.add(i-lo, op, buf)
+				continue
+			}
+		}
+		if rx != nil && op.Transfer != nil {
+			next, err := s.execRun(rx, pl, i, op, kn, smp, lo, n, step)
+			if err != nil {
+				return err
+			}
+			if next > i {
+				i = next - 1
 				continue
 			}
 		}

@@ -8,13 +8,20 @@
 //
 // Each round runs first with every thread of the process bound to the first core of its
 // affinity mask (as mpirun binds each of 2 ranks), then unbound. It prints the medians of
-// -reps rounds (GiB/s) and the context switches per read (getrusage), which show where
+// -reps rounds (GiB/s) and the voluntary and involuntary context switches per read (getrusage), which show where
 // the time goes: the Go runtime wakes its monitor and hands the P on around every C call
 // that outlasts its 20 µs tick, and on a single core those threads take turns with the
 // copying one.
 //
+// With -mpi (the default) two more ways read the same file through MPI-IO in this process
+// (a one-rank singleton), as `h5proxy ior -a MPIIO -c` reads: "MPI run", every
+// MPI_File_read_at_all from one C loop (mpi.File.Run, what the session's runs of transfers
+// use, transfer_runs=YES), and "MPI per read", one cgo call per MPI_File_read_at_all
+// (mpi.File.ReadAtAll, transfer_runs=NO).
+//
 //	go run ./bench/cgocall                       # 512 MiB in 4 MiB reads, 9 rounds
 //	go run ./bench/cgocall -size 256MiB -xfer 1MiB -reps 15
+//	go run ./bench/cgocall -mpi=false            # without MPI
 package main
 
 /*
@@ -56,6 +63,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/emulate"
 	"github.com/h5proxy/h5proxy/internal/benchmain"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 )
 
@@ -66,6 +74,7 @@ func main() {
 	xfer := flag.String("xfer", "4MiB", "bytes per read")
 	reps := benchmain.Reps(9, "rounds (medians are reported)")
 	dir := benchmain.Dir()
+	withMPI := flag.Bool("mpi", true, "also read through MPI-IO: one C loop of MPI_File_read_at_all (mpi.File.Run) against one cgo call each")
 	flag.Parse()
 	n, err := options.ParseSize(*size)
 	benchmain.Check(name, 2, err)
@@ -74,7 +83,7 @@ func main() {
 	if x == 0 || n < x {
 		benchmain.Check(name, 2, fmt.Errorf("-xfer %s must be positive and at most -size %s", *xfer, *size))
 	}
-	os.Exit(run(int64(n), int64(x), *reps, *dir))
+	os.Exit(run(int64(n), int64(x), *reps, *dir, *withMPI))
 }
 
 // way is one of the two ways of reading.
@@ -83,7 +92,7 @@ type way struct {
 	read  func(fd int, buf []byte) (int64, error)
 }
 
-func run(size, xfer int64, reps int, dir string) int {
+func run(size, xfer int64, reps int, dir string, withMPI bool) int {
 	d, done, err := benchmain.TempDir("cgocall-bench", dir)
 	benchmain.Check(name, 1, err)
 	defer done()
@@ -115,10 +124,16 @@ func run(size, xfer int64, reps int, dir string) int {
 	}
 	// Every read happens on this goroutine's thread; bound rounds bind every thread.
 	runtime.LockOSThread()
+	if withMPI {
+		mf, closeMPI, err := openMPI(path)
+		benchmain.Check(name, 1, err)
+		defer closeMPI()
+		ways = append(ways, mpiWays(mf, xfer, count)...)
+	}
 	var all unix.CPUSet
 	benchmain.Check(name, 1, unix.SchedGetaffinity(0, &all))
 	first := firstCPU(&all)
-	type result struct{ rate, csw []float64 }
+	type result struct{ rate, vol, invol []float64 }
 	res := map[string]*result{}
 	for r := 0; r < reps; r++ {
 		for _, bound := range []bool{true, false} {
@@ -129,9 +144,11 @@ func run(size, xfer int64, reps int, dir string) int {
 			}
 			benchmain.Check(name, 1, bindAll(&set))
 			for _, w := range ways {
-				start, before := time.Now(), switches()
+				start := time.Now()
+				vol0, invol0 := switches()
 				got, err := w.read(fd, buf.Bytes())
-				el, after := time.Since(start), switches()
+				el := time.Since(start)
+				vol1, invol1 := switches()
 				if err == nil && got != count*xfer {
 					err = fmt.Errorf("%s: read %d of %d bytes", w.label, got, count*xfer)
 				}
@@ -141,14 +158,17 @@ func run(size, xfer int64, reps int, dir string) int {
 					res[k] = &result{}
 				}
 				res[k].rate = append(res[k].rate, float64(got)/el.Seconds()/(1<<30))
-				res[k].csw = append(res[k].csw, float64(after-before)/float64(count))
+				res[k].vol = append(res[k].vol, float64(vol1-vol0)/float64(count))
+				res[k].invol = append(res[k].invol, float64(invol1-invol0)/float64(count))
 			}
 		}
 	}
 	benchmain.Check(name, 1, bindAll(&all))
 	fmt.Printf("%d reads of %d bytes from the page cache per round, %d rounds, medians; Go %s, GOMAXPROCS %d\n",
 		count, xfer, reps, runtime.Version(), runtime.GOMAXPROCS(0))
-	fmt.Printf("%-10s %-14s %10s %18s\n", "threads", "reads", "GiB/s", "switches per read")
+	// Voluntary switches (a thread blocked: the runtime's hand-offs) do not depend on
+	// what else runs on the machine; involuntary ones (preemptions) do.
+	fmt.Printf("%-10s %-14s %10s %28s\n", "threads", "reads", "GiB/s", "switches per read: vol invol")
 	for _, bound := range []bool{true, false} {
 		var c float64
 		for _, w := range ways {
@@ -157,9 +177,12 @@ func run(size, xfer int64, reps int, dir string) int {
 			if w == ways[0] {
 				c = rate
 			}
-			fmt.Printf("%-10s %-14s %10.2f %18.2f\n", map[bool]string{true: "one core", false: "unbound"}[bound], w.label, rate, median(r.csw))
+			fmt.Printf("%-10s %-14s %10.2f %24.2f %5.2f\n", map[bool]string{true: "one core", false: "unbound"}[bound], w.label, rate, median(r.vol), median(r.invol))
 		}
 		fmt.Printf("%-10s %-14s %10.3f\n", "", "per read / loop", median(res[key(ways[1].label, bound)].rate)/c)
+		if len(ways) == 4 {
+			fmt.Printf("%-10s %-14s %10.3f\n", "", "MPI per read / MPI run", median(res[key(ways[3].label, bound)].rate)/median(res[key(ways[2].label, bound)].rate))
+		}
 	}
 	return 0
 }
@@ -213,17 +236,61 @@ func firstCPU(s *unix.CPUSet) int {
 	return 0
 }
 
-// switches is the process's voluntary plus involuntary context switches so far.
-func switches() int64 {
+// switches is the process's voluntary and involuntary context switches so far.
+func switches() (vol, invol int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return ru.Nvcsw + ru.Nivcsw
+	return ru.Nvcsw, ru.Nivcsw
 }
 
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// openMPI initializes MPI in this process (a one-rank singleton; as root, with OpenMPI's
+// consent variables, as internal/launch sets them for launched ranks) and opens path
+// read-only on it. The returned function closes the file and finalizes MPI.
+func openMPI(path string) (*mpi.File, func(), error) {
+	if os.Getuid() == 0 {
+		os.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
+		os.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+	}
+	if _, _, err := mpi.Init(); err != nil {
+		return nil, nil, err
+	}
+	f, err := mpi.OpenFile(mpi.World(), path, mpi.ReadOnly)
+	if err != nil {
+		mpi.Finalize()
+		return nil, nil, err
+	}
+	return f, func() { f.Close(); mpi.Finalize() }, nil
+}
+
+// mpiWays read the file's count transfers of xfer bytes with MPI_File_read_at_all: from one
+// C loop (File.Run) and with one cgo call each (File.ReadAtAll).
+func mpiWays(f *mpi.File, xfer, count int64) []*way {
+	return []*way{
+		{label: "MPI run", read: func(_ int, b []byte) (int64, error) {
+			xs := make([]mpi.Xfer, count)
+			for i := range xs {
+				xs[i] = mpi.Xfer{Kind: mpi.ReadAtAll, Off: int64(i) * xfer, Buf: b}
+			}
+			n, err := f.Run(xs, nil)
+			return int64(n) * xfer, err
+		}},
+		{label: "MPI per read", read: func(_ int, b []byte) (int64, error) {
+			var got int64
+			for i := int64(0); i < count; i++ {
+				if err := f.ReadAtAll(i*xfer, b); err != nil {
+					return got, err
+				}
+				got += xfer
+			}
+			return got, nil
+		}},
+	}
 }

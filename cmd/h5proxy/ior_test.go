@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -389,5 +390,69 @@ func TestIORCallsAsIOR(t *testing.T) {
 	for s := 0; s < 2; s++ {
 		counters(p, "H5D", file, fmt.Sprintf("/Dataset-0000.%04d", s), map[string]int64{"H5D_USE_DEPRECATED": 1,
 			"H5D_ACCESS1_STRIDE_D5": 4096 / 8, "H5D_OPENS": 4, "H5D_WRITES": 8, "H5D_READS": 8})
+	}
+}
+
+// TestIORTransferRuns: the ior pattern through the mpiio layout under the profiler with
+// every call traced, with a step's transfers made in runs from one C loop
+// (transfer_runs=YES, the default) and one call each (NO): the two profiles differ in no
+// counter, and every rank's traced MPI-IO and POSIX calls are the same calls with the
+// same offsets and sizes in the same order, collective, independent and through IOR's
+// file view. The transfers then read back verified.
+func TestIORTransferRuns(t *testing.T) {
+	dir := t.TempDir()
+	lib := buildProfileLib(t, dir)
+	for _, tc := range []struct {
+		name string
+		opts map[string]any
+		call string // the read call each transfer makes
+	}{
+		{"collective", map[string]any{"collective": 1}, "MPI_File_read_at_all"},
+		{"independent", map[string]any{}, "MPI_File_read_at"},
+		{"view", map[string]any{"collective": 1, "useFileView": 1}, "MPI_File_read_all"},
+	} {
+		profiles := map[string]*profile.Profile{}
+		for _, runs := range []string{"YES", "NO"} {
+			name := tc.name + "-" + runs
+			opts := map[string]any{"api": "MPIIO", "blockSize": "16k", "transferSize": "4k", "segmentCount": 2, "repetitions": 2}
+			maps.Copy(opts, tc.opts)
+			cfg := writeJSON(t, filepath.Join(dir, name+".json"), map[string]any{
+				"pattern": "ior", "phases": []string{"write", "read"},
+				"session": map[string]any{"file": filepath.Join(dir, tc.name+".dat"), "layout": "mpiio", "fill": "once", "verify": "no", "transfer_runs": runs},
+				"options": opts,
+			})
+			r := h5proxy(t, dir, "profile", "-np", "2", "-trace", "-lib", lib, "-noplot", "-o", name+".prof.json", "--", binary, "run", cfg)
+			if r.code != 0 {
+				t.Fatal(r)
+			}
+			p, err := profile.Load(filepath.Join(dir, name+".prof.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			profiles[runs] = p
+		}
+		a, b := profiles["YES"], profiles["NO"]
+		if d := profile.Compare(a, b); !d.Identical() {
+			var w strings.Builder
+			d.Print(&w, false)
+			t.Errorf("%s: the profiles with and without runs differ:\n%s", tc.name, w.String())
+		}
+		// 2 ranks x 2 repetitions x 2 segments x 4 transfers.
+		if n := a.Calls[tc.call].N; n != 32 || b.Calls[tc.call].N != n {
+			t.Errorf("%s: %d %s calls with runs, %d without, want 32", tc.name, n, tc.call, b.Calls[tc.call].N)
+		}
+		calls := func(p *profile.Profile) map[int][]string { // each rank's, in its order
+			s := map[int][]string{}
+			for _, e := range p.Events {
+				if e.Module == "MPIIO" || e.Module == "POSIX" {
+					s[e.Rank] = append(s[e.Rank], fmt.Sprintf("%s %s %d+%d coll=%v", e.Call, filepath.Base(e.File), e.Offset, e.Length, e.Collective))
+				}
+			}
+			return s
+		}
+		ca, cb := calls(a), calls(b)
+		if len(ca) != 2 || !reflect.DeepEqual(ca, cb) {
+			t.Errorf("%s: traced calls of %d ranks with runs, %d without; equal %v\nwith:    %q\nwithout: %q", tc.name, len(ca), len(cb), reflect.DeepEqual(ca, cb), ca[0], cb[0])
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 )
@@ -637,4 +638,140 @@ func sharedPath(t *testing.T, w Comm, name string) string {
 		t.Fatal(err)
 	}
 	return filepath.Join(string(dir), name)
+}
+
+// TestRun: a run of transfers made from one C loop (File.Run) writes and reads what the
+// same transfers made one by one do, in both explicit-offset and IOR-view kinds, with a
+// time per transfer; a run stops at the first transfer that fails (a read past the end of
+// the file, a check before any call) with the error that transfer gives alone, after
+// making the ones before it.
+func TestRun(t *testing.T) {
+	if mpitest.Run(t, 1, 2) {
+		return
+	}
+	w := startMPI(t)
+	rank, size := w.Rank(), w.Size()
+	path := sharedPath(t, w, "run.dat")
+	const T, S = 4096, 5 // transfer bytes, transfers per rank
+	val := func(r, k int) []byte { return bytes.Repeat([]byte{byte(r*16 + k + 1)}, T) }
+	off := func(r, k int) int64 { return int64(k*size+r) * T }
+	f, err := OpenFile(w, path, Create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs []Xfer
+	for k := range S {
+		kind := WriteAtAll
+		if k%2 == 1 {
+			kind = WriteAt
+		}
+		xs = append(xs, Xfer{Kind: kind, Off: off(rank, k), Buf: val(rank, k)})
+	}
+	took := make([]time.Duration, len(xs))
+	start := time.Now()
+	n, err := f.Run(xs, took)
+	el := time.Since(start)
+	if n != S || err != nil {
+		t.Fatalf("write run: %d of %d transfers: %v", n, S, err)
+	}
+	var sum time.Duration
+	for k, d := range took {
+		if d <= 0 {
+			t.Errorf("write transfer %d took %v", k, d)
+		}
+		sum += d
+	}
+	if sum > el {
+		t.Errorf("the transfers took %v in all, longer than the run's %v", sum, el)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, 0, S*size*T)
+	for k := range S {
+		for r := range size {
+			want = append(want, val(r, k)...)
+		}
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("file after the write run: %d bytes, %v; want %d", len(got), err, len(want))
+	}
+
+	// Reads: every transfer of the next rank, collective then independent, as a run and
+	// one by one; then a run whose third read is past the end of the file.
+	r, err := OpenFile(w, path, ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := (rank + 1) % size
+	bufs := make([][]byte, S)
+	xs = xs[:0]
+	for k := range S {
+		bufs[k] = make([]byte, T)
+		xs = append(xs, Xfer{Kind: []XferKind{ReadAtAll, ReadAt}[k%2], Off: off(next, k), Buf: bufs[k]})
+	}
+	if n, err := r.Run(xs, nil); n != S || err != nil {
+		t.Fatalf("read run: %d of %d: %v", n, S, err)
+	}
+	for k := range S {
+		one := make([]byte, T)
+		if err := r.ReadAtAll(off(next, k), one); err != nil || !bytes.Equal(one, val(next, k)) || !bytes.Equal(bufs[k], one) {
+			t.Fatalf("transfer %d: run read %v, alone %v (%v), want %v", k, bufs[k][:2], one[:2], err, val(next, k)[:2])
+		}
+	}
+	end := int64(S * size * T)
+	past := []Xfer{{ReadAtAll, 0, make([]byte, T)}, {ReadAtAll, T, make([]byte, T)}, {ReadAtAll, end - T/2, make([]byte, T)}, {ReadAtAll, 0, make([]byte, T)}}
+	took = make([]time.Duration, len(past))
+	n, err = r.Run(past, took)
+	alone := r.ReadAtAll(end-T/2, make([]byte, T))
+	if n != 2 || !errors.Is(err, io.ErrUnexpectedEOF) || alone == nil || err.Error() != alone.Error() {
+		t.Errorf("run past the end: %d done, %v; want 2 and the read's own error %v", n, err, alone)
+	}
+	if !bytes.Equal(past[1].Buf, want[T:2*T]) || took[2] <= 0 || took[3] != 0 {
+		t.Errorf("run past the end: second read %v, took %v", past[1].Buf[:2], took)
+	}
+	bad := []Xfer{{ReadAt, 0, make([]byte, T)}, {ReadAt, -8, make([]byte, T)}}
+	n, err = r.Run(bad, nil)
+	alone = r.ReadAt(-8, make([]byte, T))
+	if n != 1 || err == nil || alone == nil || err.Error() != alone.Error() || !bytes.Equal(bad[0].Buf, want[:T]) {
+		t.Errorf("run with a negative offset: %d done, %v; want 1 and %v", n, err, alone)
+	}
+	if n, err := r.Run([]Xfer{{WriteAt, 0, make([]byte, T)}}, nil); n != 0 || err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("a write run on a read-only file: %d, %v", n, err)
+	}
+	if n, err := r.Run([]Xfer{{XferKind(99), 0, nil}}, nil); n != 0 || err == nil || !strings.Contains(err.Error(), "unknown kind") {
+		t.Errorf("a run of an unknown kind: %d, %v", n, err)
+	}
+
+	// Through IOR's view (blocks of one transfer per task): the view kinds read what the
+	// explicit offsets wrote.
+	if err := r.SetIORView(T, T, size, next); err != nil {
+		t.Fatal(err)
+	}
+	xs = xs[:0]
+	for k := range S {
+		clear(bufs[k])
+		xs = append(xs, Xfer{Kind: []XferKind{ViewReadAll, ViewRead}[k%2], Off: int64(k), Buf: bufs[k]})
+	}
+	if n, err := r.Run(xs, nil); n != S || err != nil {
+		t.Fatalf("view read run: %d of %d: %v", n, S, err)
+	}
+	for k := range S {
+		if !bytes.Equal(bufs[k], val(next, k)) {
+			t.Fatalf("view transfer %d: %v, want %v", k, bufs[k][:2], val(next, k)[:2])
+		}
+	}
+	n, err = r.Run([]Xfer{{ViewReadAll, 0, bufs[0]}, {ViewRead, S, bufs[1]}, {ViewReadAll, 1, bufs[2]}}, nil)
+	alone = r.ViewIO(false, false, S, bufs[1])
+	if n != 1 || !errors.Is(err, io.ErrUnexpectedEOF) || alone == nil || err.Error() != alone.Error() {
+		t.Errorf("view run past the end: %d done, %v; want 1 and %v", n, err, alone)
+	}
+	n, err = r.Run([]Xfer{{ViewRead, 0, bufs[0]}, {ViewRead, 1, make([]byte, T/2)}}, nil)
+	alone = r.ViewIO(false, false, 1, make([]byte, T/2))
+	if n != 1 || err == nil || alone == nil || err.Error() != alone.Error() {
+		t.Errorf("view run with a short buffer: %d done, %v; want 1 and %v", n, err, alone)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

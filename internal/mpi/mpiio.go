@@ -5,6 +5,7 @@ package mpi
 /*
 #cgo pkg-config: ompi
 #include <stdlib.h>
+#include <time.h>
 #include <mpi.h>
 
 static MPI_File h5p_file_null(void) { return MPI_FILE_NULL; }
@@ -116,6 +117,48 @@ static int h5p_file_io(int kind, MPI_File fh, MPI_Offset off, void *buf, MPI_Cou
 	return rc;
 }
 
+// h5p_xfer is one transfer of a run (h5p_file_run): kind is h5p_file_io's (0..3) or a
+// view access (4..7: h5p_view_io's, write and collective from its bits), off the file
+// offset (a view position for view kinds), known h5p_file_io's file size (-1: ask). The
+// run fills done (bytes moved) and end (CLOCK_MONOTONIC nanoseconds after the call).
+typedef struct {
+	int kind;
+	MPI_Offset off, known;
+	void *buf;
+	MPI_Count n, done;
+	long long end;
+} h5p_xfer;
+
+static int h5p_view_io(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, MPI_Datatype xfer,
+		MPI_Count *done);
+
+static long long h5p_now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// h5p_file_run makes the n transfers x in order, each with exactly the calls h5p_file_io
+// or h5p_view_io makes for it alone, from one C loop: a Go thread pays the runtime's
+// hand-off around each blocking cgo call (bench/cgocall), C calls made here pay none. It
+// stops at the first transfer that fails or moves fewer bytes than asked; *at receives its
+// index (n when all completed), *start the clock before the first.
+static int h5p_file_run(MPI_File fh, int maxcount, MPI_Datatype vxfer, int n, h5p_xfer *x, long long *start, int *at) {
+	int i, rc = MPI_SUCCESS;
+	*start = h5p_now();
+	for (i = 0; i < n; i++) {
+		h5p_xfer *t = &x[i];
+		if (t->kind < 4)
+			rc = h5p_file_io(t->kind, fh, t->off, t->buf, t->n, maxcount, t->known, &t->done);
+		else
+			rc = h5p_view_io(fh, !(t->kind & 2), !(t->kind & 1), t->off, t->buf, vxfer, &t->done);
+		t->end = h5p_now();
+		if (rc != MPI_SUCCESS || t->done != t->n) break;
+	}
+	*at = i;
+	return rc;
+}
+
 // h5p_ior_view sets IOR's file view (aiori-MPIIO.c: MPIIO_Open with useFileView): contig,
 // telems MPI_LONG_LONG_INT (one transfer); xfer, contig resized to extent 0 (the type of
 // each access); ftype, a 2-D C-order subarray of contig elements, global {1, tpb*tasks},
@@ -161,7 +204,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
+	"time"
 	"unsafe"
 )
 
@@ -234,52 +279,67 @@ func cbool(b bool) C.int {
 
 // io moves buf at offset with one MPI call of the given kind.
 func (f *File) io(kind C.int, op string, offset int64, buf []byte) error {
+	known, err := f.ready(kind, op, offset, buf)
+	if err != nil {
+		return err
+	}
+	var done C.MPI_Count
+	rc := C.h5p_file_io(kind, f.fh, C.MPI_Offset(offset), bufPtr(buf), C.MPI_Count(len(buf)), C.int(maxCount), C.MPI_Offset(known), &done)
+	return f.ioDone(kind, op, offset, len(buf), rc, done)
+}
+
+// bufPtr is buf's first byte, nil when empty. buf may live outside the Go heap (mmap);
+// either way C only uses it during the call.
+func bufPtr(buf []byte) unsafe.Pointer {
+	if len(buf) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&buf[0])
+}
+
+// ready checks a transfer of kind (an h5p_file_io kind) and returns the file size its
+// read is bounded by (readSize; -1 for writes).
+func (f *File) ready(kind C.int, op string, offset int64, buf []byte) (known int64, err error) {
 	if f == nil || f.fh == fileNull {
-		return errorf("mpi: %s: file is not open", op)
+		return 0, errorf("mpi: %s: file is not open", op)
 	}
 	if !active() {
-		return errorf("mpi: %s %s: %w", op, f.path, ErrNotActive)
+		return 0, errorf("mpi: %s %s: %w", op, f.path, ErrNotActive)
 	}
 	if f.view {
-		return errorf("mpi: %s %s: the file has IOR's file view: use ViewIO", op, f.path)
+		return 0, errorf("mpi: %s %s: the file has IOR's file view: use ViewIO", op, f.path)
 	}
 	// Checked here because OMPIO's collective writes lose the error of a read-only file.
 	write := kind != C.h5p_read_at_all && kind != C.h5p_read_at
 	if write && f.access == ReadOnly {
-		return errorf("mpi: %s %s: file is open read-only", op, f.path)
+		return 0, errorf("mpi: %s %s: file is open read-only", op, f.path)
 	}
 	if !write && f.access == Create {
-		return errorf("mpi: %s %s: file is open write-only", op, f.path)
+		return 0, errorf("mpi: %s %s: file is open write-only", op, f.path)
 	}
 	if offset < 0 {
-		return errorf("mpi: %s %s: negative offset %d", op, f.path, offset)
+		return 0, errorf("mpi: %s %s: negative offset %d", op, f.path, offset)
 	}
 	if len(buf)/maxCount > math.MaxInt32 {
-		return errorf("mpi: %s %s: %d bytes exceed one call", op, f.path, len(buf))
+		return 0, errorf("mpi: %s %s: %d bytes exceed one call", op, f.path, len(buf))
 	}
-	// buf may live outside the Go heap (mmap); either way C only uses it during the call.
-	var p unsafe.Pointer
-	if len(buf) > 0 {
-		p = unsafe.Pointer(&buf[0])
+	if write || len(buf) == 0 {
+		return -1, nil
 	}
-	known := int64(-1)
-	if !write && len(buf) > 0 {
-		var err error
-		if known, err = f.readSize(); err != nil {
-			return err
-		}
-	}
-	var done C.MPI_Count
-	rc := C.h5p_file_io(kind, f.fh, C.MPI_Offset(offset), p, C.MPI_Count(len(buf)), C.int(maxCount), C.MPI_Offset(known), &done)
+	return f.readSize()
+}
+
+// ioDone turns the outcome of an h5p_file_io transfer of n bytes into an error.
+func (f *File) ioDone(kind C.int, op string, offset int64, n int, rc C.int, done C.MPI_Count) error {
 	if err := mpiErr(fmt.Sprintf("%s %s", op, f.path), rc); err != nil {
 		return err
 	}
-	if int64(done) != int64(len(buf)) {
+	if int64(done) != int64(n) {
 		short := io.ErrShortWrite
 		if kind == C.h5p_read_at_all || kind == C.h5p_read_at {
 			short = io.ErrUnexpectedEOF
 		}
-		return errorf("mpi: %s %s: %d of %d bytes at offset %d: %w", op, f.path, int64(done), len(buf), offset, short)
+		return errorf("mpi: %s %s: %d of %d bytes at offset %d: %w", op, f.path, int64(done), n, offset, short)
 	}
 	return nil
 }
@@ -511,6 +571,18 @@ func (f *File) SetIORView(transfer, block int64, tasks, task int) error {
 // one transfer type; collective calls need every rank of the file's communicator. A short
 // transfer is an error.
 func (f *File) ViewIO(write, collective bool, pos int64, buf []byte) error {
+	what, err := f.viewReady(write, collective, pos, buf)
+	if err != nil {
+		return err
+	}
+	w, c := cbool(write), cbool(collective)
+	var done C.MPI_Count
+	rc := C.h5p_view_io(f.fh, w, c, C.MPI_Offset(pos), unsafe.Pointer(&buf[0]), f.xfer, &done)
+	return f.viewDone(write, what, pos, rc, done)
+}
+
+// viewReady checks one transfer through IOR's view and returns the name of its call.
+func (f *File) viewReady(write, collective bool, pos int64, buf []byte) (string, error) {
 	what := "MPI_File_read"
 	if write {
 		what = "MPI_File_write"
@@ -520,25 +592,22 @@ func (f *File) ViewIO(write, collective bool, pos int64, buf []byte) error {
 	}
 	switch {
 	case f == nil || f.fh == fileNull:
-		return errorf("mpi: %s: file is not open", what)
+		return what, errorf("mpi: %s: file is not open", what)
 	case !f.view:
-		return errorf("mpi: %s %s: the file has no IOR view (SetIORView)", what, f.path)
+		return what, errorf("mpi: %s %s: the file has no IOR view (SetIORView)", what, f.path)
 	case !active():
-		return errorf("mpi: %s %s: %w", what, f.path, ErrNotActive)
+		return what, errorf("mpi: %s %s: %w", what, f.path, ErrNotActive)
 	case write && f.access == ReadOnly || !write && f.access == Create:
-		return errorf("mpi: %s %s: file is not open for this transfer", what, f.path)
+		return what, errorf("mpi: %s %s: file is not open for this transfer", what, f.path)
 	case int64(len(buf)) != f.transfer || pos < 0:
-		return errorf("mpi: %s %s: %d bytes at view position %d, want one transfer of %d bytes", what, f.path, len(buf), pos, f.transfer)
+		return what, errorf("mpi: %s %s: %d bytes at view position %d, want one transfer of %d bytes", what, f.path, len(buf), pos, f.transfer)
 	}
-	w, c := C.int(0), C.int(0)
-	if write {
-		w = 1
-	}
-	if collective {
-		c = 1
-	}
-	var done C.MPI_Count
-	if err := mpiErr(fmt.Sprintf("MPI_File_seek+%s %s", what, f.path), C.h5p_view_io(f.fh, w, c, C.MPI_Offset(pos), unsafe.Pointer(&buf[0]), f.xfer, &done)); err != nil {
+	return what, nil
+}
+
+// viewDone turns the outcome of a view transfer into an error.
+func (f *File) viewDone(write bool, what string, pos int64, rc C.int, done C.MPI_Count) error {
+	if err := mpiErr(fmt.Sprintf("MPI_File_seek+%s %s", what, f.path), rc); err != nil {
 		return err
 	}
 	if int64(done) != f.transfer {
@@ -549,6 +618,79 @@ func (f *File) ViewIO(write, collective bool, pos int64, buf []byte) error {
 		return errorf("mpi: %s %s: %d of %d bytes at view position %d: %w", what, f.path, int64(done), f.transfer, pos, short)
 	}
 	return nil
+}
+
+// xferCalls name the calls of the h5p_file_io kinds (WriteAtAll..ReadAt), as the File
+// methods' errors do.
+var xferCalls = [4]string{"MPI_File_write_at_all", "MPI_File_write_at", "MPI_File_read_at_all", "MPI_File_read_at"}
+
+// Run makes the transfers xs in order from one call into C that loops over them: each
+// makes exactly the MPI calls, and is checked exactly as, its File method alone
+// (WriteAtAll, WriteAt, ReadAtAll, ReadAt; ViewIO for the view kinds), so a profile of the
+// run equals one of the transfers made one by one. A Go thread bound to a core pays a
+// context switch or so per blocking cgo call longer than the runtime's 20 µs tick
+// (bench/cgocall); the loop pays it once per run.
+//
+// It stops at the first transfer that fails (a call's error, a short transfer, or a
+// check before any call, as for negative offset) and returns the number completed with
+// that transfer's error, which names its call, file and offset as the method's would;
+// collective transfers after it are not made, as a caller making them one by one would
+// stop. took, when as long as xs, receives each transfer's time measured in C: from the
+// previous transfer's end (the first: from the loop's start) to its own, the failing one
+// included.
+func (f *File) Run(xs []Xfer, took []time.Duration) (int, error) {
+	if len(xs) == 0 {
+		return 0, nil
+	}
+	cx := make([]C.h5p_xfer, len(xs))
+	var pin runtime.Pinner // cx holds the buffers' addresses: C reads them from Go memory
+	defer pin.Unpin()
+	n, perr := len(xs), error(nil)
+	for i, x := range xs {
+		t := &cx[i]
+		t.kind, t.off, t.n, t.known = C.int(x.Kind), C.MPI_Offset(x.Off), C.MPI_Count(len(x.Buf)), -1
+		switch {
+		case x.Kind >= WriteAtAll && x.Kind <= ReadAt:
+			var known int64
+			known, perr = f.ready(C.int(x.Kind), xferCalls[x.Kind], x.Off, x.Buf)
+			t.known = C.MPI_Offset(known)
+		case x.Kind >= ViewWriteAll && x.Kind <= ViewRead:
+			_, perr = f.viewReady(x.Kind.Writes(), x.Kind == ViewWriteAll || x.Kind == ViewReadAll, x.Off, x.Buf)
+		default:
+			perr = errorf("mpi: run of %s: transfer %d has unknown kind %d", f.path, i, x.Kind)
+		}
+		if perr != nil {
+			n = i
+			break
+		}
+		if len(x.Buf) > 0 {
+			pin.Pin(&x.Buf[0])
+			t.buf = unsafe.Pointer(&x.Buf[0])
+		}
+	}
+	var start C.longlong
+	var at C.int
+	rc := C.int(C.MPI_SUCCESS)
+	if n > 0 {
+		rc = C.h5p_file_run(f.fh, C.int(maxCount), f.xfer, C.int(n), &cx[0], &start, &at)
+	}
+	if len(took) >= len(xs) {
+		prev := int64(start)
+		for i := 0; i < n && i <= int(at); i++ {
+			took[i] = time.Duration(int64(cx[i].end) - prev)
+			prev = int64(cx[i].end)
+		}
+	}
+	if int(at) == n {
+		return n, perr
+	}
+	k, t := int(at), &cx[at]
+	x := xs[k]
+	if x.Kind <= ReadAt {
+		return k, f.ioDone(C.int(x.Kind), xferCalls[x.Kind], x.Off, len(x.Buf), rc, t.done)
+	}
+	what, _ := f.viewReady(x.Kind.Writes(), x.Kind == ViewWriteAll || x.Kind == ViewReadAll, x.Off, x.Buf)
+	return k, f.viewDone(x.Kind.Writes(), what, x.Off, rc, t.done)
 }
 
 // DeleteFile deletes path (MPI_File_delete, not collective: one rank calls it). A missing

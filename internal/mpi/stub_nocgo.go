@@ -147,6 +147,9 @@ func (f *File) SetIORView(transfer, block int64, tasks, task int) error { return
 // ViewIO returns ErrNoCgo in a build without cgo.
 func (f *File) ViewIO(write, collective bool, pos int64, buf []byte) error { return ErrNoCgo }
 
+// Run returns ErrNoCgo.
+func (f *File) Run(xs []Xfer, took []time.Duration) (int, error) { return 0, ErrNoCgo }
+
 // Close returns ErrNoCgo.
 func (f *File) Close() error { return ErrNoCgo }
 

@@ -105,3 +105,32 @@ type OpenOptions struct {
 	// Unique adds MPI_MODE_UNIQUE_OPEN (IOR's MPI-IO opens).
 	Unique bool
 }
+
+// XferKind is the MPI call sequence of one transfer of a run (File.Run): that of the File
+// method named beside it.
+type XferKind int
+
+// Transfer kinds, in the order of the C side's (mpiio.go).
+const (
+	WriteAtAll   XferKind = iota // MPI_File_write_at_all (File.WriteAtAll)
+	WriteAt                      // MPI_File_write_at (File.WriteAt)
+	ReadAtAll                    // MPI_File_read_at_all (File.ReadAtAll)
+	ReadAt                       // MPI_File_read_at (File.ReadAt)
+	ViewWriteAll                 // MPI_File_seek + MPI_File_write_all (File.ViewIO)
+	ViewWrite                    // MPI_File_seek + MPI_File_write (File.ViewIO)
+	ViewReadAll                  // MPI_File_seek + MPI_File_read_all (File.ViewIO)
+	ViewRead                     // MPI_File_seek + MPI_File_read (File.ViewIO)
+)
+
+// Writes reports whether k moves memory to the file.
+func (k XferKind) Writes() bool {
+	return k == WriteAtAll || k == WriteAt || k == ViewWriteAll || k == ViewWrite
+}
+
+// Xfer is one transfer of a run: Buf moved at file offset Off (the view kinds: at view
+// position Off, in the view's transfers).
+type Xfer struct {
+	Kind XferKind
+	Off  int64
+	Buf  []byte
+}

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
@@ -165,6 +166,24 @@ func ExecMulti(under Layout, ops []*plan.Op, bufs [][]byte) error {
 		return fmt.Errorf("%T: no multi-dataset I/O", under)
 	}
 	return m.ExecMulti(ops, bufs)
+}
+
+// RunExec is implemented by layouts that can make a run of consecutive transfers from one
+// call into the library they drive, and by the layers above them that pass it down (the
+// sync mode). The library calls are those of Exec for each transfer, in order: only the
+// number of calls from Go into C changes (one per run instead of one per transfer: a Go
+// thread bound to a core pays a context switch or so per blocking C call, bench/cgocall).
+type RunExec interface {
+	// Runs reports whether op, a write or read of the current file, can be made in a run
+	// (its calls need no Go between them). The session asks it before each run, with
+	// every operation before the run done.
+	Runs(op *plan.Op) bool
+	// ExecRun performs ops in order, op i with buffer bufs[i], each as Exec would, and
+	// stops at the first that fails: it returns the number completed and that op's error
+	// (as Exec's for it). took[i] receives op i's time as the library side measured it,
+	// from the end of op i-1 (op 0: from the run's start) to its own end, for every op
+	// attempted (the failing one included).
+	ExecRun(ops []*plan.Op, bufs [][]byte, took []time.Duration) (int, error)
 }
 
 // Strategy declares one layout or mode.

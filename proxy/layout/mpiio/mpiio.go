@@ -4,6 +4,7 @@ package mpiio
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
@@ -138,64 +139,136 @@ func (l *mpiioLayout) Exec(op *plan.Op, buf []byte) error {
 // on every rank: through a file view of the rank's ranges with mpiio.file_view, else at an
 // explicit offset, which needs a single range per rank.
 func (l *mpiioLayout) transfer(of *mpiioFile, op *plan.Op, buf []byte) error {
-	f := of.file
-	pieces, err := l.files.Pieces(of.raw, op.Path, op.Transfer)
-	if err != nil {
-		return err
-	}
-	write := op.Kind == plan.Write
-	if of.view != nil {
-		return viewTransfer(of, op, pieces, buf)
-	}
-	if op.Collective && l.fileView {
+	if op.Collective && l.fileView && of.view == nil {
+		pieces, err := l.files.Pieces(of.raw, op.Path, op.Transfer)
+		if err != nil {
+			return err
+		}
 		runs := make([]mpi.Run, len(pieces))
 		for i, p := range pieces {
 			runs[i] = mpi.Run{Off: p.Off, Mem: p.Mem, Len: p.Len}
 		}
-		return f.RunsViewAll(write, runs, buf)
+		return of.file.RunsViewAll(op.Kind == plan.Write, runs, buf)
+	}
+	xs, err := l.xfers(of, op, buf, nil)
+	if err == nil {
+		_, err = of.file.Run(xs, nil)
+	}
+	return err
+}
+
+// xfers appends to xs the MPI transfers of op (not one through mpiio.file_view's views):
+// one of IOR's view transfers, one collective call at an explicit offset, or an
+// independent call per byte range.
+func (l *mpiioLayout) xfers(of *mpiioFile, op *plan.Op, buf []byte, xs []mpi.Xfer) ([]mpi.Xfer, error) {
+	pieces, err := l.files.Pieces(of.raw, op.Path, op.Transfer)
+	if err != nil {
+		return xs, err
+	}
+	write := op.Kind == plan.Write
+	if of.view != nil {
+		x, err := viewXfer(of, op, pieces, buf)
+		return append(xs, x), err
 	}
 	if op.Collective {
 		if len(pieces) > 1 {
-			return fmt.Errorf("mpiio layout: %s: a collective transfer needs one contiguous run per rank, this rank has %d (use independent transfers, or mpiio.file_view=YES)", op.Path, len(pieces))
+			return xs, fmt.Errorf("mpiio layout: %s: a collective transfer needs one contiguous run per rank, this rank has %d (use independent transfers, or mpiio.file_view=YES)", op.Path, len(pieces))
 		}
-		var off, n int64
-		if len(pieces) == 1 {
-			off, n = pieces[0].Off, pieces[0].Len
-			buf = buf[pieces[0].Mem:]
-		}
+		x := mpi.Xfer{Kind: mpi.ReadAtAll}
 		if write {
-			return f.WriteAtAll(off, buf[:n])
+			x.Kind = mpi.WriteAtAll
 		}
-		return f.ReadAtAll(off, buf[:n])
+		if len(pieces) == 1 {
+			p := pieces[0]
+			x.Off, x.Buf = p.Off, buf[p.Mem:p.Mem+p.Len]
+		}
+		return append(xs, x), nil
+	}
+	kind := mpi.ReadAt
+	if write {
+		kind = mpi.WriteAt
 	}
 	for _, p := range pieces {
-		mem := buf[p.Mem : p.Mem+p.Len]
-		if write {
-			err = f.WriteAt(p.Off, mem)
-		} else {
-			err = f.ReadAt(p.Off, mem)
-		}
-		if err != nil {
-			return err
-		}
+		xs = append(xs, mpi.Xfer{Kind: kind, Off: p.Off, Buf: buf[p.Mem : p.Mem+p.Len]})
 	}
-	return nil
+	return xs, nil
 }
 
-// viewTransfer moves one of IOR's transfers through its file view (MPIIO_Xfer with
+// viewXfer is one of IOR's transfers through its file view (MPIIO_Xfer with
 // useFileView): the transfer's bytes must be one of the view's transfers, sought to by
 // their place in the view.
-func viewTransfer(of *mpiioFile, op *plan.Op, pieces []rawfile.Piece, buf []byte) error {
+func viewXfer(of *mpiioFile, op *plan.Op, pieces []rawfile.Piece, buf []byte) (mpi.Xfer, error) {
 	v := of.view
 	if len(pieces) != 1 || uint64(pieces[0].Len) != v.Transfer {
-		return fmt.Errorf("mpiio layout: %s: IOR's file view moves one transfer of %d bytes per call, this one has %d runs", op.Path, v.Transfer, len(pieces))
+		return mpi.Xfer{}, fmt.Errorf("mpiio layout: %s: IOR's file view moves one transfer of %d bytes per call, this one has %d runs", op.Path, v.Transfer, len(pieces))
 	}
 	p := pieces[0]
 	pos, ok := v.Offset(uint64(p.Off))
 	if !ok {
-		return fmt.Errorf("mpiio layout: %s: the transfer at file offset %d is not one of task %d's in the view (blocks of %d bytes, %d tasks)", op.Path, p.Off, v.Task, v.Block, v.Tasks)
+		return mpi.Xfer{}, fmt.Errorf("mpiio layout: %s: the transfer at file offset %d is not one of task %d's in the view (blocks of %d bytes, %d tasks)", op.Path, p.Off, v.Task, v.Block, v.Tasks)
 	}
-	return of.file.ViewIO(op.Kind == plan.Write, op.Collective, int64(pos), buf[p.Mem:p.Mem+p.Len])
+	kind := mpi.ViewRead
+	if op.Kind == plan.Write {
+		kind = mpi.ViewWrite
+	}
+	if op.Collective {
+		kind-- // the collective kind precedes the independent one
+	}
+	return mpi.Xfer{Kind: kind, Off: int64(pos), Buf: buf[p.Mem : p.Mem+p.Len]}, nil
+}
+
+// Runs reports whether op can be made in a run (stack.RunExec): a transfer of the current
+// file whose calls are the layout's plain transfers (not mpiio.file_view's set_view,
+// write_at_all or read_at_all and reset, which build datatypes per call).
+func (l *mpiioLayout) Runs(op *plan.Op) bool {
+	return l.cur != nil && op.Transfer != nil && (op.Kind == plan.Write || op.Kind == plan.Read) &&
+		!(op.Collective && l.fileView && l.cur.view == nil)
+}
+
+// ExecRun makes the transfers ops of the current file from one MPI transfer loop
+// (mpi.File.Run): the MPI calls of Exec for each, in order (stack.RunExec). An op that
+// cannot be made (its ranges, IOR's view) ends the run before it, with the error Exec
+// would give.
+func (l *mpiioLayout) ExecRun(ops []*plan.Op, bufs [][]byte, took []time.Duration) (int, error) {
+	of := l.cur
+	if of == nil {
+		return 0, fmt.Errorf("mpiio layout: a run of %d transfers: no file is open", len(ops))
+	}
+	var xs []mpi.Xfer
+	last := make([]int, 0, len(ops)) // ops[i]'s transfers end before xs[last[i]]
+	var perr error
+	for i, op := range ops {
+		if xs, perr = l.xfers(of, op, bufs[i], xs); perr != nil {
+			break
+		}
+		last = append(last, len(xs))
+	}
+	n := 0 // the transfers of the ops that could be made (a failed op may have added one)
+	if len(last) > 0 {
+		n = last[len(last)-1]
+	}
+	xs = xs[:n]
+	clear(took)
+	xt := make([]time.Duration, len(xs))
+	k, err := of.file.Run(xs, xt)
+	// Charge each transfer to its op; the op of transfer k (failed) is the one that stopped.
+	op := 0
+	for i := 0; i < len(xs) && i <= k; i++ {
+		for op < len(last) && i >= last[op] {
+			op++
+		}
+		if op < len(took) {
+			took[op] += xt[i]
+		}
+	}
+	if err != nil {
+		done := 0
+		for done < len(last) && last[done] <= k {
+			done++
+		}
+		return done, err
+	}
+	return len(last), perr
 }
 
 // close closes an open file the layout has forgotten. A written file first grows to

@@ -3,6 +3,9 @@
 package syncmode
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/stack"
 )
@@ -26,4 +29,20 @@ func (mode) Close() error              { return nil }
 // ExecMulti passes a multi-dataset transfer to the layout (inline, like every operation).
 func (m mode) ExecMulti(ops []*plan.Op, bufs [][]byte) error {
 	return stack.ExecMulti(m.Layout, ops, bufs)
+}
+
+// Runs reports whether the layout can make op in a run (stack.RunExec); a layout without
+// runs (or the tracer above one) gets every transfer by Exec.
+func (m mode) Runs(op *plan.Op) bool {
+	r, ok := m.Layout.(stack.RunExec)
+	return ok && r.Runs(op)
+}
+
+// ExecRun passes a run of transfers to the layout (inline, like every operation).
+func (m mode) ExecRun(ops []*plan.Op, bufs [][]byte, took []time.Duration) (int, error) {
+	r, ok := m.Layout.(stack.RunExec)
+	if !ok {
+		return 0, fmt.Errorf("%T: no runs of transfers", m.Layout)
+	}
+	return r.ExecRun(ops, bufs, took)
 }
