@@ -259,6 +259,11 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 		if s.tr != nil && op.Transfer != nil {
 			s.tr.note(op, bytes)
 		}
+		if d, ok := s.stack.(stack.Drainer); ok && d.DrainsBefore(op) {
+			if err := s.drainBefore(op, smp); err != nil {
+				return err
+			}
+		}
 		s.wd.mark(op)
 		if lent != nil {
 			err = ln.Exec(op, lent)
@@ -289,6 +294,27 @@ func (s *Session) execute(pl *plan.Plan, smp *sample, step bool) error {
 	}
 	if batch != nil {
 		return s.flushMulti(batch, smp, n, step)
+	}
+	return nil
+}
+
+// drainBefore waits for the background I/O before op, where the mode waits before issuing
+// it (stack.Drainer: the event-set mode before a file's flush or close, as h5bench's
+// mem_monitor_final_run precedes its H5Fflush and H5Fclose). The wait is the sample's
+// (the drain, in a phase's end), not op's: op's lap starts after it. A failed wait still
+// closes the file (the mode then issues the close alone) and fails naming op.
+func (s *Session) drainBefore(op *plan.Op, smp *sample) error {
+	t := time.Now()
+	s.wd.mark(callWait)
+	err := s.stack.Wait()
+	smp[mWait] += time.Since(t).Seconds()
+	s.tr.span(traceWait, "wait", t, nil)
+	s.clk.start()
+	if err != nil {
+		if op.Kind == plan.CloseFile {
+			_ = s.stack.Exec(op, nil)
+		}
+		return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 	}
 	return nil
 }

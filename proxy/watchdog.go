@@ -80,6 +80,10 @@ var hdf5Calls = map[plan.OpKind]string{
 // another file driver).
 var hdf5Layouts = map[string]bool{"native": true, "subfiling-vfd": true}
 
+// stallHinter is a mode that knows a cause of stalls under it (the event-set mode under the
+// Async VOL): StallHint is added to the report ("" for none).
+type stallHinter interface{ StallHint() string }
+
 // runner is a mode that runs operations on a thread of its own (the background modes):
 // Running is the operation that thread is inside, nil when it is idle.
 type runner interface{ Running() *plan.Op }
@@ -99,9 +103,11 @@ type watchdog struct {
 	// rank, size, layout and mode are for the report.
 	rank, size   int
 	layout, mode string
-	out          io.Writer
-	abort        func(code int) error
-	stop, done   chan struct{}
+	// hint is the mode's known cause of stalls (stallHinter), "" for none.
+	hint       string
+	out        io.Writer
+	abort      func(code int) error
+	stop, done chan struct{}
 	// fired is closed once the report has been written (tests of the report without MPI).
 	fired chan struct{}
 }
@@ -112,6 +118,9 @@ func newWatchdog(s *Session, timeout time.Duration, abort func(int) error) *watc
 	w := &watchdog{timeout: timeout, rank: s.rank, size: s.size, layout: s.cfg.Layout, mode: s.cfg.Mode,
 		out: os.Stderr, abort: abort, fired: make(chan struct{})}
 	w.bg, _ = s.stack.(runner)
+	if h, ok := s.stack.(stallHinter); ok {
+		w.hint = h.StallHint()
+	}
 	if timeout > 0 {
 		w.stop, w.done = make(chan struct{}), make(chan struct{})
 		go w.run()
@@ -197,6 +206,9 @@ func (w *watchdog) report(at uint64, call, bg *plan.Op, stalled time.Duration) s
 	fmt.Fprintf(&b, ", inside %s", w.callName(call))
 	if bg != nil {
 		fmt.Fprintf(&b, "; the background thread (mode %s) is inside %s", w.mode, w.callName(bg))
+	}
+	if w.hint != "" {
+		fmt.Fprintf(&b, "; %s", w.hint)
 	}
 	fmt.Fprintf(&b, "; ending the job (MPI_Abort, code %d)", StallAbortCode)
 	return b.String()

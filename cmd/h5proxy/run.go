@@ -297,11 +297,15 @@ func shellJoin(argv []string) string {
 // finalizes.
 func startRank(logLevel string) (world proxy.Comm, done func(), err error) {
 	_ = proxy.SetDefaultLogLevel(logLevel)
+	// Locked first: MPI_Init_thread and the first HDF5 call (which starts a connector's
+	// threads, the Async VOL's Argobots, on this thread) run on the thread of every later
+	// call.
+	runtime.LockOSThread()
 	finalize, err := proxy.InitMPI()
 	if err != nil {
+		runtime.UnlockOSThread()
 		return proxy.Comm{}, nil, err
 	}
-	runtime.LockOSThread()
 	_, _ = maxprocs.Set() // honour cgroup CPU quotas; quiet
 	return proxy.World(), func() {
 		runtime.UnlockOSThread()

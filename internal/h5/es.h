@@ -19,12 +19,12 @@
 // h5e_tid is the calling OS thread's id: an event set is current for one thread only.
 static inline long h5e_tid(void) { return (long)syscall(SYS_gettid); }
 
-static inline hid_t h5e_gcreate(hid_t es, hid_t loc, const char *name) {
+static inline hid_t h5e_gcreate(hid_t es, hid_t loc, const char *name, hid_t gcpl) {
 #if H5E_HAS_ES
-	if (es > 0) return H5Gcreate_async(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT, es);
+	if (es > 0) return H5Gcreate_async(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT, es);
 #endif
 	(void)es;
-	return H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	return H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
 }
 
 static inline hid_t h5e_gopen(hid_t es, hid_t loc, const char *name, hid_t apl) {

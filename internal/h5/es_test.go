@@ -59,7 +59,30 @@ func TestEventSetCalls(t *testing.T) {
 	if !errors.As(err, &he) || !strings.Contains(he.Op, "H5Gcreate_async /Timestep_0") {
 		t.Errorf("creating an existing group in an event set: %v, want an error naming H5Gcreate_async /Timestep_0", err)
 	}
+	// A group with tracked creation order (CreateGroupWith) goes in as H5Gcreate_async too,
+	// its creation list with it.
+	var og ID
+	ok(t, InEventSet(es, func() (err error) {
+		og, err = CreateGroupWith(f, "/ordered", plan.GroupSpec{LinkOrder: plan.OrderTracked | plan.OrderIndexed})
+		return err
+	}))
+	if fails, err := es.Wait(); err != nil || len(fails) != 0 {
+		t.Fatalf("Wait after the ordered create: %v, failures %+v", err, fails)
+	}
+	if links, _, err := CreationOrderOf(og); err != nil || links != plan.OrderTracked|plan.OrderIndexed {
+		t.Errorf("the group created in the event set with creation order: links %d, %v; want tracked and indexed", links, err)
+	}
+	err = InEventSet(es, func() error {
+		_, err := CreateGroupWith(f, "/ordered", plan.GroupSpec{AttrOrder: plan.OrderTracked})
+		return err
+	})
+	if !errors.As(err, &he) || !strings.Contains(he.Op, "H5Gcreate_async /ordered") {
+		t.Errorf("creating an existing ordered group in an event set: %v, want an error naming H5Gcreate_async /ordered", err)
+	}
 	ok(t, InEventSet(es, func() error {
+		if err := CloseGroup(og); err != nil {
+			return err
+		}
 		if err := CloseDataset(d); err != nil {
 			return err
 		}

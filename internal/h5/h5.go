@@ -103,6 +103,9 @@ var (
 	ready      bool
 	threadsafe bool
 	version    string
+	// initTID is the OS thread that initialized the library: a connector with threads of
+	// its own (the Async VOL starts Argobots there) knows that thread only.
+	initTID C.long
 )
 
 // enter takes the gate and initializes the library on first use: automatic error printing
@@ -113,6 +116,7 @@ func enter() {
 	gate.Lock()
 	if !ready {
 		C.H5open()
+		initTID = osThread()
 		C.H5Eset_auto2(C.H5E_DEFAULT, nil, nil)
 		threadsafe = C.h5p_threadsafe() != 0
 		initConnector()

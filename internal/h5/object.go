@@ -102,7 +102,7 @@ func spaceDims(op string, s C.hid_t) (dims, maxDims []uint64, err error) {
 // CreateGroup creates the group at path (absolute, or relative to loc) with default
 // property lists; intermediate groups must exist.
 func CreateGroup(loc ID, path string) (ID, error) {
-	return createGroup(loc, path, "H5Gcreate2", func(es, l C.hid_t, n *C.char) C.hid_t { return C.h5e_gcreate(es, l, n) })
+	return createGroup(loc, path, "H5Gcreate2", func(es, l C.hid_t, n *C.char) C.hid_t { return C.h5e_gcreate(es, l, n, C.H5P_DEFAULT) })
 }
 
 // CreateGroup1 creates the group at path with H5Gcreate1(loc, path, 0), HDF5's deprecated
@@ -121,6 +121,11 @@ func CreateGroup1(loc ID, path string) (ID, error) {
 func createGroup(loc ID, path, what string, call func(es, loc C.hid_t, name *C.char) C.hid_t) (ID, error) {
 	enter()
 	defer leave()
+	return createGroupLocked(loc, path, what, call)
+}
+
+// createGroupLocked is createGroup inside the gate.
+func createGroupLocked(loc ID, path, what string, call func(es, loc C.hid_t, name *C.char) C.hid_t) (ID, error) {
 	if err := checkID("CreateGroup "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
 		return 0, err
 	}

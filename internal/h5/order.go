@@ -3,6 +3,7 @@ package h5
 /*
 #cgo pkg-config: hdf5-openmpi
 #include <hdf5.h>
+#include "es.h"
 
 static hid_t h5o_gcpl_class(void) { return H5P_GROUP_CREATE; }
 
@@ -58,10 +59,7 @@ func CreateGroupWith(loc ID, path string, g plan.GroupSpec) (ID, error) {
 	}
 	enter()
 	defer leave()
-	op := "H5Gcreate2 " + path
-	if err := checkID("CreateGroup "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
-		return 0, err
-	}
+	op := asyncCall("H5Gcreate2", curES()) + " " + path
 	gcpl := C.H5Pcreate(C.h5o_gcpl_class())
 	if gcpl < 0 {
 		return 0, stackError("H5Pcreate(H5P_GROUP_CREATE) for " + op)
@@ -70,14 +68,8 @@ func CreateGroupWith(loc ID, path string, g plan.GroupSpec) (ID, error) {
 	if err := setOrder(op, gcpl, g.LinkOrder, g.AttrOrder, true); err != nil {
 		return 0, err
 	}
-	cpath := cstr(path)
-	defer free(cpath)
-	id := C.H5Gcreate2(C.hid_t(loc), cpath, C.H5P_DEFAULT, gcpl, C.H5P_DEFAULT)
-	if id < 0 {
-		return 0, stackError(op)
-	}
-	inherit(ID(id), loc)
-	return ID(id), nil
+	// Into the calling thread's event set as H5Gcreate_async, as every other create.
+	return createGroupLocked(loc, path, "H5Gcreate2", func(es, l C.hid_t, n *C.char) C.hid_t { return C.h5e_gcreate(es, l, n, gcpl) })
 }
 
 // CreationOrderOf returns the creation order flags (plan.OrderTracked, plan.OrderIndexed)

@@ -3,6 +3,11 @@ package h5
 /*
 #cgo pkg-config: hdf5-openmpi
 #include <hdf5.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+// h5v_tid is the calling OS thread's id.
+static long h5v_tid(void) { return (long)syscall(SYS_gettid); }
 
 // h5v_connector reports the VOL connector a new file access property list gets (the one
 // HDF5_VOL_CONNECTOR names, else the native one): *value is its registered value (0: the
@@ -32,7 +37,10 @@ static int h5v_connector(int *value, int *native_files) {
 */
 import "C"
 
-import "os"
+import (
+	"fmt"
+	"os"
+)
 
 // conn is the process's connector, asked once when the library is initialized (enter),
 // guarded by the gate; connErr is the error of asking.
@@ -69,3 +77,24 @@ func nativeVOL() bool { return connErr == nil && conn.Native }
 // unavailable returns the *Unavailable of query under the process's connector (inside
 // the gate).
 func unavailable(query string) error { return &Unavailable{Query: query, Connector: conn.Name} }
+
+// CheckConnectorThread returns nil when the calling thread may issue HDF5 calls through the
+// process's connector: always under the native one; under any other, only the thread that
+// initialized the library, the one a connector with threads of its own (the Async VOL
+// starts Argobots on it) knows. From any other thread the Async VOL prints "[ASYNC VOL
+// ERROR] ... ABT_thread_self" for each call and decides wrongly whether a call comes from
+// its own execution stream; the error names both threads and the fix.
+func CheckConnectorThread() error {
+	enter()
+	defer leave()
+	if connErr != nil || conn.Native {
+		return nil
+	}
+	if tid := osThread(); tid != initTID {
+		return fmt.Errorf("h5: HDF5 call from OS thread %d under the %s VOL connector, which HDF5 started on thread %d and which knows that thread only: lock the goroutine that makes the session's calls to its thread (runtime.LockOSThread) before its first HDF5 call", tid, conn.Name, initTID)
+	}
+	return nil
+}
+
+// osThread is the calling OS thread's id.
+func osThread() C.long { return C.h5v_tid() }

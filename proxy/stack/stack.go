@@ -150,6 +150,15 @@ type Progresser interface {
 	Progress()
 }
 
+// Drainer is implemented by modes that wait for every operation issued so far before they
+// issue some operations (the event-set mode before a file's flush or close, where h5bench
+// waits in its mem_monitor_final_run): DrainsBefore reports whether op is one with
+// something to wait for. The session then makes that wait itself first (Wait), charged to
+// the drain as h5bench charges it, not to op.
+type Drainer interface {
+	DrainsBefore(op *plan.Op) bool
+}
+
 // MultiExec is implemented by layouts with MultiDataset and by the layers above them
 // (the sync mode, the tracer), which pass it down.
 type MultiExec interface {

@@ -150,6 +150,14 @@ type guarded struct {
 	abort func(msg string)
 }
 
+// EventSets passes the native layout's capability on (stack.EventSetter): the VFD's files
+// are made with the same HDF5 object calls, which mode=async issues as their _async forms
+// into event sets (async.event_sets).
+func (u *guarded) EventSets() bool {
+	l, ok := u.Layout.(stack.EventSetter)
+	return ok && l.EventSets()
+}
+
 // SpaceMargin is the free space a write through the VFD must leave on the subfiles' file
 // system (for the metadata HDF5 writes at flush and close): see guarded.Exec.
 const SpaceMargin = 64 << 10

@@ -47,6 +47,9 @@ type esMode struct {
 	memLimit uint64
 	// last is the step of the latest data operation (Progress polls its data set).
 	last int
+	// foreign is set under a connector other than the native one, whose threads know only
+	// the thread that started HDF5: every operation checks it is issued from there.
+	foreign bool
 }
 
 // The three event sets of a step, as h5bench keeps them per time step.
@@ -70,7 +73,7 @@ type stepSets struct {
 
 // newESMode returns the event-set mode over under.
 func newESMode(under stack.Layout, conn string, lendBytes int, memLimit uint64) *esMode {
-	m := &esMode{under: under, conn: conn, steps: map[int]*stepSets{}, memLimit: memLimit}
+	m := &esMode{under: under, conn: conn, steps: map[int]*stepSets{}, memLimit: memLimit, foreign: conn != "native"}
 	if lendBytes > 0 {
 		m.pool = newStagingPool(lendBytes)
 	}
@@ -138,6 +141,14 @@ func (m *esMode) exec(op *plan.Op, call func() error, release func(), bytes int6
 			release()
 		}
 		return m.err
+	}
+	if m.foreign {
+		if err := h5.CheckConnectorThread(); err != nil {
+			if release != nil {
+				release()
+			}
+			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
+		}
 	}
 	k := setOf(op.Kind)
 	if k < 0 {
@@ -237,6 +248,22 @@ func (m *esMode) Wait() error {
 	err := m.waitAll()
 	m.err = nil
 	return err
+}
+
+// DrainsBefore reports whether op is a file's flush or close with event sets not yet
+// waited (stack.Drainer): the session waits for them first, as the drain.
+func (m *esMode) DrainsBefore(op *plan.Op) bool {
+	return (op.Kind == plan.CloseFile || op.Kind == plan.FlushFile) && len(m.order) > 0
+}
+
+// StallHint is what the watchdog's report adds under the Async VOL: the connector's own
+// hang, found with native stacks of both ranks (docs/modes.md, "A lost wake-up in the
+// Async VOL"); "" under any other connector.
+func (m *esMode) StallHint() string {
+	if !strings.Contains(strings.ToLower(m.conn), "async") {
+		return ""
+	}
+	return "under the Async VOL every operation runs on the connector's execution stream and the rank waits for it (H5ESwait, or the implicit wait of a call outside an event set such as H5Fcreate); vol-async 1.8.1 can leave a queued operation unpushed when such a wait begins while the previous task is still finishing (it looks twice, 1 ms apart), and a collective one then holds every other rank (docs/modes.md, \"A lost wake-up in the Async VOL\")"
 }
 
 // Progress lets the connector start what is queued while the caller computes: a wait of
