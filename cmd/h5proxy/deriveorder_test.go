@@ -134,6 +134,33 @@ func TestDeriveCreationOrder(t *testing.T) {
 			t.Errorf("derived description lacks %q (neighbours folded alone, in creation order; the soft link's path):\n%s", w, s)
 		}
 	}
+	if strings.Contains(s, "mixes kinds") {
+		t.Errorf("a file created groups, datasets, links in the run's order, noted as mixed:\n%s", s)
+	}
+	// a dataset created before a group in the same group: a run creates the group first,
+	// which the description says
+	mixed := filepath.Join(dir, "mixed.h5")
+	f, err := h5.CreateFile(mixed, h5.Access{FileSpec: plan.FileSpec{LinkOrder: plan.OrderTracked}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := h5.CreateDataset(f, "d", plan.DatasetSpec{Type: plan.I32, Shape: []uint64{4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h5.CloseDataset(d)
+	g, err := h5.CreateGroup(f, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h5.CloseGroup(g)
+	if err := h5.CloseFile(f); err != nil {
+		t.Fatal(err)
+	}
+	h5proxy(t, dir, "derive", "mixed.h5", "-o", "mixed.yaml").expect(t, 0, nil, nil)
+	if m, err := os.ReadFile(filepath.Join(dir, "mixed.yaml")); err != nil || !strings.Contains(string(m), "# not expressed: the link creation order mixes kinds (d was created before g)") {
+		t.Errorf("derive of a dataset created before a group does not say the run's order differs (%v):\n%s", err, m)
+	}
 	run := filepath.Join(dir, "run")
 	if err := os.Mkdir(run, 0o755); err != nil {
 		t.Fatal(err)

@@ -41,6 +41,10 @@ type Group struct {
 	// LinkOrder and AttrOrder are the creation orders its links and attributes keep:
 	// none, tracked or indexed.
 	LinkOrder, AttrOrder string
+	// Interleaved names a member created before one of a kind a run creates first (a run
+	// creates a group's subgroups, then its datasets, then its links), where the group
+	// keeps its links' creation order ("" when the file's order is the run's).
+	Interleaved string
 }
 
 // Link is a link beside the tree: Kind hard (Target the object's first path), soft
@@ -226,6 +230,22 @@ func (r *reader) creationOrder(g *Group) error {
 	slices.SortStableFunc(g.Groups, func(a, b *Group) int { return at[a.Name] - at[b.Name] })
 	slices.SortStableFunc(g.Datasets, func(a, b *Dataset) int { return at[a.Name] - at[b.Name] })
 	slices.SortStableFunc(g.Links, func(a, b Link) int { return at[a.Name] - at[b.Name] })
+	var run []string // the run's order: subgroups, datasets, links
+	for _, x := range g.Groups {
+		run = append(run, x.Name)
+	}
+	for _, x := range g.Datasets {
+		run = append(run, x.Name)
+	}
+	for _, x := range g.Links {
+		run = append(run, x.Name)
+	}
+	for i := 1; i < len(run); i++ {
+		if at[run[i]] < at[run[i-1]] {
+			g.Interleaved = fmt.Sprintf("%s was created before %s", run[i], run[i-1])
+			break
+		}
+	}
 	return nil
 }
 

@@ -490,6 +490,9 @@ func (b *builder) foldSteps(root *Group) *Group {
 // links at path (the key path of the file or group).
 func (b *builder) content(c *desc.Content, g *Group, path string) {
 	c.CreationOrder = desc.CreationOrder{Links: order(g.LinkOrder), Attributes: order(g.AttrOrder)}
+	if g.Interleaved != "" {
+		b.d.Comment(path, "not expressed: the link creation order mixes kinds ("+g.Interleaved+"): a run creates a group's subgroups, then its datasets, then its links, each in the order listed")
+	}
 	b.unread(g.Unread, path)
 	c.Attributes = b.attrs(g.Attrs, g.Unread, path)
 	b.group = g.Name
