@@ -68,6 +68,18 @@ static void fapl_hints(struct jb *b, hid_t fapl) {
     if (comm != COMM_NULL) next_MPI_Comm_free(&comm);
 }
 
+/* crt_order_json appends ,"crt_order":[LINKS,ATTRS] to b: the creation order flags
+ * (H5P_CRT_ORDER_TRACKED 1, INDEXED 2) of the creation list pl (a file's, for its root
+ * group, or a group's), when either is set; it closes pl. Capture writes creation_order
+ * from them (ncdump lists netCDF-4's variables by link creation order). */
+static void crt_order_json(struct jb *b, hid_t pl) {
+    if (pl < 0) return;
+    unsigned links = 0, attrs = 0;
+    if (h5.Pget_link_creation_order(pl, &links) >= 0 && h5.Pget_attr_creation_order(pl, &attrs) >= 0 && (links || attrs))
+        jb_printf(b, ",\"crt_order\":[%u,%u]", links, attrs);
+    h5.Pclose(pl);
+}
+
 /* h5f_opened records an H5Fcreate or H5Fopen of path with access list fapl that returned id
  * (the file's record, its info from the access list); it returns id. */
 static hid_t h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_t t1, int64_t t2) {
@@ -105,6 +117,7 @@ static hid_t h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_
         struct jb e = {0};
         jb_printf(&e, "\"fapl\":{\"driver\":\"%s\",\"coll_metadata_ops\":%s,\"coll_metadata_write\":%s}",
                   mpio ? "mpio" : "other", cmops ? "true" : "false", cmwrite ? "true" : "false");
+        if (call == C_H5Fcreate) crt_order_json(&e, h5.Fget_create_plist(id));
         fx = jb_done(&e);
     }
     quiet_off(&q);
@@ -276,6 +289,16 @@ static hid_t h5_opened(int call, hid_t id, int64_t t1, int64_t t2) {
     if (trace_on) {
         inside++;
         extra = object_json(id);
+        if (call == C_H5Gcreate2 && extra) { /* its creation order, when tracked */
+            struct quiet q;
+            quiet_on(&q);
+            struct jb b = {0};
+            jb_printf(&b, "%s", extra);
+            crt_order_json(&b, h5.Gget_create_plist(id));
+            free(extra);
+            extra = jb_done(&b);
+            quiet_off(&q);
+        }
         inside--;
     }
     h5_other_extra(call, id, t1, t2, extra);

@@ -79,6 +79,10 @@ int hdf5_active(void) {
         R(Tget_member_type, H5Tget_member_type);
         R(Tget_member_offset, H5Tget_member_offset);
         R(free_memory, H5free_memory);
+        R(Fget_create_plist, H5Fget_create_plist);
+        R(Gget_create_plist, H5Gget_create_plist);
+        R(Pget_link_creation_order, H5Pget_link_creation_order);
+        R(Pget_attr_creation_order, H5Pget_attr_creation_order);
 #undef R
         unsigned maj = 0, min = 0, rel = 0;
         int complete = 1;

@@ -460,6 +460,11 @@ struct h5fns {
     __typeof__(H5Tget_member_type) *Tget_member_type;
     __typeof__(H5Tget_member_offset) *Tget_member_offset;
     __typeof__(H5free_memory) *free_memory;
+    /* creation order of a created file's root group and of created groups (capture) */
+    __typeof__(H5Fget_create_plist) *Fget_create_plist;
+    __typeof__(H5Gget_create_plist) *Gget_create_plist;
+    __typeof__(H5Pget_link_creation_order) *Pget_link_creation_order;
+    __typeof__(H5Pget_attr_creation_order) *Pget_attr_creation_order;
 };
 extern struct h5fns h5;
 

@@ -15,3 +15,9 @@ func CreateGroupWith(loc ID, path string, g plan.GroupSpec) (ID, error) { return
 
 // CreationOrderOf returns ErrNoCgo in a build without cgo.
 func CreationOrderOf(obj ID) (links, attrs int, err error) { return 0, 0, ErrNoCgo }
+
+// LinkNamesByCreation returns ErrNoCgo in a build without cgo.
+func LinkNamesByCreation(g ID) ([]string, error) { return nil, ErrNoCgo }
+
+// AttributeNamesByCreation returns ErrNoCgo in a build without cgo.
+func AttributeNamesByCreation(obj ID) ([]string, error) { return nil, ErrNoCgo }

@@ -189,6 +189,7 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/h5proxy/h5proxy/plan"
@@ -220,8 +221,8 @@ func ListLinks(g ID) ([]LinkInfo, error) {
 		if val != nil {
 			raw := C.GoStringN(val, C.int(vlen))
 			switch kind {
-			case 1:
-				l.Target = raw
+			case 1: // the stored value counts the path's terminating NUL
+				l.Target = strings.TrimSuffix(raw, "\x00")
 			case 2:
 				l.File, l.Target = splitNul(raw)
 			}

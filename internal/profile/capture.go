@@ -386,7 +386,8 @@ func Capture(p *Profile, name string) (*Description, error) {
 		markIndependent(ds, ways)
 		file.Attributes = c.attributes(fpath, id, fileAttrs["/"])
 		c.tree(file, fpath, id, ds, fileAttrs, groupsOf(p, f, ds, fileAttrs, stepOf), links(p, f, stepOf), p.Ranks)
-		c.scales(file, fpath, id)
+		traced := creationOrders(p, f, file, stepOf)
+		c.scales(file, fpath, id, traced)
 		read := false
 		// One write action per transfer mode and cadence (every step, or a series'
 		// first step alone); the datasets are named only when the file has several (a

@@ -317,6 +317,10 @@ func (c *Description) ways(f *desc.File, fpath, file string, w fileWays) {
 	case w.reopen || w.parents:
 		c.unexpressed(fpath, fmt.Sprintf("%s: attributes through H5Oopen %v, parents opened around creates %v, while the datasets stay open (a description's handles reopen with hold: call only)", filepath.Base(file), w.reopen, w.parents))
 	}
+	if w.reopenSeries && !w.holdFile && !w.holdCall {
+		f.Handles.Series = desc.V("reopen")
+		c.Desc.Comment(fpath+".handles", "series datasets closed after each step's write and opened again to extend them")
+	}
 	for _, g := range w.guesses {
 		c.Desc.Guess(fpath, g)
 	}

@@ -38,6 +38,10 @@ type fileWays struct {
 	// (holdFile: handles hold: file, as H5MD writers keep theirs).
 	handleWrites int
 	holdFile     bool
+	// reopenSeries: a series dataset written through a handle, closed, then opened again
+	// in the same open of the file and extended (handles series: reopen: PETSc's VecView
+	// at each time step), where a code holding record variables keeps one handle.
+	reopenSeries bool
 	// guesses are the inferences the trace does not settle, written as comments.
 	guesses []string
 }
@@ -144,15 +148,17 @@ func inferWays(p *Profile, file string, nranks int) fileWays {
 // with H5Oopen (attributes: reopen), objects created in their parent group opened
 // around the create (open_parents), and the most transfers made through one handle.
 func (w *fileWays) handlesOf(p *Profile, file string) {
-	created := map[string]bool{}      // datasets created and since closed (in this open of the file)
-	reopened := map[string]bool{}     // created datasets opened again
-	direct := map[string]bool{}       // datasets this open created
-	var viaReopen, viaCreate []string // datasets written through a reopen, on their creation's handle
-	open := map[string]bool{}         // datasets open now
-	oopen := map[string]bool{}        // objects opened with H5Oopen
-	gopen := map[string]bool{}        // groups opened with H5Gopen2
-	through := map[string]int{}       // transfers through a dataset's open handle
-	wroteDirect := map[string]bool{}  // datasets written through their creation's handle
+	created := map[string]bool{}       // datasets created and since closed (in this open of the file)
+	reopened := map[string]bool{}      // created datasets opened again
+	direct := map[string]bool{}        // datasets this open created
+	var viaReopen, viaCreate []string  // datasets written through a reopen, on their creation's handle
+	open := map[string]bool{}          // datasets open now
+	oopen := map[string]bool{}         // objects opened with H5Oopen
+	gopen := map[string]bool{}         // groups opened with H5Gopen2
+	through := map[string]int{}        // transfers through a dataset's open handle
+	wroteDirect := map[string]bool{}   // datasets written through their creation's handle
+	closedWritten := map[string]bool{} // datasets written through a handle since closed
+	againWritten := map[string]bool{}  // those opened again (extended next: a reopened series)
 	inSerial := w.rank0
 	for _, e := range p.Events {
 		if e.Rank != 0 || e.File != file {
@@ -173,6 +179,8 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 			clear(wroteDirect)
 			clear(open)
 			clear(through)
+			clear(closedWritten)
+			clear(againWritten)
 		case inSerial:
 			// the serial creation's objects are held as create: rank0 holds them
 		case strings.HasPrefix(e.Call, "H5Dcreate"):
@@ -180,7 +188,10 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 			if gopen[path.Dir(e.Name)] {
 				w.parents = true
 			}
+		case e.Call == "H5Dset_extent" && againWritten[e.Name]:
+			w.reopenSeries = true
 		case strings.HasPrefix(e.Call, "H5Dopen"):
+			againWritten[e.Name] = closedWritten[e.Name]
 			reopened[e.Name] = created[e.Name]
 			direct[e.Name] = false
 			open[e.Name] = true
@@ -201,6 +212,7 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 			if open[e.Name] && direct[e.Name] && !wroteDirect[e.Name] {
 				created[e.Name] = true
 			}
+			closedWritten[e.Name] = through[e.Name] > 0
 			delete(open, e.Name)
 			delete(through, e.Name)
 		case groupCreate(e.Call):

@@ -58,8 +58,9 @@ const (
 // DIMENSION_LIST names its scales by netCDF's dimension ids (_Netcdf4Coordinates against
 // the scales' _Netcdf4Dimid) or, 1-D, the one scale of its extent (the references
 // themselves are not in the trace). What is said so leaves the attributes; a
-// DIMENSION_LIST it cannot resolve stays a listed stand-in.
-func (c *Description) scales(f *desc.File, fpath, id string) {
+// DIMENSION_LIST it cannot resolve stays a listed stand-in. tracedOrder says the trace
+// recorded the file's creation orders (creationOrders): then netCDF's is not guessed.
+func (c *Description) scales(f *desc.File, fpath, id string, tracedOrder bool) {
 	type scale struct {
 		path, extent string
 		dimid        string
@@ -120,7 +121,7 @@ func (c *Description) scales(f *desc.File, fpath, id string) {
 	// a netCDF-4 file (its _NCProperties): netCDF tracks and indexes the creation order
 	// of every group's links and attributes, which ncdump lists variables by (the
 	// creation properties are not in the trace)
-	if slices.ContainsFunc(f.Attributes, func(a *desc.Attribute) bool { return a.Name == "_NCProperties" }) {
+	if !tracedOrder && slices.ContainsFunc(f.Attributes, func(a *desc.Attribute) bool { return a.Name == "_NCProperties" }) {
 		var mark func(ct *desc.Content)
 		mark = func(ct *desc.Content) {
 			ct.CreationOrder = desc.CreationOrder{Links: desc.V("indexed"), Attributes: desc.V("indexed")}

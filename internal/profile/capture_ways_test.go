@@ -266,3 +266,60 @@ func TestCaptureFamilies(t *testing.T) {
 		})
 	}
 }
+
+// TestCaptureSeriesReopen: a series dataset written on its creation's handle, closed, then
+// opened again to be extended and written (PETSc's VecView at each time step) is handles
+// series: reopen; a series kept open between its extensions, and a dataset reopened
+// without an extension, are not.
+func TestCaptureSeriesReopen(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		calls []string
+		want  bool
+	}{
+		{"closed and reopened to extend", []string{"H5Fcreate mpio", "H5Dcreate2 /u", "H5Dwrite /u coll", "H5Dclose /u",
+			"H5Dopen2 /u", "H5Dset_extent /u", "H5Dwrite /u coll", "H5Dclose /u", "H5Fclose"}, true},
+		{"kept open between extensions", []string{"H5Fcreate mpio", "H5Dcreate2 /u", "H5Dwrite /u coll",
+			"H5Dset_extent /u", "H5Dwrite /u coll", "H5Dclose /u", "H5Fclose"}, false},
+		{"reopened, not extended", []string{"H5Fcreate mpio", "H5Dcreate2 /u", "H5Dwrite /u coll", "H5Dclose /u",
+			"H5Dopen2 /u", "H5Dwrite /u coll", "H5Dclose /u", "H5Fclose"}, false},
+		{"created, closed unwritten, reopened per write (hold: call)", []string{"H5Fcreate mpio", "H5Dcreate2 /u", "H5Dclose /u",
+			"H5Dopen2 /u", "H5Dset_extent /u", "H5Dwrite /u coll", "H5Dclose /u", "H5Fclose"}, false},
+	} {
+		w := inferWays(wayTrace(t, c.calls, c.calls), "/d/f.h5", 2)
+		if w.reopenSeries != c.want {
+			t.Errorf("%s: series reopened %v, want %v", c.name, w.reopenSeries, c.want)
+		}
+	}
+}
+
+// TestCaptureCreationOrder: the creation order flags the profiler records on H5Fcreate
+// (the root group's) and H5Gcreate2 events become creation_order on the file and on each
+// group, whatever the writer; a group created without them keeps none.
+func TestCaptureCreationOrder(t *testing.T) {
+	calls := []string{"H5Fcreate mpio", "H5Gcreate2 /g", "H5Gcreate2 /plain", "H5Dcreate2 /g/x", "H5Dwrite /g/x coll", "H5Dclose /g/x", "H5Gclose /g", "H5Gclose /plain", "H5Fclose"}
+	p := wayTrace(t, calls, calls)
+	for i := range p.Events {
+		switch e := &p.Events[i]; {
+		case e.Call == "H5Fcreate":
+			e.CrtOrder = []int{3, 1} // links indexed (tracked|indexed), attributes tracked
+		case e.Call == "H5Gcreate2" && e.Object == "/g":
+			e.CrtOrder = []int{1, 0}
+		}
+	}
+	d := captureOf(t, p)
+	checked(t, d)
+	f := fileOf(t, d.Desc, "f")
+	order := func(c *desc.Content) string {
+		return c.CreationOrder.Links.Text + "/" + c.CreationOrder.Attributes.Text
+	}
+	if got := order(&f.Content); got != "indexed/tracked" {
+		t.Errorf("file's creation order %s, want indexed/tracked:\n%s", got, d.YAML)
+	}
+	if got := order(contentAt(t, f, "/g")); got != "tracked/" {
+		t.Errorf("/g's creation order %s, want tracked/:\n%s", got, d.YAML)
+	}
+	if got := order(contentAt(t, f, "/plain")); got != "/" {
+		t.Errorf("/plain's creation order %s, want none:\n%s", got, d.YAML)
+	}
+}

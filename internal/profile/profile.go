@@ -102,6 +102,9 @@ type Event struct {
 	TargetFile string `json:"target_file,omitempty"`
 	// FAPL is what an H5Fcreate or H5Fopen event's file access list asked for.
 	FAPL *FAPL `json:"fapl,omitempty"`
+	// CrtOrder is the creation order flags of an H5Fcreate's root group or an H5Gcreate2's
+	// group: links, attributes (1 tracked, 2 indexed), when either is set.
+	CrtOrder []int `json:"crt_order,omitempty"`
 	// fileStep is 1 + the step of a file written one per step (capture's folding), 0 else.
 	fileStep int
 }

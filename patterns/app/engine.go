@@ -678,7 +678,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		switch {
 		case h.perCall:
 		case in.isKept(v.path):
-		case sp.extend >= 0 || h.perFile:
+		case h.perFile, sp.extend >= 0 && !h.reopenSeries:
 			in.keep(v.path, false)
 		default:
 			dsOpen = append(dsOpen, v.path)

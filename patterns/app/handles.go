@@ -35,6 +35,10 @@ type handles struct {
 	// perFile (hold: file): each group and dataset stays open from its creation (or first
 	// open) until its file closes: no reopen at later steps.
 	perFile bool
+	// reopenSeries (hold: action, series: reopen): a series dataset is closed at the end
+	// of each action like any other and opened again at its next write (PETSc's VecView
+	// per time step), not kept open until the file closes.
+	reopenSeries bool
 }
 
 // handlesOf evaluates a file's handles key; checkHandles and checkSequence have
@@ -45,13 +49,18 @@ func handlesOf(f *desc.File) handles {
 	return handles{perCall: strings.EqualFold(h.Hold.Text, "call"), reopen: strings.EqualFold(h.Attributes.Text, "reopen"), parents: parents,
 		byCall: strings.EqualFold(h.Sequence.Text, "by_call"), depthFirst: strings.EqualFold(h.Sequence.Text, "depth_first"),
 		byGroup: strings.EqualFold(h.Sequence.Text, "by_group"), close: strings.ToLower(h.Close.Text),
-		perFile: strings.EqualFold(h.Hold.Text, "file")}
+		perFile: strings.EqualFold(h.Hold.Text, "file"), reopenSeries: strings.EqualFold(h.Series.Text, "reopen")}
 }
 
 // checkHandles rejects the handles keys that need hold: call under hold: action: a code
 // holding an object open writes its attributes and creates its children through it.
 func checkHandles(f *desc.File) error {
 	h := f.Handles
+	if strings.EqualFold(h.Series.Text, "reopen") && h.Hold.Set && !strings.EqualFold(h.Hold.Text, "action") {
+		return &desc.Error{Pos: h.Series.Pos, Key: h.Series.Path, Value: h.Series.Text,
+			Reason:  "series datasets closed at each action's end while the code holds its objects per call or per file (hold: " + h.Hold.Text + "): hold: call reopens every dataset for each write already, hold: file never closes one",
+			Allowed: "keep, or hold: action with reopen"}
+	}
 	if strings.EqualFold(h.Hold.Text, "call") {
 		return nil
 	}

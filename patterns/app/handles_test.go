@@ -159,3 +159,59 @@ func TestHandlesErrors(t *testing.T) {
 		wantErr(t, c.name, planErr(t, src, 1), c.want)
 	}
 }
+
+// seriesSrc is PETSc's VecView with timestepping: a Vec's series dataset and a rank-0
+// time series, three steps, in a file that stays open.
+const seriesSrc = `steps: 3
+files:
+  out:
+    name: out.h5
+    handles: {series: reopen}
+    datasets:
+      u: {type: f64, shape: [1, 8 * nranks], extend: 0, decompose: {grid: [1, 0]}}
+timeline: [{write: out}]
+`
+
+// TestSeriesReopen: series: reopen closes a series dataset at the end of each action
+// and opens it again at its next write (H5Dopen2, H5Dset_extent, H5Dwrite, H5Dclose), as
+// PETSc's viewer does; by default (keep) it stays open from its creation until the file
+// closes; with hold: call or file it is refused, naming the key.
+func TestSeriesReopen(t *testing.T) {
+	lines := func(src string) string {
+		var b strings.Builder
+		for _, pl := range planSrc(t, src, 2) {
+			for _, op := range pl.Ops {
+				if op.Path == "/u" {
+					fmt.Fprintf(&b, "%d %s\n", op.Step, op.Kind)
+				}
+			}
+		}
+		return b.String()
+	}
+	reopen := "0 create-dataset\n0 write\n0 close-dataset\n" +
+		"1 open-dataset\n1 extend-dataset\n1 write\n1 close-dataset\n" +
+		"2 open-dataset\n2 extend-dataset\n2 write\n2 close-dataset\n"
+	if got := lines(seriesSrc); got != reopen {
+		t.Errorf("series: reopen plans:\n%s\nwant:\n%s", got, reopen)
+	}
+	// kept: closed once, with the file (the close's step aside)
+	keep := "0 create-dataset\n0 write\n1 extend-dataset\n1 write\n2 extend-dataset\n2 write\nclose-dataset\n"
+	got := lines(strings.Replace(seriesSrc, "{series: reopen}", "{series: keep}", 1))
+	if i := strings.LastIndex(strings.TrimSuffix(got, "\n"), "\n"); i >= 0 {
+		_, last, _ := strings.Cut(got[i+1:], " ")
+		got = got[:i+1] + last
+	}
+	if got != keep {
+		t.Errorf("series: keep plans:\n%s\nwant:\n%s", got, keep)
+	}
+	for _, hold := range []string{"call", "file"} {
+		err := planErr(t, strings.Replace(seriesSrc, "{series: reopen}", "{hold: "+hold+", series: reopen}", 1), 2)
+		want := "key files.out.handles.series value \"reopen\": series datasets closed at each action's end while the code holds its objects per call or per file (hold: " + hold + ")"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("hold: %s with series: reopen: error %v, want %q", hold, err, want)
+		}
+	}
+	if err := planErr(t, strings.Replace(seriesSrc, "{series: reopen}", "{series: reopn}", 1), 2); err == nil || !strings.Contains(err.Error(), `value "reopn": not allowed (did you mean reopen?)`) {
+		t.Errorf("series: reopn: error %v", err)
+	}
+}

@@ -14,6 +14,7 @@ package derive
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,7 +23,8 @@ import (
 )
 
 // Group is a group (or a file's root group) as read: its attributes, subgroups, datasets
-// and links in name order.
+// and links in name order, or in creation order where the group tracks it (LinkOrder,
+// AttrOrder: tracked or indexed), as HDF5 lists them by H5_INDEX_CRT_ORDER.
 type Group struct {
 	Name     string
 	Attrs    []plan.AttributeSpec
@@ -39,6 +41,10 @@ type Group struct {
 	// LinkOrder and AttrOrder are the creation orders its links and attributes keep:
 	// none, tracked or indexed.
 	LinkOrder, AttrOrder string
+	// Interleaved names a member created before one of a kind a run creates first (a run
+	// creates a group's subgroups, then its datasets, then its links), where the group
+	// keeps its links' creation order ("" when the file's order is the run's).
+	Interleaved string
 }
 
 // Link is a link beside the tree: Kind hard (Target the object's first path), soft
@@ -163,6 +169,9 @@ func readFile(path string) (_ *File, err error) {
 		if err := r.links(g); err != nil {
 			return nil, err
 		}
+		if err := r.creationOrder(g); err != nil {
+			return nil, err
+		}
 	}
 	return &File{Path: path, Root: root}, nil
 }
@@ -192,9 +201,54 @@ func (r *reader) group(path, name string) (*Group, error) {
 	if g.LinkOrder, g.AttrOrder, err = h5.CreationOrder(id); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	g.Attrs, g.Unread, err = attrsOf(id, path)
+	g.Attrs, g.Unread, err = attrsOf(id, path, tracks(g.AttrOrder))
 	r.noteRefs(g.Attrs)
 	return g, err
+}
+
+// tracks reports a creation order kept in the file: tracked or indexed.
+func tracks(order string) bool { return order == "tracked" || order == "indexed" }
+
+// creationOrder puts g's subgroups, datasets and links in the order their links were
+// created, where g tracks it (a writer that lists by creation order, as netCDF-4 does
+// its variables, then lists the replay's as the original's).
+func (r *reader) creationOrder(g *Group) error {
+	if !tracks(g.LinkOrder) {
+		return nil
+	}
+	id, err := h5.OpenGroup(r.f, g.Path)
+	if err != nil {
+		return err
+	}
+	defer h5.CloseGroup(id)
+	names, err := h5.LinkNamesByCreation(id)
+	if err != nil {
+		return fmt.Errorf("%s: %w", g.Path, err)
+	}
+	at := make(map[string]int, len(names))
+	for i, n := range names {
+		at[n] = i
+	}
+	slices.SortStableFunc(g.Groups, func(a, b *Group) int { return at[a.Name] - at[b.Name] })
+	slices.SortStableFunc(g.Datasets, func(a, b *Dataset) int { return at[a.Name] - at[b.Name] })
+	slices.SortStableFunc(g.Links, func(a, b Link) int { return at[a.Name] - at[b.Name] })
+	var run []string // the run's order: subgroups, datasets, links
+	for _, x := range g.Groups {
+		run = append(run, x.Name)
+	}
+	for _, x := range g.Datasets {
+		run = append(run, x.Name)
+	}
+	for _, x := range g.Links {
+		run = append(run, x.Name)
+	}
+	for i := 1; i < len(run); i++ {
+		if at[run[i]] < at[run[i-1]] {
+			g.Interleaved = fmt.Sprintf("%s was created before %s", run[i], run[i-1])
+			break
+		}
+	}
+	return nil
 }
 
 // noteRefs keeps the object reference attributes among as, whose targets firstPaths
@@ -314,7 +368,7 @@ func (r *reader) dataset(path, name string) (*Dataset, error) {
 	} else if !alloc && !d.Virtual && plan.Product(d.Info.Shape) > 0 {
 		d.Unallocated = true
 	}
-	d.Attrs, d.Unread, err = attrsOf(id, path)
+	d.Attrs, d.Unread, err = attrsOf(id, path, tracks(d.AttrOrder))
 	r.noteRefs(d.Attrs)
 	return d, err
 }
@@ -369,13 +423,20 @@ func className(t h5.RawType) string {
 }
 
 // attrsOf reads the attributes of obj: their values, or in outline those of a datatype
-// the binding does not describe.
-func attrsOf(obj h5.ID, path string) ([]plan.AttributeSpec, []Unread, error) {
-	names, err := h5.AttributeNames(obj)
+// the binding does not describe. They are in creation order when byCreation (obj tracks
+// it), else in name order.
+func attrsOf(obj h5.ID, path string, byCreation bool) ([]plan.AttributeSpec, []Unread, error) {
+	var names []string
+	var err error
+	if byCreation {
+		names, err = h5.AttributeNamesByCreation(obj)
+	} else {
+		names, err = h5.AttributeNames(obj)
+		sort.Strings(names)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	sort.Strings(names)
 	var out []plan.AttributeSpec
 	var unread []Unread
 	var raw map[string]h5.AttrInfo

@@ -490,10 +490,13 @@ func (b *builder) foldSteps(root *Group) *Group {
 // links at path (the key path of the file or group).
 func (b *builder) content(c *desc.Content, g *Group, path string) {
 	c.CreationOrder = desc.CreationOrder{Links: order(g.LinkOrder), Attributes: order(g.AttrOrder)}
+	if g.Interleaved != "" {
+		b.d.Comment(path, "not expressed: the link creation order mixes kinds ("+g.Interleaved+"): a run creates a group's subgroups, then its datasets, then its links, each in the order listed")
+	}
 	b.unread(g.Unread, path)
 	c.Attributes = b.attrs(g.Attrs, g.Unread, path)
 	b.group = g.Name
-	for _, set := range fold(g.Datasets) {
+	for _, set := range fold(g.Datasets, tracks(g.LinkOrder)) {
 		c.Datasets = append(c.Datasets, b.dataset(set, join(path, "datasets")))
 	}
 	for _, s := range g.Groups {
@@ -531,8 +534,10 @@ func join(path, key string) string {
 }
 
 // fold groups datasets of equal type, shape and properties and equal attributes (values
-// included) into lists of names, in the order of their first member.
-func fold(ds []*Dataset) [][]*Dataset {
+// included) into lists of names, in the order of their first member. With adjacent (the
+// group keeps its links' creation order) only neighbours fold, so that the list's
+// creates keep the file's order.
+func fold(ds []*Dataset, adjacent bool) [][]*Dataset {
 	var out [][]*Dataset
 	at := map[string]int{}
 	for _, x := range ds {
@@ -540,7 +545,7 @@ func fold(ds []*Dataset) [][]*Dataset {
 		for _, a := range x.Attrs {
 			s += fmt.Sprintf("|%s:%s%v=%x", a.Name, a.Type, a.Shape, a.Value)
 		}
-		if i, ok := at[s]; ok {
+		if i, ok := at[s]; ok && (!adjacent || i == len(out)-1) {
 			out[i] = append(out[i], x)
 			continue
 		}

@@ -22,6 +22,8 @@ var handlesNode = &Node{Key: "handles", Kind: Map,
 			Example: `handles: {sequence: by_call, close: forward}`},
 		{Key: "close", Kind: Enum, Allowed: []string{"auto", "forward", "reverse"}, Default: "auto",
 			Help: "with hold: action, the order of an action's closes, datasets before groups: forward: in the order they were created or opened (h5bench's VPIC-IO and BD-CATS); reverse: the last first; auto: reverse for a write, forward for a read's datasets and reverse for its groups"},
+		{Key: "series", Kind: Enum, Allowed: []string{"keep", "reopen"}, Default: "keep",
+			Help: "with hold: action, a series dataset's (extend) handle between its writes: keep: open from its creation (or first open) until the file closes, as programs keep their record variables; reopen: closed when the action ends like any other and opened again at its next write (H5Dopen2, H5Dset_extent, H5Dwrite, H5Dclose), as PETSc's HDF5 viewer writes a Vec per time step"},
 	}}
 
 // Handles is a file's handles key as written.
@@ -31,11 +33,12 @@ type Handles struct {
 	OpenParents Value
 	Sequence    Value // the order of an action's calls: by_object, by_call, by_group or depth_first
 	Close       Value // the order of an action's closes: auto, forward or reverse
+	Series      Value // a series dataset's handle between writes: keep or reopen
 }
 
 // handles reads a file's handles key n (nil when absent: the schema's defaults).
 func (p *parser) handles(n *yaml.Node, path string) Handles {
 	x, s := p.mapOf(resolve(n), path), handlesNode
 	return Handles{Hold: x.value("hold", s), Attributes: x.value("attributes", s), OpenParents: x.value("open_parents", s),
-		Sequence: x.value("sequence", s), Close: x.value("close", s)}
+		Sequence: x.value("sequence", s), Close: x.value("close", s), Series: x.value("series", s)}
 }

@@ -238,6 +238,7 @@ func (wr *writer) handles(h Handles, path string) *yaml.Node {
 	m.value("open_parents", h.OpenParents)
 	m.value("sequence", h.Sequence)
 	m.value("close", h.Close)
+	m.value("series", h.Series)
 	return m.node(false)
 }
 

@@ -121,7 +121,7 @@ func (g *gen) file(id string) *File {
 	}
 	f.Handles = Handles{Hold: g.opt(func() Value { return g.pick("action", "call", "file") }), Attributes: g.opt(func() Value { return g.pick("object", "reopen") }),
 		OpenParents: g.opt(g.bool), Sequence: g.opt(func() Value { return g.pick("by_object", "by_call", "by_group", "depth_first") }),
-		Close: g.opt(func() Value { return g.pick("auto", "forward", "reverse") })}
+		Close: g.opt(func() Value { return g.pick("auto", "forward", "reverse") }), Series: g.opt(func() Value { return g.pick("keep", "reopen") })}
 	if !strings.EqualFold(f.Mode.Text, "append") && !strings.EqualFold(f.Ranks.Text, "1") {
 		switch g.r.Intn(3) {
 		case 0:
