@@ -29,7 +29,8 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     inside++;
     struct quiet q;
     quiet_on(&q);
-    char file[PATH_MAX], name[1024], info[4096], members[2048] = "";
+    char file[PATH_MAX], name[1024], info[8192], members[2048] = "";
+    char *tree = NULL; /* the type as a tree, where the flat fields cannot say it */
     file_name(id, file, sizeof file);
     ssize_t n = h5.Iget_name(id, name, sizeof name);
     if (n <= 0 || (size_t)n >= sizeof name) snprintf(name, sizeof name, "<anonymous>");
@@ -57,6 +58,11 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         tclass = (int)h5.Tget_class(t);
         if (tclass == H5T_INTEGER) tsign = (int)h5.Tget_sign(t);
         members_str(t, "type_", members, sizeof members);
+        if (type_tree_needed(t)) {
+            struct jb tb = {0};
+            type_tree(&tb, t, 0);
+            tree = jb_done(&tb);
+        }
         h5.Tclose(t);
     }
     hid_t p = h5.Dget_create_plist(id);
@@ -109,6 +115,9 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         o += snprintf(info + o, sizeof info - (size_t)o, "%02x", fill[i]);
     o += snprintf(info + o, sizeof info - (size_t)o, "\"");
     if (o + strlen(members) < sizeof info - 2) o += snprintf(info + o, sizeof info - (size_t)o, "%s", members);
+    if (tree && o + strlen(tree) + 16 < sizeof info - 2) /* else traced flat: capture names what it misses */
+        o += snprintf(info + o, sizeof info - (size_t)o, ",\"type_tree\":%s", tree);
+    free(tree);
     if (o < (int)sizeof info - 2) snprintf(info + o, sizeof info - (size_t)o, "}");
     pthread_mutex_lock(&lock);
     count_call(call, t1, t2);

@@ -33,7 +33,6 @@ import "C"
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -71,7 +70,7 @@ func moreType(t plan.Type) (_ C.hid_t, err error) {
 			return -1, stackError("H5Tcopy " + op)
 		}
 	case t.Enum != nil:
-		base := plan.Type{Class: t.Class, Size: t.Size}
+		base := plan.Type{Class: t.Class, Size: t.Size, BigEndian: t.BigEndian}
 		bh, err := convType(base)
 		if err != nil {
 			return -1, err
@@ -82,7 +81,7 @@ func moreType(t plan.Type) (_ C.hid_t, err error) {
 		v := (*[8]byte)(C.malloc(8))
 		defer C.free(unsafe.Pointer(v))
 		for _, e := range t.Enum {
-			binary.NativeEndian.PutUint64(v[:], uint64(e.Value)) // the low Size bytes first (little-endian hosts)
+			putEnumValue(v[:t.Size], e.Value, t.BigEndian) // in the type's own order: HDF5 copies the bytes
 			name := cstr(e.Name)
 			rc := C.H5Tenum_insert(h, name, unsafe.Pointer(v))
 			free(name)
@@ -178,9 +177,29 @@ func moreTypeOf(h C.hid_t, cls C.H5T_class_t, size int) (plan.Type, error) {
 	return plan.EnumOf(base, values...), nil
 }
 
-// signExtend reads an enumeration value of integer type t from the low bytes of b.
+// putEnumValue writes v into b (the enumeration's size) in its byte order: H5Tenum_insert
+// and H5Tget_member_value take a member's value in the enumeration type's own order.
+func putEnumValue(b []byte, v int64, bigEndian bool) {
+	for i := range b {
+		k := i // the low byte first
+		if bigEndian {
+			k = len(b) - 1 - i
+		}
+		b[k] = byte(uint64(v) >> (8 * i))
+	}
+}
+
+// signExtend reads an enumeration value of integer type t from the first t.Size bytes of
+// b, in t's byte order.
 func signExtend(b []byte, t plan.Type) int64 {
-	u := binary.NativeEndian.Uint64(b)
+	var u uint64
+	for i := range t.Size {
+		k := i
+		if t.BigEndian {
+			k = t.Size - 1 - i
+		}
+		u |= uint64(b[k]) << (8 * i)
+	}
 	bits := uint(t.Size * 8)
 	if bits >= 64 {
 		return int64(u)
