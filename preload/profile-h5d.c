@@ -76,7 +76,7 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         if (h5.Pget_alloc_time(p, &at) >= 0) alloc_time = (int)at;
         if (h5.Pfill_value_defined(p, &fill_def) < 0) fill_def = H5D_FILL_VALUE_ERROR;
         if (fill_def == H5D_FILL_VALUE_USER_DEFINED && tsize > 0 && tsize <= sizeof fill &&
-            (tclass == H5T_INTEGER || tclass == H5T_FLOAT)) {
+            (tclass == H5T_INTEGER || tclass == H5T_FLOAT || tclass == H5T_ENUM)) {
             hid_t ft2 = h5.Dget_type(id);
             if (ft2 >= 0) {
                 if (h5.Pget_fill_value(p, ft2, fill) >= 0) fill_n = (int)tsize;

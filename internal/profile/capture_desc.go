@@ -204,8 +204,13 @@ func (c *Description) fill(out *desc.Dataset, dpath, id string, d *capDataset) {
 		out.Fill = desc.V("undefined")
 	case *in.FillDefined == 2:
 		raw, err := hex.DecodeString(in.FillValue)
-		if in.Tree != nil && in.Tree.Order == 1 { // traced in the file type's order
-			slices.Reverse(raw)
+		if in.Tree != nil { // a big-endian number, an enumeration: traced in the file type
+			if v, ok := treeValue(raw, in.Tree); err == nil && ok && len(raw) == in.TypeSize {
+				out.Fill = desc.V(v)
+			} else {
+				c.unexpressed(dpath, fmt.Sprintf("%s %s: a user fill value the trace does not hold", id, d.template))
+			}
+			break
 		}
 		a := &capAttr{value: raw, mem: attrEvent{MemClass: &in.TypeClass, MemSize: in.TypeSize, MemSign: in.TypeSign}}
 		typ, _ := typeName(in)

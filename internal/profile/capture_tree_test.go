@@ -15,7 +15,7 @@ import (
 // a person would write them: f32be, an enumeration over i16be with its names and values,
 // an array of 3 f64, the opaque type with its tag, a compound of a big-endian double and
 // the enumeration (declared once, shared); the big-endian fill value and attribute values
-// read in their order, the enumeration's attribute by name. Nothing is left unexpressed
+// read in their order, the enumeration's fill value and attribute by name. Nothing is left unexpressed
 // and the description passes check.
 func TestCaptureTypes(t *testing.T) {
 	data, records, out, err := runKernel(t, 2, "types", "H5PROXY_PROFILE_TRACE=1")
@@ -71,6 +71,9 @@ func TestCaptureTypes(t *testing.T) {
 	}
 	if fill := datasetOf(t, f, "/lat").Fill.Text; fill != "-1.0" {
 		t.Errorf("/lat's fill value %q, want -1.0 (traced big-endian)", fill)
+	}
+	if fill := datasetOf(t, f, "/phase").Fill.Text; fill != "HIGH" {
+		t.Errorf("/phase's fill value %q, want HIGH (the enumeration's name)", fill)
 	}
 	attrs := map[string]string{}
 	for _, a := range f.Attributes {

@@ -17,7 +17,7 @@
  *   types DIR    MPI: types.h5 with datasets of the types the flat trace cannot say, each
  *                rank's block written collectively from native memory: a big-endian f32
  *                (netCDF-4's dimensions) with a fill value, an enumeration over a big-endian
- *                short, an array of 3 doubles, a tagged opaque type, a compound holding a
+ *                short with a fill value (HIGH), an array of 3 doubles, a tagged opaque type, a compound holding a
  *                big-endian double and the enumeration; attributes of a big-endian float
  *                and of the enumeration
  */
@@ -268,6 +268,7 @@ static void types_part(const char *dir, int rank, int size) {
     for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
         hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
         if (k == 0) H5Pset_fill_value(dcpl, H5T_NATIVE_FLOAT, &fill);
+        if (k == 1) H5Pset_fill_value(dcpl, menum, &high);
         hid_t d = H5Dcreate2(f, sets[k].name, sets[k].file, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
         check(d >= 0, "H5Dcreate2");
         check(H5Dwrite(d, sets[k].mem, ms, fs, dxpl, sets[k].buf) >= 0, "H5Dwrite");
