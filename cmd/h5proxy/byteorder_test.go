@@ -13,8 +13,8 @@ import (
 // datasets, a compound's member, an array's element, an enumeration's base and an
 // attribute, and the native one where no be is written. `h5proxy derive` of the file
 // names the same types (f32be, ...), and the file its description writes is equal to the
-// input under h5dump -pH. A be after a string and a big-endian memory type are errors
-// naming the key and value.
+// input under h5dump -pH. A be after a string, a big-endian memory type and an
+// enumeration's fill value no name has are errors naming the key and value.
 func TestBigEndian(t *testing.T) {
 	if _, err := exec.LookPath("h5dump"); err != nil {
 		t.Skip("h5dump not installed (hdf5-tools)")
@@ -70,8 +70,13 @@ func TestBigEndian(t *testing.T) {
 	for _, c := range []struct{ edit, want string }{
 		{"plain: {type: str8be,", `key files.out.datasets.plain.type value "str8be": be (big-endian) after str(8): only integer and float types have a byte order`},
 		{"plain: {type: f32, memory: {type: f64be},", `key files.out.datasets.plain.memory.type value "f64be": a memory type is native (little-endian)`},
+		{"fill: 2}", `key files.out.datasets.levels.fill value "2": not a name or value of the enumeration`},
 	} {
-		bad := strings.Replace(string(src), "plain: {type: f32,", c.edit, 1)
+		from := "plain: {type: f32,"
+		if strings.HasPrefix(c.edit, "fill") {
+			from = "fill: HIGH}"
+		}
+		bad := strings.Replace(string(src), from, c.edit, 1)
 		if err := os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -350,3 +350,32 @@ func bytesTrimNUL(b []byte) []byte {
 	}
 	return b
 }
+
+// enumFill reads the user fill value of enumeration dataset d (its creation list dcpl) as
+// its value; false when d is no enumeration or the value cannot be read. Inside the gate.
+func enumFill(d, dcpl C.hid_t) (int64, bool) {
+	t := C.H5Dget_type(d)
+	if t < 0 {
+		C.H5Eclear2(C.H5E_DEFAULT)
+		return 0, false
+	}
+	defer C.H5Tclose(t)
+	if C.H5Tget_class(t) != C.H5T_ENUM {
+		return 0, false
+	}
+	pt, err := typeOf(t)
+	if err != nil {
+		return 0, false
+	}
+	mt, err := memType(pt)
+	if err != nil {
+		return 0, false
+	}
+	v := (*[8]byte)(C.calloc(1, 8))
+	defer C.free(unsafe.Pointer(v))
+	if C.H5Pget_fill_value(dcpl, mt, unsafe.Pointer(v)) < 0 {
+		C.H5Eclear2(C.H5E_DEFAULT)
+		return 0, false
+	}
+	return signExtend(v[:], pt.Native()), true
+}

@@ -355,13 +355,18 @@ func scalar(t plan.Type, b []byte) string {
 func numeric(t plan.Type) bool {
 	switch t.Class {
 	case plan.Float32, plan.Float64, plan.Int8, plan.Uint8, plan.Int16, plan.Uint16, plan.Int32, plan.Uint32, plan.Int64, plan.Uint64:
-		return t.Enum == nil
+		return true // an enumeration's too: fillText names it
 	}
 	return false
 }
 
 // fillText renders a fill value read as a double in the dataset's type.
 func fillText(t plan.Type, v float64) string {
+	for _, e := range t.Enum { // an enumeration's by name
+		if float64(e.Value) == v {
+			return e.Name
+		}
+	}
 	switch t.Class {
 	case plan.Float32:
 		return strconv.FormatFloat(v, 'g', -1, 32)
