@@ -130,6 +130,9 @@ type Field struct {
 	Offset   int
 	Class    plan.Class
 	Size     int
+	// Enum holds an enumeration's values: the field's generated elements take one of them
+	// (HDF5 converts no other value between enumerations: fill_more.go).
+	Enum []int64
 }
 
 // Fields lists the atomic fields of memory type t; an atomic type carries variable name.
@@ -140,7 +143,7 @@ func Fields(t plan.Type, name string) []Field {
 	for _, m := range ms {
 		if m.Type.Class == plan.Compound {
 			for _, in := range Fields(m.Type, "") {
-				f = append(f, Field{Variable: m.Name + "." + in.Variable, Offset: m.Offset + in.Offset, Class: in.Class, Size: in.Size})
+				f = append(f, Field{Variable: m.Name + "." + in.Variable, Offset: m.Offset + in.Offset, Class: in.Class, Size: in.Size, Enum: in.Enum})
 			}
 			continue
 		}
@@ -148,7 +151,7 @@ func Fields(t plan.Type, name string) []Field {
 			f = append(f, arrayFields(m)...)
 			continue
 		}
-		f = append(f, Field{Variable: m.Name, Offset: m.Offset, Class: m.Type.Class, Size: m.Type.Size})
+		f = append(f, Field{Variable: m.Name, Offset: m.Offset, Class: m.Type.Class, Size: m.Type.Size, Enum: enumValues(m.Type)})
 	}
 	return f
 }
@@ -192,7 +195,7 @@ func Fill(kind FillKind, buf []byte, l *Layout, seed uint64, step, rank int) err
 			var e uint64
 			for _, run := range l.Runs {
 				for k := uint64(0); k < run.Len; k++ {
-					encode(f.Class, buf[e*uint64(l.Elem)+uint64(f.Offset):][:f.Size], r.Uint64())
+					f.encode(buf[e*uint64(l.Elem)+uint64(f.Offset):][:f.Size], r.Uint64())
 					e++
 				}
 			}
@@ -216,8 +219,13 @@ func Fill(kind FillKind, buf []byte, l *Layout, seed uint64, step, rank int) err
 func fillRun(f Field, buf []byte, elem int, e0, base uint64, run plan.Run) {
 	ne := binary.NativeEndian
 	off := int(e0)*elem + f.Offset
-	switch f.Class {
-	case plan.Float32, plan.Int32, plan.Uint32:
+	switch {
+	case f.Enum != nil:
+		for k := uint64(0); k < run.Len; k++ {
+			f.encode(buf[off:off+f.Size], mix64(base+run.Start+k))
+			off += elem
+		}
+	case f.Class == plan.Float32 || f.Class == plan.Int32 || f.Class == plan.Uint32:
 		for k := uint64(0); k < run.Len; k++ {
 			ne.PutUint32(buf[off:], word32(f.Class, mix64(base+run.Start+k)))
 			off += elem
@@ -257,7 +265,7 @@ func Verify(buf []byte, l *Layout, seed uint64, step int) (uint64, *Mismatch, er
 		// overwrites every byte of w, so it can be reused across elements.
 		w := make([]byte, f.Size)
 		for _, run := range l.Runs {
-			if f.Size == 4 && f.Class != plan.String {
+			if f.Size == 4 && f.Class != plan.String && f.Enum == nil {
 				// Hot path: compare words; fall through to the generic loop on a mismatch.
 				if n := match32(f, buf[off:], l.Elem, base, run); n == run.Len {
 					off += int(run.Len) * l.Elem
@@ -266,7 +274,7 @@ func Verify(buf []byte, l *Layout, seed uint64, step int) (uint64, *Mismatch, er
 			}
 			for k := uint64(0); k < run.Len; k++ {
 				g := run.Start + k
-				encode(f.Class, w, mix64(base+g))
+				f.encode(w, mix64(base+g))
 				got := buf[off : off+f.Size]
 				if string(got) != string(w) {
 					bad++

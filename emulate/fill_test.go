@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -400,7 +401,7 @@ func TestFieldsAndPoints(t *testing.T) {
 		}
 	}
 	f = Fields(plan.F64, "pz")
-	if len(f) != 1 || f[0] != (Field{Variable: "pz", Offset: 0, Class: plan.Float64, Size: 8}) {
+	if len(f) != 1 || !reflect.DeepEqual(f[0], Field{Variable: "pz", Offset: 0, Class: plan.Float64, Size: 8}) {
 		t.Errorf("Fields(f64, pz) = %+v", f)
 	}
 	l := &Layout{Runs: []plan.Run{{Start: 0, Len: 3}, {Start: 10, Len: 4}}}

@@ -68,6 +68,11 @@ type Type struct {
 	// Region makes a Reference a dataset region reference (H5R_DATASET_REGION), not an
 	// object reference (H5R_OBJECT).
 	Region bool
+	// BigEndian stores an integer or float type (an enumeration's base included) in the
+	// file big-endian (H5T_ORDER_BE, as netCDF-4 writes its coordinate variables:
+	// H5T_IEEE_F32BE); unset, native little-endian. Only the file type has an order: plan
+	// buffers and memory types are always native (Native), and HDF5 converts.
+	BigEndian bool
 }
 
 // Member is one named field of a compound type.
@@ -150,6 +155,9 @@ func (t Type) HasVarLen() bool {
 
 // Validate checks sizes and that compound members fit and do not overlap.
 func (t Type) Validate() error {
+	if err := t.validateOrder(); err != nil {
+		return err
+	}
 	if done, err := t.validateMore(); done || err != nil {
 		return err
 	}
@@ -240,13 +248,13 @@ func (t Type) String() string {
 		}
 		return fmt.Sprintf("%s{%s}[%dB]", t.Name, strings.Join(parts, ","), t.Size)
 	default:
-		return t.Class.String()
+		return t.atomName()
 	}
 }
 
 // Equal reports whether two types describe the same layout (names of compounds ignored).
 func (t Type) Equal(o Type) bool {
-	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || t.UTF8 != o.UTF8 || t.NullPad != o.NullPad || len(t.Members) != len(o.Members) || !t.equalMore(o) {
+	if t.Class != o.Class || t.Size != o.Size || t.VarLen != o.VarLen || t.UTF8 != o.UTF8 || t.NullPad != o.NullPad || t.BigEndian != o.BigEndian || len(t.Members) != len(o.Members) || !t.equalMore(o) {
 		return false
 	}
 	for i := range t.Members {

@@ -124,7 +124,7 @@ func (t Type) stringMore() (string, bool) {
 		for i, e := range t.Enum {
 			parts[i] = fmt.Sprintf("%s=%d", e.Name, e.Value)
 		}
-		return fmt.Sprintf("enum(%s){%s}", t.Class, strings.Join(parts, ",")), true
+		return fmt.Sprintf("enum(%s){%s}", t.atomName(), strings.Join(parts, ",")), true
 	case t.Class == Array:
 		var b strings.Builder
 		if t.Base != nil {

@@ -29,7 +29,8 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     inside++;
     struct quiet q;
     quiet_on(&q);
-    char file[PATH_MAX], name[1024], info[4096], members[2048] = "";
+    char file[PATH_MAX], name[1024], info[8192], members[2048] = "";
+    char *tree = NULL; /* the type as a tree, where the flat fields cannot say it */
     file_name(id, file, sizeof file);
     ssize_t n = h5.Iget_name(id, name, sizeof name);
     if (n <= 0 || (size_t)n >= sizeof name) snprintf(name, sizeof name, "<anonymous>");
@@ -57,6 +58,11 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         tclass = (int)h5.Tget_class(t);
         if (tclass == H5T_INTEGER) tsign = (int)h5.Tget_sign(t);
         members_str(t, "type_", members, sizeof members);
+        if (type_tree_needed(t)) {
+            struct jb tb = {0};
+            type_tree(&tb, t, 0);
+            tree = jb_done(&tb);
+        }
         h5.Tclose(t);
     }
     hid_t p = h5.Dget_create_plist(id);
@@ -70,7 +76,7 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         if (h5.Pget_alloc_time(p, &at) >= 0) alloc_time = (int)at;
         if (h5.Pfill_value_defined(p, &fill_def) < 0) fill_def = H5D_FILL_VALUE_ERROR;
         if (fill_def == H5D_FILL_VALUE_USER_DEFINED && tsize > 0 && tsize <= sizeof fill &&
-            (tclass == H5T_INTEGER || tclass == H5T_FLOAT)) {
+            (tclass == H5T_INTEGER || tclass == H5T_FLOAT || tclass == H5T_ENUM)) {
             hid_t ft2 = h5.Dget_type(id);
             if (ft2 >= 0) {
                 if (h5.Pget_fill_value(p, ft2, fill) >= 0) fill_n = (int)tsize;
@@ -109,6 +115,9 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         o += snprintf(info + o, sizeof info - (size_t)o, "%02x", fill[i]);
     o += snprintf(info + o, sizeof info - (size_t)o, "\"");
     if (o + strlen(members) < sizeof info - 2) o += snprintf(info + o, sizeof info - (size_t)o, "%s", members);
+    if (tree && o + strlen(tree) + 16 < sizeof info - 2) /* else traced flat: capture names what it misses */
+        o += snprintf(info + o, sizeof info - (size_t)o, ",\"type_tree\":%s", tree);
+    free(tree);
     if (o < (int)sizeof info - 2) snprintf(info + o, sizeof info - (size_t)o, "}");
     pthread_mutex_lock(&lock);
     count_call(call, t1, t2);

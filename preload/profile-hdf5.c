@@ -83,6 +83,12 @@ int hdf5_active(void) {
         R(Gget_create_plist, H5Gget_create_plist);
         R(Pget_link_creation_order, H5Pget_link_creation_order);
         R(Pget_attr_creation_order, H5Pget_attr_creation_order);
+        R(Tget_order, H5Tget_order);
+        R(Tget_super, H5Tget_super);
+        R(Tget_array_ndims, H5Tget_array_ndims);
+        R(Tget_array_dims2, H5Tget_array_dims2);
+        R(Tget_tag, H5Tget_tag);
+        R(Tget_member_value, H5Tget_member_value);
 #undef R
         unsigned maj = 0, min = 0, rel = 0;
         int complete = 1;
@@ -186,4 +192,134 @@ void type_json(struct jb *b, const char *prefix, hid_t t) {
         members_str(t, prefix, m, sizeof m);
         jb_printf(b, "%s", m);
     }
+    if (type_tree_needed(t)) {
+        jb_printf(b, ",\"%stree\":", prefix);
+        type_tree(b, t, 0);
+    }
+}
+
+/* TREE_DEPTH bounds type_tree's nesting (members, elements, bases), as TREE_MAX the
+ * members and names of one level: deeper levels are traced as class and size alone. */
+#define TREE_DEPTH 8
+#define TREE_MAX 256
+
+/* type_tree_needed reports whether t holds what the flat PREFIX_class, _size, _sign and
+ * _members fields cannot say: a big-endian number, an enumeration, an array or an opaque
+ * type, at any depth (a compound's member, an array's element). Asked at H5Dcreate,
+ * H5Dopen and H5Acreate only, never per transfer. */
+int type_tree_needed(hid_t t) {
+    int cls = (int)h5.Tget_class(t);
+    switch (cls) {
+    case H5T_ENUM:
+    case H5T_ARRAY:
+    case H5T_OPAQUE:
+        return 1;
+    case H5T_INTEGER:
+    case H5T_FLOAT:
+        return h5.Tget_order(t) == H5T_ORDER_BE;
+    case H5T_COMPOUND: {
+        int n = h5.Tget_nmembers(t), need = 0;
+        for (int i = 0; i < n && i < TREE_MAX && !need; i++) {
+            hid_t mt = h5.Tget_member_type(t, (unsigned)i);
+            if (mt < 0) continue;
+            need = type_tree_needed(mt);
+            h5.Tclose(mt);
+        }
+        return need;
+    }
+    }
+    return 0;
+}
+
+/* type_tree appends datatype t as a JSON tree, for capture to rebuild any type a
+ * description can say: {"class":C,"size":N} and, by class, "sign" (integers), "order" 1
+ * for big-endian (integers, floats), "pad", "cset", "vlen" (strings), "members" [{name,
+ * offset, type}] (compounds), "enum" [[name, value]] with "base" (enumerations; values
+ * as signed 64-bit integers of the base's order), "dims" with "base" (arrays), "tag"
+ * (opaque). Names are JSON strings. */
+void type_tree(struct jb *b, hid_t t, int depth) {
+    int cls = (int)h5.Tget_class(t);
+    size_t size = h5.Tget_size(t);
+    jb_printf(b, "{\"class\":%d,\"size\":%zu", cls, size);
+    if (depth >= TREE_DEPTH) {
+        jb_printf(b, "}");
+        return;
+    }
+    switch (cls) {
+    case H5T_INTEGER:
+        jb_printf(b, ",\"sign\":%d", (int)h5.Tget_sign(t));
+        /* fallthrough */
+    case H5T_FLOAT:
+        if (h5.Tget_order(t) == H5T_ORDER_BE) jb_printf(b, ",\"order\":1");
+        break;
+    case H5T_STRING:
+        jb_printf(b, ",\"pad\":%d,\"cset\":%d,\"vlen\":%s", (int)h5.Tget_strpad(t), (int)h5.Tget_cset(t),
+                  h5.Tis_variable_str(t) > 0 ? "true" : "false");
+        break;
+    case H5T_OPAQUE: {
+        char *tag = h5.Tget_tag(t);
+        if (tag) {
+            jb_printf(b, ",\"tag\":");
+            jb_str(b, tag);
+            h5.free_memory(tag);
+        }
+        break;
+    }
+    case H5T_COMPOUND: {
+        int n = h5.Tget_nmembers(t);
+        jb_printf(b, ",\"members\":[");
+        for (int i = 0; i < n && i < TREE_MAX; i++) {
+            char *name = h5.Tget_member_name(t, (unsigned)i);
+            hid_t mt = h5.Tget_member_type(t, (unsigned)i);
+            jb_printf(b, "%s{\"name\":", i ? "," : "");
+            jb_str(b, name ? name : "");
+            jb_printf(b, ",\"offset\":%zu,\"type\":", h5.Tget_member_offset(t, (unsigned)i));
+            if (mt >= 0) {
+                type_tree(b, mt, depth + 1);
+                h5.Tclose(mt);
+            } else
+                jb_printf(b, "null");
+            jb_printf(b, "}");
+            if (name) h5.free_memory(name);
+        }
+        jb_printf(b, "]");
+        break;
+    }
+    case H5T_ENUM:
+    case H5T_ARRAY: {
+        hid_t base = h5.Tget_super(t);
+        if (base < 0) break;
+        if (cls == H5T_ARRAY) {
+            int nd = h5.Tget_array_ndims(t);
+            hsize_t dims[H5S_MAX_RANK] = {0};
+            if (nd > 0 && nd <= H5S_MAX_RANK && h5.Tget_array_dims2(t, dims) >= 0) {
+                jb_printf(b, ",\"dims\":[");
+                for (int i = 0; i < nd; i++) jb_printf(b, "%s%llu", i ? "," : "", (unsigned long long)dims[i]);
+                jb_printf(b, "]");
+            }
+        } else {
+            int n = h5.Tget_nmembers(t), be = h5.Tget_order(base) == H5T_ORDER_BE, sgn = h5.Tget_sign(base) == H5T_SGN_2;
+            size_t bs = h5.Tget_size(base);
+            jb_printf(b, ",\"enum\":[");
+            for (int i = 0; i < n && i < TREE_MAX && bs <= 8; i++) {
+                unsigned char v[8] = {0};
+                char *name = h5.Tget_member_name(t, (unsigned)i);
+                h5.Tget_member_value(t, (unsigned)i, v);
+                unsigned long long u = 0;
+                for (size_t k = 0; k < bs; k++) u |= (unsigned long long)v[be ? bs - 1 - k : k] << (8 * k);
+                if (sgn && bs < 8 && (u >> (8 * bs - 1)) & 1) u |= ~0ULL << (8 * bs);
+                jb_printf(b, "%s[", i ? "," : "");
+                jb_str(b, name ? name : "");
+                jb_printf(b, ",%lld]", (long long)u);
+                if (name) h5.free_memory(name);
+            }
+            jb_printf(b, "]");
+        }
+        jb_printf(b, ",\"base\":");
+        type_tree(b, base, depth + 1);
+        h5.Tclose(base);
+        break;
+    }
+    }
+    jb_printf(b, "}");
 }

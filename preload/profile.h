@@ -465,6 +465,12 @@ struct h5fns {
     __typeof__(H5Gget_create_plist) *Gget_create_plist;
     __typeof__(H5Pget_link_creation_order) *Pget_link_creation_order;
     __typeof__(H5Pget_attr_creation_order) *Pget_attr_creation_order;
+    __typeof__(H5Tget_order) *Tget_order;
+    __typeof__(H5Tget_super) *Tget_super;
+    __typeof__(H5Tget_array_ndims) *Tget_array_ndims;
+    __typeof__(H5Tget_array_dims2) *Tget_array_dims2;
+    __typeof__(H5Tget_tag) *Tget_tag;
+    __typeof__(H5Tget_member_value) *Tget_member_value;
 };
 extern struct h5fns h5;
 
@@ -473,6 +479,8 @@ void file_name(hid_t id, char *out, size_t len);
 herr_t h5_close_record(int call, herr_t (*next)(hid_t), hid_t id, struct hmap *map, int start, int end, int ftime);
 void members_str(hid_t t, const char *prefix, char *out, size_t len);
 void type_json(struct jb *b, const char *prefix, hid_t t);
+int type_tree_needed(hid_t t);
+void type_tree(struct jb *b, hid_t t, int depth);
 
 /* Silence HDF5's error stack while the library asks questions that may fail. */
 struct quiet {

@@ -36,7 +36,7 @@ func (f *filledBuf) holds(op *plan.Op, kind emulate.FillKind) bool {
 	// The fields, not the variable: writes of an interleaved buffer name one member each but
 	// share the whole struct. A buffer one step writes to several places (the HDF5 I/O
 	// test's one array per H5Dwrite) is refilled for each.
-	same := a == b || a.MemType.Equal(b.MemType) && slices.Equal(emulate.Fields(a.MemType, a.Variable), emulate.Fields(b.MemType, b.Variable)) &&
+	same := a == b || a.MemType.Equal(b.MemType) && slices.EqualFunc(emulate.Fields(a.MemType, a.Variable), emulate.Fields(b.MemType, b.Variable), emulate.Field.Same) &&
 		slices.Equal(a.MemShape, b.MemShape) && slices.Equal(a.FileShape, b.FileShape) && sameSelection(a.Selection, b.Selection) &&
 		(a.MemSelection == nil) == (b.MemSelection == nil) && (a.MemSelection == nil || sameSelection(*a.MemSelection, *b.MemSelection))
 	if f.step == op.Step {

@@ -259,11 +259,6 @@ func rawType(op string, t C.hid_t) (RawType, error) {
 	} else {
 		r.Desc = fmt.Sprintf("class %d of %d bytes", int(C.H5Tget_class(t)), r.Size)
 	}
-	if C.H5Tget_class(t) == C.H5T_INTEGER || C.H5Tget_class(t) == C.H5T_FLOAT {
-		if C.H5Tget_order(t) == C.H5T_ORDER_BE {
-			r.Desc += " big-endian"
-		}
-	}
 	C.H5Eclear2(C.H5E_DEFAULT)
 	return r, nil
 }

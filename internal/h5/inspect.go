@@ -270,8 +270,12 @@ func DatasetCreation(d ID) (Creation, error) {
 	var v C.double
 	switch C.h5p_fill_value(dcpl, &v) {
 	case -1:
-		// A fill value no double holds (a string's, a compound's): none to report.
+		// A fill value no double holds (a string's, a compound's): none to report, but an
+		// enumeration's, read in its native type (HDF5 converts no enumeration to a double).
 		C.H5Eclear2(C.H5E_DEFAULT)
+		if v, ok := enumFill(C.hid_t(d), dcpl); ok {
+			c.FillSet, c.Fill = true, float64(v)
+		}
 	case 1:
 		c.FillSet, c.Fill = true, float64(v)
 	}

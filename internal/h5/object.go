@@ -339,7 +339,7 @@ func create(loc ID, fn, path, op string, d plan.DatasetSpec, props func(space C.
 	if err := checkID(fn+" "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
 		return 0, err
 	}
-	typ, err := memType(d.Type)
+	typ, err := fileType(d.Type)
 	if err != nil {
 		return 0, fmt.Errorf("%w (creating %s)", err, path)
 	}
@@ -553,6 +553,10 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 	if err := checkID("WriteAttribute @"+a.Name, loc, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
 		return err
 	}
+	ftyp, err := fileType(a.Type)
+	if err != nil {
+		return fmt.Errorf("%w (attribute %s)", err, a.Name)
+	}
 	typ, err := memType(a.Type)
 	if err != nil {
 		return fmt.Errorf("%w (attribute %s)", err, a.Name)
@@ -580,7 +584,7 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 		return err
 	}
 	defer C.H5Sclose(space)
-	attr := C.H5Acreate2(C.hid_t(loc), cname, typ, space, C.H5P_DEFAULT, C.H5P_DEFAULT)
+	attr := C.H5Acreate2(C.hid_t(loc), cname, ftyp, space, C.H5P_DEFAULT, C.H5P_DEFAULT)
 	if attr < 0 {
 		return stackError(op)
 	}

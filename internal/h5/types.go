@@ -43,10 +43,18 @@ var natives = map[plan.Class]C.int{
 // types are not cached: they belong to the library and must not be closed.
 var typeCache = map[string]C.hid_t{}
 
-// memType returns the HDF5 datatype of t. The result is owned by the package (native or
-// cached): callers must not close it. Called inside the gate.
+// memType returns the HDF5 datatype of buffers holding t: t in native byte order
+// throughout (plan buffers are native; HDF5 converts to and from a big-endian file type).
+// The result is owned by the package (native or cached): callers must not close it.
+// Called inside the gate.
 func memType(t plan.Type) (C.hid_t, error) {
-	if t.Class == plan.String || t.Class == plan.Compound || moreClass(t) {
+	return fileType(t.Native())
+}
+
+// fileType returns the HDF5 datatype of t as stored in a file, in t's byte order: the type
+// H5Dcreate and H5Acreate take. Owned by the package, as memType's.
+func fileType(t plan.Type) (C.hid_t, error) {
+	if t.Class == plan.String || t.Class == plan.Compound || moreClass(t) || t.BigEndian {
 		if h, ok := typeCache[t.String()]; ok {
 			return h, nil // validated when cached: skip the per-write check
 		}
@@ -58,7 +66,7 @@ func memType(t plan.Type) (C.hid_t, error) {
 }
 
 func convType(t plan.Type) (C.hid_t, error) {
-	if sel, ok := natives[t.Class]; ok && !moreClass(t) {
+	if sel, ok := natives[t.Class]; ok && !moreClass(t) && !t.BigEndian {
 		return C.h5p_native(sel), nil
 	}
 	key := t.String()
@@ -87,12 +95,30 @@ func convType(t plan.Type) (C.hid_t, error) {
 			h, err = moreType(t)
 			break
 		}
+		if sel, ok := natives[t.Class]; ok && t.BigEndian {
+			h, err = bigEndianType(sel, t)
+			break
+		}
 		return -1, errorf("h5: datatype: unknown class %v", t.Class)
 	}
 	if err != nil {
 		return -1, err
 	}
 	typeCache[key] = h
+	return h, nil
+}
+
+// bigEndianType builds the big-endian copy of native type sel (H5Tcopy, H5Tset_order
+// H5T_ORDER_BE): H5T_IEEE_F32BE for a big-endian f32, H5T_STD_I32BE for an i32.
+func bigEndianType(sel C.int, t plan.Type) (_ C.hid_t, err error) {
+	h := C.H5Tcopy(C.h5p_native(sel))
+	if h < 0 {
+		return -1, stackError("H5Tcopy datatype " + t.String())
+	}
+	if C.H5Tset_order(h, C.H5T_ORDER_BE) < 0 {
+		C.H5Tclose(h)
+		return -1, stackError("H5Tset_order H5T_ORDER_BE datatype " + t.String())
+	}
 	return h, nil
 }
 
@@ -185,9 +211,9 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 	case C.H5T_FLOAT:
 		switch size {
 		case 4:
-			return plan.F32, nil
+			return ordered(h, plan.F32)
 		case 8:
-			return plan.F64, nil
+			return ordered(h, plan.F64)
 		}
 		return plan.Type{}, errorf("h5: unsupported datatype: float of %d bytes", size)
 	case C.H5T_INTEGER:
@@ -198,21 +224,21 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 		signed := sign == C.H5T_SGN_2
 		switch {
 		case signed && size == 4:
-			return plan.I32, nil
+			return ordered(h, plan.I32)
 		case signed && size == 8:
-			return plan.I64, nil
+			return ordered(h, plan.I64)
 		case !signed && size == 8:
-			return plan.U64, nil
+			return ordered(h, plan.U64)
 		case !signed && size == 4:
-			return plan.U32, nil
+			return ordered(h, plan.U32)
 		case !signed && size == 1:
 			return plan.U8, nil
 		case signed && size == 1:
 			return plan.I8, nil
 		case signed && size == 2:
-			return plan.I16, nil
+			return ordered(h, plan.I16)
 		case !signed && size == 2:
-			return plan.U16, nil
+			return ordered(h, plan.U16)
 		}
 		sn := "unsigned"
 		if signed {
@@ -242,6 +268,18 @@ func typeOf(h C.hid_t) (plan.Type, error) {
 	default:
 		return plan.Type{}, errorf("h5: unsupported datatype: class %d of %d bytes", int(cls), size)
 	}
+}
+
+// ordered returns t with the byte order of integer or float type h (H5Tget_order):
+// big-endian, or native.
+func ordered(h C.hid_t, t plan.Type) (plan.Type, error) {
+	switch C.H5Tget_order(h) {
+	case C.H5T_ORDER_ERROR:
+		return t, stackError("H5Tget_order")
+	case C.H5T_ORDER_BE:
+		t.BigEndian = true
+	}
+	return t, nil
 }
 
 func compoundOf(h C.hid_t, size int) (plan.Type, error) {

@@ -33,7 +33,6 @@ import "C"
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -71,7 +70,7 @@ func moreType(t plan.Type) (_ C.hid_t, err error) {
 			return -1, stackError("H5Tcopy " + op)
 		}
 	case t.Enum != nil:
-		base := plan.Type{Class: t.Class, Size: t.Size}
+		base := plan.Type{Class: t.Class, Size: t.Size, BigEndian: t.BigEndian}
 		bh, err := convType(base)
 		if err != nil {
 			return -1, err
@@ -82,7 +81,7 @@ func moreType(t plan.Type) (_ C.hid_t, err error) {
 		v := (*[8]byte)(C.malloc(8))
 		defer C.free(unsafe.Pointer(v))
 		for _, e := range t.Enum {
-			binary.NativeEndian.PutUint64(v[:], uint64(e.Value)) // the low Size bytes first (little-endian hosts)
+			putEnumValue(v[:t.Size], e.Value, t.BigEndian) // in the type's own order: HDF5 copies the bytes
 			name := cstr(e.Name)
 			rc := C.H5Tenum_insert(h, name, unsafe.Pointer(v))
 			free(name)
@@ -178,9 +177,29 @@ func moreTypeOf(h C.hid_t, cls C.H5T_class_t, size int) (plan.Type, error) {
 	return plan.EnumOf(base, values...), nil
 }
 
-// signExtend reads an enumeration value of integer type t from the low bytes of b.
+// putEnumValue writes v into b (the enumeration's size) in its byte order: H5Tenum_insert
+// and H5Tget_member_value take a member's value in the enumeration type's own order.
+func putEnumValue(b []byte, v int64, bigEndian bool) {
+	for i := range b {
+		k := i // the low byte first
+		if bigEndian {
+			k = len(b) - 1 - i
+		}
+		b[k] = byte(uint64(v) >> (8 * i))
+	}
+}
+
+// signExtend reads an enumeration value of integer type t from the first t.Size bytes of
+// b, in t's byte order.
 func signExtend(b []byte, t plan.Type) int64 {
-	u := binary.NativeEndian.Uint64(b)
+	var u uint64
+	for i := range t.Size {
+		k := i
+		if t.BigEndian {
+			k = t.Size - 1 - i
+		}
+		u |= uint64(b[k]) << (8 * i)
+	}
 	bits := uint(t.Size * 8)
 	if bits >= 64 {
 		return int64(u)
@@ -330,4 +349,33 @@ func bytesTrimNUL(b []byte) []byte {
 		return b[:i]
 	}
 	return b
+}
+
+// enumFill reads the user fill value of enumeration dataset d (its creation list dcpl) as
+// its value; false when d is no enumeration or the value cannot be read. Inside the gate.
+func enumFill(d, dcpl C.hid_t) (int64, bool) {
+	t := C.H5Dget_type(d)
+	if t < 0 {
+		C.H5Eclear2(C.H5E_DEFAULT)
+		return 0, false
+	}
+	defer C.H5Tclose(t)
+	if C.H5Tget_class(t) != C.H5T_ENUM {
+		return 0, false
+	}
+	pt, err := typeOf(t)
+	if err != nil {
+		return 0, false
+	}
+	mt, err := memType(pt)
+	if err != nil {
+		return 0, false
+	}
+	v := (*[8]byte)(C.calloc(1, 8))
+	defer C.free(unsafe.Pointer(v))
+	if C.H5Pget_fill_value(dcpl, mt, unsafe.Pointer(v)) < 0 {
+		C.H5Eclear2(C.H5E_DEFAULT)
+		return 0, false
+	}
+	return signExtend(v[:], pt.Native()), true
 }

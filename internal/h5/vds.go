@@ -308,7 +308,7 @@ func CreateNullDataset(loc ID, path string, t plan.Type) (ID, error) {
 	if err := checkID("CreateNullDataset "+path, loc, C.H5I_FILE, C.H5I_GROUP); err != nil {
 		return 0, err
 	}
-	typ, err := memType(t)
+	typ, err := fileType(t)
 	if err != nil {
 		return 0, fmt.Errorf("%w (creating %s)", err, path)
 	}

@@ -58,6 +58,8 @@ type datasetInfo struct {
 	FillValue   string `json:"fill_value"`
 	// Members are a compound type's members (absent from records of older libraries).
 	Members []typeMember `json:"type_members"`
+	// Tree is the type whole where the fields above cannot say it (capture_tree.go).
+	Tree *typeTree `json:"type_tree"`
 }
 
 // h5dTransfers are the traced calls that move a dataset's data, true for writes: an
@@ -515,7 +517,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		d.Types = append(d.Types, t.decl)
 	}
 	if len(d.Types) > 0 {
-		d.Comment("types", "the compound types of the traced datasets and attributes")
+		d.Comment("types", "the compound, enum, array and opaque types of the traced datasets and attributes")
 	}
 	head := []string{fmt.Sprintf("Captured by h5proxy capture from %s (%d ranks).", strings.Join(p.Command, " "), p.Ranks)}
 	if c.Map != nil {

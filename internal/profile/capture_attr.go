@@ -31,6 +31,10 @@ type attrEvent struct {
 	MemSize    int          `json:"mem_size"`
 	MemSign    int          `json:"mem_sign"`
 	Value      *string      `json:"value"`
+	// Tree and MemTree are the file and memory types whole where the fields above cannot
+	// say them (capture_tree.go).
+	Tree    *typeTree `json:"type_tree"`
+	MemTree *typeTree `json:"mem_tree"`
 }
 
 // capAttr is one attribute of the description: the last create and write events of an
@@ -84,7 +88,7 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 			out[e.File][tmpl] = append(out[e.File][tmpl], c)
 		}
 		c.ev.Object, c.ev.Name, c.ev.TypeClass, c.ev.TypeSize, c.ev.TypeSign = a.Object, a.Name, a.TypeClass, a.TypeSize, a.TypeSign
-		c.ev.StrPad, c.ev.Cset, c.ev.VLen, c.ev.Dims, c.ev.Members = a.StrPad, a.Cset, a.VLen, a.Dims, a.Members
+		c.ev.StrPad, c.ev.Cset, c.ev.VLen, c.ev.Dims, c.ev.Members, c.ev.Tree = a.StrPad, a.Cset, a.VLen, a.Dims, a.Members, a.Tree
 		if e.Call == "H5Awrite" && a.MemClass != nil {
 			c.mem = a
 			c.value = nil
@@ -112,6 +116,14 @@ func attrValues(a *capAttr, typ string, n int64) ([]desc.Value, bool) {
 	out := make([]desc.Value, 0, n)
 	for i := range int(n) {
 		b := a.value[i*size : (i+1)*size]
+		if mt := a.mem.MemTree; mt != nil { // an enumeration's name, a big-endian number
+			v, ok := treeValue(b, mt)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, desc.V(v))
+			continue
+		}
 		if *a.mem.MemClass != h5tCompound {
 			v, ok := elemValue(b, *a.mem.MemClass, a.mem.MemSign, typ)
 			if !ok {

@@ -107,7 +107,14 @@ func (c *Description) tree(file *desc.File, fpath, id string, ds map[string]*cap
 func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc.Dataset {
 	out := &desc.Dataset{Name: path.Base(d.template)}
 	typ, ok := typeName(d.info)
-	if d.info.TypeClass == h5tCompound {
+	if d.info.Tree != nil { // big-endian numbers, enumerations, arrays, opaque types
+		var err error
+		if typ, err = c.treeTypeName(out.Name, d.info.Tree); err != nil {
+			typ = compoundStandIn(d.info.TypeSize)
+			c.unexpressed(dpath, fmt.Sprintf("%s %s: %v: written as %s, the same size", id, d.template, err, typ))
+		}
+		ok = true
+	} else if d.info.TypeClass == h5tCompound {
 		if typ, ok = c.compoundName(out.Name, d.info.Members, d.info.TypeSize); !ok {
 			typ = compoundStandIn(d.info.TypeSize)
 			c.unexpressed(dpath, fmt.Sprintf("%s %s: a compound of %d bytes with members of other classes (nested compounds, arrays, references), or none traced: written as %s, the same size", id, d.template, d.info.TypeSize, typ))
@@ -197,6 +204,14 @@ func (c *Description) fill(out *desc.Dataset, dpath, id string, d *capDataset) {
 		out.Fill = desc.V("undefined")
 	case *in.FillDefined == 2:
 		raw, err := hex.DecodeString(in.FillValue)
+		if in.Tree != nil { // a big-endian number, an enumeration: traced in the file type
+			if v, ok := treeValue(raw, in.Tree); err == nil && ok && len(raw) == in.TypeSize {
+				out.Fill = desc.V(v)
+			} else {
+				c.unexpressed(dpath, fmt.Sprintf("%s %s: a user fill value the trace does not hold", id, d.template))
+			}
+			break
+		}
 		a := &capAttr{value: raw, mem: attrEvent{MemClass: &in.TypeClass, MemSize: in.TypeSize, MemSign: in.TypeSign}}
 		typ, _ := typeName(in)
 		if v, ok := attrValues(a, typ, 1); err == nil && ok && (in.TypeClass == 0 || in.TypeClass == 1) {
@@ -231,7 +246,11 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 	if a.ev.TypeClass == h5tCompound {
 		typ, ok = c.compoundName(a.name, a.ev.Members, a.ev.TypeSize)
 	}
+	var treeErr error
 	switch {
+	case a.ev.Tree != nil: // big-endian numbers, enumerations, arrays, opaque types
+		typ, treeErr = c.treeTypeName(a.name, a.ev.Tree)
+		ok = treeErr == nil
 	case a.ev.TypeClass == 3 && a.ev.VLen: // a variable-length string
 		typ, ok = "vstr", true
 		if a.ev.Cset == csetUTF8 {
@@ -246,8 +265,11 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 		typ = "u" + typ
 	}
 	if !ok || a.ev.VLen && a.ev.TypeClass != 3 {
-		c.unexpressed(apath, fmt.Sprintf("%s: datatype class %d of %d bytes%s (written as f64)", at, a.ev.TypeClass, a.ev.TypeSize,
-			map[bool]string{true: ", variable-length", false: ""}[a.ev.VLen]))
+		why := fmt.Sprintf("datatype class %d of %d bytes%s", a.ev.TypeClass, a.ev.TypeSize, map[bool]string{true: ", variable-length", false: ""}[a.ev.VLen])
+		if treeErr != nil {
+			why = treeErr.Error()
+		}
+		c.unexpressed(apath, fmt.Sprintf("%s: %s (written as f64)", at, why))
 		typ = "f64"
 	}
 	if a.ev.TypeClass == 3 && !a.ev.VLen && a.ev.StrPad != strNullTerm && a.ev.StrPad != strNullPad {

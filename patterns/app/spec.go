@@ -214,6 +214,9 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := nativeMemory(ds.Memory.Type, m); err != nil {
+			return nil, err
+		}
 		if why := convertible(m, t); why != "" {
 			return nil, errAt(ds.Memory.Type, "memory type %s and file type %s of %s: %s", "numeric to numeric, string to string, compound to compound sharing member names", m, t, ds.Name, why)
 		}
@@ -222,6 +225,9 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 	if ds.Memory.Struct.Set {
 		m, err := e.types.lookup(ds.Memory.Struct)
 		if err != nil {
+			return nil, err
+		}
+		if err := nativeMemory(ds.Memory.Struct, m); err != nil {
 			return nil, err
 		}
 		if m.Class != plan.Compound || t.Class != plan.Compound {

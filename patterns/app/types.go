@@ -13,10 +13,22 @@ import (
 // gives N): a variable-length string's data must have some length.
 const VStrLen = 16
 
-// atomic maps the description's atomic type names to plan types.
+// atomic maps the description's atomic type names to plan types: native (little-endian)
+// i8 .. f64, and each with be after it big-endian in the file (f32be: H5T_IEEE_F32BE, as
+// netCDF-4 stores its coordinate variables). A suffix, not a key beside type, for the
+// reason string types take prefixes: a type name goes where no key can (a compound's
+// member, an array's element, an enumeration's base).
 var atomic = map[string]plan.Type{
 	"i8": plan.I8, "u8": plan.U8, "i16": plan.I16, "u16": plan.U16, "i32": plan.I32, "u32": plan.U32,
 	"i64": plan.I64, "u64": plan.U64, "f32": plan.F32, "f64": plan.F64,
+}
+
+func init() {
+	for _, name := range desc.AtomicTypes {
+		t := atomic[name]
+		t.BigEndian = true
+		atomic[name+"be"] = t
+	}
 }
 
 // typeSet resolves type names: atomic, strN, and the description's compounds (laid out as
@@ -36,7 +48,7 @@ func newTypeSet(d *desc.Description) *typeSet {
 }
 
 func (ts *typeSet) allowed() string {
-	names := []string{"i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (N bytes), vstr or vstrN (variable-length), ustrN, uvstr, uvstrN (UTF-8), T[N] (an array of T), ref and regref (object and region references)"}
+	names := []string{"i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, the same with be after (big-endian: i8be .. f64be), strN (N bytes), vstr or vstrN (variable-length), ustrN, uvstr, uvstrN (UTF-8), T[N] (an array of T), ref and regref (object and region references)"}
 	for n := range ts.compounds {
 		names = append(names, n)
 	}
@@ -67,7 +79,7 @@ func (ts *typeSet) resolve(v desc.Value, seen []string) (plan.Type, error) {
 		return t, err
 	}
 	if !ok {
-		return plan.Type{}, &desc.Error{Pos: v.Pos, Key: v.Path, Value: v.Text, Reason: "unknown type", Allowed: ts.allowed()}
+		return plan.Type{}, ts.unknown(v, name, seen)
 	}
 	for _, s := range seen {
 		if s == name {

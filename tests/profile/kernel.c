@@ -14,6 +14,12 @@
  *                attribute through H5Oopen/H5Oclose, reopens x for one collective write
  *   multi DIR    MPI, HDF5 1.14: two datasets written by one collective H5Dwrite_multi and
  *                read back, verified, by one H5Dread_multi (exit 3 with older HDF5)
+ *   types DIR    MPI: types.h5 with datasets of the types the flat trace cannot say, each
+ *                rank's block written collectively from native memory: a big-endian f32
+ *                (netCDF-4's dimensions) with a fill value, an enumeration over a big-endian
+ *                short with a fill value (HIGH), an array of 3 doubles, a tagged opaque type, a compound holding a
+ *                big-endian double and the enumeration; attributes of a big-endian float
+ *                and of the enumeration
  */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -212,6 +218,82 @@ static int multi_part(const char *dir, int rank, int size) {
 #endif
 }
 
+/* types: see the modes above. The enumeration's values (LOW 1, HIGH 513) sort the same
+ * as numbers and as bytes, so HDF5 lists them in insertion order either way. */
+static void types_part(const char *dir, int rank, int size) {
+    hid_t f = create_mpio(dir, "types.h5");
+    hsize_t n = 4, dims[1] = {(hsize_t)size * 4}, start[1] = {(hsize_t)rank * 4}, three = 3;
+    short low = 1, high = 513;
+    hid_t fenum = H5Tenum_create(H5T_STD_I16BE), menum = H5Tenum_create(H5T_NATIVE_SHORT);
+    H5Tenum_insert(menum, "LOW", &low);
+    H5Tenum_insert(menum, "HIGH", &high);
+    short lowbe = (short)((low & 0xff) << 8 | (low >> 8 & 0xff)), highbe = (short)((high & 0xff) << 8 | (high >> 8 & 0xff));
+    H5Tenum_insert(fenum, "LOW", &lowbe); /* the enumeration's own (big-endian) order */
+    H5Tenum_insert(fenum, "HIGH", &highbe);
+    hid_t farr = H5Tarray_create2(H5T_IEEE_F64LE, 1, &three), marr = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &three);
+    hid_t fop = H5Tcreate(H5T_OPAQUE, 4);
+    H5Tset_tag(fop, "kernel blob");
+    struct rec {
+        double x;
+        short p;
+    };
+    hid_t frec = H5Tcreate(H5T_COMPOUND, 16), mrec = H5Tcreate(H5T_COMPOUND, sizeof(struct rec));
+    H5Tinsert(frec, "x", 0, H5T_IEEE_F64BE);
+    H5Tinsert(frec, "p", 8, fenum);
+    H5Tinsert(mrec, "x", HOFFSET(struct rec, x), H5T_NATIVE_DOUBLE);
+    H5Tinsert(mrec, "p", HOFFSET(struct rec, p), menum);
+    float lat[4], fill = -1.0f;
+    short ph[4];
+    double vel[4][3];
+    unsigned char blob[4][4];
+    struct rec recs[4];
+    for (int i = 0; i < 4; i++) {
+        lat[i] = (float)(rank * 4 + i) / 2;
+        ph[i] = i % 2 ? high : low;
+        for (int k = 0; k < 3; k++) vel[i][k] = rank + i + k / 4.0;
+        for (int k = 0; k < 4; k++) blob[i][k] = (unsigned char)(rank + i + k);
+        recs[i].x = lat[i];
+        recs[i].p = ph[i];
+    }
+    struct {
+        const char *name;
+        hid_t file, mem;
+        const void *buf;
+    } sets[] = {{"lat", H5T_IEEE_F32BE, H5T_NATIVE_FLOAT, lat}, {"phase", fenum, menum, ph}, {"vel", farr, marr, vel},
+                {"blob", fop, fop, blob}, {"rec", frec, mrec, recs}};
+    hid_t fs = H5Screate_simple(1, dims, NULL), ms = H5Screate_simple(1, &n, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, &n, NULL);
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        if (k == 0) H5Pset_fill_value(dcpl, H5T_NATIVE_FLOAT, &fill);
+        if (k == 1) H5Pset_fill_value(dcpl, menum, &high);
+        hid_t d = H5Dcreate2(f, sets[k].name, sets[k].file, fs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        check(d >= 0, "H5Dcreate2");
+        check(H5Dwrite(d, sets[k].mem, ms, fs, dxpl, sets[k].buf) >= 0, "H5Dwrite");
+        H5Dclose(d);
+        H5Pclose(dcpl);
+    }
+    hsize_t two = 2;
+    float scale[2] = {1.5f, -2.25f};
+    hid_t as = H5Screate_simple(1, &two, NULL), sc = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(f, "scale", H5T_IEEE_F32BE, as, H5P_DEFAULT, H5P_DEFAULT);
+    check(a >= 0 && H5Awrite(a, H5T_NATIVE_FLOAT, scale) >= 0, "H5Awrite scale");
+    H5Aclose(a);
+    a = H5Acreate2(f, "mode", fenum, sc, H5P_DEFAULT, H5P_DEFAULT);
+    check(a >= 0 && H5Awrite(a, menum, &high) >= 0, "H5Awrite mode");
+    H5Aclose(a);
+    H5Sclose(as);
+    H5Sclose(sc);
+    H5Sclose(fs);
+    H5Sclose(ms);
+    H5Pclose(dxpl);
+    hid_t ts[] = {fenum, menum, farr, marr, fop, frec, mrec};
+    for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) H5Tclose(ts[k]);
+    check(H5Fclose(f) >= 0, "H5Fclose");
+}
+
 static const char *tdir;
 static void *thread_main(void *arg) {
     long t = (long)arg;
@@ -226,7 +308,7 @@ static void *thread_main(void *arg) {
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles DIR\n");
+        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles|types DIR\n");
         return 2;
     }
     const char *mode = argv[1], *dir = argv[2];
@@ -274,6 +356,11 @@ int main(int argc, char **argv) {
         int rc = multi_part(dir, rank, size);
         MPI_Finalize();
         return rc;
+    }
+    if (!strcmp(mode, "types")) {
+        types_part(dir, rank, size);
+        MPI_Finalize();
+        return 0;
     }
     if (!strcmp(mode, "handles")) {
         handles_part(dir, rank, size);

@@ -95,7 +95,7 @@ func (b *builder) typeName(t plan.Type, user string) string {
 		}
 		return name
 	}
-	return t.Class.String()
+	return t.String() // an atomic name, be after it for a big-endian number (f32be)
 }
 
 // declare declares an enum, array or opaque type under types (once per equal type), named
@@ -167,16 +167,7 @@ func sameMembers(a, b plan.Type) bool {
 // sizes it; generated values take vstr's length); pstrN for a NUL-padded one; a u before
 // for UTF-8.
 func stringName(t plan.Type) string {
-	s := fmt.Sprintf("str%d", t.Size)
-	switch {
-	case t.VarLen:
-		s = "vstr"
-	case t.NullPad:
-		s = "p" + s
-	}
-	if t.UTF8 {
-		s = "u" + s
-	}
+	s, _ := desc.AtomicName(t)
 	return s
 }
 
@@ -210,7 +201,7 @@ func compound(name string, t plan.Type) *desc.Compound {
 		case plan.String:
 			cm.Type = desc.V(stringName(m.Type))
 		default:
-			cm.Type = desc.V(m.Type.Class.String())
+			cm.Type = desc.V(m.Type.String())
 		}
 		c.Members = append(c.Members, cm)
 	}
@@ -364,13 +355,18 @@ func scalar(t plan.Type, b []byte) string {
 func numeric(t plan.Type) bool {
 	switch t.Class {
 	case plan.Float32, plan.Float64, plan.Int8, plan.Uint8, plan.Int16, plan.Uint16, plan.Int32, plan.Uint32, plan.Int64, plan.Uint64:
-		return t.Enum == nil
+		return true // an enumeration's too: fillText names it
 	}
 	return false
 }
 
 // fillText renders a fill value read as a double in the dataset's type.
 func fillText(t plan.Type, v float64) string {
+	for _, e := range t.Enum { // an enumeration's by name
+		if float64(e.Value) == v {
+			return e.Name
+		}
+	}
 	switch t.Class {
 	case plan.Float32:
 		return strconv.FormatFloat(v, 'g', -1, 32)

@@ -33,7 +33,7 @@ const (
 	Enum
 	// Bool is true or false.
 	Bool
-	// TypeName is a datatype: an atomic name (i8..u64, f32, f64), a fixed string strN (pstrN
+	// TypeName is a datatype: an atomic name (i8..u64, f32, f64; be after it big-endian), a fixed string strN (pstrN
 	// NUL-padded), a variable-length string vstr or vstrN (ustrN, upstrN, uvstr, uvstrN:
 	// UTF-8), or the name of a compound declared under types.
 	TypeName
@@ -151,7 +151,7 @@ var (
 		Example: `datasets: {x: {type: f32, shape: [n * nranks]}, y: {like: x}}`,
 		Elem: &Node{Kind: Map, Fields: []*Node{
 			{Key: "like", Kind: Text, Help: "copy every key of another dataset not given here: a name in the same file, or FILE.PATH (e.g. checkpoint.dens)"},
-			{Key: "type", Kind: TypeName, Default: "f64", Help: "file datatype: i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, strN (fixed string of N bytes, NUL-terminated), pstrN (the same NUL-padded, H5T_STR_NULLPAD, as h5py writes numpy's bytes), vstr or vstrN (variable-length string, H5T_VARIABLE: its generated values have 16 or N characters; no fill value; a compound's member in files one rank writes), ustrN, upstrN, uvstr, uvstrN (the same in UTF-8, H5T_CSET_UTF8) or a compound declared under types"},
+			{Key: "type", Kind: TypeName, Default: "f64", Help: "file datatype: i8, u8, i16, u16, i32, u32, i64, u64, f32, f64 (be after it: big-endian in the file, f32be), strN (fixed string of N bytes, NUL-terminated), pstrN (the same NUL-padded, H5T_STR_NULLPAD, as h5py writes numpy's bytes), vstr or vstrN (variable-length string, H5T_VARIABLE: its generated values have 16 or N characters; no fill value; a compound's member in files one rank writes), ustrN, upstrN, uvstr, uvstrN (the same in UTF-8, H5T_CSET_UTF8) or a compound declared under types"},
 			{Key: "shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "extent per dimension, slowest first; [] is a scalar; with uneven decomposition dim 0 may be `auto` (the sum of the counts)"},
 			{Key: "max_shape", Kind: List, Elem: &Node{Kind: Expr}, Help: "maximum extent per dimension; `unlimited` for H5S_UNLIMITED (default: shape, or unlimited along extend)"},
 			{Key: "extend", Kind: Expr, Help: "series by extension: the index of the dimension (0 the slowest, any up to the last) that grows by shape[dim] at each write; the dataset is created once, chunked, unlimited along it; with max_shape that dimension must be unlimited"},

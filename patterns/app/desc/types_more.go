@@ -59,7 +59,7 @@ func (c *Compound) Kind() string {
 var longForms = [][]string{{"members", "size"}, {"enum", "base"}, {"array", "dims"}, {"opaque", "tag"}}
 
 // IntegerTypes are the type names an enum's base may take.
-var IntegerTypes = []string{"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}
+var IntegerTypes = []string{"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "i8be", "u8be", "i16be", "u16be", "i32be", "u32be", "i64be", "u64be"}
 
 // typeDeclNode is what a declaration under types holds: a member map, or one of the long
 // forms' keys.
@@ -70,7 +70,7 @@ var typeDeclNode = &Node{Kind: TypeDecl,
 		{Key: "members", Kind: Named, Help: "the long form of a compound: its members, as in the short form", Elem: &Node{Kind: TypeName, Help: "MEMBER: TYPE, TYPE@N or {nested members}"}},
 		{Key: "size", Kind: Expr, Help: "the compound's total size in bytes (H5Tcreate's): at least its members' extent; the bytes no member covers are padding"},
 		{Key: "enum", Kind: Named, Help: "an enumeration (H5Tenum_create, H5Tenum_insert in this order): NAME: VALUE, each value a whole number; an attribute's value names one (or gives its number); generated data takes the enumeration's values", Elem: &Node{Kind: Literal, Help: "NAME: VALUE"}},
-		{Key: "base", Kind: Enum, Allowed: IntegerTypes, Default: "i32", Help: "the enumeration's integer type"},
+		{Key: "base", Kind: Enum, Allowed: IntegerTypes, Default: "i32", Help: "the enumeration's integer type (be after it: stored big-endian)"},
 		{Key: "array", Kind: TypeName, Help: "an array type's element type (H5Tarray_create2): any type name; a type name T[N] or T[N][M] is the same array inline (quote it inside {...})"},
 		{Key: "dims", Kind: List, Elem: &Node{Kind: Expr}, Help: "the array's extents, whole numbers, slowest first"},
 		{Key: "opaque", Kind: Expr, Help: "an opaque type of this many bytes (H5Tcreate(H5T_OPAQUE, N)); generated data fills its bytes"},

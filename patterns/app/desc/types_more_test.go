@@ -22,13 +22,13 @@ func (g *gen) moreTypes() []*Compound {
 			c.Members = append(c.Members, CompoundMember{Name: g.pick("members", "enum", "array", "opaque").Text, Type: V("i32"), Offset: g.opt(func() Value { return V("16") })})
 			out = append(out, c)
 		case 2:
-			o := &OtherType{Base: g.opt(func() Value { return g.pick("i8", "u16", "i64") })}
+			o := &OtherType{Base: g.opt(func() Value { return g.pick("i8", "u16", "i64", "i16be") })}
 			for k := range 1 + g.r.Intn(3) {
 				o.Enum = append(o.Enum, EnumMember{Name: g.pick("SOLID", "a b", "#x", "true").Text + fmt.Sprint(k), Value: g.pick("0", "1", "-2", "0x10")})
 			}
 			out = append(out, &Compound{Name: name, Other: o})
 		case 3:
-			out = append(out, &Compound{Name: name, Other: &OtherType{Array: g.pick("f64", "t0", "str8"), Dims: Vs("3", "2")[:1+g.r.Intn(2)]}})
+			out = append(out, &Compound{Name: name, Other: &OtherType{Array: g.pick("f64", "t0", "str8", "f32be"), Dims: Vs("3", "2")[:1+g.r.Intn(2)]}})
 		default:
 			out = append(out, &Compound{Name: name, Other: &OtherType{Opaque: g.pick("4", "16"), Tag: g.opt(g.v)}})
 		}

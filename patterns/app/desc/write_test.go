@@ -92,7 +92,7 @@ func (g *gen) compound(name string, depth int) *Compound {
 		if depth > 0 && g.r.Intn(4) == 0 {
 			m.Nested = g.compound(m.Name, depth-1)
 		} else {
-			m.Type = g.pick("i32", "f64", "str80", "vstr", "f64[3]", "i8[2][4]")
+			m.Type = g.pick("i32", "f64", "str80", "vstr", "f64[3]", "i8[2][4]", "f64be", "i32be[2]")
 			if g.r.Intn(3) == 0 {
 				m.Offset = g.pick("0", "4", "80")
 			}

@@ -1,0 +1,91 @@
+package profile
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/h5proxy/h5proxy/patterns/app/desc"
+)
+
+// TestCaptureTypes traces the kernel's types mode (tests/profile/kernel.c: datasets and
+// attributes of the types the flat trace fields cannot say) on two ranks and captures
+// it: the records carry each type whole (type_tree), and the description names them as
+// a person would write them: f32be, an enumeration over i16be with its names and values,
+// an array of 3 f64, the opaque type with its tag, a compound of a big-endian double and
+// the enumeration (declared once, shared); the big-endian fill value and attribute values
+// read in their order, the enumeration's fill value and attribute by name. Nothing is left unexpressed
+// and the description passes check.
+func TestCaptureTypes(t *testing.T) {
+	data, records, out, err := runKernel(t, 2, "types", "H5PROXY_PROFILE_TRACE=1")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	p := mustMerge(t, records)
+	r, err := p.Find("H5D", filepath.Join(data, "types.h5"), "/rec", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r.Info), `"type_tree":{"class":6,"size":16,"members":[{"name":"x","offset":0,"type":{"class":1,"size":8,"order":1}}`) {
+		t.Errorf("/rec's record lacks its type tree: %s", r.Info)
+	}
+	d, err := Capture(p, "types")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked(t, d)
+	if len(d.Unexpressed) > 0 {
+		t.Errorf("unexpressed: %q\n%s", d.Unexpressed, d.YAML)
+	}
+	f := fileOf(t, d.Desc, "types")
+	types := map[string]*desc.Compound{}
+	for _, c := range d.Desc.Types {
+		types[c.Name] = c
+	}
+	decl := func(ds string) string { // a declaration as its YAML flow map reads, without its name
+		name := datasetOf(t, f, ds).Type.Text
+		c := types[name]
+		if c == nil {
+			return name
+		}
+		var m desc.Description
+		m.Types = []*desc.Compound{c}
+		text := desc.String(&m)
+		text = strings.TrimSpace(text[strings.Index(text, ":")+1:])
+		return text[strings.Index(text, ":")+2:]
+	}
+	for ds, want := range map[string]string{
+		"/lat":   "f32be",
+		"/phase": "{enum: {LOW: 1, HIGH: 513}, base: i16be}",
+		"/vel":   "{array: f64, dims: [3]}",
+		"/blob":  "{opaque: 4, tag: kernel blob}",
+	} {
+		if got := decl(ds); got != want {
+			t.Errorf("dataset %s: type %q, want %q\n%s", ds, got, want, d.YAML)
+		}
+	}
+	rec := types[datasetOf(t, f, "/rec").Type.Text]
+	if rec == nil || len(rec.Members) != 2 || rec.Members[0].Type.Text != "f64be" || rec.Members[1].Type.Text != datasetOf(t, f, "/phase").Type.Text {
+		t.Errorf("/rec's compound: %+v, want x: f64be and p: the enumeration /phase has\n%s", rec, d.YAML)
+	}
+	if fill := datasetOf(t, f, "/lat").Fill.Text; fill != "-1.0" {
+		t.Errorf("/lat's fill value %q, want -1.0 (traced big-endian)", fill)
+	}
+	if fill := datasetOf(t, f, "/phase").Fill.Text; fill != "HIGH" {
+		t.Errorf("/phase's fill value %q, want HIGH (the enumeration's name)", fill)
+	}
+	attrs := map[string]string{}
+	for _, a := range f.Attributes {
+		attrs[a.Name] = words(a.Type.Text, texts(a.Value.List), a.Value.Text)
+	}
+	if want := "f32be [1.5, -2.25] "; attrs["scale"] != want {
+		t.Errorf("attribute scale: %q, want %q\n%s", attrs["scale"], want, d.YAML)
+	}
+	if want := datasetOf(t, f, "/phase").Type.Text + " [] HIGH"; attrs["mode"] != want {
+		t.Errorf("attribute mode: %q, want %q\n%s", attrs["mode"], want, d.YAML)
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(d.Desc.Types), func(c *desc.Compound) bool { return c.Kind() != "enum" })); n != 1 {
+		t.Errorf("%d enumerations declared, want 1 (shared by /phase, /rec and mode)\n%s", n, d.YAML)
+	}
+}
