@@ -10,11 +10,19 @@ package h5
 // layout netCDF-4 relies on): CLASS and NAME null-terminated fixed strings, as long as
 // the text plus its terminator; DIMENSION_LIST on a dataset, one variable-length list of
 // object references per dimension; REFERENCE_LIST on a scale, an array of {dataset: an
-// object reference, dimension: a native int} records at the offsets of a C struct of a
+// object reference, dimension: a native integer} records at the offsets of a C struct of a
 // reference and an unsigned int. The high-level library is not linked: these calls are
 // the core library's.
 
 typedef struct { hobj_ref_t ref; unsigned int dim; } h5p_dsref;
+
+// The record's dimension member: a native int in 1.10's H5DS, a native unsigned int in
+// 1.14's (both checked against h5dump of files their high-level libraries wrote).
+#if H5_VERSION_GE(1, 14, 0)
+#define H5P_DSREF_DIM H5T_NATIVE_UINT
+#else
+#define H5P_DSREF_DIM H5T_NATIVE_INT
+#endif
 
 // h5p_str_attr (re)writes a scalar string attribute of strlen(val)+1 bytes.
 static herr_t h5p_str_attr(hid_t obj, const char *name, const char *val) {
@@ -41,7 +49,7 @@ static hid_t h5p_reflist_type(void) {
 	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(h5p_dsref));
 	if (t < 0) return -1;
 	if (H5Tinsert(t, "dataset", HOFFSET(h5p_dsref, ref), H5T_STD_REF_OBJ) < 0 ||
-	    H5Tinsert(t, "dimension", HOFFSET(h5p_dsref, dim), H5T_NATIVE_INT) < 0) {
+	    H5Tinsert(t, "dimension", HOFFSET(h5p_dsref, dim), H5P_DSREF_DIM) < 0) {
 		H5Tclose(t);
 		return -1;
 	}
