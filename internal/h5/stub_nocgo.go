@@ -113,6 +113,9 @@ func CreateNullDataset(loc ID, path string, t plan.Type) (ID, error) { return 0,
 // DatasetOffset returns ErrNoCgo in a build without cgo.
 func DatasetOffset(d ID) (uint64, bool, error) { return 0, false, ErrNoCgo }
 
+// Allocated returns ErrNoCgo in a build without cgo.
+func Allocated(d ID) (bool, error) { return false, ErrNoCgo }
+
 // SetAttribute returns ErrNoCgo in a build without cgo.
 func SetAttribute(loc ID, a plan.AttributeSpec) error { return ErrNoCgo }
 
