@@ -1,57 +1,60 @@
 #!/usr/bin/env bash
 # study.sh: h5bench_write's VPIC-style case and the same configuration through h5proxy,
-# side by side under the real Async VOL (issue 35): per round, each program's SYNC run
-# (the connector's implicit mode) and ASYNC run (its event sets), interleaved
+# side by side against the real Async VOL (issue 35): per round, each program's SYNC run
+# (native, no connector, as h5bench's sync mode runs) and ASYNC run (the connector loaded:
+# h5bench_write turns to its event sets when HDF5_VOL_CONNECTOR names async, h5proxy's
+# MODE ASYNC does the same through async.event_sets=AUTO), interleaved
 # (h5bench sync, h5proxy sync, h5bench async, h5proxy async). For each program and
 # round it prints the observed completion time, the total emulated compute both print,
 # the un-hidden I/O (observed minus compute, as h5bench counts it) and the share of the
 # sync run's un-hidden I/O the async run hid; then the medians over the rounds.
 #
-#   HDF5=1.14 make build     # h5proxy against the thread-safe 1.14.5 the connector needs
-#   bench/asyncvol/study.sh /path/to/h5bench_write [ROUNDS]
+#   HDF5=1.14 make build     # bin/hdf5-1.14/h5proxy, on the thread-safe 1.14.5 the connector needs
+#   H5PROXY=bin/hdf5-1.14/h5proxy bench/asyncvol/study.sh /path/to/h5bench_write [ROUNDS]
 #
 # h5bench_write is h5bench's, built against the same prefix with -DWITH_ASYNC_VOL=ON
 # (docs/modes.md). Environment: VOL_PREFIX (Argobots and vol-async; default
 # /opt/h5proxy/vol-1.14.5-ts, scripts/vol-connectors.sh), NP (2), STEPS (8), DIM (1048576
-# particles per rank), COMPUTE (190ms a step: 1.5 times a step's sync I/O here), TIMEOUT
+# particles per rank), COMPUTE ("190 ms" a step, as h5bench spells it: 1.5 times a step's sync I/O here), TIMEOUT
 # (seconds per run, 300: a run the connector's lost wake-up stalls is ended and reported).
 set -euo pipefail
 h5bench=${1:?usage: $0 H5BENCH_WRITE [ROUNDS]}
 rounds=${2:-3}
 here=$(cd "$(dirname "$0")/../.." && pwd)
-h5proxy=$here/bin/h5proxy
+h5proxy=${H5PROXY:-$here/bin/h5proxy}
 vol=${VOL_PREFIX:-/opt/h5proxy/vol-1.14.5-ts}
-np=${NP:-2} steps=${STEPS:-8} dim=${DIM:-1048576} compute=${COMPUTE:-190ms} limit=${TIMEOUT:-300}
+np=${NP:-2} steps=${STEPS:-8} dim=${DIM:-1048576} compute=${COMPUTE:-190 ms} limit=${TIMEOUT:-300}
 for f in "$h5bench" "$h5proxy" "$vol/lib"; do
 	[[ -e $f ]] || { echo "study.sh: $f is missing" >&2; exit 2; }
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export HDF5_PLUGIN_PATH=$vol/lib HDF5_VOL_CONNECTOR="async under_vol=0;under_info={}"
-export LD_LIBRARY_PATH=$vol/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+connector=(env HDF5_PLUGIN_PATH="$vol/lib" HDF5_VOL_CONNECTOR="async under_vol=0;under_info={}"
+	LD_LIBRARY_PATH="$vol/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
-keys() { # MODE: the write configuration's keys, as KEY=VALUE lines
+keys() { # the write configuration's keys, as KEY=VALUE lines (h5bench_write's file has no MODE)
 	printf '%s\n' MEM_PATTERN=CONTIG FILE_PATTERN=CONTIG "TIMESTEPS=$steps" DELAYED_CLOSE_TIMESTEPS=0 \
 		COLLECTIVE_DATA=YES COLLECTIVE_METADATA=NO "EMULATED_COMPUTE_TIME_PER_TIMESTEP=$compute" \
-		NUM_DIMS=1 "DIM_1=$dim" DIM_2=1 DIM_3=1 "MODE=$1"
+		NUM_DIMS=1 "DIM_1=$dim" DIM_2=1 DIM_3=1
 }
+keys >"$work/bench.cfg"
 for mode in SYNC ASYNC; do
-	keys $mode >"$work/$mode.cfg"
 	{
 		printf '{"mpi": {"command": "mpirun", "ranks": "%s", "configuration": "-np %s"}, "vol": {}, "file-system": {},\n' "$np" "$np"
 		printf ' "directory": "%s", "benchmarks": [{"benchmark": "write", "file": "proxy.h5", "configuration": {' "$work/out"
-		keys $mode | sed 's/^\([^=]*\)=\(.*\)$/"\1": "\2"/' | paste -sd, -
+		{ keys; echo "MODE=$mode"; } | sed 's/^\([^=]*\)=\(.*\)$/"\1": "\2"/' | paste -sd, -
 		printf '}}]}\n'
 	} >"$work/$mode.json"
 done
 
 field() { sed -n "s/^.*$1: *\([0-9.]*\) s.*$/\1/p" "$2" | head -1; }
 run() { # PROGRAM MODE ROUND: one run, its line of figures on stdout
-	local out=$work/$1-$2-$3.log rc=0
+	local out=$work/$1-$2-$3.log rc=0 with=(env)
+	[[ $2 == ASYNC ]] && with=("${connector[@]}")
 	case $1 in
-	h5bench) timeout "$limit" mpirun -np "$np" "$h5bench" "$work/$2.cfg" "$work/bench.h5" >"$out" 2>&1 || rc=$? ;;
-	h5proxy) timeout "$limit" "$h5proxy" run "$work/$2.json" >"$out" 2>&1 || rc=$? ;;
+	h5bench) timeout "$limit" "${with[@]}" mpirun -np "$np" "$h5bench" "$work/bench.cfg" "$work/bench.h5" >"$out" 2>&1 || rc=$? ;;
+	h5proxy) timeout "$limit" "${with[@]}" "$h5proxy" run "$work/$2.json" >"$out" 2>&1 || rc=$? ;;
 	esac
 	local obs comp
 	obs=$(field "Observed completion time" "$out") comp=$(field "Total emulated compute time" "$out")
