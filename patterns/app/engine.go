@@ -792,3 +792,17 @@ func (e *engine) decomposer(ds *desc.Dataset, sp *dsSpec, sc *desc.Scope, nranks
 	}
 	return d, nil
 }
+
+// libverBounds sets the library version bounds file f's libver key gives on fs:
+// latest/latest as LibverLatest, another pair as the bounds (a high bound of latest left
+// unset: HDF5's latest); the session's hdf5.libver_* knobs apply over them.
+func libverBounds(f *desc.File, fs *plan.FileSpec) {
+	l, _ := desc.LibverOf(f.Libver) // checked by the parser
+	switch {
+	case l.Latest():
+		fs.LibverLatest = true
+	case l.Set:
+		bound := []plan.Libver{plan.LibverEarliest, plan.LibverV18, plan.LibverV110, plan.LibverUnset}
+		fs.Tuning.LibverLow, fs.Tuning.LibverHigh = bound[l.Low], bound[l.High]
+	}
+}

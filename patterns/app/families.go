@@ -1,9 +1,6 @@
 package app
 
-import (
-	"github.com/h5proxy/h5proxy/patterns/app/desc"
-	"github.com/h5proxy/h5proxy/plan"
-)
+import "github.com/h5proxy/h5proxy/patterns/app/desc"
 
 // File families: the variable count numbers the files of a counter (files.ID.counter,
 // default the file's id) by the steps at which a write action of one of them runs, so
@@ -87,18 +84,4 @@ func fileHints(f *desc.File, par bool) map[string]string {
 		m[h.Name] = h.Value.Text
 	}
 	return m
-}
-
-// libverBounds sets the library version bounds file f's libver key gives on fs:
-// latest/latest as LibverLatest, another pair as the bounds (a high bound of latest left
-// unset: HDF5's latest); the session's hdf5.libver_* knobs apply over them.
-func libverBounds(f *desc.File, fs *plan.FileSpec) {
-	l, _ := desc.LibverOf(f.Libver) // checked by the parser
-	switch {
-	case l.Latest():
-		fs.LibverLatest = true
-	case l.Set:
-		bound := []plan.Libver{plan.LibverEarliest, plan.LibverV18, plan.LibverV110, plan.LibverUnset}
-		fs.Tuning.LibverLow, fs.Tuning.LibverHigh = bound[l.Low], bound[l.High]
-	}
 }
