@@ -17,8 +17,25 @@ import (
 // <directory>/8a_parallel_3Db and the pattern. Here both work on the series of the run
 // directory that the entry's keys name (8a_parallel_<dim>D<b|u>.h5 by default), so the
 // read reads what the write wrote (see patterns/openpmd for why h5bench's does not).
+//
+// The write's input file is h5bench's: every configuration key but operation as KEY=VALUE
+// a line in the file's order, then fileLocation=<directory> (h5bench.py run_openpmd),
+// written as openpmd.input in the run directory and read by every rank as 8a's parseArgs
+// reads it (input_file).
 func init() {
-	register("openpmd", adapter{pattern: "openpmd", configure: configureOpenPMD})
+	register("openpmd", adapter{pattern: "openpmd", ordered: func(dir, file string, keys []string, conf map[string]any, cfg *proxy.Config) error {
+		if err := configureOpenPMD(dir, file, conf, cfg); err != nil {
+			return err
+		}
+		if len(cfg.Phases) != 1 || cfg.Phases[0] != patterns.PhaseWrite {
+			return nil // 8b takes its arguments on the command line
+		}
+		if err := inputFile(cfg, filepath.Join(dir, "openpmd.input"), keys, conf, "=", "operation"); err != nil || len(cfg.Inputs) == 0 {
+			return err
+		}
+		cfg.Inputs[0].Text += "fileLocation=" + dir + "\n"
+		return nil
+	}})
 }
 
 func configureOpenPMD(dir, file string, conf map[string]any, cfg *proxy.Config) error {

@@ -157,6 +157,26 @@ type StepCleaner interface {
 	RemoveAfter(ph Phase, step int, env Env) []string
 }
 
+// InputReader is implemented by patterns whose program reads an input file through C++
+// streams before any I/O (AMReX's ParmParse on its I/O rank, openPMD-api 8a's parseArgs on
+// every rank): the session reads the file once, before the first phase, with the calls
+// those streams make (internal/libc's ReadWhole and ReadLines), so that a profile of the
+// run counts the program's opens, filenos, seeks and reads. An empty path reads nothing.
+type InputReader interface {
+	InputFile() (path string, how InputRead)
+}
+
+// InputRead says how and where a program reads its input file.
+type InputRead int
+
+const (
+	// InputWholeOnRoot: rank 0 reads the whole file at once, as AMReX's
+	// ParallelDescriptor::ReadAndBcastFile reads it before broadcasting it.
+	InputWholeOnRoot InputRead = iota + 1
+	// InputLinesOnEveryRank: every rank reads it line by line with std::getline.
+	InputLinesOnEveryRank
+)
+
 // Factory builds a pattern from its parsed option values.
 type Factory struct {
 	Name    string

@@ -62,8 +62,6 @@ int trace_on;
 long trace_max = 1L << 20;
 int64_t mem_align = 8;
 static char cwd[PATH_MAX];
-static char mpi_session[PATH_MAX]; /* the MPI library's own session files: not the program's I/O */
-static char mpi_tmpbase[PATH_MAX]; /* the directory it makes them in (it stats it on one rank or another) */
 char hdf5_version[32]; /* the program's, set at its first HDF5 call (profile-hdf5.c) */
 static char mpi_version[256];
 
@@ -363,14 +361,6 @@ __attribute__((constructor)) void init(void) {
                  e, strlen(e) > 200 ? "..." : "", PATH_MAX);
         fail(why);
     }
-    e = getenv("OMPI_MCA_orte_tmpdir_base");
-    if (e && e[0] == '/') absolute(e, mpi_tmpbase, sizeof mpi_tmpbase);
-    /* The MPI library's session directory: a prefix cut short would hide other files. */
-    e = getenv("OMPI_MCA_orte_top_session_dir");
-    if (e && e[0] == '/') {
-        n = snprintf(mpi_session, sizeof mpi_session, "%s/", e);
-        if (n < 0 || (size_t)n >= sizeof mpi_session) mpi_session[0] = 0;
-    }
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
@@ -452,17 +442,15 @@ static void on_crash(int sig) {
 
 /* ---- path handling ----------------------------------------------------------------------- */
 
-/* tracked reports whether POSIX I/O on path is recorded: Darshan's excluded system
- * directories and the profile's own directory are not. */
+/* tracked reports whether POSIX I/O on path is recorded: Darshan 3.5's default excluded
+ * directories (darshan-config.c darshan_path_exclusions, the same prefixes and nothing more:
+ * the MPI library's session files, e.g. OpenMPI's shared-file-pointer files under
+ * /tmp/ompi.HOST.UID, are the program's I/O to Darshan) and the profile's own directory. */
 int tracked(const char *path) {
-    static const char *const skip[] = {"/etc/", "/dev/", "/usr/", "/bin/", "/boot/", "/lib",
-                                       "/opt/", "/sbin/", "/sys/", "/proc/", "/var/", "/run/"};
+    static const char *const skip[] = {"/etc/", "/dev/", "/usr/", "/bin/", "/boot/", "/lib/",
+                                       "/opt/", "/sbin/", "/sys/", "/proc/", "/var/"};
     for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
         if (!strncmp(path, skip[i], strlen(skip[i]))) return 0;
-    if (mpi_tmpbase[0] && !strcmp(path, mpi_tmpbase)) return 0;
-    size_t ns = strlen(mpi_session);
-    if (ns && (!strncmp(path, mpi_session, ns) || (!strncmp(path, mpi_session, ns - 1) && !path[ns - 1])))
-        return 0;
     size_t n = strlen(outdir);
     if (n && !strncmp(path, outdir, n) && path[n] == '/' && strstr(path + n, "/h5proxy-profile."))
         return 0;
@@ -547,15 +535,25 @@ void mpi_started(void) {
     inside--;
 }
 
+/* Darshan's runtime starts at the end of MPI_Init (darshan-core's MPI_Init wrapper calls
+ * PMPI_Init, then darshan_core_initialize; its modules record nothing before): the files
+ * MPI_Init opens itself (PMIx's shared-memory stores, Open MPI's session files) are in no
+ * Darshan log, and the profiler leaves them out too. mpi_initializing is set for every
+ * thread, as MPI's own threads open some of them. */
+volatile int mpi_initializing;
 int MPI_Init(int *argc, char ***argv) {
     PRESOLVE(MPI_Init);
+    mpi_initializing = 1;
     int ret = next_MPI_Init(argc, argv);
+    mpi_initializing = 0;
     if (ret == MPI_SUCCESS && !disabled) mpi_started();
     return ret;
 }
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     PRESOLVE(MPI_Init_thread);
+    mpi_initializing = 1;
     int ret = next_MPI_Init_thread(argc, argv, required, provided);
+    mpi_initializing = 0;
     if (ret == MPI_SUCCESS && !disabled) mpi_started();
     return ret;
 }

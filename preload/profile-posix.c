@@ -1,8 +1,10 @@
 /*
  * profile-posix.c: the POSIX module of libh5proxy-profile.so, as Darshan's darshan-posix
- * counts: open, creat, close, dup, read, write, pread, pwrite and their vector forms, lseek,
- * fsync, fdatasync and the stat family, on files outside the system directories, each into
- * the file's POSIX record (POSIX_* counters, profile.h).
+ * counts: open, creat, close, dup, fileno, read, write, pread, pwrite and their vector forms,
+ * lseek, fsync, fdatasync and the stat family, on files outside the system directories, each
+ * into the file's POSIX record (POSIX_* counters, profile.h). The stdio opens are followed
+ * only as far as Darshan's POSIX module depends on them: a fileno of a stream fopen opened is
+ * an open of its file.
  */
 #include "profile.h"
 
@@ -36,6 +38,13 @@ NEXT(lstat64);
 NEXT(fstat);
 NEXT(fstat64);
 NEXT(fstatat);
+NEXT(fopen);
+NEXT(fopen64);
+NEXT(freopen);
+NEXT(freopen64);
+NEXT(fdopen);
+NEXT(fclose);
+NEXT(fileno);
 static int (*next___xstat)(int, const char *, struct stat *);
 static int (*next___lxstat)(int, const char *, struct stat *);
 static int (*next___fxstat)(int, int, struct stat *);
@@ -174,6 +183,8 @@ int openat64(int dirfd, const char *path, int flags, ...) {
     OPEN_MODE(flags, mode);
     return open_common(dirfd, path, flags, mode, 1, 1);
 }
+/* glibc's fortified open (_FORTIFY_SOURCE), which Darshan wraps too */
+int __open_2(const char *path, int flags) { return open_common(AT_FDCWD, path, flags, 0, 0, 0); }
 int creat(const char *path, mode_t mode) {
     return open_common(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, 0, 0);
 }
@@ -223,6 +234,128 @@ int dup2(int fd, int fd2) {
 int dup3(int fd, int fd2, int flags) {
     WRAP(int ret, dup3, active, fd, fd2, flags);
     return dup_common(fd, ret, t1, now_ns());
+}
+
+/* ---- stdio streams ------------------------------------------------------------------------
+ * Darshan's STDIO module registers each stream fopen, fopen64, freopen, freopen64 and fdopen
+ * return (the name: the path, or the POSIX record of fdopen's descriptor) unless the path is
+ * excluded, and forgets it at fclose (darshan-stdio.c). Its POSIX module counts a fileno of a
+ * registered stream as an open of that file and a POSIX_FILENOS, without resetting the
+ * record's offset, and maps the descriptor to the record (darshan-posix.c fileno): the reads
+ * and seeks a C++ std::ifstream makes through fileno (libstdc++'s basic_filebuf) count there;
+ * glibc's own open inside fopen and close inside fclose are not seen. fclose leaves the
+ * descriptor mapped, as Darshan's does. */
+struct stream {
+    FILE *fp;
+    char *path;
+    struct stream *next;
+};
+static struct stream *streams; /* under lock */
+
+static struct stream **stream_find(FILE *fp) {
+    struct stream **s = &streams;
+    while (*s && (*s)->fp != fp) s = &(*s)->next;
+    return s;
+}
+static void stream_forget(FILE *fp) {
+    struct stream **s = stream_find(fp), *d = *s;
+    if (!d) return;
+    *s = d->next;
+    free(d->path);
+    free(d);
+}
+/* stream_opened registers fp under path (absolute already when abs, else made so). */
+static void stream_opened(FILE *fp, const char *path, int abs, int64_t t1, int64_t t2) {
+    if (!fp || !path) return;
+    int e = errno;
+    inside++;
+    char full[PATH_MAX];
+    if (abs) snprintf(full, sizeof full, "%s", path);
+    else absolute(path, full, sizeof full);
+    pthread_mutex_lock(&lock);
+    count_call(C_fopen, t1, t2);
+    stream_forget(fp); /* freopen returns the stream it was given */
+    if (tracked(full)) {
+        struct stream *s = xcalloc(1, sizeof *s);
+        if (s && (s->path = strdup(full))) {
+            s->fp = fp;
+            s->next = streams;
+            streams = s;
+        } else free(s);
+    }
+    pthread_mutex_unlock(&lock);
+    inside--;
+    errno = e;
+}
+FILE *fopen(const char *path, const char *mode) {
+    WRAP(FILE *ret, fopen, active, path, mode);
+    stream_opened(ret, path, 0, t1, now_ns());
+    return ret;
+}
+FILE *fopen64(const char *path, const char *mode) {
+    WRAP(FILE *ret, fopen64, active, path, mode);
+    stream_opened(ret, path, 0, t1, now_ns());
+    return ret;
+}
+FILE *freopen(const char *path, const char *mode, FILE *fp) {
+    WRAP(FILE *ret, freopen, active, path, mode, fp);
+    stream_opened(ret, path, 0, t1, now_ns());
+    return ret;
+}
+FILE *freopen64(const char *path, const char *mode, FILE *fp) {
+    WRAP(FILE *ret, freopen64, active, path, mode, fp);
+    stream_opened(ret, path, 0, t1, now_ns());
+    return ret;
+}
+FILE *fdopen(int fd, const char *mode) {
+    WRAP(FILE *ret, fdopen, active, fd, mode);
+    int64_t t2 = now_ns();
+    pthread_mutex_lock(&lock);
+    struct record *r = hm_get(&fds, (uint64_t)fd);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s", r ? r->file : "");
+    pthread_mutex_unlock(&lock);
+    if (ret && path[0]) stream_opened(ret, path, 1, t1, t2);
+    return ret;
+}
+int fclose(FILE *fp) {
+    WRAP(int ret, fclose, active, fp);
+    int64_t t2 = now_ns();
+    int e = errno;
+    pthread_mutex_lock(&lock);
+    count_call(C_fclose, t1, t2);
+    stream_forget(fp);
+    pthread_mutex_unlock(&lock);
+    errno = e;
+    return ret;
+}
+int fileno(FILE *fp) {
+    WRAP(int ret, fileno, active, fp);
+    int64_t t2 = now_ns();
+    if (ret < 0) return ret;
+    int e = errno;
+    inside++;
+    struct stat st;
+    int64_t align = 0;
+    RESOLVE(fstat);
+    if (next_fstat && next_fstat(ret, &st) == 0) align = st.st_blksize;
+    pthread_mutex_lock(&lock);
+    count_call(C_fileno, t1, t2);
+    struct stream *s = *stream_find(fp);
+    struct record *r = s ? record_get(M_POSIX, s->path, NULL) : NULL;
+    if (r) {
+        r->c[POSIX_OPENS]++;
+        r->c[POSIX_FILENOS]++;
+        r->c[POSIX_MEM_ALIGNMENT] = mem_align;
+        r->c[POSIX_FILE_ALIGNMENT] = align;
+        first_last(&r->f[POSIX_F_OPEN_START_TIMESTAMP], &r->f[POSIX_F_OPEN_END_TIMESTAMP], t1, t2);
+        hm_put(&fds, (uint64_t)ret, r);
+        count_meta(r, C_fileno, -1, 0, POSIX_F_META_TIME, t1, t2);
+    }
+    pthread_mutex_unlock(&lock);
+    inside--;
+    errno = e;
+    return ret;
 }
 
 /* IO_WRAP is the whole wrapper of a read or write f returning T: call, rw, off and buf as

@@ -83,7 +83,7 @@ extern MPI_Info info_null;
 #define TOP4(P, W) X(P##1_##W) X(P##2_##W) X(P##3_##W) X(P##4_##W)
 
 #define POSIX_COUNTERS                                                                         \
-    X(POSIX_OPENS) X(POSIX_DUPS) X(POSIX_READS) X(POSIX_WRITES) X(POSIX_SEEKS) X(POSIX_STATS)              \
+    X(POSIX_OPENS) X(POSIX_FILENOS) X(POSIX_DUPS) X(POSIX_READS) X(POSIX_WRITES) X(POSIX_SEEKS) X(POSIX_STATS)              \
     X(POSIX_FSYNCS) X(POSIX_FDSYNCS) X(POSIX_MODE) X(POSIX_BYTES_READ)                        \
     X(POSIX_BYTES_WRITTEN) X(POSIX_MAX_BYTE_READ) X(POSIX_MAX_BYTE_WRITTEN)                   \
     X(POSIX_CONSEC_READS) X(POSIX_CONSEC_WRITES) X(POSIX_SEQ_READS) X(POSIX_SEQ_WRITES)       \
@@ -188,6 +188,7 @@ extern const char *const module_names[M_NMOD];
 extern pthread_mutex_t lock;
 extern __thread int inside; /* >0 while the library itself runs: its own I/O is not recorded */
 extern volatile int disabled;
+extern volatile int mpi_initializing; /* inside MPI_Init: nothing is recorded, as by Darshan */
 extern int initialized, mpi_initialized, mpi_ok;
 extern int64_t t0_mono;
 extern int trace_on;
@@ -222,7 +223,7 @@ extern struct hmap fds, h5files, h5dsets, mpifiles;
     X(H5Gcreate2) X(H5Gopen2) X(H5Dcreate2) X(H5Dcreate1) X(H5Dopen2) X(H5Dopen1) X(H5Dwrite) \
     X(H5Dread) X(H5Dset_extent) X(H5Dclose) X(H5Acreate2) X(H5Awrite) X(H5Dwrite_multi)          \
     X(H5Dread_multi) X(H5Gclose) X(H5Oopen) X(H5Oclose) X(H5Lcreate_hard) X(H5Lcreate_soft)     \
-    X(H5Lcreate_external) X(H5Gcreate1) X(H5Aopen) X(H5Aread)
+    X(H5Lcreate_external) X(H5Gcreate1) X(H5Aopen) X(H5Aread) X(fopen) X(fileno) X(fclose)
 #define X(a) C_##a,
 enum { CALLS C_N };
 #undef X
@@ -307,7 +308,7 @@ static inline int64_t now_ns(void) {
 /* active: the library records this call (initialized, not disabled, not its own). */
 static inline int active(void) {
     if (!initialized) init();
-    return !disabled && !inside;
+    return !disabled && !inside && !mpi_initializing;
 }
 
 /* bin is Darshan's size bucket: 0-100, 100-1K, 1K-10K, ... 100M-1G, 1G+ (upper bounds inclusive). */

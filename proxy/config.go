@@ -91,6 +91,9 @@ type Config struct {
 	Knobs []options.KV `json:"-"`
 	// Warnings collects accepted-but-ignored settings; they are logged and reported.
 	Warnings []string `json:"-"`
+	// Inputs are files the program's launcher writes before starting it (h5bench's runner
+	// writes amrex.ini and openpmd.input): rank 0 writes them before the first phase.
+	Inputs []InputFile `json:"-"`
 }
 
 // DefaultSeed is the seed of seeded fills unless configured.

@@ -99,6 +99,9 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if err := s.preflight(ph); err != nil {
 		return err
 	}
+	if err := s.readInput(); err != nil {
+		return err
+	}
 	verify, fill := false, s.cfg.Fill
 	if ph == patterns.PhaseRead && s.stores {
 		w, wrote := s.written[s.cfg.File]

@@ -29,6 +29,8 @@ type Session struct {
 	ioComm mpi.Comm // the layout's: comm itself in sync mode, a duplicate in background modes
 	// failComm carries only the agreement on a failure (fail): nothing else may match it.
 	failComm mpi.Comm
+	// inputRead: the program's input file was read (readInput, before the first phase).
+	inputRead bool
 	// alone is the failure of a phase on this rank alone (ErrFailedAlone): every later
 	// call returns it, and Close does nothing collective.
 	alone error

@@ -36,6 +36,12 @@ func (p *Pattern) PhaseSteps(ph patterns.Phase, _ int) int {
 	return 0
 }
 
+// InputFile is the benchmark's inputs file: amrex::Initialize hands it to ParmParse, which
+// reads it on the I/O rank with ParallelDescriptor::ReadAndBcastFile.
+func (p *Pattern) InputFile() (string, patterns.InputRead) {
+	return p.C.InputFile, patterns.InputWholeOnRoot
+}
+
 // Dir is the output directory: the directory key, or the session's file.
 func (p *Pattern) Dir(env patterns.Env) string {
 	if p.C.Directory != "" {

@@ -26,6 +26,7 @@ var Options = &options.Table{Name: "amrex", Specs: []options.Spec{
 	{Key: "ref_ratio_file", Kind: options.String, Help: "refinement ratio of each coarse level, e.g. \"4 2\" (grids_from_file)"},
 	{Key: "hdf5compression", Kind: options.String, Default: "None@0", Help: "AMReX compression MODE@VALUE: None@0 or ZLIB@<1..9> (1-D chunks of 1024 elements or $HDF5_CHUNK_SIZE, deflate); SZ and ZFP modes need filters HDF5 1.10.8 lacks and write uncompressed, as h5bench's default build does"},
 	{Key: "directory", Kind: options.String, Help: "output directory (AMReX prefix, a / appended); default: the session's file"},
+	{Key: "input_file", Kind: options.String, Help: "h5proxy: the inputs file the benchmark reads at start (amrex::Initialize's ParmParse: rank 0 reads it whole through std::ifstream, then broadcasts it); h5bench's runner passes amrex.ini; default: none read"},
 	{Key: "read_back", Kind: options.Enum, Allowed: []string{"restart", "all"}, Default: "restart", Help: "h5proxy: what the read phase reads: restart (the benchmark's restart check: plt00000/particle0 only, nothing without particle files) or all (every plotfile and particle file written)"},
 }}
 
@@ -62,6 +63,9 @@ type Config struct {
 	Compression Compression
 	// Directory overrides the session's file as the output directory when set.
 	Directory string
+	// InputFile is the inputs file rank 0 reads before any I/O, as ParmParse reads it
+	// (ParallelDescriptor::ReadAndBcastFile); "" reads none.
+	InputFile string
 	// ReadAll makes the read phase read back every file written (read_back=all) instead of
 	// the benchmark's restart check, which reads the first particle file only.
 	ReadAll bool
@@ -94,7 +98,7 @@ func FromValues(v *options.Values) (Config, error) {
 		NComp: int(v.Int("ncomp")), NPPC: int(v.Int("nppc")),
 		NPlotfile: int(v.Int("nplotfile")), NParticlefile: int(v.Int("nparticlefile")),
 		GridsFromFile: v.Bool("grids_from_file"), Directory: v.String("directory"),
-		ReadAll: v.String("read_back") == "all",
+		ReadAll: v.String("read_back") == "all", InputFile: v.String("input_file"),
 	}
 	if c.NPlotfile+c.NParticlefile == 0 {
 		return c, v.Errorf("nplotfile", "nplotfile + nparticlefile = 0: nothing to write (allowed: a sum >= 1)")

@@ -24,6 +24,7 @@ var Options = &options.Table{Name: "openpmd", Specs: []options.Spec{
 	{Key: "grid", Kind: options.String, Help: "mesh extent in mini blocks per dimension: dim numbers separated by spaces (default: ranks 8 8; an x of 0 means the number of ranks)"},
 	{Key: "pattern", Kind: options.Enum, Default: "m", Allowed: []string{"m", "sx", "sy", "sz", "fx", "fy", "fz"}, Help: "8b read pattern: m metadata only, s<axis> a slice of rho, f<axis> slices of B/x, B/y, B/z (3-D)"},
 	{Key: "fileLocation", Kind: options.String, Help: "directory of the series (h5bench's runner appends the run directory); the session file must be in it"},
+	{Key: "input_file", Kind: options.String, Help: "h5proxy: the input file 8a reads at start (parseArgs: every rank reads it with std::getline on a std::fstream); h5bench's runner passes openpmd.input to the write; default: none read"},
 	{Key: "encoding", Kind: options.Enum, Default: "v", Allowed: []string{"v", "g", "f", "variableBased", "groupBased", "fileBased"}, Help: "iteration encoding (8a: f file-based, g group-based, anything else variable-based; h5bench never sets it)"},
 	{Key: "rankBlocks", Kind: options.Bool, Default: "true", Help: "8a: one block per rank per record; false (with independent transfers) stores one chunk per mini block"},
 	{Key: "OPENPMD_HDF5_INDEPENDENT", Kind: options.Bool, Default: "ON", Help: "independent H5Dwrite/H5Dread (openPMD-api's default); OFF: collective"},
@@ -75,8 +76,11 @@ type Config struct {
 	Grid         []uint64
 	Pattern      string // m, sx, sy, sz, fx, fy, fz
 	FileLocation string
-	Encoding     Encoding
-	RankBlocks   bool
+	// InputFile is the input file every rank reads before any I/O, as 8a's parseArgs reads
+	// it; "" reads none.
+	InputFile  string
+	Encoding   Encoding
+	RankBlocks bool
 	// Independent selects independent transfers (openPMD-api's default).
 	Independent        bool
 	CollectiveMetadata bool
@@ -99,7 +103,7 @@ func FromValues(v *options.Values) (Config, error) {
 	c := Config{
 		Operation: v.String("operation"), Dim: int(v.Int("dim")), Balanced: v.String("balanced") == "true",
 		Ratio: v.Uint("ratio"), Steps: int(v.Int("steps")), Pattern: v.String("pattern"),
-		FileLocation: v.String("fileLocation"), RankBlocks: v.Bool("rankBlocks"),
+		FileLocation: v.String("fileLocation"), RankBlocks: v.Bool("rankBlocks"), InputFile: v.String("input_file"),
 		Independent: v.Bool("OPENPMD_HDF5_INDEPENDENT"), CollectiveMetadata: v.Bool("OPENPMD_HDF5_COLLECTIVE_METADATA"),
 		DeferMetadata: v.Bool("OPENPMD_HDF5_DEFER_METADATA"), DeferMetadataSize: v.Uint("OPENPMD_HDF5_DEFER_METADATA_SIZE"),
 		Alignment: v.Uint("OPENPMD_HDF5_ALIGNMENT"), Threshold: v.Uint("OPENPMD_HDF5_THRESHOLD"),

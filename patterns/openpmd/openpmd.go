@@ -34,6 +34,11 @@ var Factory = patterns.Define(patterns.Def[Config, *Pattern]{Name: "openpmd", Op
 // Steps returns the configured number of iterations.
 func (p *Pattern) Steps() int { return p.C.Steps }
 
+// InputFile is 8a's input file: parseArgs reads it on every rank, a line at a time.
+func (p *Pattern) InputFile() (string, patterns.InputRead) {
+	return p.C.InputFile, patterns.InputLinesOnEveryRank
+}
+
 // Axes are the component names of vector meshes, in order; a mesh of dimension d has
 // the first d.
 var Axes = []string{"x", "y", "z"}
