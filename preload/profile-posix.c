@@ -244,7 +244,9 @@ int dup3(int fd, int fd2, int flags) {
  * record's offset, and maps the descriptor to the record (darshan-posix.c fileno): the reads
  * and seeks a C++ std::ifstream makes through fileno (libstdc++'s basic_filebuf) count there;
  * glibc's own open inside fopen and close inside fclose are not seen. fclose leaves the
- * descriptor mapped, as Darshan's does. */
+ * descriptor mapped, as Darshan's does: a later stream Darshan does not follow (a path it
+ * excludes) that gets the same descriptor has its reads counted on the earlier file. The
+ * standard streams are followed from the start as <STDIN>, <STDOUT> and <STDERR>. */
 struct stream {
     FILE *fp;
     char *path;
@@ -342,12 +344,18 @@ int fileno(FILE *fp) {
     pthread_mutex_lock(&lock);
     count_call(C_fileno, t1, t2);
     struct stream *s = *stream_find(fp);
-    struct record *r = s ? record_get(M_POSIX, s->path, NULL) : NULL;
+    /* Darshan's STDIO module registers the standard streams at its start under these names */
+    const char *name = s                ? s->path
+                       : fp == stdin  ? "<STDIN>"
+                       : fp == stdout ? "<STDOUT>"
+                       : fp == stderr ? "<STDERR>"
+                                      : NULL;
+    struct record *r = name ? record_get(M_POSIX, name, NULL) : NULL;
     if (r) {
         r->c[POSIX_OPENS]++;
         r->c[POSIX_FILENOS]++;
         r->c[POSIX_MEM_ALIGNMENT] = mem_align;
-        r->c[POSIX_FILE_ALIGNMENT] = align;
+        r->c[POSIX_FILE_ALIGNMENT] = s ? align : 0; /* Darshan has no file system for a name */
         first_last(&r->f[POSIX_F_OPEN_START_TIMESTAMP], &r->f[POSIX_F_OPEN_END_TIMESTAMP], t1, t2);
         hm_put(&fds, (uint64_t)ret, r);
         count_meta(r, C_fileno, -1, 0, POSIX_F_META_TIME, t1, t2);

@@ -3,6 +3,7 @@ package profile
 import (
 	"debug/elf"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -623,5 +624,71 @@ func TestMultiDataset(t *testing.T) {
 	}
 	if want := []string{"multi  ", " multi restart"}; !slices.Equal(acts, want) {
 		t.Errorf("timeline %q, want %q:\n%s", acts, want, d.YAML)
+	}
+}
+
+// TestStdioAsDarshan runs tests/profile/kernel.c's stdio mode at 2 ranks: the C calls of
+// libstdc++'s std::ifstream and std::fstream (AMReX's and openPMD-api's input reads), an
+// fdopen, the fortified __open_2, fileno(stdout) and a file in Open MPI's session
+// directory. The records are Darshan 3.5's for the same run (checked against
+// /opt/h5proxy/darshan's log when this test was written): a fileno of a stream fopen
+// opened is an open and a POSIX_FILENOS, the reads and seeks through it count on the file;
+// the session directory is the program's I/O (issue 36: OMPIO's shared-file-pointer files
+// there were 20 of Darshan's 44 AMReX opens the profiler left out); nothing MPI_Init opened
+// itself is recorded (Darshan starts after it).
+func TestStdioAsDarshan(t *testing.T) {
+	lib, prog := build(t)
+	data, records := t.TempDir(), t.TempDir()
+	in := filepath.Join(data, "in.txt")
+	if err := os.WriteFile(in, []byte(strings.Repeat("x", 150)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv, lenv, err := launch.Launcher(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv = append(argv, "-x", "LD_PRELOAD="+lib, "-x", "H5PROXY_PROFILE_DIR="+records, prog, "stdio", data)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), lenv...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	p := mustMerge(t, records)
+	r, err := p.Find("POSIX", in, "", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// per rank: 3 seeks and a read (the whole file) after 4 filenos; 2 filenos and 2 reads
+	// (the file, then 0 bytes); /proc/self/status's stream is not followed, but it gets the
+	// descriptor fclose left mapped to in.txt: its 2 reads count there, as in Darshan
+	expect(t, r, map[string]int64{"POSIX_OPENS": 12, "POSIX_FILENOS": 12, "POSIX_SEEKS": 6, "POSIX_READS": 10,
+		"POSIX_SIZE_READ_100_1K": 4})
+	std, err := p.Find("POSIX", "<STDOUT>", "", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, std, map[string]int64{"POSIX_OPENS": 2, "POSIX_FILENOS": 2, "POSIX_FILE_ALIGNMENT": 0})
+	session := 0
+	for rank := 0; rank < 2; rank++ {
+		r, err := p.Find("POSIX", filepath.Join(data, fmt.Sprintf("fd.%d.dat", rank)), "", rank)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// open, the fdopen'd stream's fileno, __open_2
+		expect(t, r, map[string]int64{"POSIX_OPENS": 3, "POSIX_FILENOS": 1})
+	}
+	for _, r := range p.Records {
+		switch {
+		case strings.HasPrefix(r.File, "/proc/"):
+			t.Errorf("record of an excluded path: %s", r.File)
+		case strings.Contains(r.File, "/h5proxy-kernel."):
+			session++
+			expect(t, r, map[string]int64{"POSIX_OPENS": 1, "POSIX_WRITES": 1, "POSIX_BYTES_WRITTEN": 10})
+		case strings.Contains(r.File, "pmix") || strings.Contains(r.File, "dstore"):
+			t.Errorf("record of a file MPI_Init opened: %s", r.File)
+		}
+	}
+	if session != 2 {
+		t.Errorf("%d records of the session directory's files, want one per rank", session)
 	}
 }

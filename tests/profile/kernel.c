@@ -14,6 +14,15 @@
  *                attribute through H5Oopen/H5Oclose, reopens x for one collective write
  *   multi DIR    MPI, HDF5 1.14: two datasets written by one collective H5Dwrite_multi and
  *                read back, verified, by one H5Dread_multi (exit 3 with older HDF5)
+ *   stdio DIR    MPI: each rank reads DIR/in.txt (the test writes it) with the calls of
+ *                libstdc++'s std::ifstream as AMReX's ReadAndBcastFile makes them (fopen64;
+ *                fileno before each of lseek64 SEEK_END, SEEK_CUR, SEEK_SET and one read of
+ *                2097151 bytes; fclose), then as std::getline on a std::fstream (fopen;
+ *                fileno and a read of 8191 bytes until one returns 0; fclose); reads
+ *                /proc/self/status the same way (an excluded path); fdopens a descriptor
+ *                of DIR/fd.R.dat and asks its fileno; opens that file again through
+ *                glibc's fortified __open_2; asks fileno(stdout); and writes 10 bytes to a
+ *                file in Open MPI's session directory ($OMPI_MCA_orte_top_session_dir)
  *   types DIR    MPI: types.h5 with datasets of the types the flat trace cannot say, each
  *                rank's block written collectively from native memory: a big-endian f32
  *                (netCDF-4's dimensions) with a fill value, an enumeration over a big-endian
@@ -21,6 +30,7 @@
  *                big-endian double and the enumeration; attributes of a big-endian float
  *                and of the enumeration
  */
+#define _LARGEFILE64_SOURCE
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <hdf5.h>
@@ -294,6 +304,42 @@ static void types_part(const char *dir, int rank, int size) {
     check(H5Fclose(f) >= 0, "H5Fclose");
 }
 
+/* stdio_part: see the header (mode stdio). */
+extern int __open_2(const char *path, int flags);
+static void stdio_part(const char *dir, int rank) {
+    char path[4096], in[8192];
+    static char big[2097152];
+    snprintf(path, sizeof path, "%s/in.txt", dir);
+    FILE *f = fopen64(path, "r");
+    check(f != NULL, "fopen64");
+    off64_t len = lseek64(fileno(f), 0, SEEK_END);
+    check(len > 0 && lseek64(fileno(f), 0, SEEK_CUR) == len && lseek64(fileno(f), 0, SEEK_SET) == 0, "lseek64");
+    check(read(fileno(f), big, sizeof big - 1) == len, "read");
+    check(fclose(f) == 0, "fclose");
+    const char *files[] = {path, "/proc/self/status"};
+    for (int i = 0; i < 2; i++) {
+        f = fopen(files[i], "r");
+        check(f != NULL, "fopen");
+        ssize_t n;
+        while ((n = read(fileno(f), in, sizeof in - 1)) > 0) {
+        }
+        check(n == 0 && fclose(f) == 0, "read to the end");
+    }
+    snprintf(path, sizeof path, "%s/fd.%d.dat", dir, rank);
+    int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+    check(fd >= 0, "open");
+    f = fdopen(fd, "w");
+    check(f != NULL && fileno(f) == fd && fclose(f) == 0, "fdopen");
+    fd = __open_2(path, O_RDONLY);
+    check(fd >= 0 && close(fd) == 0, "__open_2");
+    check(fileno(stdout) == 1, "fileno(stdout)");
+    const char *session = getenv("OMPI_MCA_orte_top_session_dir");
+    check(session != NULL, "$OMPI_MCA_orte_top_session_dir (run under Open MPI's mpirun)");
+    snprintf(path, sizeof path, "%s/h5proxy-kernel.%d", session, rank);
+    fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    check(fd >= 0 && write(fd, buf, 10) == 10 && close(fd) == 0 && unlink(path) == 0, "session file");
+}
+
 static const char *tdir;
 static void *thread_main(void *arg) {
     long t = (long)arg;
@@ -308,7 +354,7 @@ static void *thread_main(void *arg) {
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles|types DIR\n");
+        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles|types|stdio DIR\n");
         return 2;
     }
     const char *mode = argv[1], *dir = argv[2];
@@ -359,6 +405,11 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(mode, "types")) {
         types_part(dir, rank, size);
+        MPI_Finalize();
+        return 0;
+    }
+    if (!strcmp(mode, "stdio")) {
+        stdio_part(dir, rank);
         MPI_Finalize();
         return 0;
     }
