@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs the system stack h5proxy builds against (Debian 12): parallel HDF5 1.10
 # (OpenMPI flavour), OpenMPI, gfortran, CMake, pkg-config and the HDF5 command-line tools;
-# clang, which scripts/cmake-plain.sh builds the C sources with beside gcc.
+# clang, which scripts/cmake-plain.sh builds the C sources with beside gcc; g++, for
+# mpicxx and bench/ref/input_streams.cpp (C++ programs' own input reads).
 # Idempotent: packages already present are not reinstalled and apt is not refreshed.
 # With arguments it installs those packages instead (scripts/deps-corpus.sh; make
 # deps-browser: chromium, for the report pages' rendering test), naming itself by
 # DEPS_NAME in its messages.
 set -euo pipefail
 
-pkgs=(libhdf5-openmpi-dev openmpi-bin libopenmpi-dev gfortran cmake pkg-config hdf5-tools clang)
+pkgs=(libhdf5-openmpi-dev openmpi-bin libopenmpi-dev gfortran cmake pkg-config hdf5-tools clang g++)
 [ $# -gt 0 ] && pkgs=("$@")
 name=${DEPS_NAME:-deps}
 
