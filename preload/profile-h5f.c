@@ -4,8 +4,8 @@
  * counters, profile.h; its info: the access list's driver, alignment, collective metadata,
  * version bounds and, traced, MPI-IO hints). Groups, objects and attributes have no Darshan
  * module: H5Gcreate2, H5Gcreate1, H5Gopen2, H5Gclose, H5Oopen, H5Oclose, H5Acreate2, H5Awrite,
- * H5Aopen, H5Aread and the link creations H5Lcreate_hard, H5Lcreate_soft and H5Lcreate_external count in the
- * call table and, traced, as events of their file's record.
+ * H5Aopen, H5Aread, the link creations H5Lcreate_hard, H5Lcreate_soft and H5Lcreate_external and
+ * the 1.8 API's reference creation H5Rcreate count in the call table and, traced, as events of their file's record.
  */
 #include "profile.h"
 
@@ -28,6 +28,9 @@ NEXT(H5Aread);
 NEXT(H5Lcreate_hard);
 NEXT(H5Lcreate_soft);
 NEXT(H5Lcreate_external);
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+NEXT(H5Rcreate);
+#endif
 PNEXT(MPI_Info_get_nkeys);
 PNEXT(MPI_Info_get_nthkey);
 PNEXT(MPI_Info_get_valuelen);
@@ -458,3 +461,64 @@ herr_t H5Lcreate_external(const char *file, const char *obj, hid_t loc, const ch
     inside--;
     return link_made(C_H5Lcreate_external, ret, loc, t1, extra);
 }
+
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+/* H5Rcreate (the 1.8 API's hobj_ref_t and hdset_reg_ref_t, kept in 1.12 and later) traces,
+ * for capture's reference attributes and datasets, "object": the referenced object's path,
+ * "target": that path, or for a region reference the path with the bounding box of the
+ * selection as [START:END,...] (END exclusive) and "box":false when the selection is not
+ * that box whole, and "ref": the reference's bytes in hex, which a later write of the
+ * reference carries. The event is the file record of loc's. */
+herr_t H5Rcreate(void *ref, hid_t loc, const char *name, H5R_type_t type, hid_t space) {
+    WRAP(herr_t ret, H5Rcreate, hdf5_active, ref, loc, name, type, space);
+    char *extra = NULL;
+    if (trace_on && ret >= 0 && ref && (type == H5R_OBJECT || type == H5R_DATASET_REGION)) {
+        inside++;
+        struct quiet q;
+        quiet_on(&q);
+        char at[1024];
+        ssize_t n = name && name[0] == '/' ? 0 : h5.Iget_name(loc, at, sizeof at);
+        if (n < 0 || (size_t)n >= sizeof at) n = 0;
+        at[n] = 0;
+        char path[2200];
+        if (!name || strcmp(name, ".") == 0) snprintf(path, sizeof path, "%s", at[0] ? at : "/");
+        else snprintf(path, sizeof path, "%s%s%s", strcmp(at, "/") == 0 ? "" : at, name[0] == '/' ? "" : "/", name);
+        struct jb b = {0};
+        jb_printf(&b, "\"object\":");
+        jb_str(&b, path);
+        int box = 1;
+        if (type == H5R_DATASET_REGION) {
+            hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
+            int nd = h5.Sget_simple_extent_ndims(space);
+            char sel[1024] = "";
+            size_t used = 0;
+            if (nd > 0 && nd <= H5S_MAX_RANK && h5.Sget_select_bounds(space, lo, hi) >= 0) {
+                hssize_t np = h5.Sget_select_npoints(space);
+                hsize_t boxn = 1;
+                for (int i = 0; i < nd && used < sizeof sel; i++) {
+                    boxn *= hi[i] - lo[i] + 1;
+                    used += (size_t)snprintf(sel + used, sizeof sel - used, "%s%llu:%llu", i ? "," : "[",
+                                             (unsigned long long)lo[i], (unsigned long long)hi[i] + 1);
+                }
+                if (used < sizeof sel) snprintf(sel + used, sizeof sel - used, "]");
+                box = np >= 0 && (hsize_t)np == boxn;
+            }
+            strncat(path, sel, sizeof path - strlen(path) - 1);
+        }
+        quiet_off(&q);
+        jb_printf(&b, ",\"target\":");
+        jb_str(&b, path);
+        if (!box) jb_printf(&b, ",\"box\":false");
+        jb_printf(&b, ",\"ref\":");
+        jb_hex(&b, ref, type == H5R_OBJECT ? sizeof(hobj_ref_t) : sizeof(hdset_reg_ref_t));
+        extra = jb_done(&b);
+        inside--;
+    }
+    if (ret < 0) {
+        free(extra);
+        return ret;
+    }
+    h5_other_extra(C_H5Rcreate, loc, t1, now_ns(), extra);
+    return ret;
+}
+#endif

@@ -62,6 +62,7 @@ int hdf5_active(void) {
         R(Eset_auto2, H5Eset_auto2);
         R(Sget_select_hyper_nblocks, H5Sget_select_hyper_nblocks);
         R(Sget_select_hyper_blocklist, H5Sget_select_hyper_blocklist);
+        R(Sget_select_bounds, H5Sget_select_bounds);
         R(Aget_name, H5Aget_name);
         R(Aget_space, H5Aget_space);
         R(Aget_type, H5Aget_type);

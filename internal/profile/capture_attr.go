@@ -44,6 +44,40 @@ type capAttr struct {
 	ev    attrEvent // file type and dims from the create, memory type and value from the write
 	value []byte    // nil: never written, or too large to be traced
 	mem   attrEvent
+	// targets are the description's values of a reference attribute (its value's
+	// references matched to the H5Rcreate events that made them; nil when one is not
+	// traced); inexact names a region that is not its bounding box.
+	targets []desc.Value
+	inexact string
+}
+
+// The 1.8 API's object references are 8 bytes (hobj_ref_t), its region references 12
+// (hdset_reg_ref_t); H5Rcreate makes both.
+const (
+	objRefSize       = 8
+	regionRefSize    = 12
+	refCall          = "H5Rcreate"
+	regionTargetNote = "a region reference to a selection that is not a box (written as its bounding box)"
+)
+
+// refTargets matches the references in value (elements of size bytes) with the
+// references rank 0 made in the file (made: hex bytes → H5Rcreate event) and returns
+// their targets as a description's values, and the first whose selection was not a box.
+func refTargets(value []byte, size int, made map[string]Event) (out []desc.Value, inexact string, ok bool) {
+	if size <= 0 || len(value)%size != 0 {
+		return nil, "", false
+	}
+	for i := 0; i < len(value); i += size {
+		e, found := made[hex.EncodeToString(value[i:i+size])]
+		if !found {
+			return nil, "", false
+		}
+		if e.Box != nil && !*e.Box && inexact == "" {
+			inexact = e.Target
+		}
+		out = append(out, desc.V(e.Target))
+	}
+	return out, inexact, true
 }
 
 // HDF5's string padding (H5T_str_t) the description's fixed strings have (strN are
@@ -59,7 +93,15 @@ const (
 // order the program created them.
 func attributes(p *Profile, template func(file, object string) (string, int)) map[string]map[string][]*capAttr {
 	out := map[string]map[string][]*capAttr{}
+	made := map[string]map[string]Event{} // file → reference bytes → its H5Rcreate
 	for _, e := range p.Events {
+		if e.Rank == 0 && e.Call == refCall && e.Ref != "" {
+			if made[e.File] == nil {
+				made[e.File] = map[string]Event{}
+			}
+			made[e.File][e.Ref] = e
+			continue
+		}
 		if e.Rank > 0 || len(e.Attribute) == 0 || (e.Call != "H5Acreate2" && e.Call != "H5Awrite") {
 			continue
 		}
@@ -95,6 +137,12 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 			if a.Value != nil {
 				if b, err := hex.DecodeString(*a.Value); err == nil {
 					c.value = b
+				}
+			}
+			c.targets, c.inexact = nil, ""
+			if a.TypeClass == h5tReference && *a.MemClass == h5tReference && c.value != nil {
+				if t, in, ok := refTargets(c.value, a.MemSize, made[e.File]); ok {
+					c.targets, c.inexact = t, in
 				}
 			}
 		}

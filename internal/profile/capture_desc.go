@@ -251,6 +251,11 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 	case a.ev.Tree != nil: // big-endian numbers, enumerations, arrays, opaque types
 		typ, treeErr = c.treeTypeName(a.name, a.ev.Tree)
 		ok = treeErr == nil
+	case a.ev.TypeClass == h5tReference && a.targets != nil: // the 1.8 API's references, their targets traced
+		typ, ok = map[bool]string{true: "ref", false: "regref"}[a.ev.TypeSize == objRefSize], a.ev.TypeSize == objRefSize || a.ev.TypeSize == regionRefSize
+		if a.inexact != "" {
+			c.unexpressed(apath, fmt.Sprintf("%s: %s: %s", at, a.inexact, regionTargetNote))
+		}
 	case a.ev.TypeClass == 3 && a.ev.VLen: // a variable-length string
 		typ, ok = "vstr", true
 		if a.ev.Cset == csetUTF8 {
@@ -288,6 +293,9 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 		c.unexpressed(apath, fmt.Sprintf("%s: dims %v (a description's attributes are scalars or 1-D: written as %d elements)", at, a.ev.Dims, n))
 	}
 	vals, ok := attrValues(a, strings.TrimPrefix(strings.TrimPrefix(typ, "u"), "p"), n) // ustrN's and pstrN's values are strN's
+	if typ == "ref" || typ == "regref" {
+		vals, ok = a.targets, true
+	}
 	switch {
 	case !ok:
 		c.unexpressed(apath, fmt.Sprintf("%s: its value is not in the trace (never written, variable-length, or over the library's size limit): generated", at))
