@@ -203,6 +203,33 @@ herr_t H5Fclose(hid_t id) {
  * always): enough for units, long names, fill values and small arrays. */
 #define ATTR_VALUE_MAX 4096
 
+/* vlen_refs appends "refs":[[HEX,...],...], each element's references in hex, for the
+ * value buf of npoints sequences of the variable-length type mtype when its base is a
+ * reference of the 1.8 API (the DIMENSION_LIST H5DS writes): capture matches them with
+ * the H5Rcreate events that made them. At most ATTR_VALUE_MAX bytes of references. */
+static void vlen_refs(struct jb *b, hid_t mtype, const void *buf, hssize_t npoints) {
+    hid_t base = h5.Tget_super(mtype);
+    if (base < 0) return;
+    size_t size = h5.Tget_size(base);
+    int isref = h5.Tget_class(base) == H5T_REFERENCE && (size == 8 || size == 12);
+    h5.Tclose(base);
+    if (!isref || npoints <= 0) return;
+    const hvl_t *v = buf;
+    size_t total = 0;
+    for (hssize_t i = 0; i < npoints; i++) total += v[i].len * size;
+    if (total > ATTR_VALUE_MAX) return;
+    jb_printf(b, ",\"refs\":[");
+    for (hssize_t i = 0; i < npoints; i++) {
+        jb_printf(b, "%s[", i ? "," : "");
+        for (size_t k = 0; k < v[i].len; k++) {
+            jb_printf(b, "%s", k ? "," : "");
+            jb_hex(b, (const char *)v[i].p + k * size, size);
+        }
+        jb_printf(b, "]");
+    }
+    jb_printf(b, "]");
+}
+
 /* attr_json describes an attribute for the trace: "attribute":{object (the path of the
  * object it hangs on), name, its file type, dims ([] scalar) and, given the memory type and
  * buffer of an H5Awrite, the memory type and the value's bytes in hex when they are few and
@@ -249,6 +276,7 @@ static char *attr_json(hid_t attr, hid_t mtype, const void *buf) {
             jb_printf(&b, ",\"value\":");
             jb_hex(&b, buf, bytes);
         }
+        if (buf && h5.Tget_class(mtype) == H5T_VLEN) vlen_refs(&b, mtype, buf, npoints);
     }
     jb_printf(&b, "}");
     quiet_off(&q);

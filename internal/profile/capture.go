@@ -34,6 +34,9 @@ type Description struct {
 	// capturedRanksOnly: a stand-in decomposition keeps the captured rank count's
 	// extents (the description runs at that count alone).
 	capturedRanksOnly bool
+	// dimLists are the traced DIMENSION_LIST values by attribute owner (attributeOwner):
+	// per dimension the paths of the scales attached to it.
+	dimLists map[string][][]string
 }
 
 // ErrNoHDF5 says a profile has no HDF5 dataset I/O to fold into a description.

@@ -31,6 +31,9 @@ type attrEvent struct {
 	MemSize    int          `json:"mem_size"`
 	MemSign    int          `json:"mem_sign"`
 	Value      *string      `json:"value"`
+	// Refs are a written value's references per element when its memory type is a
+	// variable-length sequence of references (H5DS's DIMENSION_LIST), in hex.
+	Refs [][]string `json:"refs"`
 	// Tree and MemTree are the file and memory types whole where the fields above cannot
 	// say them (capture_tree.go).
 	Tree    *typeTree `json:"type_tree"`
@@ -49,6 +52,9 @@ type capAttr struct {
 	// traced); inexact names a region that is not its bounding box.
 	targets []desc.Value
 	inexact string
+	// seqTargets are the targets of a value of variable-length sequences of references
+	// per element (nil when one is not traced).
+	seqTargets [][]string
 }
 
 // The 1.8 API's object references are 8 bytes (hobj_ref_t), its region references 12
@@ -59,6 +65,23 @@ const (
 	refCall          = "H5Rcreate"
 	regionTargetNote = "a region reference to a selection that is not a box (written as its bounding box)"
 )
+
+// seqTargets resolves the references of each element of a variable-length value (hex,
+// as traced) to their H5Rcreate events' targets; nil when one was not made in the trace.
+func seqTargets(refs [][]string, made map[string]Event) [][]string {
+	out := make([][]string, len(refs))
+	for i, el := range refs {
+		out[i] = []string{}
+		for _, r := range el {
+			e, ok := made[r]
+			if !ok {
+				return nil
+			}
+			out[i] = append(out[i], e.Target)
+		}
+	}
+	return out
+}
 
 // refTargets matches the references in value (elements of size bytes) with the
 // references rank 0 made in the file (made: hex bytes → H5Rcreate event) and returns
@@ -139,7 +162,10 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 					c.value = b
 				}
 			}
-			c.targets, c.inexact = nil, ""
+			c.targets, c.inexact, c.seqTargets = nil, "", nil
+			if a.Refs != nil {
+				c.seqTargets = seqTargets(a.Refs, made[e.File])
+			}
 			if a.TypeClass == h5tReference && *a.MemClass == h5tReference && c.value != nil {
 				if t, in, ok := refTargets(c.value, a.MemSize, made[e.File]); ok {
 					c.targets, c.inexact = t, in

@@ -241,6 +241,12 @@ func (c *Description) attributes(opath, where string, as []*capAttr) []*desc.Att
 // has none.
 func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute {
 	at := fmt.Sprintf("%s attribute %s", where, a.name)
+	if a.name == dsDimensionList && a.seqTargets != nil {
+		if c.dimLists == nil {
+			c.dimLists = map[string][][]string{}
+		}
+		c.dimLists[where] = a.seqTargets
+	}
 	out := &desc.Attribute{Name: a.name}
 	typ, ok := typeName(datasetInfo{TypeClass: a.ev.TypeClass, TypeSize: a.ev.TypeSize, TypeSign: a.ev.TypeSign})
 	if a.ev.TypeClass == h5tCompound {
