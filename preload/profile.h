@@ -444,6 +444,11 @@ struct h5fns {
     __typeof__(H5Sget_select_hyper_nblocks) *Sget_select_hyper_nblocks;
     __typeof__(H5Sget_select_hyper_blocklist) *Sget_select_hyper_blocklist;
     __typeof__(H5Sget_select_bounds) *Sget_select_bounds;
+    __typeof__(H5Pget_virtual_count) *Pget_virtual_count;
+    __typeof__(H5Pget_virtual_vspace) *Pget_virtual_vspace;
+    __typeof__(H5Pget_virtual_srcspace) *Pget_virtual_srcspace;
+    __typeof__(H5Pget_virtual_filename) *Pget_virtual_filename;
+    __typeof__(H5Pget_virtual_dsetname) *Pget_virtual_dsetname;
     __typeof__(H5Aget_name) *Aget_name;
     __typeof__(H5Aget_space) *Aget_space;
     __typeof__(H5Aget_type) *Aget_type;

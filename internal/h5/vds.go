@@ -95,6 +95,15 @@ func selectOn(op string, s C.hid_t, shape []uint64, sel plan.Selection) error {
 		}
 		return nil
 	}
+	if sel.Kind == plan.Whole { // the whole dataspace, as H5S_SEL_ALL
+		if err := sel.Validate(shape); err != nil {
+			return errorf("h5: %s: %w", op, err)
+		}
+		if C.H5Sselect_all(s) < 0 {
+			return stackError("H5Sselect_all " + op)
+		}
+		return nil
+	}
 	if len(shape) == 0 {
 		for i, h := range sel.Blocks {
 			if len(h.Start) != 0 {

@@ -172,7 +172,11 @@ func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc
 	out.Filters = filterList(d.info)
 	c.fill(out, dpath, id, d)
 	out.Decompose = dc
-	if len(d.writes) == 0 && len(d.reads) == 0 {
+	out.CreationOrder = orderName(d.info.AttrCrtOrder)
+	if len(d.info.Virtual) > 0 { // created, never written: the key says so
+		out.Virtual = c.virtualMaps(dpath, id, d)
+		out.Decompose = desc.Decompose{}
+	} else if len(d.writes) == 0 && len(d.reads) == 0 {
 		out.Decompose, out.Written = desc.Decompose{}, desc.V("false")
 		c.Desc.NoteAt(dpath + ".written").Line = "created and never written"
 	}
@@ -360,4 +364,43 @@ func (c *Description) ways(f *desc.File, fpath, file string, w fileWays) {
 	for _, g := range w.guesses {
 		c.Desc.Guess(fpath, g)
 	}
+}
+
+// virtualMaps are a virtual dataset's traced mappings as the virtual key says them: the
+// file only when another ("." is the dataset's own); start and count when the program
+// selected hyperslabs, none when it passed both dataspaces unselected. A selection that is not a box is written as its
+// bounding box and listed.
+func (c *Description) virtualMaps(dpath, id string, d *capDataset) []desc.VirtualMap {
+	ints := func(v []int64) []desc.Value {
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.FormatInt(x, 10)
+		}
+		return desc.Vs(s...)
+	}
+	zero := func(v []int64) bool { return !slices.ContainsFunc(v, func(x int64) bool { return x != 0 }) }
+	var out []desc.VirtualMap
+	for i, m := range d.info.Virtual {
+		vm := desc.VirtualMap{Dataset: desc.V(m.Dataset)}
+		if m.File != "." && m.File != "" {
+			vm.File = desc.V(m.File)
+		}
+		count := make([]int64, len(m.VEnd))
+		for k := range m.VEnd {
+			if k < len(m.VStart) {
+				count[k] = m.VEnd[k] - m.VStart[k]
+			}
+		}
+		if !m.VAll || !m.SAll { // hyperslabs: said explicitly (no key selects all of both)
+			vm.Start, vm.Count = ints(m.VStart), ints(count)
+			if !zero(m.SStart) {
+				vm.SourceStart = ints(m.SStart)
+			}
+		}
+		if m.Box != nil && !*m.Box {
+			c.unexpressed(dpath, fmt.Sprintf("%s %s: virtual mapping %d selects no box (written as its bounding box)", id, d.template, i))
+		}
+		out = append(out, vm)
+	}
+	return out
 }
