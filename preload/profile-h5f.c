@@ -230,6 +230,21 @@ static void vlen_refs(struct jb *b, hid_t mtype, const void *buf, hssize_t npoin
     jb_printf(b, "]");
 }
 
+/* vlen_strings appends "strings":[...], the npoints C strings of a variable-length string
+ * value buf (a NULL one as ""), when they are at most ATTR_VALUE_MAX bytes in all. */
+static void vlen_strings(struct jb *b, const void *buf, hssize_t npoints) {
+    char *const *v = buf;
+    size_t total = 0;
+    for (hssize_t i = 0; i < npoints; i++) total += v[i] ? strlen(v[i]) : 0;
+    if (npoints <= 0 || total > ATTR_VALUE_MAX) return;
+    jb_printf(b, ",\"strings\":[");
+    for (hssize_t i = 0; i < npoints; i++) {
+        jb_printf(b, "%s", i ? "," : "");
+        jb_str(b, v[i] ? v[i] : "");
+    }
+    jb_printf(b, "]");
+}
+
 /* attr_json describes an attribute for the trace: "attribute":{object (the path of the
  * object it hangs on), name, its file type, dims ([] scalar) and, given the memory type and
  * buffer of an H5Awrite, the memory type and the value's bytes in hex when they are few and
@@ -277,6 +292,7 @@ static char *attr_json(hid_t attr, hid_t mtype, const void *buf) {
             jb_hex(&b, buf, bytes);
         }
         if (buf && h5.Tget_class(mtype) == H5T_VLEN) vlen_refs(&b, mtype, buf, npoints);
+        if (buf && vlen && h5.Tget_class(mtype) == H5T_STRING) vlen_strings(&b, buf, npoints);
     }
     jb_printf(&b, "}");
     quiet_off(&q);

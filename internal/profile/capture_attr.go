@@ -34,6 +34,8 @@ type attrEvent struct {
 	// Refs are a written value's references per element when its memory type is a
 	// variable-length sequence of references (H5DS's DIMENSION_LIST), in hex.
 	Refs [][]string `json:"refs"`
+	// Strings are a written value's variable-length strings.
+	Strings []string `json:"strings"`
 	// Tree and MemTree are the file and memory types whole where the fields above cannot
 	// say them (capture_tree.go).
 	Tree    *typeTree `json:"type_tree"`
@@ -180,6 +182,9 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 // a description holds them: exact integers, shortest floats, strings without their
 // trailing NULs, a compound's members by name.
 func attrValues(a *capAttr, typ string, n int64) ([]desc.Value, bool) {
+	if a.ev.VLen && a.ev.TypeClass == 3 && a.mem.Strings != nil && int64(len(a.mem.Strings)) == n { // variable-length strings
+		return desc.Vs(a.mem.Strings...), true
+	}
 	if a.value == nil || a.mem.MemClass == nil || a.ev.VLen {
 		return nil, false
 	}

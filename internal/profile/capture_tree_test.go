@@ -93,7 +93,7 @@ func TestCaptureTypes(t *testing.T) {
 // TestCaptureRefsAndVirtual traces the kernel's refs mode (tests/profile/kernel.c: rank 0
 // writes references, a hand-made DIMENSION_LIST and virtual datasets) and captures it:
 // the attributes' references become ref and regref values naming their targets (the
-// profiler traces H5Rcreate's target and bytes), the DIMENSION_LIST the dims key with no
+// profiler traces H5Rcreate's target and bytes), variable-length strings their values, the DIMENSION_LIST the dims key with no
 // scale on dimension 0, the unselected virtual mapping a mapping with no block and the
 // hyperslab one its start and count, and the view's attribute creation order is kept.
 // Nothing is left unexpressed and the description passes check.
@@ -120,7 +120,7 @@ func TestCaptureRefsAndVirtual(t *testing.T) {
 		}
 		attrs[a.Name] = words(a.Type.Text, v)
 	}
-	for name, want := range map[string]string{"main": "ref /table", "parts": "regref [/table[0:2], /table[2:4]]"} {
+	for name, want := range map[string]string{"main": "ref /table", "parts": "regref [/table[0:2], /table[2:4]]", "notes": "vstr [made by refs, two]"} {
 		if attrs[name] != want {
 			t.Errorf("attribute %s: %q, want %q\n%s", name, attrs[name], want, d.YAML)
 		}

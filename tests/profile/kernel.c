@@ -299,7 +299,8 @@ static void types_part(const char *dir, int rank, int size) {
  * virtual view of all of it through unselected dataspaces, its attributes' creation
  * order tracked and indexed), /half (elements 2..3 of a virtual dataset of 4 from
  * elements 0..1 of /table), attributes "main" (an object reference to /table) and
- * "parts" (region references to /table[0:2] and /table[2:4]); /x a dimension scale
+ * "parts" (region references to /table[0:2] and /table[2:4]) and "notes" (two
+ * variable-length strings); /x a dimension scale
  * (CLASS) attached to dimension 1 of the 2-D /rho through a DIMENSION_LIST of
  * variable-length object references written by hand, as H5DS writes it. */
 static void refs_part(const char *dir, int rank) {
@@ -348,6 +349,13 @@ static void refs_part(const char *dir, int rank) {
     a = H5Acreate2(f, "parts", H5T_STD_REF_DSETREG, s2, H5P_DEFAULT, H5P_DEFAULT);
     check(a >= 0 && H5Awrite(a, H5T_STD_REF_DSETREG, rref) >= 0, "H5Awrite parts");
     H5Aclose(a);
+    hid_t vstr = H5Tcopy(H5T_C_S1);
+    H5Tset_size(vstr, H5T_VARIABLE);
+    const char *notes[2] = {"made by refs", "two"};
+    a = H5Acreate2(f, "notes", vstr, s2, H5P_DEFAULT, H5P_DEFAULT);
+    check(a >= 0 && H5Awrite(a, vstr, notes) >= 0, "H5Awrite notes");
+    H5Aclose(a);
+    H5Tclose(vstr);
     /* the scale and its attachment */
     d = H5Dcreate2(f, "x", H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     double xs[4] = {0, 1, 2, 3};
