@@ -20,4 +20,7 @@ type GroupSpec struct {
 type VirtualSource struct {
 	File, Dataset             string
 	Start, Count, SourceStart []uint64
+	// All selects the whole of both dataspaces (H5Sselect_all), as a program that passes
+	// its dataspaces to H5Pset_virtual unselected; else both are one hyperslab block.
+	All bool
 }

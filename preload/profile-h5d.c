@@ -24,6 +24,70 @@ NEXT(H5Dwrite_multi);
 NEXT(H5Dread_multi);
 #endif
 
+/* bounds_json appends "KEY":[...] of the selection bounds of space: their starts
+ * (end 0) or their ends, exclusive (end 1); [] when it has none. */
+static void bounds_json(struct jb *b, const char *key, hid_t space, int end) {
+    hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
+    int nd = h5.Sget_simple_extent_ndims(space);
+    jb_printf(b, "\"%s\":[", key);
+    if (nd > 0 && nd <= H5S_MAX_RANK && h5.Sget_select_bounds(space, lo, hi) >= 0)
+        for (int i = 0; i < nd; i++)
+            jb_printf(b, "%s%llu", i ? "," : "", (unsigned long long)(end ? hi[i] + 1 : lo[i]));
+    jb_printf(b, "]");
+}
+
+/* dcpl_json is what capture reads of a dataset's creation list beyond the flat fields:
+ * ,"attr_crt_order":FLAGS (1 tracked, 2 indexed) when set and ,"virtual":[{file,
+ * dataset, vstart, vend, sstart}] for a virtual dataset's mappings (each selection's
+ * bounding box, ends exclusive; "box":false when a selection is not its box whole,
+ * "vall" and "sall" true when the virtual or source selection is H5S_SEL_ALL).
+ * NULL when neither is set. */
+static char *dcpl_json(hid_t p, int layout) {
+    struct jb b = {0};
+    unsigned ord = 0;
+    if (h5.Pget_attr_creation_order(p, &ord) >= 0 && ord) jb_printf(&b, ",\"attr_crt_order\":%u", ord);
+    size_t nmaps = 0;
+    if (layout == H5D_VIRTUAL && h5.Pget_virtual_count(p, &nmaps) >= 0 && nmaps > 0) {
+        jb_printf(&b, ",\"virtual\":[");
+        for (size_t i = 0; i < nmaps && i < 64; i++) {
+            char fname[1024] = "", dname[1024] = "";
+            ssize_t fl = h5.Pget_virtual_filename(p, i, fname, sizeof fname);
+            ssize_t dl = h5.Pget_virtual_dsetname(p, i, dname, sizeof dname);
+            if (fl < 0 || (size_t)fl >= sizeof fname) fname[0] = 0;
+            if (dl < 0 || (size_t)dl >= sizeof dname) dname[0] = 0;
+            jb_printf(&b, "%s{\"file\":", i ? "," : "");
+            jb_str(&b, fname);
+            jb_printf(&b, ",\"dataset\":");
+            jb_str(&b, dname);
+            hid_t vs = h5.Pget_virtual_vspace(p, i), ss = h5.Pget_virtual_srcspace(p, i);
+            int box = 1;
+            if (vs >= 0) {
+                jb_printf(&b, ",");
+                bounds_json(&b, "vstart", vs, 0);
+                jb_printf(&b, ",");
+                bounds_json(&b, "vend", vs, 1);
+                hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], n = 1;
+                int nd = h5.Sget_simple_extent_ndims(vs);
+                if (nd > 0 && nd <= H5S_MAX_RANK && h5.Sget_select_bounds(vs, lo, hi) >= 0)
+                    for (int k = 0; k < nd; k++) n *= hi[k] - lo[k] + 1;
+                box = h5.Sget_select_npoints(vs) == (hssize_t)n;
+                if (h5.Sget_select_type(vs) == H5S_SEL_ALL) jb_printf(&b, ",\"vall\":true");
+                h5.Sclose(vs);
+            }
+            if (ss >= 0) {
+                jb_printf(&b, ",");
+                bounds_json(&b, "sstart", ss, 0);
+                if (h5.Sget_select_type(ss) == H5S_SEL_ALL) jb_printf(&b, ",\"sall\":true");
+                h5.Sclose(ss);
+            }
+            if (!box) jb_printf(&b, ",\"box\":false");
+            jb_printf(&b, "}");
+        }
+        jb_printf(&b, "]");
+    }
+    return jb_done(&b);
+}
+
 /* h5d_opened records a dataset create or open: its record is (file, path in the file). */
 static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t2) {
     inside++;
@@ -31,6 +95,7 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     quiet_on(&q);
     char file[PATH_MAX], name[1024], info[8192], members[2048] = "";
     char *tree = NULL; /* the type as a tree, where the flat fields cannot say it */
+    char *more = NULL; /* dcpl_json */
     file_name(id, file, sizeof file);
     ssize_t n = h5.Iget_name(id, name, sizeof name);
     if (n <= 0 || (size_t)n >= sizeof name) snprintf(name, sizeof name, "<anonymous>");
@@ -90,6 +155,7 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
             filter_id[i] = (int)h5.Pget_filter2(p, (unsigned)i, &flags, &ncd, cd, sizeof fname, fname, &config);
             filter_cd0[i] = ncd > 0 ? cd[0] : 0;
         }
+        more = dcpl_json(p, layout);
         h5.Pclose(p);
     }
     quiet_off(&q);
@@ -118,6 +184,8 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
     if (tree && o + strlen(tree) + 16 < sizeof info - 2) /* else traced flat: capture names what it misses */
         o += snprintf(info + o, sizeof info - (size_t)o, ",\"type_tree\":%s", tree);
     free(tree);
+    if (more && o + strlen(more) + 16 < sizeof info - 2) o += snprintf(info + o, sizeof info - (size_t)o, "%s", more);
+    free(more);
     if (o < (int)sizeof info - 2) snprintf(info + o, sizeof info - (size_t)o, "}");
     pthread_mutex_lock(&lock);
     count_call(call, t1, t2);

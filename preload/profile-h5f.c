@@ -4,8 +4,8 @@
  * counters, profile.h; its info: the access list's driver, alignment, collective metadata,
  * version bounds and, traced, MPI-IO hints). Groups, objects and attributes have no Darshan
  * module: H5Gcreate2, H5Gcreate1, H5Gopen2, H5Gclose, H5Oopen, H5Oclose, H5Acreate2, H5Awrite,
- * H5Aopen, H5Aread and the link creations H5Lcreate_hard, H5Lcreate_soft and H5Lcreate_external count in the
- * call table and, traced, as events of their file's record.
+ * H5Aopen, H5Aread, the link creations H5Lcreate_hard, H5Lcreate_soft and H5Lcreate_external and
+ * the 1.8 API's reference creation H5Rcreate count in the call table and, traced, as events of their file's record.
  */
 #include "profile.h"
 
@@ -28,6 +28,9 @@ NEXT(H5Aread);
 NEXT(H5Lcreate_hard);
 NEXT(H5Lcreate_soft);
 NEXT(H5Lcreate_external);
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+NEXT(H5Rcreate);
+#endif
 PNEXT(MPI_Info_get_nkeys);
 PNEXT(MPI_Info_get_nthkey);
 PNEXT(MPI_Info_get_valuelen);
@@ -200,6 +203,48 @@ herr_t H5Fclose(hid_t id) {
  * always): enough for units, long names, fill values and small arrays. */
 #define ATTR_VALUE_MAX 4096
 
+/* vlen_refs appends "refs":[[HEX,...],...], each element's references in hex, for the
+ * value buf of npoints sequences of the variable-length type mtype when its base is a
+ * reference of the 1.8 API (the DIMENSION_LIST H5DS writes): capture matches them with
+ * the H5Rcreate events that made them. At most ATTR_VALUE_MAX bytes of references. */
+static void vlen_refs(struct jb *b, hid_t mtype, const void *buf, hssize_t npoints) {
+    hid_t base = h5.Tget_super(mtype);
+    if (base < 0) return;
+    size_t size = h5.Tget_size(base);
+    int isref = h5.Tget_class(base) == H5T_REFERENCE && (size == 8 || size == 12);
+    h5.Tclose(base);
+    if (!isref || npoints <= 0) return;
+    const hvl_t *v = buf;
+    size_t total = 0;
+    for (hssize_t i = 0; i < npoints; i++) total += v[i].len * size;
+    if (total > ATTR_VALUE_MAX) return;
+    jb_printf(b, ",\"refs\":[");
+    for (hssize_t i = 0; i < npoints; i++) {
+        jb_printf(b, "%s[", i ? "," : "");
+        for (size_t k = 0; k < v[i].len; k++) {
+            jb_printf(b, "%s", k ? "," : "");
+            jb_hex(b, (const char *)v[i].p + k * size, size);
+        }
+        jb_printf(b, "]");
+    }
+    jb_printf(b, "]");
+}
+
+/* vlen_strings appends "strings":[...], the npoints C strings of a variable-length string
+ * value buf (a NULL one as ""), when they are at most ATTR_VALUE_MAX bytes in all. */
+static void vlen_strings(struct jb *b, const void *buf, hssize_t npoints) {
+    char *const *v = buf;
+    size_t total = 0;
+    for (hssize_t i = 0; i < npoints; i++) total += v[i] ? strlen(v[i]) : 0;
+    if (npoints <= 0 || total > ATTR_VALUE_MAX) return;
+    jb_printf(b, ",\"strings\":[");
+    for (hssize_t i = 0; i < npoints; i++) {
+        jb_printf(b, "%s", i ? "," : "");
+        jb_str(b, v[i] ? v[i] : "");
+    }
+    jb_printf(b, "]");
+}
+
 /* attr_json describes an attribute for the trace: "attribute":{object (the path of the
  * object it hangs on), name, its file type, dims ([] scalar) and, given the memory type and
  * buffer of an H5Awrite, the memory type and the value's bytes in hex when they are few and
@@ -246,6 +291,8 @@ static char *attr_json(hid_t attr, hid_t mtype, const void *buf) {
             jb_printf(&b, ",\"value\":");
             jb_hex(&b, buf, bytes);
         }
+        if (buf && h5.Tget_class(mtype) == H5T_VLEN) vlen_refs(&b, mtype, buf, npoints);
+        if (buf && vlen && h5.Tget_class(mtype) == H5T_STRING) vlen_strings(&b, buf, npoints);
     }
     jb_printf(&b, "}");
     quiet_off(&q);
@@ -458,3 +505,64 @@ herr_t H5Lcreate_external(const char *file, const char *obj, hid_t loc, const ch
     inside--;
     return link_made(C_H5Lcreate_external, ret, loc, t1, extra);
 }
+
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+/* H5Rcreate (the 1.8 API's hobj_ref_t and hdset_reg_ref_t, kept in 1.12 and later) traces,
+ * for capture's reference attributes and datasets, "object": the referenced object's path,
+ * "target": that path, or for a region reference the path with the bounding box of the
+ * selection as [START:END,...] (END exclusive) and "box":false when the selection is not
+ * that box whole, and "ref": the reference's bytes in hex, which a later write of the
+ * reference carries. The event is the file record of loc's. */
+herr_t H5Rcreate(void *ref, hid_t loc, const char *name, H5R_type_t type, hid_t space) {
+    WRAP(herr_t ret, H5Rcreate, hdf5_active, ref, loc, name, type, space);
+    char *extra = NULL;
+    if (trace_on && ret >= 0 && ref && (type == H5R_OBJECT || type == H5R_DATASET_REGION)) {
+        inside++;
+        struct quiet q;
+        quiet_on(&q);
+        char at[1024];
+        ssize_t n = name && name[0] == '/' ? 0 : h5.Iget_name(loc, at, sizeof at);
+        if (n < 0 || (size_t)n >= sizeof at) n = 0;
+        at[n] = 0;
+        char path[2200];
+        if (!name || strcmp(name, ".") == 0) snprintf(path, sizeof path, "%s", at[0] ? at : "/");
+        else snprintf(path, sizeof path, "%s%s%s", strcmp(at, "/") == 0 ? "" : at, name[0] == '/' ? "" : "/", name);
+        struct jb b = {0};
+        jb_printf(&b, "\"object\":");
+        jb_str(&b, path);
+        int box = 1;
+        if (type == H5R_DATASET_REGION) {
+            hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
+            int nd = h5.Sget_simple_extent_ndims(space);
+            char sel[1024] = "";
+            size_t used = 0;
+            if (nd > 0 && nd <= H5S_MAX_RANK && h5.Sget_select_bounds(space, lo, hi) >= 0) {
+                hssize_t np = h5.Sget_select_npoints(space);
+                hsize_t boxn = 1;
+                for (int i = 0; i < nd && used < sizeof sel; i++) {
+                    boxn *= hi[i] - lo[i] + 1;
+                    used += (size_t)snprintf(sel + used, sizeof sel - used, "%s%llu:%llu", i ? "," : "[",
+                                             (unsigned long long)lo[i], (unsigned long long)hi[i] + 1);
+                }
+                if (used < sizeof sel) snprintf(sel + used, sizeof sel - used, "]");
+                box = np >= 0 && (hsize_t)np == boxn;
+            }
+            strncat(path, sel, sizeof path - strlen(path) - 1);
+        }
+        quiet_off(&q);
+        jb_printf(&b, ",\"target\":");
+        jb_str(&b, path);
+        if (!box) jb_printf(&b, ",\"box\":false");
+        jb_printf(&b, ",\"ref\":");
+        jb_hex(&b, ref, type == H5R_OBJECT ? sizeof(hobj_ref_t) : sizeof(hdset_reg_ref_t));
+        extra = jb_done(&b);
+        inside--;
+    }
+    if (ret < 0) {
+        free(extra);
+        return ret;
+    }
+    h5_other_extra(C_H5Rcreate, loc, t1, now_ns(), extra);
+    return ret;
+}
+#endif

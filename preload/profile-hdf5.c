@@ -62,6 +62,12 @@ int hdf5_active(void) {
         R(Eset_auto2, H5Eset_auto2);
         R(Sget_select_hyper_nblocks, H5Sget_select_hyper_nblocks);
         R(Sget_select_hyper_blocklist, H5Sget_select_hyper_blocklist);
+        R(Sget_select_bounds, H5Sget_select_bounds);
+        R(Pget_virtual_count, H5Pget_virtual_count);
+        R(Pget_virtual_vspace, H5Pget_virtual_vspace);
+        R(Pget_virtual_srcspace, H5Pget_virtual_srcspace);
+        R(Pget_virtual_filename, H5Pget_virtual_filename);
+        R(Pget_virtual_dsetname, H5Pget_virtual_dsetname);
         R(Aget_name, H5Aget_name);
         R(Aget_space, H5Aget_space);
         R(Aget_type, H5Aget_type);

@@ -223,7 +223,8 @@ extern struct hmap fds, h5files, h5dsets, mpifiles;
     X(H5Gcreate2) X(H5Gopen2) X(H5Dcreate2) X(H5Dcreate1) X(H5Dopen2) X(H5Dopen1) X(H5Dwrite) \
     X(H5Dread) X(H5Dset_extent) X(H5Dclose) X(H5Acreate2) X(H5Awrite) X(H5Dwrite_multi)          \
     X(H5Dread_multi) X(H5Gclose) X(H5Oopen) X(H5Oclose) X(H5Lcreate_hard) X(H5Lcreate_soft)     \
-    X(H5Lcreate_external) X(H5Gcreate1) X(H5Aopen) X(H5Aread) X(fopen) X(fileno) X(fclose)
+    X(H5Lcreate_external) X(H5Gcreate1) X(H5Aopen) X(H5Aread) X(H5Rcreate) X(fopen) X(fileno)  \
+    X(fclose)
 #define X(a) C_##a,
 enum { CALLS C_N };
 #undef X
@@ -444,6 +445,12 @@ struct h5fns {
     __typeof__(H5Eset_auto2) *Eset_auto2;
     __typeof__(H5Sget_select_hyper_nblocks) *Sget_select_hyper_nblocks;
     __typeof__(H5Sget_select_hyper_blocklist) *Sget_select_hyper_blocklist;
+    __typeof__(H5Sget_select_bounds) *Sget_select_bounds;
+    __typeof__(H5Pget_virtual_count) *Pget_virtual_count;
+    __typeof__(H5Pget_virtual_vspace) *Pget_virtual_vspace;
+    __typeof__(H5Pget_virtual_srcspace) *Pget_virtual_srcspace;
+    __typeof__(H5Pget_virtual_filename) *Pget_virtual_filename;
+    __typeof__(H5Pget_virtual_dsetname) *Pget_virtual_dsetname;
     __typeof__(H5Aget_name) *Aget_name;
     __typeof__(H5Aget_space) *Aget_space;
     __typeof__(H5Aget_type) *Aget_type;

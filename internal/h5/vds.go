@@ -95,6 +95,15 @@ func selectOn(op string, s C.hid_t, shape []uint64, sel plan.Selection) error {
 		}
 		return nil
 	}
+	if sel.Kind == plan.Whole { // the whole dataspace, as H5S_SEL_ALL
+		if err := sel.Validate(shape); err != nil {
+			return errorf("h5: %s: %w", op, err)
+		}
+		if C.H5Sselect_all(s) < 0 {
+			return stackError("H5Sselect_all " + op)
+		}
+		return nil
+	}
 	if len(shape) == 0 {
 		for i, h := range sel.Blocks {
 			if len(h.Start) != 0 {
@@ -255,7 +264,8 @@ func VirtualMappings(d ID) ([]VirtualMap, bool, error) {
 	return maps, true, nil
 }
 
-// mappingOf reads mapping i of a virtual dataset's creation property list.
+// mappingOf reads mapping i of a virtual dataset's creation property list; a dataspace
+// selected whole (H5S_SEL_ALL) is a selection of kind Whole.
 func mappingOf(what string, dcpl C.hid_t, i C.size_t) (VirtualMap, error) {
 	var m VirtualMap
 	vs := C.H5Pget_virtual_vspace(dcpl, i)
@@ -263,6 +273,9 @@ func mappingOf(what string, dcpl C.hid_t, i C.size_t) (VirtualMap, error) {
 		return m, stackError("H5Pget_virtual_vspace " + what)
 	}
 	sel, _, _, err := selectionOf("virtual "+what, vs)
+	if C.H5Sget_select_type(vs) == C.H5S_SEL_ALL { // selected whole (H5Sselect_all)
+		sel.Kind = plan.Whole
+	}
 	C.H5Sclose(vs)
 	if err != nil {
 		return m, err
@@ -273,6 +286,9 @@ func mappingOf(what string, dcpl C.hid_t, i C.size_t) (VirtualMap, error) {
 		return m, stackError("H5Pget_virtual_srcspace " + what)
 	}
 	m.Source, m.SourceShape, m.SourceMaxShape, err = selectionOf("source "+what, ss)
+	if C.H5Sget_select_type(ss) == C.H5S_SEL_ALL {
+		m.Source.Kind = plan.Whole
+	}
 	C.H5Sclose(ss)
 	if err != nil {
 		return m, err

@@ -56,6 +56,9 @@ func TestVirtualDataset(t *testing.T) {
 	// A scalar virtual dataset.
 	s := must(CreateVirtual(f, "/s", plan.DatasetSpec{Type: plan.I32}, []VirtualMap{{Virtual: plan.All(nil), File: "a.h5", Dataset: "/v", SourceShape: shape, Source: plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{1, 2}, []uint64{1, 1})}}}}))
 	ok(t, CloseDataset(s))
+	// A view of a whole source through unselected dataspaces (H5Sselect_all on both).
+	w := must(CreateVirtual(f, "/whole", plan.DatasetSpec{Type: plan.I32, Shape: shape}, []VirtualMap{{Virtual: plan.WholeSpace(shape), File: "a.h5", Dataset: "/v", SourceShape: shape, Source: plan.WholeSpace(shape)}}))
+	ok(t, CloseDataset(w))
 	ok(t, CloseGroup(g))
 	ok(t, CloseFile(f))
 
@@ -70,6 +73,20 @@ func TestVirtualDataset(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("virtual dataset values differ from the sources'")
 	}
+	w = must(OpenDataset(f, "/whole"))
+	wm, _, err := VirtualMappings(w)
+	ok(t, err)
+	if len(wm) != 1 || wm[0].Virtual.Kind != plan.Whole || wm[0].Source.Kind != plan.Whole {
+		t.Errorf("the whole mapping read back as %+v, want both selections whole (H5S_SEL_ALL)", wm)
+	}
+	wgot := make([]byte, total*4)
+	ok(t, Read(w, wholeTransfer(plan.I32, shape), false, wgot))
+	wantA := make([]byte, total*4)
+	scatter(wantA, shape, selA, 4, randBytes(1, selA.NPoints(shape)*4))
+	if !bytes.Equal(wgot, wantA) {
+		t.Errorf("the whole view reads other values than a.h5's /v")
+	}
+	ok(t, CloseDataset(w))
 	back, virtual, err := VirtualMappings(v)
 	ok(t, err)
 	if !virtual || len(back) != 2 || back[0].File != "a.h5" || back[1].Dataset != "/v" || len(back[0].SourceShape) != 2 {

@@ -34,6 +34,9 @@ type Description struct {
 	// capturedRanksOnly: a stand-in decomposition keeps the captured rank count's
 	// extents (the description runs at that count alone).
 	capturedRanksOnly bool
+	// dimLists are the traced DIMENSION_LIST values by attribute owner (attributeOwner):
+	// per dimension the paths of the scales attached to it.
+	dimLists map[string][][]string
 }
 
 // ErrNoHDF5 says a profile has no HDF5 dataset I/O to fold into a description.
@@ -60,6 +63,26 @@ type datasetInfo struct {
 	Members []typeMember `json:"type_members"`
 	// Tree is the type whole where the fields above cannot say it (capture_tree.go).
 	Tree *typeTree `json:"type_tree"`
+	// AttrCrtOrder is the creation order flags of the dataset's attributes (1 tracked,
+	// 2 indexed; H5Pset_attr_creation_order on its creation list).
+	AttrCrtOrder int `json:"attr_crt_order"`
+	// Virtual are a virtual dataset's mappings (H5Pset_virtual).
+	Virtual []virtualMapping `json:"virtual"`
+}
+
+// virtualMapping is one traced mapping of a virtual dataset: the source's file and
+// dataset, the bounding box of the virtual selection (ends exclusive) and the start of the
+// source selection's; Box false when the virtual selection is not its box whole.
+type virtualMapping struct {
+	File    string  `json:"file"`
+	Dataset string  `json:"dataset"`
+	VStart  []int64 `json:"vstart"`
+	VEnd    []int64 `json:"vend"`
+	SStart  []int64 `json:"sstart"`
+	Box     *bool   `json:"box"`
+	// VAll and SAll: the virtual and the source selection are H5S_SEL_ALL.
+	VAll bool `json:"vall"`
+	SAll bool `json:"sall"`
 }
 
 // h5dTransfers are the traced calls that move a dataset's data, true for writes: an

@@ -31,6 +31,11 @@ type attrEvent struct {
 	MemSize    int          `json:"mem_size"`
 	MemSign    int          `json:"mem_sign"`
 	Value      *string      `json:"value"`
+	// Refs are a written value's references per element when its memory type is a
+	// variable-length sequence of references (H5DS's DIMENSION_LIST), in hex.
+	Refs [][]string `json:"refs"`
+	// Strings are a written value's variable-length strings.
+	Strings []string `json:"strings"`
 	// Tree and MemTree are the file and memory types whole where the fields above cannot
 	// say them (capture_tree.go).
 	Tree    *typeTree `json:"type_tree"`
@@ -44,6 +49,60 @@ type capAttr struct {
 	ev    attrEvent // file type and dims from the create, memory type and value from the write
 	value []byte    // nil: never written, or too large to be traced
 	mem   attrEvent
+	// targets are the description's values of a reference attribute (its value's
+	// references matched to the H5Rcreate events that made them; nil when one is not
+	// traced); inexact names a region that is not its bounding box.
+	targets []desc.Value
+	inexact string
+	// seqTargets are the targets of a value of variable-length sequences of references
+	// per element (nil when one is not traced).
+	seqTargets [][]string
+}
+
+// The 1.8 API's object references are 8 bytes (hobj_ref_t), its region references 12
+// (hdset_reg_ref_t); H5Rcreate makes both.
+const (
+	objRefSize       = 8
+	regionRefSize    = 12
+	refCall          = "H5Rcreate"
+	regionTargetNote = "a region reference to a selection that is not a box (written as its bounding box)"
+)
+
+// seqTargets resolves the references of each element of a variable-length value (hex,
+// as traced) to their H5Rcreate events' targets; nil when one was not made in the trace.
+func seqTargets(refs [][]string, made map[string]Event) [][]string {
+	out := make([][]string, len(refs))
+	for i, el := range refs {
+		out[i] = []string{}
+		for _, r := range el {
+			e, ok := made[r]
+			if !ok {
+				return nil
+			}
+			out[i] = append(out[i], e.Target)
+		}
+	}
+	return out
+}
+
+// refTargets matches the references in value (elements of size bytes) with the
+// references rank 0 made in the file (made: hex bytes → H5Rcreate event) and returns
+// their targets as a description's values, and the first whose selection was not a box.
+func refTargets(value []byte, size int, made map[string]Event) (out []desc.Value, inexact string, ok bool) {
+	if size <= 0 || len(value)%size != 0 {
+		return nil, "", false
+	}
+	for i := 0; i < len(value); i += size {
+		e, found := made[hex.EncodeToString(value[i:i+size])]
+		if !found {
+			return nil, "", false
+		}
+		if e.Box != nil && !*e.Box && inexact == "" {
+			inexact = e.Target
+		}
+		out = append(out, desc.V(e.Target))
+	}
+	return out, inexact, true
 }
 
 // HDF5's string padding (H5T_str_t) the description's fixed strings have (strN are
@@ -59,7 +118,15 @@ const (
 // order the program created them.
 func attributes(p *Profile, template func(file, object string) (string, int)) map[string]map[string][]*capAttr {
 	out := map[string]map[string][]*capAttr{}
+	made := map[string]map[string]Event{} // file → reference bytes → its H5Rcreate
 	for _, e := range p.Events {
+		if e.Rank == 0 && e.Call == refCall && e.Ref != "" {
+			if made[e.File] == nil {
+				made[e.File] = map[string]Event{}
+			}
+			made[e.File][e.Ref] = e
+			continue
+		}
 		if e.Rank > 0 || len(e.Attribute) == 0 || (e.Call != "H5Acreate2" && e.Call != "H5Awrite") {
 			continue
 		}
@@ -97,6 +164,15 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 					c.value = b
 				}
 			}
+			c.targets, c.inexact, c.seqTargets = nil, "", nil
+			if a.Refs != nil {
+				c.seqTargets = seqTargets(a.Refs, made[e.File])
+			}
+			if a.TypeClass == h5tReference && *a.MemClass == h5tReference && c.value != nil {
+				if t, in, ok := refTargets(c.value, a.MemSize, made[e.File]); ok {
+					c.targets, c.inexact = t, in
+				}
+			}
 		}
 	}
 	return out
@@ -106,6 +182,9 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 // a description holds them: exact integers, shortest floats, strings without their
 // trailing NULs, a compound's members by name.
 func attrValues(a *capAttr, typ string, n int64) ([]desc.Value, bool) {
+	if a.ev.VLen && a.ev.TypeClass == 3 && a.mem.Strings != nil && int64(len(a.mem.Strings)) == n { // variable-length strings
+		return desc.Vs(a.mem.Strings...), true
+	}
 	if a.value == nil || a.mem.MemClass == nil || a.ev.VLen {
 		return nil, false
 	}

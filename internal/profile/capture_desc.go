@@ -172,7 +172,11 @@ func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc
 	out.Filters = filterList(d.info)
 	c.fill(out, dpath, id, d)
 	out.Decompose = dc
-	if len(d.writes) == 0 && len(d.reads) == 0 {
+	out.CreationOrder = orderName(d.info.AttrCrtOrder)
+	if len(d.info.Virtual) > 0 { // created, never written: the key says so
+		out.Virtual = c.virtualMaps(dpath, id, d)
+		out.Decompose = desc.Decompose{}
+	} else if len(d.writes) == 0 && len(d.reads) == 0 {
 		out.Decompose, out.Written = desc.Decompose{}, desc.V("false")
 		c.Desc.NoteAt(dpath + ".written").Line = "created and never written"
 	}
@@ -241,6 +245,12 @@ func (c *Description) attributes(opath, where string, as []*capAttr) []*desc.Att
 // has none.
 func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute {
 	at := fmt.Sprintf("%s attribute %s", where, a.name)
+	if a.name == dsDimensionList && a.seqTargets != nil {
+		if c.dimLists == nil {
+			c.dimLists = map[string][][]string{}
+		}
+		c.dimLists[where] = a.seqTargets
+	}
 	out := &desc.Attribute{Name: a.name}
 	typ, ok := typeName(datasetInfo{TypeClass: a.ev.TypeClass, TypeSize: a.ev.TypeSize, TypeSign: a.ev.TypeSign})
 	if a.ev.TypeClass == h5tCompound {
@@ -251,6 +261,11 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 	case a.ev.Tree != nil: // big-endian numbers, enumerations, arrays, opaque types
 		typ, treeErr = c.treeTypeName(a.name, a.ev.Tree)
 		ok = treeErr == nil
+	case a.ev.TypeClass == h5tReference && a.targets != nil: // the 1.8 API's references, their targets traced
+		typ, ok = map[bool]string{true: "ref", false: "regref"}[a.ev.TypeSize == objRefSize], a.ev.TypeSize == objRefSize || a.ev.TypeSize == regionRefSize
+		if a.inexact != "" {
+			c.unexpressed(apath, fmt.Sprintf("%s: %s: %s", at, a.inexact, regionTargetNote))
+		}
 	case a.ev.TypeClass == 3 && a.ev.VLen: // a variable-length string
 		typ, ok = "vstr", true
 		if a.ev.Cset == csetUTF8 {
@@ -288,6 +303,9 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 		c.unexpressed(apath, fmt.Sprintf("%s: dims %v (a description's attributes are scalars or 1-D: written as %d elements)", at, a.ev.Dims, n))
 	}
 	vals, ok := attrValues(a, strings.TrimPrefix(strings.TrimPrefix(typ, "u"), "p"), n) // ustrN's and pstrN's values are strN's
+	if typ == "ref" || typ == "regref" {
+		vals, ok = a.targets, true
+	}
 	switch {
 	case !ok:
 		c.unexpressed(apath, fmt.Sprintf("%s: its value is not in the trace (never written, variable-length, or over the library's size limit): generated", at))
@@ -346,4 +364,43 @@ func (c *Description) ways(f *desc.File, fpath, file string, w fileWays) {
 	for _, g := range w.guesses {
 		c.Desc.Guess(fpath, g)
 	}
+}
+
+// virtualMaps are a virtual dataset's traced mappings as the virtual key says them: the
+// file only when another ("." is the dataset's own); start and count when the program
+// selected hyperslabs, none when it passed both dataspaces unselected. A selection that is not a box is written as its
+// bounding box and listed.
+func (c *Description) virtualMaps(dpath, id string, d *capDataset) []desc.VirtualMap {
+	ints := func(v []int64) []desc.Value {
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.FormatInt(x, 10)
+		}
+		return desc.Vs(s...)
+	}
+	zero := func(v []int64) bool { return !slices.ContainsFunc(v, func(x int64) bool { return x != 0 }) }
+	var out []desc.VirtualMap
+	for i, m := range d.info.Virtual {
+		vm := desc.VirtualMap{Dataset: desc.V(m.Dataset)}
+		if m.File != "." && m.File != "" {
+			vm.File = desc.V(m.File)
+		}
+		count := make([]int64, len(m.VEnd))
+		for k := range m.VEnd {
+			if k < len(m.VStart) {
+				count[k] = m.VEnd[k] - m.VStart[k]
+			}
+		}
+		if !m.VAll || !m.SAll { // hyperslabs: said explicitly (no key selects all of both)
+			vm.Start, vm.Count = ints(m.VStart), ints(count)
+			if !zero(m.SStart) {
+				vm.SourceStart = ints(m.SStart)
+			}
+		}
+		if m.Box != nil && !*m.Box {
+			c.unexpressed(dpath, fmt.Sprintf("%s %s: virtual mapping %d selects no box (written as its bounding box)", id, d.template, i))
+		}
+		out = append(out, vm)
+	}
+	return out
 }

@@ -56,8 +56,9 @@ const (
 // dims keys (netCDF-4 makes each dimension a scale and attaches the scales to its
 // variables): a dataset with CLASS DIMENSION_SCALE is `scale: NAME`; a dataset with a
 // DIMENSION_LIST names its scales by netCDF's dimension ids (_Netcdf4Coordinates against
-// the scales' _Netcdf4Dimid) or, 1-D, the one scale of its extent (the references
-// themselves are not in the trace). What is said so leaves the attributes; a
+// the scales' _Netcdf4Dimid) or, 1-D, the one scale of its extent, where the
+// references written are not in the trace (they are when H5Rcreate made them traced:
+// dimLists). What is said so leaves the attributes; a
 // DIMENSION_LIST it cannot resolve stays a listed stand-in. tracedOrder says the trace
 // recorded the file's creation orders (creationOrders): then netCDF's is not guessed.
 func (c *Description) scales(f *desc.File, fpath, id string, tracedOrder bool) {
@@ -134,7 +135,18 @@ func (c *Description) scales(f *desc.File, fpath, id string, tracedOrder bool) {
 	}
 	for _, ds := range attached {
 		var dims []desc.Value
-		if co := attr(ds, "_Netcdf4Coordinates"); co != nil && co.Value.List != nil {
+		if traced, ok := c.dimLists[owner[ds]]; ok && len(traced) == len(ds.Shape) { // the references written
+			for _, paths := range traced {
+				switch len(paths) {
+				case 0:
+					dims = append(dims, desc.V(""))
+				case 1:
+					dims = append(dims, desc.V(paths[0]))
+				default:
+					dims = append(dims, desc.Value{List: desc.Vs(paths...), Set: true})
+				}
+			}
+		} else if co := attr(ds, "_Netcdf4Coordinates"); co != nil && co.Value.List != nil {
 			for _, id := range co.Value.List {
 				i := slices.IndexFunc(scales, func(s scale) bool { return s.dimid == id.Text })
 				if i < 0 {

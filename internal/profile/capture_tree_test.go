@@ -89,3 +89,64 @@ func TestCaptureTypes(t *testing.T) {
 		t.Errorf("%d enumerations declared, want 1 (shared by /phase, /rec and mode)\n%s", n, d.YAML)
 	}
 }
+
+// TestCaptureRefsAndVirtual traces the kernel's refs mode (tests/profile/kernel.c: rank 0
+// writes references, a hand-made DIMENSION_LIST and virtual datasets) and captures it:
+// the attributes' references become ref and regref values naming their targets (the
+// profiler traces H5Rcreate's target and bytes), variable-length strings their values, the DIMENSION_LIST the dims key with no
+// scale on dimension 0, the unselected virtual mapping a mapping with no block and the
+// hyperslab one its start and count, and the view's attribute creation order is kept.
+// Nothing is left unexpressed and the description passes check.
+func TestCaptureRefsAndVirtual(t *testing.T) {
+	_, records, out, err := runKernel(t, 1, "refs", "H5PROXY_PROFILE_TRACE=1")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	p := mustMerge(t, records)
+	d, err := Capture(p, "refs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked(t, d)
+	if len(d.Unexpressed) > 0 {
+		t.Errorf("unexpressed: %q\n%s", d.Unexpressed, d.YAML)
+	}
+	f := fileOf(t, d.Desc, "refs")
+	attrs := map[string]string{}
+	for _, a := range f.Attributes {
+		v := a.Value.Text
+		if a.Value.List != nil {
+			v = texts(a.Value.List)
+		}
+		attrs[a.Name] = words(a.Type.Text, v)
+	}
+	for name, want := range map[string]string{"main": "ref /table", "parts": "regref [/table[0:2], /table[2:4]]", "notes": "vstr [made by refs, two]"} {
+		if attrs[name] != want {
+			t.Errorf("attribute %s: %q, want %q\n%s", name, attrs[name], want, d.YAML)
+		}
+	}
+	if dims := texts(datasetOf(t, f, "/rho").Dims); dims != "[, /x]" {
+		t.Errorf("/rho's dims %q, want none on dimension 0 and /x on 1\n%s", dims, d.YAML)
+	}
+	if x := datasetOf(t, f, "/x"); !x.Scale.Set {
+		t.Errorf("/x is not a scale\n%s", d.YAML)
+	}
+	mapping := func(ds string) string {
+		var s []string
+		for _, m := range datasetOf(t, f, ds).Virtual {
+			s = append(s, words("file", m.File.Text, m.Dataset.Text, "start", texts(m.Start), "count", texts(m.Count), "src", texts(m.SourceStart)))
+		}
+		return strings.Join(s, ";")
+	}
+	for ds, want := range map[string]string{"/view": "file  /table start [] count [] src []", "/half": "file  /table start [2] count [2] src []"} {
+		if got := mapping(ds); got != want {
+			t.Errorf("%s's mappings %q, want %q\n%s", ds, got, want, d.YAML)
+		}
+	}
+	if o := datasetOf(t, f, "/view").CreationOrder.Text; o != "indexed" {
+		t.Errorf("/view's attribute creation order %q, want indexed\n%s", o, d.YAML)
+	}
+	if o := datasetOf(t, f, "/half").CreationOrder; o.Set {
+		t.Errorf("/half's attribute creation order %q, want none set\n%s", o.Text, d.YAML)
+	}
+}

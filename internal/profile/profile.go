@@ -100,6 +100,11 @@ type Event struct {
 	// link stores; TargetFile an external link's file.
 	Target     string `json:"target,omitempty"`
 	TargetFile string `json:"target_file,omitempty"`
+	// Ref is the bytes (hex) of the reference an H5Rcreate event made, whose Object is the
+	// referenced object and Target that path, with [START:END,...] for a region reference
+	// (the selection's bounding box; Box false when the selection is not that box whole).
+	Ref string `json:"ref,omitempty"`
+	Box *bool  `json:"box,omitempty"`
 	// FAPL is what an H5Fcreate or H5Fopen event's file access list asked for.
 	FAPL *FAPL `json:"fapl,omitempty"`
 	// CrtOrder is the creation order flags of an H5Fcreate's root group or an H5Gcreate2's
@@ -153,6 +158,8 @@ type line struct {
 	Object      string              `json:"object"`
 	Target      string              `json:"target"`
 	TargetFile  string              `json:"target_file"`
+	Ref         string              `json:"ref"`
+	Box         *bool               `json:"box"`
 	FAPL        *FAPL               `json:"fapl"`
 	Partial     bool                `json:"partial"`
 	Reason      string              `json:"reason"`
@@ -204,7 +211,7 @@ func ReadFile(path string) (*Process, error) {
 			p.Events = append(p.Events, Event{Rank: p.Header.Rank, Module: l.Module, Call: l.Call, File: l.File,
 				Name: l.Name, Offset: l.Offset, Length: l.Length, Start: float64(l.StartNs) / 1e9,
 				End: float64(l.EndNs) / 1e9, Collective: l.Collective, Selection: l.Selection,
-				Attribute: l.Attribute, Extent: l.Extent, Object: l.Object, Target: l.Target, TargetFile: l.TargetFile, FAPL: l.FAPL})
+				Attribute: l.Attribute, Extent: l.Extent, Object: l.Object, Target: l.Target, TargetFile: l.TargetFile, Ref: l.Ref, Box: l.Box, FAPL: l.FAPL})
 		case "end":
 			p.Partial, p.Reason, p.EndNs, p.Dropped = l.Partial, l.Reason, l.EndNs, l.Dropped
 		}

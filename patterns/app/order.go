@@ -89,7 +89,8 @@ func virtualMaps(ds *desc.Dataset, shape []uint64, sc *desc.Scope) ([]plan.Virtu
 				return nil, errAt(m.Dataset, "the block at %v of %v passes %s's extent %v", "start + count within the shape", start, count, ds.Name, shape)
 			}
 		}
-		out = append(out, plan.VirtualSource{File: file, Dataset: dset, Start: start, Count: count, SourceStart: src})
+		all := len(m.Start) == 0 && len(m.Count) == 0 && len(m.SourceStart) == 0 // both dataspaces unselected
+		out = append(out, plan.VirtualSource{File: file, Dataset: dset, Start: start, Count: count, SourceStart: src, All: all})
 	}
 	return out, nil
 }

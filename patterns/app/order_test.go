@@ -68,12 +68,12 @@ files:
     writer: rank0
     datasets:
       table: {type: i32, shape: [4], layout: compact}
-      view: {type: i32, shape: [6], virtual: [{dataset: /table, count: [4]}, {file: other.h5, dataset: /u, start: [4], count: [2], source_start: [2]}]}
+      view: {type: i32, shape: [6], virtual: [{dataset: /table, count: [4]}, {file: other.h5, dataset: /u, start: [4], count: [2], source_start: [2]}, {file: w.h5, dataset: /w}]}
 timeline: [{write: s}, {write: s}, {read: s, at: restart}]
 `
 
 // TestVirtualPlanned: a virtual dataset is created once with its mappings (defaults: the
-// whole shape from 0: count given here), never written nor read back; bad mappings are errors naming
+// whole shape from 0, and with no block given, both dataspaces selected whole), never written nor read back; bad mappings are errors naming
 // file:line:col, key and value.
 func TestVirtualPlanned(t *testing.T) {
 	p, dir, err := patternFrom(t, virtualSrc)
@@ -94,7 +94,8 @@ func TestVirtualPlanned(t *testing.T) {
 			}
 		}
 	}
-	want := "[{File:. Dataset:/table Start:[0] Count:[4] SourceStart:[0]} {File:other.h5 Dataset:/u Start:[4] Count:[2] SourceStart:[2]}]"
+	// the third mapping says no block: both dataspaces whole (All)
+	want := "[{File:. Dataset:/table Start:[0] Count:[4] SourceStart:[0] All:false} {File:other.h5 Dataset:/u Start:[4] Count:[2] SourceStart:[2] All:false} {File:w.h5 Dataset:/w Start:[0] Count:[6] SourceStart:[0] All:true}]"
 	if len(creates) != 1 || creates[0] != want || len(touches) != 0 {
 		t.Errorf("view created %v, other operations %v; want one create with %s", creates, touches, want)
 	}

@@ -338,6 +338,97 @@ static void stdio_part(const char *dir, int rank) {
     snprintf(path, sizeof path, "%s/h5proxy-kernel.%d", session, rank);
     fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     check(fd >= 0 && write(fd, buf, 10) == 10 && close(fd) == 0 && unlink(path) == 0, "session file");
+/* refs_part: rank 0 alone writes refs.h5 with the default (serial) driver, the 1.8
+ * API's references and a virtual dataset's creation list: /table (4 ints), /view (a
+ * virtual view of all of it through unselected dataspaces, its attributes' creation
+ * order tracked and indexed), /half (elements 2..3 of a virtual dataset of 4 from
+ * elements 0..1 of /table), attributes "main" (an object reference to /table) and
+ * "parts" (region references to /table[0:2] and /table[2:4]) and "notes" (two
+ * variable-length strings); /x a dimension scale
+ * (CLASS) attached to dimension 1 of the 2-D /rho through a DIMENSION_LIST of
+ * variable-length object references written by hand, as H5DS writes it. */
+static void refs_part(const char *dir, int rank) {
+    if (rank != 0) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/refs.h5", dir);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    check(f >= 0, "H5Fcreate refs.h5");
+    hsize_t n = 4, two = 2, dims2[2] = {2, 4};
+    hid_t s = H5Screate_simple(1, &n, NULL);
+    hid_t d = H5Dcreate2(f, "table", H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int v[4] = {1, 2, 3, 4};
+    check(d >= 0 && H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0, "H5Dwrite table");
+    H5Dclose(d);
+    hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_attr_creation_order(p, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    check(H5Pset_virtual(p, s, ".", "/table", s) >= 0, "H5Pset_virtual view");
+    d = H5Dcreate2(f, "view", H5T_STD_I32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
+    check(d >= 0, "H5Dcreate2 view");
+    H5Dclose(d);
+    H5Pclose(p);
+    hsize_t at = 2, from = 0;
+    hid_t vs = H5Scopy(s), ss = H5Scopy(s);
+    H5Sselect_hyperslab(vs, H5S_SELECT_SET, &at, NULL, &two, NULL);
+    H5Sselect_hyperslab(ss, H5S_SELECT_SET, &from, NULL, &two, NULL);
+    p = H5Pcreate(H5P_DATASET_CREATE);
+    check(H5Pset_virtual(p, vs, ".", "/table", ss) >= 0, "H5Pset_virtual half");
+    d = H5Dcreate2(f, "half", H5T_STD_I32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
+    check(d >= 0, "H5Dcreate2 half");
+    H5Dclose(d);
+    H5Pclose(p);
+    H5Sclose(vs);
+    H5Sclose(ss);
+    hobj_ref_t oref;
+    hdset_reg_ref_t rref[2];
+    hid_t sc = H5Screate(H5S_SCALAR), s2 = H5Screate_simple(1, &two, NULL);
+    check(H5Rcreate(&oref, f, "/table", H5R_OBJECT, -1) >= 0, "H5Rcreate main");
+    hid_t a = H5Acreate2(f, "main", H5T_STD_REF_OBJ, sc, H5P_DEFAULT, H5P_DEFAULT);
+    check(a >= 0 && H5Awrite(a, H5T_STD_REF_OBJ, &oref) >= 0, "H5Awrite main");
+    H5Aclose(a);
+    for (hsize_t k = 0; k < 2; k++) {
+        hsize_t start = 2 * k;
+        H5Sselect_hyperslab(s, H5S_SELECT_SET, &start, NULL, &two, NULL);
+        check(H5Rcreate(&rref[k], f, "/table", H5R_DATASET_REGION, s) >= 0, "H5Rcreate parts");
+    }
+    a = H5Acreate2(f, "parts", H5T_STD_REF_DSETREG, s2, H5P_DEFAULT, H5P_DEFAULT);
+    check(a >= 0 && H5Awrite(a, H5T_STD_REF_DSETREG, rref) >= 0, "H5Awrite parts");
+    H5Aclose(a);
+    hid_t vstr = H5Tcopy(H5T_C_S1);
+    H5Tset_size(vstr, H5T_VARIABLE);
+    const char *notes[2] = {"made by refs", "two"};
+    a = H5Acreate2(f, "notes", vstr, s2, H5P_DEFAULT, H5P_DEFAULT);
+    check(a >= 0 && H5Awrite(a, vstr, notes) >= 0, "H5Awrite notes");
+    H5Aclose(a);
+    H5Tclose(vstr);
+    /* the scale and its attachment */
+    d = H5Dcreate2(f, "x", H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    double xs[4] = {0, 1, 2, 3};
+    check(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, xs) >= 0, "H5Dwrite x");
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, 16);
+    a = H5Acreate2(d, "CLASS", str, sc, H5P_DEFAULT, H5P_DEFAULT);
+    check(a >= 0 && H5Awrite(a, str, "DIMENSION_SCALE") >= 0, "H5Awrite CLASS");
+    H5Aclose(a);
+    H5Tclose(str);
+    H5Dclose(d);
+    hid_t sr = H5Screate_simple(2, dims2, NULL);
+    d = H5Dcreate2(f, "rho", H5T_IEEE_F64LE, sr, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    double r[8] = {0};
+    check(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0, "H5Dwrite rho");
+    hobj_ref_t xref;
+    check(H5Rcreate(&xref, f, "/x", H5R_OBJECT, -1) >= 0, "H5Rcreate x");
+    hvl_t lists[2] = {{0, NULL}, {1, &xref}};
+    hid_t vt = H5Tvlen_create(H5T_STD_REF_OBJ);
+    a = H5Acreate2(d, "DIMENSION_LIST", vt, s2, H5P_DEFAULT, H5P_DEFAULT);
+    check(a >= 0 && H5Awrite(a, vt, lists) >= 0, "H5Awrite DIMENSION_LIST");
+    H5Aclose(a);
+    H5Tclose(vt);
+    H5Dclose(d);
+    H5Sclose(sr);
+    H5Sclose(sc);
+    H5Sclose(s2);
+    H5Sclose(s);
+    check(H5Fclose(f) >= 0, "H5Fclose refs.h5");
 }
 
 static const char *tdir;
@@ -355,6 +446,7 @@ static void *thread_main(void *arg) {
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles|types|stdio DIR\n");
+        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles|types|refs DIR\n");
         return 2;
     }
     const char *mode = argv[1], *dir = argv[2];
@@ -410,6 +502,8 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(mode, "stdio")) {
         stdio_part(dir, rank);
+    if (!strcmp(mode, "refs")) {
+        refs_part(dir, rank);
         MPI_Finalize();
         return 0;
     }

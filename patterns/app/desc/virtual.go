@@ -17,7 +17,7 @@ type VirtualMap struct {
 
 // virtualNode declares datasets.NAME.virtual.
 var virtualNode = &Node{Key: "virtual", Kind: List,
-	Help:    "the mappings of a virtual dataset (layout: virtual, implied; H5Pset_virtual): each shows a block of a source dataset; the run creates the dataset and never writes or reads it (HDF5 1.10 makes virtual datasets in files opened without MPI-IO: a file per rank, writer: rank0, or one rank); made by the native and subfiling-vfd layouts",
+	Help:    "the mappings of a virtual dataset (layout: virtual, implied; H5Pset_virtual): each shows a block of a source dataset; with none of start, count and source_start a mapping selects both dataspaces whole (H5Sselect_all, as a program passing them unselected), else one hyperslab block of each; the run creates the dataset and never writes or reads it (HDF5 1.10 makes virtual datasets in files opened without MPI-IO: a file per rank, writer: rank0, or one rank); made by the native and subfiling-vfd layouts",
 	Example: `view: {type: i32, shape: [8], virtual: [{dataset: /table}, {file: part.h5, dataset: /u, start: [4], count: [4]}]}`,
 	Elem: &Node{Kind: Map, Fields: []*Node{
 		{Key: "file", Kind: Template, Default: ".", Help: "the source's file, \".\" this file (HDF5 looks for a relative name beside the virtual dataset's file)"},
