@@ -381,6 +381,17 @@ func Capture(p *Profile, name string) (*Description, error) {
 		default:
 			c.unexpressed(fpath, fmt.Sprintf("%s: library version bounds %v of HDF5 %s (a description's bounds are %s)", filepath.Base(f), fa.Libver, p.HDF5Version, strings.Join(desc.LibverNames, ", ")))
 		}
+		upfront, defineFlush := defineOf(p, f)
+		cad, placed := fams.cadences[f]
+		defineFlush = defineFlush && !placed // a family's flushes follow its steps
+		switch {
+		case defineFlush:
+			file.Define = desc.V("upfront_flush")
+			d.NoteAt(fpath + ".define").Line = "every dataset created before the first write, then H5Fflush (a define mode, as netCDF-4's nc_enddef)"
+		case upfront:
+			file.Define = desc.V("upfront")
+			d.NoteAt(fpath + ".define").Line = "every dataset created before the first write (a define mode)"
+		}
 		fileAttrs := attrs[f]
 		for t, cd := range ds {
 			cd.attrs = fileAttrs[t]
@@ -425,7 +436,6 @@ func Capture(p *Profile, name string) (*Description, error) {
 				several++
 			}
 		}
-		cad, placed := fams.cadences[f]
 		action := func(a *desc.Action) string {
 			if placed && a.Read.Text == "" { // written at some steps only
 				a.Every, a.When = desc.Value{}, desc.Value{}
@@ -464,10 +474,15 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 		// Flushes per step when every rank flushed at least once a step (PETSc's after each
 		// VecView: as many actions as whole flushes a step, the rest at the end), else one
-		// at the end and the others at the first steps (netCDF's at nc_enddef and nc_close).
+		// at the end and the others at the first steps (netCDF's at nc_close; its nc_enddef's
+		// is the define's, upfront_flush, where the trace places it).
 		if hasH5F && h5f.Counters["H5F_FLUSHES"] > 0 {
 			perRank := h5f.Counters["H5F_FLUSHES"] / int64(max(p.Ranks, 1))
+			if defineFlush { // the define's own
+				perRank--
+			}
 			switch {
+			case perRank <= 0:
 			case placed: // at its steps
 				action(&desc.Action{Flush: desc.V(id)})
 			case perRank >= int64(steps) && steps > 1:

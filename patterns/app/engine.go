@@ -324,6 +324,11 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 				return err
 			}
 		}
+		if upfront, flush := defineUpfront(f.Define.Text); upfront {
+			if err := s.define(in, step, flush, sh.spec()); err != nil {
+				return err
+			}
+		}
 		if err := s.writeContent(in, a, step, coll); err != nil {
 			return err
 		}

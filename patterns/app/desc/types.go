@@ -130,6 +130,9 @@ type File struct {
 	Reopen             Value
 	CollectiveMetadata Value
 	Libver             Value
+	// Define is when the file's objects are created: lazy (at their first write), upfront
+	// or upfront_flush (all of them right after the file's creation; define.go in app).
+	Define Value
 	// Counter names the numbering the variable count follows in this file's expressions
 	// (families.go): files naming one counter share it; unset, the file's own id.
 	Counter Value

@@ -223,6 +223,7 @@ func (wr *writer) file(f *File, path string) *yaml.Node {
 	m.value("reopen", f.Reopen)
 	m.value("collective_metadata", f.CollectiveMetadata)
 	m.value("libver", f.Libver)
+	m.value("define", f.Define)
 	m.value("counter", f.Counter)
 	m.add("hints", wr.hints(f.Hints, join(path, "hints")))
 	m.add("handles", wr.handles(f.Handles, join(path, "handles")))
