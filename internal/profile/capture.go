@@ -110,6 +110,9 @@ type capDataset struct {
 	// datasets of the same cadence are written collectively (independent: true, one
 	// write action for both).
 	independent bool
+	// emptyCalls: ranks without elements called H5Dwrite independently with an empty
+	// selection (empty_calls: true).
+	emptyCalls bool
 }
 
 var stepNumber = regexp.MustCompile(`^(.*?)(\d+)$`)
@@ -453,9 +456,35 @@ func Capture(p *Profile, name string) (*Description, error) {
 		// each dataset at its first write, and HDF5 allocates contiguous ones in that order.
 		byFirst := []int{0, 1, 2, 3}
 		slices.SortStableFunc(byFirst, func(a, b int) int { return cmp.Compare(first[a], first[b]) })
+		// A flush after each dataset's write (PETSc's VecView): a write action per
+		// dataset, each followed by its flush, when one action writes them all.
+		var split []string
+		if several == 1 && !placed && hasH5F && h5f.Counters["H5F_FLUSHES"] > 0 {
+			split = flushedWrites(p, f)
+			for _, n := range split {
+				if !slices.ContainsFunc(groups[:], func(g []string) bool { return slices.Contains(g, n) }) {
+					split = nil
+					break
+				}
+			}
+		}
 		for _, g := range byFirst {
 			names := groups[g]
 			if len(names) == 0 {
+				continue
+			}
+			if len(split) > 0 {
+				for _, n := range split {
+					a := &desc.Action{Write: desc.V(id), Datasets: desc.Vs(n)}
+					if g%2 == 1 {
+						a.Collective = desc.V("false")
+					}
+					if g >= 2 {
+						a.Every = desc.V(strconv.Itoa(steps))
+					}
+					d.NoteAt(action(a) + ".datasets").Line = "the file flushed after each dataset's write"
+					action(&desc.Action{Flush: desc.V(id)})
+				}
 				continue
 			}
 			a := &desc.Action{Write: desc.V(id)}
@@ -480,6 +509,9 @@ func Capture(p *Profile, name string) (*Description, error) {
 			perRank := h5f.Counters["H5F_FLUSHES"] / int64(max(p.Ranks, 1))
 			if defineFlush { // the define's own
 				perRank--
+			}
+			if len(split) > 0 { // each after its dataset's write
+				perRank -= int64(len(split) * max(steps, 1))
 			}
 			switch {
 			case perRank <= 0:
@@ -704,9 +736,9 @@ func (c *Description) decomposition(path, id string, d *capDataset, nranks int) 
 	if len(acc) == 0 {
 		return dc, -1, ""
 	}
-	if idle := len(all) - len(acc); idle > 0 && d.indep && !d.coll && len(d.writes) > 0 {
-		c.unexpressed(path, fmt.Sprintf("%s %s: %d ranks called H5Dwrite with nothing selected, independently (a description's independent transfers make no call on a rank without elements)", id, d.template, idle))
-	}
+	// Ranks that call H5Dwrite with nothing selected under independent transfers, as
+	// PETSc's VecView on the ranks owning no element: empty_calls.
+	d.emptyCalls = len(all) > len(acc) && d.indep && !d.coll && len(d.writes) > 0
 	if irregular && len(dims) > 0 {
 		if dc, ok := c.unionDecomposition(path, id, d, acc, dims, nranks); ok {
 			return dc, -1, ""

@@ -1,6 +1,10 @@
 package profile
 
-import "strings"
+import (
+	"path"
+	"slices"
+	"strings"
+)
 
 // defineOf reads rank 0's trace of file f for when the program creates its datasets:
 // upfront when every H5Dcreate of the file comes before its first H5Dwrite and there are
@@ -31,4 +35,36 @@ func defineOf(p *Profile, f string) (upfront, flush bool) {
 		return false, false
 	}
 	return true, flushAt > lastCreate
+}
+
+// flushedWrites reads rank 0's trace of file f for a flush after each dataset's write, as
+// PETSc's VecView flushes the file at the end of each Vec it writes: when every H5Dwrite
+// is followed by an H5Fflush before the next, it returns the datasets' base names in
+// the order of the first step's writes (until a name comes again), else nil.
+func flushedWrites(p *Profile, f string) []string {
+	var names []string
+	pending, repeated := false, false
+	for _, e := range p.Events {
+		if e.Rank != 0 || e.File != f {
+			continue
+		}
+		switch e.Call {
+		case "H5Dwrite":
+			if pending {
+				return nil // two writes with no flush between
+			}
+			pending = true
+			n := path.Base(e.Name)
+			repeated = repeated || slices.Contains(names, n)
+			if !repeated {
+				names = append(names, n)
+			}
+		case "H5Fflush":
+			pending = false
+		}
+	}
+	if pending {
+		return nil
+	}
+	return names
 }

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -57,6 +58,64 @@ func TestCaptureDefine(t *testing.T) {
 		}
 		if f.Define.Text != c.define || !slices.Equal(flushes, c.flush) {
 			t.Errorf("%s: define %q, flushes %q; want %q, %q\n%s", c.name, f.Define.Text, flushes, c.define, c.flush, cp.YAML)
+		}
+	}
+}
+
+// TestCaptureFlushPerDataset folds a hand-made trace of one rank writing two datasets
+// in a group per step, at 3 steps, flushing the file after each write (PETSc's VecView) and once more at its close:
+// a write action per dataset in the order written, each followed by a flush, and the
+// close's flush at the end. With the two writes flushed together, one write action and
+// two flushes per step.
+func TestCaptureFlushPerDataset(t *testing.T) {
+	info, _ := json.Marshal(map[string]any{"dims": []int64{4}, "maxdims": []int64{4}, "layout": 1, "type_class": 1, "type_size": 8})
+	for _, c := range []struct {
+		name string
+		step []string
+		want []string
+	}{
+		{"flush after each", []string{"H5Dwrite:/t", "H5Fflush:", "H5Dwrite:/u", "H5Fflush:"}, []string{"write f [t]", "flush f", "write f [u]", "flush f", "flush f end"}},
+		{"flushes together", []string{"H5Dwrite:/t", "H5Dwrite:/u", "H5Fflush:", "H5Fflush:"}, []string{"write f", "flush f", "flush f", "flush f end"}},
+	} {
+		p := &Profile{Ranks: 1, Traced: true, Calls: map[string]Call{}}
+		for s := range 3 { // a group per step
+			for _, n := range []string{"t", "u"} {
+				p.Records = append(p.Records, Record{Module: "H5D", File: "/x/f.h5", Name: fmt.Sprintf("/step_%d/%s", s, n), Rank: -1, Info: info})
+			}
+		}
+		p.Records = append(p.Records, Record{Module: "H5F", File: "/x/f.h5", Rank: -1, Counters: map[string]int64{"H5F_USE_MPIIO": 1, "H5F_FLUSHES": 7}})
+		for s := range 3 {
+			for _, cl := range c.step {
+				call, name, _ := strings.Cut(cl, ":")
+				if name != "" {
+					name = fmt.Sprintf("/step_%d%s", s, name)
+				}
+				e := Event{Rank: 0, Module: "H5D", Call: call, File: "/x/f.h5", Name: name}
+				if call == "H5Dwrite" {
+					e.Selection = json.RawMessage(`{"start":[0],"count":[4]}`)
+				} else {
+					e.Module = "H5F"
+				}
+				p.Events = append(p.Events, e)
+			}
+		}
+		p.Events = append(p.Events, Event{Rank: 0, Module: "H5F", Call: "H5Fflush", File: "/x/f.h5"})
+		cp, err := Capture(p, "hand")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked(t, cp)
+		var acts []string
+		for _, a := range cp.Desc.Timeline {
+			verb, id := a.Verb()
+			s := verb + " " + id.Text
+			if len(a.Datasets) > 0 {
+				s += " " + texts(a.Datasets)
+			}
+			acts = append(acts, strings.TrimSpace(s+" "+a.At.Text))
+		}
+		if !slices.Equal(acts, c.want) {
+			t.Errorf("%s: timeline %q, want %q\n%s", c.name, acts, c.want, cp.YAML)
 		}
 	}
 }

@@ -714,7 +714,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		if err != nil {
 			return err
 		}
-		issued := issues(t, dcoll)
+		issued, err := s.issues(v.ds, t, dcoll)
+		if err != nil {
+			return err
+		}
 		if issued {
 			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: dcoll, Step: step, Transfer: t})
 		}
@@ -751,6 +754,15 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 // owns no part of a rank-0 dataset makes no call; an empty call would show in the census
 // and in a profile as a write the program never makes).
 func issues(t *plan.Transfer, coll bool) bool { return coll || !t.Selection.IsNone() }
+
+// issues is issues for dataset ds, whose empty_calls has every rank call under
+// independent transfers too, a rank without elements with an empty selection (PETSc).
+func (s *sim) issues(ds *desc.Dataset, t *plan.Transfer, coll bool) (bool, error) {
+	if issues(t, coll) || !ds.EmptyCalls.Set {
+		return issues(t, coll), nil
+	}
+	return s.sc.Bool(ds.EmptyCalls)
+}
 
 // shift moves a selection by off along dimension dim (a series' slab k of an extended
 // dataset lies k slabs along the dimension it grows by).

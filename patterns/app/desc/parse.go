@@ -689,6 +689,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	mx := p.mapOf(x.vals["memory"], join(path, "memory"))
 	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode), Ghost: mx.value("ghost", memNode)}
 	d.Independent = x.value("independent", s)
+	d.EmptyCalls = x.value("empty_calls", s)
 	d.Written = x.value("written", s)
 	d.Scale, d.Dims = x.value("scale", s), x.list("dims")
 	d.CreationOrder = x.value("creation_order", s)

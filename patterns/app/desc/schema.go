@@ -165,6 +165,7 @@ var (
 			decompNode,
 			memNode,
 			independentNode,
+			emptyCallsNode,
 			writtenNode,
 			scaleNode,
 			dimsNode,

@@ -221,6 +221,9 @@ type Dataset struct {
 	Memory     Memory
 	// Independent makes the dataset's transfers independent in a collective action.
 	Independent Value
+	// EmptyCalls true: a rank with no element of it calls H5Dwrite (H5Dread) anyway under
+	// independent transfers, with an empty selection.
+	EmptyCalls Value
 	// Written false: the dataset is created and never written.
 	Written Value
 	// Scale makes the dataset a dimension scale of that name (scales.go); Dims lists the

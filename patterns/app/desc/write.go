@@ -352,6 +352,7 @@ func (wr *writer) dataset(ds *Dataset, path string) *yaml.Node {
 	m.add("decompose", wr.decompose(ds.Decompose, join(path, "decompose")))
 	m.add("memory", wr.memory(ds.Memory, join(path, "memory")))
 	m.value("independent", ds.Independent)
+	m.value("empty_calls", ds.EmptyCalls)
 	m.value("written", ds.Written)
 	m.value("scale", ds.Scale)
 	m.list("dims", ds.Dims, false)

@@ -201,7 +201,7 @@ func (g *gen) dataset(name, path string) *Dataset {
 	ds := &Dataset{Name: name, Type: g.opt(g.v), Shape: g.vs(3), MaxShape: g.vs(2), Extend: g.opt(g.v), StartEmpty: g.opt(g.bool),
 		Layout: g.opt(func() Value { return g.pick("contiguous", "chunked", "compact") }), Chunk: g.vs(2),
 		Fill: g.opt(g.v), FillTime: g.opt(func() Value { return g.pick("ifset", "never", "alloc") }),
-		AllocTime: g.opt(func() Value { return g.pick("default", "early", "late", "incr") }), Independent: g.opt(g.bool), Written: g.opt(g.bool)}
+		AllocTime: g.opt(func() Value { return g.pick("default", "early", "late", "incr") }), Independent: g.opt(g.bool), EmptyCalls: g.opt(g.bool), Written: g.opt(g.bool)}
 	if len(ds.Shape) == 0 && g.maybe() {
 		ds.Give("shape") // a scalar dataset: shape: []
 	}
