@@ -108,6 +108,7 @@ type sim struct {
 	fired     map[string][]bool                          // counter → the steps a write of its files runs at (families.go)
 	scaled    map[string]*scaleState                     // file path → its dimension scales (scales.go)
 	limit     int                                        // steps replayed before the end actions
+	now       int                                        // the step planned (the last for the end actions and the final closes)
 	steps     int                                        // the write phase's steps on this rank count
 	firstUse  map[string]int                             // file id → first step an action opened it
 	linked    map[string]map[string]bool                 // file path → links created
@@ -242,6 +243,7 @@ func (s *sim) parallel(f *desc.File) (sharing, error) {
 // run replays the write phase: the plans of every step and of the end.
 func (s *sim) run() error {
 	for step := range s.limit {
+		s.now = step
 		s.plans = append(s.plans, plan.Plan{})
 		s.cur = &s.plans[step]
 		for i, a := range s.e.d.Timeline {
@@ -258,6 +260,7 @@ func (s *sim) run() error {
 	}
 	s.cur = &s.end
 	last := max(s.limit-1, 0)
+	s.now = last
 	for i, a := range s.e.d.Timeline {
 		if strings.EqualFold(a.At.Text, "end") {
 			if err := s.action(a, i, last); err != nil {
@@ -478,21 +481,19 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 // closeFile closes a file, current or not (the layout closes the file the operation
 // names); the file opened or selected before it becomes current.
 func (s *sim) closeFile(in *instance) {
+	// The closes belong to the step planned: the last for the file's close after the end
+	// actions, so that a series kept open to the close is charged to that step.
 	if len(in.kept) > 0 { // its open series close first, in it
-		step := 0
-		if n := len(s.cur.Ops); n > 0 {
-			step = s.cur.Ops[n-1].Step
-		}
-		s.use(in, step)
+		s.use(in, s.now)
 	}
 	for i := len(in.kept) - 1; i >= 0; i-- {
 		kind := plan.CloseDataset
 		if in.keptGroups[in.kept[i]] {
 			kind = plan.CloseGroup
 		}
-		s.cur.Add(plan.Op{Kind: kind, Path: in.kept[i], Collective: in.parallel})
+		s.cur.Add(plan.Op{Kind: kind, Path: in.kept[i], Collective: in.parallel, Step: s.now})
 	}
-	s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: in.path, Collective: in.parallel})
+	s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: in.path, Collective: in.parallel, Step: s.now})
 	delete(s.open, in.file.ID)
 	if i := slices.Index(s.order, in.path); i >= 0 {
 		s.order = slices.Delete(s.order, i, i+1)
