@@ -105,20 +105,8 @@ func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) er
 	if n == 0 {
 		return nil
 	}
-	if err := s.links(in, step); err != nil {
+	if err := s.finish(in, step, dsOpen, opened); err != nil {
 		return err
-	}
-	if err := s.refAttributes(in, step, dsOpen, opened); err != nil {
-		return err
-	}
-	if err := s.scales(in, step); err != nil {
-		return err
-	}
-	for i := len(dsOpen) - 1; i >= 0; i-- {
-		s.cur.Add(plan.Op{Kind: plan.CloseDataset, Path: dsOpen[i], Collective: in.parallel, Step: step})
-	}
-	for i := len(opened) - 1; i >= 0; i-- {
-		s.cur.Add(plan.Op{Kind: plan.CloseGroup, Path: opened[i], Collective: in.parallel, Step: step})
 	}
 	if flush {
 		s.cur.Add(plan.Op{Kind: plan.FlushFile, Path: in.path, Collective: in.parallel, Step: step, File: spec})

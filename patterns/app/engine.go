@@ -731,6 +731,13 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
 	}
 	dsOpen, opened = s.sequence(in, a, mark, dsOpen, opened, false)
+	return s.finish(in, step, dsOpen, opened)
+}
+
+// finish ends a write action's (or a define's) creations: the links, reference
+// attributes and dimension scales whose objects now exist, then the closes of the
+// datasets and groups it opened, the last opened first.
+func (s *sim) finish(in *instance, step int, dsOpen, opened []string) error {
 	if err := s.links(in, step); err != nil {
 		return err
 	}
