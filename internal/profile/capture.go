@@ -133,6 +133,9 @@ type capDataset struct {
 	// datasets of the same cadence are written collectively (independent: true, one
 	// write action for both).
 	independent bool
+	// emptyCalls: ranks without elements called H5Dwrite independently with an empty
+	// selection (empty_calls: true).
+	emptyCalls bool
 }
 
 var stepNumber = regexp.MustCompile(`^(.*?)(\d+)$`)
@@ -404,6 +407,17 @@ func Capture(p *Profile, name string) (*Description, error) {
 		default:
 			c.unexpressed(fpath, fmt.Sprintf("%s: library version bounds %v of HDF5 %s (a description's bounds are %s)", filepath.Base(f), fa.Libver, p.HDF5Version, strings.Join(desc.LibverNames, ", ")))
 		}
+		upfront, defineFlush := defineOf(p, f)
+		cad, placed := fams.cadences[f]
+		defineFlush = defineFlush && !placed // a family's flushes follow its steps
+		switch {
+		case defineFlush:
+			file.Define = desc.V("upfront_flush")
+			d.NoteAt(fpath + ".define").Line = "every dataset created before the first write, then H5Fflush (a define mode, as netCDF-4's nc_enddef)"
+		case upfront:
+			file.Define = desc.V("upfront")
+			d.NoteAt(fpath + ".define").Line = "every dataset created before the first write (a define mode)"
+		}
 		fileAttrs := attrs[f]
 		for t, cd := range ds {
 			cd.attrs = fileAttrs[t]
@@ -448,7 +462,6 @@ func Capture(p *Profile, name string) (*Description, error) {
 				several++
 			}
 		}
-		cad, placed := fams.cadences[f]
 		action := func(a *desc.Action) string {
 			if placed && a.Read.Text == "" { // written at some steps only
 				a.Every, a.When = desc.Value{}, desc.Value{}
@@ -466,9 +479,35 @@ func Capture(p *Profile, name string) (*Description, error) {
 		// each dataset at its first write, and HDF5 allocates contiguous ones in that order.
 		byFirst := []int{0, 1, 2, 3}
 		slices.SortStableFunc(byFirst, func(a, b int) int { return cmp.Compare(first[a], first[b]) })
+		// A flush after each dataset's write (PETSc's VecView): a write action per
+		// dataset, each followed by its flush, when one action writes them all.
+		var split []string
+		if several == 1 && !placed && hasH5F && h5f.Counters["H5F_FLUSHES"] > 0 {
+			split = flushedWrites(p, f)
+			for _, n := range split {
+				if !slices.ContainsFunc(groups[:], func(g []string) bool { return slices.Contains(g, n) }) {
+					split = nil
+					break
+				}
+			}
+		}
 		for _, g := range byFirst {
 			names := groups[g]
 			if len(names) == 0 {
+				continue
+			}
+			if len(split) > 0 {
+				for _, n := range split {
+					a := &desc.Action{Write: desc.V(id), Datasets: desc.Vs(n)}
+					if g%2 == 1 {
+						a.Collective = desc.V("false")
+					}
+					if g >= 2 {
+						a.Every = desc.V(strconv.Itoa(steps))
+					}
+					d.NoteAt(action(a) + ".datasets").Line = "the file flushed after each dataset's write"
+					action(&desc.Action{Flush: desc.V(id)})
+				}
 				continue
 			}
 			a := &desc.Action{Write: desc.V(id)}
@@ -487,10 +526,18 @@ func Capture(p *Profile, name string) (*Description, error) {
 		}
 		// Flushes per step when every rank flushed at least once a step (PETSc's after each
 		// VecView: as many actions as whole flushes a step, the rest at the end), else one
-		// at the end and the others at the first steps (netCDF's at nc_enddef and nc_close).
+		// at the end and the others at the first steps (netCDF's at nc_close; its nc_enddef's
+		// is the define's, upfront_flush, where the trace places it).
 		if hasH5F && h5f.Counters["H5F_FLUSHES"] > 0 {
 			perRank := h5f.Counters["H5F_FLUSHES"] / int64(max(p.Ranks, 1))
+			if defineFlush { // the define's own
+				perRank--
+			}
+			if len(split) > 0 { // each after its dataset's write
+				perRank -= int64(len(split) * max(steps, 1))
+			}
 			switch {
+			case perRank <= 0:
 			case placed: // at its steps
 				action(&desc.Action{Flush: desc.V(id)})
 			case perRank >= int64(steps) && steps > 1:
@@ -712,9 +759,9 @@ func (c *Description) decomposition(path, id string, d *capDataset, nranks int) 
 	if len(acc) == 0 {
 		return dc, -1, ""
 	}
-	if idle := len(all) - len(acc); idle > 0 && d.indep && !d.coll && len(d.writes) > 0 {
-		c.unexpressed(path, fmt.Sprintf("%s %s: %d ranks called H5Dwrite with nothing selected, independently (a description's independent transfers make no call on a rank without elements)", id, d.template, idle))
-	}
+	// Ranks that call H5Dwrite with nothing selected under independent transfers, as
+	// PETSc's VecView on the ranks owning no element: empty_calls.
+	d.emptyCalls = len(all) > len(acc) && d.indep && !d.coll && len(d.writes) > 0
 	if irregular && len(dims) > 0 {
 		if dc, ok := c.unionDecomposition(path, id, d, acc, dims, nranks); ok {
 			return dc, -1, ""

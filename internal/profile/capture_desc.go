@@ -184,6 +184,10 @@ func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc
 		out.Independent = desc.V("true")
 		c.Desc.NoteAt(dpath + ".independent").Line = "written independently between the file's collective writes"
 	}
+	if d.emptyCalls {
+		out.EmptyCalls = desc.V("true")
+		c.Desc.NoteAt(dpath + ".empty_calls").Line = "ranks with no element call H5Dwrite too, with an empty selection"
+	}
 	if d.nwrites > 1 {
 		c.unexpressed(dpath, fmt.Sprintf("%s %s: %d H5Dwrite per rank per step (a description writes each dataset once per step: their union)", id, d.template, d.nwrites))
 	}

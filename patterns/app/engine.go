@@ -108,6 +108,7 @@ type sim struct {
 	fired     map[string][]bool                          // counter → the steps a write of its files runs at (families.go)
 	scaled    map[string]*scaleState                     // file path → its dimension scales (scales.go)
 	limit     int                                        // steps replayed before the end actions
+	now       int                                        // the step planned (the last for the end actions and the final closes)
 	steps     int                                        // the write phase's steps on this rank count
 	firstUse  map[string]int                             // file id → first step an action opened it
 	linked    map[string]map[string]bool                 // file path → links created
@@ -242,6 +243,7 @@ func (s *sim) parallel(f *desc.File) (sharing, error) {
 // run replays the write phase: the plans of every step and of the end.
 func (s *sim) run() error {
 	for step := range s.limit {
+		s.now = step
 		s.plans = append(s.plans, plan.Plan{})
 		s.cur = &s.plans[step]
 		for i, a := range s.e.d.Timeline {
@@ -258,6 +260,7 @@ func (s *sim) run() error {
 	}
 	s.cur = &s.end
 	last := max(s.limit-1, 0)
+	s.now = last
 	for i, a := range s.e.d.Timeline {
 		if strings.EqualFold(a.At.Text, "end") {
 			if err := s.action(a, i, last); err != nil {
@@ -321,6 +324,11 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 	case "write":
 		if in == nil {
 			if in, err = s.openFile(f, path, sh, step, false); err != nil {
+				return err
+			}
+		}
+		if upfront, flush := defineUpfront(f.Define.Text); upfront {
+			if err := s.define(in, step, flush, sh.spec()); err != nil {
 				return err
 			}
 		}
@@ -473,21 +481,19 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 // closeFile closes a file, current or not (the layout closes the file the operation
 // names); the file opened or selected before it becomes current.
 func (s *sim) closeFile(in *instance) {
+	// The closes belong to the step planned: the last for the file's close after the end
+	// actions, so that a series kept open to the close is charged to that step.
 	if len(in.kept) > 0 { // its open series close first, in it
-		step := 0
-		if n := len(s.cur.Ops); n > 0 {
-			step = s.cur.Ops[n-1].Step
-		}
-		s.use(in, step)
+		s.use(in, s.now)
 	}
 	for i := len(in.kept) - 1; i >= 0; i-- {
 		kind := plan.CloseDataset
 		if in.keptGroups[in.kept[i]] {
 			kind = plan.CloseGroup
 		}
-		s.cur.Add(plan.Op{Kind: kind, Path: in.kept[i], Collective: in.parallel})
+		s.cur.Add(plan.Op{Kind: kind, Path: in.kept[i], Collective: in.parallel, Step: s.now})
 	}
-	s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: in.path, Collective: in.parallel})
+	s.cur.Add(plan.Op{Kind: plan.CloseFile, Path: in.path, Collective: in.parallel, Step: s.now})
 	delete(s.open, in.file.ID)
 	if i := slices.Index(s.order, in.path); i >= 0 {
 		s.order = slices.Delete(s.order, i, i+1)
@@ -709,7 +715,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		if err != nil {
 			return err
 		}
-		issued := issues(t, dcoll)
+		issued, err := s.issues(v.ds, t, dcoll)
+		if err != nil {
+			return err
+		}
 		if issued {
 			s.cur.Add(plan.Op{Kind: plan.Write, Path: v.path, Collective: dcoll, Step: step, Transfer: t})
 		}
@@ -722,6 +731,13 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
 	}
 	dsOpen, opened = s.sequence(in, a, mark, dsOpen, opened, false)
+	return s.finish(in, step, dsOpen, opened)
+}
+
+// finish ends a write action's (or a define's) creations: the links, reference
+// attributes and dimension scales whose objects now exist, then the closes of the
+// datasets and groups it opened, the last opened first.
+func (s *sim) finish(in *instance, step int, dsOpen, opened []string) error {
 	if err := s.links(in, step); err != nil {
 		return err
 	}
@@ -746,6 +762,15 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 // owns no part of a rank-0 dataset makes no call; an empty call would show in the census
 // and in a profile as a write the program never makes).
 func issues(t *plan.Transfer, coll bool) bool { return coll || !t.Selection.IsNone() }
+
+// issues is issues for dataset ds, whose empty_calls has every rank call under
+// independent transfers too, a rank without elements with an empty selection (PETSc).
+func (s *sim) issues(ds *desc.Dataset, t *plan.Transfer, coll bool) (bool, error) {
+	if issues(t, coll) || !ds.EmptyCalls.Set {
+		return issues(t, coll), nil
+	}
+	return s.sc.Bool(ds.EmptyCalls)
+}
 
 // shift moves a selection by off along dimension dim (a series' slab k of an extended
 // dataset lies k slabs along the dimension it grows by).

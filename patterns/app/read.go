@@ -80,7 +80,11 @@ func (s *sim) readContent(in *instance, a *desc.Action, step int, coll bool) err
 			if err != nil {
 				return err
 			}
-			if issues(t, dcoll) {
+			issued, err := s.issues(v.ds, t, dcoll)
+			if err != nil {
+				return err
+			}
+			if issued {
 				s.cur.Add(plan.Op{Kind: plan.Read, Path: v.path, Collective: dcoll, Step: ws, Transfer: t})
 			}
 		}

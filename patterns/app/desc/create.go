@@ -85,6 +85,13 @@ var writtenNode = &Node{Key: "written", Kind: Bool, Default: "true",
 	Help:    "false: the dataset is created (with its attributes, as a scale where scale is given) where the first write action listing it runs, and never written: no H5Dwrite, reads leave it, its elements read as the fill value (netCDF-4's dimensions that are not variables); its storage stays unallocated where HDF5 allocates late (a serial file's contiguous dataset; a file opened through MPI-IO allocates at creation); true: every write action listing it writes it",
 	Example: `ncol: {type: f32, shape: [16], scale: "This is a netCDF dimension but not a netCDF variable.        16", written: false}`}
 
+// emptyCallsNode is the dataset key empty_calls: under independent transfers a rank with
+// no element of the dataset calls H5Dwrite anyway, with an empty selection (PETSc's
+// VecView of a Vec some ranks own none of).
+var emptyCallsNode = &Node{Key: "empty_calls", Kind: Bool, Default: "false",
+	Help:    "true: under independent transfers a rank with nothing of this dataset to transfer still calls H5Dwrite (and H5Dread) with an empty selection, as PETSc's VecView writes a Vec some ranks own no element of; false: such a rank makes no call (a collective transfer always has every rank call)",
+	Example: `time: {type: f64, shape: [1, 1], extend: 0, decompose: rank0, empty_calls: true}`}
+
 // independentNode is the dataset key independent: a dataset a rank writes alone between
 // collective writes (AMReX's box list and offsets, written by rank 0 with an independent
 // transfer list in the same pass as the collective cell data).

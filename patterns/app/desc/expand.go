@@ -218,7 +218,7 @@ func (d *Description) find(f *File, ref string) *Dataset {
 }
 
 // likeKeys are the dataset keys `like:` copies when not given.
-var likeKeys = []string{"type", "shape", "max_shape", "extend", "start_empty", "layout", "chunk", "filters", "fill", "fill_time", "alloc_time", "decompose", "memory", "independent", "written", "attributes"}
+var likeKeys = []string{"type", "shape", "max_shape", "extend", "start_empty", "layout", "chunk", "filters", "fill", "fill_time", "alloc_time", "decompose", "memory", "independent", "empty_calls", "written", "attributes"}
 
 func (d *Description) resolveLike(f *File, ds *Dataset, seen []*Dataset) error {
 	if !ds.Like.Set {
@@ -269,6 +269,8 @@ func (d *Description) resolveLike(f *File, ds *Dataset, seen []*Dataset) error {
 			ds.Memory = src.Memory
 		case "independent":
 			ds.Independent = src.Independent
+		case "empty_calls":
+			ds.EmptyCalls = src.EmptyCalls
 		case "written":
 			ds.Written = src.Written
 		case "attributes":

@@ -459,7 +459,7 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			x := p.mapOf(vals[i], path)
 			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs), Writer: x.value("writer", fs),
 				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs),
-				Libver: x.value("libver", fs), Counter: x.value("counter", fs), Hints: p.hints(x.vals["hints"], path+".hints"),
+				Libver: x.value("libver", fs), Define: x.value("define", fs), Counter: x.value("counter", fs), Hints: p.hints(x.vals["hints"], path+".hints"),
 				Handles: p.handles(x.vals["handles"], path+".handles")}
 			if _, err := LibverOf(f.Libver); err != nil {
 				return err
@@ -689,6 +689,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	mx := p.mapOf(x.vals["memory"], join(path, "memory"))
 	d.Memory = Memory{Type: mx.value("type", memNode), Struct: mx.value("struct", memNode), Ghost: mx.value("ghost", memNode)}
 	d.Independent = x.value("independent", s)
+	d.EmptyCalls = x.value("empty_calls", s)
 	d.Written = x.value("written", s)
 	d.Scale, d.Dims = x.value("scale", s), x.list("dims")
 	d.CreationOrder = x.value("creation_order", s)

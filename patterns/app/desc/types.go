@@ -130,6 +130,9 @@ type File struct {
 	Reopen             Value
 	CollectiveMetadata Value
 	Libver             Value
+	// Define is when the file's objects are created: lazy (at their first write), upfront
+	// or upfront_flush (all of them right after the file's creation; define.go in app).
+	Define Value
 	// Counter names the numbering the variable count follows in this file's expressions
 	// (families.go): files naming one counter share it; unset, the file's own id.
 	Counter Value
@@ -218,6 +221,9 @@ type Dataset struct {
 	Memory     Memory
 	// Independent makes the dataset's transfers independent in a collective action.
 	Independent Value
+	// EmptyCalls true: a rank with no element of it calls H5Dwrite (H5Dread) anyway under
+	// independent transfers, with an empty selection.
+	EmptyCalls Value
 	// Written false: the dataset is created and never written.
 	Written Value
 	// Scale makes the dataset a dimension scale of that name (scales.go); Dims lists the

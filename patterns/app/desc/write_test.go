@@ -115,6 +115,7 @@ func (g *gen) file(id string) *File {
 		}), Writer: g.opt(func() Value { return g.pick("all", "rank0") })}
 	g.note(path + ".name")
 	f.Counter = g.opt(func() Value { return g.pick("f0", "plots", id) })
+	f.Define = g.opt(func() Value { return g.pick("lazy", "upfront", "upfront_flush") })
 	for i := range g.r.Intn(3) {
 		f.Hints = append(f.Hints, Param{Name: fmt.Sprintf("cb_%d", i), Value: g.v()})
 		g.note(path + ".hints." + f.Hints[i].Name)
@@ -200,7 +201,7 @@ func (g *gen) dataset(name, path string) *Dataset {
 	ds := &Dataset{Name: name, Type: g.opt(g.v), Shape: g.vs(3), MaxShape: g.vs(2), Extend: g.opt(g.v), StartEmpty: g.opt(g.bool),
 		Layout: g.opt(func() Value { return g.pick("contiguous", "chunked", "compact") }), Chunk: g.vs(2),
 		Fill: g.opt(g.v), FillTime: g.opt(func() Value { return g.pick("ifset", "never", "alloc") }),
-		AllocTime: g.opt(func() Value { return g.pick("default", "early", "late", "incr") }), Independent: g.opt(g.bool), Written: g.opt(g.bool)}
+		AllocTime: g.opt(func() Value { return g.pick("default", "early", "late", "incr") }), Independent: g.opt(g.bool), EmptyCalls: g.opt(g.bool), Written: g.opt(g.bool)}
 	if len(ds.Shape) == 0 && g.maybe() {
 		ds.Give("shape") // a scalar dataset: shape: []
 	}

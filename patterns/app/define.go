@@ -1,0 +1,115 @@
+package app
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/h5proxy/h5proxy/plan"
+)
+
+// defineUpfront reports whether file f's objects are created right after the file
+// (define: upfront or upfront_flush), and whether a flush ends their creation.
+func defineUpfront(define string) (upfront, flush bool) {
+	switch strings.ToLower(define) {
+	case "upfront":
+		return true, false
+	case "upfront_flush":
+		return true, true
+	}
+	return false, false
+}
+
+// define creates every group and dataset of file in not yet created, before the action's
+// writes, as netCDF-4 creates every variable at nc_enddef (define: upfront): each group
+// with its attributes, each dataset in the description's order with its attributes
+// (a series with 0 along its extended dimension when it starts empty), then the links,
+// reference attributes and dimension scales whose objects now exist; the objects the
+// file's handles do not keep are closed, and with flush (upfront_flush) an H5Fflush ends
+// the definitions, as nc_enddef syncs the file. The writes then find every object
+// created. It returns without a call when everything exists (a file opened again).
+func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) error {
+	vs, groups, err := s.collect(&in.file.Content, "/")
+	if err != nil {
+		return err
+	}
+	created := s.created[in.path]
+	h := handlesOf(in.file)
+	var opened, dsOpen []string
+	n := 0
+	for _, g := range groups {
+		if created[g.path] {
+			continue
+		}
+		created[g.path] = true
+		n++
+		op := plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step, Group: groupSpec(&g.g.Content)}
+		if h.perCall {
+			if err := s.createHeld(in, h, op, g.g.Attributes); err != nil {
+				return err
+			}
+			continue
+		}
+		s.cur.Add(op)
+		if err := s.attributes(in, g.path, g.g.Attributes, step); err != nil {
+			return err
+		}
+		if h.perFile {
+			in.keep(g.path, true)
+		} else {
+			opened = append(opened, g.path)
+		}
+	}
+	for _, v := range vs {
+		if created[v.path] || createdSerially(in.file, v) {
+			continue
+		}
+		sp, err := s.e.spec(v.ds, s.sc)
+		if err != nil {
+			return err
+		}
+		unwritten, err := s.unwritten(v.ds)
+		if err != nil {
+			return err
+		}
+		ds := sp.create
+		if len(sp.create.Virtual) == 0 && !unwritten { // its shape is its decomposition's
+			nr, _ := in.share(s.env)
+			dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
+			if err != nil {
+				return err
+			}
+			ds.Shape = slices.Clone(dec.shape)
+			if sp.startEmpty {
+				ds.Shape[sp.extend] = 0
+			}
+		}
+		created[v.path] = true
+		n++
+		op := plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds}
+		if h.perCall {
+			if err := s.createHeld(in, h, op, v.ds.Attributes); err != nil {
+				return err
+			}
+			continue
+		}
+		s.cur.Add(op)
+		if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
+			return err
+		}
+		if h.perFile || sp.extend >= 0 && !h.reopenSeries && !unwritten {
+			in.keep(v.path, false) // as its first write would keep it
+		} else {
+			dsOpen = append(dsOpen, v.path)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := s.finish(in, step, dsOpen, opened); err != nil {
+		return err
+	}
+	if flush {
+		s.cur.Add(plan.Op{Kind: plan.FlushFile, Path: in.path, Collective: in.parallel, Step: step, File: spec})
+	}
+	return nil
+}
