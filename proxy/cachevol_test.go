@@ -29,15 +29,15 @@ func TestCacheChoice(t *testing.T) {
 		why = "has no VOL connectors"
 	}
 	for _, c := range []struct{ name, kv, impl string }{
-		{"auto", "mode=cache", "the cache-model: " + why},
+		{"auto", "mode=cache", why},
 		{"no", "mode=cache;cache.connector=NO", "cache.connector=NO"},
 		{"model", "mode=cache-model", "mode=cache-model"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := config(t, "DIM_1=4096;TIMESTEPS=3;COLLECTIVE_DATA=YES;verify=yes;cache.path="+dir+";"+c.kv, fileOf(dir, "cc-"+c.name, size))
 			rep := runReport(t, cfg, c.kv)
-			if !strings.Contains(rep.ModeImpl, c.impl) {
-				t.Errorf("%s: mode_impl %q, want it to say %q", c.kv, rep.ModeImpl, c.impl)
+			if !strings.Contains(rep.ModeImpl, c.impl) || !strings.Contains(rep.ModeImpl, "cache-model") {
+				t.Errorf("%s: mode_impl %q, want the cache-model and %q", c.kv, rep.ModeImpl, c.impl)
 			}
 			for _, p := range rep.Phases {
 				if p.Phase == "read" && !p.Verified {
@@ -60,24 +60,6 @@ func TestCacheChoice(t *testing.T) {
 	}
 }
 
-// cacheVOLDir returns the directory holding the Cache VOL (libh5cache_vol.so, built by
-// scripts/vol-connectors.sh), or skips t naming what is missing.
-func cacheVOLDir(t *testing.T) string {
-	t.Helper()
-	if v := proxy.HDF5Version(); !strings.HasPrefix(v, "1.14") {
-		t.Skipf("needs the Cache VOL, built against HDF5 1.14: this build loads HDF5 %s (run with HDF5=1.14)", v)
-	}
-	prefix := os.Getenv("H5PROXY_VOL_PREFIX")
-	if prefix == "" {
-		prefix = "/opt/h5proxy/vol-1.14.5-ts"
-	}
-	dir := filepath.Join(prefix, "lib")
-	if _, err := os.Stat(filepath.Join(dir, "libh5cache_vol.so")); err != nil {
-		t.Skipf("needs the Cache VOL (libh5cache_vol.so) in %s: build it with `make vol-connectors` (VOL_PREFIX=%s), or set H5PROXY_VOL_PREFIX: %v", dir, prefix, err)
-	}
-	return dir
-}
-
 // TestCacheVOL runs mode=cache under the real Cache VOL where it is built: VPIC's write and
 // verified read at 2 ranks go through the connector (chosen because HDF5_VOL_CONNECTOR
 // loads it), the report names it and its storage, the file equals (h5diff) the native sync
@@ -87,7 +69,7 @@ func TestCacheVOL(t *testing.T) {
 	const pass = "H5PROXY_TEST_CACHE_PASS"
 	dir := testDir(t)
 	if !mpitest.Child() {
-		lib := cacheVOLDir(t)
+		lib := connectorDir(t, "the Cache VOL", "libh5cache_vol.so")
 		t.Setenv(pass, "native")
 		if parent, out, err := mpitest.Output(t, 2); parent && (err != nil || bytes.Contains(out, []byte("--- FAIL"))) {
 			t.Fatalf("the native run failed: %v\n%s", err, out)

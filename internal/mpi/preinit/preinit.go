@@ -1,13 +1,15 @@
 //go:build cgo
 
 // Package preinit initializes MPI before any Go code runs, in a program whose HDF5 loads
-// the Cache VOL (HDF5_VOL_CONNECTOR names cache_ext). That connector's init asks MPI for
-// the rank when HDF5 starts and, when MPI is not initialized yet, initializes it itself and
-// then crashes (vol-cache 1.2.1, H5VL_cache_ext_init: its log is opened only when MPI was
-// already up). HDF5 starts before main: gonum.org/v1/hdf5's package init asks HDF5 for its
-// property list classes. A C constructor runs before any package init, so MPI is up first,
-// with MPI_THREAD_MULTIPLE as the connector requires; internal/mpi's Init then adopts it
-// (and finalizes it at the end, as if it had initialized it).
+// the Cache VOL (HDF5_VOL_CONNECTOR names cache_ext). That connector's init, run when HDF5
+// starts, initializes MPI itself when it is not up yet (vol-cache 1.2.1,
+// H5VL_cache_ext_init: MPI_Init_thread), and HDF5 starts before main:
+// gonum.org/v1/hdf5's package init asks HDF5 for its property list classes. MPI would then
+// be up before internal/mpi.Init, which would not own it (nobody would call MPI_Finalize)
+// and could not keep OpenMPI's signal handlers out of the Go runtime's way. A C constructor
+// runs before any package init, so MPI is initialized here first, as internal/mpi.Init
+// does it (MPI_THREAD_MULTIPLE, which the connector requires, and no OpenMPI signal
+// handlers); Init then adopts it and the program finalizes it at the end.
 //
 // Only programs that own MPI import it (cmd/h5proxy, test binaries): a library loaded into
 // a program that initializes MPI itself (the C ABI) must not initialize it first.
