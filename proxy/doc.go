@@ -19,8 +19,8 @@
 //
 // The I/O stack's strategies live in packages of their own (proxy/layout/..., proxy/mode/...)
 // and register in package stack; strategies.go lists the built-in ones and patterns.go
-// makes every built-in pattern available. Modes (passthrough): sync, async, async-model, cache. Layouts
+// makes every built-in pattern available. Modes (passthrough): sync, async, async-model, cache, cache-model. Layouts
 // (terminal): native (the real code's HDF5 file), mpiio (the same bytes through plain
-// MPI-IO), null (no I/O), log (Log VOL-like), subfiling (per-group subfiles under a
+// MPI-IO), null (no I/O), log (Log VOL-like), log-vol (the real log-based VOL), subfiling (per-group subfiles under a
 // virtual-dataset master). Modes() and Layouts() list what is registered.
 package proxy

@@ -4,6 +4,7 @@ package proxy
 // line here.
 import (
 	_ "github.com/h5proxy/h5proxy/proxy/layout/log"
+	_ "github.com/h5proxy/h5proxy/proxy/layout/logvol"
 	_ "github.com/h5proxy/h5proxy/proxy/layout/mpiio"
 	_ "github.com/h5proxy/h5proxy/proxy/layout/native"
 	_ "github.com/h5proxy/h5proxy/proxy/layout/null"

@@ -86,12 +86,18 @@ if built vol-async; then echo "vol-connectors: vol-async: reusing $prefix"; else
   mark vol-async
 fi
 
-if built vol-cache; then echo "vol-connectors: vol-cache: reusing $prefix"; else
+# vol-cache 1.2.1 without NDEBUG: its my_malloc (utils/debug.c, which the connector's
+# malloc macro calls) returns the pointer only inside #ifndef NDEBUG, so a Release build's
+# -DNDEBUG makes every allocation return garbage and the connector crash in its init
+# (H5VL_cache_ext_init, at HDF5's start; its own write_cache.exe too). -O2 alone keeps the
+# optimisation; the marker's second line rebuilds a connector built with NDEBUG before.
+if built vol-cache && grep -qx "ndebug=off" "$prefix/share/h5proxy-vol/vol-cache"; then echo "vol-connectors: vol-cache: reusing $prefix"; else
   source_tree vol-cache VOL_CACHE_SRC https://github.com/hpc-io/vol-cache.git "$cache_tag"
-  run vol-cache cmake -S "$work/vol-cache" -B "$work/vol-cache/build" "${cmake_args[@]}"
+  run vol-cache cmake -S "$work/vol-cache" -B "$work/vol-cache/build" "${cmake_args[@]}" -DCMAKE_C_FLAGS_RELEASE=-O2 -DCMAKE_CXX_FLAGS_RELEASE=-O2
   run vol-cache cmake --build "$work/vol-cache/build" -j "$jobs"
   run vol-cache cmake --install "$work/vol-cache/build"
   mark vol-cache
+  echo "ndebug=off" >>"$prefix/share/h5proxy-vol/vol-cache"
 fi
 
 if built vol-log; then echo "vol-connectors: vol-log: reusing $prefix"; else

@@ -30,6 +30,8 @@ import (
 	"os"
 	"strings"
 
+	// MPI before HDF5 starts where HDF5 loads the Cache VOL (see the package).
+	_ "github.com/h5proxy/h5proxy/internal/mpi/preinit"
 	"github.com/h5proxy/h5proxy/proxy"
 )
 

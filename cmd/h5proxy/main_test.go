@@ -613,7 +613,7 @@ func TestRunConfigErrors(t *testing.T) {
 		dir := t.TempDir()
 		cfg := h5benchConfig(t, dir, 2, 64, 1, map[string]string{"MODE": "LOGVOL"})
 		r := h5proxy(t, dir, "run", cfg)
-		r.expect(t, 1, nil, []string{`"MODE"`, `"LOGVOL"`, "not an allowed value", "allowed: sync, async, async-model, cache, log"})
+		r.expect(t, 1, nil, []string{`"MODE"`, `"LOGVOL"`, "not an allowed value", "allowed: sync, async, async-model, cache, cache-model, log"})
 		if got := dirFiles(t, dir); !slices.Equal(got, []string{"config.json"}) {
 			t.Errorf("files after a rejected configuration: %q", got)
 		}
@@ -704,7 +704,7 @@ func TestHelp(t *testing.T) {
 		"addattr", "indepio", "keepfile", "usechunked", "maxcheck", "memblock", "memstride", "fileblocks", "filestrides", "rshift", "iterations   int     10"}, nil)
 	h5proxy(t, "", "help", "amrex").expect(t, 0, []string{"ncells", "max_grid_size", "nplotfile", "hdf5compression", "restart_check", "(accepted, ignored)"}, nil)
 	h5proxy(t, "", "help", "session").expect(t, 0, []string{"file", "compute_time", "EMULATED_COMPUTE_TIME_PER_TIMESTEP",
-		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|async-model|cache|log", "trace_file"}, nil)
+		"CSV_FILE", "MODE", "IO_MEM_LIMIT", "async.staging_bytes", "cache.path", "sync|async|async-model|cache|cache-model|log", "trace_file"}, nil)
 	h5proxy(t, "", "help", "vpic").expect(t, 0, []string{"DIM_1", "TIMESTEPS", "MEM_PATTERN", "READ_OPTION", "COLLECTIVE_DATA", "(accepted, ignored)",
 		"EMULATED_COMPUTE_TIME_PER_TIMESTEP", "CSV_FILE"}, nil)
 	h5proxy(t, "", "help", "concat").expect(t, 0, []string{"chunk", "deflate", "empty-layout", "contiguous|chunked|compact",

@@ -68,6 +68,10 @@ type Access struct {
 	// VFD with these settings. Transfers through it are independent (HDF5 refuses
 	// collective transfers on drivers other than MPI-IO).
 	Subfiling *Subfiling
+	// VOL, when set, names the VOL connector the file is created or opened through
+	// (H5Pset_vol of the connector registered under that name, loaded from
+	// HDF5_PLUGIN_PATH; HDF5 1.14): "LOG" is the log-based VOL.
+	VOL string
 	// FileSpec holds Parallel, ReadOnly (opens only), collective metadata, alignment,
 	// metadata cache and meta block settings. FlushLocal is not used here: pass it to
 	// FlushFile.

@@ -164,6 +164,11 @@ func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 			return -1, err
 		}
 	}
+	if a.VOL != "" {
+		if err := setVOL(op, fapl, a.VOL); err != nil {
+			return -1, err
+		}
+	}
 	if a.CollMetadataOps && C.H5Pset_all_coll_metadata_ops(fapl, true) < 0 {
 		return -1, stackError("H5Pset_all_coll_metadata_ops for " + op)
 	}

@@ -3,6 +3,7 @@ package h5
 /*
 #cgo pkg-config: hdf5-openmpi
 #include <hdf5.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
@@ -34,12 +35,34 @@ static int h5v_connector(int *value, int *native_files) {
 	return 0;
 #endif
 }
+
+// h5v_fapl_class is H5P_FILE_ACCESS (a macro cgo cannot take).
+static hid_t h5v_fapl_class(void) { return H5P_FILE_ACCESS; }
+
+// h5v_set_vol puts the connector registered under name (loaded from HDF5_PLUGIN_PATH on
+// first use) on fapl with no connector information (the log-based VOL then stacks on the
+// native connector, as its user guide sets it). Returns 0, -1 (HDF5 error: the stack says
+// why), or -4 on HDF5 1.10 (no VOL).
+static int h5v_set_vol(hid_t fapl, const char *name) {
+#if H5_VERSION_GE(1, 13, 0)
+	hid_t id = H5VLregister_connector_by_name(name, H5P_DEFAULT);
+	int rc;
+	if (id < 0) return -1;
+	rc = H5Pset_vol(fapl, id, NULL) < 0 ? -1 : 0;
+	H5VLclose(id);
+	return rc;
+#else
+	(void)fapl; (void)name;
+	return -4;
+#endif
+}
 */
 import "C"
 
 import (
 	"fmt"
 	"os"
+	"unsafe"
 )
 
 // conn is the process's connector, asked once when the library is initialized (enter),
@@ -98,3 +121,29 @@ func CheckConnectorThread() error {
 
 // osThread is the calling OS thread's id.
 func osThread() C.long { return C.h5v_tid() }
+
+// setVOL puts the connector named name on fapl (Access.VOL).
+func setVOL(op string, fapl C.hid_t, name string) error {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	switch C.h5v_set_vol(fapl, cname) {
+	case 0:
+		return nil
+	case -4:
+		return errorf("h5: %s: VOL connector %s: HDF5 %s has no VOL connectors (HDF5 1.13 and later; build HDF5=1.14)", op, name, versionLocked())
+	}
+	return fmt.Errorf("h5: %s: VOL connector %s (loaded from HDF5_PLUGIN_PATH=%q): %w", op, name, os.Getenv("HDF5_PLUGIN_PATH"), stackError("H5VLregister_connector_by_name/H5Pset_vol"))
+}
+
+// LoadConnector checks that HDF5 can load the VOL connector registered under name (from
+// HDF5_PLUGIN_PATH), as a file access through it would, before any file is made.
+func LoadConnector(name string) error {
+	enter()
+	defer leave()
+	fapl := C.H5Pcreate(C.h5v_fapl_class())
+	if fapl < 0 {
+		return stackError("H5Pcreate(H5P_FILE_ACCESS)")
+	}
+	defer C.H5Pclose(fapl)
+	return setVOL("loading", fapl, name)
+}

@@ -35,3 +35,6 @@ func (EventSet) Poll() {}
 
 // CheckConnectorThread returns nil in a build without cgo (no HDF5 calls at all).
 func CheckConnectorThread() error { return nil }
+
+// LoadConnector returns ErrNoCgo in a build without cgo.
+func LoadConnector(string) error { return ErrNoCgo }

@@ -180,7 +180,7 @@ func Init() (provided ThreadLevel, owned bool, err error) {
 	}
 	if active() {
 		provided, err = QueryThread()
-		return provided, false, err
+		return provided, earlyOwned, err
 	}
 	if _, ok := os.LookupEnv("OMPI_MCA_opal_signal"); !ok {
 		// os.Setenv reaches the C environment in a cgo program, where OpenMPI reads it.
@@ -196,6 +196,17 @@ func Init() (provided ThreadLevel, owned bool, err error) {
 		return threadLevel(p), true, err
 	}
 	return threadLevel(p), true, nil
+}
+
+// earlyOwned is set when this program initialized MPI before main (package preinit).
+var earlyOwned bool
+
+// AdoptEarlyInit records that this program initialized MPI before any Go code ran (package
+// preinit, under the Cache VOL): Init then reports it owned, so the program finalizes it.
+func AdoptEarlyInit() {
+	initMu.Lock()
+	defer initMu.Unlock()
+	earlyOwned = true
 }
 
 // Finalize finalizes MPI. Only the owner of MPI (see Init) calls it. It fails if MPI is not

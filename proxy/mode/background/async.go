@@ -47,7 +47,7 @@ type asyncMode struct {
 	lendWrites bool
 	// memLimit is h5bench's IO_MEM_LIMIT (see WaitBeforeStep).
 	memLimit uint64
-	// impl says how the mode runs, for the report (Impl); empty for the cache mode.
+	// impl says how the mode runs, for the report (Impl).
 	impl string
 }
 
@@ -74,6 +74,7 @@ var Options = &options.Table{Name: "background", Specs: []options.Spec{
 	{Key: "async.event_sets", Kind: options.Enum, Default: "AUTO", Allowed: []string{"AUTO", "YES", "NO"}, Help: "mode=async: AUTO issues HDF5's event sets and _async calls where the Async VOL is loaded (HDF5_VOL_CONNECTOR names async), as h5bench does, else runs the async-model; YES always (HDF5 1.14; under the native connector each call is synchronous); NO always the model"},
 	{Key: "async.mem_limit", Aliases: []string{"IO_MEM_LIMIT"}, Kind: options.Size, Default: "0", Help: "background modes: at each step start, if staged bytes in flight >= this, wait for earlier steps' I/O (h5bench IO_MEM_LIMIT; 0: always)"},
 	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
+	{Key: "cache.connector", Kind: options.Enum, Default: "AUTO", Allowed: []string{"AUTO", "YES", "NO"}, Help: "mode=cache: AUTO runs through the Cache VOL where HDF5_VOL_CONNECTOR loads it (cache_ext, HDF5 1.14), else the cache-model; YES requires the connector (refused without it); NO always the model"},
 	{Key: "cache.capacity", Aliases: []string{"HDF5_CACHE_STORAGE_SIZE"}, Kind: options.Size, Default: "1GiB", Min: options.Bound(4096), Help: "cache mode: bytes of node-local storage per rank; full of unmigrated data, writers wait"},
 }}
 

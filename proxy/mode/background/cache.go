@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -23,10 +24,34 @@ import (
 // selection is served locally. When the cache is full of data not yet migrated the caller
 // waits (measured); a write larger than the whole cache is written through synchronously.
 func init() {
-	stack.RegisterMode(stack.Strategy{Name: "cache", Caps: stack.Background, Options: Options,
-		Summary:  "modelled on the Cache VOL: writes land in node-local storage and migrate in the background; cached reads are served locally",
+	stack.RegisterMode(stack.Strategy{Name: "cache-model", Caps: stack.Background, Options: Options,
+		Summary:  "modelled on the Cache VOL: writes land in node-local storage and migrate in h5proxy's background thread; cached reads are served locally",
 		Validate: cacheValidate,
-		NewMode:  newCacheMode})
+		NewMode: func(under stack.Layout, env stack.Env) (stack.Mode, error) {
+			return newCacheMode(under, env, "cache-model", "h5proxy's background thread (mode=cache-model)")
+		}})
+	stack.RegisterMode(stack.Strategy{Name: "cache", Caps: stack.Background, Options: Options,
+		Summary: "through the Cache VOL (cache_ext) where HDF5_VOL_CONNECTOR loads it (or cache.connector=YES), else the cache-model, and the report says which ran",
+		Validate: func(v *options.Values) error {
+			if strings.EqualFold(v.String("cache.connector"), "NO") {
+				return cacheValidate(v)
+			}
+			return nil
+		},
+		NewMode: func(under stack.Layout, env stack.Env) (stack.Mode, error) {
+			v := env.Setting()
+			vol, why, err := cacheVOLChoice(v.String("cache.connector"))
+			if err != nil {
+				return nil, err
+			}
+			if vol == nil {
+				if err := cacheValidate(v); err != nil {
+					return nil, err
+				}
+				return newCacheMode(under, env, "cache", "h5proxy's background thread (the cache-model: "+why+")")
+			}
+			return newCacheVOLMode(under, env, vol)
+		}})
 }
 
 // cacheValidate refuses async.write_memcpy=NO: the cache mode's copy is its write.
@@ -38,8 +63,9 @@ func cacheValidate(v *options.Values) error {
 	return nil
 }
 
-func newCacheMode(under stack.Layout, env stack.Env) (stack.Mode, error) {
-	if err := modelAllowed("cache"); err != nil {
+// newCacheMode returns the cache model (mode names it in a refusal, impl in the report).
+func newCacheMode(under stack.Layout, env stack.Env, mode, impl string) (stack.Mode, error) {
+	if err := modelAllowed(mode); err != nil {
 		return nil, err
 	}
 	v := env.Setting()
@@ -48,6 +74,7 @@ func newCacheMode(under stack.Layout, env stack.Env) (stack.Mode, error) {
 		return nil, err
 	}
 	m := newBackground(under, store, nil)
+	m.impl = impl
 	m.memLimit = v.Uint("async.mem_limit")
 	comm := env.SessionComm
 	m.local = func(op *plan.Op, buf []byte) (bool, error) {

@@ -1,0 +1,130 @@
+package proxy_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	// MPI before HDF5 starts in the ranks that load the Cache VOL, as cmd/h5proxy does.
+	_ "github.com/h5proxy/h5proxy/internal/mpi/preinit"
+	"github.com/h5proxy/h5proxy/internal/mpitest"
+	"github.com/h5proxy/h5proxy/proxy"
+)
+
+// TestCacheChoice: where no Cache VOL is loaded (CI, and every 1.10 build) mode=cache runs
+// the cache-model and the report says so and why; mode=cache-model is the model always;
+// cache.connector=YES is refused before any I/O, naming the key and what is missing.
+func TestCacheChoice(t *testing.T) {
+	dir := testDir(t)
+	if mpitest.Run(t, 2) {
+		return
+	}
+	size := world(t).Size()
+	why := "no Cache VOL loaded"
+	if !strings.HasPrefix(proxy.HDF5Version(), "1.14") {
+		why = "has no VOL connectors"
+	}
+	for _, c := range []struct{ name, kv, impl string }{
+		{"auto", "mode=cache", why},
+		{"no", "mode=cache;cache.connector=NO", "cache.connector=NO"},
+		{"model", "mode=cache-model", "mode=cache-model"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := config(t, "DIM_1=4096;TIMESTEPS=3;COLLECTIVE_DATA=YES;verify=yes;cache.path="+dir+";"+c.kv, fileOf(dir, "cc-"+c.name, size))
+			rep := runReport(t, cfg, c.kv)
+			if !strings.Contains(rep.ModeImpl, c.impl) || !strings.Contains(rep.ModeImpl, "cache-model") {
+				t.Errorf("%s: mode_impl %q, want the cache-model and %q", c.kv, rep.ModeImpl, c.impl)
+			}
+			for _, p := range rep.Phases {
+				if p.Phase == "read" && !p.Verified {
+					t.Errorf("%s: read phase not verified", c.kv)
+				}
+			}
+		})
+	}
+	cfg := config(t, "DIM_1=4096;TIMESTEPS=3;mode=cache;cache.connector=YES", fileOf(dir, "cc-yes", size))
+	s, err := proxy.NewSession(proxy.World(), cfg)
+	if err == nil {
+		s.Close()
+		t.Fatal("cache.connector=YES accepted without the Cache VOL")
+	}
+	if !errors.Is(err, proxy.ErrUnsupported) || !strings.Contains(err.Error(), `"cache.connector"`) || !strings.Contains(err.Error(), why) {
+		t.Errorf("cache.connector=YES without the connector: %v, want unsupported naming the key and %q", err, why)
+	}
+	if _, err := os.Stat(fileOf(dir, "cc-yes", size)); err == nil {
+		t.Errorf("the refused session wrote its file")
+	}
+}
+
+// TestCacheVOL runs mode=cache under the real Cache VOL where it is built: VPIC's write and
+// verified read at 2 ranks go through the connector (chosen because HDF5_VOL_CONNECTOR
+// loads it), the report names it and its storage, the file equals (h5diff) the native sync
+// run's, made first by the same ranks without the connector; cache.path set against the
+// connector's config file is refused naming the key.
+func TestCacheVOL(t *testing.T) {
+	const pass = "H5PROXY_TEST_CACHE_PASS"
+	dir := testDir(t)
+	if !mpitest.Child() {
+		lib := connectorDir(t, "the Cache VOL", "libh5cache_vol.so")
+		t.Setenv(pass, "native")
+		if parent, out, err := mpitest.Output(t, 2); parent && (err != nil || bytes.Contains(out, []byte("--- FAIL"))) {
+			t.Fatalf("the native run failed: %v\n%s", err, out)
+		}
+		storage := filepath.Join(dir, "storage")
+		if err := os.Mkdir(storage, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cfgFile := filepath.Join(dir, "cache.cfg")
+		conf := "HDF5_CACHE_STORAGE_TYPE: SSD\nHDF5_CACHE_STORAGE_PATH: " + storage +
+			"\nHDF5_CACHE_STORAGE_SCOPE: LOCAL\nHDF5_CACHE_STORAGE_SIZE: 1073741824\nHDF5_CACHE_WRITE_BUFFER_SIZE: 268435456\n"
+		if err := os.WriteFile(cfgFile, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(pass, "vol")
+		t.Setenv("HDF5_PLUGIN_PATH", lib)
+		t.Setenv("HDF5_VOL_CONNECTOR", "cache_ext config="+cfgFile+";under_vol=0;under_info={}")
+		os.Unsetenv("HDF5_CACHE_WR") // mode=cache turns the write cache on
+		_, out, err := mpitest.Output(t, 2)
+		if err != nil || bytes.Contains(out, []byte("--- FAIL")) || !bytes.Contains(out, []byte("PASS")) {
+			t.Fatalf("the run under the Cache VOL failed: %v\n%s", err, out)
+		}
+		if out, err := exec.Command("h5diff", "-r", fileOf(dir, "cache-native", 2), fileOf(dir, "cache-vol", 2)).CombinedOutput(); err != nil {
+			t.Errorf("the Cache VOL run's file differs from the native sync run's: %v\n%s", err, out)
+		}
+		return
+	}
+	size := world(t).Size()
+	if os.Getenv(pass) == "native" {
+		runReport(t, config(t, "DIM_1=4096;TIMESTEPS=3;COLLECTIVE_DATA=YES;MODE=SYNC", fileOf(dir, "cache-native", size)), "the native sync run")
+		return
+	}
+	// A key the connector's config file contradicts: refused, naming it.
+	cfg := config(t, "DIM_1=4096;TIMESTEPS=3;mode=cache;cache.path="+dir, fileOf(dir, "cache-path", size))
+	if s, err := proxy.NewSession(proxy.World(), cfg); err == nil {
+		s.Close()
+		t.Errorf("cache.path=%s accepted against the connector's storage path", dir)
+	} else if !strings.Contains(err.Error(), `"cache.path"`) || !strings.Contains(err.Error(), "HDF5_CACHE_STORAGE_PATH") {
+		t.Errorf("cache.path against the config file: %v, want the key and the file's setting named", err)
+	}
+	cfg = config(t, "DIM_1=4096;TIMESTEPS=3;COLLECTIVE_DATA=YES;verify=yes;stall_timeout=120s;mode=cache", fileOf(dir, "cache-vol", size))
+	rep := runReport(t, cfg, "mode=cache under the Cache VOL")
+	if rep.VOLConnector != "cache_ext" || !strings.Contains(rep.ModeImpl, "the Cache VOL") || !strings.Contains(rep.ModeImpl, "HDF5_CACHE_WR=yes") ||
+		!strings.Contains(rep.ModeImpl, filepath.Join(dir, "storage")) {
+		t.Errorf("vol_connector %q, mode_impl %q: want cache_ext, the Cache VOL with its write cache on and storage named", rep.VOLConnector, rep.ModeImpl)
+	}
+	if os.Getenv("HDF5_CACHE_WR") != "yes" {
+		t.Errorf("HDF5_CACHE_WR=%q after mode=cache, want yes (the connector reads it at each file create)", os.Getenv("HDF5_CACHE_WR"))
+	}
+	for _, p := range rep.Phases {
+		if p.Phase == "read" && !p.Verified {
+			t.Error("read phase not verified")
+		}
+		if p.Phase == "write" && p.CloseTime.Max <= 0 {
+			t.Errorf("write phase: file_close_time %+v, want the flush at close measured", p.CloseTime)
+		}
+	}
+}

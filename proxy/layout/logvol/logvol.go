@@ -1,0 +1,66 @@
+// Package logvol is the log-vol layout: the native layout's files created and opened through
+// the real log-based VOL (DataLib-ECP/vol-log-based, connector "LOG"), beside the log
+// layout that models it. The connector stores each rank's writes as logs with an index in
+// a file of its own format and resolves reads through that index, so the data are read
+// back through the connector itself; the file is not the native layout's (compare values
+// read back, not h5dump output).
+//
+// The layout needs an h5proxy built against HDF5 1.14 and the connector's library on
+// HDF5_PLUGIN_PATH (scripts/vol-connectors.sh builds it): elsewhere it is refused before
+// any I/O, naming the layout and what is missing.
+package logvol
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
+	"github.com/h5proxy/h5proxy/options"
+	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/layout/native"
+	"github.com/h5proxy/h5proxy/proxy/stack"
+)
+
+// Name is the layout's name.
+const Name = "log-vol"
+
+// Connector is the log-based VOL's registered name (H5VL_log_NAME), the name HDF5 loads
+// it by from HDF5_PLUGIN_PATH.
+const Connector = "LOG"
+
+func init() {
+	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData,
+		Summary:   "the native layout's files through the real log-based VOL (connector LOG, HDF5 1.14, HDF5_PLUGIN_PATH): its own log file format, read back through the connector",
+		Available: Available,
+		NewLayout: func(env stack.Env) (stack.Layout, error) {
+			if err := h5.LoadConnector(Connector); err != nil {
+				return nil, stack.Unsupported{Err: &options.Error{Table: "session", Key: "layout", Value: Name,
+					Reason:  fmt.Sprintf("HDF5 cannot load the log-based VOL (HDF5_PLUGIN_PATH=%q): %v", os.Getenv("HDF5_PLUGIN_PATH"), err),
+					Allowed: "HDF5_PLUGIN_PATH naming the directory of libH5VL_log.so (make vol-connectors), or layout=log (the model of it)"}}
+			}
+			return native.New(env, open), nil
+		}})
+}
+
+// Available refuses builds whose HDF5 has no VOL layer (1.10).
+func Available() error {
+	if h5.HaveEventSets() { // HDF5 1.13 and later: VOL connectors and event sets alike
+		return nil
+	}
+	return stack.Unsupported{Err: &options.Error{Table: "session", Key: "layout", Value: Name,
+		Reason:  fmt.Sprintf("this h5proxy is built against HDF5 %s, which has no VOL connectors", h5.Version()),
+		Allowed: "a build against HDF5 1.14 (HDF5=1.14 make build) with the log-based VOL on HDF5_PLUGIN_PATH, or layout=log (the model of it)"}}
+}
+
+// open creates or opens op's file through the connector, with the MPI-IO driver and
+// collective metadata as its user guide sets them; a file of one rank is opened on
+// MPI_COMM_SELF (the connector needs an MPI-IO file access).
+func open(op *plan.Op, a h5.Access) (h5.ID, error) {
+	if !a.Parallel {
+		a.Parallel, a.Comm = true, mpi.Self().Fortran()
+	}
+	a.CollMetadataOps, a.CollMetadataWrite = true, true
+	a.VOL = Connector
+	return native.Open(op, a)
+}
