@@ -73,6 +73,12 @@ func cmdIOR(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, err)
 		return usageError{error: err, printed: true}
 	}
+	if len(sets) > 0 { // a bad key or value stops here, before any rank is launched
+		if _, err := iorConfig(c, args, sets); err != nil {
+			fmt.Fprintln(stderr, err)
+			return usageError{error: err, printed: true}
+		}
+	}
 	if !launch.Underneath() && !noLaunch {
 		if htmlOut != "" {
 			args = append([]string{"-html", htmlOut}, args...)
