@@ -18,8 +18,12 @@ import (
 // data (bench/cgocall; docs/metrics.md, "Speed figures (issue 32)"): one call per run pays
 // it once.
 //
-// A run ends before an operation that is no transfer (a dataset open or close, a flush, a
-// file selection), that the layout cannot make in a run (stack.RunExec.Runs), whose read
+// A run of reads passes over the operations between them that the layout makes without a
+// library call (stack.RunExec.Runs: the mpiio layout's dataset opens and closes, IOR's
+// between its segments), which the layout makes in order inside the run; each is charged,
+// stamped and counted as when made alone. A run ends before any other operation that is
+// no transfer (a flush, a file selection, a dataset open that calls HDF5), that the
+// layout cannot make in a run, whose read
 // is verified (the check runs between reads), whose write refills a buffer (the fill runs
 // between writes), or whose named buffer has another size or place than an earlier one of
 // the run (it would be mapped anew under the earlier transfer). Each transfer is charged,
@@ -30,10 +34,11 @@ import (
 var runsMade, transfersInRuns atomic.Int64
 
 // runner is the stack's run executor when this plan's transfers may go in runs: sync
-// execution (no lending, no multi-dataset batch, no background queue, no timeline, whose
-// tracer records each call) and transfer_runs=YES.
+// execution (no lending, no multi-dataset batch, no background queue) and
+// transfer_runs=YES. A timeline (trace_file) records a run's operations one by one
+// (tracedLayout.ExecRun).
 func (s *Session) runner(ln *stack.Lending, batch *multiBatch) stack.RunExec {
-	if s.cfg.PerCallTransfers || ln != nil || batch != nil || s.background || s.tr != nil {
+	if s.cfg.PerCallTransfers || ln != nil || batch != nil || s.background {
 		return nil
 	}
 	rx, _ := s.stack.(stack.RunExec)
@@ -63,9 +68,10 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 		return i, nil
 	}
 	ops := []*plan.Op{op}
+	xfers := 1 // the transfers in ops
 	for j := i + 1; j < len(pl.Ops); j++ {
 		next := &pl.Ops[j]
-		if next.Transfer == nil || next.Kind != op.Kind {
+		if next.Transfer == nil && !passable(next, op.Kind) || next.Transfer != nil && next.Kind != op.Kind {
 			break
 		}
 		o, err := kn.apply(next)
@@ -73,18 +79,33 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 			break // made alone, which reports it
 		}
 		o = s.packed(o)
+		if o.Transfer == nil {
+			if !rx.Runs(o) {
+				break
+			}
+			ops = append(ops, o)
+			continue
+		}
 		if !s.runnable(rx, o) || !compatible(ops, o) || s.refillsAfter(ops, o) {
 			break
 		}
 		ops = append(ops, o)
+		xfers++
 	}
-	if len(ops) < 2 {
+	for ops[len(ops)-1].Transfer == nil { // a run ends with a transfer
+		ops = ops[:len(ops)-1]
+	}
+	if xfers < 2 {
 		return i, nil
 	}
 	// The buffers, in order (the first write's may be filled here); a write whose buffer
 	// is refilled after all (refillsAfter's guess was wrong) ends the run.
 	bufs := make([][]byte, 0, len(ops))
 	for k, o := range ops {
+		if o.Transfer == nil { // made by the layout without a buffer
+			bufs = append(bufs, nil)
+			continue
+		}
 		if k > 0 && s.refills(o) {
 			ops = ops[:k]
 			break
@@ -101,11 +122,20 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 	}
 	bytes := make([]uint64, len(ops))
 	for k, o := range ops {
-		bytes[k] = s.transferBytes(o.Transfer)
+		if o.Transfer != nil {
+			bytes[k] = s.transferBytes(o.Transfer)
+			if s.tr != nil {
+				s.tr.note(o, bytes[k])
+			}
+		}
 	}
-	s.wd.mark(ops[0]) // a stall report names the run's first transfer
+	s.wd.mark(s.wd.runMark(ops)) // a stall report names the run, from its first transfer to its last
 	runsMade.Add(1)
-	transfersInRuns.Add(int64(len(ops)))
+	for _, o := range ops {
+		if o.Transfer != nil {
+			transfersInRuns.Add(1)
+		}
+	}
 	took := make([]time.Duration, len(ops))
 	done, err := rx.ExecRun(ops, bufs, took)
 	t0, t1 := s.clk.lap()
@@ -113,14 +143,7 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 	if err != nil && done < len(ops) {
 		tried++
 	}
-	// Each transfer ends where the layout's times put it, counted back from the run's
-	// end; the first starts at the run's start (it holds the call's way into C).
-	ends := make([]time.Duration, tried)
-	e := t1
-	for k := tried - 1; k >= 0; k-- {
-		ends[k] = e
-		e = max(e-took[k], t0)
-	}
+	ends := runEnds(t0, t1, took[:tried])
 	from := t0
 	for k := 0; k < tried; k++ {
 		smp.charge(ops[k].Kind, (ends[k] - from).Seconds())
@@ -131,6 +154,9 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 	}
 	for k := 0; k < done; k++ {
 		smp.countCall(ops[k], bytes[k])
+		if ops[k].Transfer == nil {
+			continue
+		}
 		if terr := s.transferred(ops[k], bufs[k], bytes[k], smp); terr != nil {
 			return i + k, terr
 		}
@@ -142,14 +168,37 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 	return i + len(ops), nil
 }
 
+// passable reports whether op, no transfer, may sit inside a run of transfers of kind
+// kind, should the layout make it without a library call (stack.RunExec.Runs decides
+// that): a dataset open or close between reads. Only reads pass over operations: a
+// write's buffer may be filled from the layout's view of its dataset (fillLaid), which
+// must then be the view after the operations before it, not before the run.
+func passable(op *plan.Op, kind plan.OpKind) bool {
+	return kind == plan.Read && (op.Kind == plan.OpenDataset || op.Kind == plan.CloseDataset)
+}
+
+// runEnds places the operations of a run made from t0 to t1 by the times the layout
+// measured (took, as stack.RunExec gives them): each ends where they put it, counted back
+// from the run's end, and the first starts at the run's start (it holds the call's way
+// into C). It returns each operation's end.
+func runEnds(t0, t1 time.Duration, took []time.Duration) []time.Duration {
+	ends := make([]time.Duration, len(took))
+	e := t1
+	for k := len(took) - 1; k >= 0; k-- {
+		ends[k] = e
+		e = max(e-took[k], t0)
+	}
+	return ends
+}
+
 // compatible reports whether o may join the run ops: a transfer of the same kind whose
-// buffer is compatible with every earlier one's (sameBuffer).
+// buffer is compatible with every earlier transfer's (sameBuffer).
 func compatible(ops []*plan.Op, o *plan.Op) bool {
 	if o.Kind != ops[0].Kind {
 		return false
 	}
 	for _, p := range ops {
-		if !sameBuffer(p.Transfer, o.Transfer) {
+		if p.Transfer != nil && !sameBuffer(p.Transfer, o.Transfer) {
 			return false
 		}
 	}
@@ -167,7 +216,7 @@ func (s *Session) refillsAfter(ops []*plan.Op, o *plan.Op) bool {
 		return false
 	}
 	for k := len(ops) - 1; k >= 0; k-- {
-		if p := ops[k].Transfer; p.Buffer == t.Buffer {
+		if p := ops[k].Transfer; p != nil && p.Buffer == t.Buffer {
 			f := filledBuf{step: ops[k].Step, t: p}
 			return p.AsIs || !f.holds(o, s.phase.fill)
 		}

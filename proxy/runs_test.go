@@ -1,6 +1,8 @@
 package proxy_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,8 +14,10 @@ import (
 )
 
 // TestTransferRuns: the ior pattern through the mpiio layout, its transfers made in runs
-// (transfer_runs=YES) and one call each (NO), collective and independent: each segment's
-// reads are one run (each write refills the buffer, so writes stay one by one), every
+// (transfer_runs=YES) and one call each (NO), collective and independent: each step's
+// reads are one run, over the dataset close and open between the segments (the mpiio
+// layout makes no MPI call for them; each write refills the buffer, so writes stay one
+// by one), every
 // phase's and step's census counts the same calls and bytes, and the time of the
 // transfers is charged (raw time within the observed time). internal/mpi's TestRun checks
 // the bytes a run moves.
@@ -33,10 +37,10 @@ func TestTransferRuns(t *testing.T) {
 			runs0, xfers0 := proxy.RunsMade()
 			rep := runReport(t, cfg, kv)
 			runs1, xfers1 := proxy.RunsMade()
-			// Per repetition, each segment's 4 reads are one run; each write refills the
+			// Per repetition, both segments' 4 reads are one run; each write refills the
 			// buffer with its own data (fill=once: a transfer's values are its
 			// elements'), so writes are made one by one.
-			if r, x := runs1-runs0, xfers1-xfers0; runs == "YES" && (r != 2*2 || x != 2*2*4) || runs == "NO" && r != 0 {
+			if r, x := runs1-runs0, xfers1-xfers0; runs == "YES" && (r != 2 || x != 2*2*4) || runs == "NO" && r != 0 {
 				t.Errorf("%s: %d runs of %d transfers", kv, r, x)
 			}
 			if len(rep.Phases) != 2 {
@@ -88,5 +92,57 @@ func TestTransferRunError(t *testing.T) {
 	want := "MPI_File_read_at " + file + ": 8192 of 16384 bytes at offset 32768: unexpected EOF"
 	if !strings.Contains(errs["YES"], want) || errs["YES"] != errs["NO"] {
 		t.Errorf("error with runs:\n%s\nwithout:\n%s\nwant both to contain %q", errs["YES"], errs["NO"], want)
+	}
+}
+
+// TestTransferRunsTraced: with a timeline (trace_file), reads are still made in runs, and
+// the timeline records each of a run's operations as its own event: every rank's I/O
+// events (name, path, step and bytes, in order) are those of the same test made one call
+// each (transfer_runs=NO), the dataset close and open inside a run included, each ending
+// no earlier than it starts and no later than the next one starts.
+func TestTransferRunsTraced(t *testing.T) {
+	dir := testDir(t)
+	if mpitest.Run(t, 2) {
+		return
+	}
+	events := map[string]map[int][]string{}
+	for _, runs := range []string{"YES", "NO"} {
+		trace := filepath.Join(dir, "traced-"+runs+".json")
+		kv := "api=MPIIO;layout=mpiio;blockSize=64k;transferSize=16k;segmentCount=2;repetitions=2;fill=once;verify=no;collective=1;transfer_runs=" + runs + ";trace_file=" + trace
+		runs0, _ := proxy.RunsMade()
+		runReport(t, patternConfig(t, "ior", kv, filepath.Join(dir, "traced.dat")), kv)
+		runs1, _ := proxy.RunsMade()
+		if made := runs1 - runs0; runs == "YES" && made != 2 || runs == "NO" && made != 0 {
+			t.Errorf("%s: %d runs made", kv, made)
+		}
+		if world(t).Rank() != 0 { // rank 0 merges the ranks' timelines
+			continue
+		}
+		data, err := os.ReadFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc traceDoc
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("%s: %v", trace, err)
+		}
+		events[runs] = map[int][]string{}
+		last := map[int]float64{} // each rank's last I/O event's end
+		for _, e := range doc.TraceEvents {
+			if e.Cat != "io" {
+				continue
+			}
+			if e.Ts+1 < last[e.Pid] || e.Dur < 0 {
+				t.Errorf("%s: rank %d's %s %v at %v µs for %v, before the event before it ended (%v)", runs, e.Pid, e.Name, e.Args["path"], e.Ts, e.Dur, last[e.Pid])
+			}
+			last[e.Pid] = e.Ts + e.Dur
+			events[runs][e.Pid] = append(events[runs][e.Pid], fmt.Sprintf("%s %v step %v bytes %v", e.Name, e.Args["path"], e.Args["step"], e.Args["bytes"]))
+		}
+	}
+	if world(t).Rank() != 0 {
+		return
+	}
+	if a, b := events["YES"], events["NO"]; len(a) != 2 || len(a[0]) < 2*2*2*4 || !reflect.DeepEqual(a, b) {
+		t.Errorf("the timelines' I/O events with runs (%d ranks) and without differ:\nwith:    %q\nwithout: %q", len(a), a[0], b[0])
 	}
 }

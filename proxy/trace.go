@@ -87,7 +87,11 @@ func (t *tracer) span(cat, name string, start time.Time, args map[string]any) {
 	if t == nil {
 		return
 	}
-	end := time.Now()
+	t.spanTo(cat, name, start, time.Now(), args)
+}
+
+// spanTo records an event from start to end on the calling thread's track.
+func (t *tracer) spanTo(cat, name string, start, end time.Time, args map[string]any) {
 	tid := tidMain
 	if t.background && unix.Gettid() != t.main {
 		tid = tidBackground
@@ -104,6 +108,11 @@ func (t *tracer) op(cat, name string, op *plan.Op, bytes uint64, start time.Time
 	if t == nil {
 		return
 	}
+	t.opTo(cat, name, op, bytes, start, time.Now())
+}
+
+// opTo records one plan operation from start to end.
+func (t *tracer) opTo(cat, name string, op *plan.Op, bytes uint64, start, end time.Time) {
 	args := map[string]any{"path": op.Path, "step": op.Step}
 	if op.Transfer != nil {
 		args["bytes"] = bytes
@@ -114,7 +123,7 @@ func (t *tracer) op(cat, name string, op *plan.Op, bytes uint64, start time.Time
 		args["handed_on"] = op.Baton.Stat
 		args["handed_on_size"] = bytes
 	}
-	t.span(cat, name, start, args)
+	t.spanTo(cat, name, start, end, args)
 }
 
 // took records an event of duration d that ends now (emulated compute).
@@ -182,16 +191,49 @@ func (l tracedLayout) EventSets() bool {
 func (l tracedLayout) Exec(op *plan.Op, buf []byte) error {
 	t0 := time.Now()
 	err := l.Layout.Exec(op, buf)
-	var n uint64
-	if op.Transfer != nil {
-		fallback := uint64(len(buf))
-		if len(op.Transfer.Selection.Blocks) == 1 {
-			fallback = op.Transfer.Bytes()
-		}
-		n = l.tr.noted(op, fallback)
-	}
-	l.tr.op(traceIO, op.Kind.String(), op, n, t0)
+	l.tr.op(traceIO, op.Kind.String(), op, l.bytes(op, buf), t0)
 	return err
+}
+
+// bytes is the size of op's transfer for its event (0 for no transfer): the caller's
+// (noted), else the selection's or the buffer's.
+func (l tracedLayout) bytes(op *plan.Op, buf []byte) uint64 {
+	if op.Transfer == nil {
+		return 0
+	}
+	fallback := uint64(len(buf))
+	if len(op.Transfer.Selection.Blocks) == 1 {
+		fallback = op.Transfer.Bytes()
+	}
+	return l.tr.noted(op, fallback)
+}
+
+// Runs passes the layout's answer on (stack.RunExec): a traced session makes runs too.
+func (l tracedLayout) Runs(op *plan.Op) bool {
+	r, ok := l.Layout.(stack.RunExec)
+	return ok && r.Runs(op)
+}
+
+// ExecRun makes a run through the layout and records each of its operations as its own
+// event, placed by the times the layout measured (runEnds), as if made one by one.
+func (l tracedLayout) ExecRun(ops []*plan.Op, bufs [][]byte, took []time.Duration) (int, error) {
+	r, ok := l.Layout.(stack.RunExec)
+	if !ok {
+		return 0, fmt.Errorf("%T: no runs of transfers", l.Layout)
+	}
+	t0 := time.Now()
+	done, err := r.ExecRun(ops, bufs, took)
+	t1 := time.Now()
+	tried := done
+	if err != nil && done < len(ops) {
+		tried++
+	}
+	from := time.Duration(0)
+	for k, end := range runEnds(0, t1.Sub(t0), took[:tried]) {
+		l.tr.opTo(traceIO, ops[k].Kind.String(), ops[k], l.bytes(ops[k], bufs[k]), t0.Add(from), t0.Add(end))
+		from = end
+	}
+	return done, err
 }
 
 // ExecMulti records a multi-dataset transfer as one operation named after its first.

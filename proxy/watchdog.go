@@ -140,6 +140,22 @@ func (w *watchdog) leave() { w.at.Store(w.at.Load() &^ (7 << 28)) }
 // mark records the operation or MPI call about to be issued.
 func (w *watchdog) mark(op *plan.Op) { w.call.Store(op) }
 
+// runMark is the mark of a run of transfers (runs.go), which the layout makes from one C
+// loop the watchdog cannot look into: it names the run, its first transfer and its last,
+// so that a report says which transfers the stalled one is among (a report naming only
+// the first sent the reader to a transfer that may long have completed). One string per
+// run, beside the run's transfers of megabytes.
+func (w *watchdog) runMark(ops []*plan.Op) *plan.Op {
+	n := 0
+	for _, o := range ops {
+		if o.Transfer != nil {
+			n++
+		}
+	}
+	first, last := ops[0], ops[len(ops)-1]
+	return &plan.Op{Path: fmt.Sprintf("one of a run of %d %ss made from one C loop, from %s to %s", n, first.Kind, w.callName(first), w.callName(last))}
+}
+
 // period is how often the watchdog looks.
 func (w *watchdog) period() time.Duration {
 	return min(max(w.timeout/10, 10*time.Millisecond), time.Second)

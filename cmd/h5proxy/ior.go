@@ -34,6 +34,7 @@ const iorTime = "Mon Jan _2 15:04:05 2006"
 // ranks (default 1).
 func cmdIOR(args []string, stdout, stderr io.Writer) error {
 	np, noLaunch, htmlOut := 1, false, ""
+	var sets []string // -set KEY=VALUE: session keys over the test's own
 	for len(args) > 0 {
 		switch a := args[0]; {
 		case a == "-np" || a == "--np":
@@ -55,6 +56,12 @@ func cmdIOR(args []string, stdout, stderr io.Writer) error {
 			}
 			htmlOut, args = args[1], args[2:]
 			continue
+		case a == "-set" || a == "--set":
+			if len(args) < 2 || !strings.Contains(args[1], "=") {
+				return usageError{error: fmt.Errorf("-set needs a session key and its value, KEY=VALUE (e.g. -set transfer_runs=NO)")}
+			}
+			sets, args = append(sets, args[1]), args[2:]
+			continue
 		case a == "-h" || a == "--help" || a == "-help":
 			fmt.Fprint(stdout, iorUsage)
 			return nil
@@ -66,29 +73,40 @@ func cmdIOR(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, err)
 		return usageError{error: err, printed: true}
 	}
+	if len(sets) > 0 { // a bad key or value stops here, before any rank is launched
+		if _, err := iorConfig(c, args, sets); err != nil {
+			fmt.Fprintln(stderr, err)
+			return usageError{error: err, printed: true}
+		}
+	}
 	if !launch.Underneath() && !noLaunch {
 		if htmlOut != "" {
 			args = append([]string{"-html", htmlOut}, args...)
 		}
+		for i := len(sets) - 1; i >= 0; i-- {
+			args = append([]string{"-set", sets[i]}, args...)
+		}
 		return relaunch(&job{ranks: np, command: "ior"}, args, stdout, stderr)
 	}
-	return runIOR(c, warns, args, htmlOut, stdout, stderr)
+	return runIOR(c, warns, args, sets, htmlOut, stdout, stderr)
 }
 
-const iorUsage = `Usage: h5proxy ior [-np N] [-no-launch] [-html PAGE.html] [IOR options]
+const iorUsage = `Usage: h5proxy ior [-np N] [-no-launch] [-html PAGE.html] [-set KEY=VALUE ...] [IOR options]
 
 IOR's options as IOR takes them (docs/ior.md): -a POSIX|MPIIO|HDF5, -b, -t, -s, -F, -c,
 -C, -Q, -Z, -X, -z, -e, -Y, -w, -r, -W, -R, -k, -K, -i, -d, -o, -O key=value,..., -g, -x,
 -H, -J, -n, -A, -G, -U, -v, -V (--mpiio.useFileView). Sizes take k, m or g (x1024^n). MPI hints come from
 IOR_HINT__MPI__<key>=<value> variables or the -U file. h5proxy ior prints IOR 3.3's
 report on rank 0; -np N launches N ranks when not started by mpirun; -html writes the
-results as one self-contained HTML page (table and figure) as well.
+results as one self-contained HTML page (table and figure) as well. -set KEY=VALUE sets a
+session key over the test's own (e.g. -set transfer_runs=NO for an A/B comparison).
 `
 
 // iorConfig is the session configuration of an IOR test: the ior pattern with the
 // command line's parameters, the API's layout, data that stay the same over iterations
-// (fill=once), verified reads with -W or -R, posix fsyncs with -e or -Y, and the hints.
-func iorConfig(c ior.Config, args []string) (proxy.Config, error) {
+// (fill=once), verified reads with -W or -R, posix fsyncs with -e or -Y, and the hints;
+// then the session keys of -set (KEY=VALUE), in order.
+func iorConfig(c ior.Config, args, sets []string) (proxy.Config, error) {
 	kvs, err := ior.ParseArgs(args)
 	if err != nil {
 		return proxy.Config{}, err
@@ -105,6 +123,12 @@ func iorConfig(c ior.Config, args []string) (proxy.Config, error) {
 	cfg, err := proxy.ParseOptions("ior", kvs)
 	if err != nil {
 		return cfg, err
+	}
+	for _, kv := range sets {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := cfg.Set(k, v); err != nil {
+			return cfg, fmt.Errorf("-set %s: %w", kv, err)
+		}
 	}
 	cfg.Phases = nil
 	if c.WriteFile {
@@ -152,8 +176,8 @@ func iorHints(file string) (map[string]string, error) {
 }
 
 // runIOR runs the test in this MPI process and prints IOR's report on rank 0.
-func runIOR(c ior.Config, warns, args []string, htmlOut string, stdout, stderr io.Writer) error {
-	cfg, err := iorConfig(c, args)
+func runIOR(c ior.Config, warns, args, sets []string, htmlOut string, stdout, stderr io.Writer) error {
+	cfg, err := iorConfig(c, args, sets)
 	if err != nil {
 		return err
 	}

@@ -193,6 +193,39 @@ func TestIORErrors(t *testing.T) {
 	r.expect(t, 2, nil, []string{"-np 0: the number of ranks must be at least 1"})
 }
 
+// TestIORSet: -set KEY=VALUE sets a session key over the test's own, in every launched
+// rank: with layout=null the same test writes no file; a key the session does not know,
+// a bad value and a -set without KEY=VALUE are refused before any rank is launched,
+// naming them.
+func TestIORSet(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-a", "MPIIO", "-b", "32k", "-t", "8k", "-w", "-k"}
+	stored, null := filepath.Join(dir, "stored"), filepath.Join(dir, "null")
+	iorRun(t, dir, 2, 1, true, false, append(args, "-o", stored)...)
+	iorRun(t, dir, 2, 1, true, false, append([]string{"-set", "layout=null"}, append(args, "-o", null)...)...)
+	if got := fileSize(t, stored); got != 2*32<<10 {
+		t.Errorf("%s: %d bytes, want 2 ranks' blocks", stored, got)
+	}
+	if _, err := os.Stat(null); !os.IsNotExist(err) {
+		t.Errorf("-set layout=null: %s exists (%v), want no file", null, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-set"}, "-set needs a session key and its value, KEY=VALUE"},
+		{[]string{"-set", "transfer_runs"}, "-set needs a session key and its value, KEY=VALUE"},
+		{[]string{"-set", "transfer_runs=maybe"}, "transfer_runs"},
+		{[]string{"-set", "no_such_key=1"}, "no_such_key"},
+	} {
+		r := h5proxy(t, "", append(append([]string{"ior", "-np", "2"}, tc.args...), args...)...)
+		r.expect(t, 2, nil, []string{tc.want})
+		if strings.Contains(r.stderr, "launching") {
+			t.Errorf("%q launched ranks\n%s", tc.args, r)
+		}
+	}
+}
+
 // TestIORFromJSON: the ior pattern from a native configuration under h5proxy run: IOR's
 // rows after h5bench's summary of each phase, the read verified, the keys IOR's names.
 func TestIORFromJSON(t *testing.T) {

@@ -183,9 +183,10 @@ func ExecMulti(under Layout, ops []*plan.Op, bufs [][]byte) error {
 // number of calls from Go into C changes (one per run instead of one per transfer: a Go
 // thread bound to a core pays a context switch or so per blocking C call, bench/cgocall).
 type RunExec interface {
-	// Runs reports whether op, a write or read of the current file, can be made in a run
-	// (its calls need no Go between them). The session asks it before each run, with
-	// every operation before the run done.
+	// Runs reports whether op can be made in a run: a write or read of the current file
+	// whose calls need no Go between them, or an operation with no transfer (bufs[i] is
+	// nil) that the layout makes without any library call. The session asks it before
+	// each run, with every operation before the run done.
 	Runs(op *plan.Op) bool
 	// ExecRun performs ops in order, op i with buffer bufs[i], each as Exec would, and
 	// stops at the first that fails: it returns the number completed and that op's error

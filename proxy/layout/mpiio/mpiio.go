@@ -219,16 +219,24 @@ func viewXfer(of *mpiioFile, op *plan.Op, pieces []rawfile.Piece, buf []byte) (m
 
 // Runs reports whether op can be made in a run (stack.RunExec): a transfer of the current
 // file whose calls are the layout's plain transfers (not mpiio.file_view's set_view,
-// write_at_all or read_at_all and reset, which build datatypes per call).
+// write_at_all or read_at_all and reset, which build datatypes per call), or a dataset
+// open or close, which makes no MPI call (regions are the layout's own bookkeeping).
 func (l *mpiioLayout) Runs(op *plan.Op) bool {
-	return l.cur != nil && op.Transfer != nil && (op.Kind == plan.Write || op.Kind == plan.Read) &&
-		!(op.Collective && l.fileView && l.cur.view == nil)
+	if l.cur == nil {
+		return false
+	}
+	if op.Transfer == nil {
+		return op.Kind == plan.OpenDataset || op.Kind == plan.CloseDataset
+	}
+	return (op.Kind == plan.Write || op.Kind == plan.Read) && !(op.Collective && l.fileView && l.cur.view == nil)
 }
 
 // ExecRun makes the transfers ops of the current file from one MPI transfer loop
-// (mpi.File.Run): the MPI calls of Exec for each, in order (stack.RunExec). An op that
-// cannot be made (its ranges, IOR's view) ends the run before it, with the error Exec
-// would give.
+// (mpi.File.Run): the MPI calls of Exec for each, in order (stack.RunExec). Dataset opens
+// and closes among them are made here, in order, before the loop: they only look up or
+// lay out regions, which the later transfers' offsets come from. An op that cannot be
+// made (its ranges, IOR's view, a dataset never laid out) ends the run before it, with
+// the error Exec would give.
 func (l *mpiioLayout) ExecRun(ops []*plan.Op, bufs [][]byte, took []time.Duration) (int, error) {
 	of := l.cur
 	if of == nil {
@@ -238,7 +246,12 @@ func (l *mpiioLayout) ExecRun(ops []*plan.Op, bufs [][]byte, took []time.Duratio
 	last := make([]int, 0, len(ops)) // ops[i]'s transfers end before xs[last[i]]
 	var perr error
 	for i, op := range ops {
-		if xs, perr = l.xfers(of, op, bufs[i], xs); perr != nil {
+		if op.Transfer == nil {
+			_, perr = l.files.Define(of.raw, op) // an open or close (Runs): no MPI call
+		} else {
+			xs, perr = l.xfers(of, op, bufs[i], xs)
+		}
+		if perr != nil {
 			break
 		}
 		last = append(last, len(xs))
