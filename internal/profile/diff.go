@@ -68,7 +68,7 @@ func (d *Diff) Verdict() string {
 func fileKeys(p *Profile) map[string]string {
 	paths := map[string][]string{}
 	for _, r := range p.Records {
-		b := sharedFPKey(filepath.Base(r.File))
+		b := SharedFPKey(filepath.Base(r.File))
 		if !slices.Contains(paths[b], r.File) {
 			paths[b] = append(paths[b], r.File)
 		}
@@ -93,9 +93,10 @@ func fileKeys(p *Profile) map[string]string {
 // in the rank instead and are kept.
 var ompioSharedFP = regexp.MustCompile(`_cid-[0-9]+-[0-9]+\.sm$`)
 
-// sharedFPKey is a base name to match records by: an OMPIO shared-file-pointer file's
-// without its context and process ids, so that two runs' files of one open match.
-func sharedFPKey(base string) string { return ompioSharedFP.ReplaceAllString(base, "_cid-C-PID.sm") }
+// SharedFPKey is a base name to match records by: an OMPIO shared-file-pointer file's
+// without its context and process ids, so that two runs' files of one open match; any
+// other name unchanged.
+func SharedFPKey(base string) string { return ompioSharedFP.ReplaceAllString(base, "_cid-C-PID.sm") }
 
 // Compare puts a and b side by side: each record (matched by module, file, dataset and
 // rank) counter by counter, and each rank's traced call sequence.
