@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	logl "github.com/h5proxy/h5proxy/proxy/layout/log"
@@ -538,4 +539,33 @@ func TestAMReXLayouts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAMReXInputFile: the launcher's input file (Config.Inputs, as the h5bench adapter sets
+// it) is written by rank 0 with its text and read before the write (input_file); a missing
+// input file fails every rank before any I/O, naming the key and the path.
+func TestAMReXInputFile(t *testing.T) {
+	dir := testDir(t)
+	if mpitest.Run(t, 2) {
+		return
+	}
+	size := world(t).Size()
+	ini := filepath.Join(dir, fmt.Sprintf("amrex-np%d.ini", size))
+	text := "ncells = 16\nmax_grid_size = 8\n"
+	cfg := amrexConfig(t, amrexExample+";input_file="+ini, amrexOut(dir, "input", size), patterns.PhaseWrite)
+	cfg.Inputs = []proxy.InputFile{{Path: ini, Text: text}}
+	runAMReX(t, cfg)
+	if got, err := os.ReadFile(ini); err != nil || string(got) != text {
+		t.Errorf("%s: %q, %v; want %q", ini, got, err, text)
+	}
+	missing := filepath.Join(dir, "none.ini")
+	s := session(t, amrexConfig(t, amrexExample+";input_file="+missing, amrexOut(dir, "missing", size), patterns.PhaseWrite))
+	err := s.Run()
+	if err == nil || !strings.Contains(err.Error(), "input_file="+missing) {
+		t.Errorf("input_file of a missing file: %v, want an error naming input_file=%s", err, missing)
+	}
+	if _, serr := os.Stat(filepath.Join(amrexOut(dir, "missing", size), "plt00000.h5")); serr == nil {
+		t.Errorf("a plotfile was written after the input file failed")
+	}
+	s.Close()
 }

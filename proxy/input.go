@@ -51,10 +51,9 @@ func (s *Session) readInput() error {
 		if s.Rank() == 0 {
 			data, err = libc.ReadWhole(path)
 		}
-		if err = s.comm.Agree(err, "reading the input file"); err != nil {
-			return fmt.Errorf("input file: %w", err)
+		if err = s.comm.Agree(err, "reading the input file"); err == nil {
+			_, err = s.comm.BcastBytes(data, 0)
 		}
-		_, err = s.comm.BcastBytes(data, 0)
 	case patterns.InputLinesOnEveryRank:
 		_, err = libc.ReadLines(path)
 		err = s.comm.Agree(err, "reading the input file")
@@ -62,7 +61,7 @@ func (s *Session) readInput() error {
 		err = fmt.Errorf("pattern %s: input file %s: no such way of reading it (%d)", s.pat.Name(), path, how)
 	}
 	if err != nil {
-		return fmt.Errorf("input file: %w", err)
+		return fmt.Errorf("input_file=%s: %w", path, err)
 	}
 	return nil
 }

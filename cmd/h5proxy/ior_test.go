@@ -478,7 +478,7 @@ func TestIORTransferRuns(t *testing.T) {
 			s := map[int][]string{}
 			for _, e := range p.Events {
 				if e.Module == "MPIIO" || e.Module == "POSIX" {
-					s[e.Rank] = append(s[e.Rank], fmt.Sprintf("%s %s %d+%d coll=%v", e.Call, filepath.Base(e.File), e.Offset, e.Length, e.Collective))
+					s[e.Rank] = append(s[e.Rank], fmt.Sprintf("%s %s %d+%d coll=%v", e.Call, profile.SharedFPKey(filepath.Base(e.File)), e.Offset, e.Length, e.Collective))
 				}
 			}
 			return s

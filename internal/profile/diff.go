@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -67,7 +68,7 @@ func (d *Diff) Verdict() string {
 func fileKeys(p *Profile) map[string]string {
 	paths := map[string][]string{}
 	for _, r := range p.Records {
-		b := filepath.Base(r.File)
+		b := SharedFPKey(filepath.Base(r.File))
 		if !slices.Contains(paths[b], r.File) {
 			paths[b] = append(paths[b], r.File)
 		}
@@ -84,6 +85,18 @@ func fileKeys(p *Profile) map[string]string {
 	}
 	return keys
 }
+
+// ompioSharedFP matches the name of the file Open MPI's OMPIO makes for a shared file
+// pointer at every MPI_File_open (sharedfp/sm: FILE_cid-CID-PID.sm in the session
+// directory): the communicator's context id and a process id, which differ from run to run
+// (and by one under Darshan, which duplicates MPI_COMM_WORLD). MPI_COMM_SELF's (cid -1) end
+// in the rank instead and are kept.
+var ompioSharedFP = regexp.MustCompile(`_cid-[0-9]+-[0-9]+\.sm$`)
+
+// SharedFPKey is a base name to match records by: an OMPIO shared-file-pointer file's
+// without its context and process ids, so that two runs' files of one open match; any
+// other name unchanged.
+func SharedFPKey(base string) string { return ompioSharedFP.ReplaceAllString(base, "_cid-C-PID.sm") }
 
 // Compare puts a and b side by side: each record (matched by module, file, dataset and
 // rank) counter by counter, and each rank's traced call sequence.

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -102,5 +103,28 @@ func TestPlaceCommonValue(t *testing.T) {
 	}
 	if want := [][2]int64{{6000, 2}, {300, 2}, {50, 2}, {200, 1}}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("common values %v, want %v", got, want)
+	}
+}
+
+// TestCompareSharedFPFiles: OMPIO's shared-file-pointer files of the same open in two runs
+// (FILE_cid-CID-PID.sm, the ids differing) are one record to Compare; MPI_COMM_SELF's,
+// named by rank, stay apart, and other files are matched by their names as before.
+func TestCompareSharedFPFiles(t *testing.T) {
+	rec := func(file string, opens int64) Record {
+		return Record{Module: "POSIX", File: file, Rank: 0, Counters: map[string]int64{"POSIX_OPENS": opens}}
+	}
+	a := &Profile{Records: []Record{rec("/tmp/ompi.vm.0/pid.10039/1/plt00000.h5_cid-7-10053.sm", 2),
+		rec("/tmp/ompi.vm.0/pid.10039/1/plt00000.h5_cid--1-0.sm", 1), rec("/d/a.h5", 1)}}
+	b := &Profile{Records: []Record{rec("/tmp/ompi.vm.0/pid.24967/1/plt00000.h5_cid-6-24984.sm", 3),
+		rec("/tmp/ompi.vm.0/pid.24967/1/plt00000.h5_cid--1-1.sm", 1), rec("/e/a.h5", 1)}}
+	d := Compare(a, b)
+	if len(d.Differ) != 1 || d.Differ[0].Counter != "POSIX_OPENS" || d.Differ[0].A != 2 || d.Differ[0].B != 3 {
+		t.Errorf("differ: %+v, want the .sm file's POSIX_OPENS 2 against 3", d.Differ)
+	}
+	if len(d.OnlyA) != 1 || !strings.Contains(d.OnlyA[0], "cid--1-0.sm") || len(d.OnlyB) != 1 || !strings.Contains(d.OnlyB[0], "cid--1-1.sm") {
+		t.Errorf("only in A %q, only in B %q: want the MPI_COMM_SELF files of ranks 0 and 1 apart", d.OnlyA, d.OnlyB)
+	}
+	if len(d.Equal) != 1 || d.Equal[0].File != "a.h5" {
+		t.Errorf("equal: %+v, want a.h5's POSIX_OPENS", d.Equal)
 	}
 }
