@@ -55,8 +55,8 @@
  * @par Modes, layouts and patterns of this build
  * The values of the session keys @c mode and @c layout and the pattern names
  * h5proxy_session_create() accepts (h5proxy_patterns_list() returns the patterns):
- *  - modes: sync, async, async-model, cache
- *  - layouts: native, mpiio, posix, null, log, subfiling, subfiling-vfd
+ *  - modes: sync, async, async-model, cache, cache-model
+ *  - layouts: native, mpiio, posix, null, log, log-vol, subfiling, subfiling-vfd
  *  - patterns: vpic, amrex, openpmd, e3sm, iotest, exerciser, vpic-unlimited, vpic-normal-dist, vpic-overwrite, vpic-append, dlio, ior, h5perf, nova, macsio, app
  *
  * The background modes (async, cache) issue HDF5 and MPI-IO calls from a second thread:

@@ -26,8 +26,8 @@
 
 #include "h5proxy.h"
 
-static const char *layouts[] = {"native", "mpiio", "posix", "null", "log", "subfiling", "subfiling-vfd"};
-static const char *modes[] = {"sync", "async", "async-model", "cache"};
+static const char *layouts[] = {"native", "mpiio", "posix", "null", "log", "log-vol", "subfiling", "subfiling-vfd"};
+static const char *modes[] = {"sync", "async", "async-model", "cache", "cache-model"};
 
 struct sample {
     long fds;

@@ -33,24 +33,25 @@ func init() {
 	stack.RegisterLayout(stack.Strategy{Name: Name, Caps: stack.StoresData,
 		Summary:   "the native layout's files through the real log-based VOL (connector LOG, HDF5 1.14, HDF5_PLUGIN_PATH): its own log file format, read back through the connector",
 		Available: Available,
-		NewLayout: func(env stack.Env) (stack.Layout, error) {
-			if err := h5.LoadConnector(Connector); err != nil {
-				return nil, stack.Unsupported{Err: &options.Error{Table: "session", Key: "layout", Value: Name,
-					Reason:  fmt.Sprintf("HDF5 cannot load the log-based VOL (HDF5_PLUGIN_PATH=%q): %v", os.Getenv("HDF5_PLUGIN_PATH"), err),
-					Allowed: "HDF5_PLUGIN_PATH naming the directory of libH5VL_log.so (make vol-connectors), or layout=log (the model of it)"}}
-			}
-			return native.New(env, open), nil
-		}})
+		NewLayout: func(env stack.Env) (stack.Layout, error) { return native.New(env, open), nil }})
 }
 
-// Available refuses builds whose HDF5 has no VOL layer (1.10).
+// allowed says what runs the layout, in its refusals.
+const allowed = "a build against HDF5 1.14 (HDF5=1.14 make build) with the log-based VOL on HDF5_PLUGIN_PATH (make vol-connectors), or layout=log (the model of it)"
+
+// Available refuses builds whose HDF5 has no VOL layer (1.10) and processes whose HDF5
+// cannot load the connector (HDF5_PLUGIN_PATH, read when HDF5 starts), before any file
+// is made.
 func Available() error {
-	if h5.HaveEventSets() { // HDF5 1.13 and later: VOL connectors and event sets alike
-		return nil
+	if !h5.HaveEventSets() { // HDF5 1.13 and later: VOL connectors and event sets alike
+		return stack.Unsupported{Err: &options.Error{Table: "session", Key: "layout", Value: Name,
+			Reason: fmt.Sprintf("this h5proxy is built against HDF5 %s, which has no VOL connectors", h5.Version()), Allowed: allowed}}
 	}
-	return stack.Unsupported{Err: &options.Error{Table: "session", Key: "layout", Value: Name,
-		Reason:  fmt.Sprintf("this h5proxy is built against HDF5 %s, which has no VOL connectors", h5.Version()),
-		Allowed: "a build against HDF5 1.14 (HDF5=1.14 make build) with the log-based VOL on HDF5_PLUGIN_PATH, or layout=log (the model of it)"}}
+	if err := h5.LoadConnector(Connector); err != nil {
+		return stack.Unsupported{Err: &options.Error{Table: "session", Key: "layout", Value: Name,
+			Reason: fmt.Sprintf("HDF5 cannot load the log-based VOL (HDF5_PLUGIN_PATH=%q): %v", os.Getenv("HDF5_PLUGIN_PATH"), err), Allowed: allowed}}
+	}
+	return nil
 }
 
 // open creates or opens op's file through the connector, with the MPI-IO driver and
