@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -118,14 +117,7 @@ func TestTransferRunsTraced(t *testing.T) {
 		if world(t).Rank() != 0 { // rank 0 merges the ranks' timelines
 			continue
 		}
-		data, err := os.ReadFile(trace)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc traceDoc
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatalf("%s: %v", trace, err)
-		}
+		doc := loadTrace(t, trace)
 		events[runs] = map[int][]string{}
 		last := map[int]float64{} // each rank's last I/O event's end
 		for _, e := range doc.TraceEvents {

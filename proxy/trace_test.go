@@ -70,7 +70,8 @@ func traceFile(dir, mode string, np int) string {
 	return filepath.Join(dir, fmt.Sprintf("trace-%s-np%d.json", mode, np))
 }
 
-func checkTrace(t *testing.T, file string, np int, background bool) {
+// loadTrace reads a merged trace file.
+func loadTrace(t *testing.T, file string) traceDoc {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -80,6 +81,12 @@ func checkTrace(t *testing.T, file string, np int, background bool) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
+	return doc
+}
+
+func checkTrace(t *testing.T, file string, np int, background bool) {
+	t.Helper()
+	doc := loadTrace(t, file)
 	if parts, _ := filepath.Glob(file + ".rank*.part"); len(parts) > 0 {
 		t.Errorf("%s: rank parts left behind: %v", file, parts)
 	}
