@@ -283,6 +283,7 @@ func CreateFile(path string, a Access) (ID, error) {
 		return 0, stackError(op)
 	}
 	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
+	objKind[ID(f)] = C.H5I_FILE
 	return ID(f), nil
 }
 
@@ -308,6 +309,7 @@ func OpenFile(path string, a Access) (ID, error) {
 		return 0, stackError(op)
 	}
 	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
+	objKind[ID(f)] = C.H5I_FILE
 	return ID(f), nil
 }
 
@@ -338,10 +340,11 @@ func CloseFile(f ID) error {
 	if err := checkID("CloseFile", f, C.H5I_FILE); err != nil {
 		return err
 	}
+	releaseSpaces()
 	if C.H5Fclose(C.hid_t(f)) < 0 {
 		return stackError(fmt.Sprintf("H5Fclose file %d", f))
 	}
-	delete(objMPIO, f)
+	forget(f)
 	return nil
 }
 
