@@ -56,7 +56,68 @@ import (
 	"runtime"
 	"strings"
 	"unsafe"
+
+	"github.com/h5proxy/h5proxy/plan"
 )
+
+// Records that keep HDF5 calls from between an event set's _async calls, guarded by the
+// gate. Under the Async VOL every HDF5 call, even H5Sclose or H5Iis_valid, waits for the
+// library's lock, which the connector's thread holds for a whole background operation: a
+// call made between two H5Dwrite_async waited for the first write, and the writes ran
+// one by one inside the caller's step, where h5bench's overlap its compute (docs/modes.md,
+// "Where h5proxy's event sets lost their overlap").
+var (
+	// objKind is the kind of each file, group and dataset identifier this package handed
+	// out and has not closed: checkID answers from it inside an event set.
+	objKind = map[ID]C.H5I_type_t{}
+	// esSpaces are the dataspaces of transfers and creates inside an event set, by
+	// esSpaceKey: made once and reused, as h5bench makes its file and memory spaces once
+	// (the connector copies a space in each _async call). Closed at a file's close.
+	esSpaces = map[string]spaces{}
+)
+
+// forget drops a closed identifier's records.
+func forget(id ID) {
+	delete(objMPIO, id)
+	delete(objKind, id)
+}
+
+// esSpaceKey is the key of t's spaces in esSpaces, "" outside an event set or where the
+// transfer stages variable-length values of its own.
+func esSpaceKey(t *plan.Transfer) string {
+	if curES() <= 0 || t.MemType.VarLen || (t.MemType.Class == plan.Compound && t.MemType.HasVarLen()) {
+		return ""
+	}
+	return fmt.Sprint("T", t.FileShape, t.Selection, t.MemShape, t.MemSelection)
+}
+
+// creationSpace is the dataspace of a dataset create: inside an event set the one made for
+// that extent before (cached true: the caller does not close it), else a new one.
+func creationSpace(op string, shape, maxShape []uint64) (s C.hid_t, cached bool, err error) {
+	if curES() <= 0 {
+		s, err = simpleSpace(op, shape, maxShape)
+		return s, false, err
+	}
+	key := fmt.Sprint("C", shape, maxShape)
+	if c, ok := esSpaces[key]; ok {
+		return c.fs, true, nil
+	}
+	if s, err = simpleSpace(op, shape, maxShape); err != nil {
+		return s, false, err
+	}
+	esSpaces[key] = spaces{ms: -1, fs: s, cached: true}
+	return s, true, nil
+}
+
+// releaseSpaces closes esSpaces (at a file's close, when its event sets are waited).
+// Inside the gate.
+func releaseSpaces() {
+	for k, sp := range esSpaces {
+		sp.cached = false
+		sp.close()
+		delete(esSpaces, k)
+	}
+}
 
 // HaveEventSets reports whether the HDF5 this package was compiled against has event sets
 // and the _async calls (H5ES: HDF5 1.13 and later; not 1.10).
@@ -155,13 +216,33 @@ type EventSetFailure struct {
 // H5ESfree_err_info), which the event set then forgets. The error is that of the waits
 // and queries themselves.
 func (es EventSet) Wait() ([]EventSetFailure, error) {
+	if err := es.WaitDone(); err != nil {
+		return nil, err
+	}
+	return es.Failures()
+}
+
+// WaitDone blocks until every operation in es has completed (H5ESwait); ask Failures
+// next. A step's sets are all waited before any is asked: a query made while the
+// connector still runs another set's operation waits for the library's lock.
+func (es EventSet) WaitDone() error {
 	enter()
 	defer leave()
 	var inProgress C.size_t
 	var failed C.int
 	if C.h5e_wait(es.id, &inProgress, &failed) < 0 {
-		return nil, stackError("H5ESwait")
+		return stackError("H5ESwait")
 	}
+	return nil
+}
+
+// Failures asks whether any operation of the waited set es failed (H5ESget_err_status)
+// and returns those (H5ESget_err_count, H5ESget_err_info, H5ESfree_err_info), which the
+// event set then forgets.
+func (es EventSet) Failures() ([]EventSetFailure, error) {
+	enter()
+	defer leave()
+	var failed C.int
 	if C.h5e_err_status(es.id, &failed) < 0 {
 		return nil, stackError("H5ESget_err_status")
 	}

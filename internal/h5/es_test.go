@@ -5,6 +5,7 @@ package h5
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,4 +163,80 @@ func TestEventSetFailureUnderAsyncVOL(t *testing.T) {
 		t.Errorf("closing into the failed event set: %v, want HDF5's refusal naming H5Gclose_async", err)
 	}
 	_ = g2 // never created
+}
+
+// TestEventSetReusesSpaces: inside an event set a step's transfers make no HDF5 call
+// between their _async calls other than the ones h5bench makes. Under the Async VOL every
+// call waits for the library's lock, held by the connector's thread for a whole background
+// write, so a per-write H5Sclose or H5Iis_valid made the writes run one by one in the
+// caller's step (docs/modes.md, "Where h5proxy's event sets lost their overlap"). The
+// dataspaces of four creates and four half-dataset writes of one extent are made once
+// (one creation space, one file and one memory space: 12 before), the data read back is
+// each dataset's own, a wrong identifier kind is still refused from the package's own
+// record, and the file's close releases the spaces.
+func TestEventSetReusesSpaces(t *testing.T) {
+	if !HaveEventSets() {
+		t.Skipf("needs event sets (HDF5 1.13 and later): this build loads HDF5 %s (run with HDF5=1.14)", Version())
+	}
+	path := filepath.Join(t.TempDir(), "spaces.h5")
+	f := must(CreateFile(path, Access{}))
+	es := must(NewEventSet())
+	defer es.Close()
+	shape := []uint64{32}
+	half := &plan.Transfer{MemType: plan.F32, MemShape: []uint64{16}, FileShape: shape,
+		Selection: plan.Selection{Blocks: []plan.Hyperslab{plan.Block([]uint64{8}, []uint64{16})}}}
+	var ds [4]ID
+	var bufs [4][]byte
+	a := newIDMark()
+	ok(t, InEventSet(es, func() (err error) {
+		for i := range ds {
+			if ds[i], err = CreateDataset(f, fmt.Sprintf("d%d", i), plan.DatasetSpec{Type: plan.F32, Shape: shape}); err != nil {
+				return err
+			}
+		}
+		for i, d := range ds {
+			bufs[i] = randBytes(uint64(10+i), 16*4)
+			if err := Write(d, half, false, bufs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	b := newIDMark()
+	if made := int(b[0] - a[0] - 1); made != 3 {
+		t.Errorf("four creates and four writes of one extent in an event set made %d dataspaces, want 3 (one each for the create, the file and the memory space)", made)
+	}
+	if fails, err := es.Wait(); err != nil || len(fails) != 0 {
+		t.Fatalf("Wait: %v, failures %+v", err, fails)
+	}
+	for i, d := range ds {
+		got := make([]byte, 16*4)
+		ok(t, Read(d, half, false, got))
+		if !bytes.Equal(got, bufs[i]) {
+			t.Errorf("dataset d%d read back differs from what its write passed", i)
+		}
+	}
+	err := InEventSet(es, func() error { return CloseGroup(ds[0]) })
+	if !errors.Is(err, ErrInvalidID) || !strings.Contains(err.Error(), "a dataset, want a group") {
+		t.Errorf("CloseGroup of a dataset in an event set: %v, want ErrInvalidID naming both kinds", err)
+	}
+	ok(t, InEventSet(es, func() error {
+		for _, d := range ds {
+			if err := CloseDataset(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	if fails, err := es.Wait(); err != nil || len(fails) != 0 {
+		t.Fatalf("Wait after the closes: %v, failures %+v", err, fails)
+	}
+	ok(t, CloseFile(f))
+	c := newIDMark()
+	open, _ := leakedSince(a, c)
+	for _, id := range open { // (the transfer list a library's first write makes stays cached)
+		if int64(id) > int64(a[0]) && int64(id) < int64(c[0]) {
+			t.Errorf("dataspace %d still open after the file's close", id)
+		}
+	}
 }

@@ -288,6 +288,7 @@ func CreateFile(path string, a Access) (ID, error) {
 		return 0, stackError(op)
 	}
 	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
+	objKind[ID(f)] = C.H5I_FILE
 	return ID(f), nil
 }
 
@@ -313,6 +314,7 @@ func OpenFile(path string, a Access) (ID, error) {
 		return 0, stackError(op)
 	}
 	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
+	objKind[ID(f)] = C.H5I_FILE
 	return ID(f), nil
 }
 
@@ -343,10 +345,11 @@ func CloseFile(f ID) error {
 	if err := checkID("CloseFile", f, C.H5I_FILE); err != nil {
 		return err
 	}
+	releaseSpaces()
 	if C.H5Fclose(C.hid_t(f)) < 0 {
 		return stackError(fmt.Sprintf("H5Fclose file %d", f))
 	}
-	delete(objMPIO, f)
+	forget(f)
 	return nil
 }
 

@@ -137,6 +137,7 @@ func createGroupLocked(loc ID, path, what string, call func(es, loc C.hid_t, nam
 		return 0, stackError(asyncCall(what, es) + " " + path)
 	}
 	inherit(ID(g), loc)
+	objKind[ID(g)] = C.H5I_GROUP
 	return ID(g), nil
 }
 
@@ -179,6 +180,12 @@ func openWith(call, what string, loc ID, path string, collMeta bool, class C.hid
 		return 0, stackError(asyncCall(call, curES()) + " " + path)
 	}
 	inherit(ID(id), loc)
+	switch call {
+	case "H5Gopen2":
+		objKind[ID(id)] = C.H5I_GROUP
+	case "H5Dopen2", "H5Dopen1":
+		objKind[ID(id)] = C.H5I_DATASET
+	}
 	return ID(id), nil
 }
 
@@ -192,7 +199,7 @@ func CloseGroup(g ID) error {
 	if es := curES(); C.h5e_gclose(es, C.hid_t(g)) < 0 {
 		return stackError(fmt.Sprintf("%s group %d", asyncCall("H5Gclose", es), g))
 	}
-	delete(objMPIO, g)
+	forget(g)
 	return nil
 }
 
@@ -343,11 +350,13 @@ func create(loc ID, fn, path, op string, d plan.DatasetSpec, props func(space C.
 	if err != nil {
 		return 0, fmt.Errorf("%w (creating %s)", err, path)
 	}
-	space, err := simpleSpace(op, d.Shape, d.MaxShape)
+	space, cached, err := creationSpace(op, d.Shape, d.MaxShape)
 	if err != nil {
 		return 0, err
 	}
-	defer C.H5Sclose(space)
+	if !cached {
+		defer C.H5Sclose(space)
+	}
 	dcpl, err := props(space)
 	if dcpl > 0 && dcpl != C.H5P_DEFAULT {
 		defer C.H5Pclose(dcpl)
@@ -379,6 +388,7 @@ func createDataset(loc ID, path, op string, typ, space, dcpl C.hid_t, api1 bool)
 		return 0, stackError(op)
 	}
 	inherit(ID(ds), loc)
+	objKind[ID(ds)] = C.H5I_DATASET
 	return ID(ds), nil
 }
 
@@ -427,7 +437,7 @@ func CloseObject(o ID) error {
 	if C.H5Oclose(C.hid_t(o)) < 0 {
 		return stackError(fmt.Sprintf("H5Oclose object %d", o))
 	}
-	delete(objMPIO, o)
+	forget(o)
 	return nil
 }
 
@@ -441,7 +451,7 @@ func CloseDataset(d ID) error {
 	if es := curES(); C.h5e_dclose(es, C.hid_t(d)) < 0 {
 		return stackError(fmt.Sprintf("%s dataset %d", asyncCall("H5Dclose", es), d))
 	}
-	delete(objMPIO, d)
+	forget(d)
 	return nil
 }
 

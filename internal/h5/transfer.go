@@ -178,12 +178,19 @@ type spaces struct {
 	// holding such strings: ptr points into it.
 	vstr  *vstrings
 	vcomp *vcompound
+	// cached spaces belong to esSpaces (an event set's transfers reuse them): close leaves
+	// them open. need is the bytes the memory space covers.
+	cached bool
+	need   uint64
 }
 
 // close releases the dataspaces prepare created and any string staging.
 func (sp *spaces) close() {
 	sp.vstr.release(sp.mt, sp.ms)
 	sp.vcomp.release(sp.mt, sp.ms)
+	if sp.cached {
+		return
+	}
 	if sp.ms >= 0 {
 		C.H5Sclose(sp.ms)
 	}
@@ -208,6 +215,29 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte, write bool) (space
 		return sp, fmt.Errorf("%w (%s %s)", err, call, objName(d))
 	}
 	sp.mt = mt
+	key := esSpaceKey(t)
+	if c, ok := esSpaces[key]; ok && key != "" {
+		// The same spaces as the step before (h5bench makes its file and memory spaces
+		// once): no HDF5 call between this transfer's _async call and the last.
+		c.mt, c.ptr = mt, nil
+		sp = c
+	} else {
+		if err := makeSpaces(call, d, t, &sp); err != nil {
+			return sp, err
+		}
+		if key != "" {
+			sp.cached = true
+			esSpaces[key] = sp
+		}
+	}
+	return sp, pointTo(call, d, t, &sp, buf, write)
+}
+
+// makeSpaces builds the file and memory spaces of a transfer of dataset d with t's
+// selections into sp (mArg and fArg: what H5Dwrite and H5Dread get) and the bytes the
+// memory space covers.
+func makeSpaces(call string, d ID, t *plan.Transfer, sp *spaces) error {
+	var err error
 	if curES() > 0 || !nativeVOL() {
 		// The file space from the plan's extent, as h5bench builds its own
 		// (H5Screate_simple): under the Async VOL, H5Dget_space of a dataset whose create or
@@ -217,10 +247,10 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte, write bool) (space
 		// deadlock").
 		if sp.fs, err = simpleSpace(call+" file space", t.FileShape, nil); err != nil {
 			sp.fs = -1
-			return sp, err
+			return err
 		}
 	} else if sp.fs = C.H5Dget_space(C.hid_t(d)); sp.fs < 0 {
-		return sp, opError("H5Dget_space", d)
+		return opError("H5Dget_space", d)
 	}
 
 	// A rank with nothing to move passes a 1-element memory space with nothing selected.
@@ -234,48 +264,60 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte, write bool) (space
 	}
 	if sp.ms, err = simpleSpace(call+" memory space", memShape, nil); err != nil {
 		sp.ms = -1
-		return sp, err
+		return err
 	}
 
 	sp.mArg, sp.fArg = sp.ms, sp.fs
-	var need uint64
 	switch {
 	case none:
 		if C.H5Sselect_none(sp.fs) < 0 {
-			return sp, opError("H5Sselect_none", d)
+			return opError("H5Sselect_none", d)
 		}
 		if C.H5Sselect_none(sp.ms) < 0 {
-			return sp, opError("H5Sselect_none memory space for", d)
+			return opError("H5Sselect_none memory space for", d)
 		}
 	case t.Selection.Kind == plan.Whole:
 		// H5S_ALL for both: the dataset's whole extent from a buffer of as many elements.
 		if n := C.H5Sget_simple_extent_npoints(sp.fs); n < 0 || uint64(n) != plan.Product(memShape) {
-			return sp, errorf("h5: %s %s: a whole selection (H5S_ALL) of %d elements, memory space %v", call, objName(d), int64(n), memShape)
+			return errorf("h5: %s %s: a whole selection (H5S_ALL) of %d elements, memory space %v", call, objName(d), int64(n), memShape)
 		}
 		sp.mArg, sp.fArg = C.H5S_ALL, C.H5S_ALL
-		need = plan.Product(memShape) * uint64(t.MemType.Size)
+		sp.need = plan.Product(memShape) * uint64(t.MemType.Size)
 	case t.Selection.Kind == plan.Points:
 		if err := selectPoints(call, d, sp.fs, t.Selection); err != nil {
-			return sp, err
+			return err
 		}
-		need = plan.Product(memShape) * uint64(t.MemType.Size)
+		sp.need = plan.Product(memShape) * uint64(t.MemType.Size)
 	default:
 		if err := selectBlocks(call, d, sp.fs, t.Selection); err != nil {
-			return sp, err
+			return err
 		}
-		need = plan.Product(memShape) * uint64(t.MemType.Size)
+		sp.need = plan.Product(memShape) * uint64(t.MemType.Size)
 	}
 	if t.MemSelection != nil && !none {
 		// Part of the memory space (ghost cells around a block): its hyperslabs.
 		if t.Selection.Kind == plan.Whole {
-			return sp, errorf("h5: %s %s: a memory selection with H5S_ALL as the file space", call, objName(d))
+			return errorf("h5: %s %s: a memory selection with H5S_ALL as the file space", call, objName(d))
 		}
 		if err := selectBlocks(call+" memory space of", d, sp.ms, *t.MemSelection); err != nil {
-			return sp, err
+			return err
 		}
 	}
+	return nil
+}
+
+// pointTo checks that buf covers the memory space and points the transfer at it (or at
+// staging of variable-length values).
+func pointTo(call string, d ID, t *plan.Transfer, sp *spaces, buf []byte, write bool) error {
+	var err error
+	none := t.Selection.IsNone()
+	memShape := t.MemShape
+	if none && len(memShape) == 0 {
+		memShape = []uint64{1}
+	}
+	need := sp.need
 	if uint64(len(buf)) < need {
-		return sp, errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
+		return errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
 			call, objName(d), len(buf), memShape, t.MemType, need)
 	}
 	sp.ptr = C.h5p_empty()
@@ -286,7 +328,7 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte, write bool) (space
 		n := int(plan.Product(memShape))
 		if write {
 			if sp.vstr, err = packVStrings(buf, n, t.MemType.Size); err != nil {
-				return sp, fmt.Errorf("%w (%s %s)", err, call, objName(d))
+				return fmt.Errorf("%w (%s %s)", err, call, objName(d))
 			}
 		} else {
 			sp.vstr = readVStrings(n, t.MemType.Size)
@@ -297,14 +339,14 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte, write bool) (space
 		n := int(plan.Product(memShape))
 		if write {
 			if sp.vcomp, err = packVCompound(t.MemType, buf, n); err != nil {
-				return sp, fmt.Errorf("%w (%s %s)", err, call, objName(d))
+				return fmt.Errorf("%w (%s %s)", err, call, objName(d))
 			}
 		} else {
 			sp.vcomp = readVCompound(t.MemType, n)
 		}
 		sp.ptr = sp.vcomp.p
 	}
-	return sp, nil
+	return nil
 }
 
 // finish completes a successful transfer: a read of variable-length strings copies them

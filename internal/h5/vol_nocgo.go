@@ -27,6 +27,12 @@ func InEventSet(_ EventSet, fn func() error) error { return fn() }
 // Wait returns ErrNoCgo in a build without cgo.
 func (EventSet) Wait() ([]EventSetFailure, error) { return nil, ErrNoCgo }
 
+// WaitDone returns ErrNoCgo in a build without cgo.
+func (EventSet) WaitDone() error { return ErrNoCgo }
+
+// Failures returns ErrNoCgo in a build without cgo.
+func (EventSet) Failures() ([]EventSetFailure, error) { return nil, ErrNoCgo }
+
 // Close returns nil in a build without cgo.
 func (EventSet) Close() error { return nil }
 

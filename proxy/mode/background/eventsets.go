@@ -197,7 +197,18 @@ func (m *esMode) ExecMulti(ops []*plan.Op, bufs [][]byte) error {
 // waitSet waits for one event set of step and records its failures (sticky); it returns
 // the first.
 func (m *esMode) waitSet(step int, s *stepSets, k int) error {
-	fails, err := s.es[k].Wait()
+	err := s.es[k].WaitDone()
+	return m.failures(step, s, k, err)
+}
+
+// failures asks a waited set of step for failed operations (after waitErr, its wait's
+// error) and records the first (sticky); it returns it.
+func (m *esMode) failures(step int, s *stepSets, k int, waitErr error) error {
+	var fails []h5.EventSetFailure
+	err := waitErr
+	if err == nil {
+		fails, err = s.es[k].Failures()
+	}
 	if err == nil && len(fails) > 0 {
 		f := fails[0]
 		kind, path := f.API, ""
@@ -227,8 +238,15 @@ func more(n int) string {
 func (m *esMode) waitAll() error {
 	for _, step := range m.order {
 		s := m.steps[step]
+		// Every set of the step is waited before any is asked for failures: under the
+		// Async VOL a query waits for the library's lock while the connector runs the
+		// next set's operation.
+		var waited [nSets]error
 		for k := range s.es {
-			m.waitSet(step, s, k)
+			waited[k] = s.es[k].WaitDone()
+		}
+		for k := range s.es {
+			m.failures(step, s, k, waited[k])
 			if err := s.es[k].Close(); err != nil && m.err == nil {
 				m.err = err
 			}
