@@ -49,14 +49,8 @@ func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) er
 			}
 			continue
 		}
-		s.cur.Add(op)
-		if err := s.attributes(in, g.path, g.g.Attributes, step); err != nil {
+		if opened, err = s.createGroup(in, h, op, g.g.Attributes, opened); err != nil {
 			return err
-		}
-		if h.perFile {
-			in.keep(g.path, true)
-		} else {
-			opened = append(opened, g.path)
 		}
 	}
 	for _, v := range vs {

@@ -582,6 +582,22 @@ func (s *sim) collect(c *desc.Content, parent string) (vs []visit, groups []grou
 	return vs, groups, nil
 }
 
+// createGroup adds a group's create (op) and its attributes; the group is kept open for
+// the file's life when its handles are held per file, otherwise appended to opened, the
+// groups the action closes at its end.
+func (s *sim) createGroup(in *instance, h handles, op plan.Op, as []*desc.Attribute, opened []string) ([]string, error) {
+	s.cur.Add(op)
+	if err := s.attributes(in, op.Path, as, op.Step); err != nil {
+		return opened, err
+	}
+	if h.perFile {
+		in.keep(op.Path, true)
+	} else {
+		opened = append(opened, op.Path)
+	}
+	return opened, nil
+}
+
 func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) error {
 	vs, groups, err := s.collect(&in.file.Content, "/")
 	if err != nil {
@@ -602,15 +618,10 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			continue
 		}
 		if !created[g.path] {
-			s.cur.Add(plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step, Group: groupSpec(&g.g.Content)})
 			created[g.path] = true
-			if err := s.attributes(in, g.path, g.g.Attributes, step); err != nil {
+			op := plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step, Group: groupSpec(&g.g.Content)}
+			if opened, err = s.createGroup(in, h, op, g.g.Attributes, opened); err != nil {
 				return err
-			}
-			if h.perFile {
-				in.keep(g.path, true)
-			} else {
-				opened = append(opened, g.path)
 			}
 			continue
 		}
