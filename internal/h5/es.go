@@ -82,10 +82,11 @@ func forget(id ID) {
 	delete(objKind, id)
 }
 
-// esSpaceKey is the key of t's spaces in esSpaces, "" outside an event set or where the
-// transfer stages variable-length values of its own.
+// esSpaceKey is the key of t's spaces in esSpaces, "" outside an event set, where the
+// transfer stages variable-length values of its own, or for a point selection (its key
+// would be as long as its points, kept until the file's close).
 func esSpaceKey(t *plan.Transfer) string {
-	if curES() <= 0 || t.MemType.VarLen || (t.MemType.Class == plan.Compound && t.MemType.HasVarLen()) {
+	if curES() <= 0 || t.MemType.VarLen || (t.MemType.Class == plan.Compound && t.MemType.HasVarLen()) || t.Selection.Kind == plan.Points {
 		return ""
 	}
 	return fmt.Sprint("T", t.FileShape, t.Selection, t.MemShape, t.MemSelection)

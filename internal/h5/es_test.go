@@ -216,7 +216,23 @@ func TestEventSetReusesSpaces(t *testing.T) {
 			t.Errorf("dataset d%d read back differs from what its write passed", i)
 		}
 	}
-	err := InEventSet(es, func() error { return CloseGroup(ds[0]) })
+	// The cached spaces serve another element type of the same shapes: each transfer's
+	// buffer is checked against its own type's size, not the first transfer's.
+	halfF64 := *half
+	halfF64.MemType = plan.F64
+	wide := randBytes(99, 16*8)
+	err := InEventSet(es, func() error { return Write(ds[1], &halfF64, false, wide) })
+	if err != nil {
+		t.Errorf("an f64 write after f32 writes of the same extent in an event set: %v", err)
+	}
+	err = InEventSet(es, func() error { return Write(ds[2], &halfF64, false, wide[:16*4]) })
+	if err == nil || !strings.Contains(err.Error(), "buffer has 64 bytes") {
+		t.Errorf("an f64 write from an f32-sized buffer through cached spaces: %v, want the buffer refused", err)
+	}
+	if fails, err := es.Wait(); err != nil || len(fails) != 0 {
+		t.Fatalf("Wait after the f64 write: %v, failures %+v", err, fails)
+	}
+	err = InEventSet(es, func() error { return CloseGroup(ds[0]) })
 	if !errors.Is(err, ErrInvalidID) || !strings.Contains(err.Error(), "a dataset, want a group") {
 		t.Errorf("CloseGroup of a dataset in an event set: %v, want ErrInvalidID naming both kinds", err)
 	}

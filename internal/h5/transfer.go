@@ -179,9 +179,8 @@ type spaces struct {
 	vstr  *vstrings
 	vcomp *vcompound
 	// cached spaces belong to esSpaces (an event set's transfers reuse them): close leaves
-	// them open. need is the bytes the memory space covers.
+	// them open.
 	cached bool
-	need   uint64
 }
 
 // close releases the dataspaces prepare created and any string staging.
@@ -234,8 +233,7 @@ func prepare(call string, d ID, t *plan.Transfer, buf []byte, write bool) (space
 }
 
 // makeSpaces builds the file and memory spaces of a transfer of dataset d with t's
-// selections into sp (mArg and fArg: what H5Dwrite and H5Dread get) and the bytes the
-// memory space covers.
+// selections into sp (mArg and fArg: what H5Dwrite and H5Dread get).
 func makeSpaces(call string, d ID, t *plan.Transfer, sp *spaces) error {
 	var err error
 	if curES() > 0 || !nativeVOL() {
@@ -282,17 +280,14 @@ func makeSpaces(call string, d ID, t *plan.Transfer, sp *spaces) error {
 			return errorf("h5: %s %s: a whole selection (H5S_ALL) of %d elements, memory space %v", call, objName(d), int64(n), memShape)
 		}
 		sp.mArg, sp.fArg = C.H5S_ALL, C.H5S_ALL
-		sp.need = plan.Product(memShape) * uint64(t.MemType.Size)
 	case t.Selection.Kind == plan.Points:
 		if err := selectPoints(call, d, sp.fs, t.Selection); err != nil {
 			return err
 		}
-		sp.need = plan.Product(memShape) * uint64(t.MemType.Size)
 	default:
 		if err := selectBlocks(call, d, sp.fs, t.Selection); err != nil {
 			return err
 		}
-		sp.need = plan.Product(memShape) * uint64(t.MemType.Size)
 	}
 	if t.MemSelection != nil && !none {
 		// Part of the memory space (ghost cells around a block): its hyperslabs.
@@ -315,7 +310,12 @@ func pointTo(call string, d ID, t *plan.Transfer, sp *spaces, buf []byte, write 
 	if none && len(memShape) == 0 {
 		memShape = []uint64{1}
 	}
-	need := sp.need
+	// From this transfer's own memory type: cached spaces are shared by transfers of any
+	// element type with the same shapes and selections.
+	var need uint64
+	if !none {
+		need = plan.Product(memShape) * uint64(t.MemType.Size)
+	}
 	if uint64(len(buf)) < need {
 		return errorf("h5: %s %s: buffer has %d bytes, memory space %v of %s needs %d",
 			call, objName(d), len(buf), memShape, t.MemType, need)
