@@ -250,6 +250,7 @@ int dup3(int fd, int fd2, int flags) {
 struct stream {
     FILE *fp;
     char *path;
+    int64_t blksize; /* the file's st_blksize, asked at the first fileno; -1 if fstat failed */
     struct stream *next;
 };
 static struct stream *streams; /* under lock */
@@ -337,13 +338,15 @@ int fileno(FILE *fp) {
     if (ret < 0) return ret;
     int e = errno;
     inside++;
-    struct stat st;
-    int64_t align = 0;
-    RESOLVE(fstat);
-    if (next_fstat && next_fstat(ret, &st) == 0) align = st.st_blksize;
     pthread_mutex_lock(&lock);
     count_call(C_fileno, t1, t2);
     struct stream *s = *stream_find(fp);
+    if (s && !s->blksize) { /* once per followed stream: libstdc++ calls fileno per refill */
+        struct stat st;
+        RESOLVE(fstat);
+        s->blksize = next_fstat && next_fstat(ret, &st) == 0 ? (int64_t)st.st_blksize : -1;
+    }
+    int64_t align = s && s->blksize > 0 ? s->blksize : 0;
     /* Darshan's STDIO module registers the standard streams at its start under these names */
     const char *name = s                ? s->path
                        : fp == stdin  ? "<STDIN>"
@@ -355,7 +358,7 @@ int fileno(FILE *fp) {
         r->c[POSIX_OPENS]++;
         r->c[POSIX_FILENOS]++;
         r->c[POSIX_MEM_ALIGNMENT] = mem_align;
-        r->c[POSIX_FILE_ALIGNMENT] = s ? align : 0; /* Darshan has no file system for a name */
+        r->c[POSIX_FILE_ALIGNMENT] = align; /* 0 for a standard stream: Darshan has no file system for a name */
         first_last(&r->f[POSIX_F_OPEN_START_TIMESTAMP], &r->f[POSIX_F_OPEN_END_TIMESTAMP], t1, t2);
         hm_put(&fds, (uint64_t)ret, r);
         count_meta(r, C_fileno, -1, 0, POSIX_F_META_TIME, t1, t2);

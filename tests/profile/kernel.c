@@ -338,6 +338,8 @@ static void stdio_part(const char *dir, int rank) {
     snprintf(path, sizeof path, "%s/h5proxy-kernel.%d", session, rank);
     fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     check(fd >= 0 && write(fd, buf, 10) == 10 && close(fd) == 0 && unlink(path) == 0, "session file");
+}
+
 /* refs_part: rank 0 alone writes refs.h5 with the default (serial) driver, the 1.8
  * API's references and a virtual dataset's creation list: /table (4 ints), /view (a
  * virtual view of all of it through unselected dataspaces, its attributes' creation
@@ -445,8 +447,7 @@ static void *thread_main(void *arg) {
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles|types|stdio DIR\n");
-        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles|types|refs DIR\n");
+        fprintf(stderr, "usage: kernel mpi|threads|plain|crash|nohdf5|fork|multi|handles|types|stdio|refs DIR\n");
         return 2;
     }
     const char *mode = argv[1], *dir = argv[2];
@@ -502,6 +503,9 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(mode, "stdio")) {
         stdio_part(dir, rank);
+        MPI_Finalize();
+        return 0;
+    }
     if (!strcmp(mode, "refs")) {
         refs_part(dir, rank);
         MPI_Finalize();
