@@ -29,14 +29,14 @@ func init() {
 		if err := configureAMReX(dir, file, conf, cfg); err != nil {
 			return err
 		}
-		return inputFile(cfg, filepath.Join(dir, "amrex.ini"), keys, conf, " = ", "")
+		return inputFile(cfg, filepath.Join(dir, "amrex.ini"), keys, conf, " = ", "", "")
 	}})
 }
 
 // inputFile makes h5bench's runner's input file of a C++ kernel: each configuration key
 // but skip, in the file's order, as KEY SEP VALUE a line, then tail; the run writes it at
 // path and the pattern reads it (input_file), unless the configuration names its own.
-func inputFile(cfg *proxy.Config, path string, keys []string, conf map[string]any, sep, skip string) error {
+func inputFile(cfg *proxy.Config, path string, keys []string, conf map[string]any, sep, skip, tail string) error {
 	for _, k := range keys {
 		if strings.EqualFold(k, "input_file") {
 			return nil
@@ -49,6 +49,7 @@ func inputFile(cfg *proxy.Config, path string, keys []string, conf map[string]an
 		}
 		b.WriteString(k + sep + proxy.Scalar(conf[k]) + "\n")
 	}
+	b.WriteString(tail)
 	return addInput(cfg, path, b.String())
 }
 

@@ -30,11 +30,7 @@ func init() {
 		if len(cfg.Phases) != 1 || cfg.Phases[0] != patterns.PhaseWrite {
 			return nil // 8b takes its arguments on the command line
 		}
-		if err := inputFile(cfg, filepath.Join(dir, "openpmd.input"), keys, conf, "=", "operation"); err != nil || len(cfg.Inputs) == 0 {
-			return err
-		}
-		cfg.Inputs[0].Text += "fileLocation=" + dir + "\n"
-		return nil
+		return inputFile(cfg, filepath.Join(dir, "openpmd.input"), keys, conf, "=", "operation", "fileLocation="+dir+"\n")
 	}})
 }
 
