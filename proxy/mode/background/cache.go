@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -32,12 +31,9 @@ func init() {
 		}})
 	stack.RegisterMode(stack.Strategy{Name: "cache", Caps: stack.Background, Options: Options,
 		Summary: "through the Cache VOL (cache_ext) where HDF5_VOL_CONNECTOR loads it (or cache.connector=YES), else the cache-model, and the report says which ran",
-		Validate: func(v *options.Values) error {
-			if strings.EqualFold(v.String("cache.connector"), "NO") {
-				return cacheValidate(v)
-			}
-			return nil
-		},
+		// Either way the copy is the write to node-local storage (the Cache VOL's too, into
+		// its memory-mapped file), so async.write_memcpy=NO is refused before any choice.
+		Validate: cacheValidate,
 		NewMode: func(under stack.Layout, env stack.Env) (stack.Mode, error) {
 			v := env.Setting()
 			vol, why, err := cacheVOLChoice(v.String("cache.connector"))
@@ -45,9 +41,6 @@ func init() {
 				return nil, err
 			}
 			if vol == nil {
-				if err := cacheValidate(v); err != nil {
-					return nil, err
-				}
 				return newCacheMode(under, env, "cache", "h5proxy's background thread (the cache-model: "+why+")")
 			}
 			return newCacheVOLMode(under, env, vol)
