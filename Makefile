@@ -149,11 +149,15 @@ test: export H5PROXY_REQUIRE_BROWSER = 1
 # The packagers' plain build (cmake-plain) runs with the system's HDF5, as packagers build;
 # the 1.14 suite skips it to keep CI's two suites within their time.
 TEST_PLAIN := $(if $(filter 1.14,$(HDF5)),,cmake-plain)
+# The fuzz targets' seeds run on both builds as unit tests (go test ./... above); their
+# mutation (fuzz-short) runs once, in the default suite: the targets parse text, and CI's
+# two suites must stay within its time.
+TEST_FUZZ := $(if $(filter 1.14,$(HDF5)),@echo "fuzz-short: run by the default suite (seeds ran above)",$(MAKE) --no-print-directory fuzz-short)
 test: build vet check-hdf5 cmake-test $(TEST_PLAIN) deps-corpus deps-browser
 	$(GO) test -race -count=1 ./patterns/... ./options ./emulate ./h5bench ./proxy/layout/log ./proxy/e3smmap
 	$(GO) test -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks
 	$(GO) test -count=1 -timeout 20m ./...
-	$(MAKE) --no-print-directory fuzz-short
+	$(TEST_FUZZ)
 	$(MAKE) --no-print-directory test-readme
 
 # ---- reliability (docs/reliability.md) ------------------------------------------------------
