@@ -77,7 +77,8 @@ func (s *Session) flushMulti(b *multiBatch, smp *sample, n int, step bool) error
 			s.tr.note(op, nb)
 		}
 	}
-	s.wd.mark(ops[0]) // the report names the batch's first transfer
+	// A stall report names the batch, its first transfer and its last.
+	s.wd.mark(s.wd.groupMark(ops, len(ops), "a batch", fmt.Sprintf("in one %s_multi call", hdf5Calls[ops[0].Kind])))
 	err := stack.ExecMulti(s.stack, ops, bufs)
 	t0, t1 := s.clk.lap() // from the last transfer's buffer (execute's clock)
 	kind := ops[0].Kind

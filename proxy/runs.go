@@ -101,6 +101,7 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 	// The buffers, in order (the first write's may be filled here); a write whose buffer
 	// is refilled after all (refillsAfter's guess was wrong) ends the run.
 	bufs := make([][]byte, 0, len(ops))
+	xfers = 0 // counted again: the run may end early here
 	for k, o := range ops {
 		if o.Transfer == nil { // made by the layout without a buffer
 			bufs = append(bufs, nil)
@@ -119,6 +120,7 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 			break
 		}
 		bufs = append(bufs, buf)
+		xfers++
 	}
 	bytes := make([]uint64, len(ops))
 	for k, o := range ops {
@@ -129,13 +131,9 @@ func (s *Session) execRun(rx stack.RunExec, pl *plan.Plan, i int, op *plan.Op, k
 			}
 		}
 	}
-	s.wd.mark(s.wd.runMark(ops)) // a stall report names the run, from its first transfer to its last
+	s.wd.mark(s.wd.runMark(ops, xfers)) // a stall report names the run, from its first transfer to its last
 	runsMade.Add(1)
-	for _, o := range ops {
-		if o.Transfer != nil {
-			transfersInRuns.Add(1)
-		}
-	}
+	transfersInRuns.Add(int64(xfers))
 	took := make([]time.Duration, len(ops))
 	done, err := rx.ExecRun(ops, bufs, took)
 	t0, t1 := s.clk.lap()

@@ -140,20 +140,25 @@ func (w *watchdog) leave() { w.at.Store(w.at.Load() &^ (7 << 28)) }
 // mark records the operation or MPI call about to be issued.
 func (w *watchdog) mark(op *plan.Op) { w.call.Store(op) }
 
-// runMark is the mark of a run of transfers (runs.go), which the layout makes from one C
-// loop the watchdog cannot look into: it names the run, its first transfer and its last,
-// so that a report says which transfers the stalled one is among (a report naming only
-// the first sent the reader to a transfer that may long have completed). One string per
-// run, beside the run's transfers of megabytes.
-func (w *watchdog) runMark(ops []*plan.Op) *plan.Op {
-	n := 0
-	for _, o := range ops {
-		if o.Transfer != nil {
-			n++
-		}
+// groupMark is the mark of n transfers ops the layout makes in one call: a run (runs.go),
+// made from one C loop, or a multi-dataset batch (multi.go), one H5Dwrite_multi or
+// H5Dread_multi. The watchdog cannot look into that call, so the mark names the group
+// (how: "a run", "a batch"), its size, and its first and last operation, so that a report
+// says which transfers the stalled one is among (a report naming only the first sent the
+// reader to a transfer that may long have completed); via is how the call makes them.
+// Without a timeout nothing reads the mark: it is the first operation, and no string is
+// formatted per group.
+func (w *watchdog) groupMark(ops []*plan.Op, n int, how, via string) *plan.Op {
+	if w.timeout <= 0 {
+		return ops[0]
 	}
 	first, last := ops[0], ops[len(ops)-1]
-	return &plan.Op{Path: fmt.Sprintf("one of a run of %d %ss made from one C loop, from %s to %s", n, first.Kind, w.callName(first), w.callName(last))}
+	return &plan.Op{Path: fmt.Sprintf("one of %s of %d %ss %s, from %s to %s", how, n, first.Kind, via, w.callName(first), w.callName(last))}
+}
+
+// runMark is groupMark of a run of n transfers (runs.go).
+func (w *watchdog) runMark(ops []*plan.Op, n int) *plan.Op {
+	return w.groupMark(ops, n, "a run", "made from one C loop")
 }
 
 // period is how often the watchdog looks.

@@ -25,9 +25,30 @@ func TestStallReportNamesRun(t *testing.T) {
 		"native": "inside one of a run of 3 reads made from one C loop, from H5Dread /Dataset-0000.0000 (read, step 1) to H5Dread /Dataset-0000.0001 (read, step 1); ending the job",
 	} {
 		w := &watchdog{timeout: time.Second, rank: 1, size: 2, layout: layout, mode: "sync"}
-		got := w.report(at, w.runMark(ops), nil, 3*time.Second)
+		got := w.report(at, w.runMark(ops, 3), nil, 3*time.Second)
 		if !strings.Contains(got, want) || !strings.Contains(got, "rank 1 of 2 made no progress for 3s") {
 			t.Errorf("layout %s: report\n%s\nwant it to contain\n%s", layout, got, want)
 		}
+	}
+}
+
+// TestStallReportNamesBatch: a rank stalled inside a multi-dataset call reports the batch,
+// its size and its first and last transfer; a watchdog that is off marks a run or batch
+// with its first operation and formats nothing.
+func TestStallReportNamesBatch(t *testing.T) {
+	write := func(path string) *plan.Op {
+		return &plan.Op{Kind: plan.Write, Path: path, Step: 0, Transfer: &plan.Transfer{Buffer: "b"}}
+	}
+	ops := []*plan.Op{write("/a"), write("/b"), write("/c")}
+	w := &watchdog{timeout: time.Second, rank: 0, size: 1, layout: "native", mode: "sync"}
+	at := uint64(1)<<32 | uint64(stageStep)<<28 | uint64(1)<<24 | 1
+	got := w.report(at, w.groupMark(ops, 3, "a batch", "in one H5Dwrite_multi call"), nil, 2*time.Second)
+	want := "inside one of a batch of 3 writes in one H5Dwrite_multi call, from H5Dwrite /a (write, step 0) to H5Dwrite /c (write, step 0)"
+	if !strings.Contains(got, want) {
+		t.Errorf("report\n%s\nwant it to contain\n%s", got, want)
+	}
+	off := &watchdog{layout: "native"}
+	if m := off.runMark(ops, 3); m != ops[0] {
+		t.Errorf("watchdog off: run mark %+v, want the first operation", m)
 	}
 }

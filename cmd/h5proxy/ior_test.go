@@ -90,11 +90,12 @@ func TestIOR(t *testing.T) {
 	dir := t.TempDir()
 	p1 := filepath.Join(dir, "p1")
 	// 1 rank, POSIX, shared, fsync per write and at the end, 2 iterations, every check.
-	iorRun(t, dir, 1, 2, true, true, "-a", "POSIX", "-b", "32k", "-t", "8k", "-s", "2", "-i", "2", "-e", "-Y", "-w", "-r", "-W", "-R", "-k", "-o", p1)
+	iorRun(t, dir, 1, 2, true, true, "-a", "POSIX", "-b", "32k", "-t", "8k", "-s", "2", "-i", "2", "-e", "-Y", "-w", "-r", "-W", "-R", "-G", "1", "-k", "-o", p1)
 	if got := fileSize(t, p1); got != 2*32<<10 {
 		t.Errorf("%s: %d bytes, want segments x blocks = 65536", p1, got)
 	}
-	// A read of another run's file is checked: intact it passes, one byte changed fails.
+	// A read of another run's file with the writer's -G is checked: intact it passes, one
+	// byte changed fails.
 	read := []string{"ior", "-np", "1", "-a", "POSIX", "-b", "32k", "-t", "8k", "-s", "2", "-r", "-R", "-G", "1", "-k", "-o", p1}
 	h5proxy(t, dir, read...).expect(t, 0, []string{"Max Read:  "}, nil)
 	f, err := os.OpenFile(p1, os.O_WRONLY, 0)

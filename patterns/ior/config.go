@@ -51,7 +51,7 @@ var Options = &options.Table{Name: "ior", Specs: []options.Spec{
 	{Key: "setAlignment", Kind: options.Size, Default: "1", Min: options.Bound(1), Help: "-J: HDF5 alignment in bytes: H5Pset_alignment(alignment, alignment)"},
 	{Key: "noFill", Kind: options.Bool, Default: "0", Help: "-n: no fill in HDF5 dataset creation (H5D_FILL_TIME_NEVER); HDF5 only"},
 	{Key: "refNum", Kind: options.Int, Default: "0", Help: "-A: reference number printed in the summary"},
-	{Key: "setTimeStampSignature", Kind: options.Int, Default: "0", Help: "-G: IOR's time-stamp signature; accepted (h5proxy's data are its seeded fill: set seed)"},
+	{Key: "setTimeStampSignature", Kind: options.Int, Default: "0", Help: "-G: IOR's time-stamp signature: the data are IOR's time-stamp packet of this signature (unset: one drawn from the session's seed); a read check of another run's file needs the writer's -G"},
 	{Key: "verbose", Kind: options.Int, Default: "0", Min: options.Bound(0), Help: "-v: verbosity (accepted; the report is that of verbosity 0)"},
 	{Key: "hintsFileName", Kind: options.String, Help: "-U: file of IOR_HINT__MPI__<key>=<value> lines: MPI hints (as the environment variables of that name)"},
 	{Key: "collectiveMetadata", Kind: options.Bool, Default: "0", Help: "--hdf5.collectiveMetadata (IOR 4): H5Pset_all_coll_metadata_ops(1) and H5Pset_coll_metadata_write(1) on the file access list; HDF5 only"},

@@ -14,6 +14,7 @@ import (
 // transferSize calls, once per iteration.
 type Pattern struct {
 	patterns.Base[Config]
+	data patternCache
 }
 
 // Factory builds the ior pattern; package patterns/all registers it. IOR's reset warnings
@@ -244,6 +245,9 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 	flush := c.API != "HDF5" && write // IOR's HDF5 fsync does nothing
 	seed := env.Seed ^ uint64(iter)<<32 ^ uint64(ph)<<48
 	xs := p.offsets(task, env.Size, seed)
+	// IOR's buffer of the test: the time-stamp pattern of the task whose data the step
+	// writes or reads, the same bytes at every transfer (data.go).
+	data := p.data.data(c.signature(env.Seed), task, c.TransferSize)
 	if c.RandomOffset { // every dataset first: the transfers visit the segments in any order
 		for s := 0; s < c.Segments; s++ {
 			pl.Add(dsOp(open, s))
@@ -262,7 +266,7 @@ func (p *Pattern) Step(ph patterns.Phase, step int, env patterns.Env) (plan.Plan
 		n := elems(c.TransferSize)
 		sel := plan.Hyperslab{Start: []uint64{x.start}, Stride: []uint64{n}, Count: []uint64{1}, Block: []uint64{n}}
 		t := &plan.Transfer{Variable: variable, Buffer: buffer, MemType: plan.I64, MemShape: []uint64{n},
-			FileType: plan.I64, FileShape: spec.Shape, Selection: plan.Selection{Blocks: []plan.Hyperslab{sel}}}
+			FileType: plan.I64, FileShape: spec.Shape, Selection: plan.Selection{Blocks: []plan.Hyperslab{sel}}, Data: data}
 		pl.Add(plan.Op{Kind: kind, Path: Dataset(x.seg), Collective: c.Collective, Step: step, Transfer: t})
 		if flush && c.FsyncPerWrite {
 			pl.Add(plan.Op{Kind: plan.FlushFile, Path: file, Step: step})
