@@ -34,7 +34,7 @@ const iorTime = "Mon Jan _2 15:04:05 2006"
 // ranks (default 1).
 func cmdIOR(args []string, stdout, stderr io.Writer) error {
 	np, noLaunch, htmlOut := 1, false, ""
-	var sets []string // -set KEY=VALUE: session keys over the test's own
+	var sets settingsFlag // -set KEY=VALUE: session keys over the test's own, parsed as h5proxy run's
 	for len(args) > 0 {
 		switch a := args[0]; {
 		case a == "-np" || a == "--np":
@@ -57,10 +57,10 @@ func cmdIOR(args []string, stdout, stderr io.Writer) error {
 			htmlOut, args = args[1], args[2:]
 			continue
 		case a == "-set" || a == "--set":
-			if len(args) < 2 || !strings.Contains(args[1], "=") {
+			if len(args) < 2 || sets.Set(args[1]) != nil {
 				return usageError{error: fmt.Errorf("-set needs a session key and its value, KEY=VALUE (e.g. -set transfer_runs=NO)")}
 			}
-			sets, args = append(sets, args[1]), args[2:]
+			args = args[2:]
 			continue
 		case a == "-h" || a == "--help" || a == "-help":
 			fmt.Fprint(stdout, iorUsage)
@@ -84,7 +84,11 @@ func cmdIOR(args []string, stdout, stderr io.Writer) error {
 			args = append([]string{"-html", htmlOut}, args...)
 		}
 		for i := len(sets) - 1; i >= 0; i-- {
-			args = append([]string{"-set", sets[i]}, args...)
+			args = append([]string{"-set", sets[i].Key + "=" + sets[i].Value}, args...)
+		}
+		// The ranks inherit the environment (mpirun passes it to local ranks).
+		if err := os.Setenv("GODEBUG", iorGODEBUG(os.Getenv("GODEBUG"))); err != nil {
+			return err
 		}
 		return relaunch(&job{ranks: np, command: "ior"}, args, stdout, stderr)
 	}
@@ -102,11 +106,30 @@ results as one self-contained HTML page (table and figure) as well. -set KEY=VAL
 session key over the test's own (e.g. -set transfer_runs=NO for an A/B comparison).
 `
 
+// iorGODEBUG is the GODEBUG h5proxy ior launches its ranks with: the user's, plus
+// asyncpreemptoff=1 unless the user set asyncpreemptoff. A rank spends its transfers in C
+// (a run of 64 reads of 4 MiB is one C call of tens of milliseconds); the Go runtime's
+// monitor signals a thread that has been in one call for 10 ms (SIGURG, a tgkill) to
+// preempt it, which cannot preempt C code and only interrupts the copy. IOR has no such
+// signals; without async preemption Go still preempts at function calls.
+// (`bench/ior/syscalls.sh`: rank 0's read phase, docs/metrics.md.)
+func iorGODEBUG(user string) string {
+	for _, kv := range strings.Split(user, ",") {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "asyncpreemptoff" {
+			return user
+		}
+	}
+	if user == "" {
+		return "asyncpreemptoff=1"
+	}
+	return user + ",asyncpreemptoff=1"
+}
+
 // iorConfig is the session configuration of an IOR test: the ior pattern with the
 // command line's parameters, the API's layout, data that stay the same over iterations
 // (fill=once), verified reads with -W or -R, posix fsyncs with -e or -Y, and the hints;
 // then the session keys of -set (KEY=VALUE), in order.
-func iorConfig(c ior.Config, args, sets []string) (proxy.Config, error) {
+func iorConfig(c ior.Config, args []string, sets []options.KV) (proxy.Config, error) {
 	kvs, err := ior.ParseArgs(args)
 	if err != nil {
 		return proxy.Config{}, err
@@ -125,9 +148,8 @@ func iorConfig(c ior.Config, args, sets []string) (proxy.Config, error) {
 		return cfg, err
 	}
 	for _, kv := range sets {
-		k, v, _ := strings.Cut(kv, "=")
-		if err := cfg.Set(k, v); err != nil {
-			return cfg, fmt.Errorf("-set %s: %w", kv, err)
+		if err := cfg.Set(kv.Key, kv.Value); err != nil {
+			return cfg, fmt.Errorf("-set %s=%s: %w", kv.Key, kv.Value, err)
 		}
 	}
 	cfg.Phases = nil
@@ -176,7 +198,7 @@ func iorHints(file string) (map[string]string, error) {
 }
 
 // runIOR runs the test in this MPI process and prints IOR's report on rank 0.
-func runIOR(c ior.Config, warns, args, sets []string, htmlOut string, stdout, stderr io.Writer) error {
+func runIOR(c ior.Config, warns, args []string, sets []options.KV, htmlOut string, stdout, stderr io.Writer) error {
 	cfg, err := iorConfig(c, args, sets)
 	if err != nil {
 		return err

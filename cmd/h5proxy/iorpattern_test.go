@@ -99,3 +99,33 @@ func TestIORPattern(t *testing.T) {
 	}
 	h5proxy(t, dir, read(sig)...).expect(t, 1, nil, []string{"ior ERROR: data check error", "1 mismatching elements"})
 }
+
+// TestIORGODEBUG: h5proxy ior launches its ranks without Go's asynchronous preemption
+// signals (asyncpreemptoff=1 added to the user's GODEBUG), unless the user chose a value
+// of that setting; the launcher (H5PROXY_MPIEXEC, a script here) sees it.
+func TestIORGODEBUG(t *testing.T) {
+	for user, want := range map[string]string{
+		"": "asyncpreemptoff=1", "gctrace=1": "gctrace=1,asyncpreemptoff=1",
+		"asyncpreemptoff=0": "asyncpreemptoff=0", "gctrace=1, asyncpreemptoff=0": "gctrace=1, asyncpreemptoff=0",
+	} {
+		if got := iorGODEBUG(user); got != want {
+			t.Errorf("iorGODEBUG(%q) = %q, want %q", user, got, want)
+		}
+	}
+	dir := t.TempDir()
+	seen := filepath.Join(dir, "godebug")
+	script := filepath.Join(dir, "launch.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$GODEBUG\" > "+seen+"\nexec mpirun \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := h5proxyEnv(t, dir, []string{"H5PROXY_MPIEXEC=" + script, "GODEBUG=gctrace=0"},
+		"ior", "-np", "2", "-a", "MPIIO", "-b", "8k", "-t", "4k", "-w", "-r", "-o", filepath.Join(dir, "f"))
+	r.expect(t, 0, []string{"Max Read:  "}, nil)
+	got, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "gctrace=0,asyncpreemptoff=1\n" {
+		t.Errorf("the ranks' launcher saw GODEBUG %q, want gctrace=0,asyncpreemptoff=1", got)
+	}
+}
