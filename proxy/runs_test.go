@@ -15,8 +15,9 @@ import (
 // TestTransferRuns: the ior pattern through the mpiio layout, its transfers made in runs
 // (transfer_runs=YES) and one call each (NO), collective and independent: each step's
 // reads are one run, over the dataset close and open between the segments (the mpiio
-// layout makes no MPI call for them; each write refills the buffer, so writes stay one
-// by one), every
+// layout makes no MPI call for them); each segment's writes are one run (every write of a
+// step writes IOR's one buffer, filled once; a run of writes does not pass over the
+// dataset close and open), every
 // phase's and step's census counts the same calls and bytes, and the time of the
 // transfers is charged (raw time within the observed time). internal/mpi's TestRun checks
 // the bytes a run moves.
@@ -36,10 +37,9 @@ func TestTransferRuns(t *testing.T) {
 			runs0, xfers0 := proxy.RunsMade()
 			rep := runReport(t, cfg, kv)
 			runs1, xfers1 := proxy.RunsMade()
-			// Per repetition, both segments' 4 reads are one run; each write refills the
-			// buffer with its own data (fill=once: a transfer's values are its
-			// elements'), so writes are made one by one.
-			if r, x := runs1-runs0, xfers1-xfers0; runs == "YES" && (r != 2 || x != 2*2*4) || runs == "NO" && r != 0 {
+			// Per repetition, both segments' 4 reads are one run, and each segment's 4
+			// writes one (IOR's data: the same bytes at every transfer of a step).
+			if r, x := runs1-runs0, xfers1-xfers0; runs == "YES" && (r != 2+2*2 || x != 2*2*4+2*2*4) || runs == "NO" && r != 0 {
 				t.Errorf("%s: %d runs of %d transfers", kv, r, x)
 			}
 			if len(rep.Phases) != 2 {
@@ -111,7 +111,7 @@ func TestTransferRunsTraced(t *testing.T) {
 		runs0, _ := proxy.RunsMade()
 		runReport(t, patternConfig(t, "ior", kv, filepath.Join(dir, "traced.dat")), kv)
 		runs1, _ := proxy.RunsMade()
-		if made := runs1 - runs0; runs == "YES" && made != 2 || runs == "NO" && made != 0 {
+		if made := runs1 - runs0; runs == "YES" && made != 2+2*2 || runs == "NO" && made != 0 { // the reads' and the writes' (TestTransferRuns)
 			t.Errorf("%s: %d runs made", kv, made)
 		}
 		if world(t).Rank() != 0 { // rank 0 merges the ranks' timelines
