@@ -97,6 +97,12 @@ pydarshan: darshan
 vol-connectors:
 	HDF5_114_PREFIX=$(HDF5_114_PREFIX) bash scripts/vol-connectors.sh
 
+# openpmd builds the real openPMD-api 8a write benchmark (h5bench's h5bench_openpmd_write) for
+# comparisons under Darshan (scripts/openpmd.sh; opt-in, not part of deps or CI).
+.PHONY: openpmd
+openpmd:
+	bash scripts/openpmd.sh
+
 # env prints the build's environment as shell exports: eval "$$(HDF5=1.14 make -s env)".
 env:
 	@echo 'export H5PROXY_HDF5=$(HDF5)'

@@ -166,6 +166,21 @@ type InputReader interface {
 	InputFile() (path string, how InputRead)
 }
 
+// PhaseReader is implemented by patterns whose program reads text files on rank 0 just
+// before a phase's file is created or opened and just after it is closed, outside its
+// I/O: openPMD-api 8a's Timer reads /proc/self/status at each timer's start and end
+// (MemoryProfiler::Display, a std::ifstream read with std::getline, on rank 0 only). The
+// session makes those reads on rank 0 with the calls of that stream (internal/libc's
+// ReadLines); a file that cannot be opened is skipped, as the program's is_open check
+// skips it. Darshan and libh5proxy-profile.so record no /proc file, but the stream's
+// descriptor is the lowest free one, which the fclose of an earlier followed stream (the
+// input file's) left mapped to that file: the reads count there, as the program's do.
+type PhaseReader interface {
+	// PhaseReads returns the files rank 0 reads, in order, before phase ph creates or
+	// opens its file and after it closes it.
+	PhaseReads(ph Phase) (before, after []string)
+}
+
 // InputRead says how and where a program reads its input file.
 type InputRead int
 

@@ -320,6 +320,7 @@ static void atfork_child(void) {
     all_records = NULL;
     nrecords = 0;
     memset(&fds, 0, sizeof fds);
+    fd_forget();
     memset(&h5files, 0, sizeof h5files);
     memset(&h5dsets, 0, sizeof h5dsets);
     memset(&mpifiles, 0, sizeof mpifiles);

@@ -52,6 +52,70 @@ static int (*next___xstat64)(int, const char *, struct stat64 *);
 static int (*next___lxstat64)(int, const char *, struct stat64 *);
 static int (*next___fxstat64)(int, int, struct stat64 *);
 
+/* Darshan keeps every descriptor reference it adds (an open, a fileno, a dup: uthash, the
+ * newest found first) and its close deletes only the newest (darshan-common.c
+ * darshan_add_record_ref, darshan_delete_record_ref). A reference left by a followed
+ * stream's fclose, whose close Darshan does not see, therefore stays beneath a later open
+ * of the same descriptor, and the descriptor maps back to the stream's file once that open
+ * is closed: a /proc stream that gets the descriptor then reads there (openPMD-api 8a's
+ * /proc/self/status reads after the series' close count on its input file under Darshan).
+ * fd_push and fd_pop keep the references beneath the current one (fds' value), each with
+ * how many times it was added in a row. Callers hold the lock. */
+struct fdref {
+    struct record *r;
+    long n;
+};
+struct fdstack {
+    struct fdref *v;
+    size_t len, cap;
+};
+static struct fdstack *fdbelow;
+static size_t nfdbelow;
+
+static void fd_push(int fd, struct record *r) {
+    struct record *cur = hm_get(&fds, (uint64_t)fd);
+    if (cur && fd >= 0) {
+        if ((size_t)fd >= nfdbelow) {
+            size_t n = (size_t)fd + 16;
+            struct fdstack *b = realloc(fdbelow, n * sizeof *b);
+            if (!b) goto top; /* out of memory: the earlier reference is forgotten */
+            memset(b + nfdbelow, 0, (n - nfdbelow) * sizeof *b);
+            fdbelow = b, nfdbelow = n;
+        }
+        struct fdstack *st = &fdbelow[fd];
+        if (st->len && st->v[st->len - 1].r == cur) st->v[st->len - 1].n++;
+        else {
+            if (st->len == st->cap) {
+                size_t c = st->cap ? st->cap * 2 : 4;
+                struct fdref *v = realloc(st->v, c * sizeof *v);
+                if (!v) goto top;
+                st->v = v, st->cap = c;
+            }
+            st->v[st->len++] = (struct fdref){cur, 1};
+        }
+    }
+top:
+    hm_put(&fds, (uint64_t)fd, r);
+}
+
+/* fd_pop deletes fd's newest reference and returns its record; the one beneath, if any,
+ * becomes the descriptor's. */
+static struct record *fd_pop(int fd) {
+    struct record *r = hm_del(&fds, (uint64_t)fd);
+    if (r && fd >= 0 && (size_t)fd < nfdbelow && fdbelow[fd].len) {
+        struct fdstack *st = &fdbelow[fd];
+        hm_put(&fds, (uint64_t)fd, st->v[st->len - 1].r);
+        if (--st->v[st->len - 1].n == 0) st->len--;
+    }
+    return r;
+}
+
+/* fd_forget drops every reference beneath (a forked child starts with none). */
+void fd_forget(void) {
+    fdbelow = NULL;
+    nfdbelow = 0;
+}
+
 static void posix_opened(int fd, const char *path, int dirfd, mode_t mode, int64_t t1, int64_t t2) {
     char abs[PATH_MAX];
     if (dirfd != AT_FDCWD && path[0] != '/') {
@@ -79,7 +143,7 @@ static void posix_opened(int fd, const char *path, int dirfd, mode_t mode, int64
         r->offset = 0;
         first_last(&r->f[POSIX_F_OPEN_START_TIMESTAMP], &r->f[POSIX_F_OPEN_END_TIMESTAMP], t1, t2);
         r->f[POSIX_F_META_TIME] += t2 - t1;
-        hm_put(&fds, (uint64_t)fd, r);
+        fd_push(fd, r);
         event_add(r, C_open, 0, 0, t1, t2, 0, NULL);
     }
     count_call(C_open, t1, t2);
@@ -198,7 +262,7 @@ int close(int fd) {
     int e = errno;
     pthread_mutex_lock(&lock);
     count_call(C_close, t1, t2);
-    struct record *r = hm_del(&fds, (uint64_t)fd);
+    struct record *r = fd_pop(fd);
     if (r) count_meta(r, C_close, POSIX_F_CLOSE_START_TIMESTAMP, POSIX_F_CLOSE_END_TIMESTAMP, POSIX_F_META_TIME, t1, t2);
     pthread_mutex_unlock(&lock);
     errno = e;
@@ -216,7 +280,7 @@ static int dup_common(int oldfd, int newfd, int64_t t1, int64_t t2) {
     if (r) {
         r->c[POSIX_OPENS]++;
         r->c[POSIX_DUPS]++;
-        hm_put(&fds, (uint64_t)newfd, r);
+        fd_push(newfd, r);
         count_meta(r, C_dup, -1, 0, POSIX_F_META_TIME, t1, t2);
     }
     pthread_mutex_unlock(&lock);
@@ -360,7 +424,7 @@ int fileno(FILE *fp) {
         r->c[POSIX_MEM_ALIGNMENT] = mem_align;
         r->c[POSIX_FILE_ALIGNMENT] = align; /* 0 for a standard stream: Darshan has no file system for a name */
         first_last(&r->f[POSIX_F_OPEN_START_TIMESTAMP], &r->f[POSIX_F_OPEN_END_TIMESTAMP], t1, t2);
-        hm_put(&fds, (uint64_t)ret, r);
+        fd_push(ret, r);
         count_meta(r, C_fileno, -1, 0, POSIX_F_META_TIME, t1, t2);
     }
     pthread_mutex_unlock(&lock);

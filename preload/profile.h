@@ -273,6 +273,7 @@ int tracked(const char *path);
 struct record *record_get(int module, const char *file, const char *name);
 void hm_put(struct hmap *m, uint64_t key, struct record *r);
 struct record *hm_del(struct hmap *m, uint64_t key);
+void fd_forget(void);
 void cv_add(struct cv *cv, const int64_t *key);
 void mpi_started(void);
 void write_records(int partial, const char *reason);

@@ -65,3 +65,20 @@ func (s *Session) readInput() error {
 	}
 	return nil
 }
+
+// phaseReads makes the pattern's reads around phase ph (patterns.PhaseReader) on rank 0:
+// those before its file is created or opened, or those after it is closed. A file that
+// cannot be read is skipped, as the program skips a stream that did not open.
+func (s *Session) phaseReads(ph patterns.Phase, after bool) {
+	r, ok := s.pat.(patterns.PhaseReader)
+	if !ok || s.Rank() != 0 {
+		return
+	}
+	files, afterFiles := r.PhaseReads(ph)
+	if after {
+		files = afterFiles
+	}
+	for _, f := range files {
+		_, _ = libc.ReadLines(f) // the program prints what it read; h5proxy has no use for it
+	}
+}

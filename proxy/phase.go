@@ -102,6 +102,7 @@ func (s *Session) BeginPhase(ph patterns.Phase) error {
 	if err := s.readInput(); err != nil {
 		return err
 	}
+	s.phaseReads(ph, false)
 	verify, fill := false, s.cfg.Fill
 	if ph == patterns.PhaseRead && s.stores {
 		w, wrote := s.written[s.cfg.File]
@@ -249,6 +250,7 @@ func (s *Session) EndPhase() error {
 	werr := s.stack.Wait() // the drain at close
 	p.end[mWait] += time.Since(t).Seconds()
 	s.tr.drained(t)
+	s.phaseReads(p.ph, true)
 	s.collectStats(p)
 	s.takeCensus(&p.end, true)
 	p.profEnd = profileTotals(s.cfg.Profile)

@@ -175,3 +175,17 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("step past the end: %v", err)
 	}
 }
+
+// TestPhaseReads: 8a's MemoryProfiler reads /proc/self/status on rank 0 at Timer g's and
+// Timer kk's constructors (before the series is created) and at kk's destructor (after it
+// is closed); 8b's timers read nothing.
+func TestPhaseReads(t *testing.T) {
+	var r patterns.PhaseReader = kit.Must(t)
+	before, after := r.PhaseReads(patterns.PhaseWrite)
+	if !reflect.DeepEqual(before, []string{ProcStatus, ProcStatus}) || !reflect.DeepEqual(after, []string{ProcStatus}) {
+		t.Errorf("write: before %q after %q, want two reads of %s before and one after", before, after, ProcStatus)
+	}
+	if before, after := r.PhaseReads(patterns.PhaseRead); before != nil || after != nil {
+		t.Errorf("read: before %q after %q, want none", before, after)
+	}
+}

@@ -39,6 +39,24 @@ func (p *Pattern) InputFile() (string, patterns.InputRead) {
 	return p.C.InputFile, patterns.InputLinesOnEveryRank
 }
 
+// ProcStatus is the file 8a's MemoryProfiler reads on rank 0 at each Timer's start and
+// end (examples/8a_benchmark_write_parallel.cpp, Display: a std::ifstream read with
+// getline).
+const ProcStatus = "/proc/self/status"
+
+// PhaseReads are 8a's MemoryProfiler reads around its write: Timer g's constructor in
+// main (after parseArgs) and Timer kk's in AbstractPattern::run, both before the series
+// is created; kk's destructor after the series is closed (its block ends after the
+// Series'). g's destructor runs after MPI_Finalize, outside Darshan's and the profiler's
+// window, and h5proxy does not make it. 8b's timers read nothing (its MemoryProfiler
+// calls are commented out).
+func (p *Pattern) PhaseReads(ph patterns.Phase) (before, after []string) {
+	if ph != patterns.PhaseWrite {
+		return nil, nil
+	}
+	return []string{ProcStatus, ProcStatus}, []string{ProcStatus}
+}
+
 // Axes are the component names of vector meshes, in order; a mesh of dimension d has
 // the first d.
 var Axes = []string{"x", "y", "z"}
