@@ -124,9 +124,15 @@ check-hdf5: build
 		$(BIN)/h5proxy version; echo "check-hdf5: h5proxy version does not name HDF5 $$v (build HDF5=$(HDF5))" >&2; exit 1; }
 	@echo "check-hdf5: $(BIN)/h5proxy: HDF5=$(HDF5), one libhdf5, version recorded"
 
-build: deps $(BIN)/libh5proxy-profile.so
+build: deps $(BIN)/libh5proxy-profile.so $(BIN)/h5proxy
+
+# `go build ./...` links every main package (the benches, tools and examples) at each call:
+# Go caches compiles, not links. CI's suite calls `make build` through demo, then test; so the
+# whole-module build runs again only when a source changed since bin/h5proxy was built.
+GO_INPUTS := go.mod go.sum $(shell find . \( -path ./build -o -path ./bin -o -path ./.git \) -prune -o \( -name '*.go' -o -name '*.c' -o -name '*.h' \) -print)
+$(BIN)/h5proxy: $(GO_INPUTS)
 	$(GO) build ./...
-	$(GO) build -o $(BIN)/h5proxy ./cmd/h5proxy
+	$(GO) build -o $@ ./cmd/h5proxy
 
 # The LD_PRELOAD profiler (preload/, docs/profile.md) beside bin/h5proxy, where `h5proxy
 # profile` looks for it. Compiled against HDF5's and MPI's headers; linked with neither.
