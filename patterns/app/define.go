@@ -90,6 +90,9 @@ func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) er
 		if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
 			return err
 		}
+		if err := s.scaleAtCreate(in, v, step); err != nil {
+			return err
+		}
 		if h.perFile || sp.extend >= 0 && !h.reopenSeries && !unwritten {
 			in.keep(v.path, false) // as its first write would keep it
 		} else {

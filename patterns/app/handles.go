@@ -125,15 +125,20 @@ func (s *sim) reopenAttributes(in *instance, path string, group bool, as []*desc
 	if group {
 		openKind, closeKind = plan.OpenGroup, plan.CloseGroup
 	}
-	for _, a := range as {
+	for _, a := range s.placeLater(in, path, as) {
 		spec, err := s.e.attribute(a, path, s.sc, step)
 		if err != nil {
 			return err
 		}
-		s.cur.Add(plan.Op{Kind: openKind, Path: path, Collective: in.parallel, Step: step, AsObject: true, CollMetadata: in.collMeta()},
-			plan.Op{Kind: plan.WriteAttribute, Path: path, Collective: in.parallel, Step: step, Attribute: spec},
-			plan.Op{Kind: closeKind, Path: path, Collective: in.parallel, Step: step, AsObject: true})
-		s.wroteAttribute(in.path, path, spec)
+		n, err := s.writesOf(a)
+		if err != nil {
+			return err
+		}
+		for range n {
+			s.cur.Add(plan.Op{Kind: openKind, Path: path, Collective: in.parallel, Step: step, AsObject: true, CollMetadata: in.collMeta()})
+			s.attributeOps(in, path, spec, 1, step, false)
+			s.cur.Add(plan.Op{Kind: closeKind, Path: path, Collective: in.parallel, Step: step, AsObject: true})
+		}
 	}
 	return nil
 }
