@@ -703,38 +703,14 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		sp.create.Shape = slices.Clone(dec.shape)
 		prev := s.writes[in.path][v.path]
 		if !created[v.path] {
-			ds := sp.create
-			if sp.startEmpty {
-				ds.Shape = slices.Clone(ds.Shape)
-				ds.Shape[sp.extend] = 0
-			}
-			op := plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds}
-			created[v.path] = true
-			if h.perCall {
-				if err := s.createHeld(in, h, op, v.ds.Attributes); err != nil {
-					return err
-				}
-			} else {
-				s.cur.Add(op)
-				if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
-					return err
-				}
-				if err := s.scaleAtCreate(in, v, step); err != nil {
-					return err
-				}
+			if err := s.createWritten(in, v, sp, dec, step, h); err != nil {
+				return err
 			}
 		} else if !in.isKept(v.path) && !h.perCall {
 			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
 		}
 		written++
-		switch {
-		case h.perCall:
-		case in.isKept(v.path):
-		case h.perFile, sp.extend >= 0 && !h.reopenSeries:
-			in.keep(v.path, false)
-		default:
-			dsOpen = append(dsOpen, v.path)
-		}
+		s.holdWritten(in, v.path, sp, h, &dsOpen)
 		s.specs[in.path][v.path] = sp
 		p := dec.part(rank)
 		fileShape := slices.Clone(sp.shape)
@@ -779,6 +755,45 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	}
 	dsOpen, opened = s.sequence(in, a, mark, dsOpen, opened, false)
 	return s.finish(in, step, dsOpen, opened)
+}
+
+// createWritten creates dataset v, which writes reach, with the shape of its
+// decomposition dec (a series with 0 along its extended dimension when it starts empty),
+// and its attributes (and scale) placed at its creation; its spec, with that shape, is
+// the one its writes are checked against. A write action creates it at its first write,
+// a define: upfront before any write (define.go), the same way.
+func (s *sim) createWritten(in *instance, v visit, sp *dsSpec, dec *decomposer, step int, h handles) error {
+	sp.shape = dec.shape
+	sp.create.Shape = slices.Clone(dec.shape)
+	ds := sp.create
+	if sp.startEmpty {
+		ds.Shape = slices.Clone(ds.Shape)
+		ds.Shape[sp.extend] = 0
+	}
+	op := plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds}
+	s.created[in.path][v.path] = true
+	s.specs[in.path][v.path] = sp
+	if h.perCall {
+		return s.createHeld(in, h, op, v.ds.Attributes)
+	}
+	s.cur.Add(op)
+	if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
+		return err
+	}
+	return s.scaleAtCreate(in, v, step)
+}
+
+// holdWritten decides who closes dataset path once created or opened for a write: no one
+// under hold: call (each call closes it), the file when it keeps it (hold: file, or a
+// series kept until the file closes unless series: reopen), else the action (dsOpen).
+func (s *sim) holdWritten(in *instance, path string, sp *dsSpec, h handles, dsOpen *[]string) {
+	switch {
+	case h.perCall, in.isKept(path):
+	case h.perFile, sp.extend >= 0 && !h.reopenSeries:
+		in.keep(path, false)
+	default:
+		*dsOpen = append(*dsOpen, path)
+	}
 }
 
 // finish ends a write action's (or a define's) creations: the links, reference
