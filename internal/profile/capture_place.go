@@ -24,11 +24,12 @@ type objectEvents struct {
 	firstWrite int
 }
 
-// fileEvents collects rank 0's creations and writes of file f.
+// fileEvents collects rank 0's creations and writes of file f (of its first file when it
+// is a file per step, as capture folds them: the attributes are that file's).
 func fileEvents(p *Profile, f string) objectEvents {
 	o := objectEvents{created: map[string]int{}, writes: map[string][]int{}, firstWrite: -1}
 	for i, e := range p.Events {
-		if e.Rank != 0 || e.File != f {
+		if e.Rank != 0 || e.File != f || e.fileStep > 1 {
 			continue
 		}
 		var obj string
@@ -144,11 +145,11 @@ func placeAttribute(p *Profile, o objectEvents, a *capAttr, class int, upfront b
 }
 
 // allWrites counts rank 0's H5Awrite calls of attribute a in its file over the whole run
-// (its events are the first step's).
+// (its events are the first step's; of a file per step, the first file's).
 func allWrites(p *Profile, a *capAttr) int {
 	n := 0
 	for _, e := range p.Events {
-		if e.Rank != 0 || e.File != a.file || e.Call != "H5Awrite" || len(e.Attribute) == 0 {
+		if e.Rank != 0 || e.File != a.file || e.fileStep > 1 || e.Call != "H5Awrite" || len(e.Attribute) == 0 {
 			continue
 		}
 		var ev attrEvent
