@@ -96,8 +96,15 @@ func (s *sim) isGroup(in *instance, path string) bool {
 }
 
 // writePlaced writes attribute a of owner at its place: on the open object when open
-// says it is open (the root group always is), else through H5Oopen and H5Oclose.
+// says it is open (the root group always is, and what the file keeps), else through
+// H5Oopen and H5Oclose, one each write.
 func (s *sim) writePlaced(in *instance, owner string, a *desc.Attribute, step int, open bool) error {
+	return s.writeAttr(in, owner, a, step, !open && owner != "/" && !in.isKept(owner))
+}
+
+// writeAttr writes attribute a of owner as many times as its writes key says, each
+// through H5Oopen and H5Oclose of the object with reopen.
+func (s *sim) writeAttr(in *instance, owner string, a *desc.Attribute, step int, reopen bool) error {
 	spec, err := s.e.attribute(a, owner, s.sc, step)
 	if err != nil {
 		return err
@@ -106,7 +113,7 @@ func (s *sim) writePlaced(in *instance, owner string, a *desc.Attribute, step in
 	if err != nil {
 		return err
 	}
-	s.attributeOps(in, owner, spec, n, step, !open && owner != "/" && !in.isKept(owner))
+	s.attributeOps(in, owner, spec, n, step, reopen)
 	return nil
 }
 
