@@ -377,6 +377,10 @@ type AttributeSpec struct {
 	// string's length from the file does (AMReX's version_name); Type and Shape then say
 	// what the writer stored, and so the bytes read.
 	Stored bool
+	// Exists, on a WriteAttribute, writes an attribute an earlier write created again: it
+	// is opened (H5Aopen) and written, not created, as a code rewrites an attribute in
+	// place (netCDF-4's _Netcdf4Dimid, PETSc's timestepping).
+	Exists bool
 }
 
 // Transfer is a dataset read or write: the selection in the file dataspace, the memory

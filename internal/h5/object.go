@@ -554,8 +554,10 @@ func DatasetInfo(d ID) (Info, error) {
 }
 
 // WriteAttribute creates the attribute a on loc (a file, group or dataset), writes its value
-// and closes it. A nil (or empty) a.Shape makes a scalar attribute. It is an error if the
-// attribute exists or len(a.Value) does not match the type and shape.
+// and closes it; with a.Exists it opens the attribute a earlier write made (H5Aopen) and
+// writes it again. A nil (or empty) a.Shape makes a scalar attribute. It is an error if
+// the attribute exists (does not exist, with Exists) or len(a.Value) does not match the
+// type and shape.
 func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 	enter()
 	defer leave()
@@ -579,8 +581,10 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 	switch ex := C.H5Aexists(C.hid_t(loc), cname); {
 	case ex < 0:
 		return stackError("H5Aexists @" + a.Name)
-	case ex > 0:
+	case ex > 0 && !a.Exists:
 		return errorf("h5: %s: attribute %q already exists", op, a.Name)
+	case ex == 0 && a.Exists:
+		return errorf("h5: H5Aopen @%s: attribute %q does not exist to be written again", a.Name, a.Name)
 	}
 	var refs unsafe.Pointer
 	if a.Type.Class == plan.Reference { // the targets' references, made in loc's file first
@@ -594,7 +598,13 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 		return err
 	}
 	defer C.H5Sclose(space)
-	attr := C.H5Acreate2(C.hid_t(loc), cname, ftyp, space, C.H5P_DEFAULT, C.H5P_DEFAULT)
+	var attr C.hid_t
+	if a.Exists { // written again: opened, its type and shape the first write's
+		op = "H5Aopen @" + a.Name
+		attr = C.H5Aopen(C.hid_t(loc), cname, C.H5P_DEFAULT)
+	} else {
+		attr = C.H5Acreate2(C.hid_t(loc), cname, ftyp, space, C.H5P_DEFAULT, C.H5P_DEFAULT)
+	}
 	if attr < 0 {
 		return stackError(op)
 	}

@@ -394,6 +394,9 @@ func Capture(p *Profile, name string) (*Description, error) {
 		if hasH5F && h5f.Counters["H5F_USE_MPIIO"] == 0 && !ways.serialWriter {
 			c.unexpressed(fpath, fmt.Sprintf("%s: opened without the MPI-IO driver (H5Pset_fapl_mpio never called): written as a shared file opened through MPI-IO, the same datasets and writers (a description's shared files use MPI-IO)", filepath.Base(f)))
 		}
+		if ways.reopen && !ways.holdCall && placedReopen(ways.reopened, attrs[f]) {
+			ways.reopen = false // the placement's writes open their objects with H5Oopen
+		}
 		c.ways(file, fpath, f, ways)
 		if file.Hints = fileHints[f]; len(file.Hints) > 0 {
 			d.Comment(fpath+".hints", "the MPI-IO hints of its file access list")

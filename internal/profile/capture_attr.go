@@ -57,6 +57,14 @@ type capAttr struct {
 	// seqTargets are the targets of a value of variable-length sequences of references
 	// per element (nil when one is not traced).
 	seqTargets [][]string
+	// file is the traced file, events the indices in the profile's events of its
+	// H5Acreate2 and H5Awrite calls (step 0's); at and writes are its placement read from
+	// them (capture_place.go): "" for at its object's creation, and how many times it is
+	// written there.
+	file   string
+	events []int
+	at     string
+	writes int
 }
 
 // The 1.8 API's object references are 8 bytes (hobj_ref_t), its region references 12
@@ -119,7 +127,8 @@ const (
 func attributes(p *Profile, template func(file, object string) (string, int)) map[string]map[string][]*capAttr {
 	out := map[string]map[string][]*capAttr{}
 	made := map[string]map[string]Event{} // file → reference bytes → its H5Rcreate
-	for _, e := range p.Events {
+	defer func() { placeAttributes(p, out) }()
+	for i, e := range p.Events {
 		if e.Rank == 0 && e.Call == refCall && e.Ref != "" {
 			if made[e.File] == nil {
 				made[e.File] = map[string]Event{}
@@ -151,9 +160,10 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 			}
 		}
 		if c == nil {
-			c = &capAttr{name: a.Name}
+			c = &capAttr{name: a.Name, file: e.File}
 			out[e.File][tmpl] = append(out[e.File][tmpl], c)
 		}
+		c.events = append(c.events, i)
 		c.ev.Object, c.ev.Name, c.ev.TypeClass, c.ev.TypeSize, c.ev.TypeSign = a.Object, a.Name, a.TypeClass, a.TypeSize, a.TypeSign
 		c.ev.StrPad, c.ev.Cset, c.ev.VLen, c.ev.Dims, c.ev.Members, c.ev.Tree = a.StrPad, a.Cset, a.VLen, a.Dims, a.Members, a.Tree
 		if e.Call == "H5Awrite" && a.MemClass != nil {

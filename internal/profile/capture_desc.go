@@ -256,6 +256,7 @@ func (c *Description) attribute(apath, where string, a *capAttr) *desc.Attribute
 		c.dimLists[where] = a.seqTargets
 	}
 	out := &desc.Attribute{Name: a.name}
+	placement(out, a)
 	typ, ok := typeName(datasetInfo{TypeClass: a.ev.TypeClass, TypeSize: a.ev.TypeSize, TypeSign: a.ev.TypeSign})
 	if a.ev.TypeClass == h5tCompound {
 		typ, ok = c.compoundName(a.name, a.ev.Members, a.ev.TypeSize)

@@ -33,6 +33,8 @@ type fileWays struct {
 	// reopen: attributes written through H5Oopen ... H5Oclose; parents: objects created in
 	// their parent group opened by path around the create.
 	holdCall, reopen, parents bool
+	// reopened are the attributes (OBJECT@NAME) created on an object opened with H5Oopen.
+	reopened map[string]bool
 	// handleWrites is the most transfers rank 0 made through one dataset handle; with
 	// steps, a file whose objects are held from their creation to the file's close
 	// (holdFile: handles hold: file, as H5MD writers keep theirs).
@@ -228,9 +230,13 @@ func (w *fileWays) handlesOf(p *Profile, file string) {
 		case e.Call == "H5Oclose":
 			delete(oopen, e.Object)
 		case e.Call == "H5Acreate2" && len(e.Attribute) > 0:
-			var a struct{ Object string }
+			var a struct{ Object, Name string }
 			if json.Unmarshal(e.Attribute, &a) == nil && oopen[a.Object] {
 				w.reopen = true
+				if w.reopened == nil {
+					w.reopened = map[string]bool{}
+				}
+				w.reopened[a.Object+"@"+a.Name] = true
 			}
 		}
 	}

@@ -100,6 +100,9 @@ func (c *Description) scales(f *desc.File, fpath, id string, tracedOrder bool) {
 				if n := attr(ds, dsName); n != nil && n.Value.Set {
 					ds.Scale = desc.V(n.Value.Text)
 				}
+				if strings.EqualFold(cl.At.Text, desc.AtCreate) { // set right after its creation
+					ds.ScaleAt = desc.V(desc.AtCreate)
+				}
 				s := scale{path: "/" + p}
 				if len(ds.Shape) == 1 {
 					s.extent = ds.Shape[0].Text

@@ -167,6 +167,9 @@ func (p *Pattern) setup(d *desc.Description) error {
 		if err := checkWriter(f); err != nil {
 			return err
 		}
+		if err := checkPlacement(f); err != nil {
+			return err
+		}
 		if err := checkSequence(f); err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/plan"
@@ -26,7 +25,9 @@ func defineUpfront(define string) (upfront, flush bool) {
 // reference attributes and dimension scales whose objects now exist; the objects the
 // file's handles do not keep are closed, and with flush (upfront_flush) an H5Fflush ends
 // the definitions, as nc_enddef syncs the file. The writes then find every object
-// created. It returns without a call when everything exists (a file opened again).
+// created. Each dataset is created as a write action creates it (createWritten,
+// createUnwritten: the same shapes, attributes, spec recorded and handles held), only
+// earlier. It returns without a call when everything exists (a file opened again).
 func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) error {
 	vs, groups, err := s.collect(&in.file.Content, "/")
 	if err != nil {
@@ -65,36 +66,22 @@ func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) er
 		if err != nil {
 			return err
 		}
-		ds := sp.create
-		if len(sp.create.Virtual) == 0 && !unwritten { // its shape is its decomposition's
-			nr, _ := in.share(s.env)
-			dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
-			if err != nil {
-				return err
-			}
-			ds.Shape = slices.Clone(dec.shape)
-			if sp.startEmpty {
-				ds.Shape[sp.extend] = 0
-			}
-		}
-		created[v.path] = true
 		n++
-		op := plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds}
-		if h.perCall {
-			if err := s.createHeld(in, h, op, v.ds.Attributes); err != nil {
+		if len(sp.create.Virtual) > 0 || unwritten { // created, never written: as a write's
+			if err := s.createUnwritten(in, v, sp, step, h, &dsOpen); err != nil {
 				return err
 			}
 			continue
 		}
-		s.cur.Add(op)
-		if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
+		nr, _ := in.share(s.env)
+		dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
+		if err != nil {
 			return err
 		}
-		if h.perFile || sp.extend >= 0 && !h.reopenSeries && !unwritten {
-			in.keep(v.path, false) // as its first write would keep it
-		} else {
-			dsOpen = append(dsOpen, v.path)
+		if err := s.createWritten(in, v, sp, dec, step, h); err != nil {
+			return err
 		}
+		s.holdWritten(in, v.path, sp, h, &dsOpen) // as its first write would hold it
 	}
 	if n == 0 {
 		return nil

@@ -114,6 +114,9 @@ type sim struct {
 	linked    map[string]map[string]bool                 // file path → links created
 	pending   map[string]map[string]*desc.Link           // file path → hard links waiting for their target
 	refs      map[string][]pendingRef                    // file path → reference attributes waiting for their targets
+	placed    map[string][]placedAttr                    // file path → attributes waiting for their place (placement.go)
+	due       map[string][]placedAttr                    // file path → attributes due after its writes (at: each_write)
+	openNow   func(string) bool                          // during finish: whether the action holds an object open
 	plans     []plan.Plan                                // per step
 	end       plan.Plan
 	cur       *plan.Plan
@@ -270,7 +273,9 @@ func (s *sim) run() error {
 	}
 	for _, f := range s.e.d.Files {
 		if in := s.open[f.ID]; in != nil {
-			s.closeFile(in)
+			if err := s.closeFile(in); err != nil {
+				return err
+			}
 		}
 	}
 	if err := s.unreferenced(); err != nil {
@@ -309,11 +314,18 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 	coll = coll && par
 	in := s.open[f.ID]
 	if in != nil && in.path != path {
-		s.closeFile(in)
+		if err := s.closeFile(in); err != nil {
+			return err
+		}
 		in = nil
 	}
 	if in != nil {
 		s.use(in, step)
+		if verb != "flush" { // the attributes due after the last writes come first
+			if err := s.writeDue(in, step); err != nil {
+				return err
+			}
+		}
 	}
 	switch verb {
 	case "flush":
@@ -321,6 +333,9 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 			return errAt(fv, "flush at step %d: file %s is not open (no write to it is pending)", "a flush after a write to the same file, before a write to another name", step, path)
 		}
 		s.cur.Add(plan.Op{Kind: plan.FlushFile, Path: path, Collective: par, Step: step, File: sh.spec()})
+		if err := s.writeDue(in, step); err != nil { // after the flush that follows the writes
+			return err
+		}
 	case "write":
 		if in == nil {
 			if in, err = s.openFile(f, path, sh, step, false); err != nil {
@@ -350,7 +365,9 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 			return err
 		}
 		if readOnly {
-			s.closeFile(in)
+			if err := s.closeFile(in); err != nil {
+				return err
+			}
 			return nil
 		}
 	}
@@ -364,7 +381,9 @@ func (s *sim) action(a *desc.Action, idx, step int) error {
 		return err
 	}
 	if !ok || next != path || reopen && nextStep != step {
-		s.closeFile(in)
+		if err := s.closeFile(in); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -480,11 +499,18 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 
 // closeFile closes a file, current or not (the layout closes the file the operation
 // names); the file opened or selected before it becomes current.
-func (s *sim) closeFile(in *instance) {
+func (s *sim) closeFile(in *instance) error {
 	// The closes belong to the step planned: the last for the file's close after the end
 	// actions, so that a series kept open to the close is charged to that step.
-	if len(in.kept) > 0 { // its open series close first, in it
+	if len(in.kept) > 0 || len(s.due[in.path]) > 0 || s.placedFor(in.path, desc.AtClose) { // its open series close first, in it
 		s.use(in, s.now)
+	}
+	// The attributes due after its last writes, then those placed at its close.
+	if err := s.writeDue(in, s.now); err != nil {
+		return err
+	}
+	if err := s.placedAt(in, desc.AtClose, "", s.now, func(string) bool { return false }); err != nil {
+		return err
 	}
 	for i := len(in.kept) - 1; i >= 0; i-- {
 		kind := plan.CloseDataset
@@ -498,6 +524,7 @@ func (s *sim) closeFile(in *instance) {
 	if i := slices.Index(s.order, in.path); i >= 0 {
 		s.order = slices.Delete(s.order, i, i+1)
 	}
+	return nil
 }
 
 // use makes an open file the current one before operations on it: a plan.SelectFile when
@@ -516,8 +543,10 @@ func (s *sim) use(in *instance, step int) {
 
 // attributes writes the attributes of an object just created. Attributes are written by
 // every rank of a shared file with the same value (HDF5's metadata is collective).
+// Those its at key places later wait for their place (placement.go); writes: N writes
+// one N times.
 func (s *sim) attributes(in *instance, owner string, as []*desc.Attribute, step int) error {
-	for _, a := range as {
+	for _, a := range s.placeLater(in, owner, as) {
 		spec, err := s.e.attribute(a, owner, s.sc, step)
 		if err != nil {
 			return err
@@ -526,8 +555,11 @@ func (s *sim) attributes(in *instance, owner string, as []*desc.Attribute, step 
 			s.deferRef(in, owner, a, spec)
 			continue
 		}
-		s.cur.Add(plan.Op{Kind: plan.WriteAttribute, Path: owner, Collective: in.parallel, Step: step, Attribute: spec})
-		s.wroteAttribute(in.path, owner, spec)
+		n, err := s.writesOf(a)
+		if err != nil {
+			return err
+		}
+		s.attributeOps(in, owner, spec, n, step, false)
 	}
 	return nil
 }
@@ -671,35 +703,14 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 		sp.create.Shape = slices.Clone(dec.shape)
 		prev := s.writes[in.path][v.path]
 		if !created[v.path] {
-			ds := sp.create
-			if sp.startEmpty {
-				ds.Shape = slices.Clone(ds.Shape)
-				ds.Shape[sp.extend] = 0
-			}
-			op := plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds}
-			created[v.path] = true
-			if h.perCall {
-				if err := s.createHeld(in, h, op, v.ds.Attributes); err != nil {
-					return err
-				}
-			} else {
-				s.cur.Add(op)
-				if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
-					return err
-				}
+			if err := s.createWritten(in, v, sp, dec, step, h); err != nil {
+				return err
 			}
 		} else if !in.isKept(v.path) && !h.perCall {
 			s.cur.Add(plan.Op{Kind: plan.OpenDataset, Path: v.path, Collective: in.parallel, Step: step})
 		}
 		written++
-		switch {
-		case h.perCall:
-		case in.isKept(v.path):
-		case h.perFile, sp.extend >= 0 && !h.reopenSeries:
-			in.keep(v.path, false)
-		default:
-			dsOpen = append(dsOpen, v.path)
-		}
+		s.holdWritten(in, v.path, sp, h, &dsOpen)
 		s.specs[in.path][v.path] = sp
 		p := dec.part(rank)
 		fileShape := slices.Clone(sp.shape)
@@ -737,12 +748,52 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			s.heldWrite(in, v.path, step, mark, dcoll, extend, issued)
 		}
 		s.writes[in.path][v.path] = append(prev, step)
+		s.wrote(in, v.path, v.ds)
 	}
 	if len(a.Datasets) > 0 && written == 0 {
 		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
 	}
 	dsOpen, opened = s.sequence(in, a, mark, dsOpen, opened, false)
 	return s.finish(in, step, dsOpen, opened)
+}
+
+// createWritten creates dataset v, which writes reach, with the shape of its
+// decomposition dec (a series with 0 along its extended dimension when it starts empty),
+// and its attributes (and scale) placed at its creation; its spec, with that shape, is
+// the one its writes are checked against. A write action creates it at its first write,
+// a define: upfront before any write (define.go), the same way.
+func (s *sim) createWritten(in *instance, v visit, sp *dsSpec, dec *decomposer, step int, h handles) error {
+	sp.shape = dec.shape
+	sp.create.Shape = slices.Clone(dec.shape)
+	ds := sp.create
+	if sp.startEmpty {
+		ds.Shape = slices.Clone(ds.Shape)
+		ds.Shape[sp.extend] = 0
+	}
+	op := plan.Op{Kind: plan.CreateDataset, Path: v.path, Collective: in.parallel, Step: step, Dataset: &ds}
+	s.created[in.path][v.path] = true
+	s.specs[in.path][v.path] = sp
+	if h.perCall {
+		return s.createHeld(in, h, op, v.ds.Attributes)
+	}
+	s.cur.Add(op)
+	if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
+		return err
+	}
+	return s.scaleAtCreate(in, v, step)
+}
+
+// holdWritten decides who closes dataset path once created or opened for a write: no one
+// under hold: call (each call closes it), the file when it keeps it (hold: file, or a
+// series kept until the file closes unless series: reopen), else the action (dsOpen).
+func (s *sim) holdWritten(in *instance, path string, sp *dsSpec, h handles, dsOpen *[]string) {
+	switch {
+	case h.perCall, in.isKept(path):
+	case h.perFile, sp.extend >= 0 && !h.reopenSeries:
+		in.keep(path, false)
+	default:
+		*dsOpen = append(*dsOpen, path)
+	}
 }
 
 // finish ends a write action's (or a define's) creations: the links, reference
@@ -755,7 +806,12 @@ func (s *sim) finish(in *instance, step int, dsOpen, opened []string) error {
 	if err := s.refAttributes(in, step, dsOpen, opened); err != nil {
 		return err
 	}
+	s.openNow = func(p string) bool { return slices.Contains(dsOpen, p) || slices.Contains(opened, p) }
+	defer func() { s.openNow = nil }()
 	if err := s.scales(in, step); err != nil {
+		return err
+	}
+	if err := s.placedAt(in, desc.AtDefined, "", step, s.openNow); err != nil {
 		return err
 	}
 	for i := len(dsOpen) - 1; i >= 0; i-- {

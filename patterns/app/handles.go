@@ -114,26 +114,18 @@ func (s *sim) createHeld(in *instance, h handles, op plan.Op, as []*desc.Attribu
 	if !h.reopen {
 		return nil
 	}
-	return s.reopenAttributes(in, op.Path, op.Kind == plan.CreateGroup, as, op.Step)
+	return s.reopenAttributes(in, op.Path, as, op.Step)
 }
 
 // reopenAttributes writes the attributes of the object at path (a group, the root group
 // "/" included, or a dataset) each through its own H5Oopen and H5Oclose of the object, as
 // openPMD-api's writeAttribute (attributes: reopen).
-func (s *sim) reopenAttributes(in *instance, path string, group bool, as []*desc.Attribute, step int) error {
-	openKind, closeKind := plan.OpenDataset, plan.CloseDataset
-	if group {
-		openKind, closeKind = plan.OpenGroup, plan.CloseGroup
-	}
-	for _, a := range as {
-		spec, err := s.e.attribute(a, path, s.sc, step)
-		if err != nil {
+// Those placed later wait for their place (placement.go).
+func (s *sim) reopenAttributes(in *instance, path string, as []*desc.Attribute, step int) error {
+	for _, a := range s.placeLater(in, path, as) {
+		if err := s.writeAttr(in, path, a, step, true); err != nil {
 			return err
 		}
-		s.cur.Add(plan.Op{Kind: openKind, Path: path, Collective: in.parallel, Step: step, AsObject: true, CollMetadata: in.collMeta()},
-			plan.Op{Kind: plan.WriteAttribute, Path: path, Collective: in.parallel, Step: step, Attribute: spec},
-			plan.Op{Kind: closeKind, Path: path, Collective: in.parallel, Step: step, AsObject: true})
-		s.wroteAttribute(in.path, path, spec)
 	}
 	return nil
 }
@@ -142,7 +134,7 @@ func (s *sim) reopenAttributes(in *instance, path string, group bool, as []*desc
 // reopen through H5Oopen of its root group, one each.
 func (s *sim) fileAttributes(in *instance, step int) error {
 	if h := handlesOf(in.file); h.reopen {
-		return s.reopenAttributes(in, "/", true, in.file.Attributes, step)
+		return s.reopenAttributes(in, "/", in.file.Attributes, step)
 	}
 	return s.attributes(in, "/", in.file.Attributes, step)
 }

@@ -121,6 +121,9 @@ func (s *sim) createUnwritten(in *instance, v visit, sp *dsSpec, step int, h han
 	if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
 		return err
 	}
+	if err := s.scaleAtCreate(in, v, step); err != nil {
+		return err
+	}
 	if h.perFile {
 		in.keep(v.path, false)
 	} else {

@@ -31,14 +31,7 @@ func (s *sim) scales(in *instance, step int) error {
 	if err != nil {
 		return err
 	}
-	if s.scaled == nil {
-		s.scaled = map[string]*scaleState{}
-	}
-	st := s.scaled[in.path]
-	if st == nil {
-		st = &scaleState{done: map[string]bool{}, pending: map[string]desc.Value{}}
-		s.scaled[in.path] = st
-	}
+	st := s.scaleStateOf(in.path)
 	created := s.created[in.path]
 	add := func(p string, sp *plan.ScaleSpec) {
 		s.cur.Add(plan.Op{Kind: plan.Scale, Path: p, Collective: in.parallel, Step: step, Scale: sp})
@@ -53,6 +46,13 @@ func (s *sim) scales(in *instance, step int) error {
 		}
 		st.done["set "+v.path] = true
 		add(v.path, &plan.ScaleSpec{Name: name, Named: name != ""})
+		open := s.openNow
+		if open == nil {
+			open = func(string) bool { return false }
+		}
+		if err := s.placedAt(in, desc.AtScale, v.path, step, open); err != nil { // its attributes at: scale
+			return err
+		}
 	}
 	for _, v := range vs {
 		if len(v.ds.Dims) == 0 || !created[v.path] {
@@ -97,6 +97,19 @@ func (s *sim) scales(in *instance, step int) error {
 		}
 	}
 	return nil
+}
+
+// scaleStateOf returns the scale bookkeeping of the file at path, made empty at first.
+func (s *sim) scaleStateOf(path string) *scaleState {
+	if s.scaled == nil {
+		s.scaled = map[string]*scaleState{}
+	}
+	st := s.scaled[path]
+	if st == nil {
+		st = &scaleState{done: map[string]bool{}, pending: map[string]desc.Value{}}
+		s.scaled[path] = st
+	}
+	return st
 }
 
 // unscaled reports a dimension scale the run never created for the dataset naming it.

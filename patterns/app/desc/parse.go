@@ -660,6 +660,7 @@ func (p *parser) attributes(n *yaml.Node, path string) []*Attribute {
 			x := p.mapOf(v, ap)
 			a.Type, a.Value, a.Generate = x.value("type", as), x.value("value", as), x.value("generate", as)
 			a.Early = x.value("early", as)
+			a.At, a.Writes = x.value("at", as), x.value("writes", as)
 			a.Shape = x.list("shape")
 		}
 		out = append(out, a)
@@ -692,6 +693,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	d.EmptyCalls = x.value("empty_calls", s)
 	d.Written = x.value("written", s)
 	d.Scale, d.Dims = x.value("scale", s), x.list("dims")
+	d.ScaleAt = x.value("scale_at", s)
 	d.CreationOrder = x.value("creation_order", s)
 	var err error
 	if d.Virtual, err = p.virtual(x.vals["virtual"], join(path, "virtual")); err != nil {

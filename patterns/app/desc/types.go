@@ -198,6 +198,10 @@ type Attribute struct {
 	Value    Value
 	Generate Value
 	Early    Value // written at its object's creation under handles sequence: depth_first
+	// At is when it is written (placement.go): create, scale, defined, each_write, close.
+	At Value
+	// Writes is how many times it is written there (the first creates it).
+	Writes Value
 }
 
 // Dataset is one dataset's declaration (after `like:` and list keys are expanded, one
@@ -230,6 +234,8 @@ type Dataset struct {
 	// scales attached to each dimension.
 	Scale Value
 	Dims  []Value
+	// ScaleAt is when it becomes a scale: defined (the action's end) or create.
+	ScaleAt Value
 	// CreationOrder is its attributes' creation order (order.go).
 	CreationOrder Value
 	// Virtual are a virtual dataset's mappings (virtual.go).

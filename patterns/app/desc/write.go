@@ -317,7 +317,7 @@ func (wr *writer) attributes(as []*Attribute, path string) *yaml.Node {
 
 // attribute writes the short form (name: value) for a scalar literal alone, else a map.
 func (wr *writer) attribute(a *Attribute, path string) *yaml.Node {
-	if a.Value.Set && a.Value.List == nil && a.Value.Map == nil && !a.Type.Set && a.Shape == nil && !a.Generate.Set && !a.Early.Set {
+	if a.Value.Set && a.Value.List == nil && a.Value.Map == nil && !a.Type.Set && a.Shape == nil && !a.Generate.Set && !a.Early.Set && !a.At.Set && !a.Writes.Set {
 		return scalar(a.Value.Text)
 	}
 	m := wr.mapping(path).flow()
@@ -326,6 +326,8 @@ func (wr *writer) attribute(a *Attribute, path string) *yaml.Node {
 	m.value("value", a.Value)
 	m.value("generate", a.Generate)
 	m.value("early", a.Early)
+	m.value("at", a.At)
+	m.value("writes", a.Writes)
 	return m.node(true)
 }
 
@@ -355,6 +357,7 @@ func (wr *writer) dataset(ds *Dataset, path string) *yaml.Node {
 	m.value("empty_calls", ds.EmptyCalls)
 	m.value("written", ds.Written)
 	m.value("scale", ds.Scale)
+	m.value("scale_at", ds.ScaleAt)
 	m.list("dims", ds.Dims, false)
 	m.value("creation_order", ds.CreationOrder)
 	m.add("virtual", wr.virtual(ds.Virtual, join(path, "virtual")))

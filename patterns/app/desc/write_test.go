@@ -189,6 +189,10 @@ func (g *gen) attributes(path string) []*Attribute {
 		case 3:
 			a.Type, a.Generate, a.Early = g.opt(g.v), g.pick("seeded", "index"), g.opt(g.bool)
 		}
+		if g.r.Intn(3) == 0 { // a placement (placement.go)
+			a.At = g.opt(func() Value { return g.pick(AtCreate, AtScale, AtDefined, AtEachWrite, AtClose) })
+			a.Writes = g.opt(func() Value { return g.pick("1", "2", "nranks") })
+		}
 		g.note(join(path, a.Name))
 		as = append(as, a)
 	}
@@ -237,6 +241,7 @@ func (g *gen) dataset(name, path string) *Dataset {
 	ds.Scale = g.opt(func() Value {
 		return g.pick("x", "", "This is a netCDF dimension but not a netCDF variable.         4")
 	})
+	ds.ScaleAt = g.opt(func() Value { return g.pick(AtCreate, AtDefined) })
 	for range g.r.Intn(3) {
 		switch g.r.Intn(3) {
 		case 0:
