@@ -171,6 +171,7 @@ var (
 			dimsNode,
 			dsOrderNode,
 			virtualNode,
+			dsValueNode,
 			attrNode,
 		}}}
 )
