@@ -635,7 +635,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	}
 	var dsOpen []string // datasets to close after the action
 	written := 0
-	for _, v := range vs {
+	for _, v := range refsLast(vs) {
 		if !selected(a, v.path, v.ds.Name) || createdSerially(in.file, v) {
 			continue
 		}

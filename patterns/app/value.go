@@ -1,6 +1,9 @@
 package app
 
 import (
+	"path"
+	"strings"
+
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
 	"github.com/h5proxy/h5proxy/plan"
 )
@@ -90,6 +93,42 @@ func (s *sim) literal(in *instance, v visit, sp *dsSpec, t *plan.Transfer) error
 	if err != nil {
 		return err
 	}
+	if sp.mem.Class == plan.Reference {
+		for i := range len(data) / sp.mem.Size {
+			target := strings.TrimRight(string(data[i*sp.mem.Size:(i+1)*sp.mem.Size]), "\x00")
+			if j := strings.IndexByte(target, '['); j >= 0 {
+				target = target[:j]
+			}
+			if !s.created[in.path][path.Clean(target)] {
+				return errAt(v.ds.Value, "dataset %s's reference to %s: no write of file %s creates %s before it", "paths of groups and datasets the file's writes create, in this action or before", v.path, target, in.path, target)
+			}
+		}
+	}
 	t.Data = data
 	return nil
+}
+
+// refsLast orders an action's datasets for writing: datasets of references, whose
+// targets must exist when H5Rcreate makes them, after the others (as a program writes
+// its table of references after what it points to), each part in its listed order.
+func refsLast(vs []visit) []visit {
+	isRef := func(v visit) bool { return v.ds.Value.Set && refNamedText(v.ds.Type.Text) }
+	out := make([]visit, 0, len(vs))
+	for _, v := range vs {
+		if !isRef(v) {
+			out = append(out, v)
+		}
+	}
+	for _, v := range vs {
+		if isRef(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// refNamedText reports a reference type's name (ref, regref).
+func refNamedText(name string) bool {
+	_, ok := refNamed(strings.TrimSpace(name))
+	return ok
 }
