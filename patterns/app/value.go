@@ -2,6 +2,7 @@ package app
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
@@ -86,9 +87,8 @@ func (s *sim) literal(in *instance, v visit, sp *dsSpec, t *plan.Transfer) error
 		return errAt(v.ds.Value, "dataset %s of region references in file %s, which %d ranks share through MPI-IO: parallel HDF5 writes no region references so (HDF5 1.10 and 1.14, H5Dwrite: \"Parallel IO does not support writing VL or region reference datatypes yet\")",
 			"the file written without MPI-IO (writer: rank0, or ranks: 1), or type: ref (object references)", v.path, in.path, s.env.Size)
 	}
-	if t.Selection.IsNone() {
-		return nil
-	}
+	// Every rank checks the value (an error on one rank alone would leave the others
+	// waiting); the ranks that select the elements write it.
 	data, err := literalData(v.ds, sp.mem, plan.Product(sp.shape), s.sc)
 	if err != nil {
 		return err
@@ -104,25 +104,46 @@ func (s *sim) literal(in *instance, v visit, sp *dsSpec, t *plan.Transfer) error
 			}
 		}
 	}
-	t.Data = data
+	if !t.Selection.IsNone() {
+		t.Data = data
+	}
 	return nil
 }
 
 // refsLast orders an action's datasets for writing: datasets of references, whose
 // targets must exist when H5Rcreate makes them, after the others (as a program writes
-// its table of references after what it points to), each part in its listed order.
+// its table of references after what it points to), and after the datasets of references
+// they name; otherwise in their listed order.
 func refsLast(vs []visit) []visit {
 	isRef := func(v visit) bool { return v.ds.Value.Set && refNamedText(v.ds.Type.Text) }
 	out := make([]visit, 0, len(vs))
+	var refs []visit
 	for _, v := range vs {
-		if !isRef(v) {
+		if isRef(v) {
+			refs = append(refs, v)
+		} else {
 			out = append(out, v)
 		}
 	}
-	for _, v := range vs {
-		if isRef(v) {
-			out = append(out, v)
+	// names reports whether v's value names a dataset of references still to place.
+	names := func(v visit, left []visit) bool {
+		for _, x := range literals(v.ds.Value) {
+			target, _, _ := strings.Cut(strings.TrimSpace(x.Text), "[")
+			for _, o := range left {
+				if o.path != v.path && path.Clean(target) == o.path {
+					return true
+				}
+			}
 		}
+		return false
+	}
+	for len(refs) > 0 {
+		i := slices.IndexFunc(refs, func(v visit) bool { return !names(v, refs) })
+		if i < 0 { // a cycle: the listed order (the write names the missing target)
+			i = 0
+		}
+		out = append(out, refs[i])
+		refs = slices.Delete(refs, i, i+1)
 	}
 	return out
 }
