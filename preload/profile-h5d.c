@@ -289,9 +289,40 @@ READ_WRITE(H5D_BYTES_READ, H5D_BYTES_WRITTEN);
 READ_WRITE_BINS(H5D_SIZE_READ_AGG_0_100, H5D_SIZE_WRITE_AGG_0_100);
 READ_WRITE(H5D_MAX_READ_TIME_SIZE, H5D_MAX_WRITE_TIME_SIZE);
 
-/* h5d_io records an H5Dread (rw 1) or H5Dwrite (rw 2) as Darshan's H5D module counts it. */
+/* Written references are kept in the trace up to this many bytes (341 region references). */
+#define REF_VALUE_MAX 4096
+
+/* ref_values returns the members "refs":"HEX" of an H5Dwrite event that writes references of
+ * the 1.8 API (hobj_ref_t, hdset_reg_ref_t: memory type mtype) from buf, the memory space
+ * mspace (H5S_ALL: the dataset's) selected whole, which capture matches with the H5Rcreate
+ * events that made them; NULL when not tracing, for other types, or past REF_VALUE_MAX bytes. */
+static char *ref_values(hid_t dset, hid_t mtype, hid_t mspace, const void *buf) {
+    if (!trace_on || buf == NULL) return NULL;
+    inside++;
+    struct quiet q;
+    quiet_on(&q);
+    char *out = NULL;
+    size_t size = h5.Tget_size(mtype);
+    if (h5.Tget_class(mtype) == H5T_REFERENCE && (size == 8 || size == 12)) {
+        hid_t space = mspace == H5S_ALL ? h5.Dget_space(dset) : mspace;
+        hssize_t n = space < 0 ? -1 : h5.Sget_simple_extent_npoints(space);
+        if (mspace == H5S_ALL && space >= 0) h5.Sclose(space);
+        if (n > 0 && (size_t)n * size <= REF_VALUE_MAX) {
+            struct jb b = {0};
+            jb_printf(&b, "\"refs\":");
+            jb_hex(&b, buf, (size_t)n * size);
+            out = jb_done(&b);
+        }
+    }
+    quiet_off(&q);
+    inside--;
+    return out;
+}
+
+/* h5d_io records an H5Dread (rw 1) or H5Dwrite (rw 2) as Darshan's H5D module counts it,
+ * the event carrying extra (owned, may be NULL). */
 static void h5d_io(int call, int rw, hid_t dset, hid_t mtype, hid_t fspace, hid_t dxpl, int64_t t1,
-                   int64_t t2) {
+                   int64_t t2, char *extra) {
     inside++;
     struct quiet q;
     quiet_on(&q);
@@ -369,22 +400,23 @@ static void h5d_io(int call, int rw, hid_t dset, hid_t mtype, hid_t fspace, hid_
             }
             r->blocks_traced |= rw;
         }
-        event_add(r, call, -1, n, t1, t2, coll, sel);
-        sel = NULL;
+        event_add_with(r, call, -1, n, t1, t2, coll, sel, extra);
+        sel = extra = NULL;
     }
     pthread_mutex_unlock(&lock);
     free(sel);
+    free(extra);
     inside--;
 }
 
 herr_t H5Dwrite(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t dxpl, const void *buf) {
     WRAP(herr_t ret, H5Dwrite, hdf5_active, dset, mtype, mspace, fspace, dxpl, buf);
-    if (ret >= 0) h5d_io(C_H5Dwrite, 2, dset, mtype, fspace, dxpl, t1, now_ns());
+    if (ret >= 0) h5d_io(C_H5Dwrite, 2, dset, mtype, fspace, dxpl, t1, now_ns(), ref_values(dset, mtype, mspace, buf));
     return ret;
 }
 herr_t H5Dread(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t dxpl, void *buf) {
     WRAP(herr_t ret, H5Dread, hdf5_active, dset, mtype, mspace, fspace, dxpl, buf);
-    if (ret >= 0) h5d_io(C_H5Dread, 1, dset, mtype, fspace, dxpl, t1, now_ns());
+    if (ret >= 0) h5d_io(C_H5Dread, 1, dset, mtype, fspace, dxpl, t1, now_ns(), NULL);
     return ret;
 }
 herr_t H5Dset_extent(hid_t dset, const hsize_t size[]) {
@@ -429,7 +461,7 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[]) {
  * call's duration. The calls table counts the call once (h5d_io charges it per dataset). */
 static void h5d_multi(int call, int rw, size_t count, const hid_t dset[], const hid_t mtype[],
                       const hid_t fspace[], hid_t dxpl, int64_t t1, int64_t t2) {
-    for (size_t i = 0; i < count; i++) h5d_io(call, rw, dset[i], mtype[i], fspace[i], dxpl, t1, t2);
+    for (size_t i = 0; i < count; i++) h5d_io(call, rw, dset[i], mtype[i], fspace[i], dxpl, t1, t2, NULL);
     pthread_mutex_lock(&lock);
     if (count == 0) {
         count_call(call, t1, t2);

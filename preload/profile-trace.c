@@ -49,8 +49,15 @@ void event_add(struct record *r, int call, int64_t off, int64_t len, int64_t t1,
 /* event_add_extra adds an event that carries more JSON members (extra, owned: freed when the
  * event is not kept). */
 void event_add_extra(struct record *r, int call, int64_t t1, int64_t t2, char *extra) {
+    event_add_with(r, call, -1, 0, t1, t2, 0, NULL, extra);
+}
+
+/* event_add_with adds an event as event_add does, carrying more JSON members (extra, owned,
+ * may be NULL: freed when the event is not kept). */
+void event_add_with(struct record *r, int call, int64_t off, int64_t len, int64_t t1, int64_t t2, int flags,
+                    char *sel, char *extra) {
     long before = nevents;
-    event_add(r, call, -1, 0, t1, t2, 0, NULL);
+    event_add(r, call, off, len, t1, t2, flags, sel);
     if (nevents > before) events[nevents - 1].extra = extra;
     else free(extra);
 }

@@ -333,6 +333,8 @@ static inline void first_last(int64_t *first, int64_t *last, int64_t t1, int64_t
 void event_add(struct record *r, int call, int64_t off, int64_t len, int64_t t1, int64_t t2, int flags,
                char *sel);
 void event_add_extra(struct record *r, int call, int64_t t1, int64_t t2, char *extra);
+void event_add_with(struct record *r, int call, int64_t off, int64_t len, int64_t t1, int64_t t2, int flags,
+                    char *sel, char *extra);
 void trace_forget(void);
 void trace_write(void);
 void trace_counts(long *kept, long *dropped);

@@ -21,3 +21,6 @@ func LinkNamesByCreation(g ID) ([]string, error) { return nil, ErrNoCgo }
 
 // AttributeNamesByCreation returns ErrNoCgo in a build without cgo.
 func AttributeNamesByCreation(obj ID) ([]string, error) { return nil, ErrNoCgo }
+
+// ReadReferences returns ErrNoCgo in a build without cgo.
+func ReadReferences(d ID) (plan.Type, []byte, bool, error) { return plan.Type{}, nil, false, ErrNoCgo }

@@ -2,6 +2,7 @@ package h5
 
 /*
 #cgo pkg-config: hdf5-openmpi
+#include <stdlib.h>
 #include <hdf5.h>
 #include "compat.h"
 #include "es.h"
@@ -178,6 +179,9 @@ type spaces struct {
 	// holding such strings: ptr points into it.
 	vstr  *vstrings
 	vcomp *vcompound
+	// refs are the references a write of a reference type makes from the plan's target
+	// paths (makeRefs): C memory close frees.
+	refs unsafe.Pointer
 	// cached spaces belong to esSpaces (an event set's transfers reuse them): close leaves
 	// them open.
 	cached bool
@@ -187,6 +191,10 @@ type spaces struct {
 func (sp *spaces) close() {
 	sp.vstr.release(sp.mt, sp.ms)
 	sp.vcomp.release(sp.mt, sp.ms)
+	if sp.refs != nil {
+		C.free(sp.refs)
+		sp.refs = nil
+	}
 	if sp.cached {
 		return
 	}
@@ -335,6 +343,15 @@ func pointTo(call string, d ID, t *plan.Transfer, sp *spaces, buf []byte, write 
 		}
 		sp.ptr = sp.vstr.ptr()
 	}
+	if t.MemType.Class == plan.Reference && !none {
+		if !write { // a read would need the targets' names back, and no plan reads them
+			return errorf("h5: %s %s: a read of references", call, objName(d))
+		}
+		if sp.refs, err = makeRefs(C.hid_t(d), t.MemType, buf, int(plan.Product(memShape))); err != nil {
+			return fmt.Errorf("%w (%s %s)", err, call, objName(d))
+		}
+		sp.ptr = sp.refs
+	}
 	if t.MemType.Class == plan.Compound && t.MemType.HasVarLen() && !none {
 		n := int(plan.Product(memShape))
 		if write {
@@ -382,7 +399,7 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	// Into the thread's event set (InEventSet), unless the data went through C memory of
 	// this call's own (variable-length values), which is freed when it returns.
 	es := curES()
-	if sp.vstr != nil || sp.vcomp != nil {
+	if sp.vstr != nil || sp.vcomp != nil || sp.refs != nil {
 		es = 0
 	}
 	var rc C.herr_t

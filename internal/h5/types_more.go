@@ -262,11 +262,14 @@ func makeRef(file C.hid_t, region bool, target string, ref unsafe.Pointer) error
 		}
 		return nil
 	}
-	d := C.H5Dopen2(file, cpath, C.H5P_DEFAULT)
+	// The target's dataspace through H5Oopen, which profilers that follow H5Dopen (Darshan's
+	// H5D module, libh5proxy-profile.so) do not count as a dataset open: a program makes
+	// its region references from a dataspace it holds, opening nothing.
+	d := C.H5Oopen(file, cpath, C.H5P_DEFAULT)
 	if d < 0 {
-		return stackError("H5Dopen2 " + path + " (region reference)")
+		return stackError("H5Oopen " + path + " (region reference)")
 	}
-	defer C.H5Dclose(d)
+	defer C.H5Oclose(d)
 	space := C.H5Dget_space(d)
 	if space < 0 {
 		return stackError("H5Dget_space " + path)
@@ -378,4 +381,48 @@ func enumFill(d, dcpl C.hid_t) (int64, bool) {
 		return 0, false
 	}
 	return signExtend(v[:], pt.Native()), true
+}
+
+// ReadReferences reads dataset d of object or region references whole and names their
+// targets (H5Rget_name; a region's selection bounds appended as [start:end,...]): the
+// plan value of a reference dataset, as a description's value: gives it (ok false, and
+// nothing read, for a dataset of another type).
+func ReadReferences(d ID) (t plan.Type, names []byte, ok bool, err error) {
+	enter()
+	defer leave()
+	if err := checkID("ReadReferences", d, C.H5I_DATASET); err != nil {
+		return t, nil, false, err
+	}
+	op := objName(d)
+	ft := C.H5Dget_type(C.hid_t(d))
+	if ft < 0 {
+		return t, nil, false, stackError("H5Dget_type " + op)
+	}
+	class := C.H5Tget_class(ft)
+	size := int(C.H5Tget_size(ft))
+	C.H5Tclose(ft)
+	if class != C.H5T_REFERENCE {
+		return t, nil, false, nil
+	}
+	region := size != C.sizeof_hobj_ref_t
+	space := C.H5Dget_space(C.hid_t(d))
+	if space < 0 {
+		return t, nil, true, stackError("H5Dget_space " + op)
+	}
+	n := int(C.H5Sget_simple_extent_npoints(space))
+	C.H5Sclose(space)
+	if n < 0 {
+		return t, nil, true, stackError("H5Sget_simple_extent_npoints " + op)
+	}
+	mt, err := memType(plan.RefOf(1, region))
+	if err != nil {
+		return t, nil, true, err
+	}
+	refs := C.calloc(C.size_t(max(n, 1)), C.size_t(refSize(region)))
+	defer C.free(refs)
+	if n > 0 && C.H5Dread(C.hid_t(d), mt, C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, refs) < 0 {
+		return t, nil, true, stackError("H5Dread " + op)
+	}
+	t, names, err = refTargets(C.hid_t(d), region, refs, n)
+	return t, names, true, err
 }

@@ -136,6 +136,12 @@ type capDataset struct {
 	// emptyCalls: ranks without elements called H5Dwrite independently with an empty
 	// selection (empty_calls: true).
 	emptyCalls bool
+	// refs are the references (hex) rank 0's first write at the first step wrote, when
+	// traced; targets their H5Rcreate events' targets (nil when one is not traced),
+	// inexact the first region that is not its bounding box (capture_refs.go).
+	refs    string
+	targets []desc.Value
+	inexact string
 }
 
 var stepNumber = regexp.MustCompile(`^(.*?)(\d+)$`)
@@ -316,6 +322,9 @@ func Capture(p *Profile, name string) (*Description, error) {
 			d.writes[e.Rank] = append(d.writes[e.Rank], sel)
 			if e.Rank == 0 {
 				d.nwrites++
+				if d.refs == "" {
+					d.refs = e.Refs
+				}
 			}
 			d.coll = d.coll || e.Collective
 			d.indep = d.indep || !e.Collective
@@ -345,6 +354,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		return false
 	}
 	anyWritten := slices.ContainsFunc(fileOrder, writes)
+	refDatasets(p, files)
 	attrs := attributes(p, func(file, obj string) (string, int) {
 		if t, n, _ := stepOf(file, obj); files[file][t] != nil { // a dataset
 			return t, n

@@ -121,8 +121,12 @@ func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc
 			ok = true
 		}
 	}
-	if !ok {
+	standIn := func() {
 		c.unexpressed(dpath, fmt.Sprintf("%s %s: datatype class %d of %d bytes (written as f64)", id, d.template, d.info.TypeClass, d.info.TypeSize))
+	}
+	refs := d.info.TypeClass == h5tReference && d.targets != nil // said by refValue, or a stand-in
+	if !ok && !refs {
+		standIn()
 	}
 	out.Type = desc.V(typ)
 	// a memory type of the same class and another size (HDF5 converts)
@@ -187,6 +191,9 @@ func (c *Description) dataset(dpath, id string, d *capDataset, nranks int) *desc
 	if d.emptyCalls {
 		out.EmptyCalls = desc.V("true")
 		c.Desc.NoteAt(dpath + ".empty_calls").Line = "ranks with no element call H5Dwrite too, with an empty selection"
+	}
+	if refs && !c.refValue(out, dpath, id, d) {
+		standIn()
 	}
 	if d.nwrites > 1 {
 		c.unexpressed(dpath, fmt.Sprintf("%s %s: %d H5Dwrite per rank per step (a description writes each dataset once per step: their union)", id, d.template, d.nwrites))

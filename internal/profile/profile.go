@@ -105,6 +105,10 @@ type Event struct {
 	// (the selection's bounding box; Box false when the selection is not that box whole).
 	Ref string `json:"ref,omitempty"`
 	Box *bool  `json:"box,omitempty"`
+	// Refs is the bytes (hex) of the references an H5Dwrite of the 1.8 API's reference
+	// memory types wrote from its whole memory space, when few (capture matches them with
+	// the H5Rcreate events that made them: a dataset's value).
+	Refs string `json:"refs,omitempty"`
 	// FAPL is what an H5Fcreate or H5Fopen event's file access list asked for.
 	FAPL *FAPL `json:"fapl,omitempty"`
 	// CrtOrder is the creation order flags of an H5Fcreate's root group or an H5Gcreate2's
@@ -159,6 +163,7 @@ type line struct {
 	Target      string              `json:"target"`
 	TargetFile  string              `json:"target_file"`
 	Ref         string              `json:"ref"`
+	Refs        string              `json:"refs"`
 	Box         *bool               `json:"box"`
 	FAPL        *FAPL               `json:"fapl"`
 	Partial     bool                `json:"partial"`
@@ -211,7 +216,7 @@ func ReadFile(path string) (*Process, error) {
 			p.Events = append(p.Events, Event{Rank: p.Header.Rank, Module: l.Module, Call: l.Call, File: l.File,
 				Name: l.Name, Offset: l.Offset, Length: l.Length, Start: float64(l.StartNs) / 1e9,
 				End: float64(l.EndNs) / 1e9, Collective: l.Collective, Selection: l.Selection,
-				Attribute: l.Attribute, Extent: l.Extent, Object: l.Object, Target: l.Target, TargetFile: l.TargetFile, Ref: l.Ref, Box: l.Box, FAPL: l.FAPL})
+				Attribute: l.Attribute, Extent: l.Extent, Object: l.Object, Target: l.Target, TargetFile: l.TargetFile, Ref: l.Ref, Refs: l.Refs, Box: l.Box, FAPL: l.FAPL})
 		case "end":
 			p.Partial, p.Reason, p.EndNs, p.Dropped = l.Partial, l.Reason, l.EndNs, l.Dropped
 		}

@@ -667,7 +667,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	}
 	var dsOpen []string // datasets to close after the action
 	written := 0
-	for _, v := range vs {
+	for _, v := range refsLast(vs) {
 		if !selected(a, v.path, v.ds.Name) || createdSerially(in.file, v) {
 			continue
 		}
@@ -731,6 +731,9 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 			if p.mem == nil && dec.kind == "rank0" && rank != 0 {
 				t.Selection = plan.None()
 			}
+		}
+		if err := s.literal(in, v, sp, t); err != nil {
+			return err
 		}
 		ghosted(t, sp.ghost)
 		dcoll, err := s.transferColl(v.ds, coll)
@@ -874,7 +877,13 @@ func (e *engine) decomposer(ds *desc.Dataset, sp *dsSpec, sc *desc.Scope, nranks
 			}
 		}
 	}
-	d, err := newDecomposer(ds, &ds.Decompose, sc, slices.Clone(sp.shape), sp.auto, nranks, dir)
+	dc := &ds.Decompose
+	if ds.Value.Set && !dc.Kind.Set { // literal contents: rank 0 writes them whole
+		rank0 := *dc
+		rank0.Kind = desc.Value{Text: "rank0", Pos: ds.Value.Pos, Path: dc.Kind.Path}
+		dc = &rank0
+	}
+	d, err := newDecomposer(ds, dc, sc, slices.Clone(sp.shape), sp.auto, nranks, dir)
 	if err != nil {
 		return nil, err
 	}

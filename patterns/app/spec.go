@@ -41,8 +41,8 @@ func (e *engine) spec(ds *desc.Dataset, sc *desc.Scope) (*dsSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.Class == plan.Reference {
-		return nil, errAt(ds.Type, "a dataset of references", "references in attributes (type: ref or regref, value: the targets' paths)")
+	if t, err = valueType(ds, t, sc); err != nil {
+		return nil, err
 	}
 	s := &dsSpec{d: ds, extend: -1, mem: t}
 	for i, v := range ds.Shape {
@@ -487,10 +487,7 @@ func encodeValue(t plan.Type, v desc.Value) ([]byte, error) {
 
 // attribute evaluates an attribute at the scope's step: its type, shape and bytes.
 func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step int) (*plan.AttributeSpec, error) {
-	vals := a.Value.List
-	if a.Value.Set && a.Value.List == nil {
-		vals = []desc.Value{a.Value}
-	}
+	vals := literals(a.Value)
 	var t plan.Type
 	if a.Type.Set {
 		var err error
@@ -522,19 +519,10 @@ func (e *engine) attribute(a *desc.Attribute, owner string, sc *desc.Scope, step
 	if t.Class == plan.Reference && a.Generate.Set {
 		return nil, errAt(a.Generate, "generated references", "value: the targets' paths (ref: /group/dataset; regref: /dataset[START:END,...])")
 	}
-	if (t.VarLen || t.Class == plan.Reference) && !a.Generate.Set && len(vals) > 0 {
-		// Literal variable-length strings: the plan's fixed strings are as long as the
-		// longest value, so none is cut (N of vstrN sizes generated values only).
-		t.Size = 1
-		for _, v := range vals {
-			s := v.Text
-			if isExpr(s) {
-				var err error
-				if s, err = sc.Text(v); err != nil {
-					return nil, err
-				}
-			}
-			t.Size = max(t.Size, len(s))
+	if !a.Generate.Set {
+		var err error
+		if t, err = literalWidth(t, vals, sc); err != nil {
+			return nil, err
 		}
 	}
 	buf := make([]byte, n*t.Size)

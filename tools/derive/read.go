@@ -76,12 +76,16 @@ type Dataset struct {
 	// StandIn names the file's datatype when Info.Type is a stand-in of its size (a type
 	// the binding does not describe: enum, array, opaque, reference, vlen).
 	StandIn string
-	// Virtual reports a virtual dataset (read as a contiguous one).
-	Virtual bool
+	// Virtual reports a virtual dataset, Mappings its mappings (H5Pget_virtual_*).
+	Virtual  bool
+	Mappings []h5.VirtualMap
 	// AttrOrder is the creation order its attributes keep: none, tracked or indexed.
 	AttrOrder string
 	// Unallocated reports a dataset with elements and no storage: created, never written.
 	Unallocated bool
+	// Refs are the targets of a dataset of object or region references (nil for another
+	// type), as a reference attribute's plan value: its type, shape and targets' paths.
+	Refs *plan.AttributeSpec
 }
 
 // File is one input file: its path and root group.
@@ -360,13 +364,25 @@ func (r *reader) dataset(path, name string) (*Dataset, error) {
 	if _, d.AttrOrder, err = h5.CreationOrder(id); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if _, virtual, err := h5.VirtualMappings(id); err == nil {
-		d.Virtual = virtual
+	if maps, virtual, err := h5.VirtualMappings(id); err == nil {
+		d.Virtual, d.Mappings = virtual, maps
 	}
 	if alloc, err := h5.Allocated(id); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	} else if !alloc && !d.Virtual && plan.Product(d.Info.Shape) > 0 {
 		d.Unallocated = true
+	}
+	if d.Info.Type.Class == plan.Reference && !d.Unallocated {
+		t, names, ok, err := h5.ReadReferences(id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if ok {
+			d.Refs = &plan.AttributeSpec{Name: name, Type: t, Shape: d.Info.Shape, Value: names}
+			if !t.Region {
+				r.refs = append(r.refs, d.Refs)
+			}
+		}
 	}
 	d.Attrs, d.Unread, err = attrsOf(id, path, tracks(d.AttrOrder))
 	r.noteRefs(d.Attrs)

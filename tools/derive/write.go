@@ -27,6 +27,10 @@ type Options struct {
 // maxInline is the default of Options.SmallValues.
 const maxInline = 16
 
+// maxRefs is the most references a dataset of them may hold to be derived with its
+// targets (value:); a larger one gets a stand-in of their size.
+const maxRefs = 4096
+
 // Write writes the description of files (as Read returns them) for o.Ranks ranks: Build's
 // model through the description writer.
 func Write(w io.Writer, files []*File, o Options) error {
@@ -153,11 +157,12 @@ func (b *builder) build(files []*File) *desc.Description {
 		if u.every == 0 && b.steps == "" {
 			root = b.foldSteps(root)
 		}
-		b.serial = serialWriter(u.file.Root)
+		var why string
+		b.serial, why = serialWriter(u.file.Root)
 		b.content(&f.Content, root, path)
 		if b.serial {
 			f.Writer = desc.V("rank0")
-			d.Guess(path+".writer", "the datasets' storage is allocated late or incrementally, which a file opened through MPI-IO never has (it allocates early): one process wrote it through a serial driver")
+			d.Guess(path+".writer", why)
 		}
 		d.Files = append(d.Files, f)
 	}
@@ -211,14 +216,17 @@ func (b *builder) build(files []*File) *desc.Description {
 	return d
 }
 
-// serialWriter reports a file one process wrote through a serial driver: it has datasets
-// that are not compact, and each is allocated late or incrementally, which none of a file
-// opened through MPI-IO is (HDF5 sets H5D_ALLOC_TIME_EARLY on every dataset of such a file).
-func serialWriter(root *Group) bool {
-	n, early := 0, false
+// serialWriter reports a file one process wrote through a serial driver, and why: it
+// holds a dataset of region references, which parallel HDF5 does not write, or it has
+// datasets that are not compact, and each is allocated late or incrementally, which none
+// of a file opened through MPI-IO is (HDF5 sets H5D_ALLOC_TIME_EARLY on every dataset of
+// such a file).
+func serialWriter(root *Group) (bool, string) {
+	n, early, regions := 0, false, false
 	var walk func(g *Group)
 	walk = func(g *Group) {
 		for _, d := range g.Datasets {
+			regions = regions || d.Refs != nil && d.Refs.Type.Region
 			if d.Info.Compact || d.Virtual {
 				continue
 			}
@@ -231,7 +239,19 @@ func serialWriter(root *Group) bool {
 		}
 	}
 	walk(root)
-	return n > 0 && !early
+	if regions {
+		return true, "a dataset of region references, which parallel HDF5 does not write (\"Parallel IO does not support writing VL or region reference datatypes yet\"): one process wrote it through a serial driver"
+	}
+	return n > 0 && !early, "the datasets' storage is allocated late or incrementally, which a file opened through MPI-IO never has (it allocates early): one process wrote it through a serial driver"
+}
+
+// literalShape is an extent as numbers, for a dataset whose values are written with it.
+func literalShape(dims []uint64) []string {
+	out := make([]string, len(dims))
+	for j, v := range dims {
+		out[j] = strconv.FormatUint(v, 10)
+	}
+	return out
 }
 
 // paramName is the name of per-rank parameter i: the first pass's choice, a placeholder
@@ -423,7 +443,7 @@ func sigAttrs(b *strings.Builder, as []plan.AttributeSpec) {
 func dsSig(ds *Dataset) string {
 	i := ds.Info
 	return fmt.Sprintf("%s%v%v%v%d%v%v%v%v%v|%v|%s|%v|%v|%s", i.Type, i.Shape, i.MaxShape, i.Chunk, i.Deflate, i.Filters,
-		i.FillNever, i.FillUndefined, i.FillAlloc, i.Compact, ds.Creation, ds.StandIn, ds.Virtual, ds.Unread, ds.AttrOrder)
+		i.FillNever, i.FillUndefined, i.FillAlloc, i.Compact, ds.Creation, ds.StandIn, ds.Virtual, ds.Unread, ds.AttrOrder) + refsSig(ds.Refs) + fmt.Sprint(ds.Mappings)
 }
 
 var stepGroupRE = regexp.MustCompile(`^(.*?)(\d+)$`)
@@ -580,12 +600,22 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 	path := join(parent, name)
 	i := x.Info
 	standIn := x.StandIn
-	if i.Type.Class == plan.Reference { // descriptions have reference attributes only
-		standIn = fmt.Sprintf("%s of %d bytes", map[bool]string{false: "an object reference", true: "a dataset region reference"}[i.Type.Region], i.Type.Size)
-		i.Type = standInType(i.Type.Size)
+	var refs desc.Value // a dataset of references: its targets
+	if i.Type.Class == plan.Reference {
+		var ok bool
+		if x.Refs != nil {
+			refs, ok = values(*x.Refs, max(b.o.SmallValues, maxRefs))
+		}
+		if !ok { // unwritten, or too many to list
+			standIn = fmt.Sprintf("%s of %d bytes", map[bool]string{false: "an object reference", true: "a dataset region reference"}[i.Type.Region], i.Type.Size)
+			i.Type = standInType(i.Type.Size)
+		}
 	}
-	ds := &desc.Dataset{Name: name, Type: desc.V(b.typeName(i.Type, x.Name))}
-	shape, decomp := b.shape(i.Shape, i.MaxShape, x.Name)
+	ds := &desc.Dataset{Name: name, Type: desc.V(b.typeName(i.Type, x.Name)), Value: refs}
+	shape, decomp := literalShape(i.Shape), "" // with values: written whole (decompose's default rank0)
+	if !refs.Set {
+		shape, decomp = b.shape(i.Shape, i.MaxShape, x.Name)
+	}
 	ds.Shape = desc.Vs(shape...)
 	if len(shape) == 0 {
 		ds.Give("shape") // a scalar dataset: shape: []
@@ -660,7 +690,10 @@ func (b *builder) dataset(set []*Dataset, parent string) *desc.Dataset {
 		b.d.NoteAt(path + ".written").Line = "no storage allocated: created, never written"
 	}
 	if x.Virtual {
-		b.d.Comment(path, "not expressed: a virtual dataset (H5Pset_virtual), which descriptions cannot say yet: a contiguous one of its extent stands in")
+		var ok bool
+		if ds.Virtual, ok = virtualMaps(x.Mappings, i.Shape); !ok {
+			b.d.Comment(path, "not expressed: a virtual dataset (H5Pset_virtual) whose mappings are not one block of each dataspace: a contiguous one of its extent stands in")
+		}
 	}
 	attrs := x.Attrs
 	if name, ok := scaleName(attrs); ok { // H5DSset_scale: its CLASS and NAME are scale's
@@ -723,10 +756,7 @@ func (b *builder) shape(dims, maxDims []uint64, name string) ([]string, string) 
 	if len(dims) == 0 {
 		return nil, "rank0"
 	}
-	out := make([]string, len(dims))
-	for j, v := range dims {
-		out[j] = strconv.FormatUint(v, 10)
-	}
+	out := literalShape(dims)
 	np := uint64(b.o.Ranks)
 	if slices.Contains(dims, 0) {
 		return out, "empty"

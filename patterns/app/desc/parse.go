@@ -699,6 +699,10 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	if d.Virtual, err = p.virtual(x.vals["virtual"], join(path, "virtual")); err != nil {
 		return nil, err
 	}
+	d.Value = x.value("value", s)
+	if err := d.checkValue(); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

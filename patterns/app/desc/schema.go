@@ -174,6 +174,7 @@ var (
 			dimsNode,
 			dsOrderNode,
 			virtualNode,
+			dsValueNode,
 			attrNode,
 		}}}
 )

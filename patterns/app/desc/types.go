@@ -239,7 +239,11 @@ type Dataset struct {
 	// CreationOrder is its attributes' creation order (order.go).
 	CreationOrder Value
 	// Virtual are a virtual dataset's mappings (virtual.go).
-	Virtual    []VirtualMap
+	Virtual []VirtualMap
+	// Value is the dataset's literal contents, one element a list entry in row-major order
+	// (value.go): written whole, as a program writes a table of its own values (a dataset
+	// of references, their targets).
+	Value      Value
 	Attributes []*Attribute
 	// set records which keys the user wrote (like: copies the others).
 	set map[string]bool

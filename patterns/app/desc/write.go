@@ -361,6 +361,7 @@ func (wr *writer) dataset(ds *Dataset, path string) *yaml.Node {
 	m.list("dims", ds.Dims, false)
 	m.value("creation_order", ds.CreationOrder)
 	m.add("virtual", wr.virtual(ds.Virtual, join(path, "virtual")))
+	m.value("value", ds.Value)
 	if len(ds.Attributes) > 0 {
 		m.add("attributes", wr.attributes(ds.Attributes, join(path, "attributes")))
 	}

@@ -238,6 +238,15 @@ func (g *gen) dataset(name, path string) *Dataset {
 	for range g.r.Intn(3) {
 		ds.Virtual = append(ds.Virtual, VirtualMap{File: g.opt(g.v), Dataset: g.v(), Start: g.vs(2), Count: g.vs(2), SourceStart: g.vs(2)})
 	}
+	if g.r.Intn(3) == 0 { // literal contents, where the other keys allow them
+		ds.Value = g.pick("3", "/x")
+		if g.maybe() {
+			ds.Value = VList("/a[0:2]", "/b", "x y")
+		}
+		if ds.checkValue() != nil {
+			ds.Value = Value{}
+		}
+	}
 	ds.Scale = g.opt(func() Value {
 		return g.pick("x", "", "This is a netCDF dimension but not a netCDF variable.         4")
 	})
