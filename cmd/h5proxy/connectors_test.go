@@ -19,14 +19,28 @@ import (
 // kernels (VPIC's write, BD-CATS' full read) in 1, 2 and 3 dimensions with contiguous
 // (CC) and interleaved (CI) file patterns, AMReX and openPMD. Sizes are the stored
 // samples' (h5bench/testdata/samples/README.md), ranks their mpi sections' or 2.
-var connectorSamples = []string{
-	"sync-write-1d-contig-contig-read-full.json",
-	"sync-write-2d-contig-contig-read-full.json",
-	"sync-write-3d-contig-contig-read-full.json",
-	"sync-write-1d-contig-interleaved.json",
-	"sync-write-2d-contig-interleaved.json",
-	"sync-amrex.json",
-	"sync-openpmd.json",
+var connectorSamples = []connectorSample{
+	{name: "sync-write-1d-contig-contig-read-full.json"},
+	{name: "sync-write-2d-contig-contig-read-full.json"},
+	// 16^3 elements a rank, not the stored 8^3: vol-cache 1.2.1 fails a write whose
+	// bytes are not a multiple of the page size (8^3 4-byte values: 2 KiB) with
+	// pwritev's "Bad address" (docs/modes.md), natively as under every other connector.
+	{name: "sync-write-3d-contig-contig-read-full.json", sets: []string{"DIM_1=16", "DIM_2=16", "DIM_3=16"}},
+	// The log-based VOL 1.4.0 keeps only the last member of h5bench's member-by-member
+	// compound writes (the others read back 0: docs/modes.md), a limitation of the
+	// connector: the log columns are not run on the interleaved file pattern.
+	{name: "sync-write-1d-contig-interleaved.json", noLog: true},
+	{name: "sync-write-2d-contig-interleaved.json", noLog: true},
+	{name: "sync-amrex.json"},
+	{name: "sync-openpmd.json"},
+}
+
+// connectorSample is one h5bench sample of the matrix: sets are -set keys of every run
+// (the native one too); noLog leaves out the log-based VOL's columns, saying why.
+type connectorSample struct {
+	name  string
+	sets  []string
+	noLog bool
 }
 
 // connectorRun is one column of the matrix: a connector loaded implicitly (only
@@ -49,6 +63,9 @@ var connectorRuns = []connectorRun{
 	{name: "async-explicit", vol: "async under_vol=0;under_info={}", sets: []string{"mode=async", "async.event_sets=YES"}, async: true},
 	{name: "cache-implicit", vol: "cache_ext config=%s/cache.cfg;under_vol=0;under_info={}", sets: []string{"HDF5_CACHE_WR=yes"}},
 	{name: "cache-explicit", vol: "cache_ext config=%s/cache.cfg;under_vol=0;under_info={}", sets: []string{"mode=cache", "cache.connector=YES"}},
+	// The Cache VOL stacked over the Async VOL (vol-cache's own samples stack it so): the
+	// migration to the file runs in the Async VOL's background.
+	{name: "cache-over-async", vol: "cache_ext config=%s/cache.cfg;under_vol=512;under_info={under_vol=0;under_info={}}", sets: []string{"mode=cache", "cache.connector=YES"}, async: true},
 	{name: "log-implicit", vol: "LOG under_vol=0;under_info={}", log: true},
 	{name: "log-explicit", sets: []string{"layout=log-vol"}, log: true},
 }
@@ -75,7 +92,7 @@ func TestSamplesUnderConnectors(t *testing.T) {
 	}
 	samples := connectorSamples
 	if only := os.Getenv("H5PROXY_CONNECTOR_SAMPLES"); only != "" {
-		samples = strings.Split(only, ",")
+		samples = slices.DeleteFunc(slices.Clone(samples), func(s connectorSample) bool { return !slices.Contains(strings.Split(only, ","), s.name) })
 	}
 	dir := t.TempDir()
 	storage := filepath.Join(dir, "ssd")
@@ -93,15 +110,17 @@ func TestSamplesUnderConnectors(t *testing.T) {
 		fmt.Fprintf(&matrix, " %s |", r.name)
 	}
 	matrix.WriteString("\n|---|" + strings.Repeat("---|", len(runs)) + "\n")
-	for _, sample := range samples {
+	for _, smp := range samples {
+		sample := smp.name
 		name := strings.TrimSuffix(sample, ".json")
 		sdir := filepath.Join(dir, name)
-		if err := os.Mkdir(sdir, 0o755); err != nil {
+		// The sample's directory: AMReX and openPMD write their programs' input files there.
+		if err := os.MkdirAll(filepath.Join(sdir, "storage"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		copySample(t, sdir, sample)
 		native := filepath.Join(sdir, "native")
-		r := h5proxyRun(t, 3*time.Minute, sdir, nil, connectorArgs(native, nil, sample)...)
+		r := h5proxyRun(t, 3*time.Minute, sdir, nil, connectorArgs(native, smp.sets, sample)...)
 		if r.code != 0 {
 			t.Errorf("%s natively: %s", sample, r)
 			continue
@@ -113,12 +132,16 @@ func TestSamplesUnderConnectors(t *testing.T) {
 		}
 		fmt.Fprintf(&matrix, "| %s |", name)
 		for _, c := range runs {
+			if c.log && smp.noLog {
+				fmt.Fprintf(&matrix, " not run (partial compound writes) |")
+				continue
+			}
 			out := filepath.Join(sdir, c.name)
 			env := []string{"HDF5_PLUGIN_PATH=" + lib}
 			if c.vol != "" {
 				env = append(env, "HDF5_VOL_CONNECTOR="+strings.ReplaceAll(c.vol, "%s", dir))
 			}
-			var sets []string
+			sets := slices.Clone(smp.sets)
 			for _, s := range c.sets {
 				if k, v, _ := strings.Cut(s, "="); k == "HDF5_CACHE_WR" {
 					env = append(env, k+"="+v) // the connector's own switch, as a user sets it

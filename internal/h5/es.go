@@ -172,6 +172,7 @@ var asyncForms = map[string]string{
 	"H5Gcreate2": "H5Gcreate_async", "H5Gopen2": "H5Gopen_async", "H5Gclose": "H5Gclose_async",
 	"H5Dcreate2": "H5Dcreate_async", "H5Dopen2": "H5Dopen_async", "H5Dclose": "H5Dclose_async",
 	"H5Dwrite": "H5Dwrite_async", "H5Dread": "H5Dread_async", "H5Dset_extent": "H5Dset_extent_async",
+	"H5Fcreate": "H5Fcreate_async", "H5Fopen": "H5Fopen_async", "H5Fflush": "H5Fflush_async", "H5Fclose": "H5Fclose_async",
 }
 
 // asyncOp is asyncCall of the call that begins op ("H5Dcreate2 /path").
@@ -199,8 +200,9 @@ func NewEventSet() (EventSet, error) {
 }
 
 // InEventSet runs fn with es current for the calling thread: the HDF5 calls fn makes
-// through this package that have an _async form (group and dataset create, open and
-// close, H5Dwrite, H5Dread, H5Dset_extent and the multi-dataset transfers) are issued as
+// through this package that have an _async form (file create, open, flush and close,
+// group and dataset create, open and close, H5Dwrite, H5Dread, H5Dset_extent and the
+// multi-dataset transfers) are issued as
 // that form into es. The thread stays locked for fn, so every call is this thread's.
 func InEventSet(es EventSet, fn func() error) error {
 	runtime.LockOSThread()
