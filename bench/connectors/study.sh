@@ -53,7 +53,7 @@ for r in $(seq "$rounds"); do
         log-vol) sets=(-set layout=log-vol) ;;
         esac
         env "${env[@]}" "$h5" run "${common[@]}" "${sets[@]}" -dir "$d" -report "$d.json" "$sample" >"$d.log" 2>&1 ||
-          echo "study: $c np=$np $run round $r failed: $(grep -m1 -i 'error\|stall' "$d.log")" >&2
+          { touch "$d.failed"; echo "study: $c np=$np $run round $r failed: $(grep -m1 -i 'stalled\|error' "$d.log" | cut -c1-300)" >&2; }
       done
     done
   done
@@ -76,7 +76,7 @@ for c in cases:
             rows = []
             for r in range(1, rounds + 1):
                 files = sorted(glob.glob(f"{out}/{c}-{np}-{run}-{r}.json*"))
-                if not files:
+                if not files or glob.glob(f"{out}/{c}-{np}-{run}-{r}.failed"):
                     continue
                 phases = [p for f in files for p in json.load(open(f))["phases"]]
                 w = [p for p in phases if p["phase"] == "write"]

@@ -31,7 +31,10 @@ var connectorSamples = []connectorSample{
 	// connector: the log columns are not run on the interleaved file pattern.
 	{name: "sync-write-1d-contig-interleaved.json", noLog: true},
 	{name: "sync-write-2d-contig-interleaved.json", noLog: true},
-	{name: "sync-amrex.json"},
+	// Under the Cache VOL, AMReX's ranks abort in MPI_Comm_dup (MPI_ERR_COMM, invalid
+	// communicator), implicitly and explicitly: found at 18:25 on 2026-11-29, not examined
+	// (docs/modes.md); the run is required to fail so, and the matrix says so.
+	{name: "sync-amrex.json", fails: map[string]string{"cache-implicit": "MPI_ERR_COMM", "cache-explicit": "MPI_ERR_COMM"}},
 	{name: "sync-openpmd.json"},
 }
 
@@ -41,6 +44,8 @@ type connectorSample struct {
 	name  string
 	sets  []string
 	noLog bool
+	// fails are the columns known to fail, each with what its output must say.
+	fails map[string]string
 }
 
 // connectorRun is one column of the matrix: a connector loaded implicitly (only
@@ -151,6 +156,14 @@ func TestSamplesUnderConnectors(t *testing.T) {
 			}
 			r := h5proxyRun(t, 4*time.Minute, sdir, env, connectorArgs(out, sets, sample)...)
 			verdict := "equal"
+			if want, ok := smp.fails[c.name]; ok {
+				// A known failure, pinned: the day it passes, the matrix must change.
+				if r.code == 0 || !strings.Contains(r.stderr, want) {
+					t.Errorf("%s, %s: want the known failure (%s), got %s", sample, c.name, want, r)
+				}
+				fmt.Fprintf(&matrix, " **fails** (%s) |", want)
+				continue
+			}
 			if r.code != 0 {
 				t.Errorf("%s, %s: %s", sample, c.name, r)
 				verdict = "**failed**"
