@@ -33,8 +33,8 @@ type Report struct {
 	// HDF5Build is the build's HDF5 switch (the Makefile's HDF5): "1.10" (the system's
 	// 1.10.8) or "1.14". HDF5Version is the library loaded; they agree in a sound build.
 	HDF5Build string `json:"hdf5_build"`
-	// VOLConnector is the VOL connector the run's HDF5 calls went through: "native", or
-	// the name HDF5_VOL_CONNECTOR gave (then the census's collective outcomes and the
+	// VOLConnector is the VOL connector the run's HDF5 calls went through: "native", the
+	// name HDF5_VOL_CONNECTOR gave, or "LOG" with layout=log-vol (then the census's collective outcomes and the
 	// native-only queries were not asked: "unavailable under" it).
 	VOLConnector  string `json:"vol_connector"`
 	MPIVersion    string `json:"mpi_version"`
@@ -165,7 +165,7 @@ func (s *Session) Report() (*Report, error) {
 	}
 	host, _ := os.Hostname()
 	r := &Report{SchemaVersion: SchemaVersion, H5proxyVersion: Version, GitRevision: gitRevision(),
-		HDF5Version: h5.Version(), HDF5Build: h5.Build(), VOLConnector: volConnector(), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
+		HDF5Version: h5.Version(), HDF5Build: h5.Build(), VOLConnector: volConnector(s.cfg.Layout), MPIVersion: mpi.LibraryVersion(), Ranks: s.Size(), Nodes: nodes,
 		JobID: jobID(), Host: host, Pattern: s.pat.Name(), ModeRequested: s.cfg.Mode, ModeEffective: s.cfg.Mode, ModeImpl: s.modeImpl,
 		Layout: s.cfg.Layout, MPIIO: MPIIOInUse(), Config: s.cfg.Effective(), Warnings: s.cfg.Warnings}
 	if want := s.cfg.MPIIOImpl(); want != "" && r.MPIIO != "" && want != r.MPIIO {
@@ -416,7 +416,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			fmt.Fprintf(bw, "Mode %s ran through %s\n", r.ModeEffective, r.ModeImpl)
 		}
 		if r.VOLConnector != "native" {
-			fmt.Fprintf(bw, "VOL connector: %s (HDF5_VOL_CONNECTOR; the census's collective I/O outcomes are unavailable under %s)\n", r.VOLConnector, r.VOLConnector)
+			by := "HDF5_VOL_CONNECTOR"
+			if r.Layout == "log-vol" {
+				by = "layout=log-vol"
+			}
+			fmt.Fprintf(bw, "VOL connector: %s (%s; the census's collective I/O outcomes are unavailable under %s)\n", r.VOLConnector, by, r.VOLConnector)
 		}
 		for _, l := range p.Kernel {
 			if l.Text != "" {
@@ -706,10 +710,15 @@ func (p PhaseReport) Metric(name string) (float64, bool) {
 
 // volConnector names the VOL connector of the run's HDF5 calls (h5.DefaultConnector), or
 // says that asking failed.
-func volConnector() string {
+func volConnector(layout string) string {
 	c, err := h5.DefaultConnector()
 	if err != nil {
 		return "unknown (" + err.Error() + ")"
+	}
+	if layout == "log-vol" && c.Native {
+		// The layout opens its files through the log-based VOL (H5Pset_vol), whatever the
+		// process's default.
+		return "LOG"
 	}
 	return c.Name
 }

@@ -5,6 +5,7 @@ package h5
 #include <stdlib.h>
 #include <string.h>
 #include <hdf5.h>
+#include "es.h"
 
 // The H5F_ACC_* and H5P_* class names are macros calling H5check()/H5open().
 static unsigned h5p_acc_trunc(void) { return H5F_ACC_TRUNC; }
@@ -283,9 +284,10 @@ func CreateFile(path string, a Access) (ID, error) {
 	}
 	cpath := cstr(path)
 	defer free(cpath)
-	f := C.H5Fcreate(cpath, C.h5p_acc_trunc(), fcpl, fapl)
+	es := curES()
+	f := C.h5e_fcreate(es, cpath, C.h5p_acc_trunc(), fcpl, fapl)
 	if f < 0 {
-		return 0, stackError(op)
+		return 0, stackError(asyncOp(op, es))
 	}
 	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
 	objKind[ID(f)] = C.H5I_FILE
@@ -309,9 +311,10 @@ func OpenFile(path string, a Access) (ID, error) {
 	}
 	cpath := cstr(path)
 	defer free(cpath)
-	f := C.H5Fopen(cpath, flags, fapl)
+	es := curES()
+	f := C.h5e_fopen(es, cpath, flags, fapl)
 	if f < 0 {
-		return 0, stackError(op)
+		return 0, stackError(asyncOp(op, es))
 	}
 	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
 	objKind[ID(f)] = C.H5I_FILE
@@ -330,8 +333,8 @@ func FlushFile(f ID, local bool) error {
 	if local {
 		scope = C.H5F_SCOPE_LOCAL
 	}
-	if C.H5Fflush(C.hid_t(f), scope) < 0 {
-		return stackError(fmt.Sprintf("H5Fflush file %d", f))
+	if es := curES(); C.h5e_fflush(es, C.hid_t(f), scope) < 0 {
+		return stackError(fmt.Sprintf("%s file %d", asyncCall("H5Fflush", es), f))
 	}
 	return nil
 }
@@ -346,8 +349,8 @@ func CloseFile(f ID) error {
 		return err
 	}
 	releaseSpaces()
-	if C.H5Fclose(C.hid_t(f)) < 0 {
-		return stackError(fmt.Sprintf("H5Fclose file %d", f))
+	if es := curES(); C.h5e_fclose(es, C.hid_t(f)) < 0 {
+		return stackError(fmt.Sprintf("%s file %d", asyncCall("H5Fclose", es), f))
 	}
 	forget(f)
 	return nil

@@ -404,16 +404,19 @@ var selectionPaths = [...]struct {
 	path int
 }{{0x4, PathSelection}, {0x2, PathVector}, {0x1, PathScalar}}
 
-// noteTransfer adds the outcome of the call just made through dxpl (H5P_DEFAULT: nothing
+// noteTransfer adds the outcome of the call just made on dataset d through dxpl (H5P_DEFAULT: nothing
 // to read) to the census: for a collective list, its actual I/O mode, chunk optimisation
 // and causes; on HDF5 1.14, the path it took (multi: the datasets a multi-dataset call
 // moved, then the actual selection I/O mode) and why selection I/O was not done. Called
 // inside the gate.
-func noteTransfer(dxpl C.hid_t, collective bool, multi int) {
-	if dxpl == C.H5P_DEFAULT || !nativeVOL() {
+func noteTransfer(dxpl C.hid_t, d C.hid_t, collective bool, multi int) {
+	if dxpl == C.H5P_DEFAULT || !nativeObj(d) {
 		// Under another connector the list is not the one the native connector filled
-		// (a passthrough hands it a copy, perhaps later, on a thread of its own): there
-		// is no outcome to read.
+		// (a passthrough hands it a copy, perhaps later, on a thread of its own; the
+		// log-based VOL, layout=log-vol, never hands the transfer to the native
+		// connector: it logs the data and writes its logs with MPI-IO of its own at the
+		// file's flush or close): there is no outcome to read, and the list's default
+		// ("no collective") would be read as one.
 		return
 	}
 	tallied.Store(true)

@@ -411,7 +411,7 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	if rc < 0 {
 		return opError(asyncCall(call, es), d)
 	}
-	noteTransfer(dxpl, coll, 0)
+	noteTransfer(dxpl, C.hid_t(d), coll, 0)
 	return sp.finish(call, d, buf)
 }
 
@@ -473,7 +473,7 @@ func TransferMulti(ds []ID, ts []*plan.Transfer, collective bool, bufs [][]byte,
 		err.Op = fmt.Sprintf("%s %s (+%d more)", call, objName(ds[0]), n-1)
 		return err
 	}
-	noteTransfer(dxpl, coll, n)
+	noteTransfer(dxpl, C.hid_t(ds[0]), coll, n)
 	for i, sp := range staged {
 		if err := sp.finish(call, ds[i], bufs[i]); err != nil {
 			return err

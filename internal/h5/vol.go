@@ -36,6 +36,24 @@ static int h5v_connector(int *value, int *native_files) {
 #endif
 }
 
+// h5v_native_obj returns 1 when obj (a dataset) is accessed through the native
+// connector, 0 through another (a file opened with H5Pset_vol: layout=log-vol), -1 on
+// error.
+static int h5v_native_obj(hid_t obj) {
+#if H5_VERSION_GE(1, 13, 0)
+	H5VL_class_value_t v = 0;
+	hid_t id = H5VLget_connector_id(obj);
+	int rc;
+	if (id < 0) return -1;
+	rc = H5VLget_value(id, &v) < 0 ? -1 : v == H5_VOL_NATIVE;
+	H5VLclose(id);
+	return rc;
+#else
+	(void)obj;
+	return 1;
+#endif
+}
+
 // h5v_fapl_class is H5P_FILE_ACCESS (a macro cgo cannot take).
 static hid_t h5v_fapl_class(void) { return H5P_FILE_ACCESS; }
 
@@ -97,6 +115,29 @@ func DefaultConnector() (Connector, error) {
 // connector (an error asking counts as not native: the queries it guards are skipped).
 func nativeVOL() bool { return connErr == nil && conn.Native }
 
+// volFiles is set once a file access got a connector of its own (Access.VOL), inside the
+// gate: from then on a transfer asks which connector its dataset goes through.
+var volFiles bool
+
+// nativeObj reports, inside the gate, whether obj's calls reach the native connector: the
+// process's connector, and for a file opened with a connector of its own (Access.VOL),
+// that one. Only then does a transfer list carry the native connector's outcome.
+func nativeObj(obj C.hid_t) bool {
+	if !nativeVOL() {
+		return false
+	}
+	if !volFiles {
+		return true
+	}
+	switch C.h5v_native_obj(obj) {
+	case 1:
+		return true
+	case -1:
+		C.H5Eclear2(C.H5E_DEFAULT)
+	}
+	return false
+}
+
 // unavailable returns the *Unavailable of query under the process's connector (inside
 // the gate).
 func unavailable(query string) error { return &Unavailable{Query: query, Connector: conn.Name} }
@@ -128,6 +169,7 @@ func setVOL(op string, fapl C.hid_t, name string) error {
 	defer C.free(unsafe.Pointer(cname))
 	switch C.h5v_set_vol(fapl, cname) {
 	case 0:
+		volFiles = true
 		return nil
 	case -4:
 		return errorf("h5: %s: VOL connector %s: HDF5 %s has no VOL connectors (HDF5 1.13 and later; build HDF5=1.14)", op, name, versionLocked())

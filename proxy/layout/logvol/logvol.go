@@ -13,6 +13,7 @@ package logvol
 import (
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpi"
@@ -39,17 +40,40 @@ func init() {
 // allowed says what runs the layout, in its refusals.
 const allowed = "a build against HDF5 1.14 (HDF5=1.14 make build) with the log-based VOL on HDF5_PLUGIN_PATH (make vol-connectors), or layout=log (the model of it)"
 
+// loaded caches the answer of loading the connector (asked once MPI is up): the
+// registry's walks (help, validation of every configuration) ask again and again, and
+// HDF5 reads HDF5_PLUGIN_PATH once, when it starts.
+var loaded struct {
+	sync.Mutex
+	done bool
+	err  error
+}
+
 // Available refuses builds whose HDF5 has no VOL layer (1.10) and processes whose HDF5
 // cannot load the connector (HDF5_PLUGIN_PATH, read when HDF5 starts), before any file
-// is made.
+// is made. The connector is loaded only where MPI is up: loaded before, its init
+// initializes MPI itself and its termination (when the check lets it go) finalizes MPI,
+// after which the rank's own MPI_Init fails ("MPI was already finalized": every
+// `h5proxy run` with layout=log-vol did, since the ranks check their configuration
+// before they start MPI). Without MPI (a launcher's front end, a rank's first parse) the
+// check is left to the session, which validates its configuration again with MPI up.
 func Available() error {
 	if !h5.HaveEventSets() { // HDF5 1.13 and later: VOL connectors and event sets alike
 		return stack.Unsupported{Err: &options.Error{Table: "session", Key: "layout", Value: Name,
 			Reason: fmt.Sprintf("this h5proxy is built against HDF5 %s, which has no VOL connectors", h5.Version()), Allowed: allowed}}
 	}
-	if err := h5.LoadConnector(Connector); err != nil {
+	if !mpi.Initialized() {
+		return nil
+	}
+	loaded.Lock()
+	defer loaded.Unlock()
+	if !loaded.done {
+		loaded.err = h5.LoadConnector(Connector)
+		loaded.done = true
+	}
+	if loaded.err != nil {
 		return stack.Unsupported{Err: &options.Error{Table: "session", Key: "layout", Value: Name,
-			Reason: fmt.Sprintf("HDF5 cannot load the log-based VOL (HDF5_PLUGIN_PATH=%q): %v", os.Getenv("HDF5_PLUGIN_PATH"), err), Allowed: allowed}}
+			Reason: fmt.Sprintf("HDF5 cannot load the log-based VOL (HDF5_PLUGIN_PATH=%q): %v", os.Getenv("HDF5_PLUGIN_PATH"), loaded.err), Allowed: allowed}}
 	}
 	return nil
 }
