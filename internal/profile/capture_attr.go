@@ -121,6 +121,19 @@ const (
 	csetUTF8    = 1
 )
 
+// recordRef adds e to made (file → reference bytes → its H5Rcreate) when e is rank 0's
+// H5Rcreate with its bytes traced, and says whether it was.
+func recordRef(made map[string]map[string]Event, e Event) bool {
+	if e.Rank != 0 || e.Call != refCall || e.Ref == "" {
+		return false
+	}
+	if made[e.File] == nil {
+		made[e.File] = map[string]Event{}
+	}
+	made[e.File][e.Ref] = e
+	return true
+}
+
 // attributes collects rank 0's traced attributes per file and object template (the
 // object's path with ${step} for a step group's number: the first step's values), in the
 // order the program created them.
@@ -129,11 +142,7 @@ func attributes(p *Profile, template func(file, object string) (string, int)) ma
 	made := map[string]map[string]Event{} // file → reference bytes → its H5Rcreate
 	defer func() { placeAttributes(p, out) }()
 	for i, e := range p.Events {
-		if e.Rank == 0 && e.Call == refCall && e.Ref != "" {
-			if made[e.File] == nil {
-				made[e.File] = map[string]Event{}
-			}
-			made[e.File][e.Ref] = e
+		if recordRef(made, e) {
 			continue
 		}
 		if e.Rank > 0 || len(e.Attribute) == 0 || (e.Call != "H5Acreate2" && e.Call != "H5Awrite") {

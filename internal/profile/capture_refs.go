@@ -14,12 +14,7 @@ import (
 func refDatasets(p *Profile, files map[string]map[string]*capDataset) {
 	made := map[string]map[string]Event{} // file → reference bytes → its H5Rcreate
 	for _, e := range p.Events {
-		if e.Rank == 0 && e.Call == refCall && e.Ref != "" {
-			if made[e.File] == nil {
-				made[e.File] = map[string]Event{}
-			}
-			made[e.File][e.Ref] = e
-		}
+		recordRef(made, e)
 	}
 	for f, ds := range files {
 		for _, d := range ds {
