@@ -60,6 +60,10 @@ func newLogger(rank int) zerolog.Logger {
 	return base.Level(level).With().Timestamp().Int("rank", rank).Logger()
 }
 
+// RankLogger returns the logger a session of rank rank gets (newLogger): for a command's
+// own lines about its rank, under the same H5PROXY_LOG_* settings.
+func RankLogger(rank int) zerolog.Logger { return newLogger(rank) }
+
 func logsRank(rank int, spec string) bool {
 	if spec == "" {
 		return rank == 0

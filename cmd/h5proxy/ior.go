@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -92,6 +93,9 @@ func cmdIOR(args []string, stdout, stderr io.Writer) error {
 		}
 		return relaunch(&job{ranks: np, command: "ior"}, args, stdout, stderr)
 	}
+	if err := iorReexec(); err != nil {
+		fmt.Fprintf(stderr, "h5proxy ior: %v (the rank runs with Go's asynchronous preemption on)\n", err)
+	}
 	return runIOR(c, warns, args, sets, htmlOut, stdout, stderr)
 }
 
@@ -123,6 +127,44 @@ func iorGODEBUG(user string) string {
 		return "asyncpreemptoff=1"
 	}
 	return user + ",asyncpreemptoff=1"
+}
+
+// iorReexecEnv marks a rank that re-executed itself with iorGODEBUG's setting
+// (iorReexec): such a rank never re-executes again.
+const iorReexecEnv = "H5PROXY_IOR_REEXEC"
+
+// iorReexec re-executes this rank of h5proxy ior, started by the user's own launcher
+// (mpirun -np N h5proxy ior ...) or with -no-launch, with iorGODEBUG's setting when its
+// GODEBUG lacks it: the Go runtime reads asyncpreemptoff once, at start-up, so the only
+// way to turn it on for a running process is to start it again. The same executable
+// (/proc/self/exe) gets the same argv and environment (the launcher's OMPI_* and PMIx
+// variables included) plus GODEBUG and the marker iorReexecEnv, and keeps the process
+// id and every descriptor not opened close-on-exec (stdin, stdout, stderr), so the
+// launcher sees the same rank. It does nothing when the marker is set (no loop), when
+// the user's GODEBUG names asyncpreemptoff (their choice stands), when the process is
+// not the command line's ior command, or when MPI is already initialized or finalized:
+// internal/mpi/preinit starts MPI in a C constructor before main under the Cache and Log
+// VOL connectors, and a rank that has called MPI_Init must not exec (its launcher would
+// see it initialize twice); such a rank keeps preemption on. It returns only when it does
+// not re-execute, with exec's error if exec failed.
+func iorReexec() error {
+	if _, ok := os.LookupEnv(iorReexecEnv); ok || len(os.Args) < 2 || os.Args[1] != "ior" {
+		return nil
+	}
+	user := os.Getenv("GODEBUG")
+	g := iorGODEBUG(user)
+	if g == user || mpi.Initialized() || mpi.Finalized() {
+		return nil
+	}
+	env := make([]string, 0, len(os.Environ())+2)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GODEBUG=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "GODEBUG="+g, iorReexecEnv+"=1")
+	err := syscall.Exec("/proc/self/exe", os.Args, env)
+	return fmt.Errorf("re-executing with GODEBUG=%s: %w", g, err)
 }
 
 // iorConfig is the session configuration of an IOR test: the ior pattern with the
@@ -208,6 +250,11 @@ func runIOR(c ior.Config, warns, args []string, sets []options.KV, htmlOut strin
 		return err
 	}
 	defer done()
+	// What the tests check from inside a rank (TestIORReexec): the setting the Go
+	// runtime started with, and whether this rank re-executed itself for it.
+	_, reexec := os.LookupEnv(iorReexecEnv)
+	lg := proxy.RankLogger(world.Rank())
+	lg.Debug().Str("godebug", os.Getenv("GODEBUG")).Bool("reexecuted", reexec).Int("pid", os.Getpid()).Msg("ior rank")
 	out := stdout
 	if world.Rank() != 0 {
 		out = io.Discard
