@@ -20,43 +20,59 @@ import (
 // dataset close and open), every
 // phase's and step's census counts the same calls and bytes, and the time of the
 // transfers is charged (raw time within the observed time). internal/mpi's TestRun checks
-// the bytes a run moves.
+// the bytes a run moves. Through the native layout (api=HDF5) each segment's reads and
+// each segment's writes are one run (IOR's H5Dclose and H5Dopen1 between the segments
+// call HDF5 and end a run), from one C loop each (h5.TransferRun), with the same census,
+// the HDF5 transfer census (collective I/O modes) included.
 func TestTransferRuns(t *testing.T) {
 	dir := testDir(t)
 	if mpitest.Run(t, 2) {
 		return
 	}
-	for _, coll := range []string{"1", "0"} {
-		census := map[string][][]proxy.CallCount{}
-		for _, runs := range []string{"YES", "NO"} {
-			kv := "api=MPIIO;layout=mpiio;blockSize=64k;transferSize=16k;segmentCount=2;repetitions=2;fill=once;verify=no;collective=" + coll + ";transfer_runs=" + runs
-			cfg := patternConfig(t, "ior", kv, filepath.Join(dir, "runs"+coll+runs+".dat"))
-			if cfg.PerCallTransfers != (runs == "NO") {
-				t.Fatalf("transfer_runs=%s: PerCallTransfers %v", runs, cfg.PerCallTransfers)
-			}
-			runs0, xfers0 := proxy.RunsMade()
-			rep := runReport(t, cfg, kv)
-			runs1, xfers1 := proxy.RunsMade()
-			// Per repetition, both segments' 4 reads are one run, and each segment's 4
-			// writes one (IOR's data: the same bytes at every transfer of a step).
-			if r, x := runs1-runs0, xfers1-xfers0; runs == "YES" && (r != 2+2*2 || x != 2*2*4+2*2*4) || runs == "NO" && r != 0 {
-				t.Errorf("%s: %d runs of %d transfers", kv, r, x)
-			}
-			if len(rep.Phases) != 2 {
-				t.Fatalf("%s: phases %+v", kv, rep.Phases)
-			}
-			for _, p := range rep.Phases {
-				if p.Bytes != 2*2*2*64<<10 || p.RawTime.Max <= 0 || p.RawTime.Max > p.ObservedTime {
-					t.Errorf("%s: %s phase: %v bytes, raw time %v of observed %v", kv, p.Phase, p.Bytes, p.RawTime.Max, p.ObservedTime)
+	for _, api := range []string{"MPIIO", "HDF5"} {
+		for _, coll := range []string{"1", "0"} {
+			census := map[string][][]proxy.CallCount{}
+			hdf5 := map[string][]any{}
+			for _, runs := range []string{"YES", "NO"} {
+				layout := map[string]string{"MPIIO": "mpiio", "HDF5": "native"}[api]
+				kv := "api=" + api + ";layout=" + layout + ";blockSize=64k;transferSize=16k;segmentCount=2;repetitions=2;fill=once;verify=no;collective=" + coll + ";transfer_runs=" + runs
+				cfg := patternConfig(t, "ior", kv, filepath.Join(dir, "runs"+coll+runs+".dat"))
+				if cfg.PerCallTransfers != (runs == "NO") {
+					t.Fatalf("transfer_runs=%s: PerCallTransfers %v", runs, cfg.PerCallTransfers)
 				}
-				census[runs] = append(census[runs], p.Census.Calls)
-				for _, st := range p.PerStep {
-					census[runs] = append(census[runs], st.Census.Calls)
+				runs0, xfers0 := proxy.RunsMade()
+				rep := runReport(t, cfg, kv)
+				runs1, xfers1 := proxy.RunsMade()
+				// Per repetition, both segments' 4 reads are one run, and each segment's 4
+				// writes one (IOR's data: the same bytes at every transfer of a step).
+				readRuns := 2 // per repetition: over the segments
+				if api == "HDF5" {
+					readRuns = 2 * 2 // per segment
+				}
+				if r, x := runs1-runs0, xfers1-xfers0; runs == "YES" && (r != int64(readRuns+2*2) || x != 2*2*4+2*2*4) || runs == "NO" && r != 0 {
+					t.Errorf("%s: %d runs of %d transfers", kv, r, x)
+				}
+				if len(rep.Phases) != 2 {
+					t.Fatalf("%s: phases %+v", kv, rep.Phases)
+				}
+				for _, p := range rep.Phases {
+					if p.Bytes != 2*2*2*64<<10 || p.RawTime.Max <= 0 || p.RawTime.Max > p.ObservedTime {
+						t.Errorf("%s: %s phase: %v bytes, raw time %v of observed %v", kv, p.Phase, p.Bytes, p.RawTime.Max, p.ObservedTime)
+					}
+					census[runs] = append(census[runs], p.Census.Calls)
+					c := p.Census
+				if api == "HDF5" && coll == "1" && (c.CollectiveTransfers != 2*2*2*4 || len(c.IOModes) == 0) {
+					t.Errorf("%s: %s phase: %v collective transfers, I/O modes %v; want 32 with their modes", kv, p.Phase, c.CollectiveTransfers, c.IOModes)
+				}
+					hdf5[runs] = append(hdf5[runs], c.CollectiveTransfers, c.IOModes, c.ChunkOpts, c.BrokenBy, c.Paths, c.NoSelectionIO)
+					for _, st := range p.PerStep {
+						census[runs] = append(census[runs], st.Census.Calls)
+					}
 				}
 			}
-		}
-		if !reflect.DeepEqual(census["YES"], census["NO"]) {
-			t.Errorf("collective=%s: census with runs %+v\nwithout %+v", coll, census["YES"], census["NO"])
+			if !reflect.DeepEqual(census["YES"], census["NO"]) || !reflect.DeepEqual(hdf5["YES"], hdf5["NO"]) {
+				t.Errorf("%s collective=%s: census with runs %+v %+v\nwithout %+v %+v", api, coll, census["YES"], hdf5["YES"], census["NO"], hdf5["NO"])
+			}
 		}
 	}
 }

@@ -427,12 +427,12 @@ func TestIORCallsAsIOR(t *testing.T) {
 	}
 }
 
-// TestIORTransferRuns: the ior pattern through the mpiio layout under the profiler with
-// every call traced, with a step's transfers made in runs from one C loop
-// (transfer_runs=YES, the default) and one call each (NO): the two profiles differ in no
-// counter, and every rank's traced MPI-IO and POSIX calls are the same calls with the
-// same offsets and sizes in the same order, collective, independent and through IOR's
-// file view. The transfers then read back verified.
+// TestIORTransferRuns: the ior pattern through the mpiio layout and through the native
+// layout (-a HDF5, IOR's HDF5 calls) under the profiler with every call traced, with a
+// step's transfers made in runs from one C loop (transfer_runs=YES, the default) and one
+// call each (NO): the two profiles differ in no counter, and every rank's traced HDF5,
+// MPI-IO and POSIX calls are the same calls with the same offsets and sizes in the same
+// order, collective, independent and through IOR's file view.
 func TestIORTransferRuns(t *testing.T) {
 	dir := t.TempDir()
 	lib := buildProfileLib(t, dir)
@@ -444,7 +444,13 @@ func TestIORTransferRuns(t *testing.T) {
 		{"collective", map[string]any{"collective": 1}, "MPI_File_read_at_all"},
 		{"independent", map[string]any{}, "MPI_File_read_at"},
 		{"view", map[string]any{"collective": 1, "useFileView": 1}, "MPI_File_read_all"},
+		{"hdf5-collective", map[string]any{"api": "HDF5", "collective": 1}, "H5Dread"},
+		{"hdf5-independent", map[string]any{"api": "HDF5"}, "H5Dread"},
 	} {
+		layout := "mpiio"
+		if tc.opts["api"] == "HDF5" {
+			layout = "native"
+		}
 		profiles := map[string]*profile.Profile{}
 		for _, runs := range []string{"YES", "NO"} {
 			name := tc.name + "-" + runs
@@ -452,7 +458,7 @@ func TestIORTransferRuns(t *testing.T) {
 			maps.Copy(opts, tc.opts)
 			cfg := writeJSON(t, filepath.Join(dir, name+".json"), map[string]any{
 				"pattern": "ior", "phases": []string{"write", "read"},
-				"session": map[string]any{"file": filepath.Join(dir, tc.name+".dat"), "layout": "mpiio", "fill": "once", "verify": "no", "transfer_runs": runs},
+				"session": map[string]any{"file": filepath.Join(dir, tc.name+".dat"), "layout": layout, "fill": "once", "verify": "no", "transfer_runs": runs},
 				"options": opts,
 			})
 			r := h5proxy(t, dir, "profile", "-np", "2", "-trace", "-lib", lib, "-noplot", "-o", name+".prof.json", "--", binary, "run", cfg)
@@ -478,7 +484,7 @@ func TestIORTransferRuns(t *testing.T) {
 		calls := func(p *profile.Profile) map[int][]string { // each rank's, in its order
 			s := map[int][]string{}
 			for _, e := range p.Events {
-				if e.Module == "MPIIO" || e.Module == "POSIX" {
+				if e.Module == "MPIIO" || e.Module == "POSIX" || e.Module == "H5D" {
 					s[e.Rank] = append(s[e.Rank], fmt.Sprintf("%s %s %d+%d coll=%v", e.Call, profile.SharedFPKey(filepath.Base(e.File)), e.Offset, e.Length, e.Collective))
 				}
 			}

@@ -6,6 +6,7 @@ package h5
 #include <string.h>
 #include <hdf5.h>
 #include "compat.h"
+#include "xfer.h"
 
 static hid_t h5k_fcpl_class(void) { return H5P_FILE_CREATE; }
 static hid_t h5k_dxpl_class(void) { return H5P_DATASET_XFER; }
@@ -90,21 +91,6 @@ static herr_t h5k_xfer_opts(hid_t dxpl, int *coll, int *chunk) {
 	return 0;
 }
 
-// h5k_io_mode reads the actual I/O mode, the actual chunk optimisation and the local and global causes of no collective
-// I/O of the last transfer through dxpl.
-static herr_t h5k_io_mode(hid_t dxpl, int *mode, int *chunk, unsigned *local, unsigned *global) {
-	H5D_mpio_actual_io_mode_t m;
-	H5D_mpio_actual_chunk_opt_mode_t c;
-	uint32_t l = 0, g = 0;
-	if (H5Pget_mpio_actual_io_mode(dxpl, &m) < 0) return -1;
-	if (H5Pget_mpio_actual_chunk_opt_mode(dxpl, &c) < 0) return -1;
-	*chunk = (int)c;
-	if (H5Pget_mpio_no_collective_cause(dxpl, &l, &g) < 0) return -1;
-	*mode = (int)m;
-	*local = l;
-	*global = g;
-	return 0;
-}
 */
 import "C"
 
@@ -419,38 +405,38 @@ func noteTransfer(dxpl C.hid_t, d C.hid_t, collective bool, multi int) {
 		// ("no collective") would be read as one.
 		return
 	}
+	var o C.h5p_outcome
+	C.h5p_read_outcome(dxpl, C.int(b2i(collective)), &o)
+	tally(&o, collective, multi)
+}
+
+// tally adds the outcome o of a transfer (h5p_read_outcome) to the census: multi is the
+// datasets a multi-dataset call moved (0 for one). Called inside the gate.
+func tally(o *C.h5p_outcome, collective bool, multi int) {
 	tallied.Store(true)
 	census.Paths[PathMulti] += multi
-	if has114 {
-		var actual, cause C.uint32_t
-		if C.h5p_selection_outcome(dxpl, &actual, &cause) < 0 {
-			C.H5Eclear2(C.H5E_DEFAULT)
-		} else {
-			for _, p := range selectionPaths {
-				if actual&p.bit != 0 {
-					census.Paths[p.path]++
-				}
+	if o.sel_rc >= 0 {
+		for _, p := range selectionPaths {
+			if o.actual&p.bit != 0 {
+				census.Paths[p.path]++
 			}
-			countBits(uint32(cause), census.SelCauses[:])
 		}
+		countBits(uint32(o.cause), census.SelCauses[:])
 	}
 	if !collective {
 		return
 	}
-	var mode, chunk C.int
-	var local, global C.unsigned
 	census.Collective++
-	if C.h5k_io_mode(dxpl, &mode, &chunk, &local, &global) < 0 {
-		C.H5Eclear2(C.H5E_DEFAULT)
+	if o.mode_rc < 0 {
 		return
 	}
-	if m := int(mode); m >= 0 && m < NumIOModes {
+	if m := int(o.mode); m >= 0 && m < NumIOModes {
 		census.Modes[m]++
 	}
-	if c := int(chunk); c >= 0 && c < NumChunkOpts {
+	if c := int(o.chunk); c >= 0 && c < NumChunkOpts {
 		census.ChunkOpts[c]++
 	}
-	countBits(uint32(local)|uint32(global), census.Causes[:])
+	countBits(uint32(o.local)|uint32(o.global), census.Causes[:])
 }
 
 // countBits adds one to counts[b] for every bit b set in c (bits past counts ignored).

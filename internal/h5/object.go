@@ -81,9 +81,14 @@ func simpleSpace(op string, shape, maxShape []uint64) (C.hid_t, error) {
 		s = C.H5Screate_simple(C.int(len(shape)), hsizes(shape), hsizes(maxShape))
 	}
 	if s < 0 {
-		return -1, stackError(fmt.Sprintf("H5Screate %s shape %v max %v", op, shape, maxShape))
+		return -1, spaceError(op, shape, maxShape)
 	}
 	return s, nil
+}
+
+// spaceError is the error of a dataspace create simpleSpace's arguments failed.
+func spaceError(op string, shape, maxShape []uint64) error {
+	return stackError(fmt.Sprintf("H5Screate %s shape %v max %v", op, shape, maxShape))
 }
 
 // spaceDims returns the current and maximum extents of a dataspace (empty for scalar).

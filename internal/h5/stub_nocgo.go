@@ -2,7 +2,11 @@
 
 package h5
 
-import "github.com/h5proxy/h5proxy/plan"
+import (
+	"time"
+
+	"github.com/h5proxy/h5proxy/plan"
+)
 
 // Version returns "" in a build without cgo.
 func Version() string { return "" }
@@ -145,3 +149,11 @@ func ScaleOffsetFullRangeUnreadable() bool { return false }
 
 // CreateLink returns ErrNoCgo in a build without cgo.
 func CreateLink(loc ID, path string, l plan.LinkSpec) error { return ErrNoCgo }
+
+// Runnable reports false in a build without cgo: there is no C loop.
+func Runnable(t *plan.Transfer) bool { return false }
+
+// TransferRun returns ErrNoCgo in a build without cgo.
+func TransferRun(ds []ID, ts []*plan.Transfer, coll []bool, bufs [][]byte, write bool, took []time.Duration) (int, error) {
+	return 0, ErrNoCgo
+}

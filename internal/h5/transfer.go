@@ -6,29 +6,9 @@ package h5
 #include <hdf5.h>
 #include "compat.h"
 #include "es.h"
+#include "xfer.h"
 
 static hid_t h5p_mpio_driver(void) { return H5FD_MPIO; }
-
-// h5p_empty returns the buffer handed to HDF5 for transfers that select nothing: H5Dwrite
-// and H5Dread reject a NULL buffer unless the file selection is known to be empty.
-static void *h5p_empty(void) {
-	static char b[8];
-	return b;
-}
-
-// h5p_select_union selects the union of n hyperslabs in space: SET for the first, OR for
-// the rest. hs holds, per hyperslab, start, stride, count and block of rank values each.
-// One call per selection instead of one per hyperslab: E3SM's unions have tens of
-// thousands of hyperslabs per write, and each Go-to-C call costs more than HDF5's OR.
-// Returns the index of the failing hyperslab, or -1.
-static long h5p_select_union(hid_t space, int rank, long n, const hsize_t *hs) {
-	for (long i = 0; i < n; i++) {
-		const hsize_t *h = hs + (size_t)i * 4 * rank;
-		H5S_seloper_t op = i == 0 ? H5S_SELECT_SET : H5S_SELECT_OR;
-		if (H5Sselect_hyperslab(space, op, h, h + rank, h + 2 * rank, h + 3 * rank) < 0) return i;
-	}
-	return -1;
-}
 */
 import "C"
 
@@ -506,19 +486,18 @@ func selectBlocks(call string, d ID, fs C.hid_t, sel plan.Selection) error {
 	}
 	// Pack start, stride, count and block of every hyperslab (nil stride or block: ones)
 	// for one C call over the whole union.
-	packed := packScratch[:0]
-	for _, h := range sel.Blocks {
-		packed = append(packed, h.Start...)
-		packed = appendOnes(packed, h.Stride, rank)
-		packed = append(packed, h.Count...)
-		packed = appendOnes(packed, h.Block, rank)
-	}
+	packed := packBlocks(packScratch[:0], sel, rank)
 	packScratch = packed
 	if i := C.h5p_select_union(fs, C.int(rank), C.long(len(sel.Blocks)), hsizes(packed)); i >= 0 {
-		h := sel.Blocks[i]
-		return opError(fmt.Sprintf("H5Sselect_hyperslab %d (start %v stride %v count %v block %v) in", i, h.Start, h.Stride, h.Count, h.Block), d)
+		return selectError(sel, int(i), d)
 	}
 	return nil
+}
+
+// selectError is the error of hyperslab i of sel that HDF5 refused in d's file space.
+func selectError(sel plan.Selection, i int, d ID) error {
+	h := sel.Blocks[i]
+	return opError(fmt.Sprintf("H5Sselect_hyperslab %d (start %v stride %v count %v block %v) in", i, h.Start, h.Stride, h.Count, h.Block), d)
 }
 
 // selectPoints selects sel's single-element blocks in the file space fs with one
@@ -543,6 +522,18 @@ func selectPoints(call string, d ID, fs C.hid_t, sel plan.Selection) error {
 		return opError(fmt.Sprintf("H5Sselect_elements (%d points) in", len(sel.Blocks)), d)
 	}
 	return nil
+}
+
+// packBlocks appends start, stride, count and block of every hyperslab of sel (nil
+// stride or block: ones) to dst, as h5p_select_union reads them.
+func packBlocks(dst []uint64, sel plan.Selection, rank int) []uint64 {
+	for _, h := range sel.Blocks {
+		dst = append(dst, h.Start...)
+		dst = appendOnes(dst, h.Stride, rank)
+		dst = append(dst, h.Count...)
+		dst = appendOnes(dst, h.Block, rank)
+	}
+	return dst
 }
 
 // appendOnes appends v, or rank ones when v is nil (HDF5's default stride and block).

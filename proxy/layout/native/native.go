@@ -4,6 +4,7 @@ package native
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpi"
@@ -145,6 +146,54 @@ func (l *nativeLayout) Exec(op *plan.Op, buf []byte) error {
 		return h5.Read(id, op.Transfer, coll, buf)
 	}
 	return fmt.Errorf("native layout: unsupported operation %s", op.Kind)
+}
+
+// Runs reports whether op can be made in a run (stack.RunExec): a write or read of a
+// dataset of the current file that is open, whose transfer h5.TransferRun's C loop makes
+// (h5.Runnable). Every other operation calls HDF5 (IOR's H5Dclose and H5Dopen1 between
+// its segments end a run).
+func (l *nativeLayout) Runs(op *plan.Op) bool {
+	if op.Transfer == nil || op.Kind != plan.Write && op.Kind != plan.Read {
+		return false
+	}
+	f, err := l.files.Current()
+	if err != nil {
+		return false
+	}
+	_, ok := f.objs.IDs[op.Path]
+	return ok && h5.Runnable(op.Transfer)
+}
+
+// ExecRun makes the transfers ops of the current file from one C loop (h5.TransferRun):
+// the HDF5 calls of Exec for each, in order (stack.RunExec). A dataset that is not open
+// ends the run before its transfer, with Exec's error.
+func (l *nativeLayout) ExecRun(ops []*plan.Op, bufs [][]byte, took []time.Duration) (int, error) {
+	f, err := l.files.Current()
+	if err != nil {
+		return 0, err
+	}
+	ids := make([]h5.ID, 0, len(ops))
+	ts := make([]*plan.Transfer, 0, len(ops))
+	coll := make([]bool, 0, len(ops))
+	var perr error
+	for _, op := range ops {
+		id, ok := f.objs.IDs[op.Path]
+		if !ok || op.Transfer == nil || op.Kind != ops[0].Kind {
+			perr = fmt.Errorf("dataset %s is not open", op.Path)
+			if ok {
+				perr = fmt.Errorf("native layout: a run of %ss holds %s %s", ops[0].Kind, op.Kind, op.Path)
+			}
+			break
+		}
+		// Serial (per-rank) files have no MPI-IO transfer mode to set.
+		ids, ts, coll = append(ids, id), append(ts, op.Transfer), append(coll, op.Collective && f.parallel)
+	}
+	clear(took)
+	done, err := h5.TransferRun(ids, ts, coll, bufs[:len(ids)], ops[0].Kind == plan.Write, took)
+	if err != nil {
+		return done, err
+	}
+	return done, perr
 }
 
 // EventSets reports that the layout's operations are HDF5's object calls, which the
