@@ -61,9 +61,9 @@ func TestTransferRuns(t *testing.T) {
 					}
 					census[runs] = append(census[runs], p.Census.Calls)
 					c := p.Census
-				if api == "HDF5" && coll == "1" && (c.CollectiveTransfers != 2*2*2*4 || len(c.IOModes) == 0) {
-					t.Errorf("%s: %s phase: %v collective transfers, I/O modes %v; want 32 with their modes", kv, p.Phase, c.CollectiveTransfers, c.IOModes)
-				}
+					if api == "HDF5" && coll == "1" && (c.CollectiveTransfers != 2*2*2*4 || len(c.IOModes) == 0) {
+						t.Errorf("%s: %s phase: %v collective transfers, I/O modes %v; want 32 with their modes", kv, p.Phase, c.CollectiveTransfers, c.IOModes)
+					}
 					hdf5[runs] = append(hdf5[runs], c.CollectiveTransfers, c.IOModes, c.ChunkOpts, c.BrokenBy, c.Paths, c.NoSelectionIO)
 					for _, st := range p.PerStep {
 						census[runs] = append(census[runs], st.Census.Calls)

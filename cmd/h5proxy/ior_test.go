@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -454,11 +455,17 @@ func TestIORTransferRuns(t *testing.T) {
 		profiles := map[string]*profile.Profile{}
 		for _, runs := range []string{"YES", "NO"} {
 			name := tc.name + "-" + runs
+			// Each run creates the file afresh: HDF5's create looks at the size of a file
+			// already there (an lseek to its end) before truncating it.
+			file := filepath.Join(dir, tc.name+".dat")
+			if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			}
 			opts := map[string]any{"api": "MPIIO", "blockSize": "16k", "transferSize": "4k", "segmentCount": 2, "repetitions": 2}
 			maps.Copy(opts, tc.opts)
 			cfg := writeJSON(t, filepath.Join(dir, name+".json"), map[string]any{
 				"pattern": "ior", "phases": []string{"write", "read"},
-				"session": map[string]any{"file": filepath.Join(dir, tc.name+".dat"), "layout": layout, "fill": "once", "verify": "no", "transfer_runs": runs},
+				"session": map[string]any{"file": file, "layout": layout, "fill": "once", "verify": "no", "transfer_runs": runs},
 				"options": opts,
 			})
 			r := h5proxy(t, dir, "profile", "-np", "2", "-trace", "-lib", lib, "-noplot", "-o", name+".prof.json", "--", binary, "run", cfg)
