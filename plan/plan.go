@@ -513,8 +513,8 @@ type Op struct {
 	// the location and the name passed, so such a create gets a record of its own
 	// ("FILE:/a/bx") apart from the opens by the full path ("FILE://a/b/x"). Layouts that
 	// make no HDF5 objects ignore it.
-	InParent bool
-	Step     int
+	InParent  bool
+	Step      int
 	File      *FileSpec
 	Dataset   *DatasetSpec
 	Attribute *AttributeSpec
