@@ -505,7 +505,15 @@ type Op struct {
 	// instead of H5Gcreate2, as programs written for that API create their groups (MACSio's
 	// plugin). Datasets say so in DatasetSpec.API1. Layouts that make no HDF5 groups ignore
 	// it.
-	API1      bool
+	API1 bool
+	// InParent asks, for a create-group or create-dataset operation, for the create in its
+	// parent group, which the plan holds open (an OpenGroup of the parent before it), by
+	// the last component of Path (H5Gcreate2 or H5Dcreate2(parent, name)), as openPMD-api's
+	// createPath and createDataset make them. Darshan names an H5D record by H5Iget_name of
+	// the location and the name passed, so such a create gets a record of its own
+	// ("FILE:/a/bx") apart from the opens by the full path ("FILE://a/b/x"). Layouts that
+	// make no HDF5 objects ignore it.
+	InParent  bool
 	Step      int
 	File      *FileSpec
 	Dataset   *DatasetSpec
@@ -580,6 +588,9 @@ func (o Op) String() string {
 	}
 	if o.API1 {
 		b.WriteString(" [1.6 API]")
+	}
+	if o.InParent {
+		b.WriteString(" [in parent]")
 	}
 	if d := o.Dataset; d != nil && o.Kind == ExtendDataset {
 		fmt.Fprintf(&b, " extent=%v", d.Shape)

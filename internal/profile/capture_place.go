@@ -82,7 +82,8 @@ func between(xs []int, lo, hi int) bool {
 //   - else at its object's creation ("").
 //
 // writes counts the H5Awrite calls of the attribute before the file's next creation or
-// write (netCDF-4 writes _Netcdf4Dimid twice). A CLASS attribute's at is "create" when no
+// write (netCDF-4 writes _Netcdf4Dimid twice); of a file attribute (on "/") left at its
+// place, every H5Awrite of it. A CLASS attribute's at is "create" when no
 // other object is created between its dataset's creation and it: the scale is set at the
 // creation (scale_at: create).
 func placeAttributes(p *Profile, attrs map[string]map[string][]*capAttr) {
@@ -141,6 +142,13 @@ func placeAttribute(p *Profile, o objectEvents, a *capAttr, class int, upfront b
 		a.at = desc.AtScale
 	case upfront && between(o.creates, made, first) && (o.firstWrite < 0 || first < o.firstWrite):
 		a.at = desc.AtDefined
+	}
+	// A file attribute written again after other objects' creation is written that often
+	// at its place: openPMD-api writes the series' particlesPath as the particles are
+	// first flushed and again with the series' attributes, where a description writes
+	// the file's (writes: 2).
+	if obj == "/" && a.at == "" && len(awrites) > a.writes {
+		a.writes = len(awrites)
 	}
 }
 

@@ -89,7 +89,8 @@ func (in *instance) collMeta() bool {
 }
 
 // createHeld creates the group or dataset of op under hold: call: in its parent group
-// opened by path when open_parents is set (H5Gopen2 ... H5Gclose), closed right after,
+// opened by path when open_parents is set (H5Gopen2, the create by name in it, H5Gclose),
+// closed right after,
 // its attributes written on it before the close, or, with attributes: reopen, after it,
 // each through its own H5Oopen and H5Oclose.
 func (s *sim) createHeld(in *instance, h handles, op plan.Op, as []*desc.Attribute) error {
@@ -98,8 +99,9 @@ func (s *sim) createHeld(in *instance, h handles, op plan.Op, as []*desc.Attribu
 		closeKind = plan.CloseGroup
 	}
 	parent := pathpkg.Dir(op.Path)
-	if h.parents {
+	if h.parents { // created in the parent by name, as openPMD-api does
 		s.cur.Add(plan.Op{Kind: plan.OpenGroup, Path: parent, Collective: op.Collective, Step: op.Step, CollMetadata: in.collMeta()})
+		op.InParent = true
 	}
 	s.cur.Add(op)
 	if !h.reopen {

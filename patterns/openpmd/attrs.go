@@ -131,13 +131,30 @@ func speciesAttrs(it int, ratio uint64) []plan.AttributeSpec {
 	return []plan.AttributeSpec{i32Attr("openPMD_STEP", int32(it)), i32Attr("p2mRatio", int32(ratio)), strAttr("particleSmoothing", "none")}
 }
 
-// iterationAttrs are an iteration's attributes (openPMD-api's defaults).
-func iterationAttrs() []plan.AttributeSpec {
+// iterationAttrs are iteration it's attributes (openPMD-api's defaults) in the order the
+// flush writes them, by name; the variable-based encoding adds snapshot, which
+// Iteration::flushVariableBased sets in memory before the iteration's members are written
+// but which is flushed with the others (the real 8a's /data header: dt, snapshot, time,
+// timeUnitSI, all after the members).
+func iterationAttrs(enc Encoding, it int) []plan.AttributeSpec {
+	if enc == VariableBased {
+		return []plan.AttributeSpec{f64Attr("dt", 1), u64Attr("snapshot", uint64(it)), f64Attr("time", 0), f64Attr("timeUnitSI", 1)}
+	}
 	return []plan.AttributeSpec{f64Attr("dt", 1), f64Attr("time", 0), f64Attr("timeUnitSI", 1)}
 }
 
-// rootAttrs are the series attributes on "/", in the order openPMD-api writes them.
+// particlesPathAttr is the series' particlesPath. 8a sets the meshes' path but not the
+// particles': Iteration::flush then sets it and writes it at once (Series::
+// flushParticlesPath), before the species are flushed, and the series' attribute flush
+// at the end writes it again (writeAttribute: H5Aexists, then H5Aopen and H5Awrite).
+func particlesPathAttr() plan.AttributeSpec { return strAttr("particlesPath", ParticlesPath) }
+
+// rootAttrs are the series attributes on "/", in the order openPMD-api writes them (by
+// name); particlesPath was created before the particles (particlesPathAttr) and is
+// written again.
 func rootAttrs(enc Encoding, format, date string) []plan.AttributeSpec {
+	again := particlesPathAttr()
+	again.Exists = true
 	return []plan.AttributeSpec{
 		strAttr("basePath", BasePath),
 		strAttr("date", date),
@@ -146,7 +163,7 @@ func rootAttrs(enc Encoding, format, date string) []plan.AttributeSpec {
 		strAttr("meshesPath", MeshesPath),
 		strAttr("openPMD", Standard),
 		u32Attr("openPMDextension", 0),
-		strAttr("particlesPath", ParticlesPath),
+		again,
 		strAttr("software", Software),
 		strAttr("softwareVersion", SoftwareVersion),
 	}

@@ -243,21 +243,24 @@ func (b *builder) parent(path string) string {
 	return par
 }
 
-// group is CREATE_PATH: the parent group opened, the group created in it, then closed,
-// then the parent. (openPMD-api asks H5Lexists before each H5Gcreate, which the plan
-// vocabulary does not express.)
+// group is CREATE_PATH: the parent group opened, the group created in it by its name
+// (H5Gcreate(parent, name)), then closed, then the parent. (openPMD-api asks H5Lexists
+// before each H5Gcreate, which the plan vocabulary does not express.)
 func (b *builder) group(path string) {
 	par := b.parent(path)
-	b.op(plan.CreateGroup, path, true)
+	b.op(plan.CreateGroup, path, true).InParent = true
 	b.op(plan.CloseGroup, path, true)
 	b.op(plan.CloseGroup, par, true)
 }
 
-// dataset is CREATE_DATASET: the parent group opened, the dataset created in it and
-// closed, then the parent closed.
+// dataset is CREATE_DATASET: the parent group opened, the dataset created in it by its
+// name (H5Dcreate(parent, name): under Darshan a record "FILE:/parentname" of its own,
+// beside the full path's that writeDataset's H5Dopen(file, path) and writeAttribute's
+// H5Oopen give) and closed, then the parent closed.
 func (b *builder) dataset(path string, spec *plan.DatasetSpec) {
 	par := b.parent(path)
-	b.op(plan.CreateDataset, path, true).Dataset = spec
+	o := b.op(plan.CreateDataset, path, true)
+	o.Dataset, o.InParent = spec, true
 	b.op(plan.CloseDataset, path, true)
 	b.op(plan.CloseGroup, par, true)
 }
@@ -316,9 +319,10 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 	if first {
 		b.group("/data")
 	}
-	if c.Encoding == VariableBased {
-		b.attrs(ip, true, u64Attr("snapshot", uint64(it)))
-	} else {
+	// The variable-based iteration is /data itself: Iteration::flushVariableBased's
+	// setAttribute("snapshot") is flushed with the iteration's other attributes, after its
+	// members (iterationAttrs).
+	if c.Encoding != VariableBased {
 		b.group(ip)
 	}
 	fields := ip + "/fields"
@@ -349,8 +353,14 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 
 	parts := ip + "/particles"
 	sp := parts + "/" + Species
+	if first {
+		b.attrs("/", true, particlesPathAttr())
+	}
 	b.group(parts)
 	b.group(sp)
+	// Container<Record>::flush (ParticleSpecies::flush) writes the species' attributes
+	// right after creating its group, before its records.
+	b.attrs(sp, true, speciesAttrs(it, c.Ratio)...)
 	n := m.Particles()
 	particleComponent := func(path, variable string, t plan.Type) {
 		b.dataset(path, p.dsSpec(t, []uint64{n}))
@@ -371,9 +381,8 @@ func (p *Pattern) writeStep(b *builder, m *Mesh, env patterns.Env) {
 	b.group(sp + "/positionOffset/x")
 	b.attrs(sp+"/positionOffset/x", true, constantAttrs(0, n)...)
 	b.attrs(sp+"/positionOffset", true, recordAttrs(unitL)...)
-	b.attrs(sp, true, speciesAttrs(it, c.Ratio)...)
 
-	b.attrs(ip, true, iterationAttrs()...)
+	b.attrs(ip, true, iterationAttrs(c.Encoding, it)...)
 	if first {
 		b.attrs("/", true, rootAttrs(c.Encoding, p.IterationFormat(env), p.Date)...)
 	}

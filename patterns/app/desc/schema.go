@@ -102,7 +102,7 @@ var (
 			{Key: "shape", Kind: List, Help: "extent of a 1-D array attribute (empty: scalar)", Elem: &Node{Kind: Expr}},
 			{Key: "value", Kind: Data, Help: "literal value: a number, a string, or a list (an array attribute); for a compound type a map of its members' values by name (every member, each a number, a string or, for a nested compound, a map), or a list of such maps (e.g. {type: box, value: [{lo: 0, hi: 7}, {lo: 8, hi: 15}]}); ${EXPR} is evaluated when the attribute is written, at its object's creation (e.g. \"${step * dt}\"); without type: i64 for integers, f64 for other numbers and expressions, else a string as long as the longest value (a map needs type)"},
 			{Key: "generate", Kind: Enum, Allowed: []string{"seeded", "index"}, Help: "generated values instead of value: seeded pseudo-random (as datasets are filled) or the element index"},
-			{Key: "early", Kind: Bool, Default: "false", Help: "with the file's handles sequence: depth_first, written right after its object's creation rather than after its members (openPMD-api's iteration snapshot)"},
+			{Key: "early", Kind: Bool, Default: "false", Help: "with the file's handles sequence: depth_first, written right after its object's creation rather than after its members (openPMD-api's particle species' attributes)"},
 			atNode,
 			writesNode,
 		}}}

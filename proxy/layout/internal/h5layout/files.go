@@ -2,6 +2,7 @@ package h5layout
 
 import (
 	"fmt"
+	pathpkg "path"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/plan"
@@ -40,6 +41,14 @@ func (o ObjTable) Open(file h5.ID, op *plan.Op) error {
 		if id, err = h5.OpenObject(file, op.Path, op.CollMetadata); err == nil {
 			o.Generic[op.Path] = true
 		}
+	case op.InParent && (op.Kind == plan.CreateGroup || op.Kind == plan.CreateDataset):
+		parent, ok := o.IDs[pathpkg.Dir(op.Path)]
+		if !ok || !IsGroupKind(o.Kinds[pathpkg.Dir(op.Path)]) {
+			return fmt.Errorf("%s %s in its parent: group %s is not open", op.Kind, op.Path, pathpkg.Dir(op.Path))
+		}
+		in := *op
+		in.Path = pathpkg.Base(op.Path)
+		id, err = openByKind(parent, &in)
 	default:
 		id, err = openByKind(file, op)
 	}
