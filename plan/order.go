@@ -9,9 +9,11 @@ const (
 )
 
 // GroupSpec is a CreateGroup's group creation properties: the creation order of its links
-// and attributes (OrderTracked, OrderTracked|OrderIndexed; 0 untracked).
+// and attributes (OrderTracked, OrderTracked|OrderIndexed; 0 untracked), and whether its
+// object times go untracked (H5Pset_obj_track_times false).
 type GroupSpec struct {
 	LinkOrder, AttrOrder int
+	NoTimes              bool
 }
 
 // VirtualSource is one mapping of a virtual dataset (DatasetSpec.Virtual): the block of

@@ -215,6 +215,10 @@ type FileSpec struct {
 	// links and attributes (H5Pset_link_creation_order, H5Pset_attr_creation_order on the
 	// file creation list: OrderTracked, OrderIndexed); 0: untracked.
 	LinkOrder, AttrOrder int
+	// NoTimes leaves the root group's object times untracked (H5Pset_obj_track_times
+	// false on the file creation list), as netCDF-4 and h5py create their files: its
+	// object header is 16 bytes smaller.
+	NoTimes bool
 	// Info are the file's own MPI-IO hints (a description's files.ID.hints), passed in
 	// its MPI-IO opens' MPI_Info beneath the session's hints, which win key by key.
 	Info map[string]string
@@ -319,6 +323,8 @@ type DatasetSpec struct {
 	// AttrOrder tracks (OrderTracked) and indexes (OrderIndexed) the creation order of
 	// the dataset's attributes (H5Pset_attr_creation_order); 0: HDF5's default, untracked.
 	AttrOrder int
+	// NoTimes leaves the dataset's object times untracked (H5Pset_obj_track_times false).
+	NoTimes bool
 	// Virtual, when set, makes the dataset virtual (H5D_VIRTUAL) with these mappings: it
 	// holds no data of its own and is never written.
 	Virtual []VirtualSource
@@ -605,9 +611,15 @@ func (o Op) String() string {
 		if d.Compact {
 			b.WriteString(" compact")
 		}
+		if d.NoTimes {
+			b.WriteString(" untimed")
+		}
 		for _, f := range d.Filters {
 			fmt.Fprintf(&b, " filter=%d%v", f.ID, f.CDValues)
 		}
+	}
+	if (o.Group != nil && o.Group.NoTimes) || (o.File != nil && o.File.NoTimes && o.Kind == CreateFile) {
+		b.WriteString(" untimed") // created without object times (track_times: false)
 	}
 	if o.Baton != nil {
 		fmt.Fprintf(&b, " peer=%d tag=%d", o.Baton.Peer, o.Baton.Tag)

@@ -41,9 +41,11 @@ static void bounds_json(struct jb *b, const char *key, hid_t space, int end) {
  * dataset, vstart, vend, sstart}] for a virtual dataset's mappings (each selection's
  * bounding box, ends exclusive; "box":false when a selection is not its box whole,
  * "vall" and "sall" true when the virtual or source selection is H5S_SEL_ALL).
- * NULL when neither is set. */
-static char *dcpl_json(hid_t p, int layout) {
+ * ,"untimed":true when the program's own list user turns object times off (untimed_json).
+ * NULL when none is set. */
+static char *dcpl_json(hid_t p, int layout, hid_t user) {
     struct jb b = {0};
+    untimed_json(&b, user);
     unsigned ord = 0;
     if (h5.Pget_attr_creation_order(p, &ord) >= 0 && ord) jb_printf(&b, ",\"attr_crt_order\":%u", ord);
     size_t nmaps = 0;
@@ -89,7 +91,7 @@ static char *dcpl_json(hid_t p, int layout) {
 }
 
 /* h5d_opened records a dataset create or open: its record is (file, path in the file). */
-static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t2) {
+static void h5d_opened(int call, hid_t id, int deprecated, hid_t dcpl, int64_t t1, int64_t t2) {
     inside++;
     struct quiet q;
     quiet_on(&q);
@@ -155,7 +157,7 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
             filter_id[i] = (int)h5.Pget_filter2(p, (unsigned)i, &flags, &ncd, cd, sizeof fname, fname, &config);
             filter_cd0[i] = ncd > 0 ? cd[0] : 0;
         }
-        more = dcpl_json(p, layout);
+        more = dcpl_json(p, layout, dcpl);
         h5.Pclose(p);
     }
     quiet_off(&q);
@@ -199,6 +201,11 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
         for (int i = 0; i < 5 && i < ndims; i++)
             c[H5D_CHUNK_SIZE_D1 + i] = layout == H5D_CHUNKED ? (int64_t)chunk[ndims - 1 - i] : 0;
         if (deprecated) c[H5D_USE_DEPRECATED] = 1;
+        /* An open cannot tell the creation's untracked times (the program's list is gone):
+         * the create's mark stays on the record. */
+        size_t il = strlen(info);
+        int keep = dcpl < 0 && r->info && strstr(r->info, "\"untimed\":true") && il > 0 && il + 16 < sizeof info;
+        if (keep) snprintf(info + il - 1, sizeof info - il + 1, ",\"untimed\":true}");
         free(r->info);
         r->info = strdup(info);
         hm_put(&h5dsets, (uint64_t)id, r);
@@ -210,23 +217,23 @@ static void h5d_opened(int call, hid_t id, int deprecated, int64_t t1, int64_t t
 
 hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl, hid_t dcpl, hid_t dapl) {
     WRAP(hid_t id, H5Dcreate2, hdf5_active, loc, name, type, space, lcpl, dcpl, dapl);
-    if (id >= 0) h5d_opened(C_H5Dcreate2, id, 0, t1, now_ns());
+    if (id >= 0) h5d_opened(C_H5Dcreate2, id, 0, dcpl, t1, now_ns());
     return id;
 }
 hid_t H5Dopen2(hid_t loc, const char *name, hid_t dapl) {
     WRAP(hid_t id, H5Dopen2, hdf5_active, loc, name, dapl);
-    if (id >= 0) h5d_opened(C_H5Dopen2, id, 0, t1, now_ns());
+    if (id >= 0) h5d_opened(C_H5Dopen2, id, 0, -1, t1, now_ns());
     return id;
 }
 #ifndef H5_NO_DEPRECATED_SYMBOLS
 hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl) {
     WRAP(hid_t id, H5Dcreate1, hdf5_active, loc, name, type, space, dcpl);
-    if (id >= 0) h5d_opened(C_H5Dcreate1, id, 1, t1, now_ns());
+    if (id >= 0) h5d_opened(C_H5Dcreate1, id, 1, dcpl, t1, now_ns());
     return id;
 }
 hid_t H5Dopen1(hid_t loc, const char *name) {
     WRAP(hid_t id, H5Dopen1, hdf5_active, loc, name);
-    if (id >= 0) h5d_opened(C_H5Dopen1, id, 1, t1, now_ns());
+    if (id >= 0) h5d_opened(C_H5Dopen1, id, 1, -1, t1, now_ns());
     return id;
 }
 #endif

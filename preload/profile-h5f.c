@@ -83,6 +83,39 @@ static void crt_order_json(struct jb *b, hid_t pl) {
     h5.Pclose(pl);
 }
 
+/* untimed_json: the program's own creation list, not the object's, which HDF5 rebuilds
+ * from its header and reports tracked for a version-1 header without times. */
+void untimed_json(struct jb *b, hid_t pl) {
+    hbool_t t = 1;
+    if (pl >= 0 && pl != H5P_DEFAULT && h5.Pget_obj_track_times && h5.Pget_obj_track_times(pl, &t) >= 0 && !t)
+        jb_printf(b, ",\"untimed\":true");
+}
+
+/* root_untimed_json: a created file's root group without its times, as the file creation
+ * list fcpl says or, when the program turned them off another way (netCDF-4's files keep a
+ * list that tracks them), as the root group's header does (its list, rebuilt from the
+ * header, is exact for the version-2 headers such roots have). */
+static void root_untimed_json(struct jb *b, hid_t file, hid_t fcpl) {
+    struct jb t = {0};
+    untimed_json(&t, fcpl);
+    char *s = jb_done(&t);
+    if (!s) {
+        RESOLVE(H5Gopen2);
+        RESOLVE(H5Gclose);
+        hid_t g = next_H5Gopen2(file, "/", H5P_DEFAULT);
+        if (g >= 0) {
+            hid_t gcpl = h5.Gget_create_plist(g);
+            hbool_t on = 1;
+            if (gcpl >= 0 && h5.Pget_obj_track_times && h5.Pget_obj_track_times(gcpl, &on) >= 0 && !on)
+                s = strdup(",\"untimed\":true");
+            if (gcpl >= 0) h5.Pclose(gcpl);
+            next_H5Gclose(g);
+        }
+    }
+    if (s) jb_printf(b, "%s", s);
+    free(s);
+}
+
 /* h5f_opened records an H5Fcreate or H5Fopen of path with access list fapl that returned id
  * (the file's record, its info from the access list); it returns id. */
 static hid_t h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_t t1, int64_t t2) {
@@ -120,7 +153,11 @@ static hid_t h5f_opened(int call, hid_t id, const char *path, hid_t fapl, int64_
         struct jb e = {0};
         jb_printf(&e, "\"fapl\":{\"driver\":\"%s\",\"coll_metadata_ops\":%s,\"coll_metadata_write\":%s}",
                   mpio ? "mpio" : "other", cmops ? "true" : "false", cmwrite ? "true" : "false");
-        if (call == C_H5Fcreate) crt_order_json(&e, h5.Fget_create_plist(id));
+        if (call == C_H5Fcreate) {
+            hid_t fcpl = h5.Fget_create_plist(id); /* the file keeps the program's list */
+            root_untimed_json(&e, id, fcpl);
+            crt_order_json(&e, fcpl);
+        }
         fx = jb_done(&e);
     }
     quiet_off(&q);
@@ -330,7 +367,7 @@ static char *object_json(hid_t id) {
 
 /* h5_opened counts an open (or create) of a group or object that returned id; traced, its
  * event names it. It returns id. */
-static hid_t h5_opened(int call, hid_t id, int64_t t1, int64_t t2) {
+static hid_t h5_opened_pl(int call, hid_t id, hid_t gcpl, int64_t t1, int64_t t2) {
     if (id < 0) return id;
     char *extra = NULL;
     if (trace_on) {
@@ -341,6 +378,7 @@ static hid_t h5_opened(int call, hid_t id, int64_t t1, int64_t t2) {
             quiet_on(&q);
             struct jb b = {0};
             jb_printf(&b, "%s", extra);
+            untimed_json(&b, gcpl);
             crt_order_json(&b, h5.Gget_create_plist(id));
             free(extra);
             extra = jb_done(&b);
@@ -351,6 +389,8 @@ static hid_t h5_opened(int call, hid_t id, int64_t t1, int64_t t2) {
     h5_other_extra(call, id, t1, t2, extra);
     return id;
 }
+
+static hid_t h5_opened(int call, hid_t id, int64_t t1, int64_t t2) { return h5_opened_pl(call, id, -1, t1, t2); }
 
 /* h5_close closes a group or object with next: traced, its name and file are taken before
  * the close (the identifier means nothing after it); untraced, the call is only counted. */
@@ -393,7 +433,10 @@ static herr_t h5_close(int call, herr_t (*next)(hid_t), hid_t id) {
         if (!hdf5_active()) return next_##f(id);                                               \
         return h5_close(C_##f, next_##f, id);                                                  \
     }
-H5_OPENER(H5Gcreate2, (hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t gapl), loc, name, lcpl, gcpl, gapl)
+hid_t H5Gcreate2(hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t gapl) {
+    WRAP(hid_t id, H5Gcreate2, hdf5_active, loc, name, lcpl, gcpl, gapl);
+    return h5_opened_pl(C_H5Gcreate2, id, gcpl, t1, now_ns());
+}
 #ifndef H5_NO_DEPRECATED_SYMBOLS /* the 1.6 API's create (MACSio's groups) */
 H5_OPENER(H5Gcreate1, (hid_t loc, const char *name, size_t size_hint), loc, name, size_hint)
 #endif

@@ -89,6 +89,7 @@ int hdf5_active(void) {
         R(Gget_create_plist, H5Gget_create_plist);
         R(Pget_link_creation_order, H5Pget_link_creation_order);
         R(Pget_attr_creation_order, H5Pget_attr_creation_order);
+        R(Pget_obj_track_times, H5Pget_obj_track_times);
         R(Tget_order, H5Tget_order);
         R(Tget_super, H5Tget_super);
         R(Tget_array_ndims, H5Tget_array_ndims);

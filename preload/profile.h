@@ -347,6 +347,9 @@ struct jb {
 };
 void jb_printf(struct jb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void jb_str(struct jb *b, const char *s);
+/* untimed_json appends ,"untimed":true to b when the creation list pl (a program's
+ * argument: H5P_DEFAULT tracks them) turns object times off (profile-h5f.c). */
+void untimed_json(struct jb *b, hid_t pl);
 void jb_hex(struct jb *b, const void *buf, size_t n);
 char *jb_done(struct jb *b);
 
@@ -476,6 +479,8 @@ struct h5fns {
     __typeof__(H5Gget_create_plist) *Gget_create_plist;
     __typeof__(H5Pget_link_creation_order) *Pget_link_creation_order;
     __typeof__(H5Pget_attr_creation_order) *Pget_attr_creation_order;
+    /* object times untracked on a creation list (capture's track_times) */
+    __typeof__(H5Pget_obj_track_times) *Pget_obj_track_times;
     __typeof__(H5Tget_order) *Tget_order;
     __typeof__(H5Tget_super) *Tget_super;
     __typeof__(H5Tget_array_ndims) *Tget_array_ndims;

@@ -40,6 +40,18 @@ static inline herr_t h5p_object_info(hid_t obj, unsigned long *fileno, haddr_t *
 	return 0;
 }
 
+// h5p_object_timed reports whether obj's header records its times (1), or not (0: created
+// with H5Pset_obj_track_times false, when HDF5 reports every time as 0); -1 on error.
+static inline int h5p_object_timed(hid_t obj) {
+	h5p_oinfo_t oi;
+#if H5_VERSION_GE(1, 12, 0)
+	if (H5Oget_info3(obj, &oi, H5O_INFO_TIME) < 0) return -1;
+#else
+	if (H5Oget_info2(obj, &oi, H5O_INFO_TIME) < 0) return -1;
+#endif
+	return oi.ctime != 0 || oi.mtime != 0 || oi.btime != 0 || oi.atime != 0;
+}
+
 // HDF5 1.14 features (the HDF5=1.14 build): multi-dataset I/O (H5Dwrite_multi,
 // H5Dread_multi, 1.14.0) and selection I/O with its outcome on the transfer list
 // (H5Pset_selection_io, H5Pget_actual_selection_io_mode, H5Pget_no_selection_io_cause,

@@ -15,6 +15,9 @@ func setExtraDCPL(dcpl C.hid_t, d *plan.DatasetSpec, op string) error {
 	if d.Compact && C.H5Pset_layout(dcpl, C.H5D_COMPACT) < 0 {
 		return stackError("H5Pset_layout(H5D_COMPACT) for " + op)
 	}
+	if err := setNoTimes(op, dcpl, d.NoTimes); err != nil {
+		return err
+	}
 	return setOrder(op, dcpl, 0, d.AttrOrder, false)
 }
 

@@ -346,6 +346,22 @@ func CreationOrder(obj ID) (links, attrs string, err error) {
 	return name(l), name(a), nil
 }
 
+// ObjectTimed reports whether a group's, dataset's or file's (its root group's) object
+// header records its times: false for an object created with H5Pset_obj_track_times
+// false, as netCDF-4 and h5py create theirs.
+func ObjectTimed(obj ID) (bool, error) {
+	enter()
+	defer leave()
+	if err := checkID("ObjectTimed", obj, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
+		return false, err
+	}
+	t := C.h5p_object_timed(C.hid_t(obj))
+	if t < 0 {
+		return false, stackError(fmt.Sprintf("H5Oget_info (times) of object %d", obj))
+	}
+	return t == 1, nil
+}
+
 func splitNul(s string) (string, string) {
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0 {

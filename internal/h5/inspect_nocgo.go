@@ -11,5 +11,8 @@ func DatasetCreation(d ID) (Creation, error) { return Creation{}, ErrNoCgo }
 // ReferenceNames returns ErrNoCgo in a build without cgo.
 func ReferenceNames(loc ID, name string) ([][]string, bool, error) { return nil, false, ErrNoCgo }
 
+// ObjectTimed returns ErrNoCgo in a build without cgo.
+func ObjectTimed(obj ID) (bool, error) { return false, ErrNoCgo }
+
 // CreationOrder returns ErrNoCgo in a build without cgo.
 func CreationOrder(obj ID) (string, string, error) { return "", "", ErrNoCgo }

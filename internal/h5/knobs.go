@@ -163,7 +163,7 @@ var fileSpaceStrategies = map[string]C.H5F_fspace_strategy_t{
 // the tuning sets the file space strategy or page size. The caller closes any other list.
 func fileCreation(op string, a Access) (C.hid_t, error) {
 	t := a.Tuning
-	if t.FileSpaceStrategy == "" && t.FileSpacePageSize == 0 && a.LinkOrder == 0 && a.AttrOrder == 0 {
+	if t.FileSpaceStrategy == "" && t.FileSpacePageSize == 0 && a.LinkOrder == 0 && a.AttrOrder == 0 && !a.NoTimes {
 		return C.H5P_DEFAULT, nil
 	}
 	fcpl := C.H5Pcreate(C.h5k_fcpl_class())
@@ -171,6 +171,10 @@ func fileCreation(op string, a Access) (C.hid_t, error) {
 		return -1, stackError("H5Pcreate(H5P_FILE_CREATE) for " + op)
 	}
 	if err := setOrder(op, fcpl, a.LinkOrder, a.AttrOrder, true); err != nil {
+		C.H5Pclose(fcpl)
+		return -1, err
+	}
+	if err := setNoTimes(op, fcpl, a.NoTimes); err != nil {
 		C.H5Pclose(fcpl)
 		return -1, err
 	}

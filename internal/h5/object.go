@@ -226,7 +226,7 @@ func CreateDataset(loc ID, path string, d plan.DatasetSpec) (ID, error) {
 		return 0, errorf("h5: %s: deflate level %d outside 0..9", op, d.Deflate)
 	}
 	return create(loc, "CreateDataset", path, op, d, func(C.hid_t) (C.hid_t, error) {
-		if d.Chunk == nil && d.Deflate == 0 && len(d.Filters) == 0 && !d.FillNever && !d.FillUndefined && d.FillValue == nil && !datasetTuned(d.Tuning) && !d.Compact && d.AttrOrder == 0 {
+		if d.Chunk == nil && d.Deflate == 0 && len(d.Filters) == 0 && !d.FillNever && !d.FillUndefined && d.FillValue == nil && !datasetTuned(d.Tuning) && !d.Compact && d.AttrOrder == 0 && !d.NoTimes {
 			return C.H5P_DEFAULT, nil
 		}
 		dcpl := C.H5Pcreate(C.h5p_dcpl_class())

@@ -51,10 +51,19 @@ func setOrder(op string, pl C.hid_t, links, attrs int, withLinks bool) error {
 	return nil
 }
 
+// setNoTimes turns the tracking of object times off on the creation list pl (a file's,
+// group's or dataset's: H5Pset_obj_track_times false) when noTimes. Called inside the gate.
+func setNoTimes(op string, pl C.hid_t, noTimes bool) error {
+	if noTimes && C.H5Pset_obj_track_times(pl, C.hbool_t(false)) < 0 {
+		return stackError("H5Pset_obj_track_times for " + op)
+	}
+	return nil
+}
+
 // CreateGroupWith creates the group at path with the creation properties g (the creation
 // order of its links and attributes), as CreateGroup does with the defaults.
 func CreateGroupWith(loc ID, path string, g plan.GroupSpec) (ID, error) {
-	if g.LinkOrder == 0 && g.AttrOrder == 0 {
+	if g.LinkOrder == 0 && g.AttrOrder == 0 && !g.NoTimes {
 		return CreateGroup(loc, path)
 	}
 	enter()
@@ -66,6 +75,9 @@ func CreateGroupWith(loc ID, path string, g plan.GroupSpec) (ID, error) {
 	}
 	defer C.H5Pclose(gcpl)
 	if err := setOrder(op, gcpl, g.LinkOrder, g.AttrOrder, true); err != nil {
+		return 0, err
+	}
+	if err := setNoTimes(op, gcpl, g.NoTimes); err != nil {
 		return 0, err
 	}
 	// Into the calling thread's event set as H5Gcreate_async, as every other create.

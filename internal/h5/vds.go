@@ -188,6 +188,9 @@ func CreateVirtual(loc ID, path string, d plan.DatasetSpec, maps []VirtualMap) (
 		if C.H5Pset_layout(dcpl, C.H5D_VIRTUAL) < 0 {
 			return dcpl, stackError("H5Pset_layout(H5D_VIRTUAL) for " + op)
 		}
+		if err := setNoTimes(op, dcpl, d.NoTimes); err != nil {
+			return dcpl, err
+		}
 		for i, m := range maps {
 			if err := addMapping(op, dcpl, space, d.Shape, i, m); err != nil {
 				return dcpl, err

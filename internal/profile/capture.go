@@ -66,6 +66,9 @@ type datasetInfo struct {
 	// AttrCrtOrder is the creation order flags of the dataset's attributes (1 tracked,
 	// 2 indexed; H5Pset_attr_creation_order on its creation list).
 	AttrCrtOrder int `json:"attr_crt_order"`
+	// Untimed: the program's creation list turned the dataset's object times off
+	// (H5Pset_obj_track_times false).
+	Untimed bool `json:"untimed"`
 	// Virtual are a virtual dataset's mappings (H5Pset_virtual).
 	Virtual []virtualMapping `json:"virtual"`
 }
@@ -439,6 +442,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		file.Attributes = c.attributes(fpath, id, fileAttrs["/"])
 		c.tree(file, fpath, id, ds, fileAttrs, groupsOf(p, f, ds, fileAttrs, stepOf), links(p, f, stepOf), p.Ranks)
 		traced := creationOrders(p, f, file, stepOf)
+		c.trackTimes(p, f, file, fpath, ds)
 		c.scales(file, fpath, id, traced)
 		read := false
 		// One write action per transfer mode and cadence (every step, or a series'

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
@@ -68,4 +69,35 @@ func groupContent(c *desc.Content, path string) *desc.Content {
 		c = next
 	}
 	return c
+}
+
+// trackTimes sets file's track_times from rank 0's creates of it: false when the root
+// group (H5Fcreate), every group (H5Gcreate2) and every dataset (its record) were created
+// with their object times off, as netCDF-4 and h5py create theirs. The key is the file's:
+// a file whose objects differ keeps the default and names them as not expressed.
+func (c *Description) trackTimes(p *Profile, file string, f *desc.File, fpath string, ds map[string]*capDataset) {
+	untimed, all := 0, 0
+	for _, e := range p.Events {
+		if e.Rank != 0 || e.File != file || (e.Call != "H5Fcreate" && !groupCreate(e.Call)) {
+			continue
+		}
+		all++
+		if e.Untimed {
+			untimed++
+		}
+	}
+	for _, d := range ds {
+		all++
+		if d.info.Untimed {
+			untimed++
+		}
+	}
+	switch {
+	case untimed == 0:
+	case untimed == all:
+		f.TrackTimes = desc.V("false")
+		c.Desc.Comment(fpath+".track_times", "every object created with H5Pset_obj_track_times false")
+	default:
+		c.unexpressed(fpath, fmt.Sprintf("%d of %d objects created without their times (H5Pset_obj_track_times false): track_times is the whole file's", untimed, all))
+	}
 }

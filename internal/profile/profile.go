@@ -114,6 +114,9 @@ type Event struct {
 	// CrtOrder is the creation order flags of an H5Fcreate's root group or an H5Gcreate2's
 	// group: links, attributes (1 tracked, 2 indexed), when either is set.
 	CrtOrder []int `json:"crt_order,omitempty"`
+	// Untimed: an H5Fcreate's or H5Gcreate2's creation list turned the object times of
+	// the root group or the group off (H5Pset_obj_track_times false).
+	Untimed bool `json:"untimed,omitempty"`
 	// fileStep is 1 + the step of a file written one per step (capture's folding), 0 else.
 	fileStep int
 }
@@ -166,6 +169,8 @@ type line struct {
 	Refs        string              `json:"refs"`
 	Box         *bool               `json:"box"`
 	FAPL        *FAPL               `json:"fapl"`
+	CrtOrder    []int               `json:"crt_order"`
+	Untimed     bool                `json:"untimed"`
 	Partial     bool                `json:"partial"`
 	Reason      string              `json:"reason"`
 	Dropped     int64               `json:"dropped_events"`
@@ -216,7 +221,8 @@ func ReadFile(path string) (*Process, error) {
 			p.Events = append(p.Events, Event{Rank: p.Header.Rank, Module: l.Module, Call: l.Call, File: l.File,
 				Name: l.Name, Offset: l.Offset, Length: l.Length, Start: float64(l.StartNs) / 1e9,
 				End: float64(l.EndNs) / 1e9, Collective: l.Collective, Selection: l.Selection,
-				Attribute: l.Attribute, Extent: l.Extent, Object: l.Object, Target: l.Target, TargetFile: l.TargetFile, Ref: l.Ref, Refs: l.Refs, Box: l.Box, FAPL: l.FAPL})
+				Attribute: l.Attribute, Extent: l.Extent, Object: l.Object, Target: l.Target, TargetFile: l.TargetFile, Ref: l.Ref, Refs: l.Refs, Box: l.Box, FAPL: l.FAPL,
+				CrtOrder: l.CrtOrder, Untimed: l.Untimed})
 		case "end":
 			p.Partial, p.Reason, p.EndNs, p.Dropped = l.Partial, l.Reason, l.EndNs, l.Dropped
 		}

@@ -120,6 +120,7 @@ type sim struct {
 	plans     []plan.Plan                                // per step
 	end       plan.Plan
 	cur       *plan.Plan
+	untimed   map[string]bool // file path → its objects are created without their times (times.go)
 }
 
 // stepsFor is the write phase's steps on nranks ranks: steps may use nranks (a run
@@ -284,6 +285,7 @@ func (s *sim) run() error {
 	if err := s.unscaled(); err != nil {
 		return err
 	}
+	s.markUntimed()
 	return s.unlinked()
 }
 
@@ -464,6 +466,16 @@ func (s *sim) openFile(f *desc.File, path string, sh sharing, step int, readOnly
 	libverBounds(f, fs)
 	fs.Info = fileHints(f, par)
 	fs.LinkOrder, fs.AttrOrder = orderFlags(f.CreationOrder.Links), orderFlags(f.CreationOrder.Attributes)
+	untimed, err := s.untimedFile(f)
+	if err != nil {
+		return nil, err
+	}
+	if fs.NoTimes = untimed; untimed {
+		if s.untimed == nil {
+			s.untimed = map[string]bool{}
+		}
+		s.untimed[path] = true
+	}
 	kind := plan.CreateFile
 	if readOnly || s.existing[path] || strings.EqualFold(f.Mode.Text, "append") {
 		kind = plan.OpenFile

@@ -43,7 +43,7 @@ func TestCreationOrderPlanned(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"file links=3 attrs=3", "/g &{LinkOrder:1 AttrOrder:0}", "/plain <nil>", "/x attrs=1", "/y attrs=0"}
+	want := []string{"file links=3 attrs=3", "/g &{LinkOrder:1 AttrOrder:0 NoTimes:false}", "/plain <nil>", "/x attrs=1", "/y attrs=0"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("creates:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -43,7 +43,7 @@ func (s *sim) createByRank0(f *desc.File, path string, sh sharing, step int) (*i
 	}
 	if pre.emit {
 		fs := &plan.FileSpec{MakeDirs: true, SharedLater: true,
-			LinkOrder: orderFlags(f.CreationOrder.Links), AttrOrder: orderFlags(f.CreationOrder.Attributes)}
+			LinkOrder: orderFlags(f.CreationOrder.Links), AttrOrder: orderFlags(f.CreationOrder.Attributes), NoTimes: s.untimed[path]}
 		libverBounds(f, fs)
 		s.cur.Add(plan.Op{Kind: plan.CreateFile, Path: path, Step: step, File: fs})
 	}

@@ -92,6 +92,10 @@ type Dataset struct {
 type File struct {
 	Path string
 	Root *Group
+	// Timed and Untimed count the file's datasets whose headers record their times and
+	// those created without them (H5Pset_obj_track_times false): the description's
+	// track_times. A hard-linked dataset counts at each path.
+	Timed, Untimed int
 }
 
 // Read reads the structure of every file in paths, in order. An error names the file and
@@ -110,10 +114,11 @@ func Read(paths []string) ([]*File, error) {
 
 // reader reads one file: its objects' first paths by address, for hard links.
 type reader struct {
-	f     h5.ID
-	first map[uint64]string // object address -> the path the visit lists it under
-	tree  map[string]bool   // paths the visit lists
-	refs  []*plan.AttributeSpec
+	f              h5.ID
+	timed, untimed int               // objects with and without their times (File.Timed, Untimed)
+	first          map[uint64]string // object address -> the path the visit lists it under
+	tree           map[string]bool   // paths the visit lists
+	refs           []*plan.AttributeSpec
 }
 
 func readFile(path string) (_ *File, err error) {
@@ -177,7 +182,7 @@ func readFile(path string) (_ *File, err error) {
 			return nil, err
 		}
 	}
-	return &File{Path: path, Root: root}, nil
+	return &File{Path: path, Root: root, Timed: r.timed, Untimed: r.untimed}, nil
 }
 
 // note records the address of the open object at path, the first path it is listed under.
@@ -188,6 +193,22 @@ func (r *reader) note(obj h5.ID, path string) error {
 	}
 	if _, ok := r.first[st.Addr]; !ok {
 		r.first[st.Addr] = path
+	}
+	return nil
+}
+
+// times counts whether the dataset open at path keeps its times (File.Timed, Untimed). Only
+// datasets tell: the version-1 headers of HDF5's default bounds keep none on groups,
+// whatever the program asked.
+func (r *reader) times(obj h5.ID, path string) error {
+	timed, err := h5.ObjectTimed(obj)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if timed {
+		r.timed++
+	} else {
+		r.untimed++
 	}
 	return nil
 }
@@ -348,6 +369,9 @@ func (r *reader) dataset(path, name string) (*Dataset, error) {
 	}
 	defer h5.CloseDataset(id)
 	if err := r.note(id, path); err != nil {
+		return nil, err
+	}
+	if err := r.times(id, path); err != nil {
 		return nil, err
 	}
 	d := &Dataset{Name: name}

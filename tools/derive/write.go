@@ -164,6 +164,7 @@ func (b *builder) build(files []*File) *desc.Description {
 			f.Writer = desc.V("rank0")
 			d.Guess(path+".writer", why)
 		}
+		b.trackTimes(f, u.file, path)
 		d.Files = append(d.Files, f)
 	}
 	for i, u := range units {
@@ -799,4 +800,18 @@ func sizeText(v uint64) string {
 		}
 	}
 	return strconv.FormatUint(v, 10)
+}
+
+// trackTimes sets track_times: false on a file whose datasets all lack their times (a
+// file records whether each object header keeps them; netCDF-4 and h5py create theirs
+// without). The key is the file's: datasets that differ keep the default, with a note.
+func (b *builder) trackTimes(f *desc.File, in *File, path string) {
+	switch {
+	case in.Untimed == 0:
+	case in.Timed == 0:
+		f.TrackTimes = desc.V("false")
+		b.d.Comment(path+".track_times", "no dataset of the file records its times")
+	default:
+		b.d.Comment(path, fmt.Sprintf("%d of the file's %d datasets record no times (H5Pset_obj_track_times false): track_times is the whole file's, left at its default", in.Untimed, in.Untimed+in.Timed))
+	}
 }

@@ -459,7 +459,7 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			x := p.mapOf(vals[i], path)
 			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs), Writer: x.value("writer", fs),
 				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs),
-				Libver: x.value("libver", fs), Define: x.value("define", fs), Counter: x.value("counter", fs), Hints: p.hints(x.vals["hints"], path+".hints"),
+				Libver: x.value("libver", fs), Define: x.value("define", fs), TrackTimes: x.value("track_times", fs), Counter: x.value("counter", fs), Hints: p.hints(x.vals["hints"], path+".hints"),
 				Handles: p.handles(x.vals["handles"], path+".handles")}
 			if _, err := LibverOf(f.Libver); err != nil {
 				return err

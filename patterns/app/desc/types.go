@@ -133,6 +133,9 @@ type File struct {
 	// Define is when the file's objects are created: lazy (at their first write), upfront
 	// or upfront_flush (all of them right after the file's creation; define.go in app).
 	Define Value
+	// TrackTimes false creates the file's objects without their times (the schema's
+	// track_times).
+	TrackTimes Value
 	// Counter names the numbering the variable count follows in this file's expressions
 	// (families.go): files naming one counter share it; unset, the file's own id.
 	Counter Value

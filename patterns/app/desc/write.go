@@ -224,6 +224,7 @@ func (wr *writer) file(f *File, path string) *yaml.Node {
 	m.value("collective_metadata", f.CollectiveMetadata)
 	m.value("libver", f.Libver)
 	m.value("define", f.Define)
+	m.value("track_times", f.TrackTimes)
 	m.value("counter", f.Counter)
 	m.add("hints", wr.hints(f.Hints, join(path, "hints")))
 	m.add("handles", wr.handles(f.Handles, join(path, "handles")))

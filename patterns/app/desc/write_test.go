@@ -116,6 +116,7 @@ func (g *gen) file(id string) *File {
 	g.note(path + ".name")
 	f.Counter = g.opt(func() Value { return g.pick("f0", "plots", id) })
 	f.Define = g.opt(func() Value { return g.pick("lazy", "upfront", "upfront_flush") })
+	f.TrackTimes = g.opt(g.bool)
 	for i := range g.r.Intn(3) {
 		f.Hints = append(f.Hints, Param{Name: fmt.Sprintf("cb_%d", i), Value: g.v()})
 		g.note(path + ".hints." + f.Hints[i].Name)
