@@ -158,6 +158,13 @@ deps-browser:
 	DEPS_NAME=deps-browser bash scripts/deps.sh chromium
 
 test: export H5PROXY_REQUIRE_BROWSER = 1
+# Ranks waiting in MPI give up their core (sched_yield) instead of polling: go test runs two
+# packages at once, each launching 2-rank jobs on CI's 2 cores, where a polling rank holds
+# the core another job's rank needs (OpenMPI yields by itself only when one job has more
+# ranks than cores). Two copies at once of `go test ./proxy -run '^TestLayoutsE3SM$'` (2
+# ranks) took 70-79 s each, 29-32 s with it, and 14 s of CPU each instead of 22 (shared
+# machine, the runs at nice -15, 2026-11-29).
+test: export OMPI_MCA_mpi_yield_when_idle = 1
 # The packagers' plain build (cmake-plain) runs with the system's HDF5, as packagers build;
 # the 1.14 suite skips it to keep CI's two suites within their time.
 TEST_PLAIN := $(if $(filter 1.14,$(HDF5)),,cmake-plain)

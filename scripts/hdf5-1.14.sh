@@ -82,8 +82,19 @@ cd "$srcdir"
   --enable-build-mode=production --disable-tests --disable-fortran --disable-cxx \
   --enable-shared --disable-static CC=mpicc >"$work/configure.log" 2>&1 ||
   { tail -30 "$work/configure.log" >&2; exit 1; }
-make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -30 "$work/make.log" >&2; exit 1; }
-make install >"$work/install.log" 2>&1 || { tail -30 "$work/install.log" >&2; exit 1; }
+# Only the parts h5proxy, its tests and the connectors' builds use are built and installed
+# (a whole `make` also builds every other tool and hl's h5watch): the library with its
+# libhdf5.settings (src); h5pcc and h5cc (bin: CMake's FindHDF5 asks h5pcc for the flags
+# when it builds a connector); the three tools the tests run from $prefix/bin, h5dump, h5diff
+# (with ph5diff) and h5ls (tools/lib is their library); h5fuse (utils); and the high-level
+# library (hl/src, which the connectors' builds look for).
+parts=(src bin tools/lib tools/src/h5diff tools/src/h5ls tools/src/h5dump utils hl/src)
+for part in "${parts[@]}"; do
+  make -C "$part" -j"$(nproc)" >>"$work/make.log" 2>&1 || { tail -30 "$work/make.log" >&2; exit 1; }
+done
+for part in "${parts[@]}"; do
+  make -C "$part" install >>"$work/install.log" 2>&1 || { tail -30 "$work/install.log" >&2; exit 1; }
+done
 threadsafe || { echo "hdf5-1.14: $prefix/lib/libhdf5.settings does not say Threadsafety: yes after the build" >&2; exit 1; }
 write_pc
 echo "hdf5-1.14: installed HDF5 $(pkg-config --modversion "$prefix/lib/pkgconfig/hdf5-openmpi.pc") into $prefix"

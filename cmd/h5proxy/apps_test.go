@@ -79,7 +79,9 @@ func censusOf(t *testing.T, report string) []string {
 // re-expresses (the table apps.Pairs, which bench/app also times), at 1, 2 and 4 ranks:
 // the files are equal under h5dump -pH (addresses masked), and so is the census per phase,
 // every call included: HDF5 calls with their counts (all ranks, and the most of one rank)
-// and bytes, collective transfers and I/O modes.
+// and bytes, collective transfers and I/O modes. The 2-rank run's files are also
+// TestDeriveSamples' for the pairs: derived and checked here (deriveChecks), so that each
+// sample is run once for both tests.
 func TestAppSamples(t *testing.T) {
 	if _, err := exec.LookPath("h5dump"); err != nil {
 		t.Skip("h5dump not installed")
@@ -104,7 +106,7 @@ func TestAppSamples(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(d, c.Desc), src, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				copyPairData(t, c, b, d)
+				inputs := copyPairData(t, c, b, d)
 				n := fmt.Sprint(np)
 				h5proxy(t, b, "run", "-np", n, "-quiet", "-report", "report.json", "builtin.json").expect(t, 0, nil, nil)
 				h5proxy(t, d, append([]string{"run", "-np", n, "-quiet", "-report", "report.json", c.Desc}, c.Args...)...).expect(t, 0, nil, nil)
@@ -117,6 +119,9 @@ func TestAppSamples(t *testing.T) {
 				want, got := censusOf(t, filepath.Join(b, "report.json")), censusOf(t, filepath.Join(d, "report.json"))
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("census differs:\n%s", lineDiff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+				}
+				if np == 2 {
+					deriveChecks(t, d, c.Name(), inputs)
 				}
 			})
 		}

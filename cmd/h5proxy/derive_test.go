@@ -145,54 +145,47 @@ func TestDeriveH5MDLinks(t *testing.T) {
 	}
 }
 
-// TestDeriveSamples: everything derive writes passes check. Each sample description
-// (samples/apps at its pair's parameters, examples/apps) runs at 2 ranks; derive of every
-// HDF5 file it writes is checked at 2 ranks (h5proxy check plans every rank's operations).
+// TestDeriveSamples: everything derive writes passes check. Each sample description of
+// examples/apps runs at 2 ranks; derive of every HDF5 file it writes is checked at 2 ranks
+// (h5proxy check plans every rank's operations). The samples of samples/apps, at their
+// pair's parameters, get the same checks in TestAppSamples, on the files of its 2-rank
+// run of the description, which this test would repeat.
 func TestDeriveSamples(t *testing.T) {
-	type sample struct {
-		name, path string
-		args       []string
-	}
-	var samples []sample
-	for _, c := range apps.Pairs {
-		samples = append(samples, sample{c.Name(), filepath.Join("..", "..", "samples", "apps", c.Desc), c.Args})
-	}
 	ex, _ := filepath.Glob(filepath.Join("..", "..", "examples", "apps", "*.yaml"))
+	if n := len(apps.Pairs) + len(ex); n < 5 {
+		t.Fatalf("found %d samples", n)
+	}
 	for _, p := range ex {
-		samples = append(samples, sample{strings.TrimSuffix(filepath.Base(p), ".yaml"), p, nil})
-	}
-	if len(samples) < 5 {
-		t.Fatalf("found %d samples", len(samples))
-	}
-	for _, s := range samples {
-		t.Run(s.name, func(t *testing.T) {
+		name := strings.TrimSuffix(filepath.Base(p), ".yaml")
+		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			src, err := os.ReadFile(s.path)
+			src, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(dir, "app.yaml"), src, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			inputs := map[string]bool{}
-			for _, c := range apps.Pairs {
-				if c.Name() == s.name {
-					inputs = copyPairData(t, c, dir)
-				}
-			}
-			h5proxy(t, dir, append([]string{"run", "-np", "2", "-quiet", "app.yaml"}, s.args...)...).expect(t, 0, nil, nil)
-			var outs []string
-			filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
-				if err == nil && !e.IsDir() && !inputs[e.Name()] && checkHDF5(p) == nil {
-					outs = append(outs, p)
-				}
-				return nil
-			})
-			if len(outs) == 0 {
-				t.Fatalf("%s wrote no HDF5 file", s.name)
-			}
-			h5proxy(t, dir, append(append([]string{"derive"}, outs...), "-np", "2", "-o", "derived.yaml")...).expect(t, 0, nil, nil)
-			h5proxy(t, dir, "check", "-np", "2", "derived.yaml").expect(t, 0, nil, nil)
+			h5proxy(t, dir, "run", "-np", "2", "-quiet", "app.yaml").expect(t, 0, nil, nil)
+			deriveChecks(t, dir, name, nil)
 		})
 	}
+}
+
+// deriveChecks derives every HDF5 file in dir that a sample's run wrote (inputs, the
+// files it read, aside) at 2 ranks and checks the description at 2 ranks.
+func deriveChecks(t *testing.T, dir, name string, inputs map[string]bool) {
+	t.Helper()
+	var outs []string
+	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && !inputs[e.Name()] && checkHDF5(p) == nil {
+			outs = append(outs, p)
+		}
+		return nil
+	})
+	if len(outs) == 0 {
+		t.Fatalf("%s wrote no HDF5 file", name)
+	}
+	h5proxy(t, dir, append(append([]string{"derive"}, outs...), "-np", "2", "-o", "derived.yaml")...).expect(t, 0, nil, nil)
+	h5proxy(t, dir, "check", "-np", "2", "derived.yaml").expect(t, 0, nil, nil)
 }
