@@ -111,6 +111,7 @@ import "C"
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -388,13 +389,18 @@ func b2i(b bool) int {
 	return 0
 }
 
-// census is the running tally, guarded by the gate. tallied says it holds a count: it is
-// set inside the gate when a transfer is noted and cleared there when the tally is taken,
-// so TakeCensus skips the gate when nothing was noted (a step on a layout that makes no
-// HDF5 transfer, or whose transfers keep no outcome, takes no lock for its census).
+// census is the running tally, guarded by censusMu, not the gate: a background mode's
+// executor notes its transfers inside the gate, and the session takes the tally on the
+// caller's thread at each step's end, while the executor may be inside a long H5Dwrite
+// holding the gate; taking the gate there made the caller wait for that write before
+// its compute (traced: the compute began within a millisecond of a background write's
+// end). tallied says it holds a count, so TakeCensus skips even censusMu when nothing was
+// noted (a step on a layout that makes no HDF5 transfer, or whose transfers keep no
+// outcome).
 var (
-	census  Census
-	tallied atomic.Bool
+	censusMu sync.Mutex
+	census   Census
+	tallied  atomic.Bool
 )
 
 // selectionPaths are HDF5 1.14's H5D_SCALAR_IO, H5D_VECTOR_IO and H5D_SELECTION_IO bits
@@ -419,8 +425,9 @@ func noteTransfer(dxpl C.hid_t, d C.hid_t, collective bool, multi int) {
 		// ("no collective") would be read as one.
 		return
 	}
-	tallied.Store(true)
-	census.Paths[PathMulti] += multi
+	// The outcome is read inside the gate (HDF5 calls), then added under censusMu.
+	var n Census
+	n.Paths[PathMulti] += multi
 	if has114 {
 		var actual, cause C.uint32_t
 		if C.h5p_selection_outcome(dxpl, &actual, &cause) < 0 {
@@ -428,29 +435,52 @@ func noteTransfer(dxpl C.hid_t, d C.hid_t, collective bool, multi int) {
 		} else {
 			for _, p := range selectionPaths {
 				if actual&p.bit != 0 {
-					census.Paths[p.path]++
+					n.Paths[p.path]++
 				}
 			}
-			countBits(uint32(cause), census.SelCauses[:])
+			countBits(uint32(cause), n.SelCauses[:])
 		}
 	}
-	if !collective {
-		return
+	if collective {
+		var mode, chunk C.int
+		var local, global C.unsigned
+		n.Collective++
+		if C.h5k_io_mode(dxpl, &mode, &chunk, &local, &global) < 0 {
+			C.H5Eclear2(C.H5E_DEFAULT)
+		} else {
+			if m := int(mode); m >= 0 && m < NumIOModes {
+				n.Modes[m]++
+			}
+			if c := int(chunk); c >= 0 && c < NumChunkOpts {
+				n.ChunkOpts[c]++
+			}
+			countBits(uint32(local)|uint32(global), n.Causes[:])
+		}
 	}
-	var mode, chunk C.int
-	var local, global C.unsigned
-	census.Collective++
-	if C.h5k_io_mode(dxpl, &mode, &chunk, &local, &global) < 0 {
-		C.H5Eclear2(C.H5E_DEFAULT)
-		return
+	censusMu.Lock()
+	census.add(&n)
+	tallied.Store(true)
+	censusMu.Unlock()
+}
+
+// add adds n's counts to c.
+func (c *Census) add(n *Census) {
+	c.Collective += n.Collective
+	for i := range c.Modes {
+		c.Modes[i] += n.Modes[i]
 	}
-	if m := int(mode); m >= 0 && m < NumIOModes {
-		census.Modes[m]++
+	for i := range c.ChunkOpts {
+		c.ChunkOpts[i] += n.ChunkOpts[i]
 	}
-	if c := int(chunk); c >= 0 && c < NumChunkOpts {
-		census.ChunkOpts[c]++
+	for i := range c.Causes {
+		c.Causes[i] += n.Causes[i]
 	}
-	countBits(uint32(local)|uint32(global), census.Causes[:])
+	for i := range c.Paths {
+		c.Paths[i] += n.Paths[i]
+	}
+	for i := range c.SelCauses {
+		c.SelCauses[i] += n.SelCauses[i]
+	}
 }
 
 // countBits adds one to counts[b] for every bit b set in c (bits past counts ignored).
@@ -468,8 +498,8 @@ func TakeCensus() (c Census, ok bool) {
 	if !tallied.Load() {
 		return Census{}, false
 	}
-	enter()
-	defer leave()
+	censusMu.Lock()
+	defer censusMu.Unlock()
 	c = census
 	census = Census{}
 	tallied.Store(false)
