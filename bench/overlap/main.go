@@ -64,6 +64,9 @@ func main() {
 	if err == nil && *bind != "none" && *bind != "core" {
 		err = fmt.Errorf("-bind %q: want none or core", *bind)
 	}
+	if err == nil && traceDir != "" {
+		err = os.MkdirAll(traceDir, 0o755)
+	}
 	benchmain.Check("overlap", 2, err)
 	runBytes = benchmain.VPICBytes(*dim1, *steps)
 	if !launch.Underneath() {
