@@ -200,9 +200,9 @@ func LoadConnector(name string) error {
 	return setVOL("loading", fapl, name)
 }
 
-// cacheWrite is set while a session runs mode=cache through the Cache VOL with
+// cacheWrite counts the sessions running mode=cache through the Cache VOL with
 // HDF5_CACHE_WR unset in the environment (SetCacheWrite). Guarded by the gate.
-var cacheWrite bool
+var cacheWrite int
 
 // SetCacheWrite turns the Cache VOL's write cache on (or off again) for the files this
 // package creates or opens through MPI-IO from now on, with the connector's own per-file
@@ -212,16 +212,22 @@ var cacheWrite bool
 // the file's communicator with H5Pget_fapl_mpio, unchecked, and aborts in MPI_Comm_dup on
 // a serial file: AMReX's header, written by rank 0 with the default access). The
 // environment's HDF5_CACHE_WR, where set, overrides the property in the connector.
+// Each call with on=true is undone by one with on=false: the switch stays on while any
+// session of the process asked for it.
 func SetCacheWrite(on bool) {
 	enter()
 	defer leave()
-	cacheWrite = on
+	if on {
+		cacheWrite++
+	} else if cacheWrite > 0 {
+		cacheWrite--
+	}
 }
 
 // setCacheWrite puts the write-cache switch on fapl when SetCacheWrite turned it on and
 // the file is accessed through MPI-IO. Called inside the gate.
 func setCacheWrite(op string, fapl C.hid_t, a Access) error {
-	if !cacheWrite || !a.Parallel || a.Subfiling != nil {
+	if cacheWrite == 0 || !a.Parallel || a.Subfiling != nil {
 		return nil
 	}
 	if C.h5v_cache_wr(fapl) < 0 {
