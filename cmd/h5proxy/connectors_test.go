@@ -39,7 +39,7 @@ var connectorSamples = []connectorSample{
 	// as for the real AMReX, when HDF5_CACHE_WR=yes turns the cache on for every file (the
 	// implicit column; reproduced by a 10-line C program, docs/modes.md). mode=cache turns
 	// it on with the connector's per-file switch for the MPI-IO files only, and passes.
-	{name: "sync-amrex.json", fails: map[string]string{"cache-implicit": "MPI_Comm_dup aborts"}},
+	{name: "sync-amrex.json", fails: map[string]string{"cache-implicit": "MPI_Comm_dup"}},
 	// openPMD's write names the series' directory (fileLocation: the sample's
 	// "directory", storage), which must hold the series file: `-dir` would put it
 	// elsewhere, so each run has a copy of the sample directory of its own (inPlace).
@@ -50,7 +50,13 @@ var connectorSamples = []connectorSample{
 	// (h5bench's own reads E3SM-IO's netCDF map, not shipped) with the map it ships, the
 	// one the E3SM tests and bench/connectors/study.sh read; one record of h1.
 	// The sample names the map relative to the repository; its copy names it absolutely.
-	{name: "sync-e3sm-canonical.json", src: "samples", subst: []string{"../data/e3sm/", shippedMaps + "/"}, sets: []string{"r=1"}},
+	// Under the Cache VOL both columns fail in the connector (2026-11-29, load 25-35): the
+	// implicit one aborts in MPI_Comm_dup as AMReX's does, at the serial open of the map
+	// file (HDF5_CACHE_WR=yes caches every file), and mode=cache (the map uncached) at
+	// E3SM's first small variable, /nsbase, with pwritev's "Bad address": vol-cache
+	// 1.2.1's writes that are not a multiple of its page size (docs/modes.md).
+	{name: "sync-e3sm-canonical.json", src: "samples", subst: []string{"../data/e3sm/", shippedMaps + "/"}, sets: []string{"r=1"},
+		fails: map[string]string{"cache-implicit": "MPI_Comm_dup", "cache-explicit": "Bad address"}},
 }
 
 // shippedMaps is the directory of the E3SM decomposition maps the repository ships.
@@ -62,7 +68,7 @@ type connectorSample struct {
 	name  string
 	sets  []string
 	noLog bool
-	// fails are the columns known to fail, each with what its output must say.
+	// fails are the columns known to fail, each with what its output must contain.
 	fails map[string]string
 	// src is the sample's directory relative to the repository ("": h5bench's stored
 	// samples); inPlace runs each column without -dir, in a copy of its own of the
@@ -185,7 +191,7 @@ func TestSamplesUnderConnectors(t *testing.T) {
 			verdict := "equal"
 			if want, ok := smp.fails[c.name]; ok {
 				// A known failure, pinned: the day it passes, the matrix must change.
-				if out := r.stdout + r.stderr; r.code == 0 || !strings.Contains(out, "MPI_Comm_dup") && !strings.Contains(out, "MPI_ERR_COMM") {
+				if r.code == 0 || !strings.Contains(r.stdout+r.stderr, want) {
 					t.Errorf("%s, %s: want the known failure (%s), got %s", sample, c.name, want, r)
 				}
 				fmt.Fprintf(&matrix, " **fails** (%s) |", want)
