@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,6 +103,21 @@ func TestCacheVOL(t *testing.T) {
 		runReport(t, config(t, "DIM_1=4096;TIMESTEPS=3;COLLECTIVE_DATA=YES;MODE=SYNC", fileOf(dir, "cache-native", size)), "the native sync run")
 		return
 	}
+	// A config whose write buffer times the node's ranks fills the storage: the connector
+	// would turn its write cache off at every create, so mode=cache refuses it, naming both
+	// sizes. h5proxy reads the file HDF5_VOL_CONNECTOR names when the mode starts.
+	tight := filepath.Join(dir, fmt.Sprintf("tight-%d.cfg", world(t).Rank()))
+	if err := os.WriteFile(tight, []byte("HDF5_CACHE_STORAGE_TYPE: SSD\nHDF5_CACHE_STORAGE_PATH: "+filepath.Join(dir, "storage")+
+		"\nHDF5_CACHE_STORAGE_SIZE: 1048576\nHDF5_CACHE_WRITE_BUFFER_SIZE: 524288\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := os.Getenv("HDF5_VOL_CONNECTOR")
+	os.Setenv("HDF5_VOL_CONNECTOR", "cache_ext config="+tight+";under_vol=0;under_info={}")
+	_, err := proxy.NewSession(proxy.World(), config(t, "DIM_1=4096;TIMESTEPS=3;mode=cache", fileOf(dir, "cache-tight", world(t).Size())))
+	os.Setenv("HDF5_VOL_CONNECTOR", spec)
+	if err == nil || !strings.Contains(err.Error(), "HDF5_CACHE_WRITE_BUFFER_SIZE 524288 times the 2 ranks") || !strings.Contains(err.Error(), "HDF5_CACHE_STORAGE_SIZE 1048576") {
+		t.Errorf("a config with no room for the write cache: %v, want refused naming both sizes", err)
+	}
 	// A key the connector's config file contradicts: refused, naming it.
 	cfg := config(t, "DIM_1=4096;TIMESTEPS=3;mode=cache;cache.path="+dir, fileOf(dir, "cache-path", size))
 	if s, err := proxy.NewSession(proxy.World(), cfg); err == nil {
@@ -112,14 +128,21 @@ func TestCacheVOL(t *testing.T) {
 	}
 	cfg = config(t, "DIM_1=4096;TIMESTEPS=3;COLLECTIVE_DATA=YES;verify=yes;stall_timeout=120s;mode=cache", fileOf(dir, "cache-vol", size))
 	rep := runReport(t, cfg, "mode=cache under the Cache VOL")
-	if rep.VOLConnector != "cache_ext" || !strings.Contains(rep.ModeImpl, "the Cache VOL") || !strings.Contains(rep.ModeImpl, "HDF5_CACHE_WR=yes") ||
+	if rep.VOLConnector != "cache_ext" || !strings.Contains(rep.ModeImpl, "the Cache VOL") || !strings.Contains(rep.ModeImpl, "file access property HDF5_CACHE_WR") ||
 		!strings.Contains(rep.ModeImpl, filepath.Join(dir, "storage")) {
-		t.Errorf("vol_connector %q, mode_impl %q: want cache_ext, the Cache VOL with its write cache on and storage named", rep.VOLConnector, rep.ModeImpl)
+		t.Errorf("vol_connector %q, mode_impl %q: want cache_ext, the Cache VOL with its write cache on by the file access property and storage named", rep.VOLConnector, rep.ModeImpl)
 	}
-	if os.Getenv("HDF5_CACHE_WR") != "yes" {
-		t.Errorf("HDF5_CACHE_WR=%q after mode=cache, want yes (the connector reads it at each file create)", os.Getenv("HDF5_CACHE_WR"))
+	// The switch is the file's, not the process's: nothing is left in the environment.
+	if v, ok := os.LookupEnv("HDF5_CACHE_WR"); ok {
+		t.Errorf("HDF5_CACHE_WR=%q in the environment after mode=cache, want it unset (the mode sets the file access property)", v)
 	}
 	for _, p := range rep.Phases {
+		// Over the native connector the cache copies every write to its storage with
+		// write(2), then writes it below: about twice the data's bytes (once: the
+		// write cache was off).
+		if w := p.Census.SysIO["wchar"].Sum; p.Phase == "write" && w < 1.5*p.Bytes {
+			t.Errorf("write phase: %.0f bytes through write(2) for %.0f bytes of data, want about twice (the write cache on; once: off)", w, p.Bytes)
+		}
 		if p.Phase == "read" && !p.Verified {
 			t.Error("read phase not verified")
 		}

@@ -4,7 +4,8 @@
 # (native, no connector, as h5bench's sync mode runs) and ASYNC run (the connector loaded:
 # h5bench_write turns to its event sets when HDF5_VOL_CONNECTOR names async, h5proxy's
 # MODE ASYNC does the same through async.event_sets=AUTO), interleaved
-# (h5bench sync, h5proxy sync, h5bench async, h5proxy async). For each program and
+# (h5bench sync, h5proxy sync, h5bench async, h5proxy async, h5proxy's async-model
+# without the connector: MODEL). For each program and
 # round it prints the observed completion time, the total emulated compute both print,
 # the un-hidden I/O (observed minus compute, as h5bench counts it) and the share of the
 # sync run's un-hidden I/O the async run hid; then the medians over the rounds.
@@ -39,11 +40,13 @@ keys() { # the write configuration's keys, as KEY=VALUE lines (h5bench_write's f
 		NUM_DIMS=1 "DIM_1=$dim" DIM_2=1 DIM_3=1
 }
 keys >"$work/bench.cfg"
-for mode in SYNC ASYNC; do
+# MODEL is h5proxy's async-model without the connector (h5bench_write has none): the
+# model against the real Async VOL in the same interleaved rounds.
+for mode in SYNC ASYNC MODEL; do
 	{
 		printf '{"mpi": {"command": "mpirun", "ranks": "%s", "configuration": "-np %s"}, "vol": {}, "file-system": {},\n' "$np" "$np"
 		printf ' "directory": "%s", "benchmarks": [{"benchmark": "write", "file": "proxy.h5", "configuration": {' "$work/out"
-		{ keys; echo "MODE=$mode"; } | sed 's/^\([^=]*\)=\(.*\)$/"\1": "\2"/' | paste -sd, -
+		{ keys; if [[ $mode == MODEL ]]; then echo "MODE=async-model"; else echo "MODE=$mode"; fi; } | sed 's/^\([^=]*\)=\(.*\)$/"\1": "\2"/' | paste -sd, -
 		printf '}}]}\n'
 	} >"$work/$mode.json"
 done
@@ -69,16 +72,18 @@ run() { # PROGRAM MODE ROUND: one run, its line of figures on stdout
 }
 echo "program mode round observed_s compute_s unhidden_s"
 for r in $(seq 1 "$rounds"); do
-	for mode in SYNC ASYNC; do
+	for mode in SYNC ASYNC MODEL; do
 		for prog in h5bench h5proxy; do
+			[[ $mode == MODEL && $prog == h5bench ]] && continue
 			run $prog $mode "$r" | tee -a "$work/figures"
 		done
 	done
 done
 echo
 echo "hidden share per round (1 - async un-hidden / sync un-hidden), then the median:"
-for prog in h5bench h5proxy; do
-	shares=$(awk -v p=$prog '$1==p && $6!="-" {u[$2" "$3]=$6} END {for (k in u) {split(k, a, " "); if (a[1]=="SYNC" && (("ASYNC " a[2]) in u)) printf "%.3f\n", 1 - u["ASYNC " a[2]] / u[k]}}' "$work/figures" | sort -n)
+for pm in "h5bench ASYNC" "h5proxy ASYNC" "h5proxy MODEL"; do
+	read -r prog mode <<<"$pm"
+	shares=$(awk -v p=$prog -v m=$mode '$1==p && $6!="-" {u[$2" "$3]=$6} END {for (k in u) {split(k, a, " "); if (a[1]=="SYNC" && ((m " " a[2]) in u)) printf "%.3f\n", 1 - u[m " " a[2]] / u[k]}}' "$work/figures" | sort -n)
 	med=$(echo "$shares" | awk 'NF {v[++n]=$1} END {if (n) print (n % 2 ? v[(n+1)/2] : (v[n/2]+v[n/2+1])/2); else print "-"}')
-	echo "$prog: $(echo $shares) median $med"
+	echo "$prog $mode: $(echo $shares) median $med"
 done

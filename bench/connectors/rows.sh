@@ -15,7 +15,10 @@ lib=${H5PROXY_VOL_PREFIX:-/opt/h5proxy/vol-1.14.5-ts}/lib
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/ssd"
-printf 'HDF5_CACHE_STORAGE_TYPE: SSD\nHDF5_CACHE_STORAGE_PATH: %s\nHDF5_CACHE_STORAGE_SCOPE: LOCAL\nHDF5_CACHE_STORAGE_SIZE: 4294967296\nHDF5_CACHE_WRITE_BUFFER_SIZE: 1073741824\n' "$out/ssd" >"$out/cache.cfg"
+# The write buffer times the ranks on the node must stay below the storage size, or
+# vol-cache 1.2.1 turns its write cache off ("Unable to claim space"; mode=cache refuses
+# such a config): 512 MiB a rank, 4 ranks, 4 GiB.
+printf 'HDF5_CACHE_STORAGE_TYPE: SSD\nHDF5_CACHE_STORAGE_PATH: %s\nHDF5_CACHE_STORAGE_SCOPE: LOCAL\nHDF5_CACHE_STORAGE_SIZE: 4294967296\nHDF5_CACHE_WRITE_BUFFER_SIZE: 536870912\n' "$out/ssd" >"$out/cache.cfg"
 sample=samples/sync-write-read-1d-contig.json
 common=(-np 2 -quiet -set TIMESTEPS=4 -set DIM_1="$dim" -set EMULATED_COMPUTE_TIME_PER_TIMESTEP=0.2s -set verify=yes)
 for r in $(seq "$rounds"); do

@@ -16,6 +16,10 @@
 //
 //	go run ./bench/overlap -np 1 -reps 5   # or: make bench
 //	go run ./bench/overlap -np 2 -bind core -compute sleep -steps 8 -ratios 1.5 -modes sync,async -reps 7 -membound=false
+//
+// -trace DIR also writes each background mode's timeline and prints how much of the
+// compute its background HDF5 calls covered and how long the caller paused before
+// computing (the structure of the overlap, which load leaves alone).
 package main
 
 import (
@@ -50,6 +54,7 @@ func main() {
 	modes := flag.String("modes", "sync,async,async-nocopy,cache", "modes compared (sync first: the yardstick), comma-separated")
 	bind := flag.String("bind", "none", "core binding of the ranks: none, or core (mpirun's default for 2 ranks or fewer, as h5bench runs)")
 	membound := flag.Bool("membound", true, "also run the memory-bound check")
+	flag.StringVar(&traceDir, "trace", "", "write each background mode's timeline (trace_file) into this directory and print its overlap figures: compute covered by background HDF5 calls, the caller's pause before its compute")
 	flag.DurationVar(&ioStep, "iostep", 0, "sync I/O time per step the compute ratios multiply (default: measured first, median of -reps no-compute sync runs)")
 	flag.Parse()
 	var err error
@@ -58,6 +63,9 @@ func main() {
 	}
 	if err == nil && *bind != "none" && *bind != "core" {
 		err = fmt.Errorf("-bind %q: want none or core", *bind)
+	}
+	if err == nil && traceDir != "" {
+		err = os.MkdirAll(traceDir, 0o755)
 	}
 	benchmain.Check("overlap", 2, err)
 	runBytes = benchmain.VPICBytes(*dim1, *steps)
@@ -97,6 +105,9 @@ type variant struct {
 
 // ioStep, when set, replaces the measured sync I/O time per step (-iostep).
 var ioStep time.Duration
+
+// traceDir, when set, holds each compared session's trace_file (-trace).
+var traceDir string
 
 // ratios are the compute ratios measured (-ratios) and chosen the variants (-modes).
 var (
@@ -233,8 +244,14 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 	for _, ratio := range ratios {
 		compute := time.Duration(ratio * ioPerStep * float64(time.Second))
 		sessions := map[string]*proxy.Session{}
+		traces := map[string]string{}
 		for _, v := range chosen {
-			if sessions[v.label], err = newSession(v, dim1, steps, dir, compute); err != nil {
+			var extra []options.KV
+			if traceDir != "" && v.label != "sync" {
+				traces[v.label] = filepath.Join(traceDir, fmt.Sprintf("overlap-%s-%gx.trace.json", v.label, ratio))
+				extra = append(extra, options.KV{Key: "trace_file", Value: traces[v.label]})
+			}
+			if sessions[v.label], err = newSession(v, dim1, steps, dir, compute, extra...); err != nil {
 				return err
 			}
 		}
@@ -249,7 +266,9 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 			}
 		}
 		for _, v := range chosen {
-			sessions[v.label].Close()
+			if err := sessions[v.label].Close(); err != nil {
+				return fmt.Errorf("%s: %w", v.label, err)
+			}
 		}
 		med := func(m string, f func(run) float64) float64 { return benchstat.Median(pick(res[m], f)) }
 		syncUn := med("sync", func(r run) float64 { return r.unhidden })
@@ -271,7 +290,17 @@ func overlap(reps int, dim1 string, steps int, dir string) error {
 			for _, v := range chosen[1:] {
 				fmt.Printf(" %s %.3f", v.label, med(v.label, func(r run) float64 { return r.observed })/s)
 			}
-			fmt.Print("\n\n")
+			fmt.Println()
+			for _, v := range chosen[1:] {
+				if f, ok := traces[v.label]; ok {
+					figs, err := traceFigures(f)
+					if err != nil {
+						return err
+					}
+					fmt.Printf("%-8s %s timeline (%s): %s\n", "", v.label, f, figs)
+				}
+			}
+			fmt.Println()
 		}
 	}
 	return nil

@@ -203,6 +203,9 @@ func fileAccess(op string, a Access) (_ C.hid_t, err error) {
 	if err := tuneAccess(op, fapl, a); err != nil {
 		return -1, err
 	}
+	if err := setCacheWrite(op, fapl, a); err != nil {
+		return -1, err
+	}
 	return fapl, nil
 }
 

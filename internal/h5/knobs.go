@@ -97,6 +97,7 @@ import "C"
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -378,13 +379,18 @@ func b2i(b bool) int {
 	return 0
 }
 
-// census is the running tally, guarded by the gate. tallied says it holds a count: it is
-// set inside the gate when a transfer is noted and cleared there when the tally is taken,
-// so TakeCensus skips the gate when nothing was noted (a step on a layout that makes no
-// HDF5 transfer, or whose transfers keep no outcome, takes no lock for its census).
+// census is the running tally, guarded by censusMu, not the gate: a background mode's
+// executor notes its transfers inside the gate, and the session takes the tally on the
+// caller's thread at each step's end, while the executor may be inside a long H5Dwrite
+// holding the gate; taking the gate there made the caller wait for that write before
+// its compute (traced: the compute began within a millisecond of a background write's
+// end). tallied says it holds a count, so TakeCensus skips even censusMu when nothing was
+// noted (a step on a layout that makes no HDF5 transfer, or whose transfers keep no
+// outcome).
 var (
-	census  Census
-	tallied atomic.Bool
+	censusMu sync.Mutex
+	census   Census
+	tallied  atomic.Bool
 )
 
 // selectionPaths are HDF5 1.14's H5D_SCALAR_IO, H5D_VECTOR_IO and H5D_SELECTION_IO bits
@@ -414,33 +420,56 @@ func noteTransfer(dxpl C.hid_t, d C.hid_t, collective bool, multi int) {
 	tally(&o, collective, multi)
 }
 
-// tally adds the outcome o of a transfer (h5p_read_outcome) to the census: multi is the
-// datasets a multi-dataset call moved (0 for one). Called inside the gate.
+// tally adds the outcome o of a transfer (h5p_read_outcome, read inside the gate) to the
+// census under censusMu: multi is the datasets a multi-dataset call moved (0 for one).
 func tally(o *C.h5p_outcome, collective bool, multi int) {
-	tallied.Store(true)
-	census.Paths[PathMulti] += multi
+	var n Census
+	n.Paths[PathMulti] += multi
 	if o.sel_rc >= 0 {
 		for _, p := range selectionPaths {
 			if o.actual&p.bit != 0 {
-				census.Paths[p.path]++
+				n.Paths[p.path]++
 			}
 		}
-		countBits(uint32(o.cause), census.SelCauses[:])
+		countBits(uint32(o.cause), n.SelCauses[:])
 	}
-	if !collective {
-		return
+	if collective {
+		n.Collective++
+		if o.mode_rc >= 0 {
+			if m := int(o.mode); m >= 0 && m < NumIOModes {
+				n.Modes[m]++
+			}
+			if c := int(o.chunk); c >= 0 && c < NumChunkOpts {
+				n.ChunkOpts[c]++
+			}
+			countBits(uint32(o.local)|uint32(o.global), n.Causes[:])
+		}
 	}
-	census.Collective++
-	if o.mode_rc < 0 {
-		return
+	censusMu.Lock()
+	census.add(&n)
+	tallied.Store(true)
+	censusMu.Unlock()
+}
+
+// add adds n's counts to c.
+func (c *Census) add(n *Census) {
+	c.Collective += n.Collective
+	for i := range c.Modes {
+		c.Modes[i] += n.Modes[i]
 	}
-	if m := int(o.mode); m >= 0 && m < NumIOModes {
-		census.Modes[m]++
+	for i := range c.ChunkOpts {
+		c.ChunkOpts[i] += n.ChunkOpts[i]
 	}
-	if c := int(o.chunk); c >= 0 && c < NumChunkOpts {
-		census.ChunkOpts[c]++
+	for i := range c.Causes {
+		c.Causes[i] += n.Causes[i]
 	}
-	countBits(uint32(o.local)|uint32(o.global), census.Causes[:])
+	for i := range c.Paths {
+		c.Paths[i] += n.Paths[i]
+	}
+	for i := range c.SelCauses {
+		c.SelCauses[i] += n.SelCauses[i]
+	}
+}
 }
 
 // countBits adds one to counts[b] for every bit b set in c (bits past counts ignored).
@@ -458,8 +487,8 @@ func TakeCensus() (c Census, ok bool) {
 	if !tallied.Load() {
 		return Census{}, false
 	}
-	enter()
-	defer leave()
+	censusMu.Lock()
+	defer censusMu.Unlock()
 	c = census
 	census = Census{}
 	tallied.Store(false)

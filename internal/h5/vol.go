@@ -74,6 +74,16 @@ static int h5v_set_vol(hid_t fapl, const char *name) {
 	return -4;
 #endif
 }
+
+// h5v_cache_wr puts the Cache VOL's per-file write-cache switch on fapl: the property
+// "HDF5_CACHE_WR" of a bool, as vol-cache's H5Pset_fapl_cache inserts it (src/H5LS.c),
+// which the connector reads at each file create and open when HDF5_CACHE_WR is not in the
+// environment. Returns 0 or -1 (HDF5 error on the stack).
+static int h5v_cache_wr(hid_t fapl) {
+	hbool_t on = 1;
+	if (H5Pexist(fapl, "HDF5_CACHE_WR") > 0) return H5Pset(fapl, "HDF5_CACHE_WR", &on) < 0 ? -1 : 0;
+	return H5Pinsert2(fapl, "HDF5_CACHE_WR", sizeof on, &on, NULL, NULL, NULL, NULL, NULL, NULL) < 0 ? -1 : 0;
+}
 */
 import "C"
 
@@ -188,4 +198,40 @@ func LoadConnector(name string) error {
 	}
 	defer C.H5Pclose(fapl)
 	return setVOL("loading", fapl, name)
+}
+
+// cacheWrite counts the sessions running mode=cache through the Cache VOL with
+// HDF5_CACHE_WR unset in the environment (SetCacheWrite). Guarded by the gate.
+var cacheWrite int
+
+// SetCacheWrite turns the Cache VOL's write cache on (or off again) for the files this
+// package creates or opens through MPI-IO from now on, with the connector's own per-file
+// switch (the file access property HDF5_CACHE_WR that vol-cache's H5Pset_fapl_cache
+// sets), not the process's environment: the switch lasts as long as the session that set
+// it, and files with another driver stay uncached, which vol-cache 1.2.1 needs (it takes
+// the file's communicator with H5Pget_fapl_mpio, unchecked, and aborts in MPI_Comm_dup on
+// a serial file: AMReX's header, written by rank 0 with the default access). The
+// environment's HDF5_CACHE_WR, where set, overrides the property in the connector.
+// Each call with on=true is undone by one with on=false: the switch stays on while any
+// session of the process asked for it.
+func SetCacheWrite(on bool) {
+	enter()
+	defer leave()
+	if on {
+		cacheWrite++
+	} else if cacheWrite > 0 {
+		cacheWrite--
+	}
+}
+
+// setCacheWrite puts the write-cache switch on fapl when SetCacheWrite turned it on and
+// the file is accessed through MPI-IO. Called inside the gate.
+func setCacheWrite(op string, fapl C.hid_t, a Access) error {
+	if cacheWrite == 0 || !a.Parallel || a.Subfiling != nil {
+		return nil
+	}
+	if C.h5v_cache_wr(fapl) < 0 {
+		return stackError("H5Pinsert2(HDF5_CACHE_WR) for " + op)
+	}
+	return nil
 }

@@ -44,3 +44,6 @@ func CheckConnectorThread() error { return nil }
 
 // LoadConnector returns ErrNoCgo in a build without cgo.
 func LoadConnector(string) error { return ErrNoCgo }
+
+// SetCacheWrite does nothing in a build without cgo (no files are opened).
+func SetCacheWrite(bool) {}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
+	"github.com/h5proxy/h5proxy/internal/mpi"
 	"github.com/h5proxy/h5proxy/options"
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/stack"
@@ -127,8 +128,10 @@ func (v *cacheVOL) checkKeys(set *options.Values) error {
 	return nil
 }
 
-// describe says how the connector runs, for the report's mode_impl.
-func (v *cacheVOL) describe(writeCache string) string {
+// describe says how the connector runs, for the report's mode_impl: writeCache is
+// HDF5_CACHE_WR from the environment when fromEnv, else the mode sets the file access
+// property.
+func (v *cacheVOL) describe(writeCache string, fromEnv bool) string {
 	under := fmt.Sprintf("connector %d below: migrated by it", v.under)
 	switch v.under {
 	case 0:
@@ -136,12 +139,40 @@ func (v *cacheVOL) describe(writeCache string) string {
 	case asyncVOLValue:
 		under = "over the Async VOL: migrated in the background, the file's close waits for it"
 	}
-	cache := "write cache on (HDF5_CACHE_WR=yes)"
-	if writeCache != "yes" {
-		cache = fmt.Sprintf("write cache off (HDF5_CACHE_WR=%q): writes go straight to the connector below", writeCache)
+	cache := "write cache on for the files accessed through MPI-IO (their file access property HDF5_CACHE_WR, as H5Pset_fapl_cache sets it; serial files uncached)"
+	switch {
+	case fromEnv && writeCache == "yes":
+		cache = "write cache on (HDF5_CACHE_WR=yes in the environment: every file)"
+	case fromEnv:
+		cache = fmt.Sprintf("write cache off (HDF5_CACHE_WR=%q in the environment): writes go straight to the connector below", writeCache)
 	}
 	return fmt.Sprintf("the Cache VOL (%s, config %s: %s storage %s, %s bytes), %s, %s; HDF5 calls inline on the caller's thread; the flush at close is file_close_time",
 		cacheVOLName, v.config, v.storage["HDF5_CACHE_STORAGE_TYPE"], v.storage["HDF5_CACHE_STORAGE_PATH"], v.storage["HDF5_CACHE_STORAGE_SIZE"], cache, under)
+}
+
+// checkRoom refuses a config file whose write buffer, times the ranks on a node, leaves
+// no room in the storage: vol-cache 1.2.1 claims HDF5_CACHE_WRITE_BUFFER_SIZE times the
+// node's ranks of HDF5_CACHE_STORAGE_SIZE at each file create and, unless strictly less
+// is claimed (H5LSclaim_space), prints "Unable to claim space, turning off write cache"
+// and writes straight through: mode=cache would then run uncached. Collective on comm
+// (the node's ranks are counted); a config without both sizes is left to the connector.
+func (v *cacheVOL) checkRoom(comm mpi.Comm) error {
+	buf, err1 := strconv.ParseUint(v.storage["HDF5_CACHE_WRITE_BUFFER_SIZE"], 10, 64)
+	size, err2 := strconv.ParseUint(v.storage["HDF5_CACHE_STORAGE_SIZE"], 10, 64)
+	if err1 != nil || err2 != nil || comm.IsNull() {
+		return nil
+	}
+	node, err := comm.SplitNode()
+	if err != nil {
+		return err
+	}
+	ppn := node.Size()
+	node.Free()
+	if buf*uint64(ppn) >= size {
+		return fmt.Errorf("mode=cache: the Cache VOL's config %s: HDF5_CACHE_WRITE_BUFFER_SIZE %d times the %d ranks on this node is %d, not less than HDF5_CACHE_STORAGE_SIZE %d: the connector would turn its write cache off at every file create (\"Unable to claim space\") and run uncached; lower the buffer or raise the storage size",
+			v.config, buf, ppn, buf*uint64(ppn), size)
+	}
+	return nil
 }
 
 // cacheVOLMode is mode=cache through the Cache VOL: the sync mode's inline calls, which the
@@ -150,22 +181,26 @@ type cacheVOLMode struct {
 	stack.Mode
 	under stack.Layout
 	impl  string
+	// property: the mode turned the write cache on with the file access property
+	// (h5.SetCacheWrite), to be turned off at Close.
+	property bool
 }
 
 // newCacheVOLMode returns mode=cache through vol. The write cache is on unless the
-// environment says otherwise: the Cache VOL reads HDF5_CACHE_WR at each file create, and
-// mode=cache asks for the cache.
+// environment says otherwise: mode=cache asks for the cache, and the Cache VOL reads
+// HDF5_CACHE_WR from the environment at each file create and open, else the file access
+// property of the same name. h5proxy sets the property (h5.SetCacheWrite) on the files it
+// accesses through MPI-IO while the mode lives, rather than the process's environment,
+// which would outlive the session and reach files vol-cache 1.2.1 cannot cache (a serial
+// file: it aborts in MPI_Comm_dup). A value the user set in the environment is kept.
 func newCacheVOLMode(under stack.Layout, env stack.Env, vol *cacheVOL) (stack.Mode, error) {
 	if err := vol.checkKeys(env.Setting()); err != nil {
 		return nil, err
 	}
-	wr, ok := os.LookupEnv("HDF5_CACHE_WR")
-	if !ok {
-		if err := os.Setenv("HDF5_CACHE_WR", "yes"); err != nil {
-			return nil, err
-		}
-		wr = "yes"
+	if err := vol.checkRoom(env.SessionComm); err != nil {
+		return nil, err
 	}
+	wr, fromEnv := os.LookupEnv("HDF5_CACHE_WR")
 	sync, err := stack.LookupMode("sync")
 	if err != nil {
 		return nil, err
@@ -174,7 +209,19 @@ func newCacheVOLMode(under stack.Layout, env stack.Env, vol *cacheVOL) (stack.Mo
 	if err != nil {
 		return nil, err
 	}
-	return &cacheVOLMode{Mode: m, under: under, impl: vol.describe(wr)}, nil
+	if !fromEnv {
+		h5.SetCacheWrite(true)
+	}
+	return &cacheVOLMode{Mode: m, under: under, impl: vol.describe(wr, fromEnv), property: !fromEnv}, nil
+}
+
+// Close turns the per-file write-cache switch off again, then closes the sync mode.
+func (m *cacheVOLMode) Close() error {
+	if m.property {
+		h5.SetCacheWrite(false)
+		m.property = false
+	}
+	return m.Mode.Close()
 }
 
 // Impl says how the mode runs (the report's mode_impl).
