@@ -470,7 +470,6 @@ func (c *Census) add(n *Census) {
 		c.SelCauses[i] += n.SelCauses[i]
 	}
 }
-}
 
 // countBits adds one to counts[b] for every bit b set in c (bits past counts ignored).
 func countBits(c uint32, counts []int) {
