@@ -121,6 +121,7 @@ type cacheStore struct {
 	cond     *sync.Cond
 	dir      string
 	path     string
+	lock     *os.File // the cache file, held open with an exclusive flock until release
 	mem      []byte
 	entries  []*cacheEntry // insertion order, for FIFO eviction
 	index    map[cacheKey]*cacheEntry
@@ -179,21 +180,34 @@ func newCacheStore(file, base string, capacity, rank int) (*cacheStore, error) {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	path := filepath.Join(dir, fmt.Sprintf("mmap-%d.dat", rank))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	// Opened without O_TRUNC and locked before it is sized: another run (or session) that
+	// writes a file of the same name through the same cache directory maps this same
+	// file, and truncating it under that run's mapping would end it with SIGBUS.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	defer f.Close()
-	if err := f.Truncate(int64(capacity)); err != nil {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("config: key %q value %q: the cache file %s is in use by another run writing a file named %s: give each run its own cache.path (%w)",
+			"cache.path", base, path, name, err)
+	}
+	fail := func(err error) (*cacheStore, error) {
 		os.Remove(path)
-		return nil, fmt.Errorf("cache: sizing %s to %d bytes: %w", path, capacity, err)
+		f.Close()
+		return nil, err
+	}
+	if err := f.Truncate(0); err != nil {
+		return fail(fmt.Errorf("cache: emptying %s: %w", path, err))
+	}
+	if err := f.Truncate(int64(capacity)); err != nil {
+		return fail(fmt.Errorf("cache: sizing %s to %d bytes: %w", path, capacity, err))
 	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, capacity, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("cache: mapping %s: %w", path, err)
+		return fail(fmt.Errorf("cache: mapping %s: %w", path, err))
 	}
-	s := &cacheStore{dir: dir, path: path, mem: mem, index: map[cacheKey]*cacheEntry{}}
+	s := &cacheStore{dir: dir, path: path, lock: f, mem: mem, index: map[cacheKey]*cacheEntry{}}
 	s.cond = sync.NewCond(&s.mu)
 	return s, nil
 }
@@ -312,5 +326,7 @@ func (s *cacheStore) release() {
 	s.released = true
 	syscall.Munmap(s.mem)
 	// The directory stays: other ranks (or the next session) may be creating files in it.
+	// The file goes before its lock, so the next run to lock this name makes a new one.
 	os.Remove(s.path)
+	s.lock.Close()
 }

@@ -142,3 +142,37 @@ func TestCacheKeysFollowTheCurrentFile(t *testing.T) {
 		t.Errorf("a close without a path closes the current file: open %v", store.files)
 	}
 }
+
+// TestCacheStoreRefusesAFileInUse: a second store for the same file name, rank and cache
+// directory (another run writing a file of that name) is refused, naming cache.path, and
+// leaves the first one's mapped file as it was; once the first is released the name is free.
+func TestCacheStoreRefusesAFileInUse(t *testing.T) {
+	dir := t.TempDir()
+	first, err := newCacheStore("/a/run.h5", dir, 64, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, done, err := first.stage(writeOp("/a", 0, 4), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, "kept")
+	done()
+	if _, err := newCacheStore("/b/run.h5", dir, 16, 0); err == nil || !strings.Contains(err.Error(), `"cache.path"`) || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("second store on the same cache file: %v, want an error naming cache.path", err)
+	}
+	if onDisk, err := os.ReadFile(first.path); err != nil || len(onDisk) != 64 || string(onDisk[:4]) != "kept" {
+		t.Errorf("first store's file after the refusal: %d bytes %q (%v), want 64 bytes starting \"kept\"", len(onDisk), onDisk[:min(4, len(onDisk))], err)
+	}
+	other, err := newCacheStore("/a/run.h5", dir, 64, 1) // another rank: another file
+	if err != nil {
+		t.Fatalf("rank 1 beside rank 0: %v", err)
+	}
+	other.release()
+	first.release()
+	again, err := newCacheStore("/b/run.h5", dir, 16, 0)
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	again.release()
+}
