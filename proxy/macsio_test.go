@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/plan"
+	"github.com/h5proxy/h5proxy/proxy/tracefile"
 )
 
 // macsioCase is one MACSio run of TestMACSio: its keys and the structure MACSio's HDF5
@@ -357,21 +357,8 @@ func checkLayout(t *testing.T, what string, d macsioDS, gzip bool) {
 // a time, in rank order.
 func checkBaton(t *testing.T, trace string, np int) (handedOn map[[2]int]int64) {
 	t.Helper()
-	data, err := os.ReadFile(trace)
+	tr, err := tracefile.Read(trace)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var tr struct {
-		TraceEvents []struct {
-			Name string         `json:"name"`
-			Cat  string         `json:"cat"`
-			Ts   float64        `json:"ts"`
-			Dur  float64        `json:"dur"`
-			Pid  int            `json:"pid"`
-			Args map[string]any `json:"args"`
-		} `json:"traceEvents"`
-	}
-	if err := json.Unmarshal(data, &tr); err != nil {
 		t.Fatal(err)
 	}
 	type span struct{ first, last float64 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/h5proxy/h5proxy/plan"
 	"github.com/h5proxy/h5proxy/proxy/stack"
+	"github.com/h5proxy/h5proxy/proxy/tracefile"
 )
 
 // A session's timeline (session key trace_file) is Chrome's trace-event format, which
@@ -50,16 +50,7 @@ const (
 )
 
 // traceEvent is one trace event in Chrome's format.
-type traceEvent struct {
-	Name string         `json:"name"`
-	Cat  string         `json:"cat,omitempty"`
-	Ph   string         `json:"ph"`
-	Ts   float64        `json:"ts"`
-	Dur  float64        `json:"dur"`
-	Pid  int            `json:"pid"`
-	Tid  int            `json:"tid"`
-	Args map[string]any `json:"args,omitempty"`
-}
+type traceEvent = tracefile.Event
 
 // tracer records one rank's events; the background executor records from its own
 // thread, hence the lock.
@@ -326,17 +317,8 @@ func mergeTrace(file string, ranks int, background bool) error {
 			meta = append(meta, traceEvent{Name: "thread_name", Ph: "M", Pid: r, Tid: tidBackground, Args: map[string]any{"name": "background executor"}})
 		}
 	}
-	doc := struct {
-		TraceEvents     []traceEvent `json:"traceEvents"`
-		DisplayTimeUnit string       `json:"displayTimeUnit"`
-	}{append(meta, all...), "ms"}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := tracefile.Write(file, tracefile.File{TraceEvents: append(meta, all...), DisplayTimeUnit: "ms"}); err != nil {
 		return fmt.Errorf("h5proxy: trace_file: %w", err)
 	}
-	return os.Rename(tmp, file)
+	return nil
 }

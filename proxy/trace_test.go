@@ -1,29 +1,14 @@
 package proxy_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
+	"github.com/h5proxy/h5proxy/proxy/tracefile"
 )
-
-// traceDoc is what the test reads of a trace file.
-type traceDoc struct {
-	TraceEvents []struct {
-		Name string         `json:"name"`
-		Cat  string         `json:"cat"`
-		Ph   string         `json:"ph"`
-		Ts   float64        `json:"ts"`
-		Dur  float64        `json:"dur"`
-		Pid  int            `json:"pid"`
-		Tid  int            `json:"tid"`
-		Args map[string]any `json:"args"`
-	} `json:"traceEvents"`
-}
 
 // traceDim and traceSteps size the traced VPIC writes: 1 MiB per variable and step, so
 // the executor's writes of a step outlast their submission.
@@ -71,15 +56,11 @@ func traceFile(dir, mode string, np int) string {
 }
 
 // loadTrace reads a merged trace file.
-func loadTrace(t *testing.T, file string) traceDoc {
+func loadTrace(t *testing.T, file string) tracefile.File {
 	t.Helper()
-	data, err := os.ReadFile(file)
+	doc, err := tracefile.Read(file)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var doc traceDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatalf("%s: %v", file, err)
 	}
 	return doc
 }

@@ -2,23 +2,15 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/h5proxy/h5proxy/internal/benchstat"
+	"github.com/h5proxy/h5proxy/proxy/tracefile"
 )
 
-// traceEvent is what the overlap figures read of a trace_file event (Chrome's format).
-type traceEvent struct {
-	Cat string  `json:"cat"`
-	Ph  string  `json:"ph"`
-	Ts  float64 `json:"ts"`
-	Dur float64 `json:"dur"`
-	Pid int     `json:"pid"`
-	Tid int     `json:"tid"`
-}
+// traceEvent is a trace_file event (Chrome's format).
+type traceEvent = tracefile.Event
 
 // traceFigures reads a merged trace (-trace) of a background mode's runs and says, over
 // every rank and step, how much of the caller's compute the executor's HDF5 calls
@@ -28,15 +20,9 @@ type traceEvent struct {
 // waited for the census"). Counts and intervals from the timeline: the structure, which
 // load does not change, beside the times, which it does.
 func traceFigures(file string) (string, error) {
-	data, err := os.ReadFile(file)
+	doc, err := tracefile.Read(file)
 	if err != nil {
 		return "", err
-	}
-	var doc struct {
-		TraceEvents []traceEvent `json:"traceEvents"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return "", fmt.Errorf("%s: %w", file, err)
 	}
 	byRank := map[int][]traceEvent{}
 	for _, e := range doc.TraceEvents {
