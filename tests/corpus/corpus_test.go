@@ -298,6 +298,12 @@ func dump(path string) (string, error) {
 
 // firstDiff names the first line where a and b part.
 func firstDiff(a, b string) string {
+	return diffLines(a, b, func(x, y string) bool { return x == y })
+}
+
+// diffLines names the first pair of lines of a and b (trimmed; "" past an end) that ok
+// refuses ("" when none). ok sees every pair, in order.
+func diffLines(a, b string, ok func(x, y string) bool) string {
 	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := 0; i < len(la) || i < len(lb); i++ {
 		var x, y string
@@ -307,7 +313,7 @@ func firstDiff(a, b string) string {
 		if i < len(lb) {
 			y = strings.TrimSpace(lb[i])
 		}
-		if x != y {
+		if !ok(x, y) {
 			return fmt.Sprintf("line %d: %q against %q", i+1, x, y)
 		}
 	}

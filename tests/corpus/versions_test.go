@@ -102,27 +102,19 @@ var attrRe = regexp.MustCompile(`^ATTRIBUTE "([^"]*)" \{$`)
 // H5T_STD_U32LE in b. It returns the first other difference ("" when none) and whether
 // it allowed any.
 func unsignedDimension(a, b string) (diff string, took bool) {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
 	attr := ""
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y string
-		if i < len(la) {
-			x = strings.TrimSpace(la[i])
-		}
-		if i < len(lb) {
-			y = strings.TrimSpace(lb[i])
-		}
+	diff = diffLines(a, b, func(x, y string) bool {
 		if m := attrRe.FindStringSubmatch(x); m != nil {
 			attr = m[1]
 		}
 		if x == y {
-			continue
+			return true
 		}
 		if attr == "REFERENCE_LIST" && x == `H5T_STD_I32LE "dimension";` && y == `H5T_STD_U32LE "dimension";` {
 			took = true
-			continue
+			return true
 		}
-		return fmt.Sprintf("line %d: %q against %q", i+1, x, y), took
-	}
-	return "", took
+		return false
+	})
+	return diff, took
 }
