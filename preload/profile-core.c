@@ -64,6 +64,9 @@ int64_t mem_align = 8;
 static char cwd[PATH_MAX];
 char hdf5_version[32]; /* the program's, set at its first HDF5 call (profile-hdf5.c) */
 static char mpi_version[256];
+/* The thread level MPI provides the program (MPI_Query_thread after its MPI_Init*): capture
+ * writes it, since OMPIO sieves collective writes with holes only below MPI_THREAD_MULTIPLE. */
+static const char *mpi_thread = "";
 
 #define NBUCKET 4096
 static struct record *buckets[NBUCKET];
@@ -495,6 +498,7 @@ PNEXT(MPI_Finalize);
 PNEXT(MPI_Comm_rank);
 PNEXT(MPI_Comm_size);
 PNEXT(MPI_Get_library_version);
+PNEXT(MPI_Query_thread);
 #ifdef OPEN_MPI
 MPI_Comm comm_world, comm_null;
 MPI_Info info_null;
@@ -509,6 +513,14 @@ void mpi_started(void) {
     char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int n = 0;
     if (next_MPI_Get_library_version) next_MPI_Get_library_version(v, &n);
+    PRESOLVE(MPI_Query_thread);
+    int provided = -1;
+    if (next_MPI_Query_thread && next_MPI_Query_thread(&provided) == MPI_SUCCESS) {
+        mpi_thread = provided == MPI_THREAD_MULTIPLE     ? "multiple"
+                     : provided == MPI_THREAD_SERIALIZED ? "serialized"
+                     : provided == MPI_THREAD_FUNNELED   ? "funneled"
+                                                         : "single";
+    }
     snprintf(mpi_version, sizeof mpi_version, "%.*s", (int)strcspn(v, ",\n"), v);
 #ifdef OPEN_MPI
     char want[64];
@@ -722,6 +734,8 @@ void write_records(int partial, const char *reason) {
     wstr(hdf5_version);
     ws(",\"hdf5_built\":\"" H5_VERS_INFO "\",\"mpi_version\":");
     wstr(mpi_version);
+    ws(",\"mpi_thread\":");
+    wstr(mpi_thread);
     ws(",\"start_unix_ns\":");
     wi(t0_real);
     ws(",\"trace\":");

@@ -1,6 +1,9 @@
 package proxy
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/h5proxy/h5proxy/internal/mpi"
 )
 
@@ -43,7 +46,20 @@ func (c Comm) Abort(code int) error { return c.c.Abort(code) }
 // host did already. The returned function finalizes MPI if (and only if) this call
 // initialized it; call it once at exit.
 func InitMPI() (finalize func() error, err error) {
-	_, owned, err := mpi.Init()
+	return InitMPIThread("multiple")
+}
+
+// InitMPIThread is InitMPI asking for the MPI thread level named level (single, funneled,
+// serialized or multiple) instead: `h5proxy run` asks for the level of the program a
+// description reproduces (its mpi_thread key). Below multiple, every MPI and HDF5 call
+// must come from the goroutine that called it, locked to its thread
+// (runtime.LockOSThread first), and background modes are refused.
+func InitMPIThread(level string) (finalize func() error, err error) {
+	l, ok := mpi.ParseThreadLevel(level)
+	if !ok {
+		return func() error { return nil }, fmt.Errorf("h5proxy: MPI thread level %q: want one of %s", level, strings.Join(mpi.ThreadLevelNames, ", "))
+	}
+	_, owned, err := mpi.InitThread(l)
 	if err != nil {
 		return func() error { return nil }, err
 	}

@@ -52,3 +52,17 @@ var ErrUnsupported = stack.ErrUnsupported
 // does not provide MPI_THREAD_MULTIPLE, so callers (the C ABI) can tell the host to change
 // its MPI initialisation. It wraps ErrUnsupported: the environment cannot run that mode.
 var ErrThreadLevel = fmt.Errorf("%w: MPI thread level", ErrUnsupported)
+
+// ThreadMultipleNeed names what in cfg calls MPI from threads of its own, a background
+// mode or the subfiling-vfd layout ("" when nothing does): a host that initializes MPI
+// below MPI_THREAD_MULTIPLE (`h5proxy run` under a description's mpi_thread) raises the
+// level for it instead of having the session refused.
+func ThreadMultipleNeed(cfg Config) string {
+	if mode, err := stack.LookupMode(cfg.Mode); err == nil && mode.Has(stack.Background) {
+		return "mode " + cfg.Mode
+	}
+	if layout, err := stack.LookupLayout(cfg.Layout); err == nil && layout.Has(stack.ThreadMultiple) {
+		return "layout " + cfg.Layout
+	}
+	return ""
+}

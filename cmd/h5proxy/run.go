@@ -39,6 +39,9 @@ type job struct {
 	pluginPath string
 	// command is the subcommand the launched ranks run ("" is run).
 	command string
+	// thread is the MPI thread level the ranks ask for (a description's mpi_thread; ""
+	// is multiple).
+	thread string
 }
 
 // loadJob reads an h5bench or native configuration; nil data means the embedded demo.
@@ -81,7 +84,11 @@ func descriptionJob(path string) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &job{ranks: ranks, mpi: h5bench.MPI{Command: "mpirun", Ranks: ranks}, dir: ".", runs: []h5bench.Run{{Benchmark: "app", Config: cfg}}}, nil
+	thread, err := app.MPIThreadLevel(path) // the captured program's MPI thread level
+	if err != nil {
+		return nil, err
+	}
+	return &job{ranks: ranks, mpi: h5bench.MPI{Command: "mpirun", Ranks: ranks}, dir: ".", runs: []h5bench.Run{{Benchmark: "app", Config: cfg}}, thread: thread}, nil
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -292,16 +299,36 @@ func shellJoin(argv []string) string {
 	return s
 }
 
+// threadLevel is the MPI thread level the job's ranks ask for: the description's, raised
+// to multiple (with a warning) when a session calls MPI from threads of its own.
+func (j *job) threadLevel() string {
+	if j.thread == "" || j.thread == "multiple" {
+		return "multiple"
+	}
+	for _, r := range j.runs {
+		if need := proxy.ThreadMultipleNeed(r.Config); need != "" {
+			j.warnings = append(j.warnings, fmt.Sprintf("mpi_thread: %s raised to multiple: %s calls MPI from threads of its own", j.thread, need))
+			return "multiple"
+		}
+	}
+	return j.thread
+}
+
 // startRank sets the default log level, initializes MPI and locks this goroutine to its
 // thread (MPI and HDF5 calls stay on the thread that initialized MPI); done unlocks and
 // finalizes.
 func startRank(logLevel string) (world proxy.Comm, done func(), err error) {
+	return startRankAt(logLevel, "multiple")
+}
+
+// startRankAt is startRank asking MPI for the thread level named thread.
+func startRankAt(logLevel, thread string) (world proxy.Comm, done func(), err error) {
 	_ = proxy.SetDefaultLogLevel(logLevel)
 	// Locked first: MPI_Init_thread and the first HDF5 call (which starts a connector's
 	// threads, the Async VOL's Argobots, on this thread) run on the thread of every later
 	// call.
 	runtime.LockOSThread()
-	finalize, err := proxy.InitMPI()
+	finalize, err := proxy.InitMPIThread(thread)
 	if err != nil {
 		runtime.UnlockOSThread()
 		return proxy.Comm{}, nil, err
@@ -325,7 +352,7 @@ func runJob(j *job, report string, quiet bool, stdout, stderr io.Writer) error {
 		k, v, _ := strings.Cut(e, "=")
 		os.Setenv(k, v)
 	}
-	world, done, err := startRank("info")
+	world, done, err := startRankAt("info", j.threadLevel())
 	if err != nil {
 		return err
 	}

@@ -153,6 +153,19 @@ func threadLevel(p C.int) ThreadLevel {
 	return ThreadSingle
 }
 
+// cThreadLevel is MPI's constant for l.
+func cThreadLevel(l ThreadLevel) C.int {
+	switch l {
+	case ThreadSingle:
+		return C.MPI_THREAD_SINGLE
+	case ThreadFunneled:
+		return C.MPI_THREAD_FUNNELED
+	case ThreadSerialized:
+		return C.MPI_THREAD_SERIALIZED
+	}
+	return C.MPI_THREAD_MULTIPLE
+}
+
 // Initialized reports whether MPI is initialized and not yet finalized, that is whether MPI
 // calls are allowed.
 func Initialized() bool { return active() }
@@ -173,6 +186,16 @@ func Finalized() bool { return C.h5p_finalized() != 0 }
 // Go program; the variable makes that independent of the release.)
 // MPI cannot be initialized again after Finalize.
 func Init() (provided ThreadLevel, owned bool, err error) {
+	return InitThread(ThreadMultiple)
+}
+
+// InitThread is Init asking for the thread level required instead of
+// MPI_THREAD_MULTIPLE: a replay asks for the level the program it reproduces asked for,
+// since OpenMPI's OMPIO behaves differently below MPI_THREAD_MULTIPLE (its POSIX writes
+// of a collective write with holes go through data sieving, a pread and a pwrite, only
+// then). A Go program below MPI_THREAD_MULTIPLE must make its MPI calls on the thread
+// that called InitThread (runtime.LockOSThread first).
+func InitThread(required ThreadLevel) (provided ThreadLevel, owned bool, err error) {
 	initMu.Lock()
 	defer initMu.Unlock()
 	if Finalized() {
@@ -189,7 +212,7 @@ func Init() (provided ThreadLevel, owned bool, err error) {
 		}
 	}
 	var p C.int
-	if err := mpiErr("MPI_Init_thread", C.MPI_Init_thread(nil, nil, C.MPI_THREAD_MULTIPLE, &p)); err != nil {
+	if err := mpiErr("MPI_Init_thread", C.MPI_Init_thread(nil, nil, cThreadLevel(required), &p)); err != nil {
 		return 0, false, err
 	}
 	if err := mpiErr("MPI_Comm_set_errhandler MPI_COMM_WORLD", C.h5p_errors_return(commWorld)); err != nil {

@@ -28,6 +28,9 @@ func Finalized() bool { return false }
 // Init returns ErrNoCgo.
 func Init() (provided ThreadLevel, owned bool, err error) { return 0, false, ErrNoCgo }
 
+// InitThread returns ErrNoCgo.
+func InitThread(ThreadLevel) (provided ThreadLevel, owned bool, err error) { return 0, false, ErrNoCgo }
+
 // AdoptEarlyInit does nothing without cgo (no MPI).
 func AdoptEarlyInit() {}
 

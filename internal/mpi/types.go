@@ -31,6 +31,20 @@ func (l ThreadLevel) String() string {
 	return fmt.Sprintf("ThreadLevel(%d)", int(l))
 }
 
+// ThreadLevelNames are the levels' short names, in order (descriptions' mpi_thread key,
+// profiles' mpi_thread).
+var ThreadLevelNames = []string{"single", "funneled", "serialized", "multiple"}
+
+// ParseThreadLevel reads a level's short name (ThreadLevelNames).
+func ParseThreadLevel(name string) (ThreadLevel, bool) {
+	for i, n := range ThreadLevelNames {
+		if n == name {
+			return ThreadLevel(i), true
+		}
+	}
+	return 0, false
+}
+
 // Op is a reduction operation of the Allreduce calls.
 type Op int
 

@@ -340,6 +340,11 @@ func Capture(p *Profile, name string) (*Description, error) {
 	d.Steps = desc.V(strconv.Itoa(steps))
 	d.Ranks = desc.V(strconv.Itoa(max(p.Ranks, 1)))
 	d.NoteAt("ranks").Line = "the traced run's ranks: h5proxy run's default -np"
+	if p.MPIThread != "" && p.MPIThread != "multiple" {
+		// h5proxy's own level is multiple: a program below it gets the replay below it too.
+		d.MPIThread = desc.V(p.MPIThread)
+		d.NoteAt("mpi_thread").Line = "the thread level MPI provided the traced program"
+	}
 	if compute := meanGap(stepStart, stepEnd, steps); compute > 0.001 {
 		d.Compute = desc.Vf("%.3fs", compute)
 		d.NoteAt("compute").Line = "the mean time between rank 0's steps of I/O"

@@ -69,3 +69,28 @@ func TestReadFileCreationLists(t *testing.T) {
 		t.Errorf("events %+v", p.Events)
 	}
 }
+
+// TestCaptureMPIThread: a program that MPI gave a level below multiple (MPI_Init: single)
+// is captured with mpi_thread, so its replay asks for that level; multiple, h5proxy's own,
+// and a profile without the field (an older profiler) write no key.
+func TestCaptureMPIThread(t *testing.T) {
+	for _, c := range []struct{ level, want string }{{"single", "single"}, {"funneled", "funneled"}, {"multiple", ""}, {"", ""}} {
+		file := "/x/a.h5"
+		p := &Profile{Ranks: 2, Traced: true, MPIThread: c.level, Calls: map[string]Call{}}
+		p.Records = append(p.Records,
+			Record{Module: "H5F", File: file, Rank: -1, Counters: map[string]int64{"H5F_USE_MPIIO": 1}},
+			Record{Module: "H5D", File: file, Name: "/x", Rank: -1, Info: json.RawMessage(`{"dims":[4],"maxdims":[4],"layout":1,"type_class":1,"type_size":8}`)})
+		p.Events = append(p.Events,
+			Event{Rank: 0, Module: "H5F", Call: "H5Fcreate", File: file},
+			Event{Rank: 0, Module: "H5D", Call: "H5Dcreate2", File: file, Name: "/x"},
+			Event{Rank: 0, Module: "H5D", Call: "H5Dwrite", File: file, Name: "/x", Collective: true})
+		got, err := Capture(p, "h")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked(t, got)
+		if got.Desc.MPIThread.Text != c.want {
+			t.Errorf("traced at %q: mpi_thread %q, want %q", c.level, got.Desc.MPIThread.Text, c.want)
+		}
+	}
+}

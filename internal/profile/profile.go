@@ -32,18 +32,21 @@ const SchemaVersion = 1
 
 // Header is the first line of a record file: who wrote it.
 type Header struct {
-	Format       string `json:"format"`
-	Version      int    `json:"version"`
-	Rank         int    `json:"rank"`
-	Nprocs       int    `json:"nprocs"`
-	MPI          bool   `json:"mpi"`
-	PID          int    `json:"pid"`
-	Forked       bool   `json:"forked"`
-	Exe          string `json:"exe"`
-	Cwd          string `json:"cwd"`
-	HDF5Version  string `json:"hdf5_version"`
-	HDF5Built    string `json:"hdf5_built"`
-	MPIVersion   string `json:"mpi_version"`
+	Format      string `json:"format"`
+	Version     int    `json:"version"`
+	Rank        int    `json:"rank"`
+	Nprocs      int    `json:"nprocs"`
+	MPI         bool   `json:"mpi"`
+	PID         int    `json:"pid"`
+	Forked      bool   `json:"forked"`
+	Exe         string `json:"exe"`
+	Cwd         string `json:"cwd"`
+	HDF5Version string `json:"hdf5_version"`
+	HDF5Built   string `json:"hdf5_built"`
+	MPIVersion  string `json:"mpi_version"`
+	// MPIThread is the thread level MPI provided the process (single, funneled,
+	// serialized, multiple; "" before MPI_Init or from an older profiler).
+	MPIThread    string `json:"mpi_thread,omitempty"`
 	StartUnixNs  int64  `json:"start_unix_ns"`
 	Trace        bool   `json:"trace"`
 	MemAlignment int64  `json:"mem_alignment"`
@@ -298,12 +301,14 @@ func ReadDir(dir string) ([]*Process, error) {
 // Profile is a job's merged profile: records shared by every rank reduced into one
 // (Rank -1), the others kept per rank.
 type Profile struct {
-	SchemaVersion int               `json:"schema_version"`
-	Command       []string          `json:"command,omitempty"`
-	Exe           string            `json:"exe"`
-	Ranks         int               `json:"ranks"`
-	HDF5Version   string            `json:"hdf5_version,omitempty"`
-	MPIVersion    string            `json:"mpi_version,omitempty"`
+	SchemaVersion int      `json:"schema_version"`
+	Command       []string `json:"command,omitempty"`
+	Exe           string   `json:"exe"`
+	Ranks         int      `json:"ranks"`
+	HDF5Version   string   `json:"hdf5_version,omitempty"`
+	MPIVersion    string   `json:"mpi_version,omitempty"`
+	// MPIThread is rank 0's MPI thread level (Header.MPIThread).
+	MPIThread     string            `json:"mpi_thread,omitempty"`
 	Partial       bool              `json:"partial"`
 	PartialRanks  []string          `json:"partial_ranks,omitempty"` // "rank N: reason"
 	Traced        bool              `json:"traced"`
@@ -340,7 +345,7 @@ func Merge(procs []*Process) *Profile {
 		shift := float64(pr.Header.StartUnixNs-t0) / 1e9
 		tEnd = max(tEnd, pr.Header.StartUnixNs-t0+pr.EndNs)
 		if p.Exe == "" {
-			p.Exe, p.HDF5Version, p.MPIVersion = pr.Header.Exe, pr.Header.HDF5Version, pr.Header.MPIVersion
+			p.Exe, p.HDF5Version, p.MPIVersion, p.MPIThread = pr.Header.Exe, pr.Header.HDF5Version, pr.Header.MPIVersion, pr.Header.MPIThread
 		}
 		if pr.Partial {
 			p.Partial = true

@@ -112,6 +112,16 @@ func inodeOf(st os.FileInfo) uint64 {
 	return 0
 }
 
+// MPIThreadLevel is the MPI thread level `h5proxy run` asks for the description at path
+// (its mpi_thread key; multiple without), read through the same once-per-process parse.
+func MPIThreadLevel(path string) (string, error) {
+	l, err := loadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return l.d.MPIThreadLevel(), nil
+}
+
 // DefaultRanks is the number of ranks `h5proxy run` launches for the description at path
 // when no -np is given (its ranks key; 1 without), read through the same once-per-process
 // parse the pattern uses.

@@ -426,6 +426,7 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			return errAt(d.Ranks, "not a number of ranks", "a whole number, at least 1 (h5proxy run's default -np)")
 		}
 	}
+	d.MPIThread = top.value("mpi_thread", Schema)
 	if n := top.vals["params"]; n != nil && n.Kind == yaml.MappingNode {
 		keys, vals := pairs(n)
 		for i, k := range keys {
@@ -499,6 +500,15 @@ func (d *Description) DefaultRanks() int {
 		return 1
 	}
 	return n
+}
+
+// MPIThreadLevel is the MPI thread level `h5proxy run` initializes MPI with for the
+// description: its mpi_thread key (multiple when absent, h5proxy's own level).
+func (d *Description) MPIThreadLevel() string {
+	if t := strings.ToLower(strings.TrimSpace(d.MPIThread.Text)); t != "" {
+		return t
+	}
+	return "multiple"
 }
 
 // SessionKey, when set, reports whether a name is one of the session's keys (or their

@@ -72,11 +72,14 @@ type Description struct {
 	Hints       []Param // MPI-IO hints: name and value
 	Steps       Value
 	// Ranks is the rank count `h5proxy run` launches without -np (DefaultRanks).
-	Ranks    Value
-	Compute  Value
-	Types    []*Compound
-	Files    []*File
-	Timeline []*Action
+	Ranks Value
+	// MPIThread is the MPI thread level the application initializes MPI with, which
+	// `h5proxy run` asks for (MPIThreadLevel).
+	MPIThread Value
+	Compute   Value
+	Types     []*Compound
+	Files     []*File
+	Timeline  []*Action
 	// Notes are the comments beside keys, by key path (note.go): what Parse read and
 	// what a writer says, kept by Write.
 	Notes map[string]*Note

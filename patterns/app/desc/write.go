@@ -188,6 +188,7 @@ func (wr *writer) description() *yaml.Node {
 	}
 	m.value("steps", d.Steps)
 	m.value("ranks", d.Ranks)
+	m.value("mpi_thread", d.MPIThread)
 	m.value("compute", d.Compute)
 	m.add("hints", wr.hints(d.Hints, "hints"))
 	if len(d.Types) > 0 {

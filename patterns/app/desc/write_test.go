@@ -69,6 +69,7 @@ func (g *gen) description() *Description {
 	}
 	d.Steps, d.Compute = g.opt(g.v), g.opt(g.v)
 	d.Ranks = g.opt(func() Value { return g.pick("1", "2", "16") })
+	d.MPIThread = g.opt(func() Value { return g.pick("single", "funneled", "serialized", "multiple") })
 	for i := range g.r.Intn(3) {
 		d.Hints = append(d.Hints, Param{Name: fmt.Sprintf("romio_%d", i), Value: g.v()})
 	}
