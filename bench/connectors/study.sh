@@ -61,7 +61,7 @@ for r in $(seq "$rounds"); do
         log-vol) sets=(-set layout=log-vol) ;;
         esac
         env "${env[@]}" "$h5" run "${common[@]}" "${sets[@]}" -dir "$d" -report "$d.json" "$sample" >"$d.log" 2>&1 ||
-          { touch "$d.failed"; echo "study: $c np=$np $run round $r failed: $(grep -m1 -i 'stalled\|error' "$d.log" | cut -c1-300)" >&2; }
+          { touch "$d.failed"; echo "study: $c np=$np $run round $r failed: $( (grep -m1 'h5proxy: stalled' "$d.log" || grep -m1 -i 'error' "$d.log") | cut -c1-300)" >&2; }
       done
     done
   done
