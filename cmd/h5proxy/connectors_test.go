@@ -133,15 +133,7 @@ func TestSamplesUnderConnectors(t *testing.T) {
 		samples = slices.DeleteFunc(slices.Clone(samples), func(s connectorSample) bool { return !slices.Contains(strings.Split(only, ","), s.name) })
 	}
 	dir := t.TempDir()
-	storage := filepath.Join(dir, "ssd")
-	if err := os.Mkdir(storage, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	conf := "HDF5_CACHE_STORAGE_TYPE: SSD\nHDF5_CACHE_STORAGE_PATH: " + storage +
-		"\nHDF5_CACHE_STORAGE_SCOPE: LOCAL\nHDF5_CACHE_STORAGE_SIZE: 1073741824\nHDF5_CACHE_WRITE_BUFFER_SIZE: 268435456\n"
-	if err := os.WriteFile(filepath.Join(dir, "cache.cfg"), []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCacheConfig(t, dir)
 	var matrix strings.Builder
 	fmt.Fprintf(&matrix, "| sample |")
 	for _, r := range runs {
@@ -224,15 +216,7 @@ func TestSamplesUnderConnectors(t *testing.T) {
 func TestMapUnderConnectors(t *testing.T) {
 	lib := volLib(t)
 	dir := t.TempDir()
-	storage := filepath.Join(dir, "ssd")
-	if err := os.Mkdir(storage, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	conf := "HDF5_CACHE_STORAGE_TYPE: SSD\nHDF5_CACHE_STORAGE_PATH: " + storage +
-		"\nHDF5_CACHE_STORAGE_SCOPE: LOCAL\nHDF5_CACHE_STORAGE_SIZE: 1073741824\nHDF5_CACHE_WRITE_BUFFER_SIZE: 268435456\n"
-	if err := os.WriteFile(filepath.Join(dir, "cache.cfg"), []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCacheConfig(t, dir)
 	e3 := connectorSamples[len(connectorSamples)-1]
 	if e3.name != "sync-e3sm-canonical.json" {
 		t.Fatalf("the last connector sample is %s, want E3SM's", e3.name)
@@ -252,6 +236,21 @@ func TestMapUnderConnectors(t *testing.T) {
 				t.Errorf("%s, launcher run %d: want exit 0 and no connector error\n%s", c.name, i+1, r)
 			}
 		}
+	}
+}
+
+// writeCacheConfig writes the Cache VOL's configuration dir/cache.cfg, its SSD storage in
+// dir/ssd: 1 GiB, a 256 MiB write buffer (2 ranks' buffers fit, as vol-cache 1.2.1 needs).
+func writeCacheConfig(t *testing.T, dir string) {
+	t.Helper()
+	storage := filepath.Join(dir, "ssd")
+	if err := os.Mkdir(storage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := "HDF5_CACHE_STORAGE_TYPE: SSD\nHDF5_CACHE_STORAGE_PATH: " + storage +
+		"\nHDF5_CACHE_STORAGE_SCOPE: LOCAL\nHDF5_CACHE_STORAGE_SIZE: 1073741824\nHDF5_CACHE_WRITE_BUFFER_SIZE: 268435456\n"
+	if err := os.WriteFile(filepath.Join(dir, "cache.cfg"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
