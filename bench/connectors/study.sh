@@ -15,7 +15,7 @@
 # Usage, from the repository root (the E3SM sample's map is relative to it):
 #   bash bench/connectors/study.sh [ROUNDS] [RANKS...]   (HDF5=1.14 build in bin/hdf5-1.14)
 #   env: CASES ("vpic e3sm"), STEPS (4), DIM_1 (262144), COMPUTE (0.2s), E3SM_RECORDS (1),
-#        STALL (120s), H5PROXY, H5PROXY_VOL_PREFIX
+#        STALL (120s), H5PROXY, H5PROXY_VOL_PREFIX, OUT, TABLE (below)
 set -uo pipefail
 rounds=${1:-3}
 shift || true
@@ -23,16 +23,21 @@ ranks=${*:-1 2 4}
 cases=${CASES:-vpic e3sm}
 h5=$(realpath "${H5PROXY:-bin/hdf5-1.14/h5proxy}")
 lib=${H5PROXY_VOL_PREFIX:-/opt/h5proxy/vol-1.14.5-ts}/lib
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+# OUT keeps every run's log and report in that directory (default: a temporary one,
+# removed at the end); TABLE=1 runs nothing and prints the table of the runs already in
+# OUT, so that a study stopped part-way still gives the rounds it completed.
+if [ -n "${OUT:-}" ]; then out=$OUT; mkdir -p "$out"; else out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
 mkdir -p "$out/ssd"
 # The write buffer times the ranks on the node must stay below the storage size, or
 # vol-cache 1.2.1 turns its write cache off ("Unable to claim space"; mode=cache refuses
 # such a config): 512 MiB a rank, 4 ranks, 4 GiB.
 printf 'HDF5_CACHE_STORAGE_TYPE: SSD\nHDF5_CACHE_STORAGE_PATH: %s\nHDF5_CACHE_STORAGE_SCOPE: LOCAL\nHDF5_CACHE_STORAGE_SIZE: 4294967296\nHDF5_CACHE_WRITE_BUFFER_SIZE: 536870912\n' "$out/ssd" >"$out/cache.cfg"
 runs="sync-A async-model async cache-model cache log log-vol sync-B"
-echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+[ -n "${TABLE:-}" ] && [ -z "${OUT:-}" ] && { echo "study: TABLE=1 needs OUT, the directory of an earlier study's runs" >&2; exit 2; }
+[ -n "${TABLE:-}" ] || echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for r in $(seq "$rounds"); do
+  [ -n "${TABLE:-}" ] && break
+  echo "study: round $r at $(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   for np in $ranks; do
     for c in $cases; do
       case $c in
@@ -56,12 +61,12 @@ for r in $(seq "$rounds"); do
         log-vol) sets=(-set layout=log-vol) ;;
         esac
         env "${env[@]}" "$h5" run "${common[@]}" "${sets[@]}" -dir "$d" -report "$d.json" "$sample" >"$d.log" 2>&1 ||
-          { touch "$d.failed"; echo "study: $c np=$np $run round $r failed: $(grep -m1 -i 'stalled\|error' "$d.log" | cut -c1-300)" >&2; }
+          { touch "$d.failed"; echo "study: $c np=$np $run round $r failed: $( (grep -m1 'h5proxy: stalled' "$d.log" || grep -m1 -i 'error' "$d.log") | cut -c1-300)" >&2; }
       done
     done
   done
 done
-echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+[ -n "${TABLE:-}" ] || echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 python3 - "$out" "$rounds" "$ranks" "$cases" "$runs" "${COUNTS:-}" <<'PY'
 import glob, json, statistics, sys
 out, rounds, ranks, cases, runs, counts = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split(), sys.argv[5].split(), sys.argv[6]

@@ -21,9 +21,19 @@ import (
 // map file.
 func init() { e3sm.RegisterMapReader(Load) }
 
-// Load reads a map file in E3SM-IO's HDF5 format.
+// Load reads a map file in E3SM-IO's HDF5 format. Under a VOL connector other than the
+// native one (HDF5_VOL_CONNECTOR) it reads through the native connector: the map is the
+// proxy's input, not the I/O it stands for, and through the connectors the read failed
+// or hung before any of that I/O (the Cache VOL 1.2.1 with its write cache on aborts at
+// any serial open, in MPI_Comm_dup; the Async VOL printed "[ASYNC VOL ERROR] ...
+// ABT_thread_self" for the launcher's read, which is not on HDF5's first thread, and can
+// hang in its implicit calls: docs/modes.md).
 func Load(path string) (_ *e3sm.Map, err error) {
-	f, err := h5.OpenFile(path, h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}})
+	acc := h5.Access{FileSpec: plan.FileSpec{ReadOnly: true}}
+	if c, cerr := h5.DefaultConnector(); cerr == nil && !c.Native {
+		acc.VOL = "native"
+	}
+	f, err := h5.OpenFile(path, acc)
 	if err != nil {
 		return nil, fmt.Errorf("e3sm map %s: %w", path, err)
 	}
