@@ -6,6 +6,34 @@ import (
 	"github.com/h5proxy/h5proxy/plan"
 )
 
+// createEarly creates dataset v before its first write, as that write would create it
+// (createWritten: the first write's shape, attributes and scale, the spec recorded, held
+// as the write would hold it) or, virtual or written: false, as createUnwritten does; the
+// datasets the action is to close are added to dsOpen.
+func (s *sim) createEarly(in *instance, v visit, step int, h handles, dsOpen *[]string) error {
+	sp, err := s.e.spec(v.ds, s.sc)
+	if err != nil {
+		return err
+	}
+	unwritten, err := s.unwritten(v.ds)
+	if err != nil {
+		return err
+	}
+	if len(sp.create.Virtual) > 0 || unwritten { // created, never written: as a write's
+		return s.createUnwritten(in, v, sp, step, h, dsOpen)
+	}
+	nr, _ := in.share(s.env)
+	dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
+	if err != nil {
+		return err
+	}
+	if err := s.createWritten(in, v, sp, dec, step, h); err != nil {
+		return err
+	}
+	s.holdWritten(in, v.path, sp, h, dsOpen) // as its first write would hold it
+	return nil
+}
+
 // defineUpfront reports whether file f's objects are created right after the file
 // (define: upfront or upfront_flush), and whether a flush ends their creation.
 func defineUpfront(define string) (upfront, flush bool) {
@@ -58,30 +86,10 @@ func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) er
 		if created[v.path] || createdSerially(in.file, v) {
 			continue
 		}
-		sp, err := s.e.spec(v.ds, s.sc)
-		if err != nil {
-			return err
-		}
-		unwritten, err := s.unwritten(v.ds)
-		if err != nil {
-			return err
-		}
 		n++
-		if len(sp.create.Virtual) > 0 || unwritten { // created, never written: as a write's
-			if err := s.createUnwritten(in, v, sp, step, h, &dsOpen); err != nil {
-				return err
-			}
-			continue
-		}
-		nr, _ := in.share(s.env)
-		dec, err := s.e.decomposer(v.ds, sp, s.sc, nr, s.e.d.Dir)
-		if err != nil {
+		if err := s.createEarly(in, v, step, h, &dsOpen); err != nil {
 			return err
 		}
-		if err := s.createWritten(in, v, sp, dec, step, h); err != nil {
-			return err
-		}
-		s.holdWritten(in, v.path, sp, h, &dsOpen) // as its first write would hold it
 	}
 	if n == 0 {
 		return nil

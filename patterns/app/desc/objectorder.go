@@ -1,0 +1,13 @@
+package desc
+
+// Object order: the order a program creates a file's groups and datasets in, across its
+// groups and actions. HDF5 allocates each object's header (and a contiguous dataset's
+// data) where the file ends when it is created, so the order of the creates decides
+// where every object lies and which metadata a write or a flush moves; a description's
+// own order (groups first, a file's datasets before its groups', each dataset at the
+// action that first writes it) is not every program's.
+
+// objectOrderNode declares files.ID.object_order.
+var objectOrderNode = &Node{Key: "object_order", Kind: List, Elem: &Node{Kind: Template},
+	Help:    "the file's groups and datasets (absolute paths as their names are written, templates included) in the order the program creates them, across groups and actions: a write action creates, besides its own objects, every object listed before the last one it creates that does not exist yet (a dataset another action writes created as its first write would create it, not written), and its creates, attributes and writes go object by object in this order (objects not listed after those listed, the file's own attributes first); each entry names one group or dataset of the file, once; with handles hold: action or file and sequence: by_object; capture writes it from the trace's creates (unset: the description's order)",
+	Example: `object_order: [/fields, /fields/x, /fields/rho, /state]`}
