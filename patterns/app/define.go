@@ -48,7 +48,8 @@ func defineUpfront(define string) (upfront, flush bool) {
 
 // define creates every group and dataset of file in not yet created, before the action's
 // writes, as netCDF-4 creates every variable at nc_enddef (define: upfront): each group
-// with its attributes, each dataset in the description's order with its attributes
+// with its attributes, each dataset in the description's order (its object_order's,
+// the groups' creates put in it too) with its attributes
 // (a series with 0 along its extended dimension when it starts empty), then the links,
 // reference attributes and dimension scales whose objects now exist; the objects the
 // file's handles do not keep are closed, and with flush (upfront_flush) an H5Fflush ends
@@ -62,14 +63,20 @@ func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) er
 		return err
 	}
 	created := s.created[in.path]
-	h := handlesOf(in.file)
+	h, mark := handlesOf(in.file), len(s.cur.Ops)
+	ranks, err := s.objectRanks(in.file)
+	if err != nil {
+		return err
+	}
+	vs = orderVisits(vs, created, ranks)
+	made := map[string]bool{} // what it creates, put in the object order
 	var opened, dsOpen []string
 	n := 0
 	for _, g := range groups {
 		if created[g.path] {
 			continue
 		}
-		created[g.path] = true
+		created[g.path], made[g.path] = true, true
 		n++
 		op := plan.Op{Kind: plan.CreateGroup, Path: g.path, Collective: in.parallel, Step: step, Group: groupSpec(&g.g.Content)}
 		if h.perCall {
@@ -87,6 +94,7 @@ func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) er
 			continue
 		}
 		n++
+		made[v.path] = true
 		if err := s.createEarly(in, v, step, h, &dsOpen); err != nil {
 			return err
 		}
@@ -94,6 +102,7 @@ func (s *sim) define(in *instance, step int, flush bool, spec *plan.FileSpec) er
 	if n == 0 {
 		return nil
 	}
+	s.orderCreations(mark, made, ranks)
 	if err := s.finish(in, step, dsOpen, opened); err != nil {
 		return err
 	}

@@ -67,6 +67,19 @@ func TestObjectOrder(t *testing.T) {
 	if got := opLines(opsOf(t, plain, 0, 2)); got != wantPlain {
 		t.Errorf("without object_order and dims_at:\n%s\nwant:\n%s", got, wantPlain)
 	}
+	// define: upfront creates every object in the object order before the writes, which
+	// keep the action's order (of objects created before them).
+	upfront := strings.Replace(objectOrderSrc, "    handles: {hold: file}\n", "    handles: {hold: file}\n    define: upfront\n", 1)
+	wantUpfront := "create-file /o/out.h5 C\n" +
+		"create-group /g C\n" +
+		"create-dataset /g/x C\nscale /g/x C\ncreate-dataset /g/s C\nscale /g/s C\ncreate-dataset /a C\ncreate-dataset /b C\n" +
+		"write /a C\nwrite /b C\nwrite /g/x C\n" +
+		"extend-dataset /g/s C\nwrite /g/s C\n" +
+		"extend-dataset /g/s C\nwrite /g/s C\n" +
+		"close-dataset /b C\nclose-dataset /a C\nclose-dataset /g/s C\nclose-dataset /g/x C\nclose-group /g C\nclose-file /o/out.h5 C\n"
+	if got := opLines(opsOf(t, upfront, 0, 2)); got != wantUpfront {
+		t.Errorf("define: upfront:\n%s\nwant:\n%s", got, wantUpfront)
+	}
 }
 
 // TestObjectOrderRefused pins the refusals: a path that names no group or dataset, one
