@@ -115,41 +115,7 @@ func (c *Description) objectOrder(p *Profile, file string, f *desc.File, fpath s
 	if h := f.Handles; strings.EqualFold(h.Hold.Text, "call") || h.Sequence.Set && !strings.EqualFold(h.Sequence.Text, "by_object") {
 		return
 	}
-	var groups, datasets []string
-	var walk func(c *desc.Content, parent string)
-	walk = func(c *desc.Content, parent string) {
-		for _, g := range c.Groups {
-			groups = append(groups, path.Join(parent, g.Name.Text))
-		}
-		for _, d := range c.Datasets {
-			datasets = append(datasets, path.Join(parent, d.Name))
-		}
-		for _, g := range c.Groups {
-			walk(&g.Content, path.Join(parent, g.Name.Text))
-		}
-	}
-	walk(&f.Content, "/")
-	// the description's own order: groups depth first, then datasets as collected
-	var byDefault []string
-	var gwalk func(c *desc.Content, parent string)
-	gwalk = func(c *desc.Content, parent string) {
-		for _, g := range c.Groups {
-			gp := path.Join(parent, g.Name.Text)
-			byDefault = append(byDefault, gp)
-			gwalk(&g.Content, gp)
-		}
-	}
-	gwalk(&f.Content, "/")
-	var dwalk func(c *desc.Content, parent string)
-	dwalk = func(c *desc.Content, parent string) {
-		for _, d := range c.Datasets {
-			byDefault = append(byDefault, path.Join(parent, d.Name))
-		}
-		for _, g := range c.Groups {
-			dwalk(&g.Content, path.Join(parent, g.Name.Text))
-		}
-	}
-	dwalk(&f.Content, "/")
+	byDefault := desc.OwnOrder(&f.Content)
 	var traced []string
 	for _, e := range p.Events {
 		if e.Rank != 0 || e.File != file || e.fileStep > 1 {
@@ -166,7 +132,7 @@ func (c *Description) objectOrder(p *Profile, file string, f *desc.File, fpath s
 			continue
 		}
 		t = path.Join("/", t)
-		if (slices.Contains(groups, t) || slices.Contains(datasets, t)) && !slices.Contains(traced, t) {
+		if slices.Contains(byDefault, t) && !slices.Contains(traced, t) {
 			traced = append(traced, t)
 		}
 	}

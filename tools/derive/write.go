@@ -3,7 +3,6 @@ package derive
 import (
 	"fmt"
 	"io"
-	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -811,26 +810,8 @@ func sizeText(v uint64) string {
 // root's datasets, then each group's): the order the writer created them in (ByAddress).
 // A file whose datasets fold into lists keeps the description's order.
 func (b *builder) objectOrder(f *desc.File, in *File, path string) {
-	var byDefault []string
-	folded := false
-	var groups, datasets func(c *desc.Content, parent string)
-	groups = func(c *desc.Content, parent string) {
-		for _, g := range c.Groups {
-			byDefault = append(byDefault, pathpkg.Join(parent, g.Name.Text))
-			groups(&g.Content, pathpkg.Join(parent, g.Name.Text))
-		}
-	}
-	datasets = func(c *desc.Content, parent string) {
-		for _, d := range c.Datasets {
-			folded = folded || strings.Contains(d.Name, "${")
-			byDefault = append(byDefault, pathpkg.Join(parent, d.Name))
-		}
-		for _, g := range c.Groups {
-			datasets(&g.Content, pathpkg.Join(parent, g.Name.Text))
-		}
-	}
-	groups(&f.Content, "/")
-	datasets(&f.Content, "/")
+	byDefault := desc.OwnOrder(&f.Content)
+	folded := slices.ContainsFunc(byDefault, func(p string) bool { return strings.Contains(p, "${") })
 	var order []string
 	for _, p := range in.ByAddress {
 		if slices.Contains(byDefault, p) {
