@@ -59,6 +59,9 @@ func checkObjectOrder(f *desc.File) error {
 		if seen[p] {
 			return errAt(v, "named twice in file %s's object_order", "each group or dataset once", f.ID)
 		}
+		if slices.ContainsFunc(f.ObjectOrder, func(o desc.Value) bool { return path.Join("/", strings.TrimSpace(o.Text)) == path.Dir(p) }) && !seen[path.Dir(p)] {
+			return errAt(v, "listed before its group "+path.Dir(p)+" in file "+f.ID+"'s object_order", "a group before its members")
+		}
 		seen[p] = true
 	}
 	return nil

@@ -92,6 +92,7 @@ func TestObjectOrderRefused(t *testing.T) {
 	}{
 		{"unknown path", "[/g, /g/x, /g/s, /a, /b]", "[/g, /g/y]", []string{"d.yaml:7:24:", "key files.out.object_order[1]", `value "/g/y"`, "no group or dataset of file out has this path"}},
 		{"twice", "[/g, /g/x, /g/s, /a, /b]", "[/g, /a, /g]", []string{"d.yaml:7:28:", "key files.out.object_order[2]", `value "/g"`, "named twice"}},
+		{"child first", "[/g, /g/x, /g/s, /a, /b]", "[/g/x, /g, /g/s, /a, /b]", []string{"key files.out.object_order[0]", `value "/g/x"`, "listed before its group /g", "allowed: a group before its members"}},
 		{"by_call", "{hold: file}", "{sequence: by_call}", []string{"key files.out.object_order", `value "/g"`, "sequence: by_call", "allowed: handles hold: action or file with sequence: by_object"}},
 		{"dims_at alone", "scale_at: create}", "scale_at: create, dims_at: create}", []string{"key files.out.groups.g.datasets.x.dims_at", `value "create"`, "no dims key"}},
 		{"dims_at value", "dims_at: create}", "dims_at: later}", []string{"key files.out.groups.g.datasets.s.dims_at", `value "later"`, "allowed: create, defined"}},

@@ -13,7 +13,6 @@ package derive
 
 import (
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -97,10 +96,6 @@ type File struct {
 	// those created without them (H5Pset_obj_track_times false): the description's
 	// track_times. A hard-linked dataset counts at each path.
 	Timed, Untimed int
-	// ByAddress are the paths of its groups and datasets (each object's first path) in the
-	// order of their header addresses: HDF5 places an object's header where the file ends
-	// when it is created, so the order the writer created them in (object_order).
-	ByAddress []string
 }
 
 // Read reads the structure of every file in paths, in order. An error names the file and
@@ -187,14 +182,7 @@ func readFile(path string) (_ *File, err error) {
 			return nil, err
 		}
 	}
-	addrs := slices.Sorted(maps.Keys(r.first))
-	var byAddr []string
-	for _, a := range addrs {
-		if p := r.first[a]; p != "/" {
-			byAddr = append(byAddr, p)
-		}
-	}
-	return &File{Path: path, Root: root, Timed: r.timed, Untimed: r.untimed, ByAddress: byAddr}, nil
+	return &File{Path: path, Root: root, Timed: r.timed, Untimed: r.untimed}, nil
 }
 
 // note records the address of the open object at path, the first path it is listed under.

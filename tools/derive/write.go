@@ -165,9 +165,6 @@ func (b *builder) build(files []*File) *desc.Description {
 			d.Guess(path+".writer", why)
 		}
 		b.trackTimes(f, u.file, path)
-		if root == u.file.Root { // not folded into one group per step
-			b.objectOrder(f, u.file, path)
-		}
 		d.Files = append(d.Files, f)
 	}
 	for i, u := range units {
@@ -803,26 +800,6 @@ func sizeText(v uint64) string {
 		}
 	}
 	return strconv.FormatUint(v, 10)
-}
-
-// objectOrder sets object_order on a file whose objects' headers lie in another order
-// than the one a description creates them in without it (every group first, then the
-// root's datasets, then each group's): the order the writer created them in (ByAddress).
-// A file whose datasets fold into lists keeps the description's order.
-func (b *builder) objectOrder(f *desc.File, in *File, path string) {
-	byDefault := desc.OwnOrder(&f.Content)
-	folded := slices.ContainsFunc(byDefault, func(p string) bool { return strings.Contains(p, "${") })
-	var order []string
-	for _, p := range in.ByAddress {
-		if slices.Contains(byDefault, p) {
-			order = append(order, p)
-		}
-	}
-	if folded || len(order) != len(byDefault) || slices.Equal(order, byDefault) {
-		return
-	}
-	f.ObjectOrder = desc.Vs(order...)
-	b.d.Comment(path+".object_order", "the order of the objects' headers in the file, where HDF5 placed each at its creation")
 }
 
 // trackTimes sets track_times: false on a file whose datasets all lack their times (a
