@@ -449,6 +449,7 @@ func Capture(p *Profile, name string) (*Description, error) {
 		traced := creationOrders(p, f, file, stepOf)
 		c.trackTimes(p, f, file, fpath, ds)
 		c.scales(file, fpath, id, traced)
+		c.objectOrder(p, f, file, fpath, stepOf)
 		read := false
 		// One write action per transfer mode and cadence (every step, or a series'
 		// first step alone); the datasets are named only when the file has several (a

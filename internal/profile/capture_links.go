@@ -137,6 +137,12 @@ func (c *Description) scales(f *desc.File, fpath, id string, tracedOrder bool) {
 		c.Desc.Guess(fpath, "creation_order: indexed, as netCDF-4 creates its groups (_NCProperties; the trace has no creation properties)")
 	}
 	for _, ds := range attached {
+		// attached right after its creation (placeAttribute): dims_at: create once the
+		// dims are said, else the stand-in keeps the default place
+		atCreate := false
+		if dl := attr(ds, dsDimensionList); strings.EqualFold(dl.At.Text, desc.AtCreate) {
+			atCreate, dl.At = true, desc.Value{}
+		}
 		var dims []desc.Value
 		if traced, ok := c.dimLists[owner[ds]]; ok && len(traced) == len(ds.Shape) { // the references written
 			for _, paths := range traced {
@@ -173,6 +179,9 @@ func (c *Description) scales(f *desc.File, fpath, id string, tracedOrder bool) {
 			continue // unresolved: the DIMENSION_LIST stand-in stays, listed
 		}
 		ds.Dims = dims
+		if atCreate {
+			ds.DimsAt = desc.V(desc.AtCreate)
+		}
 		drop(ds, dsDimensionList)
 	}
 }

@@ -2,6 +2,8 @@ package profile
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/h5proxy/h5proxy/patterns/app/desc"
@@ -100,4 +102,50 @@ func (c *Description) trackTimes(p *Profile, file string, f *desc.File, fpath st
 	default:
 		c.unexpressed(fpath, fmt.Sprintf("%d of %d objects created without their times (H5Pset_obj_track_times false): track_times is the whole file's", untimed, all))
 	}
+}
+
+// objectOrder sets file's object_order from rank 0's creates of it (of its first file when
+// it is a file per step; a group or dataset made at every step, Timestep_${step}, at its
+// first): the groups and datasets of the description in the order the program created
+// them, across groups and actions. It is set only when that order is not the one a
+// description replays without it (every group first, depth first, then the datasets:
+// the root's, then each group's), and only under the handles the key goes with (hold:
+// action or file, sequence: by_object).
+func (c *Description) objectOrder(p *Profile, file string, f *desc.File, fpath string, stepOf func(string, string) (string, int, bool)) {
+	if h := f.Handles; strings.EqualFold(h.Hold.Text, "call") || h.Sequence.Set && !strings.EqualFold(h.Sequence.Text, "by_object") {
+		return
+	}
+	byDefault := desc.OwnOrder(&f.Content)
+	var traced []string
+	for _, e := range p.Events {
+		if e.Rank != 0 || e.File != file || e.fileStep > 1 {
+			continue
+		}
+		var t string
+		switch {
+		case groupCreate(e.Call) && e.Object != "":
+			t, _, _ = stepOf(file, e.Object+"/x")
+			t = strings.TrimSuffix(t, "/x")
+		case e.Module == "H5D" && strings.HasPrefix(e.Call, "H5Dcreate"):
+			t, _, _ = stepOf(file, e.Name)
+		default:
+			continue
+		}
+		t = path.Join("/", t)
+		if slices.Contains(byDefault, t) && !slices.Contains(traced, t) {
+			traced = append(traced, t)
+		}
+	}
+	// the objects the trace does not show created keep their place after those it does
+	order := slices.Clone(traced)
+	for _, t := range byDefault {
+		if !slices.Contains(order, t) {
+			order = append(order, t)
+		}
+	}
+	if len(traced) < 2 || slices.Equal(order, byDefault) {
+		return
+	}
+	f.ObjectOrder = desc.Vs(traced...)
+	c.Desc.Comment(fpath+".object_order", "the order rank 0 created the groups and datasets in")
 }

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -138,6 +139,10 @@ func placeAttribute(p *Profile, o objectEvents, a *capAttr, class int, upfront b
 		if !between(o.creates, made, first) {
 			a.at = desc.AtCreate
 		}
+	case a.name == dsDimensionList && class < 0 && !between(o.creates, made, first) && slices.ContainsFunc(o.creates, func(i int) bool { return i > first }):
+		// attached right after its creation, before the next object's (dims_at: create);
+		// when no creation follows, the action's end is the same place
+		a.at = desc.AtCreate
 	case class >= 0 && first > class && a.name != dsName:
 		a.at = desc.AtScale
 	case upfront && between(o.creates, made, first) && (o.firstWrite < 0 || first < o.firstWrite):

@@ -173,6 +173,9 @@ func (p *Pattern) setup(d *desc.Description) error {
 		if err := checkSequence(f); err != nil {
 			return err
 		}
+		if err := checkObjectOrder(f); err != nil {
+			return err
+		}
 	}
 	for _, a := range d.Timeline {
 		verb, fv := a.Verb()

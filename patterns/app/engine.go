@@ -649,9 +649,19 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	}
 	created := s.created[in.path]
 	h, mark := handlesOf(in.file), len(s.cur.Ops)
+	ranks, err := s.objectRanks(in.file)
+	if err != nil {
+		return err
+	}
+	made := map[string]bool{} // the groups and datasets the action creates (object_order)
+	var madeGroups []string
 	var opened []string // groups then datasets to close, in open order
 	// Groups: created once; reopened when a dataset below is written.
 	for _, g := range groups {
+		if !created[g.path] {
+			made[g.path] = true
+			madeGroups = append(madeGroups, g.path)
+		}
 		if h.perCall { // created and closed; datasets are opened by path
 			if !created[g.path] {
 				created[g.path] = true
@@ -679,9 +689,22 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	}
 	var dsOpen []string // datasets to close after the action
 	written := 0
-	for _, v := range refsLast(vs) {
-		if !selected(a, v.path, v.ds.Name) || createdSerially(in.file, v) {
+	vs = orderVisits(refsLast(vs), created, ranks)
+	writes := func(v visit) bool { return selected(a, v.path, v.ds.Name) && !createdSerially(in.file, v) }
+	last := lastCreate(vs, madeGroups, created, ranks, writes)
+	for _, v := range vs {
+		if !writes(v) {
+			// object_order: created here, before the last object the action creates
+			if ranks != nil && !created[v.path] && !createdSerially(in.file, v) && rankOf(ranks, v.path) < last {
+				made[v.path] = true
+				if err := s.createEarly(in, v, step, h, &dsOpen); err != nil {
+					return err
+				}
+			}
 			continue
+		}
+		if !created[v.path] {
+			made[v.path] = true
 		}
 		sp, err := s.e.spec(v.ds, s.sc)
 		if err != nil {
@@ -768,6 +791,7 @@ func (s *sim) writeContent(in *instance, a *desc.Action, step int, coll bool) er
 	if len(a.Datasets) > 0 && written == 0 {
 		return errAt(a.Datasets[0], "the action's datasets name none of file %s's datasets at step %d", "dataset names or paths of the file", in.file.ID, step)
 	}
+	s.orderCreations(mark, made, ranks)
 	dsOpen, opened = s.sequence(in, a, mark, dsOpen, opened, false)
 	return s.finish(in, step, dsOpen, opened)
 }
@@ -795,7 +819,10 @@ func (s *sim) createWritten(in *instance, v visit, sp *dsSpec, dec *decomposer, 
 	if err := s.attributes(in, v.path, v.ds.Attributes, step); err != nil {
 		return err
 	}
-	return s.scaleAtCreate(in, v, step)
+	if err := s.scaleAtCreate(in, v, step); err != nil {
+		return err
+	}
+	return s.dimsAtCreate(in, v, step)
 }
 
 // holdWritten decides who closes dataset path once created or opened for a write: no one

@@ -124,6 +124,9 @@ func (s *sim) createUnwritten(in *instance, v visit, sp *dsSpec, step int, h han
 	if err := s.scaleAtCreate(in, v, step); err != nil {
 		return err
 	}
+	if err := s.dimsAtCreate(in, v, step); err != nil {
+		return err
+	}
 	if h.perFile {
 		in.keep(v.path, false)
 	} else {

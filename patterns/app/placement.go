@@ -185,6 +185,15 @@ func (s *sim) scaleAtCreate(in *instance, v visit, step int) error {
 	return s.placedAt(in, desc.AtScale, v.path, step, func(string) bool { return true })
 }
 
+// dimsAtCreate attaches dataset v's dims right after its creation when its dims_at says
+// create, to the scales that exist then (the others wait for the action's end).
+func (s *sim) dimsAtCreate(in *instance, v visit, step int) error {
+	if len(v.ds.Dims) == 0 || !strings.EqualFold(v.ds.DimsAt.Text, desc.AtCreate) {
+		return nil
+	}
+	return s.attach(in, v, step)
+}
+
 // checkPlacement rejects placements an object cannot have: at: scale on an attribute of
 // something that is no dimension scale, at: each_write on one that is not a dataset's,
 // scale_at without scale.

@@ -58,42 +58,52 @@ func (s *sim) scales(in *instance, step int) error {
 		if len(v.ds.Dims) == 0 || !created[v.path] {
 			continue
 		}
-		if len(v.ds.Dims) != len(v.ds.Shape) {
-			return errAt(v.ds.Dims[0], "dims has %d entries, %s has %d dimensions", "one entry per dimension (\"\" for none)", len(v.ds.Dims), v.ds.Name, len(v.ds.Shape))
+		if err := s.attach(in, v, step); err != nil {
+			return err
 		}
-		for dim, e := range v.ds.Dims {
-			scales := e.List
-			if scales == nil {
-				scales = []desc.Value{e}
+	}
+	return nil
+}
+
+// attach plans the attachments of dataset v's dims to the scales created so far (once
+// each); those whose scale does not exist yet wait for it.
+func (s *sim) attach(in *instance, v visit, step int) error {
+	if len(v.ds.Dims) != len(v.ds.Shape) {
+		return errAt(v.ds.Dims[0], "dims has %d entries, %s has %d dimensions", "one entry per dimension (\"\" for none)", len(v.ds.Dims), v.ds.Name, len(v.ds.Shape))
+	}
+	st, created := s.scaleStateOf(in.path), s.created[in.path]
+	for dim, e := range v.ds.Dims {
+		scales := e.List
+		if scales == nil {
+			scales = []desc.Value{e}
+		}
+		for _, sv := range scales {
+			if desc.NoScale(sv) {
+				continue
 			}
-			for _, sv := range scales {
-				if desc.NoScale(sv) {
-					continue
-				}
-				t, err := s.sc.Text(sv)
-				if err != nil {
-					return err
-				}
-				target := t
-				if !strings.HasPrefix(t, "/") {
-					target = path.Join(v.parent, t)
-				}
-				target = path.Clean(target)
-				key := fmt.Sprintf("attach %s %d %s", v.path, dim, target)
-				if st.done[key] {
-					continue
-				}
-				if target == v.path {
-					return errAt(sv, "dataset %s attached to itself as a dimension scale", "another dataset of the file", v.path)
-				}
-				if !created[target] {
-					st.pending[key] = sv
-					continue
-				}
-				delete(st.pending, key)
-				st.done[key] = true
-				add(v.path, &plan.ScaleSpec{Attach: target, Dim: dim})
+			t, err := s.sc.Text(sv)
+			if err != nil {
+				return err
 			}
+			target := t
+			if !strings.HasPrefix(t, "/") {
+				target = path.Join(v.parent, t)
+			}
+			target = path.Clean(target)
+			key := fmt.Sprintf("attach %s %d %s", v.path, dim, target)
+			if st.done[key] {
+				continue
+			}
+			if target == v.path {
+				return errAt(sv, "dataset %s attached to itself as a dimension scale", "another dataset of the file", v.path)
+			}
+			if !created[target] {
+				st.pending[key] = sv
+				continue
+			}
+			delete(st.pending, key)
+			st.done[key] = true
+			s.cur.Add(plan.Op{Kind: plan.Scale, Path: v.path, Collective: in.parallel, Step: step, Scale: &plan.ScaleSpec{Attach: target, Dim: dim}})
 		}
 	}
 	return nil

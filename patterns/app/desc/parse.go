@@ -461,7 +461,7 @@ func (p *parser) build(d *Description, root *yaml.Node) error {
 			f := &File{ID: k.Value, Pos: p.pos(k), Name: x.value("name", fs), Ranks: x.value("ranks", fs), Writer: x.value("writer", fs),
 				Mode: x.value("mode", fs), Reopen: x.value("reopen", fs), CollectiveMetadata: x.value("collective_metadata", fs),
 				Libver: x.value("libver", fs), Define: x.value("define", fs), TrackTimes: x.value("track_times", fs), Counter: x.value("counter", fs), Hints: p.hints(x.vals["hints"], path+".hints"),
-				Handles: p.handles(x.vals["handles"], path+".handles")}
+				Handles: p.handles(x.vals["handles"], path+".handles"), ObjectOrder: x.list("object_order")}
 			if _, err := LibverOf(f.Libver); err != nil {
 				return err
 			}
@@ -703,7 +703,7 @@ func (p *parser) dataset(name string, pos Pos, n *yaml.Node, path string) (*Data
 	d.EmptyCalls = x.value("empty_calls", s)
 	d.Written = x.value("written", s)
 	d.Scale, d.Dims = x.value("scale", s), x.list("dims")
-	d.ScaleAt = x.value("scale_at", s)
+	d.ScaleAt, d.DimsAt = x.value("scale_at", s), x.value("dims_at", s)
 	d.CreationOrder = x.value("creation_order", s)
 	var err error
 	if d.Virtual, err = p.virtual(x.vals["virtual"], join(path, "virtual")); err != nil {

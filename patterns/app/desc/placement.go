@@ -40,6 +40,11 @@ var scaleAtNode = &Node{Key: "scale_at", Kind: Enum, Allowed: []string{AtCreate,
 	Help:    "when a dataset with scale becomes a dimension scale: defined, at the end of the write action (or define: upfront) that creates it, with the other scales, before the attachments; create, right after its creation and its attributes written at: create, before those written at: scale, as netCDF-4 makes each dimension a scale when it creates its dataset; not copied by like",
 	Example: `time: {type: f64, shape: [1], extend: 0, scale: time, scale_at: create}`}
 
+// dimsAtNode declares datasets.NAME.dims_at.
+var dimsAtNode = &Node{Key: "dims_at", Kind: Enum, Allowed: []string{AtCreate, AtDefined}, Default: AtDefined,
+	Help:    "when the dataset's dims are attached (H5DSattach_scale): defined, at the end of the write action (or define: upfront) that creates it, with the other attachments, once its scales exist; create, right after its creation (its attributes and a scale_at: create scale first), to the scales that exist then (the others at the action's end), as a code that attaches a variable's coordinate as it creates it; not copied by like",
+	Example: `rho: {type: f64, shape: [1, n], extend: 0, dims: ["", /fields/x], dims_at: create}`}
+
 // Placement returns an attribute's at key in lower case (AtCreate when not given).
 func (a *Attribute) Placement() string {
 	if !a.At.Set || a.At.Text == "" {

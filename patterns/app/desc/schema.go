@@ -172,6 +172,7 @@ var (
 			scaleNode,
 			scaleAtNode,
 			dimsNode,
+			dimsAtNode,
 			dsOrderNode,
 			virtualNode,
 			dsValueNode,
@@ -222,6 +223,7 @@ var fileNode = &Node{Key: "files", Kind: Named, Help: "the files the application
 		counterNode,
 		fileHintsNode,
 		handlesNode,
+		objectOrderNode,
 		createNode,
 	}}}
 

@@ -146,6 +146,9 @@ type File struct {
 	// the description-wide Hints.
 	Hints   []Param
 	Handles Handles
+	// ObjectOrder lists the file's groups and datasets (absolute path templates) in the
+	// order the program creates them, across groups and actions (objectorder.go).
+	ObjectOrder []Value
 	// Create says who creates the file (create.go).
 	Create Create
 	Content
@@ -242,6 +245,8 @@ type Dataset struct {
 	Dims  []Value
 	// ScaleAt is when it becomes a scale: defined (the action's end) or create.
 	ScaleAt Value
+	// DimsAt is when its Dims are attached: defined (the action's end) or create.
+	DimsAt Value
 	// CreationOrder is its attributes' creation order (order.go).
 	CreationOrder Value
 	// Virtual are a virtual dataset's mappings (virtual.go).

@@ -118,6 +118,9 @@ func (g *gen) file(id string) *File {
 	f.Counter = g.opt(func() Value { return g.pick("f0", "plots", id) })
 	f.Define = g.opt(func() Value { return g.pick("lazy", "upfront", "upfront_flush") })
 	f.TrackTimes = g.opt(g.bool)
+	for range g.r.Intn(3) {
+		f.ObjectOrder = append(f.ObjectOrder, g.pick("/fields", "/fields/x", "/Step#${step}/rho", "/state"))
+	}
 	for i := range g.r.Intn(3) {
 		f.Hints = append(f.Hints, Param{Name: fmt.Sprintf("cb_%d", i), Value: g.v()})
 		g.note(path + ".hints." + f.Hints[i].Name)
@@ -253,6 +256,7 @@ func (g *gen) dataset(name, path string) *Dataset {
 		return g.pick("x", "", "This is a netCDF dimension but not a netCDF variable.         4")
 	})
 	ds.ScaleAt = g.opt(func() Value { return g.pick(AtCreate, AtDefined) })
+	ds.DimsAt = g.opt(func() Value { return g.pick(AtCreate, AtDefined) })
 	for range g.r.Intn(3) {
 		switch g.r.Intn(3) {
 		case 0:
