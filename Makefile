@@ -146,8 +146,15 @@ $(BIN)/libh5proxy-profile.so: $(PROFILE_SRCS) preload/profile.h
 demo: build
 	$(BIN)/h5proxy run
 
-vet: deps
+# vet checks the cgo build (vet-cgo: the Go code type-checked against the build's HDF5
+# headers), then what no HDF5 build changes (vet-rest: the readme-tagged tests, the
+# CGO_ENABLED=0 build of the *_nocgo.go stubs, gofmt), which the 1.14 suite of make test
+# leaves to the default suite (docs/hdf5.md, "What each suite runs").
+.PHONY: vet-cgo vet-rest
+vet: vet-cgo vet-rest
+vet-cgo: deps
 	$(GO) vet ./...
+vet-rest: deps
 	$(GO) vet -tags=readme ./tests/readme
 	CGO_ENABLED=0 GOFLAGS= $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -172,20 +179,29 @@ TEST_PLAIN := $(if $(filter 1.14,$(HDF5)),,cmake-plain)
 # mutation (fuzz-short) runs once, in the default suite: the targets parse text, and CI's
 # two suites must stay within its time.
 TEST_FUZZ := $(if $(filter 1.14,$(HDF5)),@echo "fuzz-short: run by the default suite (seeds ran above)",$(MAKE) --no-print-directory fuzz-short)
-# Work that does not depend on the HDF5 build runs in the default suite only: the race run
-# of the packages that link no HDF5 (patterns, options, emulate), and the tests of the
-# packages scripts/test-packages.sh lists as HDF5-free (it checks that they build no cgo);
-# in cmd/h5proxy, the two tests that only compare `h5proxy plan` listings (no I/O: the one
-# HDF5 read is the E3SM map, which the 1.14 suite's E3SM runs read too).
+# Work that does not depend on the HDF5 build runs in the default suite only (docs/hdf5.md,
+# "What each suite runs"): the race run of the packages that link no HDF5 (patterns,
+# options, emulate); the tests of the packages scripts/test-packages.sh lists as HDF5-free
+# (it checks that they build no cgo); the tests it lists as SAME_ON_BOTH, each with its
+# reason (`scripts/test-packages.sh skip 1.14` prints the -skip pattern and checks that each
+# is defined, in its package only); and the 1, 2 and 4-rank sweeps' 1- and 4-rank runs:
+# the 1.14 suite sweeps at 2 ranks alone (H5PROXY_TEST_SWEEP, read by mpitest.Sweep; tests
+# whose point is the rank count, tests/corpus among them, do not sweep through it).
 TEST_RACE := $(if $(filter 1.14,$(HDF5)),,./patterns/... ./options ./emulate) ./h5bench ./proxy/layout/log ./proxy/e3smmap
-TEST_SKIP := $(if $(filter 1.14,$(HDF5)),-skip '^(TestPairPlansInOrder|TestE3SMFPlan)$$')
+test: export H5PROXY_TEST_SWEEP = $(if $(filter 1.14,$(HDF5)),2)
+# Each Go step's `go test -json` goes through internal/testtime: plain go test's output (a
+# failing test's whole log), then the slowest tests and packages, so that a CI log shows
+# where the time went.
+TESTTIME = set -o pipefail; $(GO) build -o $(BIN)/testtime ./internal/testtime &&
 # The package timeout is 30 minutes: where the VOL connectors are built (make vol-connectors),
 # cmd/h5proxy's connector matrix runs too and the package took 1,186 s of the 1.14 suite here
 # (about 735 s without it, as in CI).
-test: build vet check-hdf5 cmake-test $(TEST_PLAIN) deps-corpus deps-browser
-	$(GO) test -race -count=1 $(TEST_RACE)
-	$(GO) test -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks
-	pkgs=$$(bash scripts/test-packages.sh $(HDF5)) && $(GO) test -count=1 -timeout 30m $(TEST_SKIP) $$pkgs
+TEST_VET := $(if $(filter 1.14,$(HDF5)),vet-cgo,vet)
+test: build $(TEST_VET) check-hdf5 cmake-test $(TEST_PLAIN) deps-corpus deps-browser
+	$(TESTTIME) $(GO) test -json -race -count=1 $(TEST_RACE) | $(BIN)/testtime -n 5
+	$(TESTTIME) $(GO) test -json -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks | $(BIN)/testtime -n 1
+	pkgs=$$(bash scripts/test-packages.sh $(HDF5)) && skip=$$(bash scripts/test-packages.sh skip $(HDF5)) && \
+		$(TESTTIME) $(GO) test -json -count=1 -timeout 30m $${skip:+-skip "$$skip"} $$pkgs | $(BIN)/testtime -n 25
 	$(TEST_FUZZ)
 	$(MAKE) --no-print-directory test-readme
 

@@ -58,15 +58,16 @@ var macsioCases = []macsioCase{
 		nodes: map[int][]uint64{1: {50, 25}, 2: {100, 25}, 4: {100, 50}}, parts: map[int]int{1: 1, 2: 2, 4: 4}},
 }
 
-// TestMACSio runs every case at 1, 2 and 4 ranks, writing then reading back (verified);
+// TestMACSio runs every case at 1, 2 and 4 ranks (2 alone in the 1.14 suite: mpitest.Sweep), writing then reading back (verified);
 // the ranks check the census (SIF collective writes, none in MIF, the baton's messages).
 // The parent compares each file's structure with MACSio's, follows the growth from the
 // files' sizes, checks from the timeline that a MIF rank writes only while it holds the
 // baton, and reads MACSio's log and timings files.
 func TestMACSio(t *testing.T) {
 	dir := testDir(t)
-	if mpitest.Run(t, 1, 2, 4) {
-		for _, np := range []int{1, 2, 4} {
+	nps := mpitest.Sweep(1, 2, 4)
+	if mpitest.Run(t, nps...) {
+		for _, np := range nps {
 			handedOn := checkBaton(t, filepath.Join(dir, fmt.Sprintf("mifgrow-np%d.trace.json", np)), np)
 			for _, c := range macsioCases {
 				checkMACSioFiles(t, c, np, filepath.Join(dir, fmt.Sprintf("%s-np%d", c.name, np)), handedOn)

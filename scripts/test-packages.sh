@@ -17,24 +17,76 @@ HDF5_FREE=(
   ./internal/darshan    # Darshan logs written and read in Go; darshan-parser when installed
   ./internal/mpitest    # launches the test binary under mpirun: the same OpenMPI for both builds
   ./internal/sweep ./internal/benchstat ./internal/launch ./bench/ior
+  ./internal/testtime   # reads go test -json; its test runs go test on a module of its own
 )
 
-case "${1:-}" in
-1.10) echo "./..."; exit 0 ;;
-1.14) ;;
-*) echo "usage: $0 1.10|1.14" >&2; exit 2 ;;
-esac
+# SAME_ON_BOTH names the tests the 1.14 suite skips although their package links HDF5:
+# what they check is Go logic whose result cannot depend on the HDF5 build (plans, parsing,
+# CLI errors, generated text), so the default suite's run is the check. One line each:
+# package, test, why. `scripts/test-packages.sh skip 1.14` prints go test's -skip pattern
+# (nothing for 1.10) and fails if a listed test is no longer defined in its package, or if
+# a test of the same name is defined in another package (-skip applies to every package,
+# so it would be skipped there too). docs/hdf5.md, "What each suite runs", has the rules.
+SAME_ON_BOTH=(
+  "./cmd/h5proxy TestPairPlansInOrder       h5proxy plan listings compared, no I/O"
+  "./cmd/h5proxy TestE3SMFPlan              h5proxy plan listings compared; its one HDF5 read (the E3SM map) is made by the 1.14 suite's E3SM runs"
+  "./cmd/h5proxy TestPlanAtScale            h5proxy plan of one rank of 65536 and 16384 for every pattern (E3SM maps synthesized), no I/O"
+  "./cmd/h5proxy TestSchemaDocIsCurrent     h5proxy schema against docs/h5bench-config.schema.json: the option tables"
+  "./cmd/h5proxy TestSchemaAppEntries       h5proxy schema of descriptions: the option tables and the description parser"
+  "./cmd/h5proxy TestStudiesCommands        docs/studies.md's sweep -n grids (nothing run) and replot keys"
+  "./capi TestHeaderMatchesGenerated        cgo's header of the exported Go functions against include/h5proxy.h: no HDF5 type crosses the C ABI; a c-archive build of the module (minutes under load)"
+)
 
-module=$(go list -m)
-# Every cgo package the listed packages' tests build, the standard library's own aside
-# (runtime/cgo, net, os/user: the same for both builds).
-cgo=$(go list -deps -test -f '{{if .CgoFiles}}{{.ImportPath}}{{end}}' "${HDF5_FREE[@]}" |
-  grep -v -x -e runtime/cgo -e net -e os/user -e plugin || true)
-if [ -n "$cgo" ]; then
-  echo "test-packages: scripts/test-packages.sh lists as HDF5-free packages whose tests build cgo packages:" >&2
-  echo "$cgo" >&2
-  echo "test-packages: take the package that depends on them out of HDF5_FREE" >&2
-  exit 1
-fi
-free=$(go list "${HDF5_FREE[@]}")
-go list ./... | grep -v -x -F -f <(echo "$free") | sed "s|^$module|.|"
+# packages114 prints the 1.14 suite's packages (./path), after checking HDF5_FREE.
+packages114() {
+  local module cgo free
+  module=$(go list -m)
+  # Every cgo package the listed packages' tests build, the standard library's own aside
+  # (runtime/cgo, net, os/user: the same for both builds).
+  cgo=$(go list -deps -test -f '{{if .CgoFiles}}{{.ImportPath}}{{end}}' "${HDF5_FREE[@]}" |
+    grep -v -x -e runtime/cgo -e net -e os/user -e plugin || true)
+  if [ -n "$cgo" ]; then
+    echo "test-packages: scripts/test-packages.sh lists as HDF5-free packages whose tests build cgo packages:" >&2
+    echo "$cgo" >&2
+    echo "test-packages: take the package that depends on them out of HDF5_FREE" >&2
+    exit 1
+  fi
+  free=$(go list "${HDF5_FREE[@]}")
+  go list ./... | grep -v -x -F -f <(echo "$free") | sed "s|^$module|.|"
+}
+
+# skip prints the 1.14 suite's -skip pattern: each SAME_ON_BOTH test must be defined in its
+# package, and in no other package the 1.14 suite runs (-skip would skip it there too).
+skip() {
+  local names=() line pkg test where d suite
+  suite=$(packages114)
+  for line in "${SAME_ON_BOTH[@]}"; do
+    read -r pkg test _ <<<"$line"
+    where=$(grep -l -E "^func $test\(t \*testing\.T\)" $(git ls-files '*_test.go') | xargs -r -n1 dirname | sort -u || true)
+    if ! grep -q -x -F "${pkg#./}" <<<"$where"; then
+      echo "test-packages: SAME_ON_BOTH lists $test in $pkg, but it is defined in: ${where:-no package}" >&2
+      exit 1
+    fi
+    for d in $where; do
+      if [ "$d" != "${pkg#./}" ] && grep -q -x -F "./$d" <<<"$suite"; then
+        echo "test-packages: SAME_ON_BOTH lists $test in $pkg, but ./$d, which the 1.14 suite runs, has a test of that name too" >&2
+        exit 1
+      fi
+    done
+    names+=("$test")
+  done
+  local IFS='|'
+  echo "^(${names[*]})\$"
+}
+
+case "${1:-}" in
+1.10) echo "./..." ;;
+1.14) packages114 ;;
+skip)
+  case "${2:-}" in
+  1.10) ;;
+  1.14) skip ;;
+  *) echo "usage: $0 skip 1.10|1.14" >&2; exit 2 ;;
+  esac ;;
+*) echo "usage: $0 1.10|1.14|skip 1.10|1.14" >&2; exit 2 ;;
+esac

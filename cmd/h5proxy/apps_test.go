@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/samples/apps"
 )
 
@@ -76,7 +77,8 @@ func censusOf(t *testing.T, report string) []string {
 }
 
 // TestAppSamples runs each description of samples/apps beside the built-in pattern it
-// re-expresses (the table apps.Pairs, which bench/app also times), at 1, 2 and 4 ranks:
+// re-expresses (the table apps.Pairs, which bench/app also times), at 1, 2 and 4 ranks (2
+// alone in make test's 1.14 suite: mpitest.Sweep):
 // the files are equal under h5dump -pH (addresses masked), and so is the census per phase,
 // every call included: HDF5 calls with their counts (all ranks, and the most of one rank)
 // and bytes, collective transfers and I/O modes. The 2-rank run's files are also
@@ -87,7 +89,7 @@ func TestAppSamples(t *testing.T) {
 		t.Skip("h5dump not installed")
 	}
 	for _, c := range apps.Pairs {
-		for _, np := range []int{1, 2, 4} {
+		for _, np := range mpitest.Sweep(1, 2, 4) {
 			t.Run(fmt.Sprintf("%s/np%d", c.Name(), np), func(t *testing.T) {
 				dir := t.TempDir()
 				b, d := filepath.Join(dir, "builtin"), filepath.Join(dir, "desc")

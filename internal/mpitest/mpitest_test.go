@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,5 +114,33 @@ func TestPattern(t *testing.T) {
 func TestQuote(t *testing.T) {
 	if got, want := quote([]byte("=== RUN   TestX\n--- PASS: TestX\n")), "| === RUN   TestX\n| --- PASS: TestX"; got != want {
 		t.Errorf("quote = %q, want %q", got, want)
+	}
+}
+
+// TestSweep: without SweepEnv a sweep is every count; with it, the named count alone when
+// the sweep has it, else every count; a value that is not a rank count panics naming it.
+func TestSweep(t *testing.T) {
+	t.Setenv(SweepEnv, "")
+	if got := Sweep(1, 2, 4); !slices.Equal(got, []int{1, 2, 4}) {
+		t.Errorf("unset: Sweep(1, 2, 4) = %v", got)
+	}
+	t.Setenv(SweepEnv, "2")
+	if got := Sweep(1, 2, 4); !slices.Equal(got, []int{2}) {
+		t.Errorf("%s=2: Sweep(1, 2, 4) = %v, want [2]", SweepEnv, got)
+	}
+	if got := Sweep(1, 4); !slices.Equal(got, []int{1, 4}) {
+		t.Errorf("%s=2: Sweep(1, 4) = %v, want [1 4]", SweepEnv, got)
+	}
+	for _, bad := range []string{"two", "0", "-2"} {
+		t.Setenv(SweepEnv, bad)
+		func() {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.Contains(s, SweepEnv+`="`+bad+`"`) {
+					t.Errorf("%s=%q: recovered %v, want a panic naming the value", SweepEnv, bad, r)
+				}
+			}()
+			Sweep(1, 2, 4)
+		}()
 	}
 }

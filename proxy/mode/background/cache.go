@@ -176,16 +176,23 @@ func newCacheStore(file, base string, capacity, rank int) (*cacheStore, error) {
 		name = "h5proxy"
 	}
 	dir := filepath.Join(base, name+"-cache")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
-	}
 	path := filepath.Join(dir, fmt.Sprintf("mmap-%d.dat", rank))
 	// Opened without O_TRUNC and locked before it is sized: another run (or session) that
 	// writes a file of the same name through the same cache directory maps this same
 	// file, and truncating it under that run's mapping would end it with SIGBUS.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
+	// The directory is made again if the last store in it released it (and removed it)
+	// between MkdirAll and the open.
+	var f *os.File
+	for try := 0; ; try++ {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+		var err error
+		if f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
+			break
+		} else if !os.IsNotExist(err) || try == 3 {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
@@ -194,6 +201,7 @@ func newCacheStore(file, base string, capacity, rank int) (*cacheStore, error) {
 	}
 	fail := func(err error) (*cacheStore, error) {
 		os.Remove(path)
+		os.Remove(dir) // only when empty, as in release
 		f.Close()
 		return nil, err
 	}
@@ -325,8 +333,12 @@ func (s *cacheStore) release() {
 	}
 	s.released = true
 	syscall.Munmap(s.mem)
-	// The directory stays: other ranks (or the next session) may be creating files in it.
 	// The file goes before its lock, so the next run to lock this name makes a new one.
+	// The directory goes with the last file in it (rmdir refuses one that is not empty:
+	// another rank's or session's file keeps it), so that runs without cache.path leave
+	// nothing in the temporary directory; a store being made in it meanwhile makes it
+	// again (newCacheStore).
 	os.Remove(s.path)
+	os.Remove(s.dir)
 	s.lock.Close()
 }

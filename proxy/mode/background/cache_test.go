@@ -176,3 +176,35 @@ func TestCacheStoreRefusesAFileInUse(t *testing.T) {
 	}
 	again.release()
 }
+
+// TestCacheStoreLeavesNoDirectory: the <file>-cache directory goes with the last rank's
+// file (a run without cache.path leaves nothing in the temporary directory), stays while
+// another rank's file is in it, and is made again by the next store.
+func TestCacheStoreLeavesNoDirectory(t *testing.T) {
+	base := t.TempDir()
+	r0, err := newCacheStore("/out/run.h5", base, 64, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := newCacheStore("/out/run.h5", base, 64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(r0.path)
+	r0.release()
+	if _, err := os.Stat(r1.path); err != nil {
+		t.Fatalf("rank 1's cache file after rank 0's release: %v", err)
+	}
+	r1.release()
+	if left, err := os.ReadDir(base); err != nil || len(left) != 0 {
+		t.Errorf("cache.path after every rank's release holds %v (%v), want nothing", left, err)
+	}
+	again, err := newCacheStore("/out/run.h5", base, 16, 0)
+	if err != nil {
+		t.Fatalf("a store after the directory went: %v", err)
+	}
+	if filepath.Dir(again.path) != dir {
+		t.Errorf("the new store's file %s is not in %s", again.path, dir)
+	}
+	again.release()
+}
