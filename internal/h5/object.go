@@ -733,7 +733,8 @@ func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 // memory type of a.Type (with a.Stored: H5Aget_type, H5Aread with that type, H5Tclose),
 // H5Aclose. It returns the bytes read; when a.Value is set they must equal it, else the
 // error names the attribute and the first byte that differs. a.Type must be fixed-size and
-// hold no references (plan.Op.Validate checks).
+// hold no references (plan.Op.Validate checks). A stored type holding variable-length data
+// (a.Stored) is read and reclaimed, and nil returned: see readStoredVarLen.
 func ReadAttributeAs(loc ID, a plan.AttributeSpec) ([]byte, error) {
 	enter()
 	defer leave()
@@ -767,6 +768,9 @@ func ReadAttributeAs(loc ID, a plan.AttributeSpec) ([]byte, error) {
 		}
 	}
 	val := make([]byte, plan.Product(a.Shape)*uint64(size))
+	if a.Stored && (C.H5Tdetect_class(mt, C.H5T_VLEN) > 0 || C.H5Tis_variable_str(mt) > 0) {
+		return nil, readStoredVarLen(attr, mt, op, val, a.Value != nil)
+	}
 	if len(val) > 0 && C.H5Aread(attr, mt, unsafe.Pointer(&val[0])) < 0 {
 		return nil, stackError("H5Aread " + op)
 	}

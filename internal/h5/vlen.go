@@ -148,3 +148,29 @@ func (v *vstrings) release(mt, space C.hid_t) {
 
 // maxLen is the length of the longest string read.
 func (v *vstrings) maxLen() int { return int(C.h5p_vstr_maxlen(v.p, C.size_t(v.n))) }
+
+// readStoredVarLen reads an attribute whose stored type holds variable-length data as a
+// program reading with that type does (its buffer of pointers, sized by the stored type),
+// then hands HDF5's allocations back (H5Aget_space, the version's reclaim call): the
+// pointers mean nothing to a caller, so nothing is returned, and a value to verify is an
+// error naming the attribute, since the plan's fixed-size type cannot say what was stored.
+func readStoredVarLen(attr, mt C.hid_t, op string, buf []byte, verify bool) error {
+	if verify {
+		return errorf("h5: H5Aread %s: the stored type holds variable-length data; a fixed-size value cannot be verified against it", op)
+	}
+	space := C.H5Aget_space(attr)
+	if space < 0 {
+		return stackError("H5Aget_space " + op)
+	}
+	defer C.H5Sclose(space)
+	if len(buf) == 0 {
+		return nil
+	}
+	if C.H5Aread(attr, mt, unsafe.Pointer(&buf[0])) < 0 {
+		return stackError("H5Aread " + op)
+	}
+	if C.h5p_reclaim(mt, space, unsafe.Pointer(&buf[0])) < 0 {
+		return stackError("reclaim " + op)
+	}
+	return nil
+}

@@ -107,3 +107,24 @@ func TestVarLenStringsMulti(t *testing.T) {
 		t.Errorf("read %q %v, want %q %v", gotS, gotX, strs, nums)
 	}
 }
+
+// TestReadStoredVarLenAttribute: a reader that takes a variable-length string attribute's
+// stored type (ReadAttributeAs with Stored) gets no bytes back, not HDF5's pointers, and
+// the strings are reclaimed; a value to verify is an error naming the attribute.
+func TestReadStoredVarLenAttribute(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vstr-attr.h5")
+	f := must(CreateFile(path, Access{}))
+	defer func() { ok(t, CloseFile(f)) }()
+	ok(t, WriteAttribute(f, plan.AttributeSpec{Name: "units", Type: plan.VStr(8), Shape: []uint64{2}, Value: []byte("m/s\x00\x00\x00\x00\x00kelvin\x00\x00")}))
+	stored := plan.AttributeSpec{Name: "units", Type: plan.Str(8), Shape: []uint64{2}, Stored: true}
+	for i := 0; i < 3; i++ { // the reclaim leaves nothing for the next read to trip on
+		if got, err := ReadAttributeAs(f, stored); err != nil || got != nil {
+			t.Fatalf("ReadAttributeAs(units, stored variable-length type) = %x, %v; want nil, nil", got, err)
+		}
+	}
+	verify := stored
+	verify.Value = []byte("m/s\x00\x00\x00\x00\x00kelvin\x00\x00")
+	if _, err := ReadAttributeAs(f, verify); err == nil || !strings.Contains(err.Error(), "@units") || !strings.Contains(err.Error(), "variable-length") {
+		t.Errorf("ReadAttributeAs(units) verified against fixed bytes: %v, want an error naming the attribute and its variable-length type", err)
+	}
+}
