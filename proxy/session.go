@@ -107,6 +107,9 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	setup := setupWatchdog(comm, cfg)
+	defer setup.close()
+	setup.mark(callPatternSetup)
 	pat, err := cfg.NewPattern()
 	if err != nil {
 		return nil, err
@@ -134,6 +137,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 			return nil, err
 		}
 	}
+	setup.mark(callCommDup)
 	dup, err := comm.c.Dup()
 	if err != nil {
 		return nil, fmt.Errorf("h5proxy: duplicating the communicator: %w", err)
@@ -163,6 +167,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	s.checks = s.checkDataset != nil || knownBugs()
 	s.memSpaces = layout.Has(stack.MemorySpaces)
 	env := stack.Env{Comm: ioComm, SessionComm: dup, MPIInfo: sessionHints(pat, &cfg), UserInfo: cfg.MPIHints(), File: cfg.File, Settings: settings, Groups: s.groups}
+	setup.mark(callStackSetup)
 	under, err := layout.NewLayout(env)
 	if err == nil {
 		if cfg.TraceFile != "" {
@@ -173,6 +178,7 @@ func NewSession(comm Comm, cfg Config) (*Session, error) {
 	}
 	// Creation is collective: if it failed on any rank (a cache directory, memory), every
 	// rank fails, so no rank goes on alone into collective calls.
+	setup.mark(callSetupAgree)
 	if aerr := dup.Agree(err, "h5proxy: session creation"); aerr != nil {
 		if s.stack != nil {
 			s.stack.Close()

@@ -52,9 +52,10 @@ const (
 	stageEnd
 	stageWait
 	stageClose
+	stageSetup
 )
 
-var stageNames = [...]string{"idle", "begin", "step", "end", "wait", "close"}
+var stageNames = [...]string{"idle", "begin", "step", "end", "wait", "close", "session set-up"}
 
 // MPI calls the session makes between operations, marked like operations (Kind 0: the
 // report names Path). Pointers, so a mark costs the same store as an operation's.
@@ -121,11 +122,36 @@ func newWatchdog(s *Session, timeout time.Duration, abort func(int) error) *watc
 	if h, ok := s.stack.(stallHinter); ok {
 		w.hint = h.StallHint()
 	}
-	if timeout > 0 {
+	return w.start()
+}
+
+// start starts the goroutine when there is a timeout.
+func (w *watchdog) start() *watchdog {
+	if w.timeout > 0 {
 		w.stop, w.done = make(chan struct{}), make(chan struct{})
 		go w.run()
 	}
 	return w
+}
+
+// Marks of NewSession's own work (setupWatchdog), before any operation exists.
+var (
+	callPatternSetup = &plan.Op{Path: "the pattern's set-up (an E3SM decomposition map or a description's inputs read)"}
+	callCommDup      = &plan.Op{Path: "MPI_Comm_dup (the session's communicators)"}
+	callStackSetup   = &plan.Op{Path: "the layout's and mode's creation (files probed, a connector or cache set up)"}
+	callSetupAgree   = &plan.Op{Path: "MPI_Allreduce (the ranks agreeing that the session was created)"}
+)
+
+// setupWatchdog watches NewSession's own work, which can hang as a step can (a map read
+// through a VOL connector stalled for 43 minutes on 2026-11-30 with nothing said), until
+// the session's watchdog replaces it; it is in stage setup from the start, so that no
+// call of the session is needed to arm it. The abort goes through the caller's
+// communicator, the only one that exists yet.
+func setupWatchdog(comm Comm, cfg Config) *watchdog {
+	w := &watchdog{timeout: cfg.StallTimeout, rank: comm.Rank(), size: comm.Size(), layout: cfg.Layout, mode: cfg.Mode,
+		out: os.Stderr, abort: comm.Abort, fired: make(chan struct{})}
+	w.enter(stageSetup, 0, -1)
+	return w.start()
 }
 
 // enter marks the start of a session call: stage in phase ph (0: none) at step (-1: none).

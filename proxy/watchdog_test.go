@@ -59,6 +59,35 @@ func TestStallWatchdog(t *testing.T) {
 	}
 }
 
+// TestStallInSetup makes rank 0's layout creation never return (the layout "stalling"
+// with "create"), inside NewSession, before any phase or step: the set-up watchdog must
+// end the job with code 124 after rank 0 named the layout's creation and rank 1, which
+// went on to the ranks' agreement on the creation, named that collective.
+func TestStallInSetup(t *testing.T) {
+	dir := testDir(t)
+	parent, out, err := mpitest.Output(t, 2)
+	if parent {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != proxy.StallAbortCode {
+			t.Fatalf("the stalled job ended with %v, want exit code %d (MPI_Abort by the watchdog); output:\n%s", err, proxy.StallAbortCode, out)
+		}
+		for rank, want := range []string{
+			`rank 0 of 2 made no progress for [0-9.]+s \(stall_timeout 2s\): session set-up, inside the layout's and mode's creation \(files probed, a connector or cache set up\); ending the job \(MPI_Abort, code 124\)`,
+			`rank 1 of 2 made no progress for [0-9.]+s \(stall_timeout 2s\): session set-up, inside MPI_Allreduce \(the ranks agreeing that the session was created\); ending the job`,
+		} {
+			if !regexp.MustCompile(regexp.QuoteMeta(proxy.ErrStalled.Error()) + `: ` + want).Match(out) {
+				t.Errorf("rank %d's report missing: want a line matching\n%s\noutput:\n%s", rank, want, out)
+			}
+		}
+		return
+	}
+	proxy.RegisterStallingLayout("create", 0)
+	cfg := config(t, "DIM_1=512;TIMESTEPS=1;stall_timeout=2s", fileOf(dir, "stalling-create", world(t).Size()))
+	cfg.Layout = "stalling"
+	_, err = proxy.NewSession(proxy.World(), cfg)
+	t.Fatalf("the stalled session creation returned (%v): the watchdog should have ended the job", err)
+}
+
 // TestStallTimeoutKey checks the key: its default, 0 (disabled) and a value that is no
 // duration, refused naming the key.
 func TestStallTimeoutKey(t *testing.T) {
