@@ -256,6 +256,7 @@ bench: build
 	$(GO) run ./bench/nova -np 2 -reps 7
 	$(GO) run ./bench/nova -np 2 -reps 7 -tool
 	$(GO) run ./bench/cgocall -reps 9
+	$(GO) run ./bench/capture -reps 7
 
 # bench-ior compares h5proxy ior with a real IOR binary (issue 14; docs/ior.md says how
 # one was built): IOR=/path/to/ior make bench-ior. Not part of bench: no IOR ships here.

@@ -607,7 +607,7 @@ func Load(path string) (*Profile, error) {
 		return nil, err
 	}
 	var p Profile
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := decodeProfile(b, &p); err != nil {
 		return nil, fmt.Errorf("%s: not an h5proxy profile: %v", path, err)
 	}
 	if p.SchemaVersion == 0 {
