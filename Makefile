@@ -8,7 +8,9 @@
 # never share an output: bin/ and build/cmake for 1.10, bin/hdf5-1.14/ and build/cmake-1.14
 # for 1.14. `HDF5=1.14 make -s env` prints the shell exports of a build's environment.
 
-SHELL := /bin/bash
+# Recipe lines run in bash through scripts/make-shell.sh, which prints the time of each
+# line that takes 2 s or more (make-time: lines; the CI log's closing table collects them).
+SHELL := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))scripts/make-shell.sh
 GO ?= go
 HDF5 ?= 1.10
 HDF5_114_PREFIX ?= /opt/h5proxy/hdf5-1.14.5
@@ -126,12 +128,21 @@ check-hdf5: build
 
 build: deps $(BIN)/libh5proxy-profile.so $(BIN)/h5proxy
 
-# `go build ./...` links every main package (the benches, tools and examples) at each call:
-# Go caches compiles, not links. CI's suite calls `make build` through demo, then test; so the
-# whole-module build runs again only when a source changed since bin/h5proxy was built.
+# The build checks that every package of the module compiles (the benches, tools and
+# examples too) and links the command. `go list -export ./...` compiles every package, main
+# packages included, through the same build cache as `go build`, and prints the same errors;
+# it does not link. `go build ./...` linked all 21 main packages at every call (Go caches
+# compiles, not links): 60 s of CPU each time (`go build ./...` run twice in a clone, the
+# second run links only: 42 s user + 18 s sys; `go list -export ./...` after it: 1 s;
+# 2026-11-30, load 13), and CI's clone calls it three times (fresh-deps, demo, the 1.14
+# suite). A link checks what a compile does not only where a main package has C of its
+# own that no test binary links: GO_LINK_MAINS (today bench/cgocall) are still linked.
+# The whole-module build runs again only when a source changed since bin/h5proxy was built.
 GO_INPUTS := go.mod go.sum $(shell find . \( -path ./build -o -path ./bin -o -path ./.git \) -prune -o \( -name '*.go' -o -name '*.c' -o -name '*.h' \) -print)
+GO_LINK_MAINS = $(GO) list -f '{{if and (eq .Name "main") .CgoFiles (not .TestGoFiles) (not .XTestGoFiles)}}{{.ImportPath}}{{end}}' ./...
 $(BIN)/h5proxy: $(GO_INPUTS)
-	$(GO) build ./...
+	$(GO) list -export ./... >/dev/null
+	mains=$$($(GO_LINK_MAINS)) && if [ -n "$$mains" ]; then $(GO) build -o /dev/null $$mains; fi
 	$(GO) build -o $@ ./cmd/h5proxy
 
 # The LD_PRELOAD profiler (preload/, docs/profile.md) beside bin/h5proxy, where `h5proxy
@@ -179,6 +190,13 @@ TEST_PLAIN := $(if $(filter 1.14,$(HDF5)),,cmake-plain)
 # mutation (fuzz-short) runs once, in the default suite: the targets parse text, and CI's
 # two suites must stay within its time.
 TEST_FUZZ := $(if $(filter 1.14,$(HDF5)),@echo "fuzz-short: run by the default suite (seeds ran above)",$(MAKE) --no-print-directory fuzz-short)
+# The README's blocks (test-readme) run in the default suite only: they are text, the same
+# for both builds, and what they exercise that depends on the build is checked in the 1.14
+# suite too: ctest's install_tree and install_consumer_np2 (C and Fortran consumers of the
+# installed package through find_package and pkg-config, run at 2 ranks), hdf5_one_library,
+# examples/go's test (a Go program over the library) and cmd/h5proxy's tests of the
+# commands. It took 65 s of the 1.14 suite (rehearsal of 2026-11-30, quiet machine).
+TEST_README := $(if $(filter 1.14,$(HDF5)),@echo "test-readme: run by the default suite (the README's text; ctest's install consumers ran above)",$(MAKE) --no-print-directory test-readme)
 # Work that does not depend on the HDF5 build runs in the default suite only (docs/hdf5.md,
 # "What each suite runs"): the race run of the packages that link no HDF5 (patterns,
 # options, emulate); the tests of the packages scripts/test-packages.sh lists as HDF5-free
@@ -186,7 +204,8 @@ TEST_FUZZ := $(if $(filter 1.14,$(HDF5)),@echo "fuzz-short: run by the default s
 # reason (`scripts/test-packages.sh skip 1.14` prints the -skip pattern and checks that each
 # is defined, in its package only); and the 1, 2 and 4-rank sweeps' 1- and 4-rank runs:
 # the 1.14 suite sweeps at 2 ranks alone (H5PROXY_TEST_SWEEP, read by mpitest.Sweep; tests
-# whose point is the rank count, tests/corpus among them, do not sweep through it).
+# whose point is the rank count, tests/corpus among them, do not sweep through it). ctest's
+# rank counts follow the same rule (cmake-test below passes H5PROXY_RANK_COUNTS).
 TEST_RACE := $(if $(filter 1.14,$(HDF5)),,./patterns/... ./options ./emulate) ./h5bench ./proxy/layout/log ./proxy/e3smmap
 test: export H5PROXY_TEST_SWEEP = $(if $(filter 1.14,$(HDF5)),2)
 # Each Go step's `go test -json` goes through internal/testtime: plain go test's output (a
@@ -203,7 +222,7 @@ test: build $(TEST_VET) check-hdf5 cmake-test $(TEST_PLAIN) deps-corpus deps-bro
 	pkgs=$$(bash scripts/test-packages.sh $(HDF5)) && skip=$$(bash scripts/test-packages.sh skip $(HDF5)) && \
 		$(TESTTIME) $(GO) test -json -count=1 -timeout 30m $${skip:+-skip "$$skip"} $$pkgs | $(BIN)/testtime -n 25
 	$(TEST_FUZZ)
-	$(MAKE) --no-print-directory test-readme
+	$(TEST_README)
 
 # ---- reliability (docs/reliability.md) ------------------------------------------------------
 # FUZZ_TARGETS lists package:target pairs. `go test` runs each target's seed corpus
@@ -285,8 +304,14 @@ clean:
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 CMAKE_DEV := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5PROXY_WERROR=ON
 
+# ctest's MPI tests of the C and Fortran programs run at 1, 2 and 4 ranks
+# (H5PROXY_RANK_COUNTS), at the one count H5PROXY_TEST_SWEEP names when make test sets it:
+# 2 in the 1.14 suite, by the rank-sweep rule of the Go tests (docs/hdf5.md, "What each suite
+# runs"; the programs' decomposition is their own C, the same on both builds). Passed at every
+# configure, so that the cache of an earlier run does not keep another list.
+CMAKE_RANK_COUNTS = $(or $(H5PROXY_TEST_SWEEP),1;2;4)
 cmake-test: deps
-	cmake -S . -B $(CMAKE_BUILD_DIR) $(CMAKE_DEV) $(CMAKE_HDF5_FLAGS)
+	cmake -S . -B $(CMAKE_BUILD_DIR) $(CMAKE_DEV) $(CMAKE_HDF5_FLAGS) '-DH5PROXY_RANK_COUNTS=$(CMAKE_RANK_COUNTS)'
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC)
 	cmake --install $(CMAKE_BUILD_DIR) --prefix $(CURDIR)/$(CMAKE_INSTALL_DIR)
 	ctest --test-dir $(CMAKE_BUILD_DIR) --output-on-failure -j $(NPROC)
