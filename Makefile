@@ -216,11 +216,18 @@ TESTTIME = set -o pipefail; $(GO) build -o $(BIN)/testtime ./internal/testtime &
 # cmd/h5proxy's connector matrix runs too and the package took 1,186 s of the 1.14 suite here
 # (about 735 s without it, as in CI).
 TEST_VET := $(if $(filter 1.14,$(HDF5)),vet-cgo,vet)
+# The Go steps run with -vet=off: go test's own vet (10 of vet's analyzers) runs on every
+# package it tests, once per build configuration (the race build and each HDF5 build are
+# configurations of their own), while `go vet ./...` of every analyzer, test files
+# included, has run in the same suite just before (vet-cgo in both). Over the module go
+# test's analyzers took 61 s of CPU (`go vet -atomic -bool -buildtags -directive -errorsas
+# -ifaceassert -nilfunc -printf -slog -stringintconv -tests ./...` after the test binaries
+# were built, in a new clone, 2026-11-30, load 12-15).
 test: build $(TEST_VET) check-hdf5 cmake-test $(TEST_PLAIN) deps-corpus deps-browser
-	$(TESTTIME) $(GO) test -json -race -count=1 $(TEST_RACE) | $(BIN)/testtime -n 5
-	$(TESTTIME) $(GO) test -json -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks | $(BIN)/testtime -n 1
+	$(TESTTIME) $(GO) test -json -vet=off -race -count=1 $(TEST_RACE) | $(BIN)/testtime -n 5
+	$(TESTTIME) $(GO) test -json -vet=off -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks | $(BIN)/testtime -n 1
 	pkgs=$$(bash scripts/test-packages.sh $(HDF5)) && skip=$$(bash scripts/test-packages.sh skip $(HDF5)) && \
-		$(TESTTIME) $(GO) test -json -count=1 -timeout 30m $${skip:+-skip "$$skip"} $$pkgs | $(BIN)/testtime -n 25
+		$(TESTTIME) $(GO) test -json -vet=off -count=1 -timeout 30m $${skip:+-skip "$$skip"} $$pkgs | $(BIN)/testtime -n 25
 	$(TEST_FUZZ)
 	$(TEST_README)
 
@@ -238,11 +245,16 @@ FUZZTIME ?= 30s
 # spurious "context deadline exceeded" failure in Go 1.26's fuzz coordinator when the
 # deadline hits a worker mid-input (go.dev/issue/75804, fixed in Go 1.27); seen here once.
 FUZZTIME_SHORT ?= 2000x
+# Fuzzing runs with -vet=off: the fuzz build instruments every package, a build
+# configuration of its own, so go test's vet ran again on each target's package and its
+# dependencies, 8 s of CPU of proxy's 16 for FuzzOptionText once compiled (2026-11-30, load
+# 10; `go test [-vet=off] -run='^$' -fuzz='^FuzzOptionText$' -fuzztime=2000x ./proxy`).
+# `make vet` (make test runs it first) vets the same code with every analyzer.
 
 fuzz: deps
 	@set -e; for pt in $(FUZZ_TARGETS); do \
 		echo "== $${pt%%:*} $${pt##*:} ($(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$${pt##*:}$$" -fuzztime=$(FUZZTIME) ./$${pt%%:*} 2>&1 | \
+		$(GO) test -vet=off -run='^$$' -fuzz="^$${pt##*:}$$" -fuzztime=$(FUZZTIME) ./$${pt%%:*} 2>&1 | \
 			awk '/execs:/ {last=$$0} !/execs:/ {print} END {if (last) print last}'; \
 		test $${PIPESTATUS[0]} -eq 0; \
 	done
