@@ -310,7 +310,7 @@ clean:
 # errors (H5PROXY_WERROR, off by default); cmake-plain builds as packagers do (no build type,
 # no option) into an empty CMAKE_PLAIN_DIR, requires no warning, installs it and builds
 # find_package(h5proxy) consumers against it, then configures Debug and Release with gcc
-# and clang and compiles their C, C++ and Fortran without linking Go again
+# and clang (the two at once) and compiles their C, C++ and Fortran without linking Go again
 # (scripts/cmake-plain.sh; `make test` runs it).
 .PHONY: cmake-test cmake-plain bench-capi
 NPROC := $(shell nproc 2>/dev/null || echo 2)

@@ -82,8 +82,11 @@ variants() {
 }
 
 # gcc's and clang's variants run at once: each is one process at a time (a configure, then
-# one compile after another), so the two keep CI's 2 cores busy. One after the other they
-# took 141 s of the rehearsal of 2026-11-30 (quiet machine; 36+26+49+30 s at load 11).
+# one compile after another), so one after the other they leave one of CI's 2 cores idle.
+# They took 59 s of CPU one after the other (100 s wall), 65 s at once (100 s wall), on this
+# shared machine at load 6, where the other core was taken anyway (2026-11-30, the script's
+# two functions run from fresh directories); on an idle 2-core machine the two halves of that
+# CPU run side by side.
 t1=$SECONDS
 pids=()
 for cc in gcc clang; do
