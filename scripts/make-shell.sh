@@ -15,6 +15,7 @@ rc=$?
 dt=$((SECONDS - t0))
 if [ "$dt" -ge "${MAKE_TIME_MIN:-2}" ] || [ "$rc" -ne 0 ]; then
 	cmd=${!#}
+	cmd=${cmd//$'\\\n'/ }
 	cmd=${cmd//$'\n'/ }
 	cmd=${cmd//$'\t'/ }
 	[ ${#cmd} -le 90 ] || cmd="${cmd:0:87}..."
