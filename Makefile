@@ -8,7 +8,9 @@
 # never share an output: bin/ and build/cmake for 1.10, bin/hdf5-1.14/ and build/cmake-1.14
 # for 1.14. `HDF5=1.14 make -s env` prints the shell exports of a build's environment.
 
-SHELL := /bin/bash
+# Recipe lines run in bash through scripts/make-shell.sh, which prints the time of each
+# line that takes 2 s or more (make-time: lines; the CI log's closing table collects them).
+SHELL := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))scripts/make-shell.sh
 GO ?= go
 HDF5 ?= 1.10
 HDF5_114_PREFIX ?= /opt/h5proxy/hdf5-1.14.5
@@ -126,12 +128,23 @@ check-hdf5: build
 
 build: deps $(BIN)/libh5proxy-profile.so $(BIN)/h5proxy
 
-# `go build ./...` links every main package (the benches, tools and examples) at each call:
-# Go caches compiles, not links. CI's suite calls `make build` through demo, then test; so the
-# whole-module build runs again only when a source changed since bin/h5proxy was built.
+# The build checks that every package of the module compiles (the benches, tools and
+# examples too) and links the command. `go list -export ./...` compiles every package, main
+# packages included, through the same build cache as `go build`, and prints the same errors;
+# it does not link. `go build ./...` linked all 21 main packages at every call (Go caches
+# compiles, not links): 60 s of CPU each time (`go build ./...` run twice in a clone, the
+# second run links only: 42 s user + 18 s sys; `go list -export ./...` after it: 1 s;
+# 2026-11-30, load 13), and CI's clone calls it three times (fresh-deps, demo, the 1.14
+# suite). Side by side in new clones (2026-11-30, load 6-8), `make build` took 243 s wall
+# and 165 s of CPU with `go build ./...`, 92 s and 90 s with this; again after `rm -rf bin`
+# (as make demo after fresh-deps), 105 s and 68 s against 21 s and 16 s. A link checks what a compile does not only where a main package has C of its
+# own that no test binary links: GO_LINK_MAINS (today bench/cgocall) are still linked.
+# The whole-module build runs again only when a source changed since bin/h5proxy was built.
 GO_INPUTS := go.mod go.sum $(shell find . \( -path ./build -o -path ./bin -o -path ./.git \) -prune -o \( -name '*.go' -o -name '*.c' -o -name '*.h' \) -print)
+GO_LINK_MAINS = $(GO) list -f '{{if and (eq .Name "main") .CgoFiles (not .TestGoFiles) (not .XTestGoFiles)}}{{.ImportPath}}{{end}}' ./...
 $(BIN)/h5proxy: $(GO_INPUTS)
-	$(GO) build ./...
+	$(GO) list -export ./... >/dev/null
+	mains=$$($(GO_LINK_MAINS)) && if [ -n "$$mains" ]; then $(GO) build -o /dev/null $$mains; fi
 	$(GO) build -o $@ ./cmd/h5proxy
 
 # The LD_PRELOAD profiler (preload/, docs/profile.md) beside bin/h5proxy, where `h5proxy
@@ -179,6 +192,13 @@ TEST_PLAIN := $(if $(filter 1.14,$(HDF5)),,cmake-plain)
 # mutation (fuzz-short) runs once, in the default suite: the targets parse text, and CI's
 # two suites must stay within its time.
 TEST_FUZZ := $(if $(filter 1.14,$(HDF5)),@echo "fuzz-short: run by the default suite (seeds ran above)",$(MAKE) --no-print-directory fuzz-short)
+# The README's blocks (test-readme) run in the default suite only: they are text, the same
+# for both builds, and what they exercise that depends on the build is checked in the 1.14
+# suite too: ctest's install_tree and install_consumer_np2 (C and Fortran consumers of the
+# installed package through find_package and pkg-config, run at 2 ranks), hdf5_one_library,
+# examples/go's test (a Go program over the library) and cmd/h5proxy's tests of the
+# commands. It took 65 s of the 1.14 suite (rehearsal of 2026-11-30, quiet machine).
+TEST_README := $(if $(filter 1.14,$(HDF5)),@echo "test-readme: run by the default suite (the README's text; ctest's install consumers ran above)",$(MAKE) --no-print-directory test-readme)
 # Work that does not depend on the HDF5 build runs in the default suite only (docs/hdf5.md,
 # "What each suite runs"): the race run of the packages that link no HDF5 (patterns,
 # options, emulate); the tests of the packages scripts/test-packages.sh lists as HDF5-free
@@ -186,7 +206,8 @@ TEST_FUZZ := $(if $(filter 1.14,$(HDF5)),@echo "fuzz-short: run by the default s
 # reason (`scripts/test-packages.sh skip 1.14` prints the -skip pattern and checks that each
 # is defined, in its package only); and the 1, 2 and 4-rank sweeps' 1- and 4-rank runs:
 # the 1.14 suite sweeps at 2 ranks alone (H5PROXY_TEST_SWEEP, read by mpitest.Sweep; tests
-# whose point is the rank count, tests/corpus among them, do not sweep through it).
+# whose point is the rank count, tests/corpus among them, do not sweep through it). ctest's
+# rank counts follow the same rule (cmake-test below passes H5PROXY_RANK_COUNTS).
 TEST_RACE := $(if $(filter 1.14,$(HDF5)),,./patterns/... ./options ./emulate) ./h5bench ./proxy/layout/log ./proxy/e3smmap
 test: export H5PROXY_TEST_SWEEP = $(if $(filter 1.14,$(HDF5)),2)
 # Each Go step's `go test -json` goes through internal/testtime: plain go test's output (a
@@ -197,13 +218,20 @@ TESTTIME = set -o pipefail; $(GO) build -o $(BIN)/testtime ./internal/testtime &
 # cmd/h5proxy's connector matrix runs too and the package took 1,186 s of the 1.14 suite here
 # (about 735 s without it, as in CI).
 TEST_VET := $(if $(filter 1.14,$(HDF5)),vet-cgo,vet)
+# The Go steps run with -vet=off: go test's own vet (10 of vet's analyzers) runs on every
+# package it tests, once per build configuration (the race build and each HDF5 build are
+# configurations of their own), while `go vet ./...` of every analyzer, test files
+# included, has run in the same suite just before (vet-cgo in both). Over the module go
+# test's analyzers took 61 s of CPU (`go vet -atomic -bool -buildtags -directive -errorsas
+# -ifaceassert -nilfunc -printf -slog -stringintconv -tests ./...` after the test binaries
+# were built, in a new clone, 2026-11-30, load 12-15).
 test: build $(TEST_VET) check-hdf5 cmake-test $(TEST_PLAIN) deps-corpus deps-browser
-	$(TESTTIME) $(GO) test -json -race -count=1 $(TEST_RACE) | $(BIN)/testtime -n 5
-	$(TESTTIME) $(GO) test -json -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks | $(BIN)/testtime -n 1
+	$(TESTTIME) $(GO) test -json -vet=off -race -count=1 $(TEST_RACE) | $(BIN)/testtime -n 5
+	$(TESTTIME) $(GO) test -json -vet=off -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks | $(BIN)/testtime -n 1
 	pkgs=$$(bash scripts/test-packages.sh $(HDF5)) && skip=$$(bash scripts/test-packages.sh skip $(HDF5)) && \
-		$(TESTTIME) $(GO) test -json -count=1 -timeout 30m $${skip:+-skip "$$skip"} $$pkgs | $(BIN)/testtime -n 25
+		$(TESTTIME) $(GO) test -json -vet=off -count=1 -timeout 30m $${skip:+-skip "$$skip"} $$pkgs | $(BIN)/testtime -n 25
 	$(TEST_FUZZ)
-	$(MAKE) --no-print-directory test-readme
+	$(TEST_README)
 
 # ---- reliability (docs/reliability.md) ------------------------------------------------------
 # FUZZ_TARGETS lists package:target pairs. `go test` runs each target's seed corpus
@@ -219,11 +247,16 @@ FUZZTIME ?= 30s
 # spurious "context deadline exceeded" failure in Go 1.26's fuzz coordinator when the
 # deadline hits a worker mid-input (go.dev/issue/75804, fixed in Go 1.27); seen here once.
 FUZZTIME_SHORT ?= 2000x
+# Fuzzing runs with -vet=off: the fuzz build instruments every package, a build
+# configuration of its own, so go test's vet ran again on each target's package and its
+# dependencies, 8 s of CPU of proxy's 16 for FuzzOptionText once compiled (2026-11-30, load
+# 10; `go test [-vet=off] -run='^$' -fuzz='^FuzzOptionText$' -fuzztime=2000x ./proxy`).
+# `make vet` (make test runs it first) vets the same code with every analyzer.
 
 fuzz: deps
 	@set -e; for pt in $(FUZZ_TARGETS); do \
 		echo "== $${pt%%:*} $${pt##*:} ($(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$${pt##*:}$$" -fuzztime=$(FUZZTIME) ./$${pt%%:*} 2>&1 | \
+		$(GO) test -vet=off -run='^$$' -fuzz="^$${pt##*:}$$" -fuzztime=$(FUZZTIME) ./$${pt%%:*} 2>&1 | \
 			awk '/execs:/ {last=$$0} !/execs:/ {print} END {if (last) print last}'; \
 		test $${PIPESTATUS[0]} -eq 0; \
 	done
@@ -280,14 +313,20 @@ clean:
 # errors (H5PROXY_WERROR, off by default); cmake-plain builds as packagers do (no build type,
 # no option) into an empty CMAKE_PLAIN_DIR, requires no warning, installs it and builds
 # find_package(h5proxy) consumers against it, then configures Debug and Release with gcc
-# and clang and compiles their C, C++ and Fortran without linking Go again
+# and clang (the two at once) and compiles their C, C++ and Fortran without linking Go again
 # (scripts/cmake-plain.sh; `make test` runs it).
 .PHONY: cmake-test cmake-plain bench-capi
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 CMAKE_DEV := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5PROXY_WERROR=ON
 
+# ctest's MPI tests of the C and Fortran programs run at 1, 2 and 4 ranks
+# (H5PROXY_RANK_COUNTS), at the one count H5PROXY_TEST_SWEEP names when make test sets it:
+# 2 in the 1.14 suite, by the rank-sweep rule of the Go tests (docs/hdf5.md, "What each suite
+# runs"; the programs' decomposition is their own C, the same on both builds). Passed at every
+# configure, so that the cache of an earlier run does not keep another list.
+CMAKE_RANK_COUNTS = $(or $(H5PROXY_TEST_SWEEP),1;2;4)
 cmake-test: deps
-	cmake -S . -B $(CMAKE_BUILD_DIR) $(CMAKE_DEV) $(CMAKE_HDF5_FLAGS)
+	cmake -S . -B $(CMAKE_BUILD_DIR) $(CMAKE_DEV) $(CMAKE_HDF5_FLAGS) '-DH5PROXY_RANK_COUNTS=$(CMAKE_RANK_COUNTS)'
 	cmake --build $(CMAKE_BUILD_DIR) -j $(NPROC)
 	cmake --install $(CMAKE_BUILD_DIR) --prefix $(CURDIR)/$(CMAKE_INSTALL_DIR)
 	ctest --test-dir $(CMAKE_BUILD_DIR) --output-on-failure -j $(NPROC)
