@@ -34,6 +34,7 @@ SAME_ON_BOTH=(
   "./cmd/h5proxy TestSchemaDocIsCurrent     h5proxy schema against docs/h5bench-config.schema.json: the option tables"
   "./cmd/h5proxy TestSchemaAppEntries       h5proxy schema of descriptions: the option tables and the description parser"
   "./cmd/h5proxy TestStudiesCommands        docs/studies.md's sweep -n grids (nothing run) and replot keys"
+  "./tests/corpus TestFold100k             the fold of a 10^5-call trace is Go code (capture -from) and its checks the description's; TestCorpus traces, captures and replays every corpus program on both builds"
   "./capi TestHeaderMatchesGenerated        cgo's header of the exported Go functions against include/h5proxy.h: no HDF5 type crosses the C ABI; a c-archive build of the module (minutes under load)"
 )
 
