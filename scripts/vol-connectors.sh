@@ -12,6 +12,11 @@
 # so none is fetched by `make deps`: `make vol-connectors` runs this script, and tests that
 # need a connector say so by name when it is absent.
 #
+# VOL_ASYNC_PATCH=FILE applies a local patch (patch -p1, from the top of the vol-async tree)
+# before building it, for testing a fix of the connector in a prefix of its own
+# (docs/modes.md, "A lost wake-up in the Async VOL"); the marker records the patch's
+# checksum, so a prefix built with another patch, or none, is rebuilt. No patch ships here.
+#
 # Needs: mpicc, cmake, autoconf, automake, libtool (scripts/deps.sh), git for clones.
 set -euo pipefail
 
@@ -77,13 +82,29 @@ if built argobots; then echo "vol-connectors: argobots: reusing $prefix"; else
   mark argobots
 fi
 
-if built vol-async; then echo "vol-connectors: vol-async: reusing $prefix"; else
+# The vol-async marker's patch line: the checksum of VOL_ASYNC_PATCH, "none" without one.
+async_patch=none
+if [ -n "${VOL_ASYNC_PATCH:-}" ]; then
+  [ -f "$VOL_ASYNC_PATCH" ] || { echo "vol-connectors: VOL_ASYNC_PATCH=$VOL_ASYNC_PATCH is not a file" >&2; exit 1; }
+  async_patch=$(sha256sum "$VOL_ASYNC_PATCH" | cut -d' ' -f1)
+fi
+# A marker from before this option has no patch line: built unpatched.
+async_marked() {
+  local m=$prefix/share/h5proxy-vol/vol-async
+  grep -qx "patch=$async_patch" "$m" || { [ "$async_patch" = none ] && ! grep -q '^patch=' "$m"; }
+}
+if built vol-async && async_marked; then echo "vol-connectors: vol-async: reusing $prefix"; else
   source_tree vol-async VOL_ASYNC_SRC https://github.com/hpc-io/vol-async.git "$async_tag"
+  if [ "$async_patch" != none ]; then
+    run vol-async patch -d "$work/vol-async" -p1 -i "$(realpath "$VOL_ASYNC_PATCH")"
+    echo "vol-connectors: vol-async patched with $VOL_ASYNC_PATCH"
+  fi
   # ENABLE_WRITE_MEMCPY: the connector copies a write's buffer, as h5proxy's async.write_memcpy=YES does.
   run vol-async cmake -S "$work/vol-async" -B "$work/vol-async/build" "${cmake_args[@]}" -DENABLE_WRITE_MEMCPY=ON
   run vol-async cmake --build "$work/vol-async/build" -j "$jobs"
   run vol-async cmake --install "$work/vol-async/build"
   mark vol-async
+  echo "patch=$async_patch" >>"$prefix/share/h5proxy-vol/vol-async"
 fi
 
 # vol-cache 1.2.1 without NDEBUG: its my_malloc (utils/debug.c, which the connector's
