@@ -101,12 +101,7 @@ func run(reps int, dumpList, h5proxy, against, lib, src, dir string) error {
 		if err != nil {
 			return err
 		}
-		calls := 0
-		for _, e := range p.Events {
-			if strings.HasPrefix(e.Call, "H5") {
-				calls++
-			}
-		}
+		calls := p.HDF5Calls()
 		if p.DroppedEvents != 0 {
 			return fmt.Errorf("%s: %d events dropped: the fold would see less than the program did", traces[i], p.DroppedEvents)
 		}

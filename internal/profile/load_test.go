@@ -180,3 +180,14 @@ func TestMayHash(t *testing.T) {
 		}
 	}
 }
+
+// TestHDF5Calls: a trace's size counts its H5* events, not its MPI-IO or POSIX ones.
+func TestHDF5Calls(t *testing.T) {
+	p, err := viaJSON(loadSample(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.HDF5Calls(); n != 9 {
+		t.Errorf("HDF5Calls = %d, want 9 (the sample's 10 events less its pwrite)", n)
+	}
+}

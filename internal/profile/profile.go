@@ -619,6 +619,18 @@ func Load(path string) (*Profile, error) {
 	return &p, nil
 }
 
+// HDF5Calls counts the traced events that are HDF5 API calls (H5*), as a trace's size is
+// stated (bench/capture, TestFold100k: "a trace of 10^5 calls").
+func (p *Profile) HDF5Calls() int {
+	n := 0
+	for _, e := range p.Events {
+		if strings.HasPrefix(e.Call, "H5") {
+			n++
+		}
+	}
+	return n
+}
+
 // WriteJSON writes p as indented JSON to path.
 func (p *Profile) WriteJSON(path string) error {
 	b, err := json.MarshalIndent(p, "", " ")

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -125,12 +124,7 @@ func foldTrace(t *testing.T, dir, exe string, dumps int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := 0
-	for _, e := range p.Events {
-		if strings.HasPrefix(e.Call, "H5") {
-			calls++
-		}
-	}
+	calls := p.HDF5Calls()
 	if calls < 12*dumps || p.DroppedEvents != 0 {
 		t.Fatalf("the trace of %d dumps holds %d HDF5 calls (%d dropped): want at least %d, none dropped", dumps, calls, p.DroppedEvents, 12*dumps)
 	}
