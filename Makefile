@@ -96,7 +96,10 @@ pydarshan: darshan
 # vol-connectors builds Argobots and the Async, Cache and log-based VOL connectors against
 # the thread-safe 1.14 prefix (scripts/vol-connectors.sh; not part of deps: no registry has them).
 .PHONY: vol-connectors
+# Its build tools first: Argobots' autogen.sh needs libtool, which no other target installs
+# (a fresh Debian 12 machine failed there with "Libtool library used but 'LIBTOOL' is undefined").
 vol-connectors:
+	DEPS_NAME=vol-connectors bash scripts/deps.sh autoconf automake libtool git
 	HDF5_114_PREFIX=$(HDF5_114_PREFIX) bash scripts/vol-connectors.sh
 
 # openpmd builds the real openPMD-api 8a write benchmark (h5bench's h5bench_openpmd_write) for

@@ -17,7 +17,8 @@
 # (docs/modes.md, "A lost wake-up in the Async VOL"); the marker records the patch's
 # checksum, so a prefix built with another patch, or none, is rebuilt. No patch ships here.
 #
-# Needs: mpicc, cmake, autoconf, automake, libtool (scripts/deps.sh), git for clones.
+# Needs: mpicc and cmake (scripts/deps.sh), autoconf, automake, libtool and git (make
+# vol-connectors installs them first; checked below when the script is run by itself).
 set -euo pipefail
 
 hdf5=${HDF5_114_PREFIX:-/opt/h5proxy/hdf5-1.14.5}
@@ -35,6 +36,11 @@ if ! grep -Eq '^ *Threadsafety: *yes' "$hdf5/lib/libhdf5.settings" 2>/dev/null; 
   echo "vol-connectors: $hdf5 is not a thread-safe HDF5 1.14 build (lib/libhdf5.settings); the Async VOL's threads need one: run HDF5_114_PREFIX=$hdf5 bash scripts/hdf5-1.14.sh first" >&2
   exit 1
 fi
+
+for tool in autoreconf automake libtoolize cmake mpicc; do
+  command -v "$tool" >/dev/null ||
+    { echo "vol-connectors: $tool not found: run make vol-connectors (it installs autoconf, automake, libtool and git), or install it" >&2; exit 1; }
+done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
