@@ -3,6 +3,7 @@ package h5
 /*
 #cgo pkg-config: hdf5-openmpi
 #include <stdlib.h>
+#include <string.h>
 #include <hdf5.h>
 #include "es.h"
 
@@ -644,7 +645,11 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 			inserted(es)
 		}
 	}()
+	count := int(plan.Product(a.Shape))
 	write := func(buf unsafe.Pointer) error {
+		if es > 0 {
+			buf = attrCopy(es, buf, attrBytes(a.Type, count), a.Exists)
+		}
 		if C.h5e_awrite(es, attr, typ, buf) < 0 {
 			return stackError(asyncCall("H5Awrite", es) + " @" + a.Name)
 		}
@@ -683,12 +688,45 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 	if len(a.Value) == 0 {
 		return nil
 	}
-	if es > 0 {
-		p := C.CBytes(a.Value)
-		hold(es, func() { C.free(p) })
-		return write(p)
-	}
 	return write(unsafe.Pointer(&a.Value[0]))
+}
+
+// esAttrMax is the largest attribute value written into an event set (bytes), guarded by
+// the gate: vol-async 1.8.1's write copy takes that many bytes (at least 4096) from the
+// buffer of an attribute it did not create (one opened to be written again).
+var esAttrMax = 4096
+
+// attrBytes is the size of the memory buffer of n values of t as H5Awrite takes it: a
+// pointer per variable-length string, the C structs of a compound holding them.
+func attrBytes(t plan.Type, n int) int {
+	switch {
+	case t.VarLen:
+		return n * int(unsafe.Sizeof(uintptr(0)))
+	case t.Class == plan.Compound && t.HasVarLen():
+		_, size, _ := cLayout(t, 0, 0)
+		return n * size
+	}
+	return n * t.Size
+}
+
+// attrCopy returns a copy in C memory of the n bytes at buf for an H5Awrite_async into es,
+// released once es is waited: the value must outlive the call (the Async VOL's default
+// build copies nothing). For an attribute written again (opened, not created) the copy is
+// padded with zeros to what vol-async's write copy reads there (esAttrMax). Inside the
+// gate.
+func attrCopy(es C.hid_t, buf unsafe.Pointer, n int, reopened bool) unsafe.Pointer {
+	size := n
+	if reopened {
+		size = max(n, esAttrMax)
+	} else {
+		esAttrMax = max(esAttrMax, n)
+	}
+	p := C.calloc(C.size_t(max(size, 1)), 1)
+	if n > 0 {
+		C.memcpy(p, buf, C.size_t(n))
+	}
+	hold(es, func() { C.free(p) })
+	return p
 }
 
 // ReadAttribute reads the attribute name of loc: its type, shape (nil for scalar) and raw
