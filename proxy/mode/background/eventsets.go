@@ -3,6 +3,7 @@ package background
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/options"
@@ -223,8 +224,8 @@ func (m *esMode) exec(op *plan.Op, call func() error, release func(), bytes int6
 		// under the Async VOL, an implicit wait behind everything queued (the wait that
 		// loses its wake-up); h5 refuses it (h5.ErrPending). The sets are waited here
 		// instead, through the waits that push what is queued first.
-		if waitsFirst(op.Kind) && len(m.order) > 0 {
-			if err := m.waitAll(); err != nil {
+		if waitsFirst(op.Kind) && (len(m.order) > 0 || m.asyncVOL()) {
+			if err := m.settle(); err != nil {
 				if isClose(op.Kind) {
 					m.under.Exec(op, nil)
 				}
@@ -235,6 +236,16 @@ func (m *esMode) exec(op *plan.Op, call func() error, release func(), bytes int6
 			return fileInSet(op, call)
 		}
 		return call()
+	}
+	if op.Kind == plan.ExtendDataset && m.asyncVOL() {
+		// vol-async 1.8.1 runs H5Dset_extent_async as a blocking call (its queue type
+		// BLOCKING): the caller waits inside it as in an ordinary call (settle).
+		if err := m.settle(); err != nil {
+			if release != nil {
+				release()
+			}
+			return err
+		}
 	}
 	s, err := m.sets(op.Step)
 	if err != nil {
@@ -347,11 +358,43 @@ func (m *esMode) DrainsBefore(op *plan.Op) bool {
 	return (op.Kind == plan.CloseFile || op.Kind == plan.FlushFile) && len(m.order) > 0
 }
 
+// settle prepares a call the caller will wait inside (an ordinary call, or one the
+// connector runs blocking): every set is waited, through the waits that push what is
+// queued first; under the Async VOL the connector is then left connectorSettle to retire
+// the task that ran last. vol-async 1.8.1 loses the wake-up of a blocking call queued
+// right after the previous task woke the caller and before that task's thread has
+// terminated (it counts it as running and pushes nothing, and nothing pushes later):
+// a call made at once after a wait, or after the previous blocking call returned, is
+// exactly that case, and E3SM's record variables make 435 blocking extents in a row in
+// F's h0 file. With nothing running, the call pushes itself.
+func (m *esMode) settle() error {
+	if len(m.order) > 0 {
+		if err := m.waitAll(); err != nil {
+			return err
+		}
+	}
+	if m.asyncVOL() {
+		time.Sleep(connectorSettle)
+	}
+	return nil
+}
+
+// connectorSettle is how long the mode leaves the Async VOL's execution stream before a
+// call the caller waits inside, so that the task that ran last has terminated: a stalled
+// rank at load 6-9 had its execution stream idle and the blocking H5Dset_extent_async
+// queued, never pushed, while the other rank's ran it (docs/modes.md, "The lost wake-up
+// in the event-set mode's own calls").
+const connectorSettle = 20 * time.Millisecond
+
+// asyncVOL reports whether the mode runs under the Async VOL (its connector's name says
+// async), whose lost wake-up the mode works around.
+func (m *esMode) asyncVOL() bool { return strings.Contains(strings.ToLower(m.conn), "async") }
+
 // StallHint is what the watchdog's report adds under the Async VOL: the connector's own
 // hang, found with native stacks of both ranks (docs/modes.md, "A lost wake-up in the
 // Async VOL"); "" under any other connector.
 func (m *esMode) StallHint() string {
-	if !strings.Contains(strings.ToLower(m.conn), "async") {
+	if !m.asyncVOL() {
 		return ""
 	}
 	return "under the Async VOL every operation runs on the connector's execution stream and the rank waits for it (H5ESwait, or the implicit wait of a call outside an event set such as H5Fcreate); vol-async 1.8.1 can leave a queued operation unpushed when such a wait begins while the previous task is still finishing (it looks twice, 1 ms apart), and a collective one then holds every other rank (docs/modes.md, \"A lost wake-up in the Async VOL\")"
