@@ -12,9 +12,9 @@ static int h5e_have(void) { return H5E_HAS_ES; }
 #if H5E_HAS_ES
 typedef H5ES_err_info_t h5e_err_info;
 static hid_t h5e_create(void) { return H5EScreate(); }
-// h5e_wait first waits with no timeout, which makes the Async VOL push every queued
-// operation to its Argobots pool (vol-async 1.8.1's request wait with timeout 0), then
-// waits for good. The wait for good alone pushes only if it finds no task running in two
+// h5e_wait first waits with no timeout, which makes the Async VOL push the first queued
+// operation to its Argobots pool and every task push its successor when it ends
+// (vol-async 1.8.1's request wait with timeout 0 sets start_abt_push), then waits for good. The wait for good alone pushes only if it finds no task running in two
 // looks 1 ms apart: right after the previous operation woke the caller, that task still
 // counts as running, and a loaded node can give its execution stream no time in those
 // 2 ms, so the operation just queued stayed queued with nothing left to push it (the
