@@ -211,6 +211,9 @@ func (m *esMode) exec(op *plan.Op, call func() error, release func(), bytes int6
 	}
 	k := setOf(op)
 	if k < 0 {
+		if release != nil { // an ordinary call is done with its memory when it returns
+			defer release()
+		}
 		if op.Kind == plan.CloseFile || op.Kind == plan.FlushFile {
 			if err := m.waitAll(); err != nil {
 				m.err = nil
