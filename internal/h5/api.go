@@ -113,3 +113,14 @@ type Info struct {
 	// FillAlloc reports H5D_FILL_TIME_ALLOC; Compact the compact layout.
 	FillAlloc, Compact bool
 }
+
+// AsyncTransfer reports whether a transfer of t goes into an event set as H5Dwrite_async
+// or H5Dread_async (InEventSet): not when its values pass through C memory of the call's
+// own (variable-length strings, compounds holding them, references made from the plan's
+// target paths), which the ordinary call frees when it returns. A caller in an event set
+// makes such a transfer outside it, once the set holding the dataset's create or open is
+// waited (ErrPending).
+func AsyncTransfer(t *plan.Transfer) bool {
+	m := t.MemType
+	return !m.VarLen && !(m.Class == plan.Compound && m.HasVarLen()) && m.Class != plan.Reference
+}

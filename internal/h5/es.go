@@ -12,9 +12,9 @@ static int h5e_have(void) { return H5E_HAS_ES; }
 #if H5E_HAS_ES
 typedef H5ES_err_info_t h5e_err_info;
 static hid_t h5e_create(void) { return H5EScreate(); }
-// h5e_wait first waits with no timeout, which makes the Async VOL push every queued
-// operation to its Argobots pool (vol-async 1.8.1's request wait with timeout 0), then
-// waits for good. The wait for good alone pushes only if it finds no task running in two
+// h5e_wait first waits with no timeout, which makes the Async VOL push the first queued
+// operation to its Argobots pool and every task push its successor when it ends
+// (vol-async 1.8.1's request wait with timeout 0 sets start_abt_push), then waits for good. The wait for good alone pushes only if it finds no task running in two
 // looks 1 ms apart: right after the previous operation woke the caller, that task still
 // counts as running, and a loaded node can give its execution stream no time in those
 // 2 ms, so the operation just queued stayed queued with nothing left to push it (the
@@ -67,6 +67,7 @@ static herr_t h5e_close(hid_t es) { (void)es; return -1; }
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -91,10 +92,83 @@ var (
 	esSpaces = map[string]spaces{}
 )
 
+// Records of what an event set's operations still hold, guarded by the gate.
+var (
+	// esPending are the identifiers an _async create or open returned, by the event set
+	// that holds the operation, until that set is waited: an ordinary call on one is
+	// refused (checkID). Under the Async VOL such a call is the connector's implicit wait
+	// behind every queued operation, the wait that can lose its wake-up (docs/modes.md);
+	// under the native connector nothing is queued, but the rule is the same, so a mode
+	// that breaks it fails where CI runs it.
+	esPending = map[ID]pendingObj{}
+	// esHeld are what each event set's operations read after their call returned (an
+	// attribute's value, in C memory): released once the set is waited or closed.
+	esHeld = map[C.hid_t][]func(){}
+	// esInserted counts the _async calls each event set took, so that a failed
+	// operation's insertion count (H5ESget_err_info) names the plan operation that made
+	// it without asking HDF5 between the calls (EventSet.Inserted).
+	esInserted = map[C.hid_t]uint64{}
+)
+
+// pendingObj is an identifier whose create or open is in an event set not yet waited.
+type pendingObj struct {
+	es   C.hid_t
+	call string // e.g. "H5Dcreate_async /Timestep_0/x"
+}
+
+// ErrPending is wrapped by the error of an ordinary (synchronous) call on an identifier
+// whose _async create or open is in an event set not yet waited.
+var ErrPending = errors.New("its asynchronous create or open is in an event set not yet waited")
+
+// pending records that the _async call (naming the object) in es returned id. Inside
+// the gate; es 0 (an ordinary call) records nothing.
+func pending(id ID, es C.hid_t, call string) {
+	if es > 0 {
+		esPending[id] = pendingObj{es: es, call: call}
+	}
+}
+
+// inserted counts one _async call es took (es 0: an ordinary call). Inside the gate.
+func inserted(es C.hid_t) {
+	if es > 0 {
+		esInserted[es]++
+	}
+}
+
+// hold keeps release until es is waited or closed. Inside the gate.
+func hold(es C.hid_t, release func()) { esHeld[es] = append(esHeld[es], release) }
+
+// settle forgets es's pending identifiers and releases what its operations held, once
+// every operation of es has completed. Inside the gate.
+func settle(es C.hid_t) {
+	for id, p := range esPending {
+		if p.es == es {
+			delete(esPending, id)
+		}
+	}
+	for _, r := range esHeld[es] {
+		r()
+	}
+	delete(esHeld, es)
+}
+
+// checkSettled refuses an ordinary call (no event set current) on id while its create or
+// open is pending in an event set. Inside the gate.
+func checkSettled(op string, id ID) error {
+	if curES() > 0 {
+		return nil
+	}
+	if p, ok := esPending[id]; ok {
+		return errorf("h5: %s: identifier %d (%s in event set %d): %w; wait the set first (H5ESwait) or issue the call into it", op, id, p.call, p.es, ErrPending)
+	}
+	return nil
+}
+
 // forget drops a closed identifier's records.
 func forget(id ID) {
 	delete(objMPIO, id)
 	delete(objKind, id)
+	delete(esPending, id)
 }
 
 // esSpaceKey is the key of t's spaces in esSpaces, "" outside an event set, where the
@@ -173,6 +247,7 @@ var asyncForms = map[string]string{
 	"H5Dcreate2": "H5Dcreate_async", "H5Dopen2": "H5Dopen_async", "H5Dclose": "H5Dclose_async",
 	"H5Dwrite": "H5Dwrite_async", "H5Dread": "H5Dread_async", "H5Dset_extent": "H5Dset_extent_async",
 	"H5Fcreate": "H5Fcreate_async", "H5Fopen": "H5Fopen_async", "H5Fflush": "H5Fflush_async", "H5Fclose": "H5Fclose_async",
+	"H5Acreate2": "H5Acreate_async", "H5Aopen": "H5Aopen_async", "H5Awrite": "H5Awrite_async", "H5Aclose": "H5Aclose_async",
 }
 
 // asyncOp is asyncCall of the call that begins op ("H5Dcreate2 /path").
@@ -201,9 +276,10 @@ func NewEventSet() (EventSet, error) {
 
 // InEventSet runs fn with es current for the calling thread: the HDF5 calls fn makes
 // through this package that have an _async form (file create, open, flush and close,
-// group and dataset create, open and close, H5Dwrite, H5Dread, H5Dset_extent and the
-// multi-dataset transfers) are issued as
-// that form into es. The thread stays locked for fn, so every call is this thread's.
+// group and dataset create, open and close, H5Dwrite, H5Dread, H5Dset_extent, the
+// multi-dataset transfers and an attribute's create or open, write and close) are issued
+// as that form into es. The identifiers its creates and opens return are pending until es
+// is waited: an ordinary call on one fails (ErrPending). The thread stays locked for fn, so every call is this thread's.
 func InEventSet(es EventSet, fn func() error) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -251,7 +327,18 @@ func (es EventSet) WaitDone() error {
 	if C.h5e_wait(es.id, &inProgress, &failed) < 0 {
 		return stackError("H5ESwait")
 	}
+	settle(es.id)
 	return nil
+}
+
+// Inserted is the number of _async calls es has taken: under a connector that runs them
+// in the background each inserted one operation, so a failure's insertion count
+// (EventSetFailure.Index) falls below the Inserted read after the call that made it.
+// Under the native connector nothing is inserted and failures come at the call.
+func (es EventSet) Inserted() uint64 {
+	enter()
+	defer leave()
+	return esInserted[es.id]
 }
 
 // Failures asks whether any operation of the waited set es failed (H5ESget_err_status)
@@ -316,5 +403,7 @@ func (es EventSet) Close() error {
 	if C.h5e_close(es.id) < 0 {
 		return stackError(fmt.Sprintf("H5ESclose %d", es.id))
 	}
+	settle(es.id)
+	delete(esInserted, es.id)
 	return nil
 }

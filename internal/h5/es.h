@@ -126,4 +126,40 @@ static inline herr_t h5e_dset_extent(hid_t es, hid_t d, const hsize_t *dims) {
 	return H5Dset_extent(d, dims);
 }
 
+// The attribute calls: a write into an event set is H5Acreate_async (H5Aopen_async for an
+// attribute written again), H5Awrite_async and H5Aclose_async, as vol-async's own examples
+// write attributes on objects whose create is still queued; outside a set the ordinary
+// calls.
+static inline hid_t h5e_acreate(hid_t es, hid_t loc, const char *name, hid_t type, hid_t space) {
+#if H5E_HAS_ES
+	if (es > 0) return H5Acreate_async(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, es);
+#endif
+	(void)es;
+	return H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+static inline hid_t h5e_aopen(hid_t es, hid_t loc, const char *name) {
+#if H5E_HAS_ES
+	if (es > 0) return H5Aopen_async(loc, name, H5P_DEFAULT, es);
+#endif
+	(void)es;
+	return H5Aopen(loc, name, H5P_DEFAULT);
+}
+
+static inline herr_t h5e_awrite(hid_t es, hid_t a, hid_t type, const void *buf) {
+#if H5E_HAS_ES
+	if (es > 0) return H5Awrite_async(a, type, buf, es);
+#endif
+	(void)es;
+	return H5Awrite(a, type, buf);
+}
+
+static inline herr_t h5e_aclose(hid_t es, hid_t a) {
+#if H5E_HAS_ES
+	if (es > 0) return H5Aclose_async(a, es);
+#endif
+	(void)es;
+	return H5Aclose(a);
+}
+
 #endif

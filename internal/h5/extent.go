@@ -33,8 +33,10 @@ func SetExtent(d ID, shape []uint64) error {
 		}
 	}
 	dims := append([]uint64(nil), shape...) // HDF5 reads the array during the call only
-	if es := curES(); C.h5e_dset_extent(es, C.hid_t(d), hsizes(dims)) < 0 {
+	es := curES()
+	if C.h5e_dset_extent(es, C.hid_t(d), hsizes(dims)) < 0 {
 		return opError(fmt.Sprintf("%s %v", asyncCall("H5Dset_extent", es), shape), d)
 	}
+	inserted(es)
 	return nil
 }

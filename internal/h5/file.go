@@ -294,6 +294,8 @@ func CreateFile(path string, a Access) (ID, error) {
 	}
 	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
 	objKind[ID(f)] = C.H5I_FILE
+	inserted(es)
+	pending(ID(f), es, asyncOp(op, es))
 	return ID(f), nil
 }
 
@@ -321,6 +323,8 @@ func OpenFile(path string, a Access) (ID, error) {
 	}
 	objMPIO[ID(f)] = a.Parallel && a.Subfiling == nil
 	objKind[ID(f)] = C.H5I_FILE
+	inserted(es)
+	pending(ID(f), es, asyncOp(op, es))
 	return ID(f), nil
 }
 
@@ -336,9 +340,11 @@ func FlushFile(f ID, local bool) error {
 	if local {
 		scope = C.H5F_SCOPE_LOCAL
 	}
-	if es := curES(); C.h5e_fflush(es, C.hid_t(f), scope) < 0 {
+	es := curES()
+	if C.h5e_fflush(es, C.hid_t(f), scope) < 0 {
 		return stackError(fmt.Sprintf("%s file %d", asyncCall("H5Fflush", es), f))
 	}
+	inserted(es)
 	return nil
 }
 
@@ -352,9 +358,11 @@ func CloseFile(f ID) error {
 		return err
 	}
 	releaseSpaces()
-	if es := curES(); C.h5e_fclose(es, C.hid_t(f)) < 0 {
+	es := curES()
+	if C.h5e_fclose(es, C.hid_t(f)) < 0 {
 		return stackError(fmt.Sprintf("%s file %d", asyncCall("H5Fclose", es), f))
 	}
+	inserted(es)
 	forget(f)
 	return nil
 }

@@ -202,11 +202,15 @@ func kindName(k C.H5I_type_t) string {
 	return fmt.Sprintf("kind %d", int(k))
 }
 
-// checkID validates an identifier argument: > 0, valid (not closed) and, when kinds are
-// given, of one of those kinds. Called inside the gate.
+// checkID validates an identifier argument: > 0, valid (not closed), not pending in an
+// event set when the call is an ordinary one (checkSettled) and, when kinds are given, of
+// one of those kinds. Called inside the gate.
 func checkID(op string, id ID, kinds ...C.H5I_type_t) error {
 	if id <= 0 {
 		return errorf("h5: %s: %w %d", op, ErrInvalidID, id)
+	}
+	if err := checkSettled(op, id); err != nil {
+		return err
 	}
 	// Inside an event set, an identifier this package handed out and has not closed is
 	// checked against its own record (objKind), not HDF5: under the Async VOL every HDF5

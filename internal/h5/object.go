@@ -3,6 +3,7 @@ package h5
 /*
 #cgo pkg-config: hdf5-openmpi
 #include <stdlib.h>
+#include <string.h>
 #include <hdf5.h>
 #include "es.h"
 
@@ -143,6 +144,10 @@ func createGroupLocked(loc ID, path, what string, call func(es, loc C.hid_t, nam
 	}
 	inherit(ID(g), loc)
 	objKind[ID(g)] = C.H5I_GROUP
+	if _, async := asyncForms[what]; async { // (H5Gcreate1 has no _async form)
+		inserted(es)
+		pending(ID(g), es, asyncCall(what, es)+" "+path)
+	}
 	return ID(g), nil
 }
 
@@ -185,6 +190,11 @@ func openWith(call, what string, loc ID, path string, collMeta bool, class C.hid
 		return 0, stackError(asyncCall(call, curES()) + " " + path)
 	}
 	inherit(ID(id), loc)
+	if _, async := asyncForms[call]; async { // H5Gopen2, H5Dopen2 (not H5Oopen, H5Dopen1)
+		es := curES()
+		inserted(es)
+		pending(ID(id), es, asyncCall(call, es)+" "+path)
+	}
 	switch call {
 	case "H5Gopen2":
 		objKind[ID(id)] = C.H5I_GROUP
@@ -201,9 +211,11 @@ func CloseGroup(g ID) error {
 	if err := checkID("CloseGroup", g, C.H5I_GROUP); err != nil {
 		return err
 	}
-	if es := curES(); C.h5e_gclose(es, C.hid_t(g)) < 0 {
+	es := curES()
+	if C.h5e_gclose(es, C.hid_t(g)) < 0 {
 		return stackError(fmt.Sprintf("%s group %d", asyncCall("H5Gclose", es), g))
 	}
+	inserted(es)
 	forget(g)
 	return nil
 }
@@ -388,6 +400,10 @@ func createDataset(loc ID, path, op string, typ, space, dcpl C.hid_t, api1 bool)
 		es := curES()
 		ds = C.h5e_dcreate(es, C.hid_t(loc), cpath, typ, space, dcpl)
 		op = asyncOp(op, es)
+		if ds >= 0 {
+			inserted(es)
+			pending(ID(ds), es, op)
+		}
 	}
 	if ds < 0 {
 		return 0, stackError(op)
@@ -453,9 +469,11 @@ func CloseDataset(d ID) error {
 	if err := checkID("CloseDataset", d, C.H5I_DATASET); err != nil {
 		return err
 	}
-	if es := curES(); C.h5e_dclose(es, C.hid_t(d)) < 0 {
+	es := curES()
+	if C.h5e_dclose(es, C.hid_t(d)) < 0 {
 		return stackError(fmt.Sprintf("%s dataset %d", asyncCall("H5Dclose", es), d))
 	}
+	inserted(es)
 	forget(d)
 	return nil
 }
@@ -583,13 +601,21 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 	}
 	cname := cstr(a.Name)
 	defer free(cname)
-	switch ex := C.H5Aexists(C.hid_t(loc), cname); {
-	case ex < 0:
-		return stackError("H5Aexists @" + a.Name)
-	case ex > 0 && !a.Exists:
-		return errorf("h5: %s: attribute %q already exists", op, a.Name)
-	case ex == 0 && a.Exists:
-		return errorf("h5: H5Aopen @%s: attribute %q does not exist to be written again", a.Name, a.Name)
+	es := curES()
+	if es > 0 && a.Type.Class == plan.Reference {
+		// The references are made from the targets' paths (H5Rcreate_object), ordinary
+		// calls that would wait for the set's creates: the caller waits first.
+		return errorf("h5: %s: a reference attribute has no asynchronous form here (its references are made by ordinary calls on the targets): write it outside the event set, once the set is waited", op)
+	}
+	if es == 0 { // in an event set a wrong plan fails in the background instead, naming the call
+		switch ex := C.H5Aexists(C.hid_t(loc), cname); {
+		case ex < 0:
+			return stackError("H5Aexists @" + a.Name)
+		case ex > 0 && !a.Exists:
+			return errorf("h5: %s: attribute %q already exists", op, a.Name)
+		case ex == 0 && a.Exists:
+			return errorf("h5: H5Aopen @%s: attribute %q does not exist to be written again", a.Name, a.Name)
+		}
 	}
 	var refs unsafe.Pointer
 	if a.Type.Class == plan.Reference { // the targets' references, made in loc's file first
@@ -606,46 +632,101 @@ func WriteAttribute(loc ID, a plan.AttributeSpec) error {
 	var attr C.hid_t
 	if a.Exists { // written again: opened, its type and shape the first write's
 		op = "H5Aopen @" + a.Name
-		attr = C.H5Aopen(C.hid_t(loc), cname, C.H5P_DEFAULT)
+		attr = C.h5e_aopen(es, C.hid_t(loc), cname)
 	} else {
-		attr = C.H5Acreate2(C.hid_t(loc), cname, ftyp, space, C.H5P_DEFAULT, C.H5P_DEFAULT)
+		attr = C.h5e_acreate(es, C.hid_t(loc), cname, ftyp, space)
 	}
 	if attr < 0 {
-		return stackError(op)
+		return stackError(asyncOp(op, es))
 	}
-	defer C.H5Aclose(attr)
-	if refs != nil {
-		if C.H5Awrite(attr, typ, refs) < 0 {
-			return stackError("H5Awrite @" + a.Name)
+	inserted(es)
+	defer func() {
+		if C.h5e_aclose(es, attr) >= 0 {
+			inserted(es)
 		}
+	}()
+	count := int(plan.Product(a.Shape))
+	write := func(buf unsafe.Pointer) error {
+		if es > 0 {
+			buf = attrCopy(es, buf, attrBytes(a.Type, count), a.Exists)
+		}
+		if C.h5e_awrite(es, attr, typ, buf) < 0 {
+			return stackError(asyncCall("H5Awrite", es) + " @" + a.Name)
+		}
+		inserted(es)
 		return nil
 	}
+	if refs != nil {
+		return write(refs)
+	}
+	// In an event set the value must outlive the call until the set is waited (the Async
+	// VOL's default build copies nothing): the C memory is released then (hold).
 	if a.Type.VarLen { // the plan's fixed strings as the C strings HDF5 takes
 		v, err := packVStrings(a.Value, int(plan.Product(a.Shape)), a.Type.Size)
 		if err != nil {
 			return fmt.Errorf("%w (attribute %s)", err, a.Name)
 		}
-		defer v.release(typ, space)
-		if C.H5Awrite(attr, typ, v.ptr()) < 0 {
-			return stackError("H5Awrite @" + a.Name)
+		if es > 0 {
+			hold(es, func() { v.release(typ, space) })
+		} else {
+			defer v.release(typ, space)
 		}
-		return nil
+		return write(v.ptr())
 	}
 	if a.Type.Class == plan.Compound && a.Type.HasVarLen() { // the C structs HDF5 takes
 		v, err := packVCompound(a.Type, a.Value, int(plan.Product(a.Shape)))
 		if err != nil {
 			return fmt.Errorf("%w (attribute %s)", err, a.Name)
 		}
-		defer v.release(typ, space)
-		if C.H5Awrite(attr, typ, v.p) < 0 {
-			return stackError("H5Awrite @" + a.Name)
+		if es > 0 {
+			hold(es, func() { v.release(typ, space) })
+		} else {
+			defer v.release(typ, space)
 		}
+		return write(v.p)
+	}
+	if len(a.Value) == 0 {
 		return nil
 	}
-	if len(a.Value) > 0 && C.H5Awrite(attr, typ, unsafe.Pointer(&a.Value[0])) < 0 {
-		return stackError("H5Awrite @" + a.Name)
+	return write(unsafe.Pointer(&a.Value[0]))
+}
+
+// esAttrMax is the largest attribute value written into an event set (bytes), guarded by
+// the gate: vol-async 1.8.1's write copy takes that many bytes (at least 4096) from the
+// buffer of an attribute it did not create (one opened to be written again).
+var esAttrMax = 4096
+
+// attrBytes is the size of the memory buffer of n values of t as H5Awrite takes it: a
+// pointer per variable-length string, the C structs of a compound holding them.
+func attrBytes(t plan.Type, n int) int {
+	switch {
+	case t.VarLen:
+		return n * int(unsafe.Sizeof(uintptr(0)))
+	case t.Class == plan.Compound && t.HasVarLen():
+		_, size, _ := cLayout(t, 0, 0)
+		return n * size
 	}
-	return nil
+	return n * t.Size
+}
+
+// attrCopy returns a copy in C memory of the n bytes at buf for an H5Awrite_async into es,
+// released once es is waited: the value must outlive the call (the Async VOL's default
+// build copies nothing). For an attribute written again (opened, not created) the copy is
+// padded with zeros to what vol-async's write copy reads there (esAttrMax). Inside the
+// gate.
+func attrCopy(es C.hid_t, buf unsafe.Pointer, n int, reopened bool) unsafe.Pointer {
+	size := n
+	if reopened {
+		size = max(n, esAttrMax)
+	} else {
+		esAttrMax = max(esAttrMax, n)
+	}
+	p := C.calloc(C.size_t(max(size, 1)), 1)
+	if n > 0 {
+		C.memcpy(p, buf, C.size_t(n))
+	}
+	hold(es, func() { C.free(p) })
+	return p
 }
 
 // ReadAttribute reads the attribute name of loc: its type, shape (nil for scalar) and raw

@@ -381,6 +381,9 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	es := curES()
 	if sp.vstr != nil || sp.vcomp != nil || sp.refs != nil {
 		es = 0
+		if err := checkSettled(call, d); err != nil { // the ordinary call (AsyncTransfer)
+			return err
+		}
 	}
 	var rc C.herr_t
 	if write {
@@ -391,6 +394,7 @@ func transfer(d ID, t *plan.Transfer, collective bool, buf []byte, write bool) e
 	if rc < 0 {
 		return opError(asyncCall(call, es), d)
 	}
+	inserted(es)
 	noteTransfer(dxpl, C.hid_t(d), coll, 0)
 	return sp.finish(call, d, buf)
 }
@@ -453,6 +457,7 @@ func TransferMulti(ds []ID, ts []*plan.Transfer, collective bool, bufs [][]byte,
 		err.Op = fmt.Sprintf("%s %s (+%d more)", call, objName(ds[0]), n-1)
 		return err
 	}
+	inserted(curES())
 	noteTransfer(dxpl, C.hid_t(ds[0]), coll, n)
 	for i, sp := range staged {
 		if err := sp.finish(call, ds[i], bufs[i]); err != nil {

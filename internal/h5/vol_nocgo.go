@@ -47,3 +47,6 @@ func LoadConnector(string) error { return ErrNoCgo }
 
 // SetCacheWrite does nothing in a build without cgo (no files are opened).
 func SetCacheWrite(bool) {}
+
+// Inserted returns 0 in a build without cgo.
+func (EventSet) Inserted() uint64 { return 0 }

@@ -3,6 +3,7 @@ package background
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/h5proxy/h5proxy/internal/h5"
 	"github.com/h5proxy/h5proxy/options"
@@ -66,9 +67,27 @@ var setNames = [nSets]string{"create", "data", "close"}
 // set's failure names its operation by insertion count), and what to release once waited.
 type stepSets struct {
 	es      [nSets]h5.EventSet
-	ops     [nSets][]*plan.Op
+	ops     [nSets][]opAt
 	release []func()
 	bytes   int64
+}
+
+// opAt is a plan operation in an event set and the set's insertion count after its calls
+// (h5.EventSet.Inserted): an operation can make several (an attribute's create, write and
+// close), or none (under the native connector).
+type opAt struct {
+	op  *plan.Op
+	end uint64
+}
+
+// opOf returns the operation whose calls made insertion idx of ops, nil if none.
+func opOf(ops []opAt, idx uint64) *plan.Op {
+	for _, o := range ops {
+		if idx < o.end {
+			return o.op
+		}
+	}
+	return nil
 }
 
 // newESMode returns the event-set mode over under.
@@ -85,17 +104,56 @@ func (m *esMode) Impl() string {
 	return "event sets (H5EScreate, the _async calls, H5ESwait, H5ESget_err_info) under the " + m.conn + " VOL connector"
 }
 
-// setOf returns the event set op goes to (-1: none, the ordinary call).
-func setOf(k plan.OpKind) int {
-	switch k {
+// setOf returns the event set op goes to, -1 for none: the ordinary call. Attributes are
+// written into the create set (H5Acreate_async, H5Awrite_async, H5Aclose_async), as
+// vol-async's examples write them on objects whose create is still queued: an ordinary
+// H5Awrite there is the connector's implicit wait behind every queued create, the wait
+// that stalled E3SM F's attributes (docs/modes.md). The calls HDF5 has no _async form for
+// (H5Gcreate1, H5Dcreate1, H5Dopen1; H5Oopen and H5Oclose, whose _async form vol-async
+// 1.8.1 cannot serve: it fills in the opened object's type after the call returned), a
+// reference attribute or transfer (its references are made by ordinary calls on the
+// targets), a variable-length transfer (staged in C memory the call frees), an attribute
+// read (verified at once), links and dimension scales are ordinary calls, made once every
+// set is waited (Exec).
+func setOf(op *plan.Op) int {
+	switch op.Kind {
 	case plan.CreateGroup, plan.OpenGroup, plan.CreateDataset, plan.OpenDataset:
+		if op.API1 || op.AsObject && (op.Kind == plan.OpenGroup || op.Kind == plan.OpenDataset) ||
+			op.Dataset != nil && op.Dataset.API1 && (op.Kind == plan.CreateDataset || op.Kind == plan.OpenDataset) {
+			return -1
+		}
 		return setCreate
-	case plan.Write, plan.Read, plan.ExtendDataset:
+	case plan.WriteAttribute:
+		if op.Attribute != nil && op.Attribute.Type.Class == plan.Reference {
+			return -1
+		}
+		return setCreate
+	case plan.Write, plan.Read:
+		if op.Transfer != nil && !h5.AsyncTransfer(op.Transfer) {
+			return -1
+		}
+		return setData
+	case plan.ExtendDataset:
 		return setData
 	case plan.CloseGroup, plan.CloseDataset:
+		if op.AsObject {
+			return -1
+		}
 		return setClose
 	}
 	return -1
+}
+
+// waitsFirst reports whether op, made as an ordinary call (setOf -1), must find every
+// event set waited: every call on the file's objects. A file's create or open touches no
+// object the sets hold (and goes into a set of its own under a non-native connector); a
+// flush or close waits for the sets anyway (the drain); a file selection makes no call.
+func waitsFirst(k plan.OpKind) bool {
+	switch k {
+	case plan.CreateFile, plan.OpenFile, plan.FlushFile, plan.CloseFile, plan.SelectFile:
+		return false
+	}
+	return true
 }
 
 // sets returns step's event sets, creating them at its first operation.
@@ -135,6 +193,7 @@ func (m *esMode) Exec(op *plan.Op, buf []byte) error {
 func (m *esMode) exec(op *plan.Op, call func() error, release func(), bytes int64) error {
 	if m.err != nil {
 		if isClose(op.Kind) { // handles are released after a failure too, as in the model
+			m.waitAll() // (the ordinary close of an object still pending in a set is refused)
 			m.under.Exec(op, nil)
 		}
 		if release != nil {
@@ -150,11 +209,26 @@ func (m *esMode) exec(op *plan.Op, call func() error, release func(), bytes int6
 			return fmt.Errorf("%s %s: %w", op.Kind, op.Path, err)
 		}
 	}
-	k := setOf(op.Kind)
+	k := setOf(op)
 	if k < 0 {
+		if release != nil { // an ordinary call is done with its memory when it returns
+			defer release()
+		}
 		if op.Kind == plan.CloseFile || op.Kind == plan.FlushFile {
 			if err := m.waitAll(); err != nil {
 				m.err = nil
+				if isClose(op.Kind) {
+					m.under.Exec(op, nil)
+				}
+				return err
+			}
+		}
+		// An ordinary call on an object whose create or open is still in a set would be,
+		// under the Async VOL, an implicit wait behind everything queued (the wait that
+		// loses its wake-up); h5 refuses it (h5.ErrPending). The sets are waited here
+		// instead, through the waits that push what is queued first.
+		if waitsFirst(op.Kind) && (len(m.order) > 0 || m.asyncVOL()) {
+			if err := m.settle(); err != nil {
 				if isClose(op.Kind) {
 					m.under.Exec(op, nil)
 				}
@@ -166,6 +240,16 @@ func (m *esMode) exec(op *plan.Op, call func() error, release func(), bytes int6
 		}
 		return call()
 	}
+	if op.Kind == plan.ExtendDataset && m.asyncVOL() {
+		// vol-async 1.8.1 runs H5Dset_extent_async as a blocking call (its queue type
+		// BLOCKING): the caller waits inside it as in an ordinary call (settle).
+		if err := m.settle(); err != nil {
+			if release != nil {
+				release()
+			}
+			return err
+		}
+	}
 	s, err := m.sets(op.Step)
 	if err != nil {
 		if release != nil {
@@ -173,7 +257,6 @@ func (m *esMode) exec(op *plan.Op, call func() error, release func(), bytes int6
 		}
 		return err
 	}
-	s.ops[k] = append(s.ops[k], op)
 	if release != nil {
 		s.release = append(s.release, release)
 	}
@@ -182,7 +265,9 @@ func (m *esMode) exec(op *plan.Op, call func() error, release func(), bytes int6
 	if k == setData {
 		m.last = op.Step
 	}
-	if err := h5.InEventSet(s.es[k], call); err != nil {
+	err = h5.InEventSet(s.es[k], call)
+	s.ops[k] = append(s.ops[k], opAt{op, s.es[k].Inserted()})
+	if err != nil {
 		return err // failed in the call itself (under the native connector: every failure)
 	}
 	if op.Kind == plan.Read { // the caller checks the data next
@@ -215,8 +300,7 @@ func (m *esMode) failures(step int, s *stepSets, k int, waitErr error) error {
 	if err == nil && len(fails) > 0 {
 		f := fails[0]
 		kind, path := f.API, ""
-		if f.Index < uint64(len(s.ops[k])) {
-			op := s.ops[k][f.Index]
+		if op := opOf(s.ops[k], f.Index); op != nil {
 			kind, path = f.API+" ("+op.Kind.String()+")", op.Path
 		}
 		err = &stack.BackgroundError{Step: step, Op: kind, Path: path, Err: fmt.Errorf("%w%s", f.Err, more(len(fails)))}
@@ -277,11 +361,43 @@ func (m *esMode) DrainsBefore(op *plan.Op) bool {
 	return (op.Kind == plan.CloseFile || op.Kind == plan.FlushFile) && len(m.order) > 0
 }
 
+// settle prepares a call the caller will wait inside (an ordinary call, or one the
+// connector runs blocking): every set is waited, through the waits that push what is
+// queued first; under the Async VOL the connector is then left connectorSettle to retire
+// the task that ran last. vol-async 1.8.1 loses the wake-up of a blocking call queued
+// right after the previous task woke the caller and before that task's thread has
+// terminated (it counts it as running and pushes nothing, and nothing pushes later):
+// a call made at once after a wait, or after the previous blocking call returned, is
+// exactly that case, and E3SM's record variables make 435 blocking extents in a row in
+// F's h0 file. With nothing running, the call pushes itself.
+func (m *esMode) settle() error {
+	if len(m.order) > 0 {
+		if err := m.waitAll(); err != nil {
+			return err
+		}
+	}
+	if m.asyncVOL() {
+		time.Sleep(connectorSettle)
+	}
+	return nil
+}
+
+// connectorSettle is how long the mode leaves the Async VOL's execution stream before a
+// call the caller waits inside, so that the task that ran last has terminated: a stalled
+// rank at load 6-9 had its execution stream idle and the blocking H5Dset_extent_async
+// queued, never pushed, while the other rank's ran it (docs/modes.md, "The lost wake-up
+// in the event-set mode's own calls").
+const connectorSettle = 20 * time.Millisecond
+
+// asyncVOL reports whether the mode runs under the Async VOL (its connector's name says
+// async), whose lost wake-up the mode works around.
+func (m *esMode) asyncVOL() bool { return strings.Contains(strings.ToLower(m.conn), "async") }
+
 // StallHint is what the watchdog's report adds under the Async VOL: the connector's own
 // hang, found with native stacks of both ranks (docs/modes.md, "A lost wake-up in the
 // Async VOL"); "" under any other connector.
 func (m *esMode) StallHint() string {
-	if !strings.Contains(strings.ToLower(m.conn), "async") {
+	if !m.asyncVOL() {
 		return ""
 	}
 	return "under the Async VOL every operation runs on the connector's execution stream and the rank waits for it (H5ESwait, or the implicit wait of a call outside an event set such as H5Fcreate); vol-async 1.8.1 can leave a queued operation unpushed when such a wait begins while the previous task is still finishing (it looks twice, 1 ms apart), and a collective one then holds every other rank (docs/modes.md, \"A lost wake-up in the Async VOL\")"
