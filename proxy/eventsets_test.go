@@ -16,7 +16,7 @@ import (
 )
 
 // asyncVOLDir returns the directory holding the Async VOL (libh5async.so, built by
-// scripts/vol-connectors.sh into H5PROXY_VOL_PREFIX, default /opt/h5proxy/vol-1.14.5-ts),
+// scripts/vol-connectors.sh into H5PROXY_VOL_PREFIX, default /opt/h5proxy/vol-1.14.5),
 // or skips t naming what is missing: the connector cannot come from the project's package
 // registries, so CI runs without it.
 func asyncVOLDir(t *testing.T) string {
@@ -26,7 +26,7 @@ func asyncVOLDir(t *testing.T) string {
 	}
 	prefix := os.Getenv("H5PROXY_VOL_PREFIX")
 	if prefix == "" {
-		prefix = "/opt/h5proxy/vol-1.14.5-ts"
+		prefix = "/opt/h5proxy/vol-1.14.5"
 	}
 	dir := filepath.Join(prefix, "lib")
 	if _, err := os.Stat(filepath.Join(dir, "libh5async.so")); err != nil {

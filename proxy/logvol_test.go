@@ -100,7 +100,7 @@ func TestLogVOL(t *testing.T) {
 
 // connectorDir returns the directory holding the connector library lib (what names it),
 // built by scripts/vol-connectors.sh into H5PROXY_VOL_PREFIX (default
-// /opt/h5proxy/vol-1.14.5-ts), or skips t naming what is missing: no connector comes from
+// /opt/h5proxy/vol-1.14.5), or skips t naming what is missing: no connector comes from
 // the project's package registries, so CI runs without them.
 func connectorDir(t *testing.T, what, lib string) string {
 	t.Helper()
@@ -109,7 +109,7 @@ func connectorDir(t *testing.T, what, lib string) string {
 	}
 	prefix := os.Getenv("H5PROXY_VOL_PREFIX")
 	if prefix == "" {
-		prefix = "/opt/h5proxy/vol-1.14.5-ts"
+		prefix = "/opt/h5proxy/vol-1.14.5"
 	}
 	dir := filepath.Join(prefix, "lib")
 	if _, err := os.Stat(filepath.Join(dir, lib)); err != nil {

@@ -15,7 +15,7 @@
 #
 # h5bench_write is h5bench's, built against the same prefix with -DWITH_ASYNC_VOL=ON
 # (docs/modes.md). Environment: VOL_PREFIX (Argobots and vol-async; default
-# /opt/h5proxy/vol-1.14.5-ts, scripts/vol-connectors.sh), NP (2), STEPS (8), DIM (1048576
+# /opt/h5proxy/vol-1.14.5, scripts/vol-connectors.sh), NP (2), STEPS (8), DIM (1048576
 # particles per rank), COMPUTE ("190 ms" a step, as h5bench spells it: 1.5 times a step's sync I/O here), TIMEOUT
 # (seconds per run, 300: a run the connector's lost wake-up stalls is ended and reported).
 set -euo pipefail
@@ -23,7 +23,7 @@ h5bench=${1:?usage: $0 H5BENCH_WRITE [ROUNDS]}
 rounds=${2:-3}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 h5proxy=${H5PROXY:-$here/bin/h5proxy}
-vol=${VOL_PREFIX:-/opt/h5proxy/vol-1.14.5-ts}
+vol=${VOL_PREFIX:-/opt/h5proxy/vol-1.14.5}
 np=${NP:-2} steps=${STEPS:-8} dim=${DIM:-1048576} compute=${COMPUTE:-190 ms} limit=${TIMEOUT:-300}
 for f in "$h5bench" "$h5proxy" "$vol/lib"; do
 	[[ -e $f ]] || { echo "study.sh: $f is missing" >&2; exit 2; }

@@ -9,7 +9,7 @@
 # OUT/progress with the load at each start and the matrix rows.
 # Usage, from the repository root, with the HDF5=1.14 environment (eval "$(HDF5=1.14 make -s env)"):
 #   bash bench/connectors/async-ab.sh OUT [SAMPLE.json...]   (default: every sample of the matrix)
-#   env: STOCK (/opt/h5proxy/vol-1.14.5-ts), PATCHED (/opt/h5proxy/vol-1.14.5-ts-patched),
+#   env: STOCK (/opt/h5proxy/vol-1.14.5), PATCHED (/opt/h5proxy/vol-1.14.5-patched),
 #        RUNS (the three Async columns)
 set -uo pipefail
 out=$(realpath -m "${1:?usage: async-ab.sh OUT [SAMPLE.json...]}")
@@ -18,7 +18,7 @@ samples=("$@")
 [ ${#samples[@]} -gt 0 ] || samples=(sync-write-1d-contig-contig-read-full.json sync-write-2d-contig-contig-read-full.json
   sync-write-3d-contig-contig-read-full.json sync-write-1d-contig-interleaved.json sync-write-2d-contig-interleaved.json
   sync-amrex.json sync-openpmd.json sync-e3sm-canonical.json)
-declare -A prefix=([stock]=${STOCK:-/opt/h5proxy/vol-1.14.5-ts} [patched]=${PATCHED:-/opt/h5proxy/vol-1.14.5-ts-patched})
+declare -A prefix=([stock]=${STOCK:-/opt/h5proxy/vol-1.14.5} [patched]=${PATCHED:-/opt/h5proxy/vol-1.14.5-patched})
 mkdir -p "$out"
 go test -c -o "$out/h5proxy.test" ./cmd/h5proxy || exit 1
 cd cmd/h5proxy || exit 1

@@ -11,7 +11,7 @@ set -euo pipefail
 rounds=${1:-3}
 dim=${2:-262144}
 h5=${H5PROXY:-bin/hdf5-1.14/h5proxy}
-lib=${H5PROXY_VOL_PREFIX:-/opt/h5proxy/vol-1.14.5-ts}/lib
+lib=${H5PROXY_VOL_PREFIX:-/opt/h5proxy/vol-1.14.5}/lib
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/ssd"

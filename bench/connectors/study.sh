@@ -22,7 +22,7 @@ shift || true
 ranks=${*:-1 2 4}
 cases=${CASES:-vpic e3sm}
 h5=$(realpath "${H5PROXY:-bin/hdf5-1.14/h5proxy}")
-lib=${H5PROXY_VOL_PREFIX:-/opt/h5proxy/vol-1.14.5-ts}/lib
+lib=${H5PROXY_VOL_PREFIX:-/opt/h5proxy/vol-1.14.5}/lib
 # OUT keeps every run's log and report in that directory (default: a temporary one,
 # removed at the end); TABLE=1 runs nothing and prints the table of the runs already in
 # OUT, so that a study stopped part-way still gives the rounds it completed.

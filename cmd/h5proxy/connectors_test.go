@@ -333,7 +333,7 @@ func (smp connectorSample) args(out string, sets []string) []string {
 }
 
 // volLib returns the directory of the connectors scripts/vol-connectors.sh built into
-// H5PROXY_VOL_PREFIX (default /opt/h5proxy/vol-1.14.5-ts), or skips t naming what is
+// H5PROXY_VOL_PREFIX (default /opt/h5proxy/vol-1.14.5), or skips t naming what is
 // missing: no connector comes from the project's package registries.
 func volLib(t *testing.T) string {
 	t.Helper()
@@ -342,7 +342,7 @@ func volLib(t *testing.T) string {
 	}
 	prefix := os.Getenv("H5PROXY_VOL_PREFIX")
 	if prefix == "" {
-		prefix = "/opt/h5proxy/vol-1.14.5-ts"
+		prefix = "/opt/h5proxy/vol-1.14.5"
 	}
 	dir := filepath.Join(prefix, "lib")
 	for _, lib := range []string{"libh5async.so", "libh5cache_vol.so", "libH5VL_log.so"} {
@@ -422,7 +422,10 @@ func h5dump114() string {
 	if p := os.Getenv("H5PROXY_H5DUMP"); p != "" {
 		return p
 	}
-	return "/opt/h5proxy/hdf5-1.14.5-ts/bin/h5dump"
+	if p := os.Getenv("HDF5_114_PREFIX"); p != "" { // exported by the Makefile's 1.14 env
+		return filepath.Join(p, "bin", "h5dump")
+	}
+	return "/opt/h5proxy/hdf5-1.14.5/bin/h5dump"
 }
 
 // stamp is a time as openPMD-api writes its date attribute (strftime "%F %T %z").

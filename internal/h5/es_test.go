@@ -109,7 +109,7 @@ func TestEventSetFailureUnderAsyncVOL(t *testing.T) {
 		}
 		prefix := os.Getenv("H5PROXY_VOL_PREFIX")
 		if prefix == "" {
-			prefix = "/opt/h5proxy/vol-1.14.5-ts"
+			prefix = "/opt/h5proxy/vol-1.14.5"
 		}
 		lib := filepath.Join(prefix, "lib")
 		if _, err := os.Stat(filepath.Join(lib, "libh5async.so")); err != nil {
