@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/h5proxy/h5proxy/internal/h5diff"
 	"github.com/h5proxy/h5proxy/internal/mpitest"
 	"github.com/h5proxy/h5proxy/patterns"
 	"github.com/h5proxy/h5proxy/proxy"
@@ -172,33 +173,9 @@ func compareTrees(t *testing.T, c esPatternCase, a, b string) {
 	}
 	for _, f := range fa {
 		out, err := exec.Command("h5diff", "-r", filepath.Join(a, f), filepath.Join(b, f)).CombinedOutput()
-		if err != nil && !onlyClockDiffers(string(out), c.clock) {
+		if err != nil && !h5diff.OnlyAttributesDiffer(string(out), c.clock) {
 			t.Errorf("%s: %s differs between the sync and the event-set run: %v\n%s", c.name, f, err, out)
 		}
 	}
 	t.Logf("%s: %d files equal", c.name, len(fa))
-}
-
-// onlyClockDiffers reports whether h5diff -r's report out finds differences only in the
-// attributes clock names (h5diff's "attribute: <NAME of <PATH>>" blocks).
-func onlyClockDiffers(out string, clock []string) bool {
-	header, excused := "", false
-	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(line, "attribute: <") || strings.HasPrefix(line, "dataset: <") || strings.HasPrefix(line, "group  : <"):
-			header = line
-		case strings.HasSuffix(line, "differences found"):
-			if strings.HasPrefix(line, "0 ") {
-				continue
-			}
-			if !slices.ContainsFunc(clock, func(c string) bool { return strings.HasPrefix(header, "attribute: <"+c+">") }) {
-				return false
-			}
-			excused = true
-		case strings.Contains(line, "not comparable") || strings.Contains(line, "exist only in") || strings.Contains(line, "Some objects"):
-			return false
-		}
-	}
-	return excused
 }

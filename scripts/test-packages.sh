@@ -17,6 +17,7 @@ HDF5_FREE=(
   ./internal/darshan    # Darshan logs written and read in Go; darshan-parser when installed
   ./internal/mpitest    # launches the test binary under mpirun: the same OpenMPI for both builds
   ./internal/sweep ./internal/benchstat ./internal/launch ./bench/ior
+  ./internal/h5diff     # reads h5diff's report text
   ./internal/testtime   # reads go test -json; its test runs go test on a module of its own
 )
 
