@@ -35,7 +35,7 @@ SAME_ON_BOTH=(
   "./cmd/h5proxy TestSchemaAppEntries       h5proxy schema of descriptions: the option tables and the description parser"
   "./cmd/h5proxy TestStudiesCommands        docs/studies.md's sweep -n grids (nothing run) and replot keys"
   "./tests/corpus TestFold100k             the fold of a 10^5-call trace is Go code (capture -from) and its checks the description's; TestCorpus traces, captures and replays every corpus program on both builds"
-  "./capi TestHeaderMatchesGenerated        cgo's header of the exported Go functions against include/h5proxy.h: no HDF5 type crosses the C ABI; a c-archive build of the module (minutes under load)"
+  "./capi TestHeaderMatchesGenerated        cgo's header of the exported Go functions against include/h5proxy.h: no HDF5 type crosses the C ABI (cmd/cgo -exportheader on ./capi)"
 )
 
 # packages114 prints the 1.14 suite's packages (./path), after checking HDF5_FREE.
