@@ -93,10 +93,11 @@ func readFile(t *testing.T, path string) string {
 // beside the library: cmd/go writes it by running cmd/cgo with -exportheader on the main
 // package, and copies it. exportHeader runs that same generator on this package alone,
 // with the package's cgo flags, which gives the same text (prototypes and preamble, checked
-// against the c-archive's header with diff, 2026-11-30) in a few seconds: the c-archive
-// build it replaces links the archive and runs cgo again for every package with C, 34 s of
-// the default suite's rehearsal (quiet machine) and 4 min 38 s at load 10 (1 min 34 s of
-// CPU; `go build -buildmode=c-archive -o DIR/libh5proxy.a ./capi` in `make env`).
+// against the c-archive's header with diff, 2026-11-30) in seconds: the c-archive build it
+// replaces linked the archive and ran cgo again for every package with C. The test took
+// 22-35 s with that build (a warm build cache, as after cmake-test), 2.2-2.6 s with this
+// (`go test -count=1 -run '^TestHeaderMatchesGenerated$' ./capi` in `make env`, 3 runs
+// each, interleaved, load 6, 2026-11-30).
 // That the archive builds is CMake's check: libh5proxy.a, built by cmake-test in both
 // suites and linked by ctest's static consumers.
 func TestHeaderMatchesGenerated(t *testing.T) {
