@@ -24,7 +24,10 @@ var builtProfiler struct {
 // (preloadtest.Build: the same sources and flags), built once for the package. The tests
 // only load it (LD_PRELOAD, -lib, H5PROXY_PROFILE_LIB); 22 of them built their own copy,
 // one cc of the 7 sources each, 4.4-5.3 s of CPU (`cc $(PROFILE_CFLAGS) ... preload/profile-*.c`,
-// 3 runs, 2026-11-30, load 8): about 100 s of the package's time on 2 quiet cores.
+// 3 runs, load 8). Eight of those tests (TestProfileAndDiff, TestRunProfileYes,
+// TestIORFileView, TestIORCallsAsIOR, TestAppFileFamilies, TestCaptureAndProfileBadPrograms,
+// TestOpenPMDProfileOpens, TestRunDescriptionThread) took 47-71 s of package time with a
+// build each, 22-23 s with this (3 runs each, interleaved, load 3-4, 2026-11-30).
 func buildProfileLib(t *testing.T) string {
 	t.Helper()
 	builtProfiler.once.Do(func() {
