@@ -45,6 +45,7 @@ SAME_ON_BOTH=(
   "./cmd/h5proxy TestSchemaDocIsCurrent     h5proxy schema against docs/h5bench-config.schema.json: the option tables"
   "./cmd/h5proxy TestSchemaAppEntries       h5proxy schema of descriptions: the option tables and the description parser"
   "./cmd/h5proxy TestStudiesCommands        docs/studies.md's sweep -n grids (nothing run) and replot keys"
+  "./cmd/h5proxy TestSweep                  h5proxy sweep's grid order, CSV, kept reports and logs, removed data and plots: Go around h5proxy run, whose sync and ASYNC runs TestRunModes makes on both builds (15 s of the 1.14 suite: 18 one-rank runs, load 6)"
   "./tests/corpus TestFold100k             the fold of a 10^5-call trace is Go code (capture -from) and its checks the description's; TestCorpus traces, captures and replays every corpus program on both builds"
   "./capi TestHeaderMatchesGenerated        cgo's header of the exported Go functions against include/h5proxy.h: no HDF5 type crosses the C ABI (cmd/cgo -exportheader on ./capi)"
 )
