@@ -108,8 +108,17 @@ without_race() {
 case "${1:-}" in
 1.10)
   shift
-  if [ $# -eq 0 ]; then echo "./..."; else without_race "$(go list ./... | sed "s|^$(go list -m)|.|")" "$@"; fi ;;
-1.14) shift; without_race "$(packages114)" "$@" ;;
+  if [ $# -eq 0 ]; then
+    echo "./..."
+  else
+    # Assigned first: set -e ends the script on a failing substitution only in an assignment.
+    list=$(go list ./...)
+    without_race "${list//$(go list -m)/.}" "$@"
+  fi ;;
+1.14)
+  shift
+  list=$(packages114)
+  without_race "$list" "$@" ;;
 skip)
   case "${2:-}" in
   1.10) ;;
