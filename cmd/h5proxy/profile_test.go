@@ -12,8 +12,9 @@ import (
 	"github.com/h5proxy/h5proxy/internal/profile/preloadtest"
 )
 
-// builtProfiler is the profiler the package's tests run: built once, beside the command
-// TestMain builds, by the first test that needs it.
+// builtProfiler is the profiler the package's tests run: built once, by the first test
+// that needs it, into a directory of its own in TestMain's (not beside the command, where
+// `h5proxy profile` would find it without being told).
 var builtProfiler struct {
 	once sync.Once
 	path string
@@ -31,7 +32,11 @@ var builtProfiler struct {
 func buildProfileLib(t *testing.T) string {
 	t.Helper()
 	builtProfiler.once.Do(func() {
-		builtProfiler.path = filepath.Join(filepath.Dir(binary), "libh5proxy-profile.so")
+		dir := filepath.Join(filepath.Dir(binary), "profiler")
+		if builtProfiler.err = os.Mkdir(dir, 0o755); builtProfiler.err != nil {
+			return
+		}
+		builtProfiler.path = filepath.Join(dir, "libh5proxy-profile.so")
 		builtProfiler.err = preloadtest.Build(builtProfiler.path)
 	})
 	if builtProfiler.err != nil {
