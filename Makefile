@@ -191,7 +191,7 @@ test: export OMPI_MCA_mpi_yield_when_idle = 1
 # The packagers' plain build (cmake-plain) runs with the system's HDF5, as packagers build;
 # the 1.14 suite skips it to keep CI's two suites within their time.
 TEST_PLAIN := $(if $(filter 1.14,$(HDF5)),,cmake-plain)
-# The fuzz targets' seeds run on both builds as unit tests (go test ./... above); their
+# The fuzz targets' seeds run as unit tests (the race run's or the Go step's go test); their
 # mutation (fuzz-short) runs once, in the default suite: the targets parse text, and CI's
 # two suites must stay within its time.
 TEST_FUZZ := $(if $(filter 1.14,$(HDF5)),@echo "fuzz-short: run by the default suite (seeds ran above)",$(MAKE) --no-print-directory fuzz-short)
@@ -211,6 +211,8 @@ TEST_README := $(if $(filter 1.14,$(HDF5)),@echo "test-readme: run by the defaul
 # the 1.14 suite sweeps at 2 ranks alone (H5PROXY_TEST_SWEEP, read by mpitest.Sweep; tests
 # whose point is the rank count, tests/corpus among them, do not sweep through it). ctest's
 # rank counts follow the same rule (cmake-test below passes H5PROXY_RANK_COUNTS).
+# The race run's packages are not run again by the Go step after it (scripts/test-packages.sh
+# leaves out the packages passed after the build): their tests have just run, race detector on.
 TEST_RACE := $(if $(filter 1.14,$(HDF5)),,./patterns/... ./options ./emulate) ./h5bench ./proxy/layout/log ./proxy/e3smmap
 test: export H5PROXY_TEST_SWEEP = $(if $(filter 1.14,$(HDF5)),2)
 # Each Go step's `go test -json` goes through internal/testtime: plain go test's output (a
@@ -231,7 +233,7 @@ TEST_VET := $(if $(filter 1.14,$(HDF5)),vet-cgo,vet)
 test: build $(TEST_VET) check-hdf5 cmake-test $(TEST_PLAIN) deps-corpus deps-browser
 	$(TESTTIME) $(GO) test -json -vet=off -race -count=1 $(TEST_RACE) | $(BIN)/testtime -n 5
 	$(TESTTIME) $(GO) test -json -vet=off -race -count=1 -run '^TestConcurrentSessions$$' ./bench/leaks | $(BIN)/testtime -n 1
-	pkgs=$$(bash scripts/test-packages.sh $(HDF5)) && skip=$$(bash scripts/test-packages.sh skip $(HDF5)) && \
+	pkgs=$$(bash scripts/test-packages.sh $(HDF5) $(TEST_RACE)) && skip=$$(bash scripts/test-packages.sh skip $(HDF5)) && \
 		$(TESTTIME) $(GO) test -json -vet=off -count=1 -timeout 30m $${skip:+-skip "$$skip"} $$pkgs | $(BIN)/testtime -n 25
 	$(TEST_FUZZ)
 	$(TEST_README)

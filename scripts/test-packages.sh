@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the packages `make test` runs `go test` on for one HDF5 build (scripts/test-packages.sh
-# 1.10|1.14, from the repository root, in the build's `make env`).
+# 1.10|1.14 [RACE PACKAGES...], from the repository root, in the build's `make env`).
 # The default build (1.10) tests every package. The 1.14 suite leaves out the packages
 # whose tests neither link HDF5 nor run an HDF5 program: their test binaries are the same
 # Go code whichever HDF5 the build has (no cgo package among their dependencies, tests
@@ -9,6 +9,17 @@
 # stays out of the list even though it links no HDF5. The list is checked here: if one of
 # its packages, or any dependency of its tests, gains a cgo source, this script fails
 # naming it, so that the 1.14 suite cannot silently skip what now depends on the build.
+#
+# Packages named after the build (`scripts/test-packages.sh 1.10 ./h5bench ...`: make test
+# passes its TEST_RACE) are left out of either list: the suite's race run has just run all
+# of their tests, the same tests with the race detector on top (-race -count=1, no test of
+# the module reads the race build tag), so running them again without it checks nothing
+# new. In the default suite that is 21 packages (./patterns/..., ./options, ./emulate,
+# ./h5bench, ./proxy/layout/log, ./proxy/e3smmap), whose Go step run (compiling and linking
+# their test binaries, then the tests) took 34 s wall and 46 s of CPU; in the 1.14 suite 3
+# (./h5bench, ./proxy/layout/log, ./proxy/e3smmap), 11 s and 12 s (`go test -count=1 -vet=off
+# PACKAGES` in a new clone after `go list -export PACKAGES`, as in CI, in each build's `make
+# env`; 2026-11-30, load 3-5).
 set -euo pipefail
 
 HDF5_FREE=(
@@ -35,8 +46,9 @@ SAME_ON_BOTH=(
   "./cmd/h5proxy TestSchemaDocIsCurrent     h5proxy schema against docs/h5bench-config.schema.json: the option tables"
   "./cmd/h5proxy TestSchemaAppEntries       h5proxy schema of descriptions: the option tables and the description parser"
   "./cmd/h5proxy TestStudiesCommands        docs/studies.md's sweep -n grids (nothing run) and replot keys"
+  "./cmd/h5proxy TestSweep                  h5proxy sweep's grid order, CSV, kept reports and logs, removed data and plots: Go around h5proxy run, whose sync and ASYNC runs TestRunModes makes on both builds (15 s of the 1.14 suite: 18 one-rank runs, load 6)"
   "./tests/corpus TestFold100k             the fold of a 10^5-call trace is Go code (capture -from) and its checks the description's; TestCorpus traces, captures and replays every corpus program on both builds"
-  "./capi TestHeaderMatchesGenerated        cgo's header of the exported Go functions against include/h5proxy.h: no HDF5 type crosses the C ABI; a c-archive build of the module (minutes under load)"
+  "./capi TestHeaderMatchesGenerated        cgo's header of the exported Go functions against include/h5proxy.h: no HDF5 type crosses the C ABI (cmd/cgo -exportheader on ./capi)"
 )
 
 # packages114 prints the 1.14 suite's packages (./path), after checking HDF5_FREE.
@@ -81,14 +93,38 @@ skip() {
   echo "^(${names[*]})\$"
 }
 
+# without_race LIST RACE...: the ./path packages of LIST (newline-separated) less those the
+# race run's patterns RACE match.
+without_race() {
+  local list=$1 module
+  shift
+  if [ $# -eq 0 ]; then
+    echo "$list"
+    return
+  fi
+  module=$(go list -m)
+  grep -v -x -F -f <(go list "$@" | sed "s|^$module|.|") <<<"$list"
+}
+
 case "${1:-}" in
-1.10) echo "./..." ;;
-1.14) packages114 ;;
+1.10)
+  shift
+  if [ $# -eq 0 ]; then
+    echo "./..."
+  else
+    # Assigned first: set -e ends the script on a failing substitution only in an assignment.
+    list=$(go list ./...)
+    without_race "${list//$(go list -m)/.}" "$@"
+  fi ;;
+1.14)
+  shift
+  list=$(packages114)
+  without_race "$list" "$@" ;;
 skip)
   case "${2:-}" in
   1.10) ;;
   1.14) skip ;;
   *) echo "usage: $0 skip 1.10|1.14" >&2; exit 2 ;;
   esac ;;
-*) echo "usage: $0 1.10|1.14|skip 1.10|1.14" >&2; exit 2 ;;
+*) echo "usage: $0 1.10|1.14 [RACE PACKAGES...] | skip 1.10|1.14" >&2; exit 2 ;;
 esac

@@ -26,7 +26,7 @@ import (
 // ranks under Darshan). No other attribute is opened or read.
 func TestAMReXRestartAttributeReads(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	cfg := `{"mpi": {"command": "mpirun", "ranks": "2"}, "vol": {}, "file-system": {}, "directory": "out",
  "benchmarks": [{"benchmark": "amrex", "file": "amrex", "configuration": {"ncells": "16", "max_grid_size": "8", "nlevs": "1",
  "ncomp": "2", "nppc": "1", "nplotfile": "1", "nparticlefile": "1", "sleeptime": "0", "restart_check": "1", "mode": "SYNC"}}]}`

@@ -23,7 +23,7 @@ func TestAppFileFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	r := h5proxyEnv(t, dir, []string{"H5PROXY_PROFILE_LIB=" + lib}, "run", "-np", "2", "-dir", out, app, "profile=yes")
 	r.expect(t, 0, []string{"Verification: OK"}, nil)
 	var files []string

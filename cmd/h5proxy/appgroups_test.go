@@ -170,7 +170,7 @@ func TestAppGroupFiles(t *testing.T) {
 // and the values read back equal.
 func TestAppPointsProfile(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	if err := os.WriteFile(filepath.Join(dir, "pts.txt"), []byte("0 0 0\n0 0 3\n1 0 1\n1 0 2\n0 1 0\n1 1 1\n1 1 2\n0 1 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestAppNetCDFHeader(t *testing.T) {
 	if out, err := exec.Command("mpicc", args...).CombinedOutput(); err != nil {
 		t.Fatalf("mpicc netcdf_par: %v\n%s", err, out)
 	}
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	h5proxy(t, prog, "profile", "-np", "2", "-lib", lib, "-noplot", "-o", "p.json", "--", exe).expect(t, 0, nil, nil)
 	app, _ := filepath.Abs("testdata/netcdf_par.yaml")
 	replay := filepath.Join(dir, "replay")

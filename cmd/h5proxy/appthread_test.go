@@ -17,7 +17,7 @@ func TestRunDescriptionThread(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "d.yaml"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	for _, c := range []struct {
 		set, want string
 		warn      []string

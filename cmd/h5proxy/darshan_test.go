@@ -20,7 +20,7 @@ import (
 // refused naming its region and offset.
 func TestProfileDarshan(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	a := h5proxy(t, dir, "profile", "-lib", lib, "-noplot", "-o", "a.json", "-darshan", "a.darshan", "--", "sh", "-c", "printf 0123456789 > out.txt")
 	if a.code != 0 || !strings.Contains(a.stdout, "a.darshan") {
 		t.Fatal(a)
@@ -89,7 +89,7 @@ func TestDarshanRuntimeAgrees(t *testing.T) {
 	dir := t.TempDir()
 	src, _ := filepath.Abs("../../bench/ref/vpic_write.c")
 	prog := mpiccProgram(t, dir, "vpic_write", src)
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	args := []string{"1024", "2", "yes", "yes", "0"}
 
 	argv, env, err := launch.Launcher(2)

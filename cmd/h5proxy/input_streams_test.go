@@ -25,7 +25,7 @@ func TestInputFilesAsTheirPrograms(t *testing.T) {
 		t.Skip("mpicxx (Open MPI's C++ wrapper, needs g++) not installed: bench/ref/input_streams.cpp is C++")
 	}
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	ref := filepath.Join(dir, "input_streams")
 	src, _ := filepath.Abs("../../bench/ref/input_streams.cpp")
 	if out, err := exec.Command(cxx, "-O2", "-Wall", "-Werror", "-o", ref, src).CombinedOutput(); err != nil {

@@ -307,7 +307,7 @@ func TestIORIterationOrder(t *testing.T) {
 // offsets.
 func TestIORFileView(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	args := []string{"-a", "MPIIO", "-c", "-b", "16k", "-t", "4k", "-s", "3", "-w", "-r", "-R", "-k"}
 	fv, fp := filepath.Join(dir, "fv"), filepath.Join(dir, "fp")
 	r := h5proxy(t, dir, append([]string{"profile", "-np", "2", "-lib", lib, "-noplot", "-o", "v.json", "--", binary, "ior"}, append(args, "-V", "-o", fv)...)...)
@@ -354,7 +354,7 @@ func TestIORFileView(t *testing.T) {
 // IOR 4.1 built on HDF5 1.10.8 the same run differs in no counter (docs/ior.md).
 func TestIORCallsAsIOR(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	run := func(api string) (*profile.Profile, string) {
 		file := filepath.Join(dir, api)
 		out := api + ".json"
@@ -436,7 +436,7 @@ func TestIORCallsAsIOR(t *testing.T) {
 // order, collective, independent and through IOR's file view.
 func TestIORTransferRuns(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	for _, tc := range []struct {
 		name string
 		opts map[string]any

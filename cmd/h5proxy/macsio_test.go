@@ -109,7 +109,7 @@ func TestMacsioGrowthAsMACSio(t *testing.T) {
 // records, the real MACSio's H5D_USE_DEPRECATED of 40 (issue 36).
 func TestMacsioDeprecatedCreates(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	for _, c := range []struct {
 		mode                   string
 		records, shared, group int64

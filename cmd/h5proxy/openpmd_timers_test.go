@@ -36,7 +36,7 @@ func TestOpenPMDReadsAsThe8aProgram(t *testing.T) {
 		t.Fatalf("pkg-config hdf5-openmpi: %v", err)
 	}
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	ref := filepath.Join(dir, "openpmd_timers")
 	src, _ := filepath.Abs("../../bench/ref/openpmd_timers.cpp")
 	args := append([]string{"-O2", "-Wall", "-Werror", "-o", ref, src}, strings.Fields(string(flags))...)

@@ -5,20 +5,44 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/h5proxy/h5proxy/internal/profile"
 	"github.com/h5proxy/h5proxy/internal/profile/preloadtest"
 )
 
-// buildProfileLib compiles libh5proxy-profile.so into dir as `make build` does.
-func buildProfileLib(t *testing.T, dir string) string {
+// builtProfiler is the profiler the package's tests run: built once, by the first test
+// that needs it, into a directory of its own in TestMain's (not beside the command, where
+// `h5proxy profile` would find it without being told).
+var builtProfiler struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildProfileLib returns libh5proxy-profile.so compiled as `make build` compiles it
+// (preloadtest.Build: the same sources and flags), built once for the package. The tests
+// only load it (LD_PRELOAD, -lib, H5PROXY_PROFILE_LIB); 22 of them built their own copy,
+// one cc of the 7 sources each, 4.4-5.3 s of CPU (`cc $(PROFILE_CFLAGS) ... preload/profile-*.c`,
+// 3 runs, load 8). Eight of those tests (TestProfileAndDiff, TestRunProfileYes,
+// TestIORFileView, TestIORCallsAsIOR, TestAppFileFamilies, TestCaptureAndProfileBadPrograms,
+// TestOpenPMDProfileOpens, TestRunDescriptionThread) took 47-71 s of package time with a
+// build each, 22-23 s with this (3 runs each, interleaved, load 3-4, 2026-11-30).
+func buildProfileLib(t *testing.T) string {
 	t.Helper()
-	lib := filepath.Join(dir, "libh5proxy-profile.so")
-	if err := preloadtest.Build(lib); err != nil {
-		t.Fatal(err)
+	builtProfiler.once.Do(func() {
+		dir := filepath.Join(filepath.Dir(binary), "profiler")
+		if builtProfiler.err = os.Mkdir(dir, 0o755); builtProfiler.err != nil {
+			return
+		}
+		builtProfiler.path = filepath.Join(dir, "libh5proxy-profile.so")
+		builtProfiler.err = preloadtest.Build(builtProfiler.path)
+	})
+	if builtProfiler.err != nil {
+		t.Fatal(builtProfiler.err)
 	}
-	return lib
+	return builtProfiler.path
 }
 
 // TestProfileAndDiff profiles a shell command that writes a file (no MPI, no HDF5), then
@@ -26,7 +50,7 @@ func buildProfileLib(t *testing.T, dir string) string {
 // (differs, exit 1, the counter named).
 func TestProfileAndDiff(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	a := h5proxy(t, dir, "profile", "-lib", lib, "-o", "a.json", "--", "sh", "-c", "printf 0123456789 > out.txt")
 	if a.code != 0 {
 		t.Fatal(a)
@@ -125,7 +149,7 @@ func TestProfileBadInput(t *testing.T) {
 // phase's writes, the read phase's reads), which add up to the run's.
 func TestRunProfileYes(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	cfg := filepath.Join(dir, "vpic.json")
 	report := filepath.Join(dir, "report.json")
 	conf := `{"pattern": "vpic", "phases": ["write", "read"], "session": {"file": "` + filepath.Join(dir, "out", "v.h5") + `", "profile": "yes", "report_file": "` + report + `"},
@@ -227,7 +251,7 @@ func TestCompareVerdict(t *testing.T) {
 // then, marked partial, and profile exits 1.
 func TestCaptureAndProfileBadPrograms(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	r := h5proxy(t, dir, "capture", "-lib", lib, "-o", "a.yaml", "--", "dd", "if=/dev/zero", "of=x.bin", "bs=1k", "count=4")
 	if r.code != 1 || !strings.Contains(r.stderr, "no description: the program made no HDF5 dataset writes or reads") {
 		t.Errorf("capture of dd: %v", r)
@@ -263,7 +287,7 @@ func TestCaptureAndProfileBadPrograms(t *testing.T) {
 // (rho has 10, charge 3). H5D_WRITES: one per rank.
 func TestOpenPMDProfileOpens(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	cfg := filepath.Join(dir, "openpmd.json")
 	conf := `{"pattern": "openpmd", "phases": ["write"], "session": {"file": "` + filepath.Join(dir, "out", "8a_parallel_3Db.h5") + `", "profile": "yes"},
  "options": {"dim": 3, "minBlock": "8 8 8", "grid": "2 2 2", "steps": 2, "encoding": "g"}}`

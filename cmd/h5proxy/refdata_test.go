@@ -96,7 +96,7 @@ func TestRefDatasets(t *testing.T) {
 	h5proxy(t, filepath.Join(dir, "derived"), "run", "-np", "2", "-quiet", "../derived.yaml").expect(t, 0, nil, nil)
 	same("derived", filepath.Join(dir, "derived", "refs.h5"), false)
 
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	h5proxy(t, prog, "capture", "-lib", lib, "-o", "../captured.yaml", "--", exe).expect(t, 0, nil, nil)
 	text, err = os.ReadFile(filepath.Join(dir, "captured.yaml"))
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 // its iterations group per step from 1 (${step + 1}); BD-CATS reading VPIC-IO's file with collective metadata on its reads alone, one read
 // per step. Capture lists nothing as unexpressed for any of them.
 func TestCaptureRoundTripBuiltins(t *testing.T) {
-	lib := buildProfileLib(t, t.TempDir())
+	lib := buildProfileLib(t)
 	for _, c := range []struct {
 		name, config string
 		files        []string          // BUILTIN:DESCRIPTION file names, relative to each run directory

@@ -104,7 +104,7 @@ func roundTrip(t *testing.T, dir, lib string, np string, program ...string) (ref
 // collective modes) and the same file under h5dump -pH.
 func TestCaptureRoundTripVPIC(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	vpic := mpiccProgram(t, dir, "vpic_write", "../../bench/ref/vpic_write.c")
 	ref, proxy, _ := roundTrip(t, dir, lib, "2", vpic, filepath.Join(dir, "ref", "vpic.h5"), "4096", "2", "yes", "yes", "0")
 	if d := differing(t, ref, proxy); len(d) != 0 {
@@ -135,7 +135,7 @@ func checkPlainDiffs(t *testing.T, ref, proxy string, rename ...string) {
 // naming the key and value.
 func TestCaptureRoundTripPlainC(t *testing.T) {
 	dir := t.TempDir()
-	lib := buildProfileLib(t, dir)
+	lib := buildProfileLib(t)
 	prog := mpiccProgram(t, dir, "plain_writer", "../../examples/c/plain_writer.c")
 	ref, proxy, desc := roundTrip(t, dir, lib, "2", prog, filepath.Join(dir, "ref", "field.h5"), "2", "64")
 	checkPlainDiffs(t, ref, proxy)
@@ -208,7 +208,7 @@ func e3smHeader() string {
 // them with the absolute path of E3SM-IO's 16-process F map.
 func e3smReference(t *testing.T, dir string) (lib, prog, mapFile string) {
 	t.Helper()
-	lib = buildProfileLib(t, dir)
+	lib = buildProfileLib(t)
 	prog = mpiccProgram(t, dir, "e3sm_canonical", "../../bench/ref/e3sm_canonical.c")
 	mapFile, err := filepath.Abs("../../data/e3sm/map_f_case_16p.h5")
 	if err != nil {

@@ -1,8 +1,9 @@
 // Package preloadtest builds libh5proxy-profile.so for tests, from the same sources and with
 // the same flags as the Makefile's rule: preload/profile-*.c (a core and one source per
 // module over preload/profile.h), compiled against HDF5's and MPI's headers and linked with
-// neither. Tests of the profiler and of the commands that run it build their own copy, so
-// they never depend on a stale bin/.
+// neither. Tests of the profiler and of the commands that run it build their own copy (the
+// plain one once per test package: internal/profile, cmd/h5proxy, tests/corpus), so they
+// never depend on a stale bin/.
 package preloadtest
 
 import (
