@@ -389,6 +389,16 @@ type AttributeSpec struct {
 	Exists bool
 }
 
+// CheckReadType reports why a read of the attribute could not go into a buffer of
+// len(Value) bytes: a read takes a fixed-size Type without references (a variable-length
+// or reference value would be read as pointers into library memory). nil when it can.
+func (a AttributeSpec) CheckReadType() error {
+	if a.Type.Class == Reference || a.Type.HasVarLen() {
+		return fmt.Errorf("attribute %s: a read takes a fixed-size type without references (type %s)", a.Name, a.Type)
+	}
+	return nil
+}
+
 // Transfer is a dataset read or write: the selection in the file dataspace, the memory
 // type and shape (the whole memory space is selected unless MemSelection says otherwise)
 // and the buffer that holds the data.
@@ -745,8 +755,10 @@ func (o *Op) validate() error {
 		if o.Kind == WriteAttribute && a.Stored {
 			return fmt.Errorf("attribute %s: a write has no stored type to read with (Stored is for reads)", a.Name)
 		}
-		if o.Kind == ReadAttribute && (a.Type.VarLen || a.Type.Class == Reference || a.Type.HasVarLen()) {
-			return fmt.Errorf("attribute %s: a read takes a fixed-size type without references (type %s)", a.Name, a.Type)
+		if o.Kind == ReadAttribute {
+			if err := a.CheckReadType(); err != nil {
+				return err
+			}
 		}
 		if want := Product(a.Shape) * uint64(a.Type.Size); uint64(len(a.Value)) != want && (o.Kind == WriteAttribute || a.Value != nil) {
 			return fmt.Errorf("attribute %s value has %d bytes, want %d", a.Name, len(a.Value), want)

@@ -497,6 +497,11 @@ func readAttributesAs(t *testing.T, loc ID, attrs []plan.AttributeSpec) {
 	if _, err := ReadAttributeAs(loc, short); err == nil || !strings.Contains(err.Error(), "@title") {
 		t.Errorf("ReadAttributeAs(title) with a stored type of 8 bytes, 4 expected: %v", err)
 	}
+	// A variable-length memory type would read pointers into library memory as bytes.
+	vlen := plan.AttributeSpec{Name: "title", Type: plan.VStr(8)}
+	if _, err := ReadAttributeAs(loc, vlen); err == nil || !strings.Contains(err.Error(), "attribute title: a read takes a fixed-size type") {
+		t.Errorf("ReadAttributeAs(title) with a variable-length memory type: %v, want the type refused", err)
+	}
 	if _, err := ReadAttributeAs(loc, plan.AttributeSpec{Name: "missing", Type: plan.I32}); err == nil || !strings.Contains(err.Error(), "H5Aopen @missing") {
 		t.Errorf("ReadAttributeAs(missing): %v", err)
 	}

@@ -814,14 +814,18 @@ func ReadAttribute(loc ID, name string) (plan.AttributeSpec, error) {
 // memory type of a.Type (with a.Stored: H5Aget_type, H5Aread with that type, H5Tclose),
 // H5Aclose. It returns the bytes read; when a.Value is set they must equal it, else the
 // error names the attribute and the first byte that differs. a.Type must be fixed-size and
-// hold no references (plan.Op.Validate checks). A stored type holding variable-length data
-// (a.Stored) is read and reclaimed, and nil returned: see readStoredVarLen.
+// hold no references (plan.AttributeSpec.CheckReadType; an error otherwise). A stored type
+// holding variable-length data (a.Stored) is read and reclaimed, and nil returned: see
+// readStoredVarLen.
 func ReadAttributeAs(loc ID, a plan.AttributeSpec) ([]byte, error) {
 	enter()
 	defer leave()
 	op := "@" + a.Name
 	if err := checkID("ReadAttributeAs "+op, loc, C.H5I_FILE, C.H5I_GROUP, C.H5I_DATASET); err != nil {
 		return nil, err
+	}
+	if err := a.CheckReadType(); err != nil {
+		return nil, errorf("h5: ReadAttributeAs: %v", err)
 	}
 	var mt C.hid_t
 	if !a.Stored {
