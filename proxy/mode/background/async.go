@@ -72,6 +72,7 @@ var Options = &options.Table{Name: "background", Specs: []options.Spec{
 	{Key: "async.staging_bytes", Kind: options.Size, Default: "512MiB", Min: options.Bound(1), Help: "async mode: memory for copies of write buffers in flight; when full the caller waits (backpressure, measured)"},
 	{Key: "async.write_memcpy", Kind: options.Bool, Default: "YES", Help: "async mode: YES copies each write's data into staging and charges the copy to the caller (the Async VOL built with ENABLE_WRITE_MEMCPY); NO is the Async VOL's default build, which copies nothing and leaves double buffering to the application: each step's data is generated directly in a staging buffer that is not reused until its writes ran (waits for a free buffer are charged); the cache mode always copies (its copy is the node-local write)"},
 	{Key: "async.event_sets", Kind: options.Enum, Default: "AUTO", Allowed: []string{"AUTO", "YES", "NO"}, Help: "mode=async: AUTO issues HDF5's event sets and _async calls where the Async VOL is loaded (HDF5_VOL_CONNECTOR names async), as h5bench does, else runs the async-model; YES always (HDF5 1.14; under the native connector each call is synchronous); NO always the model"},
+	{Key: "async.settle", Kind: options.Duration, Default: "20ms", Help: "mode=async with event sets under the Async VOL: how long the mode leaves the connector's execution stream, after waiting every set, before a call the rank waits inside (an ordinary call, a blocking H5Dset_extent_async), so that the task that ran last has ended; vol-async 1.8.1 loses the wake-up of a call queued before then (docs/modes.md); 0 waits not at all; unused under other connectors"},
 	{Key: "async.mem_limit", Aliases: []string{"IO_MEM_LIMIT"}, Kind: options.Size, Default: "0", Help: "background modes: at each step start, if staged bytes in flight >= this, wait for earlier steps' I/O (h5bench IO_MEM_LIMIT; 0: always)"},
 	{Key: "cache.path", Aliases: []string{"HDF5_CACHE_STORAGE_PATH"}, Kind: options.String, Help: "cache mode: node-local directory for the per-rank cache files (default: the system temporary directory; e.g. /dev/shm or an SSD)"},
 	{Key: "cache.connector", Kind: options.Enum, Default: "AUTO", Allowed: []string{"AUTO", "YES", "NO"}, Help: "mode=cache: AUTO runs through the Cache VOL where HDF5_VOL_CONNECTOR loads it (cache_ext, HDF5 1.14), else the cache-model; YES requires the connector (refused without it); NO always the model"},
@@ -101,12 +102,20 @@ func init() {
 				}
 				return newModel(under, env, "h5proxy's background thread (the async-model: "+why+")"), nil
 			}
-			lend := 0
-			if !v.Bool("async.write_memcpy") {
-				lend = int(v.Int("async.staging_bytes"))
-			}
-			return newESMode(under, conn, lend, v.Uint("async.mem_limit")), nil
+			return eventSetMode(under, conn, v), nil
 		}})
+}
+
+// eventSetMode returns the event-set mode under the connector conn with the session's
+// settings.
+func eventSetMode(under stack.Layout, conn string, v *options.Values) *esMode {
+	lend := 0
+	if !v.Bool("async.write_memcpy") {
+		lend = int(v.Int("async.staging_bytes"))
+	}
+	m := newESMode(under, conn, lend, v.Uint("async.mem_limit"))
+	m.settlePause = v.Duration("async.settle")
+	return m
 }
 
 // newModel returns the async model with the session's settings; impl says how it runs.

@@ -51,6 +51,10 @@ type esMode struct {
 	// foreign is set under a connector other than the native one, whose threads know only
 	// the thread that started HDF5: every operation checks it is issued from there.
 	foreign bool
+	// settlePause is async.settle: the pause before a call the rank waits inside, under
+	// the Async VOL only (settle); sleep takes it (time.Sleep; a test records it).
+	settlePause time.Duration
+	sleep       func(time.Duration)
 }
 
 // The three event sets of a step, as h5bench keeps them per time step.
@@ -92,7 +96,8 @@ func opOf(ops []opAt, idx uint64) *plan.Op {
 
 // newESMode returns the event-set mode over under.
 func newESMode(under stack.Layout, conn string, lendBytes int, memLimit uint64) *esMode {
-	m := &esMode{under: under, conn: conn, steps: map[int]*stepSets{}, memLimit: memLimit, foreign: conn != "native"}
+	m := &esMode{under: under, conn: conn, steps: map[int]*stepSets{}, memLimit: memLimit, foreign: conn != "native",
+		settlePause: connectorSettle, sleep: time.Sleep}
 	if lendBytes > 0 {
 		m.pool = newStagingPool(lendBytes)
 	}
@@ -363,7 +368,7 @@ func (m *esMode) DrainsBefore(op *plan.Op) bool {
 
 // settle prepares a call the caller will wait inside (an ordinary call, or one the
 // connector runs blocking): every set is waited, through the waits that push what is
-// queued first; under the Async VOL the connector is then left connectorSettle to retire
+// queued first; under the Async VOL the connector is then left settlePause to retire
 // the task that ran last. vol-async 1.8.1 loses the wake-up of a blocking call queued
 // right after the previous task woke the caller and before that task's thread has
 // terminated (it counts it as running and pushes nothing, and nothing pushes later):
@@ -376,14 +381,14 @@ func (m *esMode) settle() error {
 			return err
 		}
 	}
-	if m.asyncVOL() {
-		time.Sleep(connectorSettle)
+	if m.asyncVOL() && m.settlePause > 0 {
+		m.sleep(m.settlePause)
 	}
 	return nil
 }
 
-// connectorSettle is how long the mode leaves the Async VOL's execution stream before a
-// call the caller waits inside, so that the task that ran last has terminated: a stalled
+// connectorSettle is the default of async.settle: how long the mode leaves the Async VOL's
+// execution stream before a call the caller waits inside, so that the task that ran last has terminated: a stalled
 // rank at load 6-9 had its execution stream idle and the blocking H5Dset_extent_async
 // queued, never pushed, while the other rank's ran it (docs/modes.md, "The lost wake-up
 // in the event-set mode's own calls").
