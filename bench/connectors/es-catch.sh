@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Repeated runs of one sample in the event-set mode (mode=async, async.event_sets=YES) under
 # the Async VOL, catching what goes wrong with its evidence:
-#   - a run whose step STEP is not logged done within WAIT seconds: both ranks' stacks
-#     (gdb -p, every thread), then the run is killed;
+#   - a run whose step STEP is not logged done within WAIT seconds, or not ended within
+#     TOTAL: both ranks' stacks (gdb -p, every thread), then the run is killed;
 #   - a rank killed by a signal (the double free of docs/modes.md): its core file's stacks
 #     (ulimit -c unlimited, GOTRACEBACK=crash; each run has its own working directory);
 #   - a run that completes: its files compared with h5diff -r against one native run.
 # Usage, from the repository root, after HDF5=1.14 make build:
 #   bash bench/connectors/es-catch.sh OUT RUNS [SAMPLE.json]   (default samples/sync-e3sm-canonical.json)
-#   env: VOL (/opt/h5proxy/vol-1.14.5), H5PROXY (bin/hdf5-1.14/h5proxy), NP (2), WAIT (110),
-#        STEP (0), SET (extra -set K=V words, default "r=1"), H5DIFF (HDF5_114_PREFIX's h5diff)
+#   env: VOL (/opt/h5proxy/vol-1.14.5), H5PROXY (bin/hdf5-1.14/h5proxy), NP (2),
+#        WAIT (300: at load 12 a 2-rank E3SM F step 0 took 130 s), STEP (0), TOTAL (600),
+#        SET (extra -set K=V words, default "r=1"), H5DIFF (HDF5_114_PREFIX's h5diff),
+#        KEEP_CORE (set: keep a core file beside its stacks)
 # OUT/tally has one line per run: its number, start, load, seconds and outcome
 # (equal, differs, stalled, signal, failed); OUT/runN/ keeps the log, stacks and files.
 set -uo pipefail
@@ -19,8 +21,9 @@ sample=$(realpath "${3:-samples/sync-e3sm-canonical.json}")
 vol=${VOL:-/opt/h5proxy/vol-1.14.5}
 h5proxy=$(realpath "${H5PROXY:-bin/hdf5-1.14/h5proxy}")
 np=${NP:-2}
-wait=${WAIT:-110}
+wait=${WAIT:-300}
 step=${STEP:-0}
+total=${TOTAL:-600}
 h5diff=${H5DIFF:-${HDF5_114_PREFIX:-/opt/h5proxy/hdf5-1.14.5}/bin/h5diff}
 sets=()
 for kv in ${SET:-r=1}; do sets+=(-set "$kv"); done
@@ -59,7 +62,8 @@ for i in $(seq 1 "$runs"); do
   outcome=
   while kill -0 "$pid" 2>/dev/null; do
     sleep 1
-    if [ $(($(date +%s) - t0)) -ge "$wait" ] && ! grep -q "step done.*step=$step\b" "$d/run.log"; then
+    el=$(($(date +%s) - t0))
+    if { [ "$el" -ge "$wait" ] && ! grep -q "step done.*step=$step\b" "$d/run.log"; } || [ "$el" -ge "$total" ]; then
       for p in $(pgrep -f "h5proxy run .*-dir files $desc"); do
         [ "$(ps -o ppid= -p "$p" | tr -d ' ')" = "$pid" ] && continue # the launcher
         case "$(tr '\0' ' ' </proc/"$p"/cmdline)" in mpirun*) continue ;; esac
@@ -80,7 +84,7 @@ for i in $(seq 1 "$runs"); do
     if [ -n "$core" ]; then
       outcome=signal
       gdb -batch -ex 'thread apply all bt full 40' "$h5proxy" "$core" >"$d/core.stacks" 2>&1
-      rm -f "$core"
+      [ -n "${KEEP_CORE:-}" ] || rm -f "$core"
     elif [ "$rc" != 0 ]; then
       outcome=failed
     else
